@@ -1,0 +1,44 @@
+"""The home page: the two kinds of number, and the quick calculator's verdict."""
+
+from __future__ import annotations
+
+from perfcore import format as fmt
+from perfcore.ops import Cost
+from perfcore.roofline import Estimate, estimate
+from perfcore.specs import Device
+
+KINDS_OF_NUMBER = """\
+**Two kinds of number, never mixed silently.**
+
+- **Published spec** — a vendor's datasheet figure (peak FLOP/s, bandwidth,
+  capacity), one row of `data/specs.csv` with its source. A ceiling nobody reaches.
+- **Measurement** — a live JAX timing on the device you have, with its method
+  (isolated calls or a back-to-back loop, warmup, repeats, statistic) and its spread.
+- **Derived** — ridge point, attainable FLOP/s, time floor: arithmetic on the above,
+  labelled with what it came from.
+"""
+
+
+FIX = {
+    "memory": "Move fewer bytes (fuse, reuse, lower precision): a faster ALU buys nothing.",
+    "compute": "Only a higher compute roof (lower precision, more units) helps.",
+}
+
+
+def quick_calc(device: Device, precision: str, flops: float, n_bytes: float) -> Estimate | None:
+    """The roofline verdict for raw FLOPs and bytes; None where a roof is unpublished."""
+    cost = Cost(flops, n_bytes, "your operation")
+    return estimate(device.peak_flops(precision), device.memory_bytes_per_s, cost)
+
+
+def takeaway(e: Estimate) -> str:
+    """One sentence on where the operation sits against the ridge."""
+    factor = e.ridge / e.intensity if e.limiter == "memory" else e.intensity / e.ridge
+    side = "below" if e.limiter == "memory" else "above"
+    fix = FIX[e.limiter]
+    return (
+        f"At {fmt.intensity(e.intensity)} this operation sits {fmt.ratio(factor)} {side} the "
+        f"ridge ({fmt.intensity(e.ridge)}), so it is {e.limiter}-bound at "
+        f"{fmt.percent(e.fraction_of_peak)} of peak; it cannot finish in under "
+        f"{fmt.seconds(e.time_floor_s)}. {fix}"
+    )

@@ -1,0 +1,52 @@
+"""The roofline page: op points on the chosen device, their table and takeaway."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from perfcore import format as fmt
+from perfcore import ops
+from perfcore.precision import BYTES_PER_ELEMENT
+from perfcore.roofline import Estimate, estimate
+from perfcore.specs import Device
+
+DEFAULT_OPS = ("add", "matvec", "matmul", "attention", "decode")
+
+
+def op_points(device: Device, precision: str, chosen: dict[str, dict]) -> list[Estimate]:
+    """Each chosen catalog op (op -> sizes) priced at `precision`; [] where unpublished."""
+    bpe = BYTES_PER_ELEMENT[precision]
+    costs = [ops.build(op, bpe, **sizes) for op, sizes in chosen.items()]
+    points = [estimate(device.peak_flops(precision), device.memory_bytes_per_s, c) for c in costs]
+    return [p for p in points if p is not None]
+
+
+def table(points: list[Estimate]) -> pd.DataFrame:
+    """One row per op point, SI numbers with units in the column names."""
+    return pd.DataFrame(
+        {
+            "operation": [e.cost.name for e in points],
+            "FLOPs": [e.cost.flops for e in points],
+            "bytes": [e.cost.bytes for e in points],
+            "intensity (FLOP/byte)": [e.intensity for e in points],
+            "attainable (FLOP/s)": [e.attainable_flops_per_s for e in points],
+            "bound by": [e.limiter for e in points],
+            "fraction of peak": [e.fraction_of_peak for e in points],
+            "time floor (s)": [e.time_floor_s for e in points],
+        }
+    )
+
+
+def takeaway(points: list[Estimate], device: Device, precision: str) -> str:
+    """Which ops are memory-bound on this device, and by how far."""
+    if not points:
+        return f"{device.name} publishes no {precision} peak: pick another precision."
+    memory = [e for e in points if e.limiter == "memory"]
+    worst = min(points, key=lambda e: e.fraction_of_peak)
+    ridge = fmt.intensity(points[0].ridge)
+    return (
+        f"On {device.name} at {precision} the ridge is {ridge}. {len(memory)} of {len(points)} "
+        f"ops sit below it and are memory-bound; the worst, {worst.cost.name}, can reach only "
+        f"{fmt.percent(worst.fraction_of_peak)} of peak whatever the arithmetic units do. "
+        "Count bytes first."
+    )

@@ -1,0 +1,211 @@
+"""The roofline chart: roofs from the spec, op points on them, measured points as measured."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+
+from perfcore import format as fmt
+from perfcore.comm import link_bytes_per_s
+from perfcore.figures.style import ESTIMATE_DASH, SECOND_DEVICE_DASH, base_layout, color, log_axis
+from perfcore.results import MeasuredPoint, above_roof
+from perfcore.roofline import Estimate, ridge_point
+from perfcore.specs import Device
+
+# Fixed intensity range (FLOP/byte): elementwise ops near 0.1 to big matmuls near 1e4,
+# so the axes hold still while the size sliders move.
+X_MIN, X_MAX = 1e-2, 1e5
+ABOVE_ROOF = "measured, ABOVE its roof: check the precision or the FLOP count"
+
+
+def memory_roofs(device: Device) -> list[tuple[str, float]]:
+    """(label, bytes/s) for each memory roof the device has a figure for, device memory first."""
+    d, half = device, lambda bw: bw and link_bytes_per_s(bw, "per-direction")
+    roofs = [
+        ("device memory", d.memory_bytes_per_s),
+        ("L2 (estimate)", d.l2_bytes_per_s_est),
+        ("scale-up link, per direction", half(d.scaleup_bytes_per_s)),
+        ("PCIe, per direction", half(d.pcie_bytes_per_s)),
+    ]
+    return [(label, bw) for label, bw in roofs if bw]
+
+
+def _flat_roof(device: Device, p: str, i: int, chosen: bool, prefix: str, dash) -> go.Scatter:
+    """The flat compute roof at precision p, from its ridge to the right edge."""
+    peak, bw = device.peak_flops(p), device.memory_bytes_per_s
+    start = ridge_point(peak, bw) if bw else X_MIN
+    return go.Scatter(
+        x=[start, X_MAX],
+        y=[peak, peak],
+        mode="lines",
+        name=f"{prefix}{p} roof {fmt.flops_per_s(peak)} (spec)",
+        line={"color": color(i), "width": 3 if chosen else 1.2, "dash": dash},
+        opacity=1 if chosen else 0.5,
+        hovertemplate=f"{prefix}{p} peak (published spec): {fmt.flops_per_s(peak)}<extra></extra>",
+    )
+
+
+def _slanted_roof(label: str, bw: float, top: float, first: bool, prefix: str, dash) -> go.Scatter:
+    """A memory roof: bandwidth x intensity, up to the highest compute roof."""
+    return go.Scatter(
+        x=[X_MIN, top / bw],
+        y=[bw * X_MIN, top],
+        mode="lines",
+        name=f"{prefix}{label} {fmt.bytes_per_s(bw)}",
+        line={"color": "#333" if first else "#999", "width": 2 if first else 1, "dash": dash},
+        hovertemplate=f"{prefix}{label}: {fmt.bytes_per_s(bw)} × intensity<extra></extra>",
+    )
+
+
+def roof_traces(
+    device: Device, precision: str, prefix: str = "", dash=None, brief: bool = False
+) -> list[go.Scatter]:
+    """A device's roofs: flat per published precision, slanted per memory level.
+
+    brief=True (a compared device) draws only the chosen precision and device memory.
+    """
+    published = device.published_precisions()
+    shown = [p for p in published if p == precision] if brief else published
+    flats = [_flat_roof(device, p, published.index(p), p == precision, prefix, dash) for p in shown]
+    top = max((device.peak_flops(p) for p in shown), default=None)
+    memory = memory_roofs(device)[: 1 if brief else None]
+    if top is None:
+        return flats
+    slants = [
+        _slanted_roof(label, bw, top, j == 0, prefix, dash or (None if j == 0 else ESTIMATE_DASH))
+        for j, (label, bw) in enumerate(memory)
+    ]
+    return flats + slants
+
+
+def ridge_trace(device: Device, precision: str, y_min: float) -> go.Scatter | None:
+    """A vertical marker at the ridge of the chosen precision; None where unpublished."""
+    peak, bw = device.peak_flops(precision), device.memory_bytes_per_s
+    if peak is None or bw is None:
+        return None
+    ridge = ridge_point(peak, bw)
+    return go.Scatter(
+        x=[ridge, ridge],
+        y=[y_min, peak],
+        mode="lines+markers",
+        marker={"size": [0, 10], "symbol": "diamond"},
+        line={"color": "#555", "dash": "dot", "width": 1},
+        name=f"ridge {fmt.intensity(ridge)} ({precision})",
+        hovertemplate=f"ridge = peak / bandwidth = {fmt.intensity(ridge)}<extra></extra>",
+    )
+
+
+def _hover(e: Estimate) -> str:
+    """Hover text for a modelled op point."""
+    lines = [
+        f"<b>{e.cost.name}</b>",
+        f"FLOPs {fmt.flops(e.cost.flops)}",
+        f"bytes {fmt.traffic(e.cost.bytes)}",
+        f"intensity {fmt.intensity(e.intensity)}",
+        f"attainable {fmt.flops_per_s(e.attainable_flops_per_s)} ({e.limiter}-bound)",
+        f"time floor {fmt.seconds(e.time_floor_s)}",
+    ]
+    return "<br>".join(lines)
+
+
+def op_trace(points: Sequence[Estimate], name: str = "ops (model)") -> go.Scatter:
+    """Modelled operations, each drawn on its roof at (intensity, attainable)."""
+    return go.Scatter(
+        x=[e.intensity for e in points],
+        y=[e.attainable_flops_per_s for e in points],
+        mode="markers+text",
+        text=[e.cost.name for e in points],
+        textposition="top center",
+        marker={"size": 11, "color": "#000", "symbol": "circle"},
+        name=name,
+        hovertext=[_hover(e) for e in points],
+        hoverinfo="text",
+    )
+
+
+def _measured_hover(m: MeasuredPoint) -> str:
+    """Hover text for a measured point: what, how, and its spread."""
+    return (
+        f"<b>{m.label}</b> (measured on {m.device}, {m.backend})<br>"
+        f"{fmt.flops_per_s(m.flops_per_s)} at the median of {m.method}<br>"
+        f"spread {fmt.flops_per_s(m.flops_per_s_lo)} – {fmt.flops_per_s(m.flops_per_s_hi)}"
+        f"<br>intensity {fmt.intensity(m.intensity)}, {m.precision}"
+    )
+
+
+def measured_trace(points: Sequence[MeasuredPoint], name: str, symbol: str) -> go.Scatter:
+    """Measured points exactly where they were measured, with min/max error bars."""
+    return go.Scatter(
+        x=[m.intensity for m in points],
+        y=[m.flops_per_s for m in points],
+        mode="markers",
+        marker={"size": 10, "symbol": symbol, "color": "#d62728"},
+        error_y={
+            "type": "data",
+            "array": [m.flops_per_s_hi - m.flops_per_s for m in points],
+            "arrayminus": [m.flops_per_s - m.flops_per_s_lo for m in points],
+        },
+        name=name,
+        hovertext=[_measured_hover(m) for m in points],
+        hoverinfo="text",
+    )
+
+
+def _arrow(old: Estimate, new: Estimate) -> dict:
+    """An arrow annotation from an op's old position to its new one (log axes: log10 coords)."""
+    xy = [math.log10(v) for v in (new.intensity, new.attainable_flops_per_s)]
+    axy = [math.log10(v) for v in (old.intensity, old.attainable_flops_per_s)]
+    return {"x": xy[0], "y": xy[1], "ax": axy[0], "ay": axy[1], "xref": "x", "yref": "y",
+            "axref": "x", "ayref": "y", "showarrow": True, "arrowhead": 3, "arrowwidth": 1.5,
+            "arrowcolor": "#e377c2"}  # fmt: skip
+
+
+def _arrows(previous: Sequence[Estimate], points: Sequence[Estimate]) -> list[dict]:
+    """Arrows from each op's position at the previous precision to its position now."""
+    pairs = zip(previous, points, strict=False)
+    return [_arrow(old, new) for old, new in pairs if old != new]
+
+
+def _y_range(devices: Sequence[Device], measured: Sequence[MeasuredPoint]) -> tuple[float, float]:
+    """A y range from the highest roof down six decades, widened to hold every measured point."""
+    tops = [d.peak_flops(p) for d in devices for p in d.published_precisions()]
+    high = 3 * max(tops + [m.flops_per_s_hi for m in measured], default=1e15)
+    low = min([high / 1e6] + [m.flops_per_s_lo / 2 for m in measured])
+    return low, high
+
+
+def roofline_figure(
+    device: Device,
+    precision: str,
+    points: Sequence[Estimate] = (),
+    compare: Device | None = None,
+    measured: Sequence[MeasuredPoint] = (),
+    previous: Sequence[Estimate] = (),
+) -> go.Figure:
+    """Log-log roofline of `device` (and `compare`), op points, and measured points unclamped."""
+    low, high = _y_range([d for d in (device, compare) if d], measured)
+    fig = go.Figure(layout=base_layout(f"Roofline — {device.name}", "", ""))
+    fig.add_traces(roof_traces(device, precision))
+    if compare is not None:
+        fig.add_traces(
+            roof_traces(compare, precision, f"{compare.name}: ", SECOND_DEVICE_DASH, True)
+        )
+    ridge = ridge_trace(device, precision, low)
+    if ridge is not None:
+        fig.add_trace(ridge)
+    if points:
+        fig.add_trace(op_trace(points))
+    below = [m for m in measured if not above_roof(m, device)]
+    above = [m for m in measured if above_roof(m, device)]
+    if below:
+        fig.add_trace(measured_trace(below, "measured (median, min–max bars)", "square"))
+    if above:
+        fig.add_trace(measured_trace(above, ABOVE_ROOF, "x"))
+    fig.update_layout(
+        xaxis=log_axis(X_MIN, X_MAX, "arithmetic intensity (FLOP/byte)"),
+        yaxis=log_axis(low, high, "FLOP/s"),
+        annotations=_arrows(previous, points),
+    )
+    return fig

@@ -1,0 +1,83 @@
+"""Display formatting only: SI floats in, short strings with units out.
+
+One of the two places units convert (specs.py is the other). Rates and traffic use
+decimal prefixes (1 TB/s = 1e12 bytes/s); memory capacities use binary prefixes
+(an 80 GiB HBM stack), as vendors size memory. None becomes "not published".
+"""
+
+from __future__ import annotations
+
+import math
+
+NOT_PUBLISHED = "not published"
+
+_DECIMAL = ((1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1, ""))
+_BINARY = ((1024**4, "Ti"), (1024**3, "Gi"), (1024**2, "Mi"), (1024, "Ki"), (1, ""))
+_SUBUNIT = ((1, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"), (1e-12, "p"))
+
+
+def _sig(value: float, digits: int) -> str:
+    """value to `digits` significant figures, without exponent or trailing dot."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    decimals = max(digits - 1 - math.floor(math.log10(abs(value))), 0)
+    return f"{value:.{decimals}f}"
+
+
+def _scaled(value: float | None, unit: str, table, digits: int) -> str:
+    """value with the largest prefix from `table` that keeps it >= 1."""
+    if value is None:
+        return NOT_PUBLISHED
+    for factor, prefix in table:
+        if abs(value) >= factor:
+            return f"{_sig(value / factor, digits)} {prefix}{unit}"
+    return f"{_sig(value / table[-1][0], digits)} {table[-1][1]}{unit}"
+
+
+def flops_per_s(value: float | None, digits: int = 3) -> str:
+    """FLOP/s as '989 TFLOP/s'."""
+    return _scaled(value, "FLOP/s", _DECIMAL, digits)
+
+
+def flops(value: float | None, digits: int = 3) -> str:
+    """A FLOP count as '137 GFLOP'."""
+    return _scaled(value, "FLOP", _DECIMAL, digits)
+
+
+def bytes_per_s(value: float | None, digits: int = 3) -> str:
+    """Bandwidth as '3.35 TB/s'."""
+    return _scaled(value, "B/s", _DECIMAL, digits)
+
+
+def traffic(value: float | None, digits: int = 3) -> str:
+    """Bytes moved, decimal, as '33.6 MB'."""
+    return _scaled(value, "B", _DECIMAL, digits)
+
+
+def capacity(value: float | None, digits: int = 3) -> str:
+    """Memory capacity, binary, as '80 GiB'."""
+    return _scaled(value, "B", _BINARY, digits)
+
+
+def seconds(value: float | None, digits: int = 3) -> str:
+    """A duration as '390 µs', '27.2 ms' or '1.5 s'."""
+    if value is None:
+        return NOT_PUBLISHED
+    if abs(value) >= 1:
+        return f"{_sig(value, digits)} s"
+    return _scaled(value, "s", _SUBUNIT, digits)
+
+
+def intensity(value: float | None, digits: int = 3) -> str:
+    """Arithmetic intensity as '295 FLOP/byte'."""
+    return NOT_PUBLISHED if value is None else f"{_sig(value, digits)} FLOP/byte"
+
+
+def percent(fraction: float | None, digits: int = 3) -> str:
+    """A fraction as '50.4 %'."""
+    return NOT_PUBLISHED if fraction is None else f"{_sig(fraction * 100, digits)} %"
+
+
+def ratio(value: float | None, digits: int = 2) -> str:
+    """A ratio as '7.9x'."""
+    return NOT_PUBLISHED if value is None else f"{_sig(value, digits)}x"

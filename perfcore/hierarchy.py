@@ -1,0 +1,79 @@
+"""The memory hierarchy as a supply chain: each level's capacity, bandwidth, latency.
+
+Capacities and off-chip bandwidths are vendor specs (from data/specs.csv). On-chip
+bandwidths are estimates where a row carries them. Latencies are order-of-magnitude
+figures from the literature, good to about a factor of two, the same for every
+device, and NOT vendor specs. FLOPs forgone per trip = peak FLOP/s x latency.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from perfcore.specs import Device
+
+SPEC, ESTIMATE, UNKNOWN = "vendor spec", "estimate", "not published"
+
+# Order-of-magnitude latencies in seconds (literature, not vendor specs).
+LATENCY_S = {
+    "registers": 1e-9,
+    "shared memory/L1": 30e-9,
+    "L2 cache": 200e-9,
+    "device memory": 500e-9,
+    "scale-up link": 2000e-9,
+    "scale-out network": 5000e-9,
+    "PCIe (host)": 1000e-9,
+}
+
+BOTH_DIRECTIONS = "both directions, as marketed"
+ONE_DIRECTION = "one direction"
+
+
+@dataclass(frozen=True)
+class Level:
+    """One level of the hierarchy; None where a figure is not known."""
+
+    name: str
+    capacity_bytes: float | None
+    bytes_per_s: float | None
+    latency_s: float
+    capacity_kind: str
+    bandwidth_kind: str
+    per_unit: bool = False
+    bandwidth_convention: str = ""
+    latency_kind: str = ESTIMATE
+
+
+def _kind(value: float | None, kind: str) -> str:
+    """The label for a figure: its kind where present, 'not published' where None."""
+    return UNKNOWN if value is None else kind
+
+
+def _level(name: str, capacity, bandwidth, bw_kind: str, **kw) -> Level:
+    """A Level with its kinds derived from which figures are present."""
+    cap_kind = _kind(capacity, SPEC)
+    return Level(
+        name, capacity, bandwidth, LATENCY_S[name], cap_kind, _kind(bandwidth, bw_kind), **kw
+    )
+
+
+def levels(device: Device) -> list[Level]:
+    """The device's hierarchy from registers out to the network, nearest first."""
+    d = device
+    return [
+        _level("registers", d.regs_bytes_per_unit, d.regs_bytes_per_s_est, ESTIMATE, per_unit=True),
+        _level("shared memory/L1", d.smem_bytes_per_unit, d.smem_bytes_per_s_est, ESTIMATE,
+               per_unit=True),
+        _level("L2 cache", d.l2_bytes, d.l2_bytes_per_s_est, ESTIMATE),
+        _level("device memory", d.memory_bytes, d.memory_bytes_per_s, SPEC),
+        _level("scale-up link", None, d.scaleup_bytes_per_s, SPEC,
+               bandwidth_convention=BOTH_DIRECTIONS),
+        _level("scale-out network", None, d.scaleout_bytes_per_s, SPEC,
+               bandwidth_convention=ONE_DIRECTION),
+        _level("PCIe (host)", None, d.pcie_bytes_per_s, SPEC, bandwidth_convention=BOTH_DIRECTIONS),
+    ]  # fmt: skip
+
+
+def flops_forgone(peak_flops_per_s: float, latency_s: float) -> float:
+    """FLOPs the device could have done at peak while one request is in flight."""
+    return peak_flops_per_s * latency_s

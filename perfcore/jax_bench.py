@@ -1,0 +1,550 @@
+"""The seeds' JAX experiments on whatever device JAX sees, a CPU included and labelled so.
+
+Every timing goes through perfcore.bench: compiled and warmed outside the clock, with
+block_until_ready as the sync. FLOPs and bytes come from compiled.cost_analysis(),
+cross-checked against perfcore.ops; the model stands in where the backend reports none.
+This is the only module that imports JAX, lazily; one measurement runs at a time per process.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import gc
+import importlib.util
+import re
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from perfcore import bench, ops
+from perfcore.bench import Measurement
+from perfcore.results import Record, measured_points, regime, roof_flops_per_s
+from perfcore.specs import Device
+
+Progress = Callable[[float, str], None]
+WAITING = "waiting for another measurement"
+CROSSCHECK_TOLERANCE = 0.05  # cost_analysis vs perfcore.ops, relative
+FIT_FRACTION = 0.8  # refuse work needing more than this share of free device memory
+CPU_MAX_MATMUL = 2048  # largest matmul side a named suite runs on a CPU
+# Other sizes a named suite runs on a CPU: field -> largest value.
+CPU_CAPS = {"timer_size": 1024, "elementwise_side": 2048, "copy_side": 4096, "mlp_batch": 128}
+DTYPE_PRECISION = {"float64": "fp64", "float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
+# jax_default_matmul_precision -> precision a float32 matmul runs at, on gpu / on tpu.
+F32_MATMUL = {
+    None: ("tf32", "bf16"), "default": ("tf32", "bf16"), "high": ("tf32", "bf16"),
+    "tensorfloat32": ("tf32", "tf32"), "TF32_TF32_F32": ("tf32", "tf32"),
+    "bfloat16": ("bf16", "bf16"), "BF16_BF16_F32": ("bf16", "bf16"),
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Suite:
+    """Sizes (matrix sides, element counts) and time budgets for one run of the experiments."""
+
+    name: str
+    matmul_sizes: tuple[int, ...] = (256, 512, 1024, 2048, 4096, 8192)
+    matmul_dtype: str = "bfloat16"
+    timer_size: int = 4096
+    dispatch_sizes: tuple[int, ...] = (128, 512, 1024)
+    elementwise_side: int = 4000
+    barrier_side: int = 256
+    barrier_steps: int = 1000
+    mlp_layers: int = 6
+    mlp_width: int = 512
+    mlp_batch: int = 256
+    compile_runs: int = 3
+    loop_size: int = 512
+    loop_calls: int = 50
+    spread_size: int = 1024
+    spread_runs: int = 5
+    copy_side: int = 8192
+    repeats: int = 25
+    budget_s: float = 1.0
+
+
+SUITES = {
+    "default": Suite("default"),
+    "quick": Suite(
+        "quick", matmul_sizes=(32, 64, 128), matmul_dtype="float32", timer_size=128,
+        dispatch_sizes=(16, 32, 64), elementwise_side=256, barrier_side=32, barrier_steps=20,
+        mlp_layers=2, mlp_width=64, mlp_batch=16, compile_runs=2, loop_size=64, loop_calls=5,
+        spread_size=64, spread_runs=3, copy_side=256, repeats=5, budget_s=0.05,
+    ),
+}  # fmt: skip
+
+
+def for_platform(suite: Suite, platform: str) -> Suite:
+    """The suite as run on `platform`: on a CPU, float32 and sizes capped; else unchanged."""
+    if platform != "cpu":
+        return suite
+    sizes = tuple(n for n in suite.matmul_sizes if n <= CPU_MAX_MATMUL)
+    capped = {field: min(getattr(suite, field), cap) for field, cap in CPU_CAPS.items()}
+    return dataclasses.replace(suite, matmul_sizes=sizes, matmul_dtype="float32", **capped)
+
+
+class DeviceMemoryError(ValueError):
+    """A size refused before allocating because it would not fit in free device memory."""
+
+
+def require_fits(needed_bytes: float, free_bytes: float | None, what: str) -> None:
+    """Raise DeviceMemoryError when needed_bytes exceed FIT_FRACTION of free_bytes."""
+    if free_bytes is not None and needed_bytes > FIT_FRACTION * free_bytes:
+        raise DeviceMemoryError(
+            f"{what} needs {needed_bytes:.3g} bytes but {free_bytes:.3g} bytes of device memory "
+            f"are free (at most {FIT_FRACTION:.0%} may be used): refused before allocating; "
+            "choose a smaller size or suite"
+        )
+
+
+def _tokens(text: str) -> set[str]:
+    """Lower-case alphanumeric words of text."""
+    return set(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def _covered(wanted: set[str], have: set[str]) -> bool:
+    """True when every wanted token is in have (a word also matches itself plus digits: sxm4)."""
+    return all(any(h == w or re.fullmatch(re.escape(w) + r"\d+", h) for h in have) for w in wanted)
+
+
+def _best(candidates: list[tuple[int, Device]]) -> Device | None:
+    """The single highest-scoring candidate; None when there is none or a tie."""
+    top = max((score for score, _ in candidates), default=None)
+    winners = [device for score, device in candidates if score == top]
+    return winners[0] if len(winners) == 1 else None
+
+
+def match_device(device_kind: str, specs: dict[str, Device]) -> Device | None:
+    """The specs row a JAX device_kind names; None when unknown or ambiguous (user picks)."""
+    have = _tokens(device_kind)
+    named = [(d, _tokens(d.name) - _tokens(d.vendor)) for d in specs.values()]
+    strict = [(len(t), d) for d, t in named if t and _covered(t, have)]
+    if strict:
+        return _best(strict)
+    models = [(d, {w for w in t if re.search(r"\d", w)}) for d, t in named]
+    return _best([(len(t), d) for d, t in models if t and _covered(t, have)])
+
+
+def precision_ran(
+    dtype: str, platform: str, matmul_precision: str | None, *, matmul: bool,
+    compute_capability: str | None = None,
+) -> str:  # fmt: skip
+    """Which precision's roof applies: a GPU float32 matmul may run as TF32 (Ampere+)."""
+    base = DTYPE_PRECISION.get(dtype, "")
+    if not matmul or base != "fp32" or platform not in ("gpu", "tpu"):
+        return base
+    ran = F32_MATMUL.get(matmul_precision, ("fp32", "fp32"))[platform == "tpu"]
+    pre_ampere = compute_capability is not None and int(compute_capability.split(".")[0]) < 8
+    return "fp32" if ran == "tf32" and pre_ampere else ran
+
+
+def reported_cost(analysis: Any) -> tuple[float | None, float | None]:
+    """FLOPs and bytes accessed per call from a cost_analysis() result; None where absent."""
+    if isinstance(analysis, list | tuple):
+        analysis = analysis[0] if analysis else None
+    if not isinstance(analysis, dict):
+        return None, None
+    values = (analysis.get("flops"), analysis.get("bytes accessed"))
+    return tuple(float(v) if isinstance(v, int | float) and v > 0 else None for v in values)
+
+
+def crosscheck(reported: float, modelled: float, tolerance: float = CROSSCHECK_TOLERANCE) -> bool:
+    """True when a reported count is within `tolerance` (a fraction) of the modelled one."""
+    return abs(reported - modelled) <= tolerance * modelled
+
+
+def jax_available() -> str | None:
+    """None when JAX can be imported; otherwise how to install it."""
+    if importlib.util.find_spec("jax") is None:
+        return "JAX is not installed: pip install jax (CPU) or pip install 'jax[cuda12]' (GPU)"
+    return None
+
+
+@functools.cache
+def _jax() -> tuple[Any, Any]:
+    """jax and jax.numpy, imported on first use, then gc.freeze() (see PERFORMANCE.md)."""
+    import jax
+    import jax.numpy as jnp
+
+    gc.freeze()
+    return jax, jnp
+
+
+@dataclass(frozen=True)
+class Detected:
+    """The device JAX runs on, its specs row if known, and the JAX that drives it."""
+
+    backend: str
+    device_kind: str
+    spec: Device | None
+    jax_version: str
+    matmul_precision: str | None
+    compute_capability: str | None
+
+    def precision(self, dtype: str, *, matmul: bool) -> str:
+        """The precision (roof) an op of this dtype runs at here."""
+        return precision_ran(
+            dtype, self.backend, self.matmul_precision, matmul=matmul,
+            compute_capability=self.compute_capability,
+        )  # fmt: skip
+
+
+def detect(specs: dict[str, Device] | None = None) -> Detected:
+    """The default JAX device, matched to a specs row (imports JAX)."""
+    jax, _ = _jax()
+    device = jax.devices()[0]
+    kind = device.device_kind
+    return Detected(
+        jax.default_backend(), kind, match_device(kind, specs or {}), jax.__version__,
+        jax.config.jax_default_matmul_precision, getattr(device, "compute_capability", None),
+    )  # fmt: skip
+
+
+def free_memory_bytes() -> float | None:
+    """Free memory of the default JAX device in bytes (host RAM on a CPU); None if unknown."""
+    jax, _ = _jax()
+    device_stats = jax.devices()[0].memory_stats()
+    if device_stats and "bytes_limit" in device_stats:
+        return float(device_stats["bytes_limit"] - device_stats.get("bytes_in_use", 0))
+    try:
+        with open("/proc/meminfo") as meminfo:
+            line = next(x for x in meminfo if x.startswith("MemAvailable:"))
+        return float(line.split()[1]) * 1024
+    except (OSError, StopIteration):
+        return None
+
+
+@dataclass(frozen=True)
+class _Case:
+    """A compiled call (run() enqueues it) and what it costs per call."""
+
+    run: Callable[[], Any]
+    shapes: tuple[tuple[int, ...], ...]
+    dtype: str
+    precision: str
+    flops: float
+    bytes: float
+    flops_model: float
+    bytes_model: float
+    flops_source: str
+    note: str
+
+    def fields(self) -> dict:
+        """The Record fields this case fills in."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)[1:-1]}
+
+
+@dataclass(frozen=True)
+class _Env:
+    """What an experiment needs: JAX, the detected device, the suite and a progress tick."""
+
+    jax: Any
+    jnp: Any
+    detected: Detected
+    suite: Suite
+    tick: Callable[[str], None]
+
+    def measure(self, fn: Callable[[], Any], **kw: Any) -> Measurement:
+        """fn timed by bench.measure, block_until_ready as sync, the suite's budget."""
+        kw = {"repeats": self.suite.repeats, "budget_s": self.suite.budget_s} | kw
+        return bench.measure(fn, sync=self.jax.block_until_ready, **kw)
+
+    def loop(self, fn: Callable[[], Any], calls: int, **kw: Any) -> Measurement:
+        """fn timed as a back-to-back loop of `calls` calls per sample (mean per call)."""
+        return self.measure(fn, method=bench.LOOP, calls_per_sample=calls, **kw)
+
+    def record(self, experiment: str, label: str, m: Measurement, case=None, **kw) -> Record:
+        """A Record of m on this device (with the case's costs), reported as progress."""
+        self.tick(f"{experiment}: {label}")
+        d = self.detected
+        notes = (case.note if case else "", kw.pop("note", ""))
+        fields = (case.fields() if case else {}) | kw | {"note": "; ".join(filter(None, notes))}
+        stamp = datetime.now(UTC).isoformat(timespec="seconds")
+        spec_name = d.spec.name if d.spec else ""
+        return Record(experiment, label, m, d.device_kind, d.backend, d.jax_version, stamp,
+                      spec_name, **fields)  # fmt: skip
+
+
+def _compile_case(env: _Env, fn: Callable, args: tuple, model: ops.Cost, *, matmul: bool):
+    """fn compiled for args, with FLOPs and bytes from cost_analysis (else the model)."""
+    compiled = env.jax.jit(fn).lower(*args).compile()
+    try:
+        flops, n_bytes = reported_cost(compiled.cost_analysis())
+    except NotImplementedError:
+        flops, n_bytes = None, None
+    leaves = env.jax.tree.leaves(args)
+    dtype = str(leaves[0].dtype)
+    off = flops is not None and model.flops > 0 and not crosscheck(flops, model.flops)
+    note = f"cost_analysis FLOPs {flops:.4g} vs model {model.flops:.4g}" if off else ""
+    return _Case(
+        lambda: compiled(*args), tuple(tuple(a.shape) for a in leaves[:2]), dtype,
+        env.detected.precision(dtype, matmul=matmul),
+        float(flops if flops is not None else model.flops), float(n_bytes or model.bytes),
+        float(model.flops), float(model.bytes),
+        "cost_analysis" if flops is not None else "model", note,
+    )  # fmt: skip
+
+
+def _matmul(env: _Env, n: int, dtype: str | None = None) -> _Case:
+    """A compiled (n x n) @ (n x n) on random inputs, refused first if it would not fit."""
+    jax, jnp = env.jax, env.jnp
+    dtype = dtype or env.suite.matmul_dtype
+    model = ops.matmul(n, n, n, jnp.dtype(dtype).itemsize)
+    require_fits(model.bytes, free_memory_bytes(), f"matmul {n}x{n}x{n} {dtype}")
+    a, b = (jax.random.normal(k, (n, n), dtype) for k in jax.random.split(jax.random.key(0)))
+    return _compile_case(env, jnp.matmul, (a, b), model, matmul=True)
+
+
+def _elementwise(env: _Env, fn: Callable, side: int, flops_per_element: int = 1) -> _Case:
+    """A compiled one-in, one-out elementwise fn over a side x side float32 array."""
+    jax = env.jax
+    model = ops.elementwise(side * side, 1, 1, flops_per_element, 4)
+    require_fits(model.bytes, free_memory_bytes(), f"elementwise {side}x{side} float32")
+    x = jax.random.normal(jax.random.key(0), (side, side))
+    return _compile_case(env, fn, (x,), model, matmul=False)
+
+
+def _timer(env: _Env) -> list[Record]:
+    """Naive vs synchronized timer: the same 10-call matmul loop (performance_model)."""
+    case = _matmul(env, env.suite.timer_size)
+    naive = env.loop(case.run, 10, blocking=False)
+    synced = env.loop(case.run, 10)
+    return [env.record("timer", "naive timer", naive, case),
+            env.record("timer", "synchronized", synced, case)]  # fmt: skip
+
+
+def _barriers(env: _Env) -> list[Record]:
+    """Implicit barriers: read a value every step vs accumulate on the device, seconds/step."""
+    jax, jnp, side = env.jax, env.jnp, env.suite.barrier_side
+    x = jnp.ones((side, side))
+    step = jax.jit(lambda x: (x * 1.01).sum())
+    total = [jnp.zeros(())]
+
+    def accumulate():
+        total[0] = total[0] + step(x)
+        return total[0]
+
+    every = env.loop(lambda: float(step(x)), env.suite.barrier_steps)
+    once = env.loop(accumulate, env.suite.barrier_steps)
+    shape = {"shapes": ((side, side),), "dtype": "float32"}
+    return [env.record("barriers", "read every step", every, **shape),
+            env.record("barriers", "accumulate, read once", once, **shape)]  # fmt: skip
+
+
+def _with_regimes(records: list[Record], overhead_s: float, spec: Device | None) -> list[Record]:
+    """The sweep records, each noted with its regime against the spec roof (else best measured)."""
+    points = measured_points(tuple(records))
+    best = max(p.flops_per_s for p in points)
+    noted = []
+    for record, point in zip(records, points, strict=True):
+        spec_roof = roof_flops_per_s(point, spec) if spec else None
+        against = "spec roof" if spec_roof else "best measured, no spec roof"
+        kind = regime(point.seconds_median, overhead_s, point.flops_per_s, spec_roof or best)
+        noted.append(dataclasses.replace(record, note=f"regime: {kind} ({against})"))
+    return noted
+
+
+def _sweep(env: _Env) -> list[Record]:
+    """Matmul size sweep: achieved FLOP/s per size, after the cost of an empty call."""
+    empty = _elementwise(env, lambda x: x + 1, 1)
+    no_work = {"flops": None, "bytes": None}  # the floor is overhead, not a roofline point
+    floor = env.record("sweep", "empty call", env.loop(empty.run, 10), empty, **no_work)
+    sized = []
+    for n in env.suite.matmul_sizes:
+        case = _matmul(env, n)
+        sized.append(env.record("sweep", f"matmul {n}", env.loop(case.run, 10), case))
+    return [floor, *(_with_regimes(sized, floor.measurement.median, env.detected.spec))]
+
+
+def _elementwise_ops(env: _Env) -> list[Record]:
+    """add, mul, sin, sigmoid on one large array: alike in time, all bandwidth-bound."""
+    jax, jnp, side = env.jax, env.jnp, env.suite.elementwise_side
+    fns = {"add": lambda x: x + 1, "mul": lambda x: x * 1.5, "sin": jnp.sin,
+           "sigmoid": jax.nn.sigmoid}  # fmt: skip
+    records = []
+    for name, fn in fns.items():
+        case = _elementwise(env, fn, side)
+        records.append(env.record("elementwise", name, env.loop(case.run, 10), case))
+    return records
+
+
+def _square(env: _Env, n: int) -> _Case:
+    """The clock seed's x @ x on an n x n float32 array of ones."""
+    model = ops.Cost(2 * n**3, 2 * n * n * 4, f"x @ x, n={n}")  # x is read once: 2 matrices move
+    require_fits(model.bytes, free_memory_bytes(), f"matmul {n}x{n}x{n} float32")
+    return _compile_case(env, lambda x: x @ x, (env.jnp.ones((n, n)),), model, matmul=True)
+
+
+def _dispatch(env: _Env) -> list[Record]:
+    """Dispatch vs compute: min of isolated calls, unblocked and blocked, at each size."""
+    records = []
+    for n in env.suite.dispatch_sizes:
+        case = _square(env, n)
+        records.append(
+            env.record("dispatch", f"dispatch {n}", env.measure(case.run, blocking=False), case)
+        )
+        records.append(env.record("dispatch", f"compute {n}", env.measure(case.run), case))
+    return records
+
+
+def _mlp_fn() -> Callable:
+    """A fresh tanh MLP function (a new function object, so jax.jit compiles it anew)."""
+
+    def mlp(params, x):
+        for w, b in params:
+            x = env_tanh(x @ w + b)
+        return x.sum()
+
+    env_tanh = _jax()[1].tanh
+    return mlp
+
+
+def _compile(env: _Env) -> list[Record]:
+    """Compile vs steady state of a small MLP: first call (upper bound on compile), steady step."""
+    jax, jnp, s = env.jax, env.jnp, env.suite
+    layer = ops.linear(s.mlp_batch, s.mlp_width, s.mlp_width, 4)
+    model = ops.Cost(s.mlp_layers * layer.flops, s.mlp_layers * layer.bytes, "mlp")
+    require_fits(model.bytes, free_memory_bytes(), f"MLP {s.mlp_layers}x{s.mlp_width}")
+    keys = jax.random.split(jax.random.key(0), s.mlp_layers)
+    params = [(jax.random.normal(k, (s.mlp_width,) * 2) * 0.05, jnp.zeros(s.mlp_width))
+              for k in keys]  # fmt: skip
+    x = jnp.ones((s.mlp_batch, s.mlp_width))
+    first = env.measure(lambda: jax.jit(_mlp_fn())(params, x), warmup=0, repeats=s.compile_runs)
+    case = _compile_case(env, _mlp_fn(), (params, x), model, matmul=True)
+    steady = env.loop(case.run, 20)
+    ratio = f"first call / steady step = {first.median / steady.mean:.0f}"
+    return [env.record("compile", "first call", first, case, note=ratio),
+            env.record("compile", "steady step", steady, case)]  # fmt: skip
+
+
+def _blocking(env: _Env) -> list[Record]:
+    """Block once at the end vs on every call: mean per call of the same loop."""
+    case = _square(env, env.suite.loop_size)
+    calls = env.suite.loop_calls
+    end = env.loop(case.run, calls)
+    every = env.loop(lambda: env.jax.block_until_ready(case.run()), calls)
+    return [env.record("blocking", "block at the end", end, case),
+            env.record("blocking", "block every call", every, case)]  # fmt: skip
+
+
+def _spread(env: _Env) -> list[Record]:
+    """Min vs mean, and the run-to-run spread of the min over repeated runs."""
+    case = _square(env, env.suite.spread_size)
+    runs = [env.record("spread", f"isolated min, run {i + 1}", env.measure(case.run), case)
+            for i in range(env.suite.spread_runs)]  # fmt: skip
+    mean = env.record("spread", "back-to-back mean", env.loop(case.run, 10), case)
+    spread = bench.run_spread([r.measurement for r in runs])
+    note = f"run-to-run spread {spread:.1%}: a difference smaller than this is not a result yet"
+    return [*(dataclasses.replace(r, note=note) for r in runs), mean]
+
+
+def _ceilings(env: _Env) -> list[Record]:
+    """Empirical ceilings: the largest matmul's FLOP/s and a device-memory copy's bytes/s."""
+    s = env.suite
+    case = _matmul(env, max(s.matmul_sizes, default=s.timer_size))
+    best = env.record("ceilings", "best matmul", env.loop(case.run, 10), case)
+    copy = _elementwise(env, lambda x: x.copy(), s.copy_side, flops_per_element=0)
+    return [best, env.record("ceilings", "copy", env.loop(copy.run, 10), copy)]
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One experiment: its id, its title, how to run it, how many measurements it takes."""
+
+    name: str
+    title: str
+    run: Callable[[_Env], list[Record]]
+    count: Callable[[Suite], int]
+
+
+EXPERIMENTS = {
+    e.name: e
+    for e in (
+        Experiment("timer", "naive vs synchronized timer", _timer, lambda s: 2),
+        Experiment("barriers", "implicit barriers", _barriers, lambda s: 2),
+        Experiment("sweep", "matmul size sweep", _sweep, lambda s: 1 + len(s.matmul_sizes)),
+        Experiment("elementwise", "elementwise diagnosis", _elementwise_ops, lambda s: 4),
+        Experiment(
+            "dispatch", "dispatch vs compute", _dispatch, lambda s: 2 * len(s.dispatch_sizes)
+        ),
+        Experiment("compile", "compile vs steady state", _compile, lambda s: 2),
+        Experiment("blocking", "block at the end vs every call", _blocking, lambda s: 2),
+        Experiment(
+            "spread", "min vs mean, run-to-run spread", _spread, lambda s: s.spread_runs + 1
+        ),
+        Experiment("ceilings", "empirical ceilings", _ceilings, lambda s: 2),
+    )
+}
+
+_LOCK = threading.Lock()
+
+
+def measurement_in_progress() -> bool:
+    """True while some thread of this process is measuring."""
+    return _LOCK.locked()
+
+
+@contextmanager
+def _exclusive(wait_callback: Callable[[str], None] | None) -> Iterator[None]:
+    """Hold the process-wide measurement lock, telling wait_callback if we must wait."""
+    if not _LOCK.acquire(blocking=False):
+        if wait_callback is not None:
+            wait_callback(WAITING)
+        _LOCK.acquire()
+    try:
+        yield
+    finally:
+        _LOCK.release()
+
+
+def resolve_suite(suite: str | Suite, platform: str) -> Suite:
+    """A named suite sized for the platform; a Suite given as a value is used as given."""
+    if isinstance(suite, Suite):
+        return suite
+    if suite not in SUITES:
+        raise ValueError(f"unknown suite {suite!r}; expected one of {', '.join(SUITES)}")
+    return for_platform(SUITES[suite], platform)
+
+
+def _run_all(names: tuple[str, ...], env_of: Callable, plan: Suite, report: Progress) -> list:
+    """Every named experiment's records, reporting progress after each measurement."""
+    total, done, records = sum(EXPERIMENTS[n].count(plan) for n in names), [0], []
+
+    def tick(message: str) -> None:
+        done[0] += 1
+        report(min(done[0] / total, 0.99), message)
+
+    for name in names:
+        report(min(done[0] / total, 0.99), EXPERIMENTS[name].title)
+        records += EXPERIMENTS[name].run(env_of(tick))
+    report(1.0, f"done: {len(records)} records")
+    return records
+
+
+def run_suite(
+    suite: str | Suite = "default",
+    *,
+    experiments: tuple[str, ...] | None = None,
+    progress: Progress | None = None,
+    wait_callback: Callable[[str], None] | None = None,
+    specs: dict[str, Device] | None = None,
+) -> tuple[Record, ...]:
+    """Run experiments (all by default) on JAX's default device, one suite at a time per process."""
+    names = tuple(experiments or EXPERIMENTS)
+    unknown = [n for n in names if n not in EXPERIMENTS]
+    if unknown:
+        raise ValueError(f"unknown experiment(s) {unknown}; expected some of {list(EXPERIMENTS)}")
+    report = progress or (lambda fraction, message: None)
+    with _exclusive(wait_callback):
+        report(0.0, "starting JAX")
+        detected = detect(specs)
+        plan = resolve_suite(suite, detected.backend)
+        jax, jnp = _jax()
+
+        def env_of(tick: Callable[[str], None]) -> _Env:
+            return _Env(jax, jnp, detected, plan, tick)
+
+        return tuple(_run_all(names, env_of, plan, report))

@@ -1,0 +1,142 @@
+"""FLOPs and bytes for the operations we care about: one cost model per operation.
+
+FLOPs, not MACs: a (B x C) @ (C x D) matmul is 2·B·C·D FLOPs. Bytes are the ideal
+traffic to device memory: each input read once, each output written once, everything
+else kept on chip. Real kernels move more, so intensities here are optimistic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What one operation asks of the machine: FLOPs and bytes moved."""
+
+    flops: float
+    bytes: float
+    name: str = ""
+
+    @property
+    def intensity(self) -> float:
+        """Arithmetic intensity in FLOP/byte."""
+        return self.flops / self.bytes
+
+
+def elementwise(
+    n: int,
+    n_inputs: int = 2,
+    n_outputs: int = 1,
+    flops_per_element: float = 1,
+    dtype_bytes: float = 2,
+    name: str = "",
+) -> Cost:
+    """Cost of an n-element elementwise op: every byte touched once."""
+    label = name or f"element-wise, {n_inputs} in / {n_outputs} out, n={n}"
+    return Cost(flops_per_element * n, (n_inputs + n_outputs) * n * dtype_bytes, label)
+
+
+def elementwise_add(n: int, dtype_bytes: float = 2) -> Cost:
+    """c = a + b: read two arrays, write one, one FLOP per element."""
+    return elementwise(n, 2, 1, 1, dtype_bytes, f"element-wise add, n={n}")
+
+
+def matvec(n: int, dtype_bytes: float = 2, rows: int | None = None) -> Cost:
+    """y = A @ x with A (rows x n): the matrix is read once, each element used once."""
+    m = n if rows is None else rows
+    return Cost(2 * m * n, (m * n + n + m) * dtype_bytes, f"mat-vec {m}x{n}")
+
+
+def matmul(m: int, n: int, k: int, dtype_bytes: float = 2) -> Cost:
+    """C(m x n) = A(m x k) @ B(k x n): 2mnk FLOPs, three matrices moved once."""
+    n_bytes = (m * k + k * n + m * n) * dtype_bytes
+    return Cost(2 * m * n * k, n_bytes, f"mat-mul {m}x{n}x{k}")
+
+
+def linear(batch: int, d_in: int, d_out: int, dtype_bytes: float = 2) -> Cost:
+    """X(batch x d_in) @ W(d_in x d_out); intensity ≈ 2·batch/dtype_bytes when batch ≪ d."""
+    cost = matmul(batch, d_out, d_in, dtype_bytes)
+    return Cost(cost.flops, cost.bytes, f"linear X({batch}x{d_in})·W({d_in}x{d_out})")
+
+
+def attention(seq: int, d_head: int, dtype_bytes: float = 2, fused: bool = True) -> Cost:
+    """One attention head: QKᵀ and weights·V, 4·s²·d FLOPs (softmax FLOPs ignored).
+
+    Fused (FlashAttention accounting): Q, K, V in and O out, the s x s scores stay on
+    chip. Unfused: the scores are written, read and rewritten by the softmax, and read
+    back for weights·V: four s x s round trips on top of the four (s x d) tensors.
+    """
+    flops = 4 * seq * seq * d_head
+    elements = 4 * seq * d_head + (0 if fused else 4 * seq * seq)
+    kind = "" if fused else " (unfused)"
+    return Cost(flops, elements * dtype_bytes, f"attention{kind}, seq={seq}, d_head={d_head}")
+
+
+def decode_step(
+    params: float, batch: int, dtype_bytes: float = 2, kv_cache_bytes: float = 0
+) -> Cost:
+    """One decode token per sequence: every weight read once, 2 FLOPs per weight per token."""
+    kv = f", KV cache {kv_cache_bytes / 1e9:.1f} GB" if kv_cache_bytes else ""
+    name = f"decode step, {params / 1e9:.0f}B params, batch={batch}{kv}"
+    return Cost(2 * params * batch, params * dtype_bytes + kv_cache_bytes, name)
+
+
+def prefill(params: float, tokens: int, dtype_bytes: float = 2) -> Cost:
+    """A prompt of `tokens` in one pass: the weights read once, 2 FLOPs per weight per token."""
+    name = f"prefill, {params / 1e9:.0f}B params, {tokens} tokens"
+    return Cost(2 * params * tokens, params * dtype_bytes, name)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One size input of a catalog operation: name, default, help, integer or not, range."""
+
+    name: str
+    default: float
+    help: str
+    integer: bool = True
+    lo: float = 1
+    hi: float = 2.0**50
+
+
+def attention_unfused(seq: int, d_head: int, dtype_bytes: float = 2) -> Cost:
+    """attention() with the s x s scores written to and read back from device memory."""
+    return attention(seq, d_head, dtype_bytes, fused=False)
+
+
+_N = Param("n", 2**26, "elements")
+_ATTENTION = (Param("seq", 4096, "sequence length"), Param("d_head", 128, "head dimension"))
+_PARAMS = Param("params", 7e9, "model parameters", integer=False)
+
+# The operation catalog shared by the command line and the dashboard: op -> (cost model, sizes).
+CATALOG: dict[str, tuple] = {
+    "elementwise": (elementwise, (
+        _N, Param("n_inputs", 2, "input arrays"), Param("n_outputs", 1, "output arrays"),
+        Param("flops_per_element", 1, "FLOPs per element", integer=False))),
+    "add": (elementwise_add, (_N,)),
+    "matvec": (matvec, (Param("n", 4096, "columns (and rows)"),)),
+    "matmul": (matmul, (
+        Param("m", 4096, "rows of A and C"), Param("n", 4096, "columns of B and C"),
+        Param("k", 4096, "inner dimension"))),
+    "linear": (linear, (
+        Param("batch", 32, "rows of X (batch size)"), Param("d_in", 4096, "input features"),
+        Param("d_out", 4096, "output features"))),
+    "attention": (attention, _ATTENTION),
+    "attention-unfused": (attention_unfused, _ATTENTION),
+    "decode": (decode_step, (
+        _PARAMS, Param("batch", 1, "sequences decoded together"),
+        Param("kv_cache_bytes", 0, "KV-cache bytes read per step", integer=False, lo=0))),
+    "prefill": (prefill, (_PARAMS, Param("tokens", 2048, "prompt tokens"))),
+}  # fmt: skip
+
+
+def build(op: str, dtype_bytes: float, **sizes: float) -> Cost:
+    """The Cost of catalog operation `op` at `dtype_bytes`; missing sizes take defaults."""
+    fn, params = CATALOG[op]
+    unknown = set(sizes) - {p.name for p in params}
+    if unknown:
+        raise ValueError(f"{op} takes no {sorted(unknown)}; it takes {[p.name for p in params]}")
+    args = {p.name: int(sizes.get(p.name, p.default)) if p.integer else
+            float(sizes.get(p.name, p.default)) for p in params}  # fmt: skip
+    return fn(**args, dtype_bytes=dtype_bytes)

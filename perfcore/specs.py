@@ -1,0 +1,489 @@
+"""The hardware database: one frozen Device per row of data/specs.csv.
+
+The CSV holds human units (TB/s, GB/s, TFLOP/s, GiB, MiB, KiB); a Device holds SI
+floats. This module is one of the two places units convert (format.py is the other).
+Capacities are binary (an "80 GB" HBM stack is 80 GiB, as vendors size memory);
+rates are decimal (1 TB/s = 1e12 bytes/s, 1 TFLOP/s = 1e12 FLOP/s).
+An empty cell is "not published" and becomes None, never 0. load_specs reports every
+problem of a file in one SpecError (file, spreadsheet row, column, value, what was
+expected); sanity_problems flags well-formed rows that look mistyped (a sparse figure
+entered as dense, bits entered as bytes).
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import dataclasses
+import difflib
+import io
+import math
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import BinaryIO
+
+PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
+
+DEFAULT_PATH = Path(__file__).resolve().parent.parent / "data" / "specs.csv"
+
+# column -> (Device field, multiplier to SI). Order is the documented schema.
+REQUIRED_COLUMNS = (
+    "name", "vendor", "year", "architecture", "form_factor", "compute_units",
+    "memory_gb", "memory_bw_tbs", "l2_mb", "smem_kb_per_unit", "regs_kb_per_unit",
+    "fp64_tflops", "fp32_tflops", "tf32_tflops", "bf16_tflops", "fp16_tflops",
+    "fp8_tflops", "int8_tops", "fp4_tflops", "scaleup_gbs", "scaleout_gbs", "pcie_gbs",
+    "tdp_w", "source", "notes",
+)  # fmt: skip
+
+# Optional columns the loader understands; any other extra column is kept verbatim.
+# On-chip bandwidths are not published by vendors: these are estimates, labelled so.
+OPTIONAL_COLUMNS = ("l2_bw_tbs_est", "smem_bw_tbs_est", "regs_bw_tbs_est")
+
+NUMERIC_SI = {
+    "compute_units": ("compute_units", 1),
+    "memory_gb": ("memory_bytes", 1024**3),
+    "memory_bw_tbs": ("memory_bytes_per_s", 1e12),
+    "l2_mb": ("l2_bytes", 1024**2),
+    "smem_kb_per_unit": ("smem_bytes_per_unit", 1024),
+    "regs_kb_per_unit": ("regs_bytes_per_unit", 1024),
+    **{f"{p}_tflops": (f"{p}_flops_per_s", 1e12) for p in PRECISIONS if p != "int8"},
+    "int8_tops": ("int8_flops_per_s", 1e12),
+    "scaleup_gbs": ("scaleup_bytes_per_s", 1e9),
+    "scaleout_gbs": ("scaleout_bytes_per_s", 1e9),
+    "pcie_gbs": ("pcie_bytes_per_s", 1e9),
+    "tdp_w": ("tdp_w", 1),
+    "l2_bw_tbs_est": ("l2_bytes_per_s_est", 1e12),
+    "smem_bw_tbs_est": ("smem_bytes_per_s_est", 1e12),
+    "regs_bw_tbs_est": ("regs_bytes_per_s_est", 1e12),
+}
+
+
+KNOWN_COLUMNS = frozenset(REQUIRED_COLUMNS + OPTIONAL_COLUMNS)
+YEAR_MIN, YEAR_MAX = 1990, 2100  # outside this, a year is a typo (e.g. 20222)
+
+# What a cell must hold, as the messages say it.
+POSITIVE = "a positive finite number, or empty for not published"
+WHOLE = "a positive whole number, or empty for not published"
+YEAR = f"a whole-number year from {YEAR_MIN} to {YEAR_MAX}"
+NONEMPTY = {
+    "name": "a device name (every row needs one)",
+    "vendor": "the vendor's name (every row needs one)",
+    "source": "the datasheet or whitepaper the row's figures come from (every row cites one)",
+}
+NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+PLACEHOLDERS = ("n/a", "na", "-", "--", "?", "tbd", "none", "null", "unknown")
+
+# Sanity limits: each catches a figure typed in the wrong convention; every real row passes.
+SPARSE = "a 2:4-sparse headline entered as dense? (halve it)"
+BITS = "bits entered as bytes, Gb/s as GB/s? (divide by 8)"
+SIXTEEN_BIT = ("bf16_tflops", "fp16_tflops")
+# Published figures are rounded: B200's dense tf32 1.1 PFLOP/s is 1/2.05 of its bf16 2.25.
+TOLERANCE = 1.1
+# (column, reference column, largest plausible column / reference, what a larger one suggests).
+# A narrower tensor format at most doubles a wider one's rate and never runs slower; tf32 runs
+# at half of bf16, fp16 at bf16's rate. A 2:4-sparse figure entered as dense breaks a bound.
+RATIO_LIMITS = (
+    ("fp8_tflops", "bf16_tflops", 2 * TOLERANCE, SPARSE),
+    ("int8_tops", "fp8_tflops", 2 * TOLERANCE, SPARSE),
+    # GeForce bf16 and fp8 figures are the half-rate fp32-accumulate ones: int8 reaches 4x
+    # bf16 and fp4 4x fp8 there (RTX 3090, 4090, 5090), so these two bounds are looser.
+    ("int8_tops", "bf16_tflops", 4 * TOLERANCE, SPARSE),
+    ("fp4_tflops", "fp8_tflops", 4 * TOLERANCE, SPARSE),
+    ("bf16_tflops", "fp8_tflops", TOLERANCE, SPARSE),
+    ("tf32_tflops", "bf16_tflops", TOLERANCE / 2, SPARSE),
+    ("bf16_tflops", "tf32_tflops", 2 * TOLERANCE, SPARSE),
+    ("fp16_tflops", "bf16_tflops", TOLERANCE, SPARSE),
+    ("bf16_tflops", "fp16_tflops", TOLERANCE, SPARSE),
+    # Every real row needs >= 76 16-bit FLOPs per byte of memory traffic (RTX 3090); below
+    # 30, the bandwidth was typed in bits. Catches the parts too slow for the year curve below.
+    ("memory_bw_tbs", "bf16_tflops", 1 / 30, BITS),
+    ("memory_bw_tbs", "fp16_tflops", 1 / 30, BITS),
+    # Scale-out is one direction, scale-up both: a network faster than the device's
+    # scale-up link is a Gb/s figure typed as GB/s.
+    ("scaleout_gbs", "scaleup_gbs", 1.0, BITS),
+)
+# 16-bit tensor over fp32 vector rate, per vendor where it is regular: NVIDIA's densest
+# part reaches 30x (B200), its 2:4-sparse headline 60x. Other vendors' ratios vary more.
+TENSOR_TO_VECTOR_MAX = {"NVIDIA": 40.0}
+# (column, largest plausible value in the column's unit, why). A 1.6 Tb/s NIC is 200 GB/s;
+# PCIe 6.0 x16 is 256 GB/s both directions. A Gb/s figure typed as GB/s is 8x too big.
+CAPS = (("scaleout_gbs", 200.0, BITS), ("pcie_gbs", 256.0, BITS))
+# The best memory bandwidth of a year, modelled as (year, TB/s) growing 1.3x a year (0.9 TB/s
+# in 2017; 8 TB/s in 2024 is 1.4x the curve). Above 2.5x the curve, bits were read as bytes.
+MEMORY_BW_FRONTIER = (2017, 0.9)
+MEMORY_BW_GROWTH_PER_YEAR = 1.3
+MEMORY_BW_SLACK = 2.5
+
+
+class SpecError(ValueError):
+    """A specs file that cannot be loaded; the message lists every problem found."""
+
+    def __init__(self, path: str | Path, problems: list[str]):
+        self.path = str(path)
+        self.problems = list(problems)
+        listing = "\n".join(f"  - {p}" for p in self.problems)
+        super().__init__(f"{self.path}: {len(self.problems)} problem(s)\n{listing}")
+
+
+@dataclass(frozen=True)
+class Device:
+    """One accelerator's published figures in SI units; None where unpublished."""
+
+    name: str
+    vendor: str
+    year: int
+    architecture: str = ""
+    form_factor: str = ""
+    compute_units: int | None = None
+    memory_bytes: float | None = None
+    memory_bytes_per_s: float | None = None
+    l2_bytes: float | None = None
+    smem_bytes_per_unit: float | None = None
+    regs_bytes_per_unit: float | None = None
+    fp64_flops_per_s: float | None = None
+    fp32_flops_per_s: float | None = None
+    tf32_flops_per_s: float | None = None
+    bf16_flops_per_s: float | None = None
+    fp16_flops_per_s: float | None = None
+    fp8_flops_per_s: float | None = None
+    int8_flops_per_s: float | None = None
+    fp4_flops_per_s: float | None = None
+    scaleup_bytes_per_s: float | None = None  # both directions, as marketed
+    scaleout_bytes_per_s: float | None = None  # one direction
+    pcie_bytes_per_s: float | None = None  # both directions, as marketed
+    tdp_w: float | None = None
+    l2_bytes_per_s_est: float | None = None
+    smem_bytes_per_s_est: float | None = None
+    regs_bytes_per_s_est: float | None = None
+    source: str = ""
+    notes: str = ""
+    extra: tuple[tuple[str, str], ...] = ()
+
+    def peak_flops(self, precision: str) -> float | None:
+        """Dense peak FLOP/s (OP/s for int8) at `precision`; None where unpublished."""
+        if precision not in PRECISIONS:
+            raise ValueError(f"unknown precision {precision!r}; expected one of {PRECISIONS}")
+        return getattr(self, f"{precision}_flops_per_s")
+
+    def published_precisions(self) -> tuple[str, ...]:
+        """The precisions this device publishes a peak for, in PRECISIONS order."""
+        return tuple(p for p in PRECISIONS if self.peak_flops(p) is not None)
+
+    def replace(self, **changes) -> Device:
+        """A copy with some figures changed (for what-if inputs)."""
+        return dataclasses.replace(self, **changes)
+
+
+def is_positive_finite(value: float) -> bool:
+    """True when value is a finite number above zero."""
+    return math.isfinite(value) and value > 0
+
+
+class _Expected(ValueError):
+    """A cell that does not convert; the message says what belongs there."""
+
+
+def load_specs(
+    path: str | Path | BinaryIO | None = None, strict: bool = False
+) -> dict[str, Device]:
+    """Devices keyed by name, in file order, from a specs CSV path or open binary file."""
+    if hasattr(path, "read"):
+        return load_specs_bytes(path.read(), getattr(path, "name", "uploaded file"), strict)
+    path = Path(DEFAULT_PATH if path is None else path)
+    return load_specs_bytes(path.read_bytes(), str(path), strict)
+
+
+def load_specs_bytes(data: bytes, label: str, strict: bool = False) -> dict[str, Device]:
+    """Devices keyed by name, in file order; SpecError lists every problem, named by `label`."""
+    header, rows = _table(bytes(data), label)
+    problems = _header_problems(header, label)
+    clean, row_problems = _parse_rows(header, rows, label)
+    built = {} if problems else {f["name"]: (n, Device(**f)) for n, f in clean}
+    problems += row_problems
+    if strict:
+        problems += [
+            f"{label}, row {n}: {p}" for n, d in built.values() for p in sanity_problems(d)
+        ]
+    if problems:
+        raise SpecError(label, problems)
+    return {name: device for name, (_, device) in built.items()}
+
+
+def _table(data: bytes, label: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """The header and the non-blank data rows, numbered as a spreadsheet numbers rows."""
+    records = _records(_text(data, label), label)
+    header = [cell.strip() for cell in records[0]]
+    if not "".join(header):
+        expected = f"the header ({', '.join(REQUIRED_COLUMNS[:3])}, ...)"
+        raise SpecError(label, [f"{label}, row 1: got a blank row; expected {expected}"])
+    _check_delimiter(header, label)
+    rows = [(n, cells) for n, cells in enumerate(records[1:], start=2) if "".join(cells).strip()]
+    if not rows:
+        problem = f"{label}, row 2: no data rows below the header; expected one row per device"
+        raise SpecError(label, [problem])
+    return header, rows
+
+
+def _text(data: bytes, label: str) -> str:
+    """The file's text, decoded as UTF-8 (a BOM allowed); SpecError when empty or not UTF-8."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise SpecError(label, [_encoding_problem(data, err.start, label)]) from None
+    if not text.strip():
+        expected = f"a header row ({', '.join(REQUIRED_COLUMNS[:3])}, ...) and a row per device"
+        raise SpecError(label, [f"{label}: the file is empty; expected {expected}"])
+    return text
+
+
+def _encoding_problem(data: bytes, start: int, label: str) -> str:
+    """Where the first byte that is not UTF-8 sits (row, column, cell), and what to do."""
+    expected = "expected UTF-8 text (save as 'CSV UTF-8')"
+    if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        return f"{label}, row 1: got UTF-16 text; {expected}"
+    marked = data[:start].decode("utf-8-sig") + "\ufffd"  # the bad byte's cell ends the text
+    records = list(csv.reader(io.StringIO(marked, newline=""), skipinitialspace=True))
+    row, index = len(records), len(records[-1]) - 1
+    column = records[0][index] if row > 1 and index < len(records[0]) else _letter(index)
+    found = f"byte {data[start : start + 1]!r} after {records[-1][-1][:-1]!r}"
+    return f"{label}, row {row}, column {column!r}: got {found}, not UTF-8; {expected}"
+
+
+def _records(text: str, label: str) -> list[list[str]]:
+    """Every CSV record of the text; SpecError on malformed CSV (an unclosed quote, NUL)."""
+    records = []
+    try:
+        records.extend(
+            csv.reader(io.StringIO(text, newline=""), skipinitialspace=True, strict=True)
+        )
+    except csv.Error as err:
+        problem = f"{label}, row {len(records) + 1}: {err}; expected well-formed CSV"
+        raise SpecError(label, [problem + " (is a quote left open?)"]) from None
+    return records
+
+
+def _check_delimiter(header: list[str], label: str) -> None:
+    """SpecError when the header is split by semicolons, tabs or pipes rather than commas."""
+    counts = {sep: sum(cell.count(sep) for cell in header) for sep in (";", "\t", "|")}
+    sep = max(counts, key=counts.get)
+    if 0 < counts[sep] >= len(header):
+        found = f"{header[0][:48]!r}, separated by {sep!r}"
+        problem = f"{label}, row 1: the header is {found}; expected comma-separated columns"
+        raise SpecError(label, [problem])
+
+
+def _header_problems(header: list[str], label: str) -> list[str]:
+    """Problems of the header row: unnamed, duplicated and missing required columns."""
+    problems, first = [], {}
+    for i, column in enumerate(header):
+        if not column:
+            problems.append(f"{label}, row 1, column {_letter(i)}: got ''; expected a column name")
+        elif column in first:
+            where = f"columns {_letter(first[column])} and {_letter(i)}"
+            problems.append(f"{label}, row 1, column {column!r}: got it in {where}; expected once")
+        first.setdefault(column, i)
+    missing = [c for c in REQUIRED_COLUMNS if c not in first]
+    if missing:
+        named = ", ".join(repr(c) + _did_you_mean(c, header) for c in missing)
+        problems.append(
+            f"{label}, row 1: missing required column(s) {named}; expected all of "
+            + ", ".join(REQUIRED_COLUMNS)
+        )
+    return problems
+
+
+def _did_you_mean(column: str, header: list[str]) -> str:
+    """' (did you mean X?)' when an unknown header column looks like `column`, else ''."""
+    unknown = {c.lower(): c for c in header if c not in KNOWN_COLUMNS}
+    close = difflib.get_close_matches(column, list(unknown), n=1, cutoff=0.75)
+    return f" (did you mean {unknown[close[0]]!r}?)" if close else ""
+
+
+def _letter(index: int) -> str:
+    """The spreadsheet letter of a 0-based column index (0 -> A, 26 -> AA)."""
+    letters = ""
+    while index >= 0:
+        index, rest = divmod(index, 26)
+        letters, index = chr(ord("A") + rest) + letters, index - 1
+    return letters
+
+
+def _parse_rows(header, rows, label) -> tuple[list[tuple[int, dict]], list[str]]:
+    """(row number, Device fields) of each clean row, and every problem of the others."""
+    clean, problems, first = [], [], {}
+    for n, cells in rows:
+        fields, found = _parse_row(header, cells, n, label)
+        name = fields.get("name")
+        if name and name in first:
+            found.append(
+                f"{_at(label, n, 'name')}: got {name!r}, the name of row {first[name]}; "
+                "expected each name once"
+            )
+        first.setdefault(name, n)
+        clean += [] if found else [(n, fields)]
+        problems += found
+    return clean, problems
+
+
+def _parse_row(header, cells, n, label) -> tuple[dict, list[str]]:
+    """A data row's Device fields, and its problems (each naming file, row, column, value)."""
+    if len(cells) != len(header):
+        return {}, [_width_problem(header, cells, n, label)]
+    fields, extra, problems = {}, [], []
+    for column, raw in zip(header, cells, strict=True):
+        if column not in KNOWN_COLUMNS:
+            extra.append((column, raw))
+            continue
+        try:
+            fields.update(_convert(column, raw))
+        except _Expected as expected:
+            problems.append(f"{_at(label, n, column)}: got {raw!r}; expected {expected}")
+    return {**fields, "extra": tuple(extra)}, problems
+
+
+def _at(label: str, n: int, column: str) -> str:
+    """Where a cell is, as messages say it: file, spreadsheet row, column."""
+    return f"{label}, row {n}, column {column!r}"
+
+
+def _width_problem(header: list[str], cells: list[str], n: int, label: str) -> str:
+    """A row with more or fewer fields than the header: where it goes wrong, and the value."""
+    counted = f"{len(cells)} fields, the header has {len(header)}"
+    if len(cells) > len(header):
+        where, value = header[-1], cells[len(header) - 1 :]
+        why = "an unquoted comma, as in 1,979 or a note? quote the value"
+    else:
+        where, value = header[len(cells) - 1], cells[-1]
+        why = f"no value for {', '.join(header[len(cells) :])}; empty cells still need commas"
+    return (
+        f"{_at(label, n, where)}: got {value!r} ({counted}); expected one value per column ({why})"
+    )
+
+
+def _convert(column: str, raw: str) -> dict:
+    """{Device field: value} for one known cell, in SI; _Expected says what belongs there."""
+    text = raw.strip()
+    if column in NONEMPTY and not text:
+        raise _Expected(NONEMPTY[column])
+    if column == "year":
+        return {"year": _year(text)}
+    if column not in NUMERIC_SI:
+        return {column: text}
+    field, scale = NUMERIC_SI[column]
+    if column == "compute_units":
+        return {field: _whole(text, column)}
+    return {field: _si(_number(text, column), scale)}
+
+
+def _year(text: str) -> int:
+    """The cell as a release year; _Expected unless a whole number in YEAR_MIN..YEAR_MAX."""
+    if not re.fullmatch(r"\d+", text) or not YEAR_MIN <= int(text) <= YEAR_MAX:
+        raise _Expected(YEAR)
+    return int(text)
+
+
+def _whole(text: str, column: str) -> int | None:
+    """The cell as a positive integer count, None when empty; _Expected otherwise."""
+    if not text:
+        return None
+    if not re.fullmatch(r"\+?\d+", text) or int(text) == 0:
+        raise _Expected(WHOLE + _hint(text, column))
+    return int(text)
+
+
+def _number(text: str, column: str) -> Decimal | None:
+    """The cell as an exact decimal above zero, None when empty; _Expected otherwise."""
+    if not text:
+        return None
+    if not NUMBER.fullmatch(text):
+        raise _Expected(POSITIVE + _hint(text, column))
+    if Decimal(text) <= 0:
+        raise _Expected(POSITIVE + " (never 0 or negative: leave it empty if not published)")
+    return Decimal(text)
+
+
+def _si(number: Decimal | None, scale: float) -> float | None:
+    """The human-unit number in SI; exact decimal product, so 3.35 TB/s is 3.35e12 exactly."""
+    if number is None:
+        return None
+    value = float(number * Decimal(scale))
+    if not is_positive_finite(value):
+        raise _Expected(POSITIVE + " (this one is out of range)")
+    return value
+
+
+def _hint(text: str, column: str) -> str:
+    """' (how to fix it)' when a cell that is not a plain number holds a common mistake."""
+    if re.fullmatch(r"[+-]?\d[\d,]*(\.\d*)?", text):
+        return _comma_hint(text)
+    if text.lower().lstrip("+-") in ("nan", "inf", "infinity"):
+        return " (NaN and infinity are not figures: leave it empty if not published)"
+    if text.lower() in PLACEHOLDERS:
+        return " (leave the cell empty if not published)"
+    lead = re.match(r"[+-]?(\d+\.?\d*|\.\d+)(?=\s*[^\d\s.,])", text)
+    if lead:
+        return f" (no units in the cell: the column name {column!r} gives them; write {lead[0]})"
+    return ""
+
+
+def _comma_hint(text: str) -> str:
+    """' (no commas ...)' for 1,979 (a thousands separator) or 3,35 (a decimal comma)."""
+    thousands = re.fullmatch(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?", text)
+    decimal = text.count(",") == 1 and "." not in text
+    options = [text.replace(",", "")] * bool(thousands) + [text.replace(",", ".")] * decimal
+    return f" (no commas in numbers: write {' or '.join(options)})" if options else ""
+
+
+def sanity_problems(device: Device) -> list[str]:
+    """Signs of a data-entry mistake in a well-formed row, one message each; [] if plausible."""
+    ratios = [_ratio_problem(device, *rule) for rule in RATIO_LIMITS]
+    caps = [_cap_problem(device, column, cap, why) for column, cap, why in CAPS]
+    return [p for p in [*ratios, *caps, _vector_problem(device), _memory_bw_problem(device)] if p]
+
+
+def column_value(device: Device, column: str) -> float | None:
+    """A numeric figure of the device back in the CSV's human unit (TB/s, TFLOP/s, GB, ...)."""
+    field, scale = NUMERIC_SI[column]
+    value = getattr(device, field)
+    return None if value is None else value / scale
+
+
+def _ratio_problem(device: Device, column: str, reference: str, limit: float, why: str) -> str:
+    """A message when column / reference (both published) is above limit, else ''."""
+    value, ref = column_value(device, column), column_value(device, reference)
+    if value is None or ref is None or value <= limit * ref:
+        return ""
+    ratio = f"{value / ref:.3g} times {reference!r} = {ref:g}, above {limit:.3g} times"
+    return f"{device.name}: column {column!r} = {value:g} is {ratio}; {why}"
+
+
+def _cap_problem(device: Device, column: str, cap: float, why: str) -> str:
+    """A message when a figure is above the largest plausible value of its column, else ''."""
+    value = column_value(device, column)
+    if value is None or value <= cap:
+        return ""
+    return f"{device.name}: column {column!r} = {value:g} is above {cap:g}; {why}"
+
+
+def _vector_problem(device: Device) -> str:
+    """A message when a 16-bit tensor rate is implausibly far above the fp32 vector rate."""
+    limit = TENSOR_TO_VECTOR_MAX.get(device.vendor)
+    if limit is None:
+        return ""
+    problems = (_ratio_problem(device, c, "fp32_tflops", limit, SPARSE) for c in SIXTEEN_BIT)
+    return next((p for p in problems if p), "")
+
+
+def _memory_bw_problem(device: Device) -> str:
+    """A message when memory bandwidth is above MEMORY_BW_SLACK x its year's best, else ''."""
+    year, best_tbs = MEMORY_BW_FRONTIER
+    cap = MEMORY_BW_SLACK * best_tbs * MEMORY_BW_GROWTH_PER_YEAR ** (device.year - year)
+    value = column_value(device, "memory_bw_tbs")
+    if value is None or value <= cap:
+        return ""
+    plausible = f"{MEMORY_BW_SLACK:g} times the best plausible in {device.year}"
+    return (
+        f"{device.name}: column 'memory_bw_tbs' = {value:g} is above {cap:.3g}, {plausible}; {BITS}"
+    )

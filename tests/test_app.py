@@ -1,0 +1,54 @@
+"""The app shell: every page runs for every device; links restore views; junk falls back."""
+
+import pytest
+from conftest import SEED, notices, run_page
+
+from perfcore import load_specs
+
+PAGES = ["home", "roofline", "hierarchy", "generations", "precision", "occupancy", "scale_out",
+         "pitfalls", "measure"]  # fmt: skip
+DEVICES = list(load_specs())
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_runs_for_every_device(page):
+    at = run_page(page)
+    for name in DEVICES:
+        at.selectbox(key="device").set_value(name).run()
+        assert not at.exception, f"{page} failed on {name}: {at.exception}"
+        assert not notices(at)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_runs_with_a_compared_device_and_every_precision(page):
+    at = run_page(page, {"compare": "NVIDIA V100 SXM2"})
+    for precision in ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4"):
+        at.selectbox(key="precision").set_value(precision).run()
+        assert not at.exception, f"{page} failed at {precision}: {at.exception}"
+
+
+def test_a_link_opens_with_its_sidebar_values():
+    at = run_page("home", {"device": SEED, "precision": "fp8", "compare": "NVIDIA B200"})
+    values = [at.selectbox(key=k).value for k in ("device", "precision", "compare")]
+    assert values == [SEED, "fp8", "NVIDIA B200"]
+
+
+@pytest.mark.parametrize(
+    ("query", "key"),
+    [({"device": "<script>alert(1)</script>"}, "device"), ({"precision": "fp128"}, "precision"),
+     ({"compare": "'; DROP TABLE"}, "compare"), ({"calc_flops": "nan"}, "calc_flops"),
+     ({"calc_bytes": "-5"}, "calc_bytes"), ({"calc_flops": "1e999"}, "calc_flops")],
+)  # fmt: skip
+def test_hostile_link_values_fall_back_with_a_notice(query, key):
+    at = run_page("home", query)
+    assert not at.exception
+    assert any(f"`{key}=" in text for text in notices(at))
+
+
+def test_quick_calculator_moves_with_its_inputs():
+    at = run_page("home", {"device": SEED, "precision": "fp16"})
+    at.number_input(key="calc_flops").set_value(2 * 4096**3).run()
+    at.number_input(key="calc_bytes").set_value(3 * 4096**2 * 2).run()
+    assert [m.value for m in at.metric][:2] == ["1365 FLOP/byte", "compute"]
+    at.number_input(key="calc_flops").set_value(2 * 4096**2).run()
+    assert at.metric[1].value == "memory"

@@ -1,0 +1,66 @@
+"""Collectives: all-reduce = reduce-scatter + all-gather, conventions, algbw/busbw."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from perfcore.comm import (
+    algbw,
+    alpha_beta_time,
+    busbw,
+    collective_bytes,
+    hierarchical_allreduce,
+    link_bytes_per_s,
+    ring_allreduce_bytes,
+    transfer_time,
+)
+
+sizes = st.floats(min_value=1, max_value=1e13, allow_nan=False)
+ranks = st.integers(min_value=1, max_value=4096)
+
+
+@given(sizes, ranks)
+def test_allreduce_bytes_equal_reduce_scatter_plus_all_gather(s, n):
+    rs, ag = collective_bytes("reduce-scatter", s, n), collective_bytes("all-gather", s, n)
+    assert ring_allreduce_bytes(s, n) == pytest.approx(rs + ag)
+
+
+@given(sizes, st.integers(min_value=2, max_value=4096))
+def test_allreduce_sends_between_one_and_two_buffers(s, n):
+    assert s <= ring_allreduce_bytes(s, n) < 2 * s
+
+
+def test_one_rank_sends_nothing():
+    assert ring_allreduce_bytes(1e9, 1) == 0.0
+
+
+def test_per_direction_halves_a_marketed_both_directions_figure():
+    assert link_bytes_per_s(900e9, "as-marketed") == 900e9
+    assert link_bytes_per_s(900e9, "per-direction") == 450e9
+    with pytest.raises(ValueError, match="convention"):
+        link_bytes_per_s(900e9, "sideways")
+
+
+def test_busbw_of_an_allreduce_is_algbw_times_two_n_minus_one_over_n():
+    a = algbw(14e9, 0.1)
+    assert a == pytest.approx(140e9)
+    assert busbw(a, "all-reduce", 8) == pytest.approx(140e9 * 2 * 7 / 8)
+
+
+def test_alpha_beta_adds_a_latency_per_step():
+    assert alpha_beta_time(1e9, 1e9, 1e-6, 14) == pytest.approx(1 + 14e-6)
+    assert transfer_time(1e9, 1e9) == 1
+
+
+@given(sizes, st.integers(2, 16), st.integers(2, 64))
+def test_hierarchical_shares_sum_to_one_and_the_network_leg_carries_the_shard(s, g, nodes):
+    ar = hierarchical_allreduce(s, g, nodes, 900e9, 50e9)
+    assert ar.inter.bytes_per_gpu == pytest.approx(ring_allreduce_bytes(s / g, nodes))
+    assert ar.seconds == pytest.approx(ar.intra.seconds + ar.inter.seconds)
+    assert 0 < ar.network_share < 1
+
+
+def test_hierarchical_with_latency_adds_each_legs_steps():
+    ar = hierarchical_allreduce(1e9, 8, 4, 900e9, 50e9, 2e-6, 5e-6)
+    assert ar.intra.seconds == pytest.approx(ring_allreduce_bytes(1e9, 8) / 900e9 + 14 * 2e-6)
+    assert ar.inter.seconds == pytest.approx(ring_allreduce_bytes(1e9 / 8, 4) / 50e9 + 6 * 5e-6)

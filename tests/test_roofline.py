@@ -1,0 +1,60 @@
+"""The roofline is min() of two lines: bounded, equal to one roof, monotone in intensity."""
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from perfcore.roofline import (
+    attainable,
+    fraction_of_peak,
+    intensity,
+    ridge_point,
+    t_lower,
+    t_math,
+    t_memory,
+    t_upper,
+)
+
+positive = st.floats(min_value=1e-6, max_value=1e18, allow_nan=False, allow_infinity=False)
+
+
+@given(positive, positive, positive)
+def test_attainable_never_exceeds_either_roof_and_equals_one(i, peak, bw):
+    reach, limiter = attainable(i, peak, bw)
+    assert reach <= peak
+    assert reach <= bw * i
+    assert reach == (peak if limiter == "compute" else bw * i)
+
+
+@given(positive, positive, positive, positive)
+def test_attainable_is_monotone_in_intensity(i1, i2, peak, bw):
+    lo, hi = sorted((i1, i2))
+    assert attainable(lo, peak, bw)[0] <= attainable(hi, peak, bw)[0]
+
+
+@given(positive, positive)
+def test_ridge_is_where_the_limiter_flips(peak, bw):
+    ridge = ridge_point(peak, bw)
+    assert attainable(ridge * 2, peak, bw)[1] == "compute"
+    assert attainable(ridge / 2, peak, bw)[1] == "memory"
+
+
+def test_a_tie_counts_as_compute():
+    assert attainable(2.0, 10.0, 5.0) == (10.0, "compute")
+
+
+@given(positive, positive, positive)
+def test_fraction_of_peak_is_in_zero_one(i, peak, bw):
+    assert 0 < fraction_of_peak(i, peak, bw) <= 1
+
+
+@given(positive, positive, positive, positive)
+def test_time_floor_sits_between_each_term_and_their_sum(flops, n_bytes, peak, bw):
+    lower, upper = t_lower(flops, n_bytes, peak, bw), t_upper(flops, n_bytes, peak, bw)
+    assert max(t_math(flops, peak), t_memory(n_bytes, bw)) == lower
+    assert lower <= upper <= 2 * lower * (1 + 1e-12)
+
+
+@given(positive, positive, positive, positive)
+def test_time_floor_agrees_with_attainable(flops, n_bytes, peak, bw):
+    reach, _ = attainable(intensity(flops, n_bytes), peak, bw)
+    assert abs(flops / reach - t_lower(flops, n_bytes, peak, bw)) <= 1e-9 * flops / reach

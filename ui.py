@@ -1,0 +1,217 @@
+"""The dashboard's UI layer: cached specs, the shared sidebar, URL-bound widgets.
+
+Every widget that defines a view goes through a wrapper here, which binds it to the
+URL (bind="query-params") and checks the link's raw value first: Streamlit drops an
+invalid value silently, so we say so with a visible notice. Pages call these, then
+perfcore, then one figure builder; they hold no arithmetic.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from perfcore.ops import Param
+from perfcore.results import MeasuredPoint, ResultsError, load_results_bytes, measured_points
+from perfcore.specs import PRECISIONS, Device, SpecError, load_specs, load_specs_bytes
+
+DEFAULT_DEVICE = "NVIDIA H100 SXM"
+DEFAULT_PRECISION = "bf16"
+NO_COMPARE = "(none)"
+UPLOAD_HELP = "Same columns as data/specs.csv; adds or overrides rows. Not part of the link."
+RESULTS_HELP = "From `python -m perfcore measure` or the Measure page. Not part of the link."
+_NOTICES = "_url_notices"
+_CONTEXT = "_perfcore_context"
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the sidebar chose for this run: the devices, the precision, the spec set."""
+
+    specs: dict[str, Device]
+    device: Device
+    precision: str
+    compare: Device | None
+    specs_label: str
+
+
+@st.cache_data(show_spinner=False)
+def bundled_specs() -> dict[str, Device]:
+    """data/specs.csv, loaded once per server process."""
+    return load_specs()
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def uploaded_specs(data: bytes, label: str) -> dict[str, Device]:
+    """A user's specs CSV, validated; raises SpecError with every problem."""
+    return load_specs_bytes(data, label)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def uploaded_results(data: bytes, label: str) -> tuple[MeasuredPoint, ...]:
+    """A results file's measured points; raises ResultsError naming every bad field."""
+    return measured_points(load_results_bytes(data, label))
+
+
+def results_upload(key: str) -> tuple[MeasuredPoint, ...]:
+    """An uploader for a results file (python -m perfcore measure); () when none or invalid."""
+    kinds = ["json", "csv"]
+    upload = st.file_uploader(
+        "Measured results (JSON or CSV)", type=kinds, key=key, help=RESULTS_HELP
+    )
+    if upload is None:
+        return ()
+    try:
+        return uploaded_results(upload.getvalue(), upload.name)
+    except ResultsError as e:
+        st.error(f"{upload.name} was not overlaid: it has problems.")
+        st.code(str(e), language=None, wrap_lines=True)
+        return ()
+
+
+def reset_notices() -> None:
+    """Start this run with no URL notices."""
+    st.session_state[_NOTICES] = []
+
+
+def show_notices() -> None:
+    """Render this run's notices about link values that fell back to defaults."""
+    for text in st.session_state.get(_NOTICES, []):
+        st.warning(text, icon=":material/link_off:")
+
+
+def _notice(key: str, raw: object, expected: str, default: object) -> None:
+    """Record that the link's value for `key` was ignored."""
+    shown = str(raw).replace("`", "")[:60]
+    fallback = f"{default:g}" if isinstance(default, float) else default
+    text = f"The link's `{key}={shown}` was ignored (expected {expected}); showing {fallback}."
+    st.session_state.setdefault(_NOTICES, []).append(text)
+
+
+def _raw(key: str) -> str | list[str] | None:
+    """The link's raw value for `key` (a list when repeated), or None."""
+    if key not in st.query_params:
+        return None
+    values = st.query_params.get_all(key)
+    return values[0] if len(values) == 1 else values
+
+
+def choice(label: str, options: Sequence, key: str, default=None, widget=None, **kw):
+    """A URL-bound single choice (selectbox by default; st.radio or st.select_slider too)."""
+    options = list(options)
+    default = options[0] if default is None else default
+    raw = _raw(key)
+    if raw is not None and raw not in [str(o) for o in options]:
+        _notice(key, raw, "one of the listed options", default)
+    widget = widget or st.selectbox
+    index = {} if widget is st.select_slider else {"index": options.index(default)}
+    if widget is st.select_slider:
+        kw["value"] = default
+    return widget(label, options, key=key, bind="query-params", **index, **kw)
+
+
+def multi(label: str, options: Sequence, key: str, default: Sequence, **kw) -> list:
+    """A URL-bound multiselect (repeated ?key=a&key=b in the link)."""
+    raw = _raw(key)
+    values = [raw] if isinstance(raw, str) else raw or []
+    if any(v not in [str(o) for o in options] for v in values):
+        _notice(key, ", ".join(values), "values from the listed options", ", ".join(default))
+    return st.multiselect(label, options, default=list(default), key=key, bind="query-params", **kw)
+
+
+def number(label: str, key: str, default: float, lo: float, hi: float, integer: bool = True, **kw):
+    """A URL-bound number input in [lo, hi]; an integer unless `integer` is False."""
+    raw = _raw(key)
+    if raw is not None and not _valid_number(raw, lo, hi, integer):
+        _notice(
+            key, raw, f"{'an integer' if integer else 'a number'} from {lo:g} to {hi:g}", default
+        )
+    cast = int if integer else float
+    return st.number_input(label, min_value=cast(lo), max_value=cast(hi), value=cast(default),
+                           key=key, bind="query-params", **kw)  # fmt: skip
+
+
+def size(param: Param, key: str):
+    """A URL-bound number input for one catalog op size."""
+    return number(
+        param.name, key, param.default, param.lo, param.hi, param.integer, help=param.help
+    )
+
+
+def flag(label: str, key: str, default: bool = False, **kw) -> bool:
+    """A URL-bound toggle (?key=true / ?key=false)."""
+    raw = _raw(key)
+    if raw is not None and raw not in ("true", "false"):
+        _notice(key, raw, "true or false", default)
+    return st.toggle(label, value=default, key=key, bind="query-params", **kw)
+
+
+def _valid_number(raw: object, lo: float, hi: float, integer: bool) -> bool:
+    """True when the raw link value parses to a finite number in [lo, hi]."""
+    try:
+        value = float(str(raw))
+    except ValueError:
+        return False
+    whole = value.is_integer() if math.isfinite(value) else False
+    return math.isfinite(value) and lo <= value <= hi and (whole or not integer)
+
+
+def table(df: pd.DataFrame, name: str) -> None:
+    """The numbers behind a chart, with a CSV download of exactly what is shown."""
+    st.dataframe(df, hide_index=True, width="stretch")
+    csv = df.to_csv(index=False).encode()
+    st.download_button("Download CSV", csv, file_name=f"{name}.csv", mime="text/csv",
+                       key=f"download_{name}", on_click="ignore")  # fmt: skip
+
+
+def takeaway(text: str) -> None:
+    """The page's 'read this', computed from the current numbers."""
+    st.info(f"**Read this.** {text}", icon=":material/lightbulb:")
+
+
+def spec_caption(*devices: Device | None) -> None:
+    """Say where each device's figures come from."""
+    for d in devices:
+        if d is not None:
+            st.caption(f"Published spec — {d.name}: {d.source}")
+
+
+def _specs_from_upload() -> tuple[dict[str, Device], str]:
+    """The bundled specs, plus the user's uploaded CSV when it validates."""
+    specs = bundled_specs()
+    upload = st.sidebar.file_uploader(
+        "Your own specs CSV", type=["csv"], key="specs_upload", help=UPLOAD_HELP
+    )
+    if upload is None:
+        return specs, "data/specs.csv"
+    try:
+        mine = uploaded_specs(upload.getvalue(), upload.name)
+    except SpecError as e:
+        st.sidebar.error(f"Kept the bundled specs: {upload.name} has problems.")
+        st.sidebar.code(str(e), language=None, wrap_lines=True)
+        return specs, "data/specs.csv"
+    return {**specs, **mine}, f"data/specs.csv + {upload.name}"
+
+
+def sidebar() -> Context:
+    """The shared sidebar: device (grouped by vendor), precision, compare-with, own specs."""
+    specs, label = _specs_from_upload()
+    names = sorted(specs, key=lambda n: (specs[n].vendor, specs[n].year, n))
+    with st.sidebar:
+        device = choice("Device", names, "device", DEFAULT_DEVICE if DEFAULT_DEVICE in specs
+                        else names[0])  # fmt: skip
+        precision = choice("Precision", PRECISIONS, "precision", DEFAULT_PRECISION)
+        compare = choice("Compare with", [NO_COMPARE, *names], "compare", NO_COMPARE)
+    other = None if compare in (NO_COMPARE, device) else specs[compare]
+    ctx = Context(specs, specs[device], precision, other, label)
+    st.session_state[_CONTEXT] = ctx
+    return ctx
+
+
+def context() -> Context:
+    """The sidebar's choices for this run (app.py builds the sidebar before the page)."""
+    return st.session_state[_CONTEXT]
