@@ -9,6 +9,7 @@ perfcore, then one figure builder; they hold no arithmetic.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -19,6 +20,7 @@ from perfcore.ops import Param
 from perfcore.results import MeasuredPoint, ResultsError, load_results_bytes, measured_points
 from perfcore.specs import PRECISIONS, Device, SpecError, load_specs, load_specs_bytes
 
+HOSTED_ENV = "PERFCORE_HOSTED"
 DEFAULT_DEVICE = "NVIDIA H100 SXM"
 DEFAULT_PRECISION = "bf16"
 NO_COMPARE = "(none)"
@@ -26,6 +28,11 @@ UPLOAD_HELP = "Same columns as data/specs.csv; adds or overrides rows. Not part 
 RESULTS_HELP = "From `python -m perfcore measure` or the Measure page. Not part of the link."
 _NOTICES = "_url_notices"
 _CONTEXT = "_perfcore_context"
+
+
+def hosted_mode() -> bool:
+    """True when PERFCORE_HOSTED is set (not '', '0' or 'false'): live measurement is off."""
+    return os.environ.get(HOSTED_ENV, "").strip().lower() not in ("", "0", "false")
 
 
 @dataclass(frozen=True)

@@ -23,12 +23,14 @@ from typing import Any
 from perfcore import bench, ops
 from perfcore.bench import Measurement
 from perfcore.results import Record, measured_points, regime, roof_flops_per_s
-from perfcore.specs import Device
+from perfcore.specs import Device, load_specs
 
 Progress = Callable[[float, str], None]
 WAITING = "waiting for another measurement"
 CROSSCHECK_TOLERANCE = 0.05  # cost_analysis vs perfcore.ops, relative
 FIT_FRACTION = 0.8  # refuse work needing more than this share of free device memory
+# A specs row naming a bus device_kind does not name is a different board (H100 PCIe vs SXM).
+BUS_WORDS = frozenset({"pcie"})
 CPU_MAX_MATMUL = 2048  # largest matmul side a named suite runs on a CPU
 # Other sizes a named suite runs on a CPU: field -> largest value.
 CPU_CAPS = {"timer_size": 1024, "elementwise_side": 2048, "copy_side": 4096, "mlp_batch": 128}
@@ -105,27 +107,33 @@ def _tokens(text: str) -> set[str]:
     return set(re.findall(r"[a-z0-9]+", text.lower()))
 
 
-def _covered(wanted: set[str], have: set[str]) -> bool:
-    """True when every wanted token is in have (a word also matches itself plus digits: sxm4)."""
-    return all(any(h == w or re.fullmatch(re.escape(w) + r"\d+", h) for h in have) for w in wanted)
+def _covered(word: str, have: set[str]) -> bool:
+    """True when word is in have; a word of letters also matches itself plus digits (sxm5)."""
+    pattern = re.escape(word) + (r"\d*" if word.isalpha() else "")
+    return any(re.fullmatch(pattern, h) for h in have)
 
 
-def _best(candidates: list[tuple[int, Device]]) -> Device | None:
-    """The single highest-scoring candidate; None when there is none or a tie."""
-    top = max((score for score, _ in candidates), default=None)
-    winners = [device for score, device in candidates if score == top]
-    return winners[0] if len(winners) == 1 else None
+def _match_key(have: set[str], device: Device) -> tuple[int, int] | None:
+    """How well a specs row's name fits device_kind words (higher is better); None if not."""
+    wanted = _tokens(device.name) - _tokens(device.vendor)
+    models = {w for w in wanted if any(c.isdigit() for c in w)}
+    if not models or not all(_covered(w, have) for w in models) or (wanted & BUS_WORDS) - have:
+        return None
+    missing = sum(not _covered(w, have) for w in wanted)
+    return (-missing, len(wanted) - missing)
 
 
 def match_device(device_kind: str, specs: dict[str, Device]) -> Device | None:
-    """The specs row a JAX device_kind names; None when unknown or ambiguous (user picks)."""
+    """The specs row a JAX device_kind names; None when unknown or ambiguous (the user picks).
+
+    Every word of the row's name with a digit in it (h100, 80gb, sxm4) must appear in
+    device_kind; among those rows, the one with the fewest words device_kind lacks wins.
+    """
     have = _tokens(device_kind)
-    named = [(d, _tokens(d.name) - _tokens(d.vendor)) for d in specs.values()]
-    strict = [(len(t), d) for d, t in named if t and _covered(t, have)]
-    if strict:
-        return _best(strict)
-    models = [(d, {w for w in t if re.search(r"\d", w)}) for d, t in named]
-    return _best([(len(t), d) for d, t in models if t and _covered(t, have)])
+    keyed = [(key, d) for d in specs.values() if (key := _match_key(have, d)) is not None]
+    best = max((key for key, _ in keyed), default=None)
+    winners = [d for key, d in keyed if key == best]
+    return winners[0] if len(winners) == 1 else None
 
 
 def precision_ran(
@@ -193,12 +201,13 @@ class Detected:
 
 
 def detect(specs: dict[str, Device] | None = None) -> Detected:
-    """The default JAX device, matched to a specs row (imports JAX)."""
+    """The default JAX device, matched to a row of specs (default: data/specs.csv)."""
     jax, _ = _jax()
+    specs = load_specs() if specs is None else specs
     device = jax.devices()[0]
     kind = device.device_kind
     return Detected(
-        jax.default_backend(), kind, match_device(kind, specs or {}), jax.__version__,
+        jax.default_backend(), kind, match_device(kind, specs), jax.__version__,
         jax.config.jax_default_matmul_precision, getattr(device, "compute_capability", None),
     )  # fmt: skip
 
@@ -416,7 +425,8 @@ def _compile(env: _Env) -> list[Record]:
     case = _compile_case(env, _mlp_fn(), (params, x), model, matmul=True)
     steady = env.loop(case.run, 20)
     ratio = f"first call / steady step = {first.median / steady.mean:.0f}"
-    return [env.record("compile", "first call", first, case, note=ratio),
+    no_work = {"flops": None, "bytes": None}  # the first call is mostly compile, not FLOPs
+    return [env.record("compile", "first call", first, case, note=ratio, **no_work),
             env.record("compile", "steady step", steady, case)]  # fmt: skip
 
 

@@ -5,9 +5,7 @@ floats. This module is one of the two places units convert (format.py is the oth
 Capacities are binary (an "80 GB" HBM stack is 80 GiB, as vendors size memory);
 rates are decimal (1 TB/s = 1e12 bytes/s, 1 TFLOP/s = 1e12 FLOP/s).
 An empty cell is "not published" and becomes None, never 0. load_specs reports every
-problem of a file in one SpecError (file, spreadsheet row, column, value, what was
-expected); sanity_problems flags well-formed rows that look mistyped (a sparse figure
-entered as dense, bits entered as bytes).
+problem of a file at once; sanity_problems flags well-formed rows that look mistyped.
 """
 
 from __future__ import annotations
@@ -96,8 +94,9 @@ RATIO_LIMITS = (
     ("bf16_tflops", "tf32_tflops", 2 * TOLERANCE, SPARSE),
     ("fp16_tflops", "bf16_tflops", TOLERANCE, SPARSE),
     ("bf16_tflops", "fp16_tflops", TOLERANCE, SPARSE),
-    # Every real row needs >= 76 16-bit FLOPs per byte of memory traffic (RTX 3090); below
-    # 30, the bandwidth was typed in bits. Catches the parts too slow for the year curve below.
+    # Every real row's 16-bit ridge point is >= 76 FLOP/byte (RTX 3090: 71 TFLOP/s over
+    # 0.936 TB/s); below 30, the bandwidth was typed in bits. This catches the parts too
+    # slow for the year curve below to notice.
     ("memory_bw_tbs", "bf16_tflops", 1 / 30, BITS),
     ("memory_bw_tbs", "fp16_tflops", 1 / 30, BITS),
     # Scale-out is one direction, scale-up both: a network faster than the device's
@@ -284,14 +283,17 @@ def _header_problems(header: list[str], label: str) -> list[str]:
             where = f"columns {_letter(first[column])} and {_letter(i)}"
             problems.append(f"{label}, row 1, column {column!r}: got it in {where}; expected once")
         first.setdefault(column, i)
-    missing = [c for c in REQUIRED_COLUMNS if c not in first]
-    if missing:
-        named = ", ".join(repr(c) + _did_you_mean(c, header) for c in missing)
-        problems.append(
-            f"{label}, row 1: missing required column(s) {named}; expected all of "
-            + ", ".join(REQUIRED_COLUMNS)
-        )
-    return problems
+    return problems + _missing_problem(header, label)
+
+
+def _missing_problem(header: list[str], label: str) -> list[str]:
+    """One problem naming every required column the header lacks, with likely misspellings."""
+    missing = [c for c in REQUIRED_COLUMNS if c not in header]
+    if not missing:
+        return []
+    named = ", ".join(repr(c) + _did_you_mean(c, header) for c in missing)
+    expected = "expected all of " + ", ".join(REQUIRED_COLUMNS)
+    return [f"{label}, row 1: missing required column(s) {named}; {expected}"]
 
 
 def _did_you_mean(column: str, header: list[str]) -> str:

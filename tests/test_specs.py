@@ -215,6 +215,12 @@ def test_peak_flops_is_dense_si_flop_per_s(bundled):
     assert bundled[SEED].peak_flops("bf16") == 990e12
 
 
+def test_seed_row_holds_the_seed_figures_in_si(bundled):
+    seed = bundled[SEED]
+    assert (seed.memory_bytes, seed.memory_bytes_per_s) == (80 * 1024**3, 3.35e12)
+    assert (seed.fp32_flops_per_s, seed.compute_units) == (67e12, 132)
+
+
 def test_peak_flops_is_none_where_unpublished():
     assert load_one(fp4_tflops="").peak_flops("fp4") is None
 
