@@ -39,9 +39,9 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 def listing() -> str:
     """The suites and experiments, one per line."""
-    cap = f"(on a CPU: float32, sides up to {jax_bench.CPU_MAX_MATMUL})"
-    suites = [f"  {s.name}: matmul sides {', '.join(map(str, s.matmul_sizes))} {s.matmul_dtype} {cap}"
-              for s in jax_bench.SUITES.values()]  # fmt: skip
+    cap = f"on a CPU: float32, sides up to {jax_bench.CPU_MAX_MATMUL}"
+    suites = [f"  {s.name}: matmul sides {', '.join(map(str, s.matmul_sizes))}, "
+              f"{s.matmul_dtype} ({cap})" for s in jax_bench.SUITES.values()]  # fmt: skip
     experiments = [f"  {e.name}: {e.title}" for e in jax_bench.EXPERIMENTS.values()]
     return "\n".join(["suites:", *suites, "experiments:", *experiments])
 
@@ -63,8 +63,9 @@ def summary(records: tuple[results.Record, ...]) -> str:
              f"{'IQR/med':>8} {'FLOP/s':>12} {'bytes/s':>12}  note"]  # fmt: skip
     for r in records:
         m = r.measurement
-        rate = fmt.flops_per_s(r.flops / m.median) if r.flops and m.median else ""
-        bandwidth = fmt.bytes_per_s(r.bytes / m.median) if r.bytes and m.median else ""
+        timed_work = m.synced and m.median > 0  # a naive timer's rate is not the device's
+        rate = fmt.flops_per_s(r.flops / m.median) if timed_work and r.flops else ""
+        bandwidth = fmt.bytes_per_s(r.bytes / m.median) if timed_work and r.bytes else ""
         lines.append(f"{r.experiment:<12} {r.label:<24} {fmt.seconds(m.statistic):>10} "
                      f"{fmt.seconds(m.median):>10} {fmt.percent(m.spread):>8} {rate:>12} "
                      f"{bandwidth:>12}  {r.note}")  # fmt: skip

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from perfcore.sanity import sanity_problems
 from perfcore.specs import (
     DEFAULT_PATH,
     REQUIRED_COLUMNS,
@@ -13,7 +14,6 @@ from perfcore.specs import (
     SpecError,
     load_specs,
     load_specs_bytes,
-    sanity_problems,
 )
 
 BAD_SPECS = Path(__file__).parent / "data" / "bad_specs"
