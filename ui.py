@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
+from perfcore.format import NOT_PUBLISHED
 from perfcore.ops import Param
 from perfcore.results import MeasuredPoint, ResultsError, load_results_bytes, measured_points
 from perfcore.specs import PRECISIONS, Device, SpecError, load_specs, load_specs_bytes
@@ -168,11 +169,20 @@ def _valid_number(raw: object, lo: float, hi: float, integer: bool) -> bool:
 
 
 def table(df: pd.DataFrame, name: str) -> None:
-    """The numbers behind a chart, with a CSV download of exactly what is shown."""
-    st.dataframe(df, hide_index=True, width="stretch")
+    """The numbers behind a chart, with a CSV download (empty cells: not published)."""
+    st.dataframe(_published(df), hide_index=True, width="stretch")
     csv = df.to_csv(index=False).encode()
     st.download_button("Download CSV", csv, file_name=f"{name}.csv", mime="text/csv",
                        key=f"download_{name}", on_click="ignore")  # fmt: skip
+
+
+def _published(df: pd.DataFrame) -> pd.DataFrame:
+    """For display: columns with empty cells become text, the gaps saying 'not published'."""
+    shown = df.copy()
+    for column in df.columns[df.isna().any()]:
+        shown[column] = [NOT_PUBLISHED if pd.isna(v) else f"{v:.4g}" if isinstance(v, float)
+                         else str(v) for v in df[column]]  # fmt: skip
+    return shown
 
 
 def takeaway(text: str) -> None:

@@ -1,3 +1,20 @@
+"""Memory hierarchy: each level's capacity, bandwidth and latency, and what one trip costs."""
+
 import streamlit as st
 
-st.title("coming")
+import ui
+from perfcore.explain import hierarchy as view
+from perfcore.figures import hierarchy_figure
+
+ctx = ui.context()
+st.title("Memory hierarchy")
+st.latex(r"\text{FLOPs forgone per trip} = P_{\text{peak}} \times t_{\text{latency}}")
+metric = ui.choice("Chart", view.METRICS, "hi_metric", widget=st.radio, horizontal=True)
+views = view.hierarchies(ctx.device, ctx.compare, ctx.precision)
+for col, (label, value, help_) in zip(st.columns(3), view.headline(views), strict=False):
+    col.metric(label, value, help=help_)
+st.plotly_chart(hierarchy_figure(views, metric), key="hi_chart")
+st.markdown(view.KINDS)
+ui.table(view.table(views), "hierarchy")
+ui.takeaway(view.takeaway(*views))
+ui.spec_caption(ctx.device, ctx.compare)

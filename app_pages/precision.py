@@ -1,3 +1,33 @@
+"""Precision: one matmul at every precision the device publishes, vector and tensor paths apart."""
+
 import streamlit as st
 
-st.title("coming")
+import ui
+from perfcore import ops
+from perfcore.explain import precision as view
+from perfcore.figures import precision_bars_figure, precision_roofline_figure
+from perfcore.precision import matmul_sweep
+
+ctx = ui.context()
+st.title("Precision is a throughput knob")
+st.latex(
+    r"I(b) = \frac{2mnk}{b\,(mk + kn + mn)},\qquad t_{\text{floor}}(b) = "
+    r"\max\left(\frac{2mnk}{P_{\text{peak}}(b)},\; \frac{b\,(mk + kn + mn)}{\beta}\right)"
+)
+sizes = {}
+for param, col in zip(ops.CATALOG["matmul"][1], st.columns(3), strict=True):
+    with col:
+        label = f"{param.name} ({param.help})"
+        sizes[param.name] = ui.number(label, f"pr_{param.name}", param.default, 1, view.SIZE_MAX)
+rows = matmul_sweep(ctx.device, **sizes)
+span = view.span(rows)
+for col, (label, value) in zip(st.columns(4), view.metrics(span), strict=False):
+    col.metric(label, value)
+st.caption(view.missing_note(ctx.device, rows))
+ends = (span.widest, span.narrowest) if span else ()
+st.plotly_chart(precision_roofline_figure(rows, ctx.device, *ends), key="pr_roofline")
+st.plotly_chart(precision_bars_figure(rows, view.not_published(rows)), key="pr_bars")
+ui.table(view.table(rows), "precision")
+ui.takeaway(view.takeaway(rows, ctx.device))
+st.caption(view.NOTE)
+ui.spec_caption(ctx.device)

@@ -1,3 +1,68 @@
+"""Scale-out: a hierarchical all-reduce of a model's gradients, in the node and across nodes."""
+
 import streamlit as st
 
-st.title("coming")
+import ui
+from perfcore.comm import CONVENTIONS
+from perfcore.explain import scale_out as view
+from perfcore.figures import scale_out_figure
+from perfcore.specs import PRECISIONS
+
+ctx = ui.context()
+st.title("Scale-out: all-reduce across GPUs and nodes")
+cols = st.columns(4)
+with cols[0]:
+    params = ui.number(
+        "Parameters (gradients)", "so_params", 7e9, 1e6, 1e13, integer=False, format="%.4g"
+    )
+with cols[1]:
+    dtype = ui.choice("Gradient dtype", PRECISIONS, "so_dtype", "bf16")
+with cols[2]:
+    gpus = ui.number("GPUs per node", "so_gpus", 8, 1, 72)
+with cols[3]:
+    nodes = ui.number("Nodes", "so_nodes", 2, 1, 1024)
+convention = ui.choice(
+    "Bandwidth convention",
+    CONVENTIONS,
+    "so_convention",
+    "as-marketed",
+    widget=st.radio,
+    horizontal=True,
+)
+st.markdown(view.CONVENTION_NOTE[convention])
+with st.expander("Latency per hop (alpha) — estimates, 0 reproduces the seed"):
+    left, right = st.columns(2)
+    with left:
+        alpha_up = ui.number(
+            "Scale-up µs per hop (~2 µs NVLink)",
+            "so_alpha_up_us",
+            0.0,
+            0,
+            1e4,
+            integer=False,
+            help=view.ALPHA_HELP,
+        )
+    with right:
+        alpha_out = ui.number(
+            "Network µs per hop (~5 µs)",
+            "so_alpha_out_us",
+            0.0,
+            0,
+            1e4,
+            integer=False,
+            help=view.ALPHA_HELP,
+        )
+setup = view.setup(params, dtype, gpus, nodes, convention, alpha_up, alpha_out)
+chosen = view.allreduce(ctx.device, setup)
+for metrics in (view.link_metrics(chosen), view.leg_metrics(chosen), view.whole_metrics(chosen)):
+    for col, m in zip(st.columns(len(metrics)), metrics, strict=True):
+        col.metric(m.label, m.value, help=m.help)
+st.latex(view.FORMULA)
+rows = view.sweep(ctx.device, setup)
+chart, ladder = st.columns([3, 2])
+fig = scale_out_figure(rows, chosen, view.sweep(ctx.compare, setup))
+chart.plotly_chart(fig, key="so_chart")
+ladder.markdown(view.ladder(rows, nodes))
+ui.table(view.table(rows, nodes), "scale_out")
+ui.takeaway(view.takeaway(chosen))
+ui.spec_caption(ctx.device, ctx.compare)

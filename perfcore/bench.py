@@ -161,19 +161,20 @@ def measure(
     """Warm fn up outside the clock, then time it; samples in seconds per call."""
     if method not in METHODS or repeats < 1 or calls_per_sample < 1:
         raise ValueError(f"measure needs a method in {METHODS}, repeats >= 1, calls >= 1")
-    if budget_s <= 0 or warmup < 0:
-        raise ValueError("measure needs budget_s > 0 and warmup >= 0")
-    calls = 1 if method == ISOLATED else calls_per_sample
+    if budget_s <= 0 or warmup < 0 or (method == ISOLATED and calls_per_sample != 1):
+        raise ValueError("measure needs budget_s > 0, warmup >= 0, 1 call per isolated sample")
     _warm_up(fn, sync, warmup)
 
     def take() -> float:
-        return _time_sample(fn, sync, clock, calls, blocking)
+        return _time_sample(fn, sync, clock, calls_per_sample, blocking)
 
     samples = _take_samples(take, clock, repeats, budget_s)
-    return Measurement(tuple(samples), calls, method, warmup, blocking)
+    return Measurement(tuple(samples), calls_per_sample, method, warmup, blocking)
 
 
-def measure_loop(fn: Callable[[], Any], *, sync: Callable[[Any], Any], calls: int = 10, **kw):
+def measure_loop(
+    fn: Callable[[], Any], *, sync: Callable[[Any], Any], calls: int = 10, **kw: Any
+) -> Measurement:
     """Back-to-back loop: `calls` calls then one sync per sample; a Measurement (mean per call)."""
     return measure(fn, sync=sync, method=LOOP, calls_per_sample=calls, **kw)
 

@@ -243,7 +243,8 @@ class _Case:
 
     def fields(self) -> dict:
         """The Record fields this case fills in."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)[1:-1]}
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                if f.name not in ("run", "note")}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -275,6 +276,11 @@ class _Env:
         spec_name = d.spec.name if d.spec else ""
         return Record(experiment, label, m, d.device_kind, d.backend, d.jax_version, stamp,
                       spec_name, **fields)  # fmt: skip
+
+
+# Record fields of a timing that is overhead (an empty call, a compile), not a roofline point.
+_NO_WORK = {"flops": None, "bytes": None, "flops_model": None, "bytes_model": None}
+_NO_WORK |= {"flops_source": ""}
 
 
 def _compile_case(env: _Env, fn: Callable, args: tuple, model: ops.Cost, *, matmul: bool):
@@ -359,8 +365,7 @@ def _with_regimes(records: list[Record], overhead_s: float, spec: Device | None)
 def _sweep(env: _Env) -> list[Record]:
     """Matmul size sweep: achieved FLOP/s per size, after the cost of an empty call."""
     empty = _elementwise(env, lambda x: x + 1, 1)
-    no_work = {"flops": None, "bytes": None}  # the floor is overhead, not a roofline point
-    floor = env.record("sweep", "empty call", env.loop(empty.run, 10), empty, **no_work)
+    floor = env.record("sweep", "empty call", env.loop(empty.run, 10), empty, **_NO_WORK)
     sized = []
     for n in env.suite.matmul_sizes:
         case = _matmul(env, n)
@@ -425,8 +430,7 @@ def _compile(env: _Env) -> list[Record]:
     case = _compile_case(env, _mlp_fn(), (params, x), model, matmul=True)
     steady = env.loop(case.run, 20)
     ratio = f"first call / steady step = {first.median / steady.mean:.0f}"
-    no_work = {"flops": None, "bytes": None}  # the first call is mostly compile, not FLOPs
-    return [env.record("compile", "first call", first, case, note=ratio, **no_work),
+    return [env.record("compile", "first call", first, case, note=ratio, **_NO_WORK),
             env.record("compile", "steady step", steady, case)]  # fmt: skip
 
 

@@ -38,10 +38,10 @@ SCHEMA = (
     ("dtype", "text", "input dtype, e.g. float32, bfloat16"),
     ("precision", "precision", "which roof applies: " + " ".join(PRECISIONS) + " or empty"),
     ("flops", "amount", "FLOPs per call used for FLOP/s; empty when not applicable"),
-    ("bytes", "amount", "bytes per call used for bandwidth and intensity"),
+    ("bytes", "amount", "bytes per call: cost_analysis 'bytes accessed', else the model"),
     ("flops_model", "amount", "FLOPs per call from perfcore.ops"),
     ("bytes_model", "amount", "bytes per call from perfcore.ops"),
-    ("flops_source", "flops_source", "where flops/bytes came from: cost_analysis or model"),
+    ("flops_source", "flops_source", "where flops came from: cost_analysis, else model"),
     ("samples_s", "samples", "raw samples, seconds per call; CSV: space-separated"),
     ("calls_per_sample", "count1", "calls averaged into each sample (1 for isolated calls)"),
     ("method", "method", f"'{ISOLATED}' or '{LOOP}'"),
@@ -219,12 +219,14 @@ def _records(rows: list, where: str, label: str) -> tuple[Record, ...]:
 
 
 def _name(value) -> str:
+    """The value as non-empty text."""
     if not isinstance(value, str) or not value.strip():
         raise ValueError("non-empty text")
     return value
 
 
 def _text(value) -> str:
+    """The value as text; None is empty."""
     if value is None:
         return ""
     if not isinstance(value, str):
@@ -233,6 +235,7 @@ def _text(value) -> str:
 
 
 def _timestamp(value) -> str:
+    """The value, when it is an ISO 8601 time stamp with a UTC offset."""
     try:
         stamp = datetime.fromisoformat(_name(value))
     except ValueError:
@@ -243,6 +246,7 @@ def _timestamp(value) -> str:
 
 
 def _shape(value) -> tuple[int, ...]:
+    """One shape from '1024x1024', '()' or a JSON list."""
     if isinstance(value, str):
         value = [] if value == "()" else value.split("x")
     if not isinstance(value, list):
@@ -251,6 +255,7 @@ def _shape(value) -> tuple[int, ...]:
 
 
 def _shapes(value) -> tuple[tuple[int, ...], ...]:
+    """Shapes from '1024x1024;1024x1024' or a JSON list of lists."""
     if isinstance(value, str):
         value = value.split(";") if value else []
     if not isinstance(value, list):
@@ -262,6 +267,7 @@ def _shapes(value) -> tuple[tuple[int, ...], ...]:
 
 
 def _number(value) -> float:
+    """The value as a finite float >= 0."""
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise ValueError("a number")
     try:
@@ -274,10 +280,12 @@ def _number(value) -> float:
 
 
 def _amount(value) -> float | None:
+    """A finite float >= 0, or None for an empty cell or null."""
     return None if value is None or value == "" else _number(value)
 
 
 def _samples(value) -> tuple[float, ...]:
+    """Seconds per call, from space-separated text or a JSON list."""
     if isinstance(value, str):
         value = value.split()
     if not isinstance(value, list) or not value:
@@ -289,6 +297,7 @@ def _samples(value) -> tuple[float, ...]:
 
 
 def _count(value, minimum: int) -> int:
+    """The value as an integer >= minimum."""
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
@@ -297,6 +306,7 @@ def _count(value, minimum: int) -> int:
 
 
 def _bool(value) -> bool:
+    """True or False, from a JSON bool or 'true'/'false'."""
     flags = {True: True, False: False, "true": True, "false": False}
     if not isinstance(value, (bool, str)) or value not in flags:
         raise ValueError("true or false")
@@ -304,6 +314,8 @@ def _bool(value) -> bool:
 
 
 def _choice(options: tuple[str, ...]):
+    """A parser accepting exactly one of options."""
+
     def parse(value) -> str:
         if value not in options:
             raise ValueError("one of " + ", ".join(repr(o) for o in options))

@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
            "#17becf", "#7f7f7f", "#bcbd22")  # fmt: skip
 SECOND_DEVICE_DASH = "dash"
+GRID = {"gridcolor": "#e5e5e5", "zerolinecolor": "#cccccc", "linecolor": "#999999"}
 ESTIMATE_DASH = "dot"
 
 
@@ -21,17 +22,21 @@ def base_layout(title: str, x_title: str, y_title: str, height: int = 480) -> go
     """Common layout: title, axis titles, legend below, compact margins."""
     return go.Layout(
         title={"text": title, "x": 0.0},
-        xaxis={"title": {"text": x_title}},
-        yaxis={"title": {"text": y_title}},
+        xaxis={"title": {"text": x_title}, **GRID},
+        yaxis={"title": {"text": y_title}, **GRID},
         legend={"orientation": "h", "y": -0.2},
         margin={"l": 60, "r": 20, "t": 50, "b": 40},
         height=height,
         hovermode="closest",
-        template="plotly_white",
+        # template "none" plus the few settings we want: building and serialising a figure
+        # with a named template (plotly_white) took 4-7x longer, on every rerun.
+        template="none",
+        plot_bgcolor="white",
+        font={"family": "sans-serif", "size": 13},
     )
 
 
 def log_axis(low: float, high: float, title: str) -> dict:
     """A log axis with a fixed range, so it holds still while sliders move."""
     return {"type": "log", "range": [math.log10(low), math.log10(high)],
-            "title": {"text": title}, "exponentformat": "SI"}  # fmt: skip
+            "title": {"text": title}, "exponentformat": "SI", **GRID}  # fmt: skip

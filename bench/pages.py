@@ -1,0 +1,364 @@
+"""Page cost: each page's rerun time as a multiple of a one-slider, one-Plotly-line page.
+
+    .venv/bin/python bench/pages.py [--rounds 8] [--browser-n 8] [--apptest-n 15]
+
+The reference page (one st.slider, one go.Scatter of 200 points) is written to a temp dir
+and measured in the same run as app.py's pages, three ways, each as a ratio page/reference
+(absolute times vary ~10 % between runs on these machines; ratios measured together do not;
+see PERFORMANCE.md):
+
+1. AppTest: AppTest.from_file, switch to the page, then change a widget and time at.run();
+   min of N. In-process and without the live server's post-run gc.collect(2), so it
+   understates a live rerun (for the tiny reference most of all); shown, not gated.
+2. browser: one `streamlit run` per app (app.py, reference), headless Chromium. A widget
+   change (the sidebar Precision, bf16 <-> fp16, on every page of app.py; ArrowRight/Left
+   on the reference slider) is timed in the page from the WebSocket send of its rerun
+   message to stApp's data-test-script-state turning notRunning, i.e. to the "running"
+   indicator disappearing. Median of N. Includes the browser's handling of the deltas.
+3. server: the rerun messages the browser sent in (2) are replayed, with the websockets
+   client, on fresh sessions of the same two servers: time from sending a rerun_script
+   BackMsg to receiving the ForwardMsg script_finished. Reruns go back to back, so each
+   run's post-run gc is paid inside it or inside the next one, as for a user moving a
+   control. Pages and the reference are interleaved round by round so drift hits all.
+   Median of rounds x 3. This is the server-side rerun time, and the gate: every page
+   must be within 3x the reference (--gate picks another column).
+
+Prints a table and PASS/FAIL per page; exits 1 on any FAIL or any page that raised.
+The whole run takes about 3 minutes on 2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import base64
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LIMIT = 3.0
+WAIT_MS = 60_000
+CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]  # fmt: skip
+REFERENCE = '''import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+freq = st.slider("Frequency", 1, 50, 5, key="freq")
+x = np.linspace(0, 1, 200)
+st.plotly_chart(go.Figure(go.Scatter(x=x, y=np.sin(2 * np.pi * freq * x))))
+'''
+# Records every WebSocket send (time, payload) and every finished script run (time).
+PROBE_JS = """(() => {
+  const s = window.__bench = {sends: [], done: [], state: null, changed: 0};
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    const bytes = ArrayBuffer.isView(data)
+      ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data);
+    let text = ''; for (const b of bytes) text += String.fromCharCode(b);
+    s.sends.push([performance.now(), btoa(text)]);
+    return send.call(this, data);
+  };
+  new MutationObserver((muts) => {
+    for (const m of muts) {
+      s.state = m.target.getAttribute('data-test-script-state');
+      s.changed = performance.now();
+      if (s.state === 'notRunning' && m.oldValue !== 'notRunning') s.done.push(s.changed);
+    }
+  }).observe(document, {subtree: true, attributes: true, attributeOldValue: true,
+                        attributeFilter: ['data-test-script-state']});
+})();"""
+IDLE_JS = """(n) => { const s = window.__bench;
+  return s.done.length > n && s.state === 'notRunning' && performance.now() - s.changed > 150
+    && !document.querySelector('[data-testid$="Skeleton"], [data-stale="true"]'); }"""
+
+
+@dataclass
+class Target:
+    """One page to measure and how to change its widget."""
+
+    name: str
+    script: Path  # what AppTest and `streamlit run` open
+    page: str | None  # the page AppTest switches to (None: the script itself)
+    path: str  # URL path on its server
+    key: str  # the widget changed
+    values: tuple  # alternated
+    apptest_ms: float = float("nan")
+    browser_ms: list[float] = field(default_factory=list)
+    server_ms: list[float] = field(default_factory=list)
+    reruns: list[bytes] = field(default_factory=list)  # rerun BackMsgs the browser sent
+    error: str = ""
+
+
+def app_pages() -> list[tuple[str, str]]:
+    """(script, URL path) of every st.Page in app.py, in order; the default page is '/'."""
+    pages = []
+    for node in ast.walk(ast.parse((ROOT / "app.py").read_text())):
+        func = getattr(node, "func", None)
+        if not (isinstance(func, ast.Attribute) and func.attr == "Page" and node.args):
+            continue
+        kw = {k.arg: getattr(k.value, "value", None) for k in node.keywords}
+        script = node.args[0].value
+        name = re.sub(r"^[0-9]*[_ -]*", "", Path(script).stem)  # Streamlit's url_path rule
+        pages.append((script, "/" if kw.get("default") else "/" + (kw.get("url_path") or name)))
+    return pages
+
+
+def targets(reference: Path, only: list[str]) -> list[Target]:
+    """The reference first, then every page of app.py (or those named in `only`)."""
+    ref = Target("reference", reference, None, "/", "freq", (6, 5))
+    pages = [Target(Path(s).stem, ROOT / "app.py", s, p, "precision", ("fp16", "bf16"))
+             for s, p in app_pages() if not only or Path(s).stem in only]  # fmt: skip
+    return [ref, *pages]
+
+
+def measure_apptest(t: Target, n: int) -> None:
+    """Min of n AppTest reruns after a widget change, in ms."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(t.script), default_timeout=60)
+    at.run()
+    if t.page:
+        at.switch_page(t.page).run()
+    kind = "slider" if t.key == "freq" else "selectbox"
+    times = []
+    for i in range(n + 2):
+        getattr(at, kind)(key=t.key).set_value(t.values[i % 2])
+        start = time.perf_counter()
+        at.run()
+        times.append((time.perf_counter() - start) * 1e3)
+        if at.exception:
+            t.error = f"AppTest: {at.exception[0].message}"
+            return
+    t.apptest_ms = min(times[2:])
+
+
+@contextmanager
+def serve(script: Path):
+    """`streamlit run script` on a free local port; yields its URL; always terminated."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
+           "--server.port", str(port), "--server.address", "127.0.0.1",
+           "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]  # fmt: skip
+    log = tempfile.TemporaryFile()
+    proc = subprocess.Popen(cmd, cwd=script.parent, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while not _healthy(url):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                log.seek(0)
+                raise RuntimeError(f"{script} did not start:\n{log.read().decode()[-3000:]}")
+            time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+            return r.read() == b"ok"
+    except OSError:
+        return False
+
+
+@contextmanager
+def chromium():
+    """Headless Debian Chromium under Playwright's sync API."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=shutil.which("chromium"),
+                                     args=CHROMIUM_ARGS, timeout=30_000)  # fmt: skip
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def wait_idle(page, after: int) -> None:
+    """Wait until more than `after` runs have finished and everything is drawn."""
+    page.wait_for_function(IDLE_JS, arg=after, polling=50, timeout=WAIT_MS)
+
+
+def open_page(context, url: str):
+    """A new tab on `url`, once its first run has finished and it is drawn."""
+    page = context.new_page()
+    page.goto(url, wait_until="domcontentloaded")
+    wait_idle(page, 0)
+    return page
+
+
+def change(page, t: Target, value) -> None:
+    """Change the target's widget to `value` the way a user does."""
+    if t.key == "freq":
+        page.get_by_role("slider").press("ArrowRight" if value > t.values[1] else "ArrowLeft")
+        return
+    page.get_by_role("combobox", name="Precision").click()
+    page.get_by_role("option", name=value, exact=True).click()
+
+
+def measure_browser(page, t: Target, n: int) -> None:
+    """n widget changes: rerun message sent -> run finished in the page, in ms."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    for i in range(n + 2):
+        done = page.evaluate("window.__bench.done.length")
+        mark = page.evaluate("performance.now()")
+        change(page, t, t.values[i % 2])
+        wait_idle(page, done)
+        probe = page.evaluate("window.__bench")
+        sends = [(ts, base64.b64decode(p)) for ts, p in probe["sends"] if ts >= mark]
+        reruns = [(ts, p) for ts, p in sends if BackMsg.FromString(p).HasField("rerun_script")]
+        if not reruns:
+            raise RuntimeError(f"{t.name}: the change sent no rerun message")
+        sent = reruns[0][0]
+        finished = next(d for d in probe["done"] if d >= sent)
+        if i >= 2:
+            t.browser_ms.append(finished - sent)
+        t.reruns = [*t.reruns[-1:], reruns[-1][1]]  # the last two: one of each value
+
+
+def run_browser_phase(ts: list[Target], app_url: str, ref_url: str, n: int) -> None:
+    with chromium() as browser:
+        for group, url in ((ts[:1], ref_url), (ts[1:], app_url)):
+            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            context.set_default_timeout(WAIT_MS)
+            context.add_init_script(PROBE_JS)
+            for t in group:
+                if t.error:
+                    continue
+                page = open_page(context, url + t.path)
+                try:
+                    measure_browser(page, t, n)
+                except Exception as e:  # report the page, measure the rest
+                    t.error = f"browser: {type(e).__name__}: {str(e).splitlines()[0]}"
+                page.close()
+            context.close()
+
+
+class Session:
+    """A websocket client on a fresh server session that replays two rerun messages."""
+
+    def __init__(self, url: str, reruns: list[bytes]):
+        from websockets.sync.client import connect
+
+        ws_url = url.replace("http://", "ws://") + "/_stcore/stream"
+        self.ws = connect(ws_url, subprotocols=["streamlit"], origin=url, max_size=None)
+        self.reruns, self.i = reruns, 0
+
+    def rerun(self) -> float:
+        """Send the next rerun message; ms until its script_finished arrives."""
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        msg = self.reruns[self.i % 2]
+        self.i += 1
+        start = time.perf_counter()
+        self.ws.send(msg)
+        while True:
+            data = self.ws.recv(timeout=WAIT_MS / 1e3)
+            if len(data) < 256:  # script_finished is tiny; skip decoding the deltas
+                fwd = ForwardMsg.FromString(data)
+                if fwd.WhichOneof("type") == "script_finished":
+                    elapsed = (time.perf_counter() - start) * 1e3
+                    if fwd.script_finished != ForwardMsg.FINISHED_SUCCESSFULLY:
+                        raise RuntimeError(f"script finished with {fwd.script_finished}")
+                    return elapsed
+
+    def close(self) -> None:
+        self.ws.close()
+
+
+def run_server_phase(ts: list[Target], app_url: str, ref_url: str, rounds: int) -> None:
+    live = [t for t in ts if not t.error and len(t.reruns) == 2]
+    sessions = {t.name: Session(ref_url if t is ts[0] else app_url, t.reruns) for t in live}
+    try:
+        for t in live:  # first run of the session and warm-up
+            for _ in range(3):
+                sessions[t.name].rerun()
+        for _ in range(rounds):
+            for t in live:
+                t.server_ms += [sessions[t.name].rerun() for _ in range(3)]
+    finally:
+        for s in sessions.values():
+            s.close()
+
+
+def report(ts: list[Target], gate: str) -> int:
+    """Print the table; 1 when a page fails the gate or could not be measured."""
+    ref = ts[0]
+    cols = {"apptest": lambda t: t.apptest_ms, "browser": lambda t: _median(t.browser_ms),
+            "server": lambda t: _median(t.server_ms)}  # fmt: skip
+    head = f"{'page':<12} {'AppTest min':>12} {'browser median':>15} {'server median':>14}"
+    print(f"\n{head}   gate: {gate} <= {LIMIT:g}x reference")
+    failed = 0
+    for t in ts:
+        cells = []
+        for name, get in cols.items():
+            ms, base = get(t), get(ref)
+            ratio = f"{ms / base:4.1f}x" if t is not ref and ms == ms and base == base else ""
+            width = {"apptest": 12, "browser": 15, "server": 14}[name] - 6
+            cells.append(f"{ms:>{width}.1f} ms{ratio:>4}" if ratio else f"{ms:>{width}.1f} ms    ")
+        verdict = ""
+        if t is not ref:
+            ratio = cols[gate](t) / cols[gate](ref)
+            ok = not t.error and ratio <= LIMIT
+            verdict = "PASS" if ok else "FAIL"
+            failed += not ok
+        print(f"{t.name:<12} {' '.join(cells)}  {verdict} {t.error}".rstrip())
+    n_server = len(ref.server_ms)
+    print(f"(AppTest: min; browser: median of {len(ref.browser_ms)}; server: median of {n_server})")
+    return 1 if failed else 0
+
+
+def _median(xs: list[float]) -> float:
+    return statistics.median(xs) if xs else float("nan")
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=8, help="server phase rounds (3 reruns each)")
+    ap.add_argument("--browser-n", type=int, default=8, help="widget changes per page in Chromium")
+    ap.add_argument("--apptest-n", type=int, default=15, help="AppTest reruns per page")
+    ap.add_argument("--gate", choices=["server", "browser", "apptest"], default="server")
+    ap.add_argument("pages", nargs="*", help="page script stems to measure (default: all)")
+    args = ap.parse_args(argv)
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory() as tmp:
+        reference = Path(tmp) / "reference.py"
+        reference.write_text(REFERENCE)
+        ts = targets(reference, args.pages)
+        for t in ts:
+            print(f"AppTest {t.name} ...", flush=True)
+            measure_apptest(t, args.apptest_n)
+        with serve(ROOT / "app.py") as app_url, serve(reference) as ref_url:
+            print("browser ...", flush=True)
+            run_browser_phase(ts, app_url, ref_url, args.browser_n)
+            print("server (websocket replay) ...", flush=True)
+            run_server_phase(ts, app_url, ref_url, args.rounds)
+    rc = report(ts, args.gate)
+    print(f"took {time.monotonic() - started:.0f} s")
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,301 @@
+"""The pitfalls page: the seed's five wrong beliefs (DEMO 7), each priced on the chosen device.
+
+Each belief becomes a Section: the belief in quotes, its priced numbers (SI value, unit and
+how the page prints it) and a one-line verdict computed from them. A belief that needs a
+figure the device does not publish becomes a "not published" Section; the others stay.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pandas as pd
+
+from perfcore import format as fmt
+from perfcore import ops, pitfalls
+from perfcore.pitfalls import NotPublished
+from perfcore.precision import BYTES_PER_ELEMENT
+from perfcore.specs import Device
+
+HALF_PRECISIONS = ("fp16", "bf16")
+METRICS_PER_ROW = 3
+SEED_ELEMENTS = 4096 * 4096  # the seed's one 4096 x 4096 tensor
+TITLES = {
+    1: "(1) The faster chip",
+    2: "(2) Batch size one",
+    3: "(3) The stray FP32 op",
+    4: "(4) The copy inside the loop",
+    5: "(5) Sharding for headroom",
+}
+FORMULAS = {
+    1: r"\text{attainable} = \min(P,\ I\beta),\qquad I_{\text{decode}} = "
+    r"\frac{2\cdot\text{params}\cdot B}{\text{params}\cdot b} = \frac{2B}{b}",
+    2: r"u = \frac{n}{\lceil n/U \rceil \cdot U},\qquad \text{idle} = \lceil n/U \rceil U - n",
+    3: r"I_{\text{matmul}} = \frac{2n^3}{3n^2 b},\qquad "
+    r"\text{ceiling} = \min(P_{\text{path}},\ I\beta)",
+    4: r"t_{\text{PCIe}} = \frac{S\,k}{\beta_{\text{PCIe}}/2}\quad\text{vs}\quad "
+    r"t_{\text{mem}} = \frac{S\,k}{\beta_{\text{mem}}}",
+    5: r"\text{bytes} = 2\,\frac{N-1}{N}\cdot\frac{\text{params}\cdot b}{g},\qquad "
+    r"t = \frac{\text{bytes}}{\beta_{\text{net}}}",
+}
+FIELDS = {
+    "memory_bytes_per_s": "a memory bandwidth",
+    "memory_bytes": "a memory capacity",
+    "compute_units": "a compute-unit count",
+    "pcie_bytes_per_s": "a PCIe bandwidth",
+    "scaleout_bytes_per_s": "a scale-out (network) bandwidth",
+    **{f"{p}_flops_per_s": f"a {p} peak" for p in BYTES_PER_ELEMENT},
+}
+_SECONDS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """One priced number: label, SI value, unit, and how the page prints it."""
+
+    label: str
+    value: float
+    unit: str
+    text: str
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class Section:
+    """One belief priced on one device; no quantities where it is not published."""
+
+    number: int
+    belief: str
+    quantities: tuple[Quantity, ...]
+    verdict: str
+    summary: str = ""
+    result: object = None
+
+    @property
+    def rows(self) -> list[tuple[Quantity, ...]]:
+        """The quantities in rows of at most METRICS_PER_ROW, so no value is cut short."""
+        q, n = self.quantities, METRICS_PER_ROW
+        return [q[i : i + n] for i in range(0, len(q), n)]
+
+    @property
+    def quote(self) -> str:
+        """The belief as a markdown block quote."""
+        return f"> “{self.belief}”"
+
+    @property
+    def published(self) -> bool:
+        """True when the device publishes every figure this belief needs."""
+        return bool(self.quantities)
+
+
+def _guard(number: int, belief: str, device: Device, price: Callable[[], Section]) -> Section:
+    """The priced Section, or a 'not published' one naming the missing figure."""
+    try:
+        return price()
+    except NotPublished as e:
+        field = str(e).rsplit(" ", 1)[-1]
+        needs = FIELDS.get(field, field)
+        verdict = f"{fmt.NOT_PUBLISHED}: {device.name} does not publish {needs}."
+        return Section(number, belief, (), verdict)
+
+
+def _q(label: str, value: float, unit: str, text: Callable, help: str = "") -> Quantity:
+    """A Quantity printed by `text(value)`."""
+    return Quantity(label, value, unit, text(value), help)
+
+
+def _ceiling(flops_per_s: float) -> str:
+    """A FLOP/s ceiling to one decimal in its prefix, as the seed prints them ('990.0 TFLOP/s')."""
+    mantissa = flops_per_s / 1000 ** math.floor(math.log10(flops_per_s) / 3)
+    return fmt.flops_per_s(flops_per_s, math.floor(math.log10(mantissa)) + 2)
+
+
+def _rate(bytes_per_s: float) -> str:
+    """A link rate without trailing zeros: '64 GB/s', '37.5 GB/s'."""
+    number, unit = fmt.bytes_per_s(bytes_per_s, 4).split(" ", 1)
+    return f"{number.rstrip('0').rstrip('.') if '.' in number else number} {unit}"
+
+
+def _pair_seconds(a: float, b: float) -> tuple[str, str]:
+    """Two times in the unit of the larger, two decimals, as the seed compares them ('0.52 s')."""
+    scale, unit = next(((f, u) for f, u in _SECONDS if max(a, b) >= f / 10), _SECONDS[-1])
+    if min(a, b) / scale < 0.005:  # two decimals would print 0.00: keep each its own unit
+        return fmt.seconds(a), fmt.seconds(b)
+    return f"{a / scale:.2f} {unit}", f"{b / scale:.2f} {unit}"
+
+
+def faster_chip(device: Device, precision: str, params: float, batch: int) -> Section:
+    """(1) A decode step today, with 2x the arithmetic peak, and with 2x the bandwidth."""
+    belief = "We'll buy the faster chip."
+    return _guard(1, belief, device, lambda: _faster_chip(device, precision, params, batch, belief))
+
+
+def _faster_chip(device: Device, precision: str, params: float, batch: int, belief: str) -> Section:
+    """(1) priced; raises NotPublished."""
+    cost = ops.decode_step(params, int(batch), BYTES_PER_ELEMENT[precision])
+    r = pitfalls.faster_chip(device, precision, cost)
+    spec = f"Derived: min(peak, intensity x bandwidth), {precision} spec."
+    cases = {"today": r.today, "2x the arithmetic peak": r.double_peak}
+    cases["2x the memory bandwidth"] = r.double_bandwidth
+    q = (
+        _q("intensity", cost.intensity, "FLOP/byte", fmt.intensity, "Derived: 2 x batch / bytes."),
+        *(
+            _q(f"{k} ({lim}-bound)", v, "FLOP/s", fmt.flops_per_s, spec)
+            for k, (v, lim) in cases.items()
+        ),
+        _q("gained from 2x the peak", r.gain_from_peak, "FLOP/s", fmt.flops_per_s),
+    )
+    gain, gain_bw = (
+        fmt.flops_per_s(x - r.today[0]) for x in (r.double_peak[0], r.double_bandwidth[0])
+    )
+    verdict = (
+        f"{cost.name} at {fmt.intensity(cost.intensity)} is {r.today[1]}-bound: doubling the "
+        f"arithmetic gained {gain}; doubling the bandwidth gained {gain_bw}."
+    )
+    summary = f"2x the arithmetic gains {gain}"
+    return Section(1, belief, q, verdict, summary, r)
+
+
+def batch_one(device: Device, batch: int) -> Section:
+    """(2) One block per sequence: utilisation and idle compute units."""
+    belief = "Batch size one is fine, it's just one request."
+    return _guard(2, belief, device, lambda: _batch_one(device, int(batch), belief))
+
+
+def _batch_verdict(r: pitfalls.BatchOne) -> str:
+    """(2) in one line: how much of the machine the batch leaves idle."""
+    if r.idle_units == 0:
+        return f"{r.batch} blocks fill all {r.units} units in every wave: none idle."
+    if r.batch < r.units:
+        return (
+            f"You are renting {r.units} compute units and using {r.batch}: {r.idle_units} sit idle."
+        )
+    return f"{r.batch} blocks leave {r.idle_units} of {r.units} units idle in the last wave."
+
+
+def _batch_one(device: Device, batch: int, belief: str) -> Section:
+    """(2) priced; raises NotPublished."""
+    r = pitfalls.batch_one(device, batch)
+    util = fmt.percent(r.utilisation, 2)
+    q = (
+        _q("utilisation", r.utilisation, "fraction", lambda v: util, "Derived: blocks / slots."),
+        _q("compute units idle (last wave)", r.idle_units, "units", lambda v: f"{v} of {r.units}"),
+        _q("compute units (SMs / CUs)", r.units, "units", str, f"Published spec: {device.source}"),
+    )
+    summary = f"batch {batch} keeps {util} of the units busy"
+    return Section(2, belief, q, _batch_verdict(r), summary, r)
+
+
+def fp32_path(device: Device, n: int, half: str) -> Section:
+    """(3) An n x n x n matmul on the half-precision tensor path vs the FP32 vector path."""
+    belief = f"We cast the model to {half.upper()}, so we get the tensor-core speedup."
+    return _guard(3, belief, device, lambda: _fp32_path(device, int(n), half, belief))
+
+
+def _fp32_path(device: Device, n: int, half: str, belief: str) -> Section:
+    """(3) priced; raises NotPublished."""
+    r = pitfalls.fp32_path(device, n, half)
+    h, derived = half.upper(), "Derived: min(peak, intensity x bandwidth)."
+    ratio = fmt.ratio(r.ceiling_ratio, 3)
+    q = (
+        _q(f"{h} tensor path intensity", r.tensor_intensity, "FLOP/byte", fmt.intensity),
+        _q(f"{h} tensor path ceiling", r.tensor_ceiling, "FLOP/s", _ceiling, derived),
+        _q("FP32 vector path intensity", r.fp32_intensity, "FLOP/byte", fmt.intensity),
+        _q("FP32 vector path ceiling", r.fp32_ceiling, "FLOP/s", _ceiling, derived),
+        _q("ceiling lost", r.ceiling_ratio, "x", lambda v: ratio, "tensor / FP32 ceiling"),
+    )
+    paths = " vs ".join(f"{a.text} → {b.text}" for a, b in (q[:2], q[2:4]))
+    verdict = f"{paths}: one op that forces the FP32 path costs {ratio} of the ceiling."
+    return Section(3, belief, q, verdict, f"one FP32 op costs {ratio} of the ceiling", r)
+
+
+def copy_in_loop(device: Device, elements: int, dtype: str, iterations: int) -> Section:
+    """(4) A host-to-device copy of one tensor left inside a loop of `iterations`."""
+    belief = "The .to(device) call is inside the loop. It's only a copy."
+    args = (device, int(elements) * BYTES_PER_ELEMENT[dtype], int(iterations), belief)
+    return _guard(4, belief, device, lambda: _copy_in_loop(*args))
+
+
+def _copy_in_loop(device: Device, tensor_bytes: float, iterations: int, belief: str) -> Section:
+    """(4) priced; raises NotPublished."""
+    r = pitfalls.copy_in_loop(device, tensor_bytes, iterations)
+    q = (
+        _q("one tensor", r.tensor_bytes, "B", fmt.traffic),
+        _q(f"copied over {iterations} iterations", r.total_bytes, "B", fmt.traffic),
+        _q("PCIe, per direction", r.pcie_bytes_per_s, "B/s", _rate, "Spec halved: one direction."),
+        _q("time over PCIe", r.pcie_s, "s", fmt.seconds),
+        _q("same bytes over device memory", r.memory_s, "s", fmt.seconds),
+        _q("PCIe is further away by", r.distance, "x", fmt.ratio),
+    )
+    pcie, memory = _pair_seconds(r.pcie_s, r.memory_s)
+    hoist = f"Hoisted: {q[0].text} once, {fmt.ratio(iterations)} less traffic."
+    verdict = (
+        f"{q[1].text} at {q[2].text} = {pcie} of pure copying vs {memory} over device memory: "
+        f"PCIe is {q[5].text} further away. " + (hoist if iterations > 1 else "")
+    )
+    summary = f"the copy in the loop takes {q[3].text}, {q[5].text} its time in device memory"
+    return Section(4, belief, q, verdict.strip(), summary, r)
+
+
+def shard_across_nodes(
+    device: Device, params: float, dtype: str, gpus_per_node: int, nodes: int
+) -> Section:
+    """(5) The per-step network all-reduce of the 1/g gradient shard across nodes."""
+    belief = f"We'll shard it across {int(nodes)} nodes for headroom."
+    args = (device, params, dtype, int(gpus_per_node), int(nodes), belief)
+    return _guard(5, belief, device, lambda: _shard(*args))
+
+
+def _shard_verdict(r: pitfalls.ShardAcrossNodes, q: tuple[Quantity, ...], nodes: int) -> str:
+    """(5) in one line: does it fit, and what the sharding costs per step."""
+    weights, capacity, _, net, rate, t = (x.text for x in q)
+    fits = f"{weights} {'fits' if r.fits else 'does not fit'} in {capacity}"
+    if nodes < 2:
+        return f"{fits}; on one node nothing crosses the network."
+    cost = f"{net} across the network at {rate} = {t} per step"
+    if r.fits:
+        return f"{fits}. Sharding it across {nodes} nodes anyway adds {cost}, on every step."
+    return f"{fits}, so it must be sharded: across {nodes} nodes that costs {cost}."
+
+
+def _shard(
+    device: Device, params: float, dtype: str, gpus_per_node: int, nodes: int, belief: str
+) -> Section:
+    """(5) priced; raises NotPublished."""
+    bpe = BYTES_PER_ELEMENT[dtype]
+    r = pitfalls.shard_across_nodes(device, params, bpe, gpus_per_node, nodes)
+    q = (
+        _q(f"weights ({dtype})", r.weight_bytes, "B", fmt.traffic, "Derived: params x bytes."),
+        _q("one device's memory", device.memory_bytes, "B", lambda v: fmt.capacity(v, 2)),
+        _q("fits on one device", r.fits, "yes/no", lambda v: "yes" if v else "no"),
+        _q("network bytes per GPU per step", r.network_bytes, "B", fmt.traffic),
+        _q("network link (one direction)", device.scaleout_bytes_per_s, "B/s", _rate),
+        _q("network time per step", r.network_s, "s", fmt.seconds, "Derived: bytes / link."),
+    )
+    summary = f"sharding across {nodes} nodes adds {q[5].text} of network per step"
+    return Section(5, belief, q, _shard_verdict(r, q, nodes), summary, r)
+
+
+def table(sections: list[Section]) -> pd.DataFrame:
+    """Every priced number of the five beliefs, SI values, one row each."""
+    rows = [
+        (s.number, s.belief, q.label, q.value, q.unit)
+        for s in sections
+        for q in (s.quantities or (Quantity("priced", fmt.NOT_PUBLISHED, "", ""),))
+    ]
+    return pd.DataFrame(rows, columns=["#", "belief", "quantity", "value (SI)", "unit"])
+
+
+def takeaway(sections: list[Section], device: Device) -> str:
+    """The page's 'read this': what each published belief costs on this device."""
+    priced = [s.summary for s in sections if s.published]
+    missing = [str(s.number) for s in sections if not s.published]
+    if not priced:
+        return f"{device.name} publishes none of the figures these beliefs need."
+    gaps = f" ({', '.join(missing)}: not published for this device.)" if missing else ""
+    return (
+        f"On {device.name}: {'; '.join(priced)}.{gaps} All of them are the same mistake: "
+        "reasoning about the arithmetic and forgetting the trips. Count bytes first."
+    )

@@ -1,0 +1,392 @@
+"""The scale-out page: a hierarchical all-reduce of a model's gradients, leg by leg.
+
+In each node a ring all-reduce over the scale-up link sends 2(g-1)/g x S per GPU; across
+nodes a ring all-reduce of the 1/g shard over the network sends 2(N-1)/N x S/g per GPU
+(the seed's DEMO 6). Each leg is alpha-beta timed; a leg whose link the device does not
+publish keeps its bytes and has no time ("not published"), never a zero.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import pandas as pd
+
+from perfcore import format as fmt
+from perfcore.comm import (
+    RING_STEPS,
+    Convention,
+    algbw,
+    alpha_beta_time,
+    busbw,
+    link_bytes_per_s,
+    ring_allreduce_bytes,
+)
+from perfcore.precision import BYTES_PER_ELEMENT
+from perfcore.specs import Device
+
+# Node counts the chart and the ladder are drawn at: the ladder's powers of two, with
+# points between them so the 2(N-1)/N curve stays smooth on a log axis.
+LADDER = (1, 2, 4, 8, 16, 32, 64)
+NODE_COUNTS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)
+CONVENTION_NOTE = {
+    "as-marketed": (
+        "**As marketed** (the seed's DEMO 6): the scale-up figure is used whole, although "
+        "vendors count both directions at once, so the in-node leg comes out 2x optimistic. "
+        "The scale-out figure is one direction either way."
+    ),
+    "per-direction": (
+        "**Per direction** (physically right): a ring sends and receives at the same time, so "
+        "each GPU sends at half the both-directions scale-up figure. The scale-out figure is "
+        "already one direction and is kept."
+    ),
+}
+ALPHA_HELP = (
+    "Estimate, not a published spec: about 2 µs per hop over NVLink-class links and about "
+    "5 µs over the network. 0 reproduces the seed (bandwidth term only)."
+)
+FORMULA = (
+    r"t = \underbrace{2\tfrac{g-1}{g}\,\tfrac{S}{\beta_{\text{up}}} + 2(g-1)\,\alpha_{\text{up}}}"
+    r"_{\text{in-node ring}} + \underbrace{2\tfrac{N-1}{N}\,\tfrac{S/g}{\beta_{\text{out}}}"
+    r" + 2(N-1)\,\alpha_{\text{out}}}_{\text{shard across nodes}},\quad"
+    r"\text{algbw} = \tfrac{S}{t},\quad \text{busbw} = \text{algbw}\cdot 2\tfrac{n-1}{n}"
+)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """The all-reduce asked for: `params` gradients at `precision` over gpus_per_node x nodes."""
+
+    params: float
+    precision: str
+    gpus_per_node: int
+    nodes: int
+    convention: Convention = "as-marketed"
+    scaleup_latency_s: float = 0.0
+    scaleout_latency_s: float = 0.0
+
+    @property
+    def buffer_bytes(self) -> float:
+        """Gradient buffer S, bytes: params x bytes per element."""
+        return self.params * BYTES_PER_ELEMENT[self.precision]
+
+    @property
+    def ranks(self) -> int:
+        """GPUs taking part: gpus_per_node x nodes."""
+        return self.gpus_per_node * self.nodes
+
+
+def setup(
+    params: float,
+    precision: str,
+    gpus_per_node: int,
+    nodes: int,
+    convention: Convention = "as-marketed",
+    scaleup_alpha_us: float = 0.0,
+    scaleout_alpha_us: float = 0.0,
+) -> Setup:
+    """A Setup from the page's inputs; the per-hop latencies come in microseconds."""
+    return Setup(
+        params,
+        precision,
+        int(gpus_per_node),
+        int(nodes),
+        convention,
+        scaleup_alpha_us * 1e-6,
+        scaleout_alpha_us * 1e-6,
+    )
+
+
+@dataclass(frozen=True)
+class LegCost:
+    """One ring all-reduce leg: bytes per GPU always; a time only where its link is published."""
+
+    name: str
+    ranks: int
+    bytes_per_gpu: float
+    bytes_per_s: float | None
+    latency_s: float = 0.0
+
+    @property
+    def steps(self) -> int:
+        """Latency hops of the ring: 2(N-1), none for one rank."""
+        return RING_STEPS["all-reduce"](self.ranks) if self.ranks > 1 else 0
+
+    @property
+    def seconds(self) -> float | None:
+        """Alpha-beta time, s; 0 for one rank; None where the link is not published."""
+        if self.ranks < 2:
+            return 0.0
+        if self.bytes_per_s is None:
+            return None
+        return alpha_beta_time(self.bytes_per_gpu, self.bytes_per_s, self.latency_s, self.steps)
+
+
+@dataclass(frozen=True)
+class AllReduce:
+    """The hierarchical all-reduce of one Setup on one device: two legs, run one after the other."""
+
+    device: Device
+    setup: Setup
+    intra: LegCost
+    inter: LegCost
+
+    @property
+    def seconds(self) -> float | None:
+        """Total time, s; None when a leg that runs has no published link."""
+        legs = (self.intra.seconds, self.inter.seconds)
+        return None if None in legs else sum(legs)
+
+    @property
+    def network_share(self) -> float | None:
+        """Fraction of the total time spent on the network leg; None when there is no total."""
+        total = self.seconds
+        return self.inter.seconds / total if total else None
+
+    @property
+    def algbw(self) -> float | None:
+        """nccl-tests algbw of the whole operation, bytes/s: S / t."""
+        total = self.seconds
+        return algbw(self.setup.buffer_bytes, total) if total else None
+
+    @property
+    def busbw(self) -> float | None:
+        """nccl-tests busbw, bytes/s: algbw x 2(n-1)/n over all n GPUs."""
+        a = self.algbw
+        return None if a is None else busbw(a, "all-reduce", self.setup.ranks)
+
+    @property
+    def byte_share(self) -> float | None:
+        """Network bytes per GPU over in-node bytes per GPU; None with no in-node leg."""
+        return self.inter.bytes_per_gpu / self.intra.bytes_per_gpu if self.intra.ranks > 1 else None
+
+    @property
+    def link_ratio(self) -> float | None:
+        """Scale-up bandwidth as used over scale-out bandwidth; None where either is unpublished."""
+        up, out = self.intra.bytes_per_s, self.inter.bytes_per_s
+        return up / out if up and out else None
+
+
+def scaleup_used(device: Device, convention: Convention) -> float | None:
+    """The scale-up bandwidth the model uses, bytes/s: marketed, or halved per direction."""
+    marketed = device.scaleup_bytes_per_s
+    return None if marketed is None else link_bytes_per_s(marketed, convention)
+
+
+def allreduce(device: Device, s: Setup) -> AllReduce:
+    """Ring all-reduce in each node, then a ring all-reduce of the 1/g shard across nodes."""
+    g, n, buffer = s.gpus_per_node, s.nodes, s.buffer_bytes
+    intra = LegCost(
+        "in-node leg (scale-up)",
+        g,
+        ring_allreduce_bytes(buffer, g),
+        scaleup_used(device, s.convention),
+        s.scaleup_latency_s,
+    )
+    inter = LegCost(
+        "network leg (scale-out)",
+        n,
+        ring_allreduce_bytes(buffer / g, n),
+        device.scaleout_bytes_per_s,
+        s.scaleout_latency_s,
+    )
+    return AllReduce(device, s, intra, inter)
+
+
+def sweep(device: Device | None, s: Setup) -> list[AllReduce]:
+    """The all-reduce at each of NODE_COUNTS and at s.nodes, in node order; [] for no device."""
+    if device is None:
+        return []
+    counts = sorted(set(NODE_COUNTS) | {s.nodes})
+    return [allreduce(device, dataclasses.replace(s, nodes=n)) for n in counts]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One number as the page shows it: label, formatted value, what kind of number it is."""
+
+    label: str
+    value: str
+    help: str = ""
+
+
+def _rate(bytes_per_s: float | None) -> str:
+    """A link rate without trailing zeros ('900 GB/s', '112.5 GB/s'); None: 'not published'."""
+    if bytes_per_s is None:
+        return fmt.NOT_PUBLISHED
+    number, unit = fmt.bytes_per_s(bytes_per_s, 4).split(" ", 1)
+    return f"{number.rstrip('0').rstrip('.') if '.' in number else number} {unit}"
+
+
+def link_metrics(ar: AllReduce) -> list[Metric]:
+    """The two links: scale-up as marketed and as used, scale-out, and their ratio."""
+    device, convention = ar.device, ar.setup.convention
+    spec = f"Published spec ({device.source})"
+    used = f"Derived: the marketed figure under the {convention} convention."
+    return [
+        Metric(
+            "Scale-up, as marketed",
+            _rate(device.scaleup_bytes_per_s),
+            f"{spec}, both directions, as marketed.",
+        ),
+        Metric(f"Scale-up, used ({convention})", _rate(ar.intra.bytes_per_s), used),
+        Metric("Scale-out (one direction)", _rate(ar.inter.bytes_per_s), f"{spec}."),
+        Metric("Link ratio, up / out", fmt.ratio(ar.link_ratio), "Derived: scale-up used / out."),
+    ]
+
+
+def _or(value: float | None, formatter, none: str) -> str:
+    """value formatted, or `none` where there is no value."""
+    return none if value is None else formatter(value)
+
+
+def _leg_time(leg: LegCost, none_text: str) -> str:
+    """A leg's time as text: 'no leg (...)' for one rank, 'not published', or '27.2 ms'."""
+    return none_text if leg.ranks < 2 else fmt.seconds(leg.seconds)
+
+
+def leg_metrics(ar: AllReduce) -> list[Metric]:
+    """Bytes per GPU and time of each leg."""
+    derived = "Derived: bytes per GPU / link bandwidth (+ hops x alpha)."
+    return [
+        Metric(
+            "In-node leg: bytes per GPU",
+            fmt.traffic(ar.intra.bytes_per_gpu),
+            "Derived: 2(g-1)/g x gradient bytes.",
+        ),
+        Metric("In-node leg: time", _leg_time(ar.intra, "none (1 GPU/node)"), derived),
+        Metric(
+            "Network leg: bytes per GPU",
+            fmt.traffic(ar.inter.bytes_per_gpu),
+            "Derived: 2(N-1)/N x gradient bytes / g.",
+        ),
+        Metric("Network leg: time", _leg_time(ar.inter, "none (1 node)"), derived),
+    ]
+
+
+def whole_metrics(ar: AllReduce) -> list[Metric]:
+    """The whole operation: the network's share of the time, the time, algbw and busbw."""
+    none = "none (1 GPU)" if ar.setup.ranks < 2 else fmt.NOT_PUBLISHED
+    time = none if ar.seconds is None or ar.setup.ranks < 2 else fmt.seconds(ar.seconds)
+    share = _or(ar.network_share, lambda v: fmt.percent(v, 2), none)
+    return [
+        Metric(
+            "Share of time on the network",
+            share if ar.setup.nodes > 1 else "none (1 node)",
+            "Derived: network leg time / all-reduce time.",
+        ),
+        Metric("All-reduce time", time, "Derived: the two legs in turn."),
+        Metric("algbw", _or(ar.algbw, fmt.bytes_per_s, none), "nccl-tests: gradient bytes / time."),
+        Metric(
+            "busbw",
+            _or(ar.busbw, fmt.bytes_per_s, none),
+            f"nccl-tests: algbw x 2(n-1)/n, n = {ar.setup.ranks} GPUs.",
+        ),
+    ]
+
+
+def _ladder_rows(rows: list[AllReduce], nodes: int) -> list[AllReduce]:
+    """The rows at the ladder's node counts and the chosen one, in node order."""
+    wanted = set(LADDER) | {nodes}
+    return [r for r in rows if r.setup.nodes in wanted]
+
+
+def ladder(rows: list[AllReduce], nodes: int) -> str:
+    """A markdown table of the all-reduce at 1, 2, 4, ... 64 nodes (and the chosen count)."""
+    lines = [
+        "| nodes | GPUs | network bytes/GPU | all-reduce time | on the network |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for r in _ladder_rows(rows, nodes):
+        n = r.setup.nodes
+        mark = f"**{n}**" if n == nodes else str(n)
+        share = fmt.percent(r.network_share, 2) if n > 1 and r.network_share is not None else "—"
+        net = fmt.traffic(r.inter.bytes_per_gpu) if n > 1 else "—"
+        lines.append(f"| {mark} | {r.setup.ranks} | {net} | {fmt.seconds(r.seconds)} | {share} |")
+    return "\n".join(lines)
+
+
+def _si(r: AllReduce, value: float | None) -> float | str:
+    """An SI value for the table; 'not published' where a link is, '—' for a single GPU."""
+    if value is None:
+        return "—" if r.setup.ranks < 2 else fmt.NOT_PUBLISHED
+    return value
+
+
+def table(rows: list[AllReduce], nodes: int) -> pd.DataFrame:
+    """The ladder's rows in SI units (bytes, seconds, bytes/s), one row per node count."""
+    shown = _ladder_rows(rows, nodes)
+    return pd.DataFrame(
+        {
+            "nodes": [r.setup.nodes for r in shown],
+            "GPUs": [r.setup.ranks for r in shown],
+            "in-node bytes per GPU (B)": [r.intra.bytes_per_gpu for r in shown],
+            "in-node time (s)": [_si(r, r.intra.seconds) for r in shown],
+            "network bytes per GPU (B)": [r.inter.bytes_per_gpu for r in shown],
+            "network time (s)": [_si(r, r.inter.seconds) for r in shown],
+            "all-reduce time (s)": [_si(r, r.seconds) for r in shown],
+            "network share of time": [_si(r, r.network_share) for r in shown],
+            "algbw (B/s)": [_si(r, r.algbw) for r in shown],
+            "busbw (B/s)": [_si(r, r.busbw) for r in shown],
+        }
+    )
+
+
+def _missing(ar: AllReduce) -> list[str]:
+    """The links a running leg needs that the device does not publish."""
+    legs = (("scale-up", ar.intra), ("scale-out (network)", ar.inter))
+    return [name for name, leg in legs if leg.ranks > 1 and leg.bytes_per_s is None]
+
+
+def _unpriced(ar: AllReduce, missing: list[str]) -> str:
+    """Takeaway when a needed link is not published: what is counted and what is not."""
+    priced = [leg for leg in (ar.intra, ar.inter) if leg.ranks > 1 and leg.bytes_per_s]
+    told = "; ".join(f"the {leg.name} takes {fmt.seconds(leg.seconds)}" for leg in priced)
+    return (
+        f"{ar.device.name} publishes no {' or '.join(missing)} link figure, so the total is not "
+        f"published: the bytes are still {fmt.traffic(ar.intra.bytes_per_gpu)} per GPU in the "
+        f"node and {fmt.traffic(ar.inter.bytes_per_gpu)} across nodes"
+        + (f"; {told}." if told else ".")
+    )
+
+
+def _one_node(ar: AllReduce) -> str:
+    """Takeaway on one node: everything stays on the scale-up link."""
+    ratio = ar.link_ratio
+    more = (
+        f"A second node adds a network leg over a link {fmt.ratio(ratio)} slower."
+        if ratio
+        else f"{ar.device.name} publishes no network figure to price a second node."
+    )
+    return (
+        f"On one node the all-reduce never leaves the scale-up link: "
+        f"{fmt.traffic(ar.intra.bytes_per_gpu)} per GPU in {fmt.seconds(ar.seconds)}. {more}"
+    )
+
+
+def _network(ar: AllReduce) -> str:
+    """Takeaway across nodes: the network leg's share of bytes against its share of time."""
+    n, share = ar.setup.nodes, fmt.percent(ar.network_share, 2)
+    if ar.byte_share is None:
+        return (
+            f"With one GPU per node every byte crosses the network: "
+            f"{fmt.traffic(ar.inter.bytes_per_gpu)} per GPU in {fmt.seconds(ar.seconds)}."
+        )
+    most = "the majority" if ar.network_share > 0.5 else "a minority"
+    return (
+        f"At {n} nodes the network leg carries {fmt.percent(ar.byte_share, 2)} of the bytes the "
+        f"in-node leg does, yet takes {share} of the time ({most}), because the scale-out link "
+        f"is {fmt.ratio(ar.link_ratio)} slower than the scale-up link ({ar.setup.convention}). "
+        f"Inside a node the GPUs are nearly one machine; across nodes they post parcels."
+    )
+
+
+def takeaway(ar: AllReduce) -> str:
+    """The page's 'read this', computed from the current all-reduce."""
+    if ar.setup.ranks < 2:
+        return "One GPU: there is nothing to all-reduce. Add GPUs per node or nodes."
+    missing = _missing(ar)
+    if missing:
+        return _unpriced(ar, missing)
+    return _one_node(ar) if ar.setup.nodes < 2 else _network(ar)

@@ -1,0 +1,245 @@
+"""Precision charts: peak and time floor per precision, and the matmul on a mini-roofline.
+
+The FP32/FP64 vector path and the tensor path are separate traces (own colour, own
+legend entry) in both charts; precisions the device does not publish are marked
+"not published" where their bar would stand.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import plotly.graph_objects as go
+
+from perfcore import format as fmt
+from perfcore.figures.style import base_layout, color, log_axis
+from perfcore.precision import PrecisionRow, path
+from perfcore.specs import PRECISIONS, Device
+
+PATHS = {"vector": "vector path (FP64/FP32 units)", "tensor": "tensor path (matrix units)"}
+PATH_COLOR = {"vector": color(1), "tensor": color(0)}
+PATH_SYMBOL = {"vector": "square", "tensor": "circle"}
+PATH_DASH = {"vector": "dash", "tensor": None}
+CATEGORIES = [p.upper() for p in PRECISIONS]
+# Fixed intensity range (FLOP/byte): a 1x1x1 FP64 matmul (0.08) to a 2^20-cubed FP4 one
+# (1.4e6), so the axes hold still while m, n, k move.
+X_MIN, X_MAX = 1e-2, 1e7
+
+
+def _paths(rows: Sequence[PrecisionRow]) -> list[str]:
+    """The paths ('vector', 'tensor') that have at least one published precision."""
+    return [kind for kind in PATHS if any(path(r.precision) == kind for r in rows)]
+
+
+def _hover(r: PrecisionRow) -> str:
+    """Hover text for one precision: spec peak, then what was derived from it."""
+    return "<br>".join(
+        [
+            f"<b>{r.label}</b> ({path(r.precision)} path)",
+            f"peak {fmt.flops_per_s(r.peak_flops_per_s, 4)} (published spec)",
+            f"{r.bytes_per_element:g} bytes/element, {fmt.traffic(r.cost.bytes, 4)} moved",
+            f"intensity {fmt.intensity(r.cost.intensity)}, ridge {fmt.intensity(r.ridge)}",
+            f"{r.limiter}-bound, time floor {fmt.seconds(r.time_floor_s)} (derived)",
+        ]
+    )
+
+
+@dataclass(frozen=True)
+class _Panel:
+    """One half of the bar chart: its axes' suffix and place, what its bars measure."""
+
+    axis: str
+    domain: tuple[float, float]
+    title: str
+    y_title: str
+    value: Callable[[PrecisionRow], float]
+    label: Callable[[float], str]
+
+
+PEAK = _Panel(
+    "",
+    (0.0, 0.45),
+    "peak (published spec)",
+    "FLOP/s",
+    lambda r: r.peak_flops_per_s,
+    fmt.flops_per_s,
+)
+TIME_FLOOR = _Panel(
+    "2",
+    (0.55, 1.0),
+    "time floor of the matmul (derived)",
+    "seconds",
+    lambda r: r.time_floor_s,
+    fmt.seconds,
+)
+PANELS = (PEAK, TIME_FLOOR)
+
+
+def _bars(rows: Sequence[PrecisionRow], kind: str, panel: _Panel) -> go.Bar:
+    """One path's bars in one panel, each labelled with its value."""
+    mine = [r for r in rows if path(r.precision) == kind]
+    return go.Bar(
+        x=[r.precision.upper() for r in mine],
+        y=[panel.value(r) for r in mine],
+        xaxis=f"x{panel.axis}",
+        yaxis=f"y{panel.axis}",
+        text=[panel.label(panel.value(r)) for r in mine],
+        # Vertical labels inside the bars: eight horizontal '1.98 PFLOP/s' overlap.
+        textposition="inside",
+        textangle=-90,
+        insidetextanchor="start",
+        name=PATHS[kind],
+        legendgroup=kind,
+        showlegend=panel is PANELS[0],
+        marker={"color": PATH_COLOR[kind]},
+        hovertext=[_hover(r) for r in mine],
+        hoverinfo="text",
+    )
+
+
+def _not_published(missing: Sequence[str], axis: str) -> list[dict]:
+    """A 'not published' label at each missing precision's place on one panel."""
+    style = {"textangle": -90, "yanchor": "bottom", "showarrow": False, "font": {"color": "#777"}}
+    yref = f"y{axis[1:]} domain"
+    return [
+        {"x": p.upper(), "y": 0.02, "xref": axis, "yref": yref, "text": fmt.NOT_PUBLISHED, **style}
+        for p in missing
+    ]
+
+
+def _log_range(rows: Sequence[PrecisionRow], value) -> list[float] | None:
+    """log10 axis range from a third of the lowest to 3x the highest bar."""
+    values = [value(r) for r in rows]
+    if not values:
+        return None
+    return [math.log10(min(values) / 3), math.log10(max(values) * 3)]
+
+
+def _panel_axes(rows: Sequence[PrecisionRow], panel: _Panel) -> dict:
+    """One panel's x axis (every precision keeps its place) and log y axis."""
+    n = panel.axis
+    x = {"domain": list(panel.domain), "anchor": f"y{n}", "type": "category"}
+    order = {"categoryorder": "array", "categoryarray": CATEGORIES}
+    y = {"anchor": f"x{n}", "type": "log", "exponentformat": "SI", "title": {"text": panel.y_title}}
+    return {f"xaxis{n}": x | order, f"yaxis{n}": y | {"range": _log_range(rows, panel.value)}}
+
+
+def _panel_title(panel: _Panel) -> dict:
+    """A panel's title above its middle."""
+    middle = sum(panel.domain) / 2
+    place = {"xref": "paper", "yref": "paper", "yanchor": "bottom", "showarrow": False}
+    return {"text": panel.title, "x": middle, "y": 1.0, **place}
+
+
+def precision_bars_figure(rows: Sequence[PrecisionRow], missing: Sequence[str]) -> go.Figure:
+    """Peak FLOP/s (spec) and time floor (derived) per precision, log y, vector vs tensor."""
+    fig = go.Figure(layout=base_layout("Peak and time floor per precision", "", ""))
+    fig.add_traces([_bars(rows, kind, panel) for panel in PANELS for kind in _paths(rows)])
+    # Log y: peaks span 30x within one device and the time floor decades across sizes. The
+    # peak axis depends on the device only, so it holds still as m, n, k move; the time floor
+    # follows the data, because one fixed range over every size would flatten the bars.
+    axes = {k: v for panel in PANELS for k, v in _panel_axes(rows, panel).items()}
+    notes = [note for panel in PANELS for note in _not_published(missing, f"x{panel.axis}")]
+    titles = [_panel_title(panel) for panel in PANELS]
+    fig.update_layout(**axes, annotations=titles + notes)
+    return fig
+
+
+def _flat_roof(r: PrecisionRow) -> go.Scatter:
+    """The compute roof of one precision, from its ridge to the right edge (two points)."""
+    kind = path(r.precision)
+    return go.Scatter(
+        x=[r.ridge, X_MAX],
+        y=[r.peak_flops_per_s, r.peak_flops_per_s],
+        mode="lines",
+        name=f"{r.precision.upper()} roof {fmt.flops_per_s(r.peak_flops_per_s)} (spec)",
+        legendgroup=kind,
+        legendgrouptitle={"text": PATHS[kind]},
+        line={"color": color(PRECISIONS.index(r.precision)), "dash": PATH_DASH[kind]},
+        hovertemplate=f"{r.label} peak (published spec)<extra></extra>",
+    )
+
+
+def _memory_roof(bw: float, top: float) -> go.Scatter:
+    """The device-memory roof, bandwidth x intensity, up to the highest compute roof."""
+    return go.Scatter(
+        x=[X_MIN, top / bw],
+        y=[bw * X_MIN, top],
+        mode="lines",
+        name=f"device memory {fmt.bytes_per_s(bw)} (spec)",
+        line={"color": "#333", "width": 2},
+        hovertemplate=f"device memory: {fmt.bytes_per_s(bw)} × intensity<extra></extra>",
+    )
+
+
+def _at(r: PrecisionRow) -> tuple[float, float]:
+    """Where a row's point sits: (intensity, attainable)."""
+    return r.cost.intensity, r.attainable_flops_per_s
+
+
+def _labels(rows: Sequence[PrecisionRow]) -> list[str]:
+    """A label per point; points at the same place share one label ('FP8 = INT8')."""
+    place: dict[tuple[float, float], list[str]] = {}
+    for r in rows:
+        place.setdefault(_at(r), []).append(r.precision.upper())
+    first = [place[_at(r)][0] == r.precision.upper() for r in rows]
+    return [" = ".join(place[_at(r)]) if f else "" for r, f in zip(rows, first, strict=True)]
+
+
+def _points(rows: Sequence[PrecisionRow], kind: str) -> go.Scatter:
+    """The matmul at each precision of one path, on its roof at (intensity, attainable)."""
+    mine = [r for r in rows if path(r.precision) == kind]
+    return go.Scatter(
+        x=[r.cost.intensity for r in mine],
+        y=[r.attainable_flops_per_s for r in mine],
+        mode="markers+text",
+        text=_labels(mine),
+        textposition="middle right",
+        name=f"matmul, {PATHS[kind]}",
+        marker={"size": 11, "color": PATH_COLOR[kind], "symbol": PATH_SYMBOL[kind]},
+        hovertext=[_hover(r) for r in mine],
+        hoverinfo="text",
+    )
+
+
+def _arrow(start: PrecisionRow, end: PrecisionRow) -> dict:
+    """An arrow from the widest precision's point to the narrowest's (log10 coordinates)."""
+    x, y = math.log10(end.cost.intensity), math.log10(end.attainable_flops_per_s)
+    ax, ay = math.log10(start.cost.intensity), math.log10(start.attainable_flops_per_s)
+    refs = {"xref": "x", "yref": "y", "axref": "x", "ayref": "y"}
+    style = {"showarrow": True, "arrowhead": 3, "arrowwidth": 1.5, "arrowcolor": "#e377c2"}
+    return {"x": x, "y": y, "ax": ax, "ay": ay, **refs, **style}
+
+
+def _empty(fig: go.Figure, device: Device) -> go.Figure:
+    """The chart's place, saying that nothing is published."""
+    text = f"{device.name}: peak or memory bandwidth {fmt.NOT_PUBLISHED}"
+    fig.add_annotation(text=text, xref="paper", yref="paper", x=0.5, y=0.5, showarrow=False)
+    return fig
+
+
+def precision_roofline_figure(
+    rows: Sequence[PrecisionRow],
+    device: Device,
+    start: PrecisionRow | None = None,
+    end: PrecisionRow | None = None,
+) -> go.Figure:
+    """Mini log-log roofline: a roof per precision, the matmul on each, start -> end arrowed."""
+    fig = go.Figure(layout=base_layout(f"One matmul, every precision — {device.name}", "", ""))
+    if not rows:
+        return _empty(fig, device)
+    top = max(r.peak_flops_per_s for r in rows)
+    low = min([top / 1e5] + [r.attainable_flops_per_s / 2 for r in rows])
+    fig.add_trace(_memory_roof(device.memory_bytes_per_s, top))
+    fig.add_traces([_flat_roof(r) for r in rows])
+    fig.add_traces([_points(rows, kind) for kind in _paths(rows)])
+    arrows = [_arrow(start, end)] if start and end and start is not end else []
+    fig.update_layout(
+        xaxis=log_axis(X_MIN, X_MAX, "arithmetic intensity (FLOP/byte)"),
+        yaxis=log_axis(low, 3 * top, "attainable FLOP/s"),
+        annotations=arrows,
+        legend={"orientation": "v", "x": 1.02, "y": 1, "groupclick": "toggleitem"},
+    )
+    return fig

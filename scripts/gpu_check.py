@@ -1,0 +1,136 @@
+"""One command on a CUDA machine: the measurement suite at GPU sizes, beside the spec roofline.
+
+    .venv/bin/python scripts/gpu_check.py [--suite default] [--out results/gpu_check.json]
+
+Detects the GPU and its specs row, runs every experiment (the default suite is sized to
+finish within 5 minutes), and prints each record beside the spec roof at its intensity and
+precision, then a reference: torch or cupy matmul and copy at the same sizes, where
+importable. Measured points are never clamped: one above its roof is flagged. Exits 2
+with a message when JAX sees no GPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from perfcore import bench, jax_bench, ops, results
+from perfcore import format as fmt
+from perfcore.measure_cli import progress_printer
+
+TIME_LIMIT_S = 300
+
+
+def no_gpu_reason() -> str | None:
+    """Why this cannot run here (no JAX, or JAX sees no GPU); None when it can."""
+    missing = jax_bench.jax_available()
+    if missing:
+        return missing
+    backend = jax_bench.detect({}).backend
+    if backend != "gpu":
+        return (f"JAX's backend is {backend!r}, not a GPU: on a CUDA machine install "
+                "'jax[cuda12]' (pip install -e '.[cuda]') and check nvidia-smi")  # fmt: skip
+    return None
+
+
+def versus(achieved: float, roof: float | None, show) -> str:
+    """'achieved of roof  fraction', or the achieved rate alone when there is no roof."""
+    if not roof:
+        return f"{show(achieved):>13}"
+    return f"{show(achieved):>13} of {show(roof)} {achieved / roof:6.1%}"
+
+
+def roof_cells(record: results.Record, spec) -> str:
+    """Achieved rate against the spec roof at the record's intensity; '' for no work."""
+    m = record.measurement
+    if not (m.synced and record.bytes):
+        return ""
+    if not record.flops:  # a copy: bandwidth against the memory roof
+        roof = spec.memory_bytes_per_s if spec else None
+        return versus(record.bytes / m.median, roof, fmt.bytes_per_s)
+    point = results.measured_point(record)
+    roof = results.roof_flops_per_s(point, spec) if spec else None
+    flag = "  ABOVE ROOF" if spec and results.above_roof(point, spec) else ""
+    return versus(point.flops_per_s, roof, fmt.flops_per_s) + flag
+
+
+def table(records: tuple[results.Record, ...], spec) -> str:
+    """Each record: statistic, median, spread, achieved vs spec roof (precision named)."""
+    lines = [f"{'experiment':<12} {'label':<24} {'prec':<5} {'statistic':>10} {'median':>10} "
+             f"{'IQR/med':>8}  achieved of spec roof at its intensity"]  # fmt: skip
+    for r in records:
+        m = r.measurement
+        lines.append(f"{r.experiment:<12} {r.label:<24} {r.precision:<5} "
+                     f"{fmt.seconds(m.statistic):>10} {fmt.seconds(m.median):>10} "
+                     f"{fmt.percent(m.spread):>8}  {roof_cells(r, spec)}  {r.note}")  # fmt: skip
+    return "\n".join(lines)
+
+
+def torch_reference(n: int, copy_elements: int) -> list[str] | None:
+    """torch bf16 matmul FLOP/s and float32 copy bytes/s on the GPU; None without torch."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    x = torch.randn(copy_elements, device="cuda")
+    return reference_lines("torch", lambda: a @ a, x.clone, torch.cuda.synchronize, n)
+
+
+def cupy_reference(n: int, copy_elements: int) -> list[str] | None:
+    """cupy float16 matmul FLOP/s and float32 copy bytes/s; None without cupy."""
+    try:
+        import cupy
+    except ImportError:
+        return None
+    a = cupy.random.standard_normal((n, n), dtype=cupy.float32).astype(cupy.float16)
+    x = cupy.random.standard_normal(copy_elements, dtype=cupy.float32)
+    sync = cupy.cuda.Device().synchronize
+    return reference_lines("cupy (fp16)", lambda: a @ a, x.copy, sync, n)
+
+
+def reference_lines(name: str, matmul, copy, sync, n: int) -> list[str]:
+    """A 16-bit n x n matmul's FLOP/s and a float32 copy's bytes/s, timed by the same harness."""
+    mm = bench.measure_loop(matmul, sync=lambda _: sync(), calls=10, repeats=10)
+    cp = bench.measure_loop(copy, sync=lambda _: sync(), calls=10, repeats=10)
+    flops = ops.matmul(n, n, n, 2).flops
+    copy_bytes = 2 * 4 * copy().shape[0]  # float32, read once and written once
+    bandwidth = fmt.bytes_per_s(copy_bytes / cp.statistic)
+    return [f"{name} matmul {n}: {fmt.flops_per_s(flops / mm.statistic)} (loop mean)",
+            f"{name} copy: {bandwidth} (read + write, loop mean)"]  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the suite on the GPU and print it beside the spec roofline; the exit status."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--suite", default="default")
+    parser.add_argument("--out", default="results/gpu_check.json")
+    args = parser.parse_args(argv)
+    reason = no_gpu_reason()
+    if reason:
+        print(f"gpu_check: no GPU to check: {reason}", file=sys.stderr)
+        return 2
+    start = time.perf_counter()
+    records = jax_bench.run_suite(args.suite, progress=progress_printer(sys.stderr))
+    elapsed = time.perf_counter() - start
+    detected = jax_bench.detect()
+    spec = detected.spec
+    print(f"{detected.device_kind} ({detected.backend}, JAX {detected.jax_version}); "
+          f"spec row: {spec.name if spec else 'none matched: roofs not shown'}")  # fmt: skip
+    print(table(records, spec))
+    suite = jax_bench.resolve_suite(args.suite, detected.backend)
+    n, copy_elements = max(suite.matmul_sizes), suite.copy_side**2
+    references = [torch_reference(n, copy_elements), cupy_reference(n, copy_elements)]
+    found = [line for lines in references if lines for line in lines]
+    print("\n".join(found) or "reference: neither torch (with CUDA) nor cupy is importable")
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    print(f"wrote {results.save_results(records, args.out)}; suite took {elapsed:.0f} s")
+    return 0 if elapsed < TIME_LIMIT_S else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,265 @@
+"""A real browser on the running app: every page renders with no error element, a changed
+control lands in the URL and that URL reopens the same view in a fresh browser, and a hostile
+link falls back with a notice.
+
+One `streamlit run app.py` on a free port per module, driven by Debian's Chromium (headless)
+through Playwright's sync API. The pages come from app.py's st.Page calls, so a page added
+there is visited here. Every wait is bounded; a page counts as loaded once the app's script
+run has finished (the stApp element's data-test-script-state) and its charts are drawn.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+START_TIMEOUT_S = 60
+WAIT_MS = 45_000
+CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]  # fmt: skip
+ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
+# Counts finished script runs: stApp's data-test-script-state goes running -> notRunning.
+RUN_COUNTER_JS = """(() => {
+  const s = window.__perfcore = {runs: 0, state: null, changed: performance.now()};
+  new MutationObserver((muts) => {
+    for (const m of muts) {
+      s.state = m.target.getAttribute('data-test-script-state');
+      s.changed = performance.now();
+      if (s.state === 'notRunning' && m.oldValue !== 'notRunning') s.runs += 1;
+    }
+  }).observe(document, {subtree: true, attributes: true, attributeOldValue: true,
+                        attributeFilter: ['data-test-script-state']});
+})();"""
+# Finished more than `n` runs, idle for 150 ms (a rerun queued behind it would show), and
+# drawn: no element still a skeleton while its lazily loaded code arrives, none stale.
+IDLE_JS = """(n) => { const s = window.__perfcore;
+  return s.runs > n && s.state === 'notRunning' && performance.now() - s.changed > 150
+    && !document.querySelector('[data-testid$="Skeleton"], [data-stale="true"]'); }"""
+
+
+def app_pages() -> list[str]:
+    """The URL path of every st.Page in app.py, in order: '/' for the default page."""
+    paths = []
+    for node in ast.walk(ast.parse((ROOT / "app.py").read_text())):
+        func = getattr(node, "func", None)
+        if not (isinstance(func, ast.Attribute) and func.attr == "Page" and node.args):
+            continue
+        kw = {k.arg: getattr(k.value, "value", None) for k in node.keywords}
+        # Streamlit's rule: the file name, leading digits and separators dropped.
+        name = re.sub(r"^[0-9]*[_ -]*", "", Path(node.args[0].value).stem)
+        paths.append("/" if kw.get("default") else "/" + (kw.get("url_path") or name).strip("/"))
+    return paths
+
+
+PAGES = app_pages()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(url: str, proc: subprocess.Popen, log: Path) -> None:
+    """Return once /_stcore/health answers ok; fail with the server log otherwise."""
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"streamlit exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.read() == b"ok":
+                    return
+        except OSError:
+            time.sleep(0.2)
+    pytest.fail(f"no /_stcore/health within {START_TIMEOUT_S} s:\n{log.read_text()[-3000:]}")
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    """A `streamlit run app.py` on a free local port, terminated after this module."""
+    port = free_port()
+    log = tmp_path_factory.mktemp("streamlit") / "server.log"
+    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+           "--server.port", str(port), "--server.address", "127.0.0.1",
+           "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]  # fmt: skip
+    with log.open("wb") as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_healthy(url, proc, log)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Debian Chromium under Playwright."""
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        pytest.skip("needs `chromium` on PATH (python3 dev.py test installs it)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS, timeout=30_000)
+        yield b
+        b.close()
+
+
+def new_context(browser):
+    """A fresh browser context (own cookies and storage) that counts the app's runs."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(WAIT_MS)
+    context.add_init_script(RUN_COUNTER_JS)
+    return context
+
+
+@pytest.fixture(scope="module")
+def context(browser):
+    """One context for the page visits, so the front end's assets load once."""
+    context = new_context(browser)
+    yield context
+    context.close()
+
+
+def runs(page) -> int:
+    return page.evaluate("window.__perfcore.runs")
+
+
+def wait_for_run(page, after: int, what: str) -> None:
+    """Wait until a script run after the `after`-th has finished and the charts are drawn."""
+    try:
+        page.wait_for_function(IDLE_JS, arg=after, polling=50, timeout=WAIT_MS)
+    except Exception as e:  # playwright's TimeoutError, with the page's state attached
+        state = page.evaluate("window.__perfcore")
+        pytest.fail(f"{what}: the app did not finish a run within {WAIT_MS} ms ({state}): {e}")
+    charts = page.locator('[data-testid="stPlotlyChart"]')
+    for i in range(charts.count()):
+        charts.nth(i).locator(".main-svg").first.wait_for(state="attached", timeout=WAIT_MS)
+
+
+def open_app(context, url: str):
+    """A new tab on `url`, once its first run has finished; uncaught JS errors collected."""
+    page = context.new_page()
+    page.js_errors = []
+    page.on("pageerror", lambda e: page.js_errors.append(str(e)))
+    page.goto(url, wait_until="domcontentloaded")
+    wait_for_run(page, 0, url)
+    return page
+
+
+def assert_no_error_element(page, where: str) -> None:
+    errors = page.locator(ERRORS).all_inner_texts()
+    assert not errors, f"{where} shows an error element:\n" + "\n---\n".join(errors)
+    assert not page.js_errors, f"{where} raised in the browser: {page.js_errors}"
+
+
+def pick(page, label: str, option: str) -> None:
+    """Choose `option` in the selectbox labelled `label` and wait for the rerun."""
+    before = runs(page)
+    page.get_by_role("combobox", name=label).click()
+    page.get_by_role("option", name=option, exact=True).click()
+    wait_for_run(page, before, f"after choosing {label}={option}")
+
+
+def view(page) -> dict:
+    """What the user sees that defines the view: widget values, numbers, chart traces."""
+    main = page.locator('[data-testid="stMain"]')
+    comboboxes = page.get_by_role("combobox")
+    return {
+        "selected": [comboboxes.nth(i).input_value() for i in range(comboboxes.count())],
+        "numbers": main.locator('[data-testid="stNumberInputField"]').evaluate_all(
+            "els => els.map(e => e.value)"
+        ),
+        "metrics": main.locator('[data-testid="stMetricValue"]').all_inner_texts(),
+        "notes": main.locator('[data-testid="stAlertContentInfo"]').all_inner_texts(),
+        "traces": main.locator(".js-plotly-plot").evaluate_all(
+            "els => els.map(e => (e.data || []).map(t => t.name))"
+        ),
+    }
+
+
+def test_app_py_pages_are_all_in_the_sidebar(context, app_url):
+    page = open_app(context, app_url + "/")
+    hrefs = page.locator('[data-testid="stSidebarNav"] a').evaluate_all(
+        "els => els.map(e => new URL(e.href).pathname)"
+    )
+    page.close()
+    assert hrefs == PAGES, f"sidebar links {hrefs} != st.Page paths in app.py {PAGES}"
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_page_renders_without_an_error_element(context, app_url, path):
+    page = open_app(context, app_url + path)
+    try:
+        assert urlsplit(page.url).path == path, f"{path} landed on {page.url}"
+        title = page.locator('[data-testid="stMain"] h1').first
+        title.wait_for(state="visible", timeout=WAIT_MS)
+        assert_no_error_element(page, path)
+    finally:
+        page.close()
+
+
+def test_a_changed_control_lands_in_the_url_and_reopens_the_same_view(browser, app_url):
+    first, second = new_context(browser), new_context(browser)
+    try:
+        page = open_app(first, app_url + "/roofline")
+        default = view(page)
+        pick(page, "Precision", "fp8")
+        field = page.locator('[data-testid="stMain"] [data-testid="stNumberInputField"]').first
+        key = re.search(r"st-key-(\S+)", field.evaluate(
+            "e => e.closest('[class*=\"st-key-\"]').className")).group(1)  # fmt: skip
+        value = int(float(field.input_value())) // 4 or 1
+        before = runs(page)
+        field.fill(str(value))
+        field.press("Enter")
+        wait_for_run(page, before, f"after setting {key}={value}")
+        assert_no_error_element(page, "/roofline after the changes")
+        query = parse_qs(urlsplit(page.url).query)
+        assert query.get("precision") == ["fp8"], f"precision not in the link: {page.url}"
+        assert [float(v) for v in query.get(key, [])] == [value], f"{key} not in {page.url}"
+        changed = view(page)
+        assert changed != default, "the changes moved nothing displayed"
+
+        again = open_app(second, page.url)
+        assert_no_error_element(again, page.url)
+        assert view(again) == changed, f"{page.url} reopened a different view"
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_hostile_link_falls_back_with_a_notice(browser, app_url):
+    context = new_context(browser)
+    dialogs = []
+    context.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    try:
+        url = app_url + "/roofline?device=%3Cscript%3Ealert(1)%3C%2Fscript%3E&precision=fp999"
+        page = open_app(context, url)
+        assert_no_error_element(page, url)
+        notices = page.locator('[data-testid="stAlertContentWarning"]').all_inner_texts()
+        device = next((n for n in notices if "device=<script>alert(1)</script>" in n), None)
+        assert device, f"no notice for the hostile device; warnings shown: {notices}"
+        assert any("precision=fp999" in n for n in notices), f"no precision notice: {notices}"
+        shown = re.search(r"showing (.+)\.$", device.strip()).group(1)
+        assert page.get_by_role("combobox", name="Device").input_value() == shown
+        assert not dialogs, f"the link's script ran: {dialogs}"
+    finally:
+        context.close()

@@ -1,0 +1,104 @@
+"""The generations page's numbers: the seed's DEMO 3 growth, verdicts per device, takeaway."""
+
+import math
+
+import pytest
+
+from perfcore.explain import generations as view
+from perfcore.generations import growth
+
+V100, H100 = "NVIDIA V100 SXM2", "NVIDIA H100 SXM"
+
+
+def _rows(specs, precision="fp16", vendors=None, **sizes):
+    cost = view.op_cost("attention", precision, sizes or {"seq": 512, "d_head": 64})
+    return view.rows(specs, vendors or view.vendors(specs), precision, cost), cost
+
+
+def _takeaway(specs, precision="fp16", old=V100, new=H100, vendors=None, **sizes):
+    rows, cost = _rows(specs, precision, vendors, **sizes)
+    pair = (specs[old], specs[new])
+    return view.takeaway(rows, cost, precision, growth(*pair, precision), pair)
+
+
+def test_seed_growth_v100_to_the_seed_h100_row_is_demo3s(specs, h100):
+    g = growth(specs[V100], h100, "fp16")
+    assert view.growth_headline(g) == [
+        ("Arithmetic grew", "7.9x"),
+        ("Bandwidth grew", "3.7x"),
+        ("Ridge grew", "2.1x"),
+    ]
+
+
+def test_growth_headline_says_not_published_where_a_peak_is_missing():
+    assert {v for _, v in view.growth_headline(None)} == {"not published"}
+
+
+def test_rows_run_oldest_first_and_keep_only_the_chosen_vendors(specs):
+    rows, _ = _rows(specs, vendors=["AMD"])
+    assert [r.device.name for r in rows] == [
+        "AMD Instinct MI250X",
+        "AMD Instinct MI300X",
+        "AMD Instinct MI325X",
+    ]
+
+
+def test_the_default_op_is_compute_bound_on_v100_and_memory_bound_on_h100(specs):
+    rows, cost = _rows(specs)
+    bound = {r.device.name: r.bound for r in rows}
+    assert cost.intensity == 256
+    assert (bound[V100], bound[H100]) == ("compute", "memory")
+
+
+def test_the_ridge_in_the_table_is_peak_over_bandwidth(specs, h100):
+    rows, cost = _rows(specs)
+    df = view.table(rows, "fp16", cost).set_index("device")
+    assert df.loc[h100.name, "ridge (FLOP/byte)"] == pytest.approx(990 / 3.35)
+    assert df.loc[h100.name, "fp16 peak (FLOP/s)"] == 990e12
+
+
+def test_devices_without_the_precision_are_listed_as_not_published(specs):
+    rows, cost = _rows(specs, "fp8")
+    df = view.table(rows, "fp8", cost).set_index("device")
+    assert df.loc[V100, "op intensity (FLOP/byte)"] == 512
+    assert df.loc[V100, "bound by"] == "not published"
+    assert math.isnan(df.loc[V100, "ridge (FLOP/byte)"])
+    assert df.loc[H100, "bound by"] == "memory"
+
+
+def test_bound_count_counts_memory_bound_devices_among_those_publishing(specs):
+    rows, _ = _rows(specs, vendors=["NVIDIA"])
+    assert view.bound_count(rows) == "6 of 15"
+    assert view.bound_count(_rows(specs, vendors=["NVIDIA"], seq=8192, d_head=64)[0]) == "0 of 15"
+
+
+def test_params_carry_the_pages_attention_defaults_and_the_catalogs_otherwise():
+    assert [(p.name, p.default) for p in view.params("attention")] == [("seq", 512), ("d_head", 64)]
+    assert [p.default for p in view.params("matmul")] == [4096, 4096, 4096]
+
+
+def test_default_pair_is_v100_and_h100_else_first_and_last():
+    assert view.default_pair(["a", V100, H100, "z"]) == (V100, H100)
+    assert view.default_pair(["a", "b", "c"]) == ("a", "c")
+
+
+def test_takeaway_gives_the_memory_bound_share_and_the_growth(specs):
+    text = _takeaway(specs)
+    assert "memory-bound on 6 of 18 devices (33.3 %)" in text
+    assert "grew 7.9x and bandwidth 3.7x, so the ridge grew 2.1x" in text
+    assert "compute-bound on the NVIDIA V100 SXM2 and memory-bound on the NVIDIA H100 SXM" in text
+
+
+def test_takeaway_changes_with_the_ops_size(specs):
+    assert "memory-bound on 0 of 18" in _takeaway(specs, seq=8192, d_head=64)
+
+
+def test_takeaway_names_the_precisions_both_devices_publish_when_growth_is_missing(specs):
+    text = _takeaway(specs, "bf16")
+    assert "not published at this precision; both publish fp64, fp32, fp16" in text
+
+
+def test_takeaway_without_vendors_asks_for_one(specs):
+    cost = view.op_cost("add", "fp16", {})
+    text = view.takeaway([], cost, "fp16", None, (specs[V100], specs[H100]))
+    assert text.startswith("No vendor chosen")

@@ -1,0 +1,154 @@
+"""The occupancy page's numbers: the seed's DEMO 5 ladder, presets, tiles, the takeaway."""
+
+import pytest
+
+from perfcore.explain import occupancy as view
+
+DEMO5 = [
+    (1, 1, "0.8", 131),
+    (8, 1, "6.1", 124),
+    (32, 1, "24.2", 100),
+    (64, 1, "48.5", 68),
+    (132, 1, "100.0", 0),
+    (133, 2, "50.4", 131),
+    (264, 2, "100.0", 0),
+    (512, 4, "97.0", 16),
+]
+
+
+def _takeaway(device, batch, per_seq=1):
+    chosen = view.occupancy(device, batch, per_seq)
+    return view.takeaway(chosen, view.tiles_compared(4096, 4096, device), "128x128", device)
+
+
+def test_the_ladder_is_the_seeds_demo5_table(h100):
+    df = view.table(view.ladder(h100, 1), 1)
+    got = [
+        (b, w, f"{u * 100:.1f}", i)
+        for b, w, u, i in zip(
+            df["batch (sequences)"],
+            df["waves"],
+            df["utilisation (fraction)"],
+            df["idle units (last wave)"],
+            strict=True,
+        )
+    ]
+    assert got == DEMO5
+    assert list(df["blocks"]) == list(df["batch (sequences)"])
+
+
+def test_the_ladder_adds_and_marks_the_chosen_batch(h100):
+    df = view.table(view.ladder(h100, 200), 200)
+    assert 200 in list(df["batch (sequences)"])
+    assert list(df[df["your batch"]]["batch (sequences)"]) == [200]
+
+
+def test_the_presets_stand_for_the_seeds_batches_on_this_device(h100, specs):
+    assert view.preset_captions(132)[5:8] == ["132", "133", "264"]
+    assert [view.batch_for(p, 7, 132) for p in view.PRESETS] == [
+        7,
+        1,
+        8,
+        32,
+        64,
+        132,
+        133,
+        264,
+        512,
+    ]
+    assert view.batch_for("units + 1", 7, 108) == 109
+
+
+def test_blocks_per_sequence_multiplies_the_blocks(h100):
+    o = view.occupancy(h100, 33, 4)
+    assert (o.blocks, o.waves, o.idle_units) == (132, 1, 0)
+    assert view.occupancy(h100, 34, 4).waves == 2
+
+
+def test_the_metrics_state_blocks_waves_utilisation_and_idle_units(h100):
+    assert dict(view.metrics(view.occupancy(h100, 133))) == {
+        "blocks": "133",
+        "waves": "2 over 132 units",
+        "utilisation": "50.4 %",
+        "idle units (last wave)": "131 of 132",
+    }
+
+
+def test_batch_one_leaves_131_units_idle_and_132_would_ride_free(h100):
+    text = _takeaway(h100, 1)
+    assert "1 wave at 0.758 % utilisation, 131 of 132 units idle" in text
+    assert "needs 131 more blocks: 131 more sequences ride free (batch 132)" in text
+
+
+def test_one_block_past_a_full_wave_says_one_fewer_saves_a_wave(h100):
+    text = _takeaway(h100, 133)
+    assert "2 waves at 50.4 % utilisation" in text
+    assert "1 block fewer would save a whole wave" in text
+
+
+def test_a_full_wave_prices_one_more_block(h100):
+    assert "every unit busy; one block more costs a whole extra wave (50.4 %)" in _takeaway(
+        h100, 132
+    )
+
+
+def test_the_next_full_wave_counts_sequences_of_several_blocks(h100):
+    o = view.occupancy(h100, 10, 4)
+    assert (o.idle_units, o.free_sequences) == (92, 23)
+    assert "23 more sequences ride free (batch 33)" in _takeaway(h100, 10, 4)
+
+
+def test_the_takeaway_changes_with_the_batch(h100):
+    assert _takeaway(h100, 64) != _takeaway(h100, 512)
+
+
+def test_a_device_without_a_unit_count_is_not_published(h100):
+    blind = h100.replace(compute_units=None)
+    assert view.occupancy(blind, 8) is None and view.ladder(blind, 8) == []
+    assert view.metrics(None) == [("compute units", "not published")]
+    assert view.tiles_compared(4096, 4096, blind) == {}
+    assert view.tile_metrics({}, "128x128") == [("compute units", "not published")]
+    assert "not published" in view.takeaway(None, {}, "128x128", blind)
+    assert view.preset_captions(None)[5] == "not published"
+    assert view.batch_for("units + 1", 7, None) == 7
+    assert len(view.table([], 8)) == len(view.tile_table({})) == 0
+
+
+def test_tile_shapes_parse_as_rows_by_columns():
+    assert [view.tile_shape(t) for t in view.TILES] == [
+        (64, 64),
+        (128, 128),
+        (128, 256),
+        (256, 128),
+    ]
+
+
+def test_the_tile_table_counts_edge_tiles_and_waves(h100):
+    df = view.tile_table(view.tiles_compared(4097, 4096, h100)).set_index("tile shape")
+    row = df.loc["128x128"]
+    assert (row["tiles"], row["waves"]) == (33 * 32, 8)
+    assert row["tile efficiency (fraction, edge padding)"] == pytest.approx(4097 / (33 * 128))
+    assert row["efficiency (fraction)"] == pytest.approx(
+        row["tile efficiency (fraction, edge padding)"]
+        * row["wave efficiency (fraction, all waves)"]
+    )
+
+
+def test_the_tile_sentence_names_a_better_shape_when_there_is_one(h100):
+    compared = view.tiles_compared(3000, 5000, h100)
+    text = view.takeaway(view.occupancy(h100, 1), compared, "128x256", h100)
+    assert "in 128x256 tiles is 480 tiles in 4 waves: 86.7 % efficient" in text
+    assert "64x64 would reach 95.7 %" in text
+    assert "the best of the offered shapes" in view.takeaway(
+        view.occupancy(h100, 1), compared, "64x64", h100
+    )
+
+
+def test_the_tile_metrics_follow_the_chosen_shape(h100):
+    metrics = dict(view.tile_metrics(view.tiles_compared(3000, 5000, h100), "64x64"))
+    assert metrics == {
+        "tiles": "3713",
+        "waves": "29",
+        "tile efficiency": "98.6 %",
+        "overall efficiency": "95.7 %",
+    }

@@ -1,0 +1,70 @@
+"""The generations page: the seed's growth on screen, numbers move with inputs, links restore it."""
+
+from conftest import SEED, notices, run_page
+
+FP16 = {"precision": "fp16"}
+
+
+def _metrics(at) -> list[str]:
+    return [m.value for m in at.metric]
+
+
+def test_at_fp16_v100_to_the_seed_h100_grows_as_demo3_printed():
+    at = run_page("generations", {**FP16, "ge_new": SEED})
+    assert _metrics(at)[:3] == ["7.9x", "3.7x", "2.1x"]
+
+
+def test_a_newer_device_with_a_higher_ridge_raises_the_ridge_growth():
+    at = run_page("generations", FP16)
+    assert _metrics(at)[2] == "2.1x"
+    at.selectbox(key="ge_new").set_value("NVIDIA L40S").run()
+    assert _metrics(at)[2] == "3.0x"
+
+
+def test_a_longer_sequence_leaves_fewer_devices_memory_bound():
+    at = run_page("generations", FP16)
+    assert _metrics(at)[3] == "6 of 18"
+    at.number_input(key="ge_attention_seq").set_value(8192).run()
+    assert _metrics(at)[3] == "0 of 18"
+
+
+def test_the_vendor_filter_keeps_only_that_vendors_devices():
+    at = run_page("generations", FP16)
+    at.multiselect(key="ge_vendors").set_value(["AMD"]).run()
+    assert set(at.dataframe[0].value["vendor"]) == {"AMD"}
+
+
+def test_a_precision_the_old_device_lacks_shows_not_published():
+    at = run_page("generations", {"precision": "fp8"})
+    assert not at.exception
+    assert _metrics(at)[:3] == ["not published"] * 3
+    df = at.dataframe[0].value.set_index("device")
+    assert df.loc["NVIDIA V100 SXM2", "bound by"] == "not published"
+
+
+def test_a_link_opens_the_page_with_its_values():
+    query = {
+        **FP16,
+        "ge_old": "NVIDIA A100 SXM4 80GB",
+        "ge_new": "NVIDIA B200",
+        "ge_op": "matmul",
+        "ge_matmul_k": "64",
+        "ge_vendors": ["NVIDIA", "AMD"],
+    }
+    at = run_page("generations", query)
+    assert at.selectbox(key="ge_old").value == "NVIDIA A100 SXM4 80GB"
+    assert at.selectbox(key="ge_new").value == "NVIDIA B200"
+    assert at.selectbox(key="ge_op").value == "matmul"
+    assert at.number_input(key="ge_matmul_k").value == 64
+    assert at.multiselect(key="ge_vendors").value == ["NVIDIA", "AMD"]
+    assert not notices(at)
+
+
+def test_garbage_link_values_fall_back_with_notices():
+    query = {"ge_old": "<b>x</b>", "ge_op": "fft", "ge_attention_seq": "-3", "ge_vendors": "Acme"}
+    at = run_page("generations", query)
+    assert not at.exception
+    assert at.selectbox(key="ge_old").value == "NVIDIA V100 SXM2"
+    assert at.number_input(key="ge_attention_seq").value == 512
+    texts = " ".join(notices(at))
+    assert all(f"`{k}=" in texts for k in query)

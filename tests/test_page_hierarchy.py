@@ -1,0 +1,66 @@
+"""The hierarchy page: the seed's trips on screen, numbers move with inputs, links restore it."""
+
+import json
+
+from conftest import SEED, notices, run_page
+
+SEED_FP16 = {"device": SEED, "precision": "fp16"}
+
+
+def _trip(at) -> str:
+    """The first metric: one device-memory trip on the chosen device."""
+    return at.metric[0].value
+
+
+def _y_title(at) -> str:
+    return json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["yaxis"]["title"]["text"]
+
+
+def test_the_seeds_demo1_flops_forgone_are_in_the_table():
+    at = run_page("hierarchy", SEED_FP16)
+    df = at.dataframe[0].value
+    forgone = df["FLOPs forgone per trip (fp16 peak)"]
+    assert list(forgone[:6]) == [990000, 29700000, 198000000, 495000000, 1980000000, 4950000000]
+    assert _trip(at) == "495 MFLOP"
+
+
+def test_a_narrower_precision_raises_the_flops_one_trip_forgoes():
+    at = run_page("hierarchy", SEED_FP16)
+    at.selectbox(key="precision").set_value("fp8").run()
+    assert _trip(at) == "990 MFLOP"
+    at.selectbox(key="precision").set_value("fp32").run()
+    assert _trip(at) == "33.5 MFLOP"
+
+
+def test_the_metric_control_changes_what_the_chart_plots():
+    at = run_page("hierarchy", SEED_FP16)
+    assert _y_title(at).startswith("FLOPs forgone")
+    at.radio(key="hi_metric").set_value("bandwidth").run()
+    assert _y_title(at) == "bandwidth (bytes/s)"
+
+
+def test_a_compared_device_gets_its_own_trip_and_rows():
+    at = run_page("hierarchy", {**SEED_FP16, "compare": "NVIDIA V100 SXM2"})
+    assert [m.value for m in at.metric][:2] == ["495 MFLOP", "62.5 MFLOP"]
+    assert len(at.dataframe[0].value) == 14
+    assert "7.9x fewer" in at.info[0].value
+
+
+def test_an_unpublished_precision_shows_not_published():
+    at = run_page("hierarchy", {"device": "NVIDIA V100 SXM2", "precision": "fp8"})
+    assert not at.exception
+    assert _trip(at) == "not published"
+
+
+def test_a_link_opens_the_page_on_its_metric():
+    at = run_page("hierarchy", {**SEED_FP16, "hi_metric": "latency"})
+    assert at.radio(key="hi_metric").value == "latency"
+    assert _y_title(at) == "latency (s, order-of-magnitude estimate)"
+    assert not notices(at)
+
+
+def test_a_garbage_metric_falls_back_with_a_notice():
+    at = run_page("hierarchy", {"hi_metric": "<img src=x>"})
+    assert not at.exception
+    assert at.radio(key="hi_metric").value == "FLOPs forgone"
+    assert any("`hi_metric=" in text for text in notices(at))

@@ -1,0 +1,68 @@
+"""The precision page: the seed's DEMO 4 on screen, sizes move the numbers, links restore it."""
+
+import pytest
+from conftest import SEED, notices, run_page
+
+TF = 1e12
+
+
+def _metric(at, start: str) -> str:
+    return next(m.value for m in at.metric if m.label.startswith(start))
+
+
+DEMO4 = {
+    "FP32 (no tensor core)": ("67", "20", "683"),
+    "TF32 tensor core": ("495", "148", "683"),
+    "FP16 tensor core": ("990", "296", "1365"),
+    "FP8 tensor core": ("1979", "591", "2731"),
+}
+
+
+def test_the_seed_h100_shows_the_demo4_peaks_ridges_and_intensities():
+    at = run_page("precision", {"device": SEED})
+    df = at.dataframe[0].value.set_index("precision")
+    for label, expected in DEMO4.items():
+        r = df.loc[label]
+        peak = f"{r['peak (FLOP/s, spec)'] / TF:.0f}"
+        got = (peak, f"{r['ridge (FLOP/byte)']:.0f}", f"{r['intensity (FLOP/byte)']:.0f}")
+        assert got == expected, label
+    assert _metric(at, "FLOPs") == "137 GFLOP"
+    assert "FP32 (201.3 MB, 67.00 TFLOP/s), FP8 moves 4.0x fewer bytes" in at.info[0].value
+
+
+def test_a_bigger_matmul_raises_the_flops_and_the_time_floor():
+    at = run_page("precision", {"device": SEED})
+    before = at.dataframe[0].value["time floor (s)"].tolist()
+    at.number_input(key="pr_m").set_value(8192).run()
+    assert _metric(at, "FLOPs") == "275 GFLOP"
+    after = at.dataframe[0].value["time floor (s)"].tolist()
+    assert all(a == pytest.approx(2 * b) for a, b in zip(after, before, strict=True))
+
+
+def test_a_link_opens_the_page_with_its_sizes():
+    at = run_page("precision", {"device": SEED, "pr_m": "1024", "pr_n": "2048", "pr_k": "512"})
+    sizes = [at.number_input(key=f"pr_{d}").value for d in "mnk"]
+    assert sizes == [1024, 2048, 512]
+    assert _metric(at, "FLOPs") == "2.15 GFLOP"
+    assert not notices(at)
+
+
+@pytest.mark.parametrize(
+    ("key", "value"), [("pr_m", "abc"), ("pr_n", "-3"), ("pr_k", "99999999"), ("pr_m", "nan")]
+)
+def test_garbage_link_values_fall_back_to_4096_with_a_notice(key, value):
+    at = run_page("precision", {"device": SEED, key: value})
+    assert not at.exception
+    assert any(f"`{key}=" in text and "showing 4096" in text for text in notices(at))
+    assert at.number_input(key=key).value == 4096
+
+
+def test_an_unpublished_precision_is_listed_as_not_published():
+    at = run_page("precision", {"device": "NVIDIA V100 SXM2"})
+    assert any("FP8, INT8, FP4: not published" in c.value for c in at.caption)
+    assert len(at.dataframe[0].value) == 3
+
+
+def test_the_vector_and_tensor_paths_are_a_column_of_the_table():
+    at = run_page("precision", {"device": SEED})
+    assert at.dataframe[0].value["path"].tolist()[:3] == ["vector", "vector", "tensor"]

@@ -1,0 +1,108 @@
+"""The scale-out page in AppTest: controls move numbers, links restore views, junk falls back."""
+
+import pytest
+from conftest import SEED, notices, run_page
+
+from perfcore.format import NOT_PUBLISHED
+
+# ui.number notices a non-integer link value, but Streamlit's binding truncates 2.5 to 2
+# instead of showing the default: a ui.py matter, reported rather than worked around here.
+UI_TRUNCATES = "ui.number: ?so_gpus=2.5 shows 2 while the notice says it shows 8"
+
+
+def metric(at, label: str) -> str:
+    """The displayed value of the metric called `label`."""
+    return next(m.value for m in at.metric if m.label == label)
+
+
+@pytest.fixture(scope="module")
+def seed_page():
+    """The page on the seed's H100 with default inputs (7e9 bf16, 8 GPUs x 2 nodes)."""
+    return run_page("scale_out", {"device": SEED})
+
+
+def test_seed_defaults_show_demo6_in_node_and_two_node_numbers(seed_page):
+    got = [
+        metric(seed_page, label)
+        for label in (
+            "In-node leg: bytes per GPU",
+            "In-node leg: time",
+            "Network leg: bytes per GPU",
+            "All-reduce time",
+            "Share of time on the network",
+        )
+    ]
+    assert got == ["24.5 GB", "27.2 ms", "1.75 GB", "62.2 ms", "56 %"]
+
+
+def test_seed_ladder_shows_four_and_sixteen_nodes(seed_page):
+    ladder = next(m.value for m in seed_page.markdown if m.value.startswith("| nodes"))
+    assert "| 4 | 32 | 2.62 GB | 79.7 ms | 66 % |" in ladder
+    assert "| 16 | 128 | 3.28 GB | 92.8 ms | 71 % |" in ladder
+
+
+def test_more_nodes_raise_the_all_reduce_time_and_network_share():
+    at = run_page("scale_out", {"device": SEED})
+    at.number_input(key="so_nodes").set_value(16).run()
+    assert (metric(at, "All-reduce time"), metric(at, "Share of time on the network")) == (
+        "92.8 ms",
+        "71 %",
+    )
+
+
+def test_per_direction_convention_doubles_the_in_node_time():
+    at = run_page("scale_out", {"device": SEED})
+    at.radio(key="so_convention").set_value("per-direction").run()
+    assert metric(at, "In-node leg: time") == "54.4 ms"
+    assert metric(at, "Scale-up, used (per-direction)") == "450 GB/s"
+
+
+def test_a_link_opens_with_its_scale_out_values():
+    query = {
+        "device": SEED,
+        "so_nodes": "4",
+        "so_gpus": "4",
+        "so_dtype": "fp32",
+        "so_convention": "per-direction",
+        "so_alpha_out_us": "5",
+    }
+    at = run_page("scale_out", query)
+    assert at.number_input(key="so_nodes").value == 4
+    assert at.number_input(key="so_gpus").value == 4
+    assert at.number_input(key="so_alpha_out_us").value == 5.0
+    assert at.selectbox(key="so_dtype").value == "fp32"
+    assert at.radio(key="so_convention").value == "per-direction"
+    assert metric(at, "Network leg: bytes per GPU") == "10.5 GB"  # 2 x 3/4 x 28 GB / 4
+    assert not notices(at)
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("so_nodes", "abc"),
+        ("so_nodes", "0"),
+        pytest.param("so_gpus", "2.5", marks=pytest.mark.xfail(strict=True, reason=UI_TRUNCATES)),
+        ("so_dtype", "fp128"),
+        ("so_convention", "sideways"),
+        ("so_alpha_up_us", "-1"),
+        ("so_params", "nan"),
+    ],
+)
+def test_garbage_link_values_fall_back_with_a_notice(key, value):
+    at = run_page("scale_out", {"device": SEED, key: value})
+    assert not at.exception
+    assert any(f"`{key}=" in text for text in notices(at))
+    assert metric(at, "All-reduce time") == "62.2 ms"
+
+
+def test_device_without_a_network_figure_shows_not_published_and_keeps_the_in_node_leg():
+    at = run_page("scale_out", {"device": "NVIDIA V100 SXM2"})
+    assert not at.exception
+    assert metric(at, "Scale-out (one direction)") == NOT_PUBLISHED
+    assert metric(at, "Network leg: time") == NOT_PUBLISHED
+    assert metric(at, "In-node leg: time") == "81.7 ms"
+
+
+def test_takeaway_is_computed_from_the_numbers(seed_page):
+    text = next(i.value for i in seed_page.info if "Read this" in i.value)
+    assert "7.1 % of the bytes" in text and "18x slower" in text

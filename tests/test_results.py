@@ -1,0 +1,159 @@
+"""perfcore.results: exact round trips, rejected files, and points that are never clamped."""
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from perfcore import results
+from perfcore.bench import ISOLATED, LOOP, Measurement
+from perfcore.results import MeasuredPoint, Record, ResultsError
+from perfcore.specs import Device
+
+STAMP = "2025-01-31T12:00:00+00:00"
+
+
+def record(**changes) -> Record:
+    """A plausible matmul record; fields overridable."""
+    fields = dict(
+        experiment="sweep", label="matmul 1024",
+        measurement=Measurement((1 / 3, 0.1 + 0.2, 1e-7, 2.5e-3), 10, LOOP, 3),
+        device="NVIDIA H100 80GB HBM3", backend="gpu", jax_version="0.10.2", timestamp=STAMP,
+        spec_name="NVIDIA H100 SXM", shapes=((1024, 1024), (1024, 1024)), dtype="bfloat16",
+        precision="bf16", flops=2.0 * 1024**3, bytes=6.0 * 1024**2, flops_model=2.0 * 1024**3,
+        bytes_model=6.0 * 1024**2, flops_source="cost_analysis", note='say "hi", twice\nok',
+    )  # fmt: skip
+    return Record(**(fields | changes))
+
+
+RECORDS = (
+    record(),
+    record(experiment="barriers", label="read every step", shapes=((), (4,)), dtype="",
+           precision="", flops=None, bytes=None, flops_model=None, bytes_model=None,
+           flops_source="", spec_name="", note="",
+           measurement=Measurement((1e-3,), 1, ISOLATED, 0, False)),
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("suffix", [".json", ".csv"])
+def test_results_round_trip_exactly_through_a_file(tmp_path, suffix):
+    path = results.save_results(RECORDS, tmp_path / f"r{suffix}")
+    assert results.load_results(path) == RECORDS
+
+
+def test_json_and_csv_bytes_load_to_the_same_records():
+    from_json = results.load_results_bytes(results.to_json(RECORDS).encode(), "upload.json")
+    from_csv = results.load_results_bytes(results.to_csv(RECORDS).encode(), "upload.csv")
+    assert from_json == from_csv == RECORDS
+
+
+def test_written_statistics_are_those_of_the_samples():
+    row = json.loads(results.to_json(RECORDS))["records"][0]
+    m = RECORDS[0].measurement
+    assert (row["min_s"], row["median_s"], row["mean_s"]) == (m.min, m.median, m.mean)
+    assert row["method"] == LOOP and row["calls_per_sample"] == 10
+
+
+def test_schema_is_documented_field_by_field():
+    doc = (Path(__file__).parent.parent / "docs" / "results-format.md").read_text("utf-8")
+    for name, _, _ in results.SCHEMA:
+        assert f"`{name}`" in doc
+
+
+def json_with(**changes) -> bytes:
+    """A results JSON of two records, the second with some fields changed (None drops one)."""
+    document = json.loads(results.to_json(RECORDS))
+    document["records"][1] |= changes
+    document["records"][1] = {k: v for k, v in document["records"][1].items() if v != "DROP"}
+    return json.dumps(document).encode()
+
+
+def csv_with(column: str, value: str) -> bytes:
+    """A results CSV whose first data row has `column` set to value."""
+    header, first, *rest = csv.reader(io.StringIO(results.to_csv(RECORDS)))
+    first[header.index(column)] = value
+    out = io.StringIO()
+    csv.writer(out).writerows([header, first, *rest])
+    return out.getvalue().encode()
+
+
+MALFORMED = [
+    (b"\xff\xfe\x00garbage", "x.json", "not UTF-8"),
+    (b"", "x.csv", "empty file"),
+    (b'{"format": "perfcore-results", "version": 1, "records": [', "x.json", "not JSON"),
+    (b'{"format": "other", "version": 9, "records": []}', "x.json", "field 'format'"),
+    (json_with(method="fastest"), "x.json", "record 1: field 'method'"),
+    (json_with(samples_s=[1e-3, -2.0]), "x.json", "record 1: field 'samples_s'"),
+    (json_with(calls_per_sample=0), "x.json", "record 1: field 'calls_per_sample'"),
+    (json_with(timestamp="yesterday"), "x.json", "record 1: field 'timestamp'"),
+    (json_with(precision="fp12"), "x.json", "record 1: field 'precision'"),
+    (json_with(median_s=123.0), "x.json", "record 1: field 'median_s'"),
+    (json_with(device="DROP"), "x.json", "record 1: field 'device': missing"),
+    (json_with(calls_per_sample=7), "x.json", "record 1: invalid Measurement"),
+    (csv_with("flops", "lots"), "x.csv", "row 2: field 'flops'"),
+    (csv_with("shapes", "10x?"), "x.csv", "row 2: field 'shapes'"),
+    (csv_with("synced", "maybe"), "x.csv", "row 2: field 'synced'"),
+    (b"experiment,label\nsweep,x\n", "x.csv", "missing column(s)"),
+]
+
+
+@pytest.mark.parametrize(("data", "label", "expected"), MALFORMED)
+def test_malformed_results_files_are_rejected_with_where_and_what(data, label, expected):
+    with pytest.raises(ResultsError) as caught:
+        results.load_results_bytes(data, label)
+    assert expected in str(caught.value)
+    assert str(caught.value).startswith(label)
+
+
+def test_every_problem_is_listed_not_only_the_first():
+    data = json_with(method="fastest", warmup=-1, backend="")
+    with pytest.raises(ResultsError) as caught:
+        results.load_results_bytes(data, "two.json")
+    assert len(caught.value.problems) == 3
+    assert isinstance(caught.value, ValueError)
+
+
+def test_problem_names_the_value_and_what_was_expected():
+    with pytest.raises(ResultsError) as caught:
+        results.load_results_bytes(json_with(precision="fp12"), "x.json")
+    assert "got 'fp12', expected one of" in caught.value.problems[0]
+
+
+def point(seconds: float = 1e-3, spread: float = 0.1, precision: str = "bf16") -> MeasuredPoint:
+    return MeasuredPoint("p", 1e12, 1e9, seconds, seconds * (1 - spread), seconds * (1 + spread),
+                         precision, LOOP, "dev", "gpu")  # fmt: skip
+
+
+DEVICE = Device("Test", "Vendor", 2024, bf16_flops_per_s=500e12, memory_bytes_per_s=2e12)
+
+
+def test_point_derives_intensity_and_flops_per_s_with_error_bars():
+    p = point()
+    assert p.intensity == 1000
+    assert p.flops_per_s == pytest.approx(1e15)
+    assert p.flops_per_s_lo < p.flops_per_s < p.flops_per_s_hi
+
+
+def test_a_point_above_its_roof_is_kept_and_flagged_never_clamped():
+    fast = point(seconds=1e-3)  # 1e15 FLOP/s against a 5e14 roof
+    assert fast.flops_per_s == pytest.approx(1e15)
+    assert results.above_roof(fast, DEVICE)
+    assert not results.above_roof(point(seconds=1.0), DEVICE)
+
+
+def test_no_published_roof_means_no_flag():
+    assert not results.above_roof(point(seconds=1e-3, precision="fp8"), DEVICE)
+
+
+def test_points_skip_naive_timings_and_records_without_work():
+    points = results.measured_points(RECORDS)
+    assert [p.label for p in points] == ["sweep: matmul 1024"]
+    assert points[0].seconds_median == RECORDS[0].measurement.median
+
+
+def test_regimes_follow_the_seed_overhead_utilisation_roof():
+    assert results.regime(15e-6, 10e-6, 1e12, 100e12) == "overhead"
+    assert results.regime(1e-3, 10e-6, 10e12, 100e12) == "utilisation"
+    assert results.regime(5e-3, 10e-6, 90e12, 100e12) == "compute roof"
