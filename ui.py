@@ -92,11 +92,11 @@ def show_notices() -> None:
         st.warning(text, icon=":material/link_off:")
 
 
-def _notice(key: str, raw: object, expected: str, default: object) -> None:
-    """Record that the link's value for `key` was ignored."""
-    shown = str(raw).replace("`", "")[:60]
-    fallback = f"{default:g}" if isinstance(default, float) else default
-    text = f"The link's `{key}={shown}` was ignored (expected {expected}); showing {fallback}."
+def _notice(key: str, raw: object, expected: str, shown: object) -> None:
+    """Record that the link's value for `key` was not usable, and what is shown instead."""
+    given = str(raw).replace("`", "")[:60]
+    now = f"{shown:g}" if isinstance(shown, float) else shown
+    text = f"The link's `{key}={given}` was ignored (expected {expected}); showing {now}."
     st.session_state.setdefault(_NOTICES, []).append(text)
 
 
@@ -110,52 +110,55 @@ def _raw(key: str) -> str | list[str] | None:
 
 def choice(label: str, options: Sequence, key: str, default=None, widget=None, **kw):
     """A URL-bound single choice (selectbox by default; st.radio or st.select_slider too)."""
-    options = list(options)
+    options, raw = list(options), _raw(key)
     default = options[0] if default is None else default
-    raw = _raw(key)
-    if raw is not None and raw not in [str(o) for o in options]:
-        _notice(key, raw, "one of the listed options", default)
     widget = widget or st.selectbox
-    index = {} if widget is st.select_slider else {"index": options.index(default)}
     if widget is st.select_slider:
         kw["value"] = default
-    return widget(label, options, key=key, bind="query-params", **index, **kw)
+    else:
+        kw["index"] = options.index(default)
+    value = widget(label, options, key=key, bind="query-params", **kw)
+    if raw is not None and raw not in [str(o) for o in options]:
+        _notice(key, raw, "one of the listed options", value)
+    return value
 
 
 def multi(label: str, options: Sequence, key: str, default: Sequence, **kw) -> list:
     """A URL-bound multiselect (repeated ?key=a&key=b in the link)."""
     raw = _raw(key)
-    values = [raw] if isinstance(raw, str) else raw or []
-    if any(v not in [str(o) for o in options] for v in values):
-        _notice(key, ", ".join(values), "values from the listed options", ", ".join(default))
-    return st.multiselect(label, options, default=list(default), key=key, bind="query-params", **kw)
+    given = [raw] if isinstance(raw, str) else raw or []
+    value = st.multiselect(
+        label, options, default=list(default), key=key, bind="query-params", **kw
+    )
+    if any(v not in [str(o) for o in options] for v in given):
+        _notice(key, ", ".join(given), "values from the listed options", ", ".join(value))
+    return value
 
 
 def number(label: str, key: str, default: float, lo: float, hi: float, integer: bool = True, **kw):
     """A URL-bound number input in [lo, hi]; an integer unless `integer` is False."""
-    raw = _raw(key)
+    raw, cast = _raw(key), int if integer else float
+    value = st.number_input(label, min_value=cast(lo), max_value=cast(hi), value=cast(default),
+                            key=key, bind="query-params", **kw)  # fmt: skip
     if raw is not None and not _valid_number(raw, lo, hi, integer):
-        _notice(
-            key, raw, f"{'an integer' if integer else 'a number'} from {lo:g} to {hi:g}", default
-        )
-    cast = int if integer else float
-    return st.number_input(label, min_value=cast(lo), max_value=cast(hi), value=cast(default),
-                           key=key, bind="query-params", **kw)  # fmt: skip
+        kind = "an integer" if integer else "a number"
+        _notice(key, raw, f"{kind} from {lo:g} to {hi:g}", value)
+    return value
 
 
-def size(param: Param, key: str):
-    """A URL-bound number input for one catalog op size."""
-    return number(
-        param.name, key, param.default, param.lo, param.hi, param.integer, help=param.help
-    )
+def size(param: Param, key: str, default: float | None = None):
+    """A URL-bound number input for one catalog op size (default: the catalog's)."""
+    start = param.default if default is None else default
+    return number(param.name, key, start, param.lo, param.hi, param.integer, help=param.help)
 
 
 def flag(label: str, key: str, default: bool = False, **kw) -> bool:
     """A URL-bound toggle (?key=true / ?key=false)."""
     raw = _raw(key)
+    value = st.toggle(label, value=default, key=key, bind="query-params", **kw)
     if raw is not None and raw not in ("true", "false"):
-        _notice(key, raw, "true or false", default)
-    return st.toggle(label, value=default, key=key, bind="query-params", **kw)
+        _notice(key, raw, "true or false", value)
+    return value
 
 
 def _valid_number(raw: object, lo: float, hi: float, integer: bool) -> bool:

@@ -24,7 +24,8 @@ with right:
     per_seq = ui.number("Blocks per sequence", "oc_per_seq", 1, 1, view.PER_SEQUENCE_MAX)
 batch = view.batch_for(preset, custom, units)
 chosen = view.occupancy(ctx.device, batch, per_seq)
-for col, (label, value) in zip(st.columns(4), view.metrics(chosen), strict=False):
+metrics = view.metrics(chosen)
+for col, (label, value) in zip(st.columns(len(metrics)), metrics, strict=True):
     col.metric(label, value)
 fig = occupancy_sawtooth_figure(ctx.device, chosen, ctx.compare)
 st.plotly_chart(fig, key="oc_sawtooth")
@@ -44,7 +45,8 @@ with cols[1]:
 with cols[2]:
     tile = ui.choice("Tile shape", view.TILES, "oc_tile", view.DEFAULT_TILE)
 compared = view.tiles_compared(m, n, ctx.device)
-for col, (label, value) in zip(st.columns(4), view.tile_metrics(compared, tile), strict=False):
+tile_metrics = view.tile_metrics(compared, tile)
+for col, (label, value) in zip(st.columns(len(tile_metrics)), tile_metrics, strict=True):
     col.metric(label, value)
 st.plotly_chart(tile_efficiency_figure(compared, tile), key="oc_tiles")
 ui.table(view.tile_table(compared), "tile_quantisation")

@@ -21,7 +21,8 @@ for param, col in zip(ops.CATALOG["matmul"][1], st.columns(3), strict=True):
         sizes[param.name] = ui.number(label, f"pr_{param.name}", param.default, 1, view.SIZE_MAX)
 rows = matmul_sweep(ctx.device, **sizes)
 span = view.span(rows)
-for col, (label, value) in zip(st.columns(4), view.metrics(span), strict=False):
+metrics = view.metrics(span)
+for col, (label, value) in zip(st.columns(max(len(metrics), 1)), metrics, strict=False):
     col.metric(label, value)
 st.caption(view.missing_note(ctx.device, rows))
 ends = (span.widest, span.narrowest) if span else ()

@@ -78,17 +78,26 @@ def busbw(algbw_bytes_per_s: float, collective: str, n_ranks: int) -> float:
 
 @dataclass(frozen=True)
 class Leg:
-    """One leg of a hierarchical collective: bytes per GPU over one link."""
+    """One ring all-reduce leg over `ranks` GPUs: bytes always, a time where the link is known."""
 
     name: str
+    ranks: int
     bytes_per_gpu: float
-    bytes_per_s: float
+    bytes_per_s: float | None
     latency_s: float = 0.0
-    steps: int = 0
 
     @property
-    def seconds(self) -> float:
-        """Alpha-beta time of this leg."""
+    def steps(self) -> int:
+        """Latency hops of the ring: 2(N-1), none for one rank."""
+        return RING_STEPS["all-reduce"](self.ranks) if self.ranks > 1 else 0
+
+    @property
+    def seconds(self) -> float | None:
+        """Alpha-beta time; 0 for one rank; None where the link's bandwidth is unpublished."""
+        if self.ranks < 2:
+            return 0.0
+        if self.bytes_per_s is None:
+            return None
         return alpha_beta_time(self.bytes_per_gpu, self.bytes_per_s, self.latency_s, self.steps)
 
 
@@ -96,36 +105,66 @@ class Leg:
 class HierarchicalAllReduce:
     """All-reduce in the node over the scale-up link, then across nodes on the 1/g shard."""
 
+    buffer_bytes: float
     intra: Leg
-    inter: Leg | None
+    inter: Leg
 
     @property
-    def seconds(self) -> float:
-        """Total time, legs run one after the other."""
-        return self.intra.seconds + (self.inter.seconds if self.inter else 0.0)
+    def ranks(self) -> int:
+        """GPUs taking part: gpus per node x nodes."""
+        return self.intra.ranks * self.inter.ranks
 
     @property
-    def network_share(self) -> float:
-        """Fraction of the time spent on the scale-out leg."""
-        return self.inter.seconds / self.seconds if self.inter else 0.0
+    def seconds(self) -> float | None:
+        """Total time, legs one after the other; None when a leg that runs is unpriced."""
+        legs = (self.intra.seconds, self.inter.seconds)
+        return None if None in legs else sum(legs)
+
+    @property
+    def network_share(self) -> float | None:
+        """Fraction of the time spent on the scale-out leg; None with no total."""
+        total = self.seconds
+        return self.inter.seconds / total if total else None
+
+    @property
+    def algbw(self) -> float | None:
+        """nccl-tests algbw of the whole operation, bytes/s: S / t."""
+        total = self.seconds
+        return algbw(self.buffer_bytes, total) if total else None
+
+    @property
+    def busbw(self) -> float | None:
+        """nccl-tests busbw, bytes/s: algbw x 2(n-1)/n over all n GPUs."""
+        a = self.algbw
+        return None if a is None else busbw(a, "all-reduce", self.ranks)
+
+    @property
+    def byte_share(self) -> float | None:
+        """Network bytes per GPU over in-node bytes per GPU; None with no in-node leg."""
+        if self.intra.ranks < 2:
+            return None
+        return self.inter.bytes_per_gpu / self.intra.bytes_per_gpu
+
+    @property
+    def link_ratio(self) -> float | None:
+        """Scale-up bandwidth over scale-out bandwidth; None where either is unpublished."""
+        up, out = self.intra.bytes_per_s, self.inter.bytes_per_s
+        return up / out if up and out else None
 
 
 def hierarchical_allreduce(
     buffer_bytes: float,
     gpus_per_node: int,
     nodes: int,
-    scaleup_bytes_per_s: float,
-    scaleout_bytes_per_s: float,
+    scaleup_bytes_per_s: float | None,
+    scaleout_bytes_per_s: float | None,
     scaleup_latency_s: float = 0.0,
     scaleout_latency_s: float = 0.0,
 ) -> HierarchicalAllReduce:
     """Ring all-reduce in each node, then a ring all-reduce of the 1/g shard across nodes."""
     g = gpus_per_node
-    intra = Leg("scale-up", ring_allreduce_bytes(buffer_bytes, g), scaleup_bytes_per_s,
-                scaleup_latency_s, RING_STEPS["all-reduce"](g) if g > 1 else 0)  # fmt: skip
-    if nodes < 2:
-        return HierarchicalAllReduce(intra, None)
-    shard = buffer_bytes / g
-    inter = Leg("scale-out", ring_allreduce_bytes(shard, nodes), scaleout_bytes_per_s,
-                scaleout_latency_s, RING_STEPS["all-reduce"](nodes))  # fmt: skip
-    return HierarchicalAllReduce(intra, inter)
+    intra_bytes = ring_allreduce_bytes(buffer_bytes, g)
+    intra = Leg("in-node leg", g, intra_bytes, scaleup_bytes_per_s, scaleup_latency_s)
+    inter_bytes = ring_allreduce_bytes(buffer_bytes / g, nodes)
+    inter = Leg("network leg", nodes, inter_bytes, scaleout_bytes_per_s, scaleout_latency_s)
+    return HierarchicalAllReduce(buffer_bytes, intra, inter)

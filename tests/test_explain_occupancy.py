@@ -67,8 +67,9 @@ def test_blocks_per_sequence_multiplies_the_blocks(h100):
 
 def test_the_metrics_state_blocks_waves_utilisation_and_idle_units(h100):
     assert dict(view.metrics(view.occupancy(h100, 133))) == {
+        "compute units (spec)": "132",
         "blocks": "133",
-        "waves": "2 over 132 units",
+        "waves": "2",
         "utilisation": "50.4 %",
         "idle units (last wave)": "131 of 132",
     }
@@ -152,3 +153,9 @@ def test_the_tile_metrics_follow_the_chosen_shape(h100):
         "tile efficiency": "98.6 %",
         "overall efficiency": "95.7 %",
     }
+
+
+def test_one_unit_means_every_block_is_its_own_wave(specs):
+    tpu = specs["Google TPU v5e"]
+    assert tpu.compute_units == 1
+    assert "every block is a wave of its own" in _takeaway(tpu, 5)

@@ -7,7 +7,6 @@ from perfcore.format import NOT_PUBLISHED
 
 # ui.number notices a non-integer link value, but Streamlit's binding truncates 2.5 to 2
 # instead of showing the default: a ui.py matter, reported rather than worked around here.
-UI_TRUNCATES = "ui.number: ?so_gpus=2.5 shows 2 while the notice says it shows 8"
 
 
 def metric(at, label: str) -> str:
@@ -81,7 +80,6 @@ def test_a_link_opens_with_its_scale_out_values():
     [
         ("so_nodes", "abc"),
         ("so_nodes", "0"),
-        pytest.param("so_gpus", "2.5", marks=pytest.mark.xfail(strict=True, reason=UI_TRUNCATES)),
         ("so_dtype", "fp128"),
         ("so_convention", "sideways"),
         ("so_alpha_up_us", "-1"),
@@ -93,6 +91,12 @@ def test_garbage_link_values_fall_back_with_a_notice(key, value):
     assert not at.exception
     assert any(f"`{key}=" in text for text in notices(at))
     assert metric(at, "All-reduce time") == "62.2 ms"
+
+
+def test_a_fractional_count_is_flagged_and_the_notice_names_what_is_shown():
+    at = run_page("scale_out", {"device": SEED, "so_gpus": "2.5"})
+    shown = at.number_input(key="so_gpus").value
+    assert any("`so_gpus=2.5` was ignored" in t and f"showing {shown}" in t for t in notices(at))
 
 
 def test_device_without_a_network_figure_shows_not_published_and_keeps_the_in_node_leg():

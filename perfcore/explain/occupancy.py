@@ -132,8 +132,9 @@ def metrics(o: Occupancy | None) -> list[tuple[str, str]]:
     if o is None:
         return [("compute units", fmt.NOT_PUBLISHED)]
     return [
+        ("compute units (spec)", f"{o.units}"),
         ("blocks", f"{o.blocks}"),
-        ("waves", f"{o.waves} over {o.units} units"),
+        ("waves", f"{o.waves}"),
         ("utilisation", fmt.percent(o.utilisation)),
         ("idle units (last wave)", f"{o.idle_units} of {o.units}"),
     ]
@@ -150,6 +151,8 @@ def _occupancy_sentence(o: Occupancy) -> str:
         f"Batch {o.batch} makes {_count(o.blocks, 'block')} on {o.units} compute units: "
         f"{_count(o.waves, 'wave')} at {fmt.percent(o.utilisation)} utilisation"
     )
+    if o.units == 1:
+        return f"{head}: with one unit every block is a wave of its own, so nothing idles."
     if o.idle_units == 0:
         one_more = fmt.percent(occ.utilisation(o.blocks + 1, o.units))
         return f"{head}, every unit busy; one block more costs a whole extra wave ({one_more})."

@@ -143,11 +143,11 @@ def metrics(s: Span | None) -> list[tuple[str, str]]:
     """(label, value) headline numbers for the page; [] when nothing is published."""
     if s is None:
         return []
-    ends = f"{s.widest.precision.upper()} → {s.narrowest.precision.upper()}"
-    moved = f"{fmt.traffic(s.widest.cost.bytes, 4)} → {fmt.traffic(s.narrowest.cost.bytes, 4)}"
+    wide, narrow = s.widest.precision.upper(), s.narrowest.precision.upper()
     return [
         ("FLOPs, every precision", fmt.flops(s.widest.cost.flops)),
-        (f"bytes moved, {ends}", moved),
-        (f"roof lifts, {ends}", fmt.ratio(s.peak_ratio)),
-        (f"time floor at {s.narrowest.precision.upper()}", fmt.seconds(s.narrowest.time_floor_s)),
+        (f"bytes moved at {wide}", fmt.traffic(s.widest.cost.bytes, 4)),
+        (f"bytes moved at {narrow}", fmt.traffic(s.narrowest.cost.bytes, 4)),
+        (f"roof lifts, {wide} → {narrow}", fmt.ratio(s.peak_ratio)),
+        (f"time floor at {narrow}", fmt.seconds(s.narrowest.time_floor_s)),
     ]

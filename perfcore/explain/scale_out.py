@@ -15,13 +15,11 @@ import pandas as pd
 
 from perfcore import format as fmt
 from perfcore.comm import (
-    RING_STEPS,
     Convention,
-    algbw,
-    alpha_beta_time,
-    busbw,
+    HierarchicalAllReduce,
+    Leg,
+    hierarchical_allreduce,
     link_bytes_per_s,
-    ring_allreduce_bytes,
 )
 from perfcore.precision import BYTES_PER_ELEMENT
 from perfcore.specs import Device
@@ -87,85 +85,16 @@ def setup(
     scaleout_alpha_us: float = 0.0,
 ) -> Setup:
     """A Setup from the page's inputs; the per-hop latencies come in microseconds."""
-    return Setup(
-        params,
-        precision,
-        int(gpus_per_node),
-        int(nodes),
-        convention,
-        scaleup_alpha_us * 1e-6,
-        scaleout_alpha_us * 1e-6,
-    )
+    alphas_s = (scaleup_alpha_us * 1e-6, scaleout_alpha_us * 1e-6)
+    return Setup(params, precision, int(gpus_per_node), int(nodes), convention, *alphas_s)
 
 
 @dataclass(frozen=True)
-class LegCost:
-    """One ring all-reduce leg: bytes per GPU always; a time only where its link is published."""
+class AllReduce(HierarchicalAllReduce):
+    """The hierarchical all-reduce of one Setup on one device (comm's model, with its inputs)."""
 
-    name: str
-    ranks: int
-    bytes_per_gpu: float
-    bytes_per_s: float | None
-    latency_s: float = 0.0
-
-    @property
-    def steps(self) -> int:
-        """Latency hops of the ring: 2(N-1), none for one rank."""
-        return RING_STEPS["all-reduce"](self.ranks) if self.ranks > 1 else 0
-
-    @property
-    def seconds(self) -> float | None:
-        """Alpha-beta time, s; 0 for one rank; None where the link is not published."""
-        if self.ranks < 2:
-            return 0.0
-        if self.bytes_per_s is None:
-            return None
-        return alpha_beta_time(self.bytes_per_gpu, self.bytes_per_s, self.latency_s, self.steps)
-
-
-@dataclass(frozen=True)
-class AllReduce:
-    """The hierarchical all-reduce of one Setup on one device: two legs, run one after the other."""
-
-    device: Device
-    setup: Setup
-    intra: LegCost
-    inter: LegCost
-
-    @property
-    def seconds(self) -> float | None:
-        """Total time, s; None when a leg that runs has no published link."""
-        legs = (self.intra.seconds, self.inter.seconds)
-        return None if None in legs else sum(legs)
-
-    @property
-    def network_share(self) -> float | None:
-        """Fraction of the total time spent on the network leg; None when there is no total."""
-        total = self.seconds
-        return self.inter.seconds / total if total else None
-
-    @property
-    def algbw(self) -> float | None:
-        """nccl-tests algbw of the whole operation, bytes/s: S / t."""
-        total = self.seconds
-        return algbw(self.setup.buffer_bytes, total) if total else None
-
-    @property
-    def busbw(self) -> float | None:
-        """nccl-tests busbw, bytes/s: algbw x 2(n-1)/n over all n GPUs."""
-        a = self.algbw
-        return None if a is None else busbw(a, "all-reduce", self.setup.ranks)
-
-    @property
-    def byte_share(self) -> float | None:
-        """Network bytes per GPU over in-node bytes per GPU; None with no in-node leg."""
-        return self.inter.bytes_per_gpu / self.intra.bytes_per_gpu if self.intra.ranks > 1 else None
-
-    @property
-    def link_ratio(self) -> float | None:
-        """Scale-up bandwidth as used over scale-out bandwidth; None where either is unpublished."""
-        up, out = self.intra.bytes_per_s, self.inter.bytes_per_s
-        return up / out if up and out else None
+    device: Device | None = None
+    setup: Setup | None = None
 
 
 def scaleup_used(device: Device, convention: Convention) -> float | None:
@@ -176,22 +105,10 @@ def scaleup_used(device: Device, convention: Convention) -> float | None:
 
 def allreduce(device: Device, s: Setup) -> AllReduce:
     """Ring all-reduce in each node, then a ring all-reduce of the 1/g shard across nodes."""
-    g, n, buffer = s.gpus_per_node, s.nodes, s.buffer_bytes
-    intra = LegCost(
-        "in-node leg (scale-up)",
-        g,
-        ring_allreduce_bytes(buffer, g),
-        scaleup_used(device, s.convention),
-        s.scaleup_latency_s,
-    )
-    inter = LegCost(
-        "network leg (scale-out)",
-        n,
-        ring_allreduce_bytes(buffer / g, n),
-        device.scaleout_bytes_per_s,
-        s.scaleout_latency_s,
-    )
-    return AllReduce(device, s, intra, inter)
+    up, out = scaleup_used(device, s.convention), device.scaleout_bytes_per_s
+    latencies = (s.scaleup_latency_s, s.scaleout_latency_s)
+    m = hierarchical_allreduce(s.buffer_bytes, s.gpus_per_node, s.nodes, up, out, *latencies)
+    return AllReduce(m.buffer_bytes, m.intra, m.inter, device, s)
 
 
 def sweep(device: Device | None, s: Setup) -> list[AllReduce]:
@@ -241,8 +158,8 @@ def _or(value: float | None, formatter, none: str) -> str:
     return none if value is None else formatter(value)
 
 
-def _leg_time(leg: LegCost, none_text: str) -> str:
-    """A leg's time as text: 'no leg (...)' for one rank, 'not published', or '27.2 ms'."""
+def _leg_time(leg: Leg, none_text: str) -> str:
+    """A leg's time as text: `none_text` for one rank, 'not published', or '27.2 ms'."""
     return none_text if leg.ranks < 2 else fmt.seconds(leg.seconds)
 
 

@@ -20,6 +20,7 @@ from perfcore.specs import Device
 # to the exact end value, so a huge batch cannot bloat the figure.
 MAX_TEETH = 200
 SHOWN_WAVES = 4  # the x axis spans at least four waves of the widest device
+MIN_BLOCKS = 16  # and at least this many blocks (a one-unit device has one-block waves)
 EFFICIENCIES = (
     ("tile efficiency (edge padding)", "tile_efficiency"),
     ("wave efficiency (all waves)", "wave_efficiency"),
@@ -108,7 +109,7 @@ def occupancy_sawtooth_figure(
     widest = max(d.compute_units for d in (device, *others))
     # Fixed x range (four waves of the widest device) so the teeth hold still as the batch
     # moves; it widens only when the chosen blocks fall beyond it.
-    x_max = max(SHOWN_WAVES * widest, chosen.blocks if chosen else 0)
+    x_max = max(SHOWN_WAVES * widest, MIN_BLOCKS, chosen.blocks if chosen else 0)
     fig.add_traces([_sawtooth(device, x_max), _waves(device, x_max)])
     fig.add_traces([_sawtooth(d, x_max, SECOND_DEVICE_DASH, False) for d in others])
     if compare is not None and not others:
