@@ -22,7 +22,7 @@ PY = BIN / "python"
 
 def ensure_venv(extra: str) -> None:
     """Create .venv and install the project with `extra` unless already current."""
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 - dev.py runs under whatever python3 is first
         sys.exit(f"perfcore needs Python 3.11+, this is {sys.version.split()[0]}")
     if not PY.exists():
         venv.EnvBuilder(with_pip=True).create(VENV)

@@ -136,13 +136,20 @@ def multi(label: str, options: Sequence, key: str, default: Sequence, **kw) -> l
 
 
 def number(label: str, key: str, default: float, lo: float, hi: float, integer: bool = True, **kw):
-    """A URL-bound number input in [lo, hi]; an integer unless `integer` is False."""
-    raw, cast = _raw(key), int if integer else float
-    value = st.number_input(label, min_value=cast(lo), max_value=cast(hi), value=cast(default),
-                            key=key, bind="query-params", **kw)  # fmt: skip
+    """A URL-bound number input in [lo, hi]; an integer unless `integer` is False.
+
+    Integers use a float widget shown without decimals: Streamlit's integer widget
+    crashes on a link value of inf or 1e999 before any check of ours can run.
+    """
+    raw = _raw(key)
+    if integer:
+        kw = {"step": 1.0, "format": "%.0f", **kw}
+    value = st.number_input(label, min_value=float(lo), max_value=float(hi),
+                            value=float(default), key=key, bind="query-params", **kw)  # fmt: skip
+    value = round(value) if integer else value
     if raw is not None and not _valid_number(raw, lo, hi, integer):
-        kind = "an integer" if integer else "a number"
-        _notice(key, raw, f"{kind} from {lo:g} to {hi:g}", value)
+        span = f"{lo:,.0f} to {hi:,.0f}" if integer else f"{lo:g} to {hi:g}"
+        _notice(key, raw, f"{'an integer' if integer else 'a number'} from {span}", value)
     return value
 
 

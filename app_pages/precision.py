@@ -22,11 +22,10 @@ for param, col in zip(ops.CATALOG["matmul"][1], st.columns(3), strict=True):
 rows = matmul_sweep(ctx.device, **sizes)
 span = view.span(rows)
 metrics = view.metrics(span)
-for col, (label, value) in zip(st.columns(max(len(metrics), 1)), metrics, strict=False):
+for col, (label, value) in zip(st.columns(len(metrics)), metrics, strict=True):
     col.metric(label, value)
 st.caption(view.missing_note(ctx.device, rows))
-ends = (span.widest, span.narrowest) if span else ()
-st.plotly_chart(precision_roofline_figure(rows, ctx.device, *ends), key="pr_roofline")
+st.plotly_chart(precision_roofline_figure(rows, ctx.device, span), key="pr_roofline")
 st.plotly_chart(precision_bars_figure(rows, view.not_published(rows)), key="pr_bars")
 ui.table(view.table(rows), "precision")
 ui.takeaway(view.takeaway(rows, ctx.device))

@@ -30,22 +30,43 @@ CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-d
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]  # fmt: skip
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
-# Counts finished script runs: stApp's data-test-script-state goes running -> notRunning.
+# Counts finished script runs: ForwardMsgs whose top-level field 6 (script_finished) is set,
+# seen on the app's WebSocket. (stApp's data-test-script-state is no clock: React may batch
+# running -> notRunning of a fast run into one render.) Also notes the DOM's last change.
 RUN_COUNTER_JS = """(() => {
-  const s = window.__perfcore = {runs: 0, state: null, changed: performance.now()};
-  new MutationObserver((muts) => {
-    for (const m of muts) {
-      s.state = m.target.getAttribute('data-test-script-state');
-      s.changed = performance.now();
-      if (s.state === 'notRunning' && m.oldValue !== 'notRunning') s.runs += 1;
+  const s = window.__perfcore = {runs: 0, changed: performance.now()};
+  const finished = (b) => {
+    let i = 0;
+    const varint = () => { let x = 0, k = 1, c; do { c = b[i++]; x += (c & 127) * k; k *= 128; }
+                           while (c & 128); return x; };
+    while (i < b.length) {
+      const tag = varint(), wire = tag & 7;
+      if (tag >> 3 === 6 && wire === 0) return true;
+      if (wire === 0) varint(); else if (wire === 2) { const n = varint(); i += n; }
+      else if (wire === 1) i += 8; else if (wire === 5) i += 4; else return false;
     }
-  }).observe(document, {subtree: true, attributes: true, attributeOldValue: true,
-                        attributeFilter: ['data-test-script-state']});
+    return false;
+  };
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    if (!this.__perfcore) {
+      this.__perfcore = true;
+      this.addEventListener('message', (e) => {
+        const d = e.data;
+        if (d instanceof ArrayBuffer && d.byteLength < 256 && finished(new Uint8Array(d))) s.runs++;
+      });
+    }
+    return send.call(this, data);
+  };
+  new MutationObserver(() => { s.changed = performance.now(); }).observe(document,
+    {subtree: true, childList: true, attributes: true, characterData: true});
 })();"""
-# Finished more than `n` runs, idle for 150 ms (a rerun queued behind it would show), and
-# drawn: no element still a skeleton while its lazily loaded code arrives, none stale.
+# More than `n` runs finished, the app idle, nothing still a skeleton (lazily loaded code on
+# its way) or stale, and the page unchanged for 150 ms.
 IDLE_JS = """(n) => { const s = window.__perfcore;
-  return s.runs > n && s.state === 'notRunning' && performance.now() - s.changed > 150
+  const app = document.querySelector('[data-testid="stApp"]');
+  return s.runs > n && app && app.dataset.testScriptState === 'notRunning'
+    && performance.now() - s.changed > 150
     && !document.querySelector('[data-testid$="Skeleton"], [data-stale="true"]'); }"""
 
 

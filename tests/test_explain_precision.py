@@ -38,12 +38,12 @@ def test_the_table_holds_the_seeds_demo4_rows(h100, label, bpe, peak, ridge, int
 
 def test_the_table_keeps_the_vector_and_tensor_paths_apart(h100):
     df = view.table(_rows(h100))
-    assert list(df["path"]) == ["vector", "vector"] + ["tensor"] * 5
+    assert list(df["path"]) == ["vector", "vector"] + ["tensor"] * 6
 
 
 def test_same_maths_137_gflop_and_201_3_mb_at_fp32_against_50_3_mb_at_fp8(h100):
     df = view.table(_rows(h100))
-    assert {f"{f / 1e9:.0f}" for f in df["FLOPs"]} == {"137"}
+    assert {f"{f / 1e9:.0f}" for f in df["FLOPs"].dropna()} == {"137"}
     fp32, fp8 = _row(df, "FP32 (no tensor core)"), _row(df, "FP8 tensor core")
     assert (f"{fp32['bytes moved'] / 1e6:.1f}", f"{fp8['bytes moved'] / 1e6:.1f}") == (
         "201.3",
@@ -54,6 +54,15 @@ def test_same_maths_137_gflop_and_201_3_mb_at_fp32_against_50_3_mb_at_fp8(h100):
 def test_time_floor_is_flops_over_peak_when_compute_bound(h100):
     fp16 = _row(view.table(_rows(h100)), "FP16 tensor core")
     assert fp16["time floor (s)"] == pytest.approx(2 * 4096**3 / 990e12)
+
+
+def test_unpublished_precisions_keep_a_row_with_empty_figures(specs):
+    df = view.table(_rows(specs["NVIDIA V100 SXM2"])).set_index("precision")
+    assert len(df) == 8
+    fp8 = df.loc["FP8 tensor core"]
+    assert (fp8["bytes per element"], fp8["path"]) == (1, "tensor")
+    empty = ["peak (FLOP/s, spec)", "ridge (FLOP/byte)", "bound by", "time floor (s)"]
+    assert fp8[empty].isna().all()
 
 
 def test_unpublished_precisions_are_listed_not_dropped(specs, h100):
@@ -107,9 +116,13 @@ def test_one_published_precision_is_not_compared_with_itself(specs):
 def test_no_memory_bandwidth_means_no_rows_and_a_plain_message(h100):
     blind = h100.replace(memory_bytes_per_s=None)
     rows = _rows(blind)
-    assert rows == [] and view.span(rows) is None and view.metrics(None) == []
+    assert (
+        rows == []
+        and view.span(rows) is None
+        and view.metrics(None) == [("peak and memory bandwidth", "not published")]
+    )
     assert "nothing to compare" in view.takeaway(rows, blind)
-    assert len(view.table(rows)) == 0
+    assert view.table(rows)["peak (FLOP/s, spec)"].isna().all()
 
 
 def test_the_metrics_show_flops_bytes_roof_and_time_floor(h100):

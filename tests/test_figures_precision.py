@@ -23,8 +23,7 @@ def _bars(device):
 
 def _roofline(device, size=4096):
     rows = _rows(device, size)
-    s = span(rows)
-    return precision_roofline_figure(rows, device, s.widest, s.narrowest)
+    return precision_roofline_figure(rows, device, span(rows))
 
 
 def _trace(fig, name):
@@ -126,7 +125,5 @@ def test_no_published_roof_shows_not_published_instead_of_a_chart(h100):
 def test_every_device_builds_both_charts(specs):
     for device in specs.values():
         rows = _rows(device)
-        s = span(rows)
-        ends = (s.widest, s.narrowest) if s else ()
-        assert precision_roofline_figure(rows, device, *ends).data
+        assert precision_roofline_figure(rows, device, span(rows)).data
         assert precision_bars_figure(rows, not_published(rows)).data

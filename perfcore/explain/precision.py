@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from perfcore import format as fmt
-from perfcore.precision import PrecisionRow, path
+from perfcore.precision import BYTES_PER_ELEMENT, LABELS, PrecisionRow, path
 from perfcore.specs import PRECISIONS, Device
 
 SIZE_MAX = 2**20  # largest m, n or k offered: keeps every point on the chart's fixed axes
@@ -74,25 +74,31 @@ def missing_note(device: Device, rows: Sequence[PrecisionRow]) -> str:
     missing = ", ".join(p.upper() for p in not_published(rows))
     if not missing:
         return f"{device.name} publishes a peak for every precision."
-    return f"{missing}: {fmt.NOT_PUBLISHED} for {device.name} — no row, bar or point."
+    where = "empty cells in the table, no bar, no point"
+    return f"{missing}: {fmt.NOT_PUBLISHED} for {device.name} ({where})."
+
+
+def _record(precision: str, r: PrecisionRow | None) -> dict:
+    """One table row; the device's figures empty (None) where it publishes none."""
+    known = r is not None
+    return {
+        "precision": LABELS[precision],
+        "path": path(precision),
+        "bytes per element": BYTES_PER_ELEMENT[precision],
+        "peak (FLOP/s, spec)": r.peak_flops_per_s if known else None,
+        "ridge (FLOP/byte)": r.ridge if known else None,
+        "FLOPs": r.cost.flops if known else None,
+        "bytes moved": r.cost.bytes if known else None,
+        "intensity (FLOP/byte)": r.cost.intensity if known else None,
+        "bound by": r.limiter if known else None,
+        "time floor (s)": r.time_floor_s if known else None,
+    }
 
 
 def table(rows: Sequence[PrecisionRow]) -> pd.DataFrame:
-    """One row per published precision, SI numbers with units in the column names."""
-    return pd.DataFrame(
-        {
-            "precision": [r.label for r in rows],
-            "path": [path(r.precision) for r in rows],
-            "bytes per element": [r.bytes_per_element for r in rows],
-            "peak (FLOP/s, spec)": [r.peak_flops_per_s for r in rows],
-            "ridge (FLOP/byte)": [r.ridge for r in rows],
-            "FLOPs": [r.cost.flops for r in rows],
-            "bytes moved": [r.cost.bytes for r in rows],
-            "intensity (FLOP/byte)": [r.cost.intensity for r in rows],
-            "bound by": [r.limiter for r in rows],
-            "time floor (s)": [r.time_floor_s for r in rows],
-        }
-    )
+    """A row per precision, SI numbers with units in the column names; unpublished ones empty."""
+    by_precision = {r.precision: r for r in rows}
+    return pd.DataFrame([_record(p, by_precision.get(p)) for p in PRECISIONS])
 
 
 def _end(row: PrecisionRow) -> str:
@@ -140,9 +146,9 @@ def takeaway(rows: Sequence[PrecisionRow], device: Device) -> str:
 
 
 def metrics(s: Span | None) -> list[tuple[str, str]]:
-    """(label, value) headline numbers for the page; [] when nothing is published."""
+    """(label, value) headline numbers for the page; 'not published' when nothing is."""
     if s is None:
-        return []
+        return [("peak and memory bandwidth", fmt.NOT_PUBLISHED)]
     wide, narrow = s.widest.precision.upper(), s.narrowest.precision.upper()
     return [
         ("FLOPs, every precision", fmt.flops(s.widest.cost.flops)),

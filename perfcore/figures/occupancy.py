@@ -35,9 +35,9 @@ def corners(units: int, max_blocks: int) -> list[int]:
     return [b for b in feet_tops if b < max_blocks] + [max_blocks]
 
 
-def _units(units: int) -> str:
+def _count(k: int, word: str) -> str:
     """'1 unit', '132 units'."""
-    return f"{units} unit" if units == 1 else f"{units} units"
+    return f"{k} {word}" if k == 1 else f"{k} {word}s"
 
 
 def _sawtooth(device: Device, max_blocks: int, dash=None, first: bool = True) -> go.Scatter:
@@ -48,7 +48,7 @@ def _sawtooth(device: Device, max_blocks: int, dash=None, first: bool = True) ->
         x=xs,
         y=[utilisation(b, units) for b in xs],
         mode="lines",
-        name=f"utilisation, {device.name} ({_units(units)}, spec)",
+        name=f"utilisation, {device.name} ({_count(units, 'unit')}, spec)",
         line={"color": color(0 if first else 3), "dash": dash},
         customdata=[waves(b, units) for b in xs],
         hovertemplate="%{x} blocks: %{customdata} waves, %{y:.1%}<extra></extra>",
@@ -86,7 +86,8 @@ def _chosen(o: Occupancy) -> go.Scatter:
         mode="markers+text",
         text=[label],
         textposition="top center",
-        name=f"your batch ({o.blocks} blocks, {o.waves} waves, {o.idle_units} units idle)",
+        name=f"your batch ({_count(o.blocks, 'block')}, {_count(o.waves, 'wave')}, "
+        f"{o.idle_units} units idle)",
         marker={"size": 13, "color": color(1), "symbol": "diamond"},
         hovertemplate=f"{label}, {o.waves} waves, {o.idle_units} idle<extra></extra>",
     )

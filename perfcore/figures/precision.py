@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
-from perfcore.figures.style import base_layout, color, log_axis
+from perfcore.explain.precision import Span
+from perfcore.figures.style import GRID, base_layout, color, log_axis
 from perfcore.precision import PrecisionRow, path
 from perfcore.specs import PRECISIONS, Device
 
@@ -120,10 +121,11 @@ def _log_range(rows: Sequence[PrecisionRow], value) -> list[float] | None:
 def _panel_axes(rows: Sequence[PrecisionRow], panel: _Panel) -> dict:
     """One panel's x axis (every precision keeps its place) and log y axis."""
     n = panel.axis
-    x = {"domain": list(panel.domain), "anchor": f"y{n}", "type": "category"}
+    x = {"domain": list(panel.domain), "anchor": f"y{n}", "type": "category", **GRID}
     order = {"categoryorder": "array", "categoryarray": CATEGORIES}
-    y = {"anchor": f"x{n}", "type": "log", "exponentformat": "SI", "title": {"text": panel.y_title}}
-    return {f"xaxis{n}": x | order, f"yaxis{n}": y | {"range": _log_range(rows, panel.value)}}
+    y = {"anchor": f"x{n}", "type": "log", "exponentformat": "SI", **GRID}
+    y |= {"title": {"text": panel.y_title}, "range": _log_range(rows, panel.value)}
+    return {f"xaxis{n}": x | order, f"yaxis{n}": y}
 
 
 def _panel_title(panel: _Panel) -> dict:
@@ -221,12 +223,9 @@ def _empty(fig: go.Figure, device: Device) -> go.Figure:
 
 
 def precision_roofline_figure(
-    rows: Sequence[PrecisionRow],
-    device: Device,
-    start: PrecisionRow | None = None,
-    end: PrecisionRow | None = None,
+    rows: Sequence[PrecisionRow], device: Device, span: Span | None = None
 ) -> go.Figure:
-    """Mini log-log roofline: a roof per precision, the matmul on each, start -> end arrowed."""
+    """Mini log-log roofline: a roof per precision, the matmul on each, widest -> narrowest."""
     fig = go.Figure(layout=base_layout(f"One matmul, every precision — {device.name}", "", ""))
     if not rows:
         return _empty(fig, device)
@@ -235,7 +234,8 @@ def precision_roofline_figure(
     fig.add_trace(_memory_roof(device.memory_bytes_per_s, top))
     fig.add_traces([_flat_roof(r) for r in rows])
     fig.add_traces([_points(rows, kind) for kind in _paths(rows)])
-    arrows = [_arrow(start, end)] if start and end and start is not end else []
+    moves = span is not None and span.widest is not span.narrowest
+    arrows = [_arrow(span.widest, span.narrowest)] if moves else []
     fig.update_layout(
         xaxis=log_axis(X_MIN, X_MAX, "arithmetic intensity (FLOP/byte)"),
         yaxis=log_axis(low, 3 * top, "attainable FLOP/s"),

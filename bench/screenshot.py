@@ -1,0 +1,53 @@
+"""Save a full-page PNG of one dashboard page, as a user would see it after opening a link.
+
+    .venv/bin/python bench/screenshot.py OUT.png [--page roofline] [--query precision=fp8]
+
+Starts `streamlit run app.py` on a free port, opens the page in headless Chromium, waits
+until the run has finished and every chart is drawn, grows the window to the page's full
+height (Streamlit scrolls inside its main container, so a plain full-page shot would stop
+at the fold) and saves the PNG.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from pages import PROBE_JS, ROOT, WAIT_MS, chromium, open_page, serve, wait_idle
+
+WIDTH = 1400
+FULL_HEIGHT_JS = """() => Math.max(...['stMain', 'stAppViewContainer', 'stSidebarContent']
+  .map(id => document.querySelector(`[data-testid="${id}"]`))
+  .filter(Boolean).map(e => e.scrollHeight), document.body.scrollHeight)"""
+
+
+def screenshot(out: Path, page_path: str, query: str) -> None:
+    """Write the PNG of `page_path`?`query` to `out`."""
+    with serve(ROOT / "app.py") as url, chromium() as browser:
+        context = browser.new_context(viewport={"width": WIDTH, "height": 1000})
+        context.set_default_timeout(WAIT_MS)
+        context.add_init_script(PROBE_JS)
+        page = open_page(context, f"{url}/{page_path}" + (f"?{query}" if query else ""))
+        page.set_viewport_size({"width": WIDTH, "height": page.evaluate(FULL_HEIGHT_JS) + 40})
+        wait_idle(page, 0)
+        charts = page.locator('[data-testid="stPlotlyChart"] .main-svg')
+        for i in range(charts.count()):
+            charts.nth(i).wait_for(state="attached")
+        page.screenshot(path=str(out), full_page=True)
+        context.close()
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out", type=Path, help="where to write the PNG")
+    ap.add_argument("--page", default="roofline", help="URL path of the page (default roofline)")
+    ap.add_argument("--query", default="", help="the link's query string, e.g. precision=fp8")
+    args = ap.parse_args(argv)
+    screenshot(args.out, args.page.strip("/"), args.query.lstrip("?"))
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
