@@ -11,18 +11,20 @@ see PERFORMANCE.md):
    min of N. In-process and without the live server's post-run gc.collect(2), so it
    understates a live rerun (for the tiny reference most of all); shown, not gated.
 2. browser: one `streamlit run` per app (app.py, reference), headless Chromium. A widget
-   change (the sidebar Precision, bf16 <-> fp16, on every page of app.py; ArrowRight/Left
-   on the reference slider, a click on its track, 20 <-> 30) is timed in the page from the
-   WebSocket send of its rerun message to the page receiving the ForwardMsg script_finished,
-   on which the front end drops the "running" indicator. Median of N. Includes the
-   browser's handling of the deltas that arrive before it (drawing the chart).
-3. server: the rerun messages the browser sent in (2) are replayed, with the websockets
-   client, on fresh sessions of the same two servers: time from sending a rerun_script
-   BackMsg to receiving the ForwardMsg script_finished. Reruns go back to back, so each
-   run's post-run gc is paid inside it or inside the next one, as for a user moving a
-   control. Pages and the reference are interleaved round by round so drift hits all.
-   Median of rounds x 3. This is the server-side rerun time, and the gate: every page
-   must be within 3x the reference (--gate picks another column).
+   change (the sidebar Precision, bf16 <-> fp16, on every page of app.py; a click on the
+   reference slider's track, 20 <-> 30) is timed in the page from the WebSocket send of its
+   rerun message to the page receiving the ForwardMsg script_finished, on which the front
+   end drops the "running" indicator. Median of N. Includes the browser's handling of the
+   deltas that arrive before it (drawing the chart).
+3. server: the rerun messages the browser sent in (2) are replayed with the websockets
+   client on fresh sessions of the same two servers: time from sending a rerun_script
+   BackMsg to receiving the ForwardMsg script_finished, so no browser work is in it. It
+   does hold the post-run gc.collect(2): that runs on the script thread holding the GIL, so
+   script_finished leaves after it (the reference's ~60 ms against its ~5 ms in AppTest is
+   mostly that gc). Reruns go back to back, as for a user moving a control; pages and the
+   reference are interleaved round by round so drift hits all alike. Median of
+   rounds x 3. This is the server-side rerun time, and the gate: every page within 3x the
+   reference (--gate picks another column).
 
 Prints a table and PASS/FAIL per page; exits 1 on any FAIL or any page that raised.
 The whole run takes about 3 minutes on 2 cores.
@@ -97,11 +99,15 @@ PROBE_JS = """(() => {
   new MutationObserver(() => { s.changed = performance.now(); }).observe(document,
     {subtree: true, childList: true, attributes: true, characterData: true});
 })();"""
+# More than `n` runs finished, the app idle, nothing a skeleton or stale, every visible chart
+# drawn, and the page unchanged for 150 ms.
 IDLE_JS = """(n) => { const s = window.__bench;
   const app = document.querySelector('[data-testid="stApp"]');
+  const charts = [...document.querySelectorAll('[data-testid="stPlotlyChart"]')];
   return s.done.length > n && app && app.dataset.testScriptState === 'notRunning'
     && performance.now() - s.changed > 150
-    && !document.querySelector('[data-testid$="Skeleton"], [data-stale="true"]'); }"""
+    && !document.querySelector('[data-testid$="Skeleton"], [data-stale="true"]')
+    && charts.every(c => c.offsetParent === null || c.querySelector('.main-svg')); }"""
 
 
 @dataclass
@@ -145,8 +151,10 @@ def targets(reference: Path, only: list[str]) -> list[Target]:
 
 def measure_apptest(t: Target, n: int) -> None:
     """Min of n AppTest reruns after a widget change, in ms."""
+    from streamlit import logger
     from streamlit.testing.v1 import AppTest
 
+    logger.set_log_level("error")  # AppTest's bare-mode warnings are noise here
     at = AppTest.from_file(str(t.script), default_timeout=60)
     at.run()
     if t.page:
@@ -154,13 +162,13 @@ def measure_apptest(t: Target, n: int) -> None:
     kind = "slider" if t.key == "freq" else "selectbox"
     times = []
     for i in range(n + 2):
+        if at.exception:
+            t.error = f"AppTest: {at.exception[0].message}"
+            return
         getattr(at, kind)(key=t.key).set_value(t.values[i % 2])
         start = time.perf_counter()
         at.run()
         times.append((time.perf_counter() - start) * 1e3)
-        if at.exception:
-            t.error = f"AppTest: {at.exception[0].message}"
-            return
     t.apptest_ms = min(times[2:])
 
 
@@ -236,7 +244,8 @@ def change(page, t: Target, value) -> None:
         box = track.bounding_box()
         track.click(position={"x": box["width"] * (value - 1) / 49, "y": box["height"] / 2})
         return
-    page.get_by_role("combobox", name="Precision").click()
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_role("combobox", name="Precision").click()
     page.get_by_role("option", name=value, exact=True).click()
 
 
@@ -268,14 +277,12 @@ def run_browser_phase(ts: list[Target], app_url: str, ref_url: str, n: int) -> N
             context.set_default_timeout(WAIT_MS)
             context.add_init_script(PROBE_JS)
             for t in group:
-                if t.error:
-                    continue
-                page = open_page(context, url + t.path)
                 try:
+                    page = open_page(context, url + t.path)
                     measure_browser(page, t, n)
+                    page.close()
                 except Exception as e:  # report the page, measure the rest
-                    t.error = f"browser: {type(e).__name__}: {str(e).splitlines()[0]}"
-                page.close()
+                    t.error += f" browser: {type(e).__name__}: {str(e).splitlines()[0]}"
             context.close()
 
 
@@ -307,7 +314,7 @@ class Session:
 def run_server_phase(ts: list[Target], app_url: str, ref_url: str, rounds: int) -> None:
     from websockets.sync.client import connect
 
-    live = [t for t in ts if not t.error and len(t.reruns) == 2]
+    live = [t for t in ts if len(t.reruns) == 2]
     with ExitStack() as stack:
         sessions = {}
         for t in live:
@@ -320,7 +327,7 @@ def run_server_phase(ts: list[Target], app_url: str, ref_url: str, rounds: int) 
                 try:
                     times = [sessions[t.name].rerun() for _ in range(3)]
                 except Exception as e:  # report the page, measure the rest
-                    t.error = f"server: {type(e).__name__}: {e}"
+                    t.error += f" server: {type(e).__name__}: {e}"
                     live.remove(t)
                     continue
                 t.server_ms += times if r else []
@@ -341,7 +348,7 @@ def report(ts: list[Target], gate: str) -> int:
             ok = not t.error and cols[gate](t) <= LIMIT * cols[gate](ref)
             failed += not ok
             verdict = "PASS" if ok else "FAIL"
-        print(f"{t.name:<12}{cells}   {verdict} {t.error}".rstrip())
+        print(f"{t.name:<12}{cells}   {verdict} {t.error[:300]}".rstrip())
     n_browser, n_server = len(ref.browser_ms), len(ref.server_ms)
     print(f"(page / reference; browser: median of {n_browser}, server: median of {n_server})")
     return 1 if failed else 0
@@ -371,7 +378,10 @@ def main(argv: list[str]) -> int:
         ts = targets(reference, args.pages)
         for t in ts:
             print(f"AppTest {t.name} ...", flush=True)
-            measure_apptest(t, args.apptest_n)
+            try:
+                measure_apptest(t, args.apptest_n)
+            except Exception as e:  # report the page, measure the rest
+                t.error = f"AppTest: {type(e).__name__}: {e}"
         with serve(ROOT / "app.py") as app_url, serve(reference) as ref_url:
             print("browser ...", flush=True)
             run_browser_phase(ts, app_url, ref_url, args.browser_n)

@@ -31,9 +31,6 @@ def screenshot(out: Path, page_path: str, query: str) -> None:
         page = open_page(context, f"{url}/{page_path}" + (f"?{query}" if query else ""))
         page.set_viewport_size({"width": WIDTH, "height": page.evaluate(FULL_HEIGHT_JS) + 40})
         wait_idle(page, 0)
-        charts = page.locator('[data-testid="stPlotlyChart"] .main-svg')
-        for i in range(charts.count()):
-            charts.nth(i).wait_for(state="attached")
         page.screenshot(path=str(out), full_page=True)
         context.close()
 

@@ -110,10 +110,6 @@ def measurement_problems(m: Measurement) -> list[str]:
     return problems
 
 
-def no_sync(output: Any) -> None:
-    """Wait for nothing: the sync of a timer that forgets to block."""
-
-
 def _warm_up(fn: Callable[[], Any], sync: Callable[[Any], Any], warmup: int) -> None:
     """Call fn `warmup` times (compiling it) and wait for the last output; untimed."""
     output = None

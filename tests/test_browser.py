@@ -1,16 +1,18 @@
 """A real browser on the running app: every page renders with no error element, a changed
-control lands in the URL and that URL reopens the same view in a fresh browser, and a hostile
-link falls back with a notice.
+control lands in the URL and that URL reopens the same view (in a new tab on every page, in
+a fresh browser context on the roofline), and a hostile link falls back with a notice.
 
 One `streamlit run app.py` on a free port per module, driven by Debian's Chromium (headless)
 through Playwright's sync API. The pages come from app.py's st.Page calls, so a page added
-there is visited here. Every wait is bounded; a page counts as loaded once the app's script
-run has finished (the stApp element's data-test-script-state) and its charts are drawn.
+there is visited here. Every wait is bounded. A page counts as ready once a script run has
+finished (its script_finished message reached the page), the app says notRunning, no element
+is a skeleton or stale, every visible chart is drawn, and the DOM has been still for 150 ms.
 """
 
 from __future__ import annotations
 
 import ast
+import math
 import re
 import shutil
 import socket
@@ -62,12 +64,14 @@ RUN_COUNTER_JS = """(() => {
     {subtree: true, childList: true, attributes: true, characterData: true});
 })();"""
 # More than `n` runs finished, the app idle, nothing still a skeleton (lazily loaded code on
-# its way) or stale, and the page unchanged for 150 ms.
+# its way) or stale, every visible chart drawn, and the page unchanged for 150 ms.
 IDLE_JS = """(n) => { const s = window.__perfcore;
   const app = document.querySelector('[data-testid="stApp"]');
+  const charts = [...document.querySelectorAll('[data-testid="stPlotlyChart"]')];
   return s.runs > n && app && app.dataset.testScriptState === 'notRunning'
     && performance.now() - s.changed > 150
-    && !document.querySelector('[data-testid$="Skeleton"], [data-stale="true"]'); }"""
+    && !document.querySelector('[data-testid$="Skeleton"], [data-stale="true"]')
+    && charts.every(c => c.offsetParent === null || c.querySelector('.main-svg')); }"""
 
 
 def app_pages() -> list[str]:
@@ -165,15 +169,15 @@ def runs(page) -> int:
 
 
 def wait_for_run(page, after: int, what: str) -> None:
-    """Wait until a script run after the `after`-th has finished and the charts are drawn."""
+    """Wait until a script run after the `after`-th has finished and the page is drawn."""
     try:
         page.wait_for_function(IDLE_JS, arg=after, polling=50, timeout=WAIT_MS)
-    except Exception as e:  # playwright's TimeoutError, with the page's state attached
-        state = page.evaluate("window.__perfcore")
-        pytest.fail(f"{what}: the app did not finish a run within {WAIT_MS} ms ({state}): {e}")
-    charts = page.locator('[data-testid="stPlotlyChart"]')
-    for i in range(charts.count()):
-        charts.nth(i).locator(".main-svg").first.wait_for(state="attached", timeout=WAIT_MS)
+    except Exception as e:  # playwright's TimeoutError; say how far the page got
+        state = page.evaluate("""() => ({...window.__perfcore,
+          app: document.querySelector('[data-testid="stApp"]')?.dataset.testScriptState,
+          skeletons: document.querySelectorAll('[data-testid$="Skeleton"]').length,
+          stale: document.querySelectorAll('[data-stale="true"]').length})""")
+        pytest.fail(f"{what}: not ready within {WAIT_MS} ms ({state}): {e}")
 
 
 def open_app(context, url: str):
@@ -192,25 +196,72 @@ def assert_no_error_element(page, where: str) -> None:
     assert not page.js_errors, f"{where} raised in the browser: {page.js_errors}"
 
 
+def sidebar_choice(page, label: str):
+    """The shared sidebar's selectbox labelled `label` (a page may reuse the label)."""
+    return page.locator('[data-testid="stSidebar"]').get_by_role("combobox", name=label)
+
+
 def pick(page, label: str, option: str) -> None:
-    """Choose `option` in the selectbox labelled `label` and wait for the rerun."""
+    """Choose `option` in the sidebar selectbox labelled `label` and wait for the rerun."""
     before = runs(page)
-    page.get_by_role("combobox", name=label).click()
+    sidebar_choice(page, label).click()
     page.get_by_role("option", name=option, exact=True).click()
     wait_for_run(page, before, f"after choosing {label}={option}")
+
+
+def widget_key(element) -> str:
+    """The `key` of the widget `element` belongs to (Streamlit's st-key-<key> class)."""
+    classes = element.evaluate("e => e.closest('[class*=\"st-key-\"]').className")
+    return re.search(r"st-key-(\S+)", classes).group(1)
+
+
+def set_number(field) -> tuple[str, float]:
+    """Type a quarter of a number input's value (else 4x, +1, -1: what fits); rerun."""
+    value, lo, hi = (field.evaluate(f"e => Number(e.{a} || NaN)") for a in ("value", "min", "max"))
+    lo, hi = (lo if lo == lo else -math.inf), (hi if hi == hi else math.inf)
+    new = next(float(v) for v in (math.floor(value / 4), value * 4, value + 1, value - 1)
+               if v != value and lo <= v <= hi)  # fmt: skip
+    key, before, text = widget_key(field), runs(field.page), f"{new:.0f}"
+    text = text if new.is_integer() else str(new)
+    field.fill(text)
+    field.press("Enter")
+    wait_for_run(field.page, before, f"after setting {key}={text}")
+    return key, new
+
+
+def change_a_control(page) -> tuple[str, str | float]:
+    """Change the page's first visible number input, else the sidebar Precision: (key, value)."""
+    main = page.locator('[data-testid="stMain"]')
+    fields = main.locator('[data-testid="stNumberInputField"]:not([disabled])')
+    fields = fields.filter(visible=True)
+    if fields.count():
+        return set_number(fields.first)
+    option = "fp8" if sidebar_choice(page, "Precision").input_value() != "fp8" else "fp16"
+    pick(page, "Precision", option)
+    return "precision", option
+
+
+def assert_in_link(url: str, key: str, value: str | float) -> None:
+    values = parse_qs(urlsplit(url).query).get(key, [])
+    if isinstance(value, float):
+        values = [float(v) for v in values]
+    assert values == [value], f"the link lacks {key}={value}: {url}"
 
 
 def view(page) -> dict:
     """What the user sees that defines the view: widget values, numbers, chart traces."""
     main = page.locator('[data-testid="stMain"]')
-    comboboxes = page.get_by_role("combobox")
     return {
-        "selected": [comboboxes.nth(i).input_value() for i in range(comboboxes.count())],
+        "selected": page.get_by_role("combobox").evaluate_all("els => els.map(e => e.value)"),
+        "checked": page.locator('input[type="radio"], input[type="checkbox"]').evaluate_all(
+            "els => els.map(e => e.checked)"
+        ),
         "numbers": main.locator('[data-testid="stNumberInputField"]').evaluate_all(
             "els => els.map(e => e.value)"
         ),
         "metrics": main.locator('[data-testid="stMetricValue"]').all_inner_texts(),
         "notes": main.locator('[data-testid="stAlertContentInfo"]').all_inner_texts(),
+        "warnings": main.locator('[data-testid="stAlertContentWarning"]').all_inner_texts(),
         "traces": main.locator(".js-plotly-plot").evaluate_all(
             "els => els.map(e => (e.data || []).map(t => t.name))"
         ),
@@ -227,15 +278,23 @@ def test_app_py_pages_are_all_in_the_sidebar(context, app_url):
 
 
 @pytest.mark.parametrize("path", PAGES)
-def test_every_page_renders_without_an_error_element(context, app_url, path):
+def test_every_page_renders_clean_and_its_link_reopens_the_view(context, app_url, path):
     page = open_app(context, app_url + path)
+    again = None
     try:
         assert urlsplit(page.url).path == path, f"{path} landed on {page.url}"
-        title = page.locator('[data-testid="stMain"] h1').first
-        title.wait_for(state="visible", timeout=WAIT_MS)
+        page.locator('[data-testid="stMain"] h1').first.wait_for(state="visible")
         assert_no_error_element(page, path)
+        key, value = change_a_control(page)
+        assert_no_error_element(page, f"{path} after setting {key}={value}")
+        assert_in_link(page.url, key, value)
+        again = open_app(context, page.url)  # a new tab is a new Streamlit session
+        assert_no_error_element(again, page.url)
+        assert view(again) == view(page), f"{page.url} reopened a different view"
     finally:
         page.close()
+        if again is not None:
+            again.close()
 
 
 def test_a_changed_control_lands_in_the_url_and_reopens_the_same_view(browser, app_url):
@@ -245,21 +304,14 @@ def test_a_changed_control_lands_in_the_url_and_reopens_the_same_view(browser, a
         default = view(page)
         pick(page, "Precision", "fp8")
         field = page.locator('[data-testid="stMain"] [data-testid="stNumberInputField"]').first
-        key = re.search(r"st-key-(\S+)", field.evaluate(
-            "e => e.closest('[class*=\"st-key-\"]').className")).group(1)  # fmt: skip
-        value = int(float(field.input_value())) // 4 or 1
-        before = runs(page)
-        field.fill(str(value))
-        field.press("Enter")
-        wait_for_run(page, before, f"after setting {key}={value}")
+        key, value = set_number(field)
         assert_no_error_element(page, "/roofline after the changes")
-        query = parse_qs(urlsplit(page.url).query)
-        assert query.get("precision") == ["fp8"], f"precision not in the link: {page.url}"
-        assert [float(v) for v in query.get(key, [])] == [value], f"{key} not in {page.url}"
+        assert_in_link(page.url, "precision", "fp8")
+        assert_in_link(page.url, key, value)
         changed = view(page)
         assert changed != default, "the changes moved nothing displayed"
 
-        again = open_app(second, page.url)
+        again = open_app(second, page.url)  # a fresh context: no cookies, storage or cache
         assert_no_error_element(again, page.url)
         assert view(again) == changed, f"{page.url} reopened a different view"
     finally:
@@ -272,15 +324,20 @@ def test_a_hostile_link_falls_back_with_a_notice(browser, app_url):
     dialogs = []
     context.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     try:
-        url = app_url + "/roofline?device=%3Cscript%3Ealert(1)%3C%2Fscript%3E&precision=fp999"
-        page = open_app(context, url)
+        page = open_app(context, app_url + "/roofline")
+        number = widget_key(page.locator('[data-testid="stNumberInputField"]').first)
+        url = (f"{app_url}/roofline?device=%3Cscript%3Ealert(1)%3C%2Fscript%3E"
+               f"&precision=fp999&{number}=1e999")  # fmt: skip
+        page.goto(url, wait_until="domcontentloaded")
+        wait_for_run(page, 0, url)
         assert_no_error_element(page, url)
         notices = page.locator('[data-testid="stAlertContentWarning"]').all_inner_texts()
         device = next((n for n in notices if "device=<script>alert(1)</script>" in n), None)
         assert device, f"no notice for the hostile device; warnings shown: {notices}"
         assert any("precision=fp999" in n for n in notices), f"no precision notice: {notices}"
+        assert any(f"{number}=1e999" in n for n in notices), f"no {number} notice: {notices}"
         shown = re.search(r"showing (.+)\.$", device.strip()).group(1)
-        assert page.get_by_role("combobox", name="Device").input_value() == shown
+        assert sidebar_choice(page, "Device").input_value() == shown
         assert not dialogs, f"the link's script ran: {dialogs}"
     finally:
         context.close()

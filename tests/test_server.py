@@ -53,7 +53,8 @@ def wait_healthy(base: str, proc: subprocess.Popen, log: Path) -> None:
             if requests.get(f"{base}/_stcore/health", timeout=2).ok:
                 return
         except requests.ConnectionError:
-            time.sleep(0.2)
+            pass
+        time.sleep(0.2)
     pytest.fail(f"no health within {WAIT_S} s:\n{log.read_text()[-3000:]}")
 
 
@@ -203,6 +204,11 @@ def results_uploader(at):
     return uploaders[0]
 
 
+# Until the Measure page is written it is a 3-line stub; from then on this test must pass.
+PLACEHOLDER = len((ROOT / "app_pages" / "measure.py").read_text().splitlines()) < 5
+
+
+@pytest.mark.xfail(PLACEHOLDER, reason="app_pages/measure.py is still a placeholder", strict=True)
 def test_hosted_measure_page_refuses_to_measure_and_offers_upload(hosted):
     at = run_page("measure")
     assert not at.exception, at.exception
