@@ -55,6 +55,7 @@ def main(argv: list[str]) -> int:
     if command == "app":
         ensure_venv("")
         run = [str(BIN / "streamlit"), "run", "app.py", "--server.port", "8501", *rest]
+        print("perfcore dashboard: http://localhost:8501 (Ctrl+C stops it)", flush=True)
         return subprocess.call(run, cwd=ROOT)
     if command == "test":
         ensure_venv("test")
