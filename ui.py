@@ -16,9 +16,12 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
+from perfcore import jax_bench
+from perfcore.devices import Detected
 from perfcore.format import NOT_PUBLISHED
 from perfcore.ops import Param
-from perfcore.results import MeasuredPoint, ResultsError, load_results_bytes, measured_points
+from perfcore.points import MeasuredPoint, measured_points
+from perfcore.results import Record, ResultsError, load_results_bytes, to_json
 from perfcore.specs import PRECISIONS, Device, SpecError, load_specs, load_specs_bytes
 
 HOSTED_ENV = "PERFCORE_HOSTED"
@@ -60,12 +63,12 @@ def uploaded_specs(data: bytes, label: str) -> dict[str, Device]:
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def uploaded_results(data: bytes, label: str) -> tuple[MeasuredPoint, ...]:
-    """A results file's measured points; raises ResultsError naming every bad field."""
-    return measured_points(load_results_bytes(data, label))
+def uploaded_records(data: bytes, label: str) -> tuple[Record, ...]:
+    """A results file's records; raises ResultsError naming every bad field."""
+    return load_results_bytes(data, label)
 
 
-def results_upload(key: str) -> tuple[MeasuredPoint, ...]:
+def results_file(key: str) -> tuple[Record, ...]:
     """An uploader for a results file (python -m perfcore measure); () when none or invalid."""
     kinds = ["json", "csv"]
     upload = st.file_uploader(
@@ -74,11 +77,28 @@ def results_upload(key: str) -> tuple[MeasuredPoint, ...]:
     if upload is None:
         return ()
     try:
-        return uploaded_results(upload.getvalue(), upload.name)
+        return uploaded_records(upload.getvalue(), upload.name)
     except ResultsError as e:
         st.error(f"{upload.name} was not overlaid: it has problems.")
         st.code(str(e), language=None, wrap_lines=True)
         return ()
+
+
+def results_upload(key: str) -> tuple[MeasuredPoint, ...]:
+    """The measured points of an uploaded results file; () when none or invalid."""
+    return measured_points(results_file(key))
+
+
+def results_download(records: tuple[Record, ...], key: str) -> None:
+    """A button downloading records as a results JSON file (docs/results-format.md)."""
+    st.download_button("Download results (JSON)", to_json(records), file_name="results.json",
+                       mime="application/json", key=key, on_click="ignore")  # fmt: skip
+
+
+@st.cache_resource(show_spinner="Starting JAX to see which device it runs on...")
+def detected_device() -> Detected:
+    """JAX's default device, unmatched (imports JAX: once per server process)."""
+    return jax_bench.detect({})
 
 
 def reset_notices() -> None:
@@ -156,7 +176,10 @@ def number(label: str, key: str, default: float, lo: float, hi: float, integer: 
 def size(param: Param, key: str, default: float | None = None):
     """A URL-bound number input for one catalog op size (default: the catalog's)."""
     start = param.default if default is None else default
-    return number(param.name, key, start, param.lo, param.hi, param.integer, help=param.help)
+    style = {} if param.integer else {"format": "%.4g"}
+    return number(
+        param.name, key, start, param.lo, param.hi, param.integer, help=param.help, **style
+    )
 
 
 def flag(label: str, key: str, default: bool = False, **kw) -> bool:
@@ -178,19 +201,19 @@ def _valid_number(raw: object, lo: float, hi: float, integer: bool) -> bool:
     return math.isfinite(value) and lo <= value <= hi and (whole or not integer)
 
 
-def table(df: pd.DataFrame, name: str) -> None:
-    """The numbers behind a chart, with a CSV download (empty cells: not published)."""
-    st.dataframe(_published(df), hide_index=True, width="stretch")
+def table(df: pd.DataFrame, name: str, empty: str = NOT_PUBLISHED) -> None:
+    """The numbers behind a chart, with a CSV download (empty cells say `empty`)."""
+    st.dataframe(_published(df, empty), hide_index=True, width="stretch")
     csv = df.to_csv(index=False).encode()
     st.download_button("Download CSV", csv, file_name=f"{name}.csv", mime="text/csv",
                        key=f"download_{name}", on_click="ignore")  # fmt: skip
 
 
-def _published(df: pd.DataFrame) -> pd.DataFrame:
-    """For display: columns with empty cells become text, the gaps saying 'not published'."""
+def _published(df: pd.DataFrame, empty: str = NOT_PUBLISHED) -> pd.DataFrame:
+    """For display: columns with empty cells become text, the gaps saying `empty`."""
     shown = df.copy()
     for column in df.columns[df.isna().any()]:
-        shown[column] = [NOT_PUBLISHED if pd.isna(v) else f"{v:.4g}" if isinstance(v, float)
+        shown[column] = [empty if pd.isna(v) else f"{v:.4g}" if isinstance(v, float)
                          else str(v) for v in df[column]]  # fmt: skip
     return shown
 

@@ -1,33 +1,39 @@
 """Page cost: each page's rerun time as a multiple of a one-slider, one-Plotly-line page.
 
-    .venv/bin/python bench/pages.py [--rounds 8] [--browser-n 8] [--apptest-n 15]
+    .venv/bin/python bench/pages.py [--rounds 6] [--browser-n 8] [--apptest-n 15] [PAGE ...]
 
 The reference page (one st.slider, one go.Scatter of 200 points) is written to a temp dir
-and measured in the same run as app.py's pages, three ways, each as a ratio page/reference
-(absolute times vary ~10 % between runs on these machines; ratios measured together do not;
-see PERFORMANCE.md):
+and measured in the same run as app.py's pages (in app.py's order), three ways, each shown
+as page / reference. Absolute times vary ~10 % between runs on these machines; ratios
+measured together do not (PERFORMANCE.md). Both apps are served by `streamlit run` from
+the repository root, so both get its .streamlit/config.toml.
 
-1. AppTest: AppTest.from_file, switch to the page, then change a widget and time at.run();
-   min of N. In-process and without the live server's post-run gc.collect(2), so it
-   understates a live rerun (for the tiny reference most of all); shown, not gated.
-2. browser: one `streamlit run` per app (app.py, reference), headless Chromium. A widget
-   change (the sidebar Precision, bf16 <-> fp16, on every page of app.py; a click on the
-   reference slider's track, 20 <-> 30) is timed in the page from the WebSocket send of its
-   rerun message to the page receiving the ForwardMsg script_finished, on which the front
-   end drops the "running" indicator. Median of N. Includes the browser's handling of the
-   deltas that arrive before it (drawing the chart).
+1. AppTest: AppTest.from_file, switch to the page, change a widget, time at.run(); min of
+   N. In-process and without the live server's post-run gc.collect(2), so it understates a
+   live rerun, the tiny reference's most of all; shown, not gated.
+2. browser: one server per app, headless Chromium. A widget change (the sidebar Precision,
+   bf16 <-> fp16, on every page of app.py; a click on the reference slider's track,
+   20 <-> 30) is timed in the page from the WebSocket send of its rerun message to the
+   page receiving the ForwardMsg script_finished, on which the front end drops the
+   "running" indicator. Median of N; the reference is measured before and after the pages.
+   Includes the browser's handling of the deltas that arrive first (drawing the charts).
 3. server: the rerun messages the browser sent in (2) are replayed with the websockets
-   client on fresh sessions of the same two servers: time from sending a rerun_script
-   BackMsg to receiving the ForwardMsg script_finished, so no browser work is in it. It
-   does hold the post-run gc.collect(2): that runs on the script thread holding the GIL, so
-   script_finished leaves after it (the reference's ~60 ms against its ~5 ms in AppTest is
-   mostly that gc). Reruns go back to back, as for a user moving a control; pages and the
-   reference are interleaved round by round so drift hits all alike. Median of
-   rounds x 3. This is the server-side rerun time, and the gate: every page within 3x the
-   reference (--gate picks another column).
+   client on fresh servers: time from sending a rerun_script BackMsg to receiving the
+   ForwardMsg script_finished; no browser work is in it. It does hold the post-run
+   gc.collect(2): that runs on the script thread holding the GIL, so script_finished
+   leaves after it (most of the reference's time is that gc). Reruns go back to back, as
+   for a user moving a control. Each page's rounds alternate with the reference's (one
+   session on its own server), and its ratio is against those paired reference reruns, so
+   drift hits both alike. Median of rounds x 3. This is the server-side rerun time and the
+   gate: every page within 3x the reference (--gate picks another column).
+
+The app's rerun cost depends on the server process, not only the page: perfcore imports JAX
+on first use and then gc.freeze()s the heap, which makes every later post-run gc, on every
+page, cheaper. So pages are measured in app.py's order on servers that start clean, and a
+page measured while its server had JAX loaded (seen in /proc/PID/maps) is marked "JAX".
 
 Prints a table and PASS/FAIL per page; exits 1 on any FAIL or any page that raised.
-The whole run takes about 3 minutes on 2 cores.
+About 2-3 minutes on 2 cores.
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -112,7 +118,7 @@ IDLE_JS = """(n) => { const s = window.__bench;
 
 @dataclass
 class Target:
-    """One page to measure and how to change its widget."""
+    """One page to measure, how to change its widget, and what was measured."""
 
     name: str
     script: Path  # what AppTest and `streamlit run` open
@@ -123,8 +129,23 @@ class Target:
     apptest_ms: float = float("nan")
     browser_ms: list[float] = field(default_factory=list)
     server_ms: list[float] = field(default_factory=list)
+    paired_ref_ms: list[float] = field(default_factory=list)  # reference reruns beside these
     reruns: list[bytes] = field(default_factory=list)  # rerun BackMsgs the browser sent
+    jax: set[str] = field(default_factory=set)  # phases whose server had JAX loaded
     error: str = ""
+
+
+@dataclass
+class Server:
+    url: str
+    pid: int
+
+    def jax_loaded(self) -> bool:
+        """True once the server process has mapped jaxlib (Linux; False where unknown)."""
+        try:
+            return "jaxlib" in Path(f"/proc/{self.pid}/maps").read_text()
+        except OSError:
+            return False
 
 
 def app_pages() -> list[tuple[str, str]]:
@@ -174,7 +195,7 @@ def measure_apptest(t: Target, n: int) -> None:
 
 @contextmanager
 def serve(script: Path):
-    """`streamlit run script` on a free local port; yields its URL; always terminated."""
+    """`streamlit run script` from the repo root on a free local port; always terminated."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -183,7 +204,7 @@ def serve(script: Path):
            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryFile() as log:
-        proc = subprocess.Popen(cmd, cwd=script.parent, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
         try:
             deadline = time.monotonic() + 60
             while not _healthy(url):
@@ -192,7 +213,7 @@ def serve(script: Path):
                     tail = log.read().decode(errors="replace")[-3000:]
                     raise RuntimeError(f"{script} did not start:\n{tail}")
                 time.sleep(0.2)
-            yield url
+            yield Server(url, proc.pid)
         finally:
             proc.terminate()
             try:
@@ -250,7 +271,7 @@ def change(page, t: Target, value) -> None:
 
 
 def measure_browser(page, t: Target, n: int) -> None:
-    """n widget changes: rerun message sent -> run finished in the page, in ms."""
+    """n widget changes: rerun message sent -> script_finished in the page, in ms."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
 
     for i in range(n + 2):
@@ -270,20 +291,26 @@ def measure_browser(page, t: Target, n: int) -> None:
         t.reruns = [*t.reruns[-1:], reruns[-1][1]]  # the last two: one of each value
 
 
-def run_browser_phase(ts: list[Target], app_url: str, ref_url: str, n: int) -> None:
+def run_browser_phase(ts: list[Target], app: Server, ref: Server, n: int) -> None:
+    """The reference, every page in order, the reference again: each in its own tab."""
+    reference = ts[0]
     with chromium() as browser:
-        for group, url in ((ts[:1], ref_url), (ts[1:], app_url)):
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            context.set_default_timeout(WAIT_MS)
-            context.add_init_script(PROBE_JS)
-            for t in group:
-                try:
-                    page = open_page(context, url + t.path)
-                    measure_browser(page, t, n)
-                    page.close()
-                except Exception as e:  # report the page, measure the rest
-                    t.error += f" browser: {type(e).__name__}: {str(e).splitlines()[0]}"
-            context.close()
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        context.set_default_timeout(WAIT_MS)
+        context.add_init_script(PROBE_JS)
+        ref_page = open_page(context, ref.url + reference.path)
+        measure_browser(ref_page, reference, n)
+        for t in ts[1:]:
+            try:
+                page = open_page(context, app.url + t.path)
+                measure_browser(page, t, n)
+                page.close()
+            except Exception as e:  # report the page, measure the rest
+                t.error += f" browser: {type(e).__name__}: {str(e).splitlines()[0]}"
+            if app.jax_loaded():
+                t.jax.add("browser")
+        measure_browser(ref_page, reference, n)
+        context.close()
 
 
 class Session:
@@ -311,52 +338,66 @@ class Session:
                     return elapsed
 
 
-def run_server_phase(ts: list[Target], app_url: str, ref_url: str, rounds: int) -> None:
+def run_server_phase(ts: list[Target], app: Server, ref: Server, rounds: int) -> None:
+    """Replay each page's reruns, round by round alternating with the reference's."""
     from websockets.sync.client import connect
 
-    live = [t for t in ts if len(t.reruns) == 2]
-    with ExitStack() as stack:
-        sessions = {}
-        for t in live:
-            url = ref_url if t is ts[0] else app_url
-            ws = connect(url.replace("http://", "ws://") + "/_stcore/stream",
-                         subprotocols=["streamlit"], origin=url, max_size=None)  # fmt: skip
-            sessions[t.name] = Session(stack.enter_context(ws), t.reruns)
-        for r in range(rounds + 1):  # round 0: the session's first run, then warm-up
-            for t in list(live):
-                try:
-                    times = [sessions[t.name].rerun() for _ in range(3)]
-                except Exception as e:  # report the page, measure the rest
-                    t.error += f" server: {type(e).__name__}: {e}"
-                    live.remove(t)
-                    continue
-                t.server_ms += times if r else []
+    def session(server: Server, reruns: list[bytes]):
+        ws = connect(server.url.replace("http://", "ws://") + "/_stcore/stream",
+                     subprotocols=["streamlit"], origin=server.url, max_size=None)  # fmt: skip
+        return ws, Session(ws, reruns)
+
+    reference = ts[0]
+    ref_ws, ref_session = session(ref, reference.reruns)
+    with ref_ws:
+        for _ in range(3):  # the session's first run, then warm-up
+            ref_session.rerun()
+        for t in ts[1:]:
+            if len(t.reruns) < 2:
+                continue
+            try:
+                ws, page = session(app, t.reruns)
+                with ws:
+                    for _ in range(3):
+                        page.rerun()
+                    for _ in range(rounds):
+                        t.server_ms += [page.rerun() for _ in range(3)]
+                        t.paired_ref_ms += [ref_session.rerun() for _ in range(3)]
+            except Exception as e:  # report the page, measure the rest
+                t.error += f" server: {type(e).__name__}: {e}"
+            if app.jax_loaded():
+                t.jax.add("server")
+            reference.server_ms += t.paired_ref_ms
 
 
 def report(ts: list[Target], gate: str) -> int:
     """Print the table; 1 when a page fails the gate or could not be measured."""
     ref = ts[0]
-    cols = {"apptest": lambda t: t.apptest_ms, "browser": lambda t: _median(t.browser_ms),
-            "server": lambda t: _median(t.server_ms)}  # fmt: skip
+    columns = {
+        "apptest": (lambda t: t.apptest_ms, lambda t: ref.apptest_ms),
+        "browser": (lambda t: _median(t.browser_ms), lambda t: _median(ref.browser_ms)),
+        "server": (lambda t: _median(t.server_ms), lambda t: _median(t.paired_ref_ms)),
+    }
     titles = ("AppTest rerun (min)", "browser rerun (median)", "server rerun (median)")
     print(f"\n{'page':<12}" + "".join(f"{h:>24}" for h in titles) + f"   {gate} <= {LIMIT:g}x")
     failed = 0
     for t in ts:
-        cells = "".join(_cell(get(t), None if t is ref else get(ref)) for get in cols.values())
-        verdict = ""
-        if t is not ref:
-            ok = not t.error and cols[gate](t) <= LIMIT * cols[gate](ref)
-            failed += not ok
-            verdict = "PASS" if ok else "FAIL"
-        print(f"{t.name:<12}{cells}   {verdict} {t.error[:300]}".rstrip())
-    n_browser, n_server = len(ref.browser_ms), len(ref.server_ms)
-    print(f"(page / reference; browser: median of {n_browser}, server: median of {n_server})")
+        cells, verdict = "", ""
+        for name, (value, base) in columns.items():
+            ms = value(t)
+            ratio = ms / base(t) if t is not ref else float("nan")
+            cells += f"{ms:>10.1f} ms " + (f"{ratio:>7.1f}x   " if t is not ref else " " * 11)
+            if name == gate and t is not ref:
+                ok = not t.error and ratio <= LIMIT
+                failed += not ok
+                verdict = "PASS" if ok else "FAIL"
+        jax = f"JAX ({', '.join(sorted(t.jax))})" if t.jax else ""
+        print(f"{t.name:<12}{cells}{verdict} {jax} {t.error[:300]}".rstrip())
+    n_browser, n_server = len(ref.browser_ms), max(len(t.server_ms) for t in ts[1:])
+    print(f"(page / reference. browser: median of {n_browser // 2} per page, reference "
+          f"{n_browser}; server: median of {n_server}, against as many paired reference "
+          "reruns. JAX: the server had JAX loaded and its heap frozen)")  # fmt: skip
     return 1 if failed else 0
-
-
-def _cell(ms: float, base: float | None) -> str:
-    ratio = f"{ms / base:.1f}x" if base else ""
-    return f"{ms:>10.1f} ms {ratio:>8}   "
 
 
 def _median(xs: list[float]) -> float:
@@ -365,7 +406,7 @@ def _median(xs: list[float]) -> float:
 
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=8, help="server phase rounds (3 reruns each)")
+    ap.add_argument("--rounds", type=int, default=6, help="server rounds per page (3 reruns each)")
     ap.add_argument("--browser-n", type=int, default=8, help="widget changes per page in Chromium")
     ap.add_argument("--apptest-n", type=int, default=15, help="AppTest reruns per page")
     ap.add_argument("--gate", choices=["server", "browser", "apptest"], default="server")
@@ -382,11 +423,12 @@ def main(argv: list[str]) -> int:
                 measure_apptest(t, args.apptest_n)
             except Exception as e:  # report the page, measure the rest
                 t.error = f"AppTest: {type(e).__name__}: {e}"
-        with serve(ROOT / "app.py") as app_url, serve(reference) as ref_url:
-            print("browser ...", flush=True)
-            run_browser_phase(ts, app_url, ref_url, args.browser_n)
-            print("server (websocket replay) ...", flush=True)
-            run_server_phase(ts, app_url, ref_url, args.rounds)
+        print("browser ...", flush=True)
+        with serve(ROOT / "app.py") as app, serve(reference) as ref:
+            run_browser_phase(ts, app, ref, args.browser_n)
+        print("server (websocket replay, fresh servers) ...", flush=True)
+        with serve(ROOT / "app.py") as app, serve(reference) as ref:
+            run_server_phase(ts, app, ref, args.rounds)
     rc = report(ts, args.gate)
     print(f"took {time.monotonic() - started:.0f} s")
     return rc

@@ -24,11 +24,12 @@ FULL_HEIGHT_JS = """() => Math.max(...['stMain', 'stAppViewContainer', 'stSideba
 
 def screenshot(out: Path, page_path: str, query: str) -> None:
     """Write the PNG of `page_path`?`query` to `out`."""
-    with serve(ROOT / "app.py") as url, chromium() as browser:
+    with serve(ROOT / "app.py") as server, chromium() as browser:
         context = browser.new_context(viewport={"width": WIDTH, "height": 1000})
         context.set_default_timeout(WAIT_MS)
         context.add_init_script(PROBE_JS)
-        page = open_page(context, f"{url}/{page_path}" + (f"?{query}" if query else ""))
+        url = f"{server.url}/{page_path}" + (f"?{query}" if query else "")
+        page = open_page(context, url)
         page.set_viewport_size({"width": WIDTH, "height": page.evaluate(FULL_HEIGHT_JS) + 40})
         wait_idle(page, 0)
         page.screenshot(path=str(out), full_page=True)

@@ -12,7 +12,6 @@ import dataclasses
 import functools
 import gc
 import importlib.util
-import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,146 +21,14 @@ from typing import Any
 
 from perfcore import bench, ops
 from perfcore.bench import Measurement
-from perfcore.results import Record, measured_points, regime, roof_flops_per_s
+from perfcore.devices import Detected, crosscheck, match_device, reported_cost
+from perfcore.points import measured_points, regime, roof_flops_per_s
+from perfcore.results import Record
 from perfcore.specs import Device, load_specs
+from perfcore.suites import Suite, require_fits, resolve_suite
 
 Progress = Callable[[float, str], None]
 WAITING = "waiting for another measurement"
-CROSSCHECK_TOLERANCE = 0.05  # cost_analysis vs perfcore.ops, relative
-FIT_FRACTION = 0.8  # refuse work needing more than this share of free device memory
-# A specs row naming a bus device_kind does not name is a different board (H100 PCIe vs SXM).
-BUS_WORDS = frozenset({"pcie"})
-CPU_MAX_MATMUL = 2048  # largest matmul side a named suite runs on a CPU
-# Other sizes a named suite runs on a CPU: field -> largest value.
-CPU_CAPS = {"timer_size": 1024, "elementwise_side": 2048, "copy_side": 4096, "mlp_batch": 128}
-DTYPE_PRECISION = {"float64": "fp64", "float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
-# jax_default_matmul_precision -> precision a float32 matmul runs at, on gpu / on tpu.
-F32_MATMUL = {
-    None: ("tf32", "bf16"), "default": ("tf32", "bf16"), "high": ("tf32", "bf16"),
-    "tensorfloat32": ("tf32", "tf32"), "TF32_TF32_F32": ("tf32", "tf32"),
-    "bfloat16": ("bf16", "bf16"), "BF16_BF16_F32": ("bf16", "bf16"),
-}  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Suite:
-    """Sizes (matrix sides, element counts) and time budgets for one run of the experiments."""
-
-    name: str
-    matmul_sizes: tuple[int, ...] = (256, 512, 1024, 2048, 4096, 8192)
-    matmul_dtype: str = "bfloat16"
-    timer_size: int = 4096
-    dispatch_sizes: tuple[int, ...] = (128, 512, 1024)
-    elementwise_side: int = 4000
-    barrier_side: int = 256
-    barrier_steps: int = 1000
-    mlp_layers: int = 6
-    mlp_width: int = 512
-    mlp_batch: int = 256
-    compile_runs: int = 3
-    loop_size: int = 512
-    loop_calls: int = 50
-    spread_size: int = 1024
-    spread_runs: int = 5
-    copy_side: int = 8192
-    repeats: int = 25
-    budget_s: float = 1.0
-
-
-SUITES = {
-    "default": Suite("default"),
-    "quick": Suite(
-        "quick", matmul_sizes=(32, 64, 128), matmul_dtype="float32", timer_size=128,
-        dispatch_sizes=(16, 32, 64), elementwise_side=256, barrier_side=32, barrier_steps=20,
-        mlp_layers=2, mlp_width=64, mlp_batch=16, compile_runs=2, loop_size=64, loop_calls=5,
-        spread_size=64, spread_runs=3, copy_side=256, repeats=5, budget_s=0.05,
-    ),
-}  # fmt: skip
-
-
-def for_platform(suite: Suite, platform: str) -> Suite:
-    """The suite as run on `platform`: on a CPU, float32 and sizes capped; else unchanged."""
-    if platform != "cpu":
-        return suite
-    sizes = tuple(n for n in suite.matmul_sizes if n <= CPU_MAX_MATMUL)
-    capped = {field: min(getattr(suite, field), cap) for field, cap in CPU_CAPS.items()}
-    return dataclasses.replace(suite, matmul_sizes=sizes, matmul_dtype="float32", **capped)
-
-
-class DeviceMemoryError(ValueError):
-    """A size refused before allocating because it would not fit in free device memory."""
-
-
-def require_fits(needed_bytes: float, free_bytes: float | None, what: str) -> None:
-    """Raise DeviceMemoryError when needed_bytes exceed FIT_FRACTION of free_bytes."""
-    if free_bytes is not None and needed_bytes > FIT_FRACTION * free_bytes:
-        raise DeviceMemoryError(
-            f"{what} needs {needed_bytes:.3g} bytes but {free_bytes:.3g} bytes of device memory "
-            f"are free (at most {FIT_FRACTION:.0%} may be used): refused before allocating; "
-            "choose a smaller size or suite"
-        )
-
-
-def _tokens(text: str) -> set[str]:
-    """Lower-case alphanumeric words of text."""
-    return set(re.findall(r"[a-z0-9]+", text.lower()))
-
-
-def _covered(word: str, have: set[str]) -> bool:
-    """True when word is in have; a word of letters also matches itself plus digits (sxm5)."""
-    pattern = re.escape(word) + (r"\d*" if word.isalpha() else "")
-    return any(re.fullmatch(pattern, h) for h in have)
-
-
-def _match_key(have: set[str], device: Device) -> tuple[int, int] | None:
-    """How well a specs row's name fits device_kind words (higher is better); None if not."""
-    wanted = _tokens(device.name) - _tokens(device.vendor)
-    models = {w for w in wanted if any(c.isdigit() for c in w)}
-    if not models or not all(_covered(w, have) for w in models) or (wanted & BUS_WORDS) - have:
-        return None
-    missing = sum(not _covered(w, have) for w in wanted)
-    return (-missing, len(wanted) - missing)
-
-
-def match_device(device_kind: str, specs: dict[str, Device]) -> Device | None:
-    """The specs row a JAX device_kind names; None when unknown or ambiguous (the user picks).
-
-    Every word of the row's name with a digit in it (h100, 80gb, sxm4) must appear in
-    device_kind; among those rows, the one with the fewest words device_kind lacks wins.
-    """
-    have = _tokens(device_kind)
-    keyed = [(key, d) for d in specs.values() if (key := _match_key(have, d)) is not None]
-    best = max((key for key, _ in keyed), default=None)
-    winners = [d for key, d in keyed if key == best]
-    return winners[0] if len(winners) == 1 else None
-
-
-def precision_ran(
-    dtype: str, platform: str, matmul_precision: str | None, *, matmul: bool,
-    compute_capability: str | None = None,
-) -> str:  # fmt: skip
-    """Which precision's roof applies: a GPU float32 matmul may run as TF32 (Ampere+)."""
-    base = DTYPE_PRECISION.get(dtype, "")
-    if not matmul or base != "fp32" or platform not in ("gpu", "tpu"):
-        return base
-    ran = F32_MATMUL.get(matmul_precision, ("fp32", "fp32"))[platform == "tpu"]
-    pre_ampere = compute_capability is not None and int(compute_capability.split(".")[0]) < 8
-    return "fp32" if ran == "tf32" and pre_ampere else ran
-
-
-def reported_cost(analysis: Any) -> tuple[float | None, float | None]:
-    """FLOPs and bytes accessed per call from a cost_analysis() result; None where absent."""
-    if isinstance(analysis, list | tuple):
-        analysis = analysis[0] if analysis else None
-    if not isinstance(analysis, dict):
-        return None, None
-    values = (analysis.get("flops"), analysis.get("bytes accessed"))
-    return tuple(float(v) if isinstance(v, int | float) and v > 0 else None for v in values)
-
-
-def crosscheck(reported: float, modelled: float, tolerance: float = CROSSCHECK_TOLERANCE) -> bool:
-    """True when a reported count is within `tolerance` (a fraction) of the modelled one."""
-    return abs(reported - modelled) <= tolerance * modelled
 
 
 def jax_available() -> str | None:
@@ -179,25 +46,6 @@ def _jax() -> tuple[Any, Any]:
 
     gc.freeze()
     return jax, jnp
-
-
-@dataclass(frozen=True)
-class Detected:
-    """The device JAX runs on, its specs row if known, and the JAX that drives it."""
-
-    backend: str
-    device_kind: str
-    spec: Device | None
-    jax_version: str
-    matmul_precision: str | None
-    compute_capability: str | None
-
-    def precision(self, dtype: str, *, matmul: bool) -> str:
-        """The precision (roof) an op of this dtype runs at here."""
-        return precision_ran(
-            dtype, self.backend, self.matmul_precision, matmul=matmul,
-            compute_capability=self.compute_capability,
-        )  # fmt: skip
 
 
 def detect(specs: dict[str, Device] | None = None) -> Detected:
@@ -512,15 +360,6 @@ def _exclusive(wait_callback: Callable[[str], None] | None) -> Iterator[None]:
         yield
     finally:
         _LOCK.release()
-
-
-def resolve_suite(suite: str | Suite, platform: str) -> Suite:
-    """A named suite sized for the platform; a Suite given as a value is used as given."""
-    if isinstance(suite, Suite):
-        return suite
-    if suite not in SUITES:
-        raise ValueError(f"unknown suite {suite!r}; expected one of {', '.join(SUITES)}")
-    return for_platform(SUITES[suite], platform)
 
 
 def _run_all(names: tuple[str, ...], env_of: Callable, plan: Suite, report: Progress) -> list:

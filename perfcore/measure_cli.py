@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TextIO
 
 from perfcore import format as fmt
-from perfcore import jax_bench, results
+from perfcore import jax_bench, results, suites
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,11 +39,11 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 def listing() -> str:
     """The suites and experiments, one per line."""
-    cap = f"on a CPU: float32, sides up to {jax_bench.CPU_MAX_MATMUL}"
-    suites = [f"  {s.name}: matmul sides {', '.join(map(str, s.matmul_sizes))}, "
-              f"{s.matmul_dtype} ({cap})" for s in jax_bench.SUITES.values()]  # fmt: skip
+    cap = f"on a CPU: float32, sides up to {suites.CPU_MAX_MATMUL}"
+    named = [f"  {s.name}: matmul sides {', '.join(map(str, s.matmul_sizes))}, "
+              f"{s.matmul_dtype} ({cap})" for s in suites.SUITES.values()]  # fmt: skip
     experiments = [f"  {e.name}: {e.title}" for e in jax_bench.EXPERIMENTS.values()]
-    return "\n".join(["suites:", *suites, "experiments:", *experiments])
+    return "\n".join(["suites:", *named, "experiments:", *experiments])
 
 
 def progress_printer(stream: TextIO) -> jax_bench.Progress:

@@ -4,7 +4,7 @@ A Record is a Measurement (raw samples in seconds per call, method, warmup) plus
 was measured (experiment, label, shapes, dtype, the precision whose roof applies, FLOPs
 and bytes) and where (device, backend, JAX version, UTC time stamp). Statistics are
 written for readers and checked against the samples on load. Field by field: SCHEMA
-below and docs/results-format.md. Measured points are never clamped to a roof.
+below and docs/results-format.md. Roofline points from records: perfcore.points.
 """
 
 from __future__ import annotations
@@ -17,9 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from perfcore import roofline
 from perfcore.bench import ISOLATED, LOOP, METHODS, Measurement
-from perfcore.specs import PRECISIONS, Device
+from perfcore.specs import PRECISIONS
 
 FORMAT = "perfcore-results"
 VERSION = 1
@@ -61,11 +60,6 @@ DERIVED = {"min_s": "min", "median_s": "median", "mean_s": "mean", "max_s": "max
 DERIVED |= {"iqr_s": "iqr", "spread": "spread"}
 MEASUREMENT_FIELDS = {"samples_s": "samples", "calls_per_sample": "calls_per_sample"}
 MEASUREMENT_FIELDS |= {"method": "method", "warmup": "warmup", "synced": "synced"}
-
-# A call within this factor of an empty call's time is mostly launch overhead.
-OVERHEAD_FACTOR = 2.0
-# Achieved FLOP/s at or above this fraction of the roof counts as at the roof.
-ROOF_FRACTION = 0.5
 
 
 class ResultsError(ValueError):
@@ -379,80 +373,3 @@ def parse_record(row: dict) -> tuple[Record | None, list[str]]:
     problems = _derived_problems(values, m)
     kept = {k: v for k, v in values.items() if k not in DERIVED and k not in MEASUREMENT_FIELDS}
     return (None if problems else Record(measurement=m, **kept)), problems
-
-
-@dataclass(frozen=True)
-class MeasuredPoint:
-    """A measured operation to overlay on a roofline: FLOPs, bytes, seconds per call."""
-
-    label: str
-    flops: float
-    bytes: float
-    seconds_median: float
-    seconds_min: float
-    seconds_max: float
-    precision: str
-    method: str
-    device: str
-    backend: str
-
-    @property
-    def intensity(self) -> float:
-        """Arithmetic intensity in FLOP/byte."""
-        return roofline.intensity(self.flops, self.bytes)
-
-    @property
-    def flops_per_s(self) -> float:
-        """Achieved FLOP/s at the median time."""
-        return self.flops / self.seconds_median
-
-    @property
-    def flops_per_s_lo(self) -> float:
-        """Achieved FLOP/s at the slowest sample (lower error bar)."""
-        return self.flops / self.seconds_max
-
-    @property
-    def flops_per_s_hi(self) -> float:
-        """Achieved FLOP/s at the fastest sample (upper error bar)."""
-        return self.flops / self.seconds_min
-
-    @property
-    def bytes_per_s(self) -> float:
-        """Achieved bandwidth in bytes/s at the median time."""
-        return self.bytes / self.seconds_median
-
-
-def measured_point(record: Record) -> MeasuredPoint:
-    """The roofline point of one record with FLOPs and bytes; never clamped to a roof."""
-    m = record.measurement
-    return MeasuredPoint(
-        f"{record.experiment}: {record.label}", record.flops, record.bytes,
-        m.median, m.min, m.max, record.precision, m.method, record.device, record.backend,
-    )  # fmt: skip
-
-
-def measured_points(records: tuple[Record, ...]) -> tuple[MeasuredPoint, ...]:
-    """Points for every synchronized record with FLOPs and bytes (naive timings excluded)."""
-    usable = (r for r in records if r.measurement.synced and r.flops and r.bytes)
-    return tuple(measured_point(r) for r in usable if r.measurement.min > 0)
-
-
-def roof_flops_per_s(point: MeasuredPoint, device: Device) -> float | None:
-    """The spec roof (FLOP/s) at the point's intensity and precision; None if unpublished."""
-    peak = device.peak_flops(point.precision) if point.precision in PRECISIONS else None
-    if peak is None or device.memory_bytes_per_s is None:
-        return None
-    return roofline.attainable(point.intensity, peak, device.memory_bytes_per_s)[0]
-
-
-def above_roof(point: MeasuredPoint, device: Device) -> bool:
-    """True when the point's median FLOP/s exceeds the device's spec roof at its intensity."""
-    roof = roof_flops_per_s(point, device)
-    return roof is not None and point.flops_per_s > roof
-
-
-def regime(seconds: float, overhead_s: float, flops_per_s: float, roof: float) -> str:
-    """'overhead', 'compute roof' or 'utilisation': which of the seed's regimes a call is in."""
-    if seconds < OVERHEAD_FACTOR * overhead_s:
-        return "overhead"
-    return "compute roof" if flops_per_s >= ROOF_FRACTION * roof else "utilisation"

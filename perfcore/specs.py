@@ -37,7 +37,9 @@ REQUIRED_COLUMNS = (
 
 # Optional columns the loader understands; any other extra column is kept verbatim.
 # On-chip bandwidths are not published by vendors: these are estimates, labelled so.
-OPTIONAL_COLUMNS = ("l2_bw_tbs_est", "smem_bw_tbs_est", "regs_bw_tbs_est")
+# jax_device_kinds: the exact JAX device.device_kind strings of this row, ';'-separated.
+OPTIONAL_COLUMNS = ("l2_bw_tbs_est", "smem_bw_tbs_est", "regs_bw_tbs_est", "jax_device_kinds")
+KINDS_SEPARATOR = ";"
 
 NUMERIC_SI = {
     "compute_units": ("compute_units", 1),
@@ -116,6 +118,7 @@ class Device:
     regs_bytes_per_s_est: float | None = None
     source: str = ""
     notes: str = ""
+    jax_device_kinds: tuple[str, ...] = ()
     extra: tuple[tuple[str, str], ...] = ()
 
     def peak_flops(self, precision: str) -> float | None:
@@ -331,6 +334,8 @@ def _convert(column: str, raw: str) -> dict:
         raise _Expected(NONEMPTY[column])
     if column == "year":
         return {"year": _year(text)}
+    if column == "jax_device_kinds":
+        return {column: tuple(k.strip() for k in text.split(KINDS_SEPARATOR) if k.strip())}
     if column not in NUMERIC_SI:
         return {column: text}
     field, scale = NUMERIC_SI[column]

@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from perfcore import bench, jax_bench, ops, results
+from perfcore import bench, jax_bench, ops, points, results, suites
 from perfcore import format as fmt
 from perfcore.measure_cli import progress_printer
 
@@ -50,9 +50,9 @@ def roof_cells(record: results.Record, spec) -> str:
     if not record.flops:  # a copy: bandwidth against the memory roof
         roof = spec.memory_bytes_per_s if spec else None
         return versus(record.bytes / m.median, roof, fmt.bytes_per_s)
-    point = results.measured_point(record)
-    roof = results.roof_flops_per_s(point, spec) if spec else None
-    flag = "  ABOVE ROOF" if spec and results.above_roof(point, spec) else ""
+    point = points.measured_point(record)
+    roof = points.roof_flops_per_s(point, spec) if spec else None
+    flag = "  ABOVE ROOF" if spec and points.above_roof(point, spec) else ""
     return versus(point.flops_per_s, roof, fmt.flops_per_s) + flag
 
 
@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{detected.device_kind} ({detected.backend}, JAX {detected.jax_version}); "
           f"spec row: {spec.name if spec else 'none matched: roofs not shown'}")  # fmt: skip
     print(table(records, spec))
-    suite = jax_bench.resolve_suite(args.suite, detected.backend)
+    suite = suites.resolve_suite(args.suite, detected.backend)
     n, copy_elements = max(suite.matmul_sizes), suite.copy_side**2
     references = [torch_reference(n, copy_elements), cupy_reference(n, copy_elements)]
     found = [line for lines in references if lines for line in lines]

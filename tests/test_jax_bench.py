@@ -1,4 +1,4 @@
-"""perfcore.jax_bench: device detection (pure), and every experiment on CPU JAX, small sizes."""
+"""perfcore.jax_bench: every experiment on CPU JAX at small sizes, the lock, the measure command."""
 
 import dataclasses
 import math
@@ -9,94 +9,17 @@ import time
 
 import pytest
 
-from perfcore import jax_bench, measure_cli, results
-from perfcore.jax_bench import SUITES, DeviceMemoryError
-from perfcore.specs import Device
+from perfcore import devices, jax_bench, measure_cli, results
+from perfcore.suites import SUITES, DeviceMemoryError
 
 QUICK = SUITES["quick"]
 
 
-def device(name: str, vendor: str = "NVIDIA") -> Device:
-    return Device(name, vendor, 2022)
-
-
-SPECS = {d.name: d for d in map(device, [
-    "NVIDIA H100 SXM", "NVIDIA H100 PCIe", "NVIDIA H100 SXM (seed)", "NVIDIA A100 SXM4 80GB",
-    "NVIDIA A100 PCIe 40GB", "NVIDIA A10", "NVIDIA GeForce RTX 4090", "NVIDIA H200 SXM",
-])} | {"Google TPU v4": device("Google TPU v4", "Google")}  # fmt: skip
-
-
-@pytest.mark.parametrize(
-    ("device_kind", "expected"),
-    [
-        ("NVIDIA H100 80GB HBM3", "NVIDIA H100 SXM"),
-        ("NVIDIA H100 PCIe", "NVIDIA H100 PCIe"),
-        ("NVIDIA A100-SXM4-80GB", "NVIDIA A100 SXM4 80GB"),
-        ("NVIDIA A100-PCIE-40GB", "NVIDIA A100 PCIe 40GB"),
-        ("NVIDIA A10", "NVIDIA A10"),
-        ("NVIDIA GeForce RTX 4090", "NVIDIA GeForce RTX 4090"),
-        ("NVIDIA H200", "NVIDIA H200 SXM"),
-        ("TPU v4", "Google TPU v4"),
-    ],
-)
-def test_match_device_finds_the_specs_row_a_device_kind_names(device_kind, expected):
-    assert jax_bench.match_device(device_kind, SPECS).name == expected
-
-
-@pytest.mark.parametrize("device_kind", ["cpu", "NVIDIA A100-SXM4-40GB", "NVIDIA A100 80GB PCIe"])
-def test_match_device_says_unknown_rather_than_guess(device_kind):
-    assert jax_bench.match_device(device_kind, SPECS) is None
-
-
-@pytest.mark.parametrize(
-    ("dtype", "platform", "setting", "matmul", "cc", "expected"),
-    [
-        ("float32", "cpu", None, True, None, "fp32"),
-        ("float32", "gpu", None, True, "9.0", "tf32"),
-        ("float32", "gpu", None, True, "7.0", "fp32"),
-        ("float32", "gpu", "highest", True, "9.0", "fp32"),
-        ("float32", "gpu", "bfloat16", True, "9.0", "bf16"),
-        ("float32", "gpu", None, False, "9.0", "fp32"),
-        ("bfloat16", "gpu", None, True, "9.0", "bf16"),
-        ("float32", "tpu", None, True, None, "bf16"),
-    ],
-)
-def test_precision_ran_names_the_roof_the_work_ran_under(
-    dtype, platform, setting, matmul, cc, expected
-):
-    got = jax_bench.precision_ran(dtype, platform, setting, matmul=matmul, compute_capability=cc)
-    assert got == expected
-
-
-def test_reported_cost_reads_dicts_and_lists_and_says_none_when_absent():
-    assert jax_bench.reported_cost({"flops": 8.0, "bytes accessed": 12.0}) == (8.0, 12.0)
-    assert jax_bench.reported_cost([{"flops": 8.0}]) == (8.0, None)
-    assert jax_bench.reported_cost(None) == (None, None)
-    assert jax_bench.reported_cost({"flops": -1.0}) == (None, None)
-
-
-def test_require_fits_refuses_what_free_memory_cannot_hold():
-    jax_bench.require_fits(1e9, None, "unknown free memory")
-    jax_bench.require_fits(1e9, 2e9, "fits")
-    with pytest.raises(DeviceMemoryError, match="refused before allocating"):
-        jax_bench.require_fits(1e9, 1.1e9, "matmul 8192")
-
-
-def test_named_suites_are_capped_on_a_cpu_and_unchanged_elsewhere():
-    default = SUITES["default"]
-    on_cpu = jax_bench.resolve_suite("default", "cpu")
-    assert max(on_cpu.matmul_sizes) <= jax_bench.CPU_MAX_MATMUL < max(default.matmul_sizes)
-    assert on_cpu.matmul_dtype == "float32"
-    assert jax_bench.resolve_suite("default", "gpu") == default
-    custom = dataclasses.replace(QUICK, matmul_sizes=(10**6,))
-    assert jax_bench.resolve_suite(custom, "cpu") is custom
-    with pytest.raises(ValueError, match="unknown suite"):
-        jax_bench.resolve_suite("huge", "cpu")
-
-
 def test_importing_perfcore_does_not_import_jax():
-    code = ("import sys, perfcore, perfcore.jax_bench, perfcore.results, perfcore.measure_cli; "
-            "sys.exit('jax' in sys.modules)")  # fmt: skip
+    code = (
+        "import sys, perfcore, perfcore.jax_bench, perfcore.results, perfcore.measure_cli, "
+        "perfcore.devices, perfcore.suites, perfcore.points; sys.exit('jax' in sys.modules)"
+    )
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 
 
@@ -126,7 +49,7 @@ def test_matmul_flops_from_cost_analysis_agree_with_the_model(quick_run):
     assert len(matmuls) >= len(QUICK.matmul_sizes)
     for r in matmuls:
         assert r.flops_source == "cost_analysis"
-        assert jax_bench.crosscheck(r.flops, r.flops_model), r.label
+        assert devices.crosscheck(r.flops, r.flops_model), r.label
         assert r.precision == "fp32"
 
 

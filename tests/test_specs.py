@@ -368,3 +368,24 @@ def test_strict_load_reports_sanity_problems_with_file_and_row():
         load_specs_bytes(data, "odd.csv", strict=True)
     (problem,) = caught.value.problems
     assert problem.startswith("odd.csv, row 3: odd: column 'pcie_gbs' = 1024")
+
+
+def test_jax_device_kinds_is_an_optional_list_of_exact_strings():
+    columns = (*REQUIRED_COLUMNS, "jax_device_kinds")
+    kinds = "Tesla V100-SXM2-16GB; Tesla V100-SXM2-32GB"
+    data = csv_bytes(row(jax_device_kinds=kinds), row(name="other"), columns=columns)
+    mine, other = load_specs_bytes(data, "kinds.csv").values()
+    assert mine.jax_device_kinds == ("Tesla V100-SXM2-16GB", "Tesla V100-SXM2-32GB")
+    assert (other.jax_device_kinds, mine.extra) == ((), ())
+    assert hash(mine)
+
+
+def test_a_file_without_jax_device_kinds_still_loads():
+    (device,) = load_specs_bytes(csv_bytes(row()), "plain.csv").values()
+    assert device.jax_device_kinds == ()
+
+
+def test_bundled_rows_name_their_jax_device_kinds(bundled):
+    assert bundled["NVIDIA H100 SXM"].jax_device_kinds == ("NVIDIA H100 80GB HBM3",)
+    assert bundled["Google TPU v5e"].jax_device_kinds == ("TPU v5 lite",)
+    assert bundled[SEED].jax_device_kinds == ()

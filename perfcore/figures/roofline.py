@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from perfcore import format as fmt
 from perfcore.comm import link_bytes_per_s
 from perfcore.figures.style import ESTIMATE_DASH, SECOND_DEVICE_DASH, base_layout, color, log_axis
-from perfcore.results import MeasuredPoint, above_roof
+from perfcore.points import MeasuredPoint, above_roof
 from perfcore.roofline import Estimate, ridge_point
 from perfcore.specs import Device
 
@@ -18,6 +18,7 @@ from perfcore.specs import Device
 # so the axes hold still while the size sliders move.
 X_MIN, X_MAX = 1e-2, 1e5
 ABOVE_ROOF = "measured, ABOVE its roof: check the precision or the FLOP count"
+OVERHEAD = "launch overhead ceiling (measured empty call)"
 
 
 def memory_roofs(device: Device) -> list[tuple[str, float]]:
@@ -110,19 +111,30 @@ def _hover(e: Estimate) -> str:
     return "<br>".join(lines)
 
 
-def op_trace(points: Sequence[Estimate], name: str = "ops (model)") -> go.Scatter:
-    """Modelled operations, each drawn on its roof at (intensity, attainable)."""
-    return go.Scatter(
-        x=[e.intensity for e in points],
-        y=[e.attainable_flops_per_s for e in points],
-        mode="markers+text",
-        text=[e.cost.name for e in points],
-        textposition="top center",
-        marker={"size": 11, "color": "#000", "symbol": "circle"},
-        name=name,
-        hovertext=[_hover(e) for e in points],
-        hoverinfo="text",
-    )
+# One marker shape per op, so ops at the same intensity (matvec and batch-1 decode) stay apart.
+OP_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "pentagon", "star", "hexagon",
+              "triangle-down", "cross")  # fmt: skip
+
+
+def op_traces(points: Sequence[Estimate]) -> list[go.Scatter]:
+    """Modelled ops, one legend entry each, drawn on their roof at (intensity, attainable)."""
+    return [
+        go.Scatter(
+            x=[e.intensity],
+            y=[e.attainable_flops_per_s],
+            mode="markers",
+            marker={
+                "size": 12,
+                "color": "#111",
+                "symbol": OP_SYMBOLS[i % len(OP_SYMBOLS)],
+                "line": {"color": "white", "width": 1},
+            },  # fmt: skip
+            name=f"{e.cost.name} (model)",
+            hovertext=[_hover(e)],
+            hoverinfo="text",
+        )
+        for i, e in enumerate(points)
+    ]
 
 
 def _measured_hover(m: MeasuredPoint) -> str:
@@ -150,6 +162,18 @@ def measured_trace(points: Sequence[MeasuredPoint], name: str, symbol: str) -> g
         name=name,
         hovertext=[_measured_hover(m) for m in points],
         hoverinfo="text",
+    )
+
+
+def overhead_trace(overhead: Sequence[tuple[float, float]]) -> go.Scatter:
+    """The launch-overhead ceiling: (intensity, FLOP/s) a call could reach in one empty call."""
+    return go.Scatter(
+        x=[i for i, _ in overhead],
+        y=[f for _, f in overhead],
+        mode="lines",
+        name=OVERHEAD,
+        line={"color": "#ff7f0e", "width": 2, "dash": "dash"},
+        hovertemplate="FLOPs / measured empty-call time: %{y:.3s}FLOP/s<extra></extra>",
     )
 
 
@@ -183,8 +207,12 @@ def roofline_figure(
     compare: Device | None = None,
     measured: Sequence[MeasuredPoint] = (),
     previous: Sequence[Estimate] = (),
+    overhead: Sequence[tuple[float, float]] = (),
 ) -> go.Figure:
-    """Log-log roofline of `device` (and `compare`), op points, and measured points unclamped."""
+    """Log-log roofline of `device` (and `compare`), op points, and measured points unclamped.
+
+    `overhead`: (intensity, FLOP/s) points of the launch-overhead ceiling, drawn dashed.
+    """
     low, high = _y_range([d for d in (device, compare) if d], measured)
     fig = go.Figure(layout=base_layout(f"Roofline — {device.name}", "", ""))
     fig.add_traces(roof_traces(device, precision))
@@ -195,8 +223,9 @@ def roofline_figure(
     ridge = ridge_trace(device, precision, low)
     if ridge is not None:
         fig.add_trace(ridge)
-    if points:
-        fig.add_trace(op_trace(points))
+    fig.add_traces(op_traces(points))
+    if overhead:
+        fig.add_trace(overhead_trace(overhead))
     below = [m for m in measured if not above_roof(m, device)]
     above = [m for m in measured if above_roof(m, device)]
     if below:
@@ -205,7 +234,7 @@ def roofline_figure(
         fig.add_trace(measured_trace(above, ABOVE_ROOF, "x"))
     fig.update_layout(
         xaxis=log_axis(X_MIN, X_MAX, "arithmetic intensity (FLOP/byte)"),
-        yaxis=log_axis(low, high, "FLOP/s"),
+        yaxis=log_axis(low, high, "attainable FLOP/s", fmt.flops_per_s),
         annotations=_arrows(previous, points),
     )
     return fig

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import plotly.graph_objects as go
 
@@ -36,7 +37,14 @@ def base_layout(title: str, x_title: str, y_title: str, height: int = 480) -> go
     )
 
 
-def log_axis(low: float, high: float, title: str) -> dict:
-    """A log axis with a fixed range, so it holds still while sliders move."""
-    return {"type": "log", "range": [math.log10(low), math.log10(high)],
+def log_axis(low: float, high: float, title: str, label: Callable | None = None) -> dict:
+    """A log axis with a fixed range, so it holds still while sliders move.
+
+    With `label` (e.g. format.flops_per_s) each decade is labelled with its unit.
+    """
+    axis = {"type": "log", "range": [math.log10(low), math.log10(high)],
             "title": {"text": title}, "exponentformat": "SI", **GRID}  # fmt: skip
+    if label is not None:
+        decades = [10.0**k for k in range(math.ceil(axis["range"][0]), int(axis["range"][1]) + 1)]
+        axis |= {"tickvals": decades, "ticktext": [label(v, 1) for v in decades]}
+    return axis

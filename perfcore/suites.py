@@ -1,0 +1,85 @@
+"""What a measurement run times: named suites of sizes and budgets, and the memory guard.
+
+A Suite fixes every size the experiments use (matrix sides, element counts, loop lengths)
+and the time budget per measurement. The default suite follows the seeds at GPU sizes; on a
+CPU a named suite runs in float32 with sides capped so it finishes in about a minute. Any
+size whose arrays would not fit in free device memory is refused before allocating.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+CPU_MAX_MATMUL = 2048  # largest matmul side a named suite runs on a CPU
+# Other sizes a named suite runs on a CPU: field -> largest value.
+CPU_CAPS = {"timer_size": 1024, "elementwise_side": 2048, "copy_side": 4096, "mlp_batch": 128}
+FIT_FRACTION = 0.8  # refuse work needing more than this share of free device memory
+
+
+@dataclass(frozen=True)
+class Suite:
+    """Sizes (matrix sides, element counts) and time budgets for one run of the experiments."""
+
+    name: str
+    matmul_sizes: tuple[int, ...] = (256, 512, 1024, 2048, 4096, 8192)
+    matmul_dtype: str = "bfloat16"
+    timer_size: int = 4096
+    dispatch_sizes: tuple[int, ...] = (128, 512, 1024)
+    elementwise_side: int = 4000
+    barrier_side: int = 256
+    barrier_steps: int = 1000
+    mlp_layers: int = 6
+    mlp_width: int = 512
+    mlp_batch: int = 256
+    compile_runs: int = 3
+    loop_size: int = 512
+    loop_calls: int = 50
+    spread_size: int = 1024
+    spread_runs: int = 5
+    copy_side: int = 8192
+    repeats: int = 25
+    budget_s: float = 1.0
+
+
+SUITES = {
+    "default": Suite("default"),
+    "quick": Suite(
+        "quick", matmul_sizes=(32, 64, 128), matmul_dtype="float32", timer_size=128,
+        dispatch_sizes=(16, 32, 64), elementwise_side=256, barrier_side=32, barrier_steps=20,
+        mlp_layers=2, mlp_width=64, mlp_batch=16, compile_runs=2, loop_size=64, loop_calls=5,
+        spread_size=64, spread_runs=3, copy_side=256, repeats=5, budget_s=0.05,
+    ),
+}  # fmt: skip
+
+
+def for_platform(suite: Suite, platform: str) -> Suite:
+    """The suite as run on `platform`: on a CPU, float32 and sizes capped; else unchanged."""
+    if platform != "cpu":
+        return suite
+    sizes = tuple(n for n in suite.matmul_sizes if n <= CPU_MAX_MATMUL)
+    capped = {field: min(getattr(suite, field), cap) for field, cap in CPU_CAPS.items()}
+    return dataclasses.replace(suite, matmul_sizes=sizes, matmul_dtype="float32", **capped)
+
+
+def resolve_suite(suite: str | Suite, platform: str) -> Suite:
+    """A named suite sized for the platform; a Suite given as a value is used as given."""
+    if isinstance(suite, Suite):
+        return suite
+    if suite not in SUITES:
+        raise ValueError(f"unknown suite {suite!r}; expected one of {', '.join(SUITES)}")
+    return for_platform(SUITES[suite], platform)
+
+
+class DeviceMemoryError(ValueError):
+    """A size refused before allocating because it would not fit in free device memory."""
+
+
+def require_fits(needed_bytes: float, free_bytes: float | None, what: str) -> None:
+    """Raise DeviceMemoryError when needed_bytes exceed FIT_FRACTION of free_bytes."""
+    if free_bytes is not None and needed_bytes > FIT_FRACTION * free_bytes:
+        raise DeviceMemoryError(
+            f"{what} needs {needed_bytes:.3g} bytes but {free_bytes:.3g} bytes of device memory "
+            f"are free (at most {FIT_FRACTION:.0%} may be used): refused before allocating; "
+            "choose a smaller size or suite"
+        )

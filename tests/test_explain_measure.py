@@ -1,0 +1,107 @@
+"""The measure page's words: the device said plainly, the right spec row, a table that names
+its method and spread, and a takeaway computed from the records."""
+
+import dataclasses
+import math
+
+import pytest
+from measured import H100_KIND, seed_records
+
+from perfcore.devices import Detected
+from perfcore.explain import measure as view
+from perfcore.suites import SUITES
+
+RECORDS = seed_records()
+CPU = Detected("cpu", "cpu", None, "0.10.2", None, None)
+H100 = Detected("gpu", H100_KIND, None, "0.10.2", None, "9.0")
+
+
+def test_a_cpu_is_labelled_as_the_cpu_and_a_gpu_by_its_device_kind():
+    assert "**the CPU**" in view.device_line(CPU)
+    assert "CPU measurement" in view.device_line(CPU)
+    line = view.device_line(H100)
+    assert "**a GPU**" in line and H100_KIND in line and "compute capability 9.0" in line
+
+
+def test_the_records_spec_name_decides_the_spec_row(specs):
+    assert view.known_spec(RECORDS, CPU, specs).name == "NVIDIA H100 SXM"
+
+
+def test_without_a_spec_name_the_device_kind_is_matched(specs):
+    unnamed = tuple(dataclasses.replace(r, spec_name="") for r in RECORDS)
+    assert view.known_spec(unnamed, None, specs).name == "NVIDIA H100 SXM"
+    assert view.known_spec((), H100, specs).name == "NVIDIA H100 SXM"
+
+
+def test_a_cpu_has_no_spec_row_so_the_user_picks_one(specs):
+    assert view.known_spec((), CPU, specs) is None
+    assert view.known_spec((), None, specs) is None
+    assert "unknown device: pick its spec row" in view.unknown((), CPU)
+    assert "no CPU rows" in view.unknown((), CPU)
+    sidebar = specs["NVIDIA B200"]
+    assert view.picked(view.SIDEBAR, sidebar, specs) is sidebar
+    assert view.picked("NVIDIA T4", sidebar, specs).name == "NVIDIA T4"
+
+
+def test_a_live_run_is_the_page_data_and_both_sources_are_overlaid():
+    live, uploaded = RECORDS[:8], RECORDS[8:]
+    assert view.page_records(live, uploaded) == live
+    assert view.page_records((), uploaded) == uploaded
+    assert len(view.overlay(live, uploaded)) > len(view.overlay(live, ()))
+
+
+def test_the_table_names_method_and_spread_and_times_in_microseconds():
+    df = view.table(RECORDS)
+    for column in ("method", "calls/sample", "min (µs)", "median (µs)", "mean (µs)",
+                   "IQR (µs)", "spread (IQR/median)", "FLOP/s (median)", "regime"):  # fmt: skip
+        assert column in df.columns
+    row = df.set_index("what").loc["compute 1024"]
+    assert row["method"] == "isolated calls, min"
+    assert row["min (µs)"] == pytest.approx(5929.7)
+    assert row["FLOP/s (median)"] == pytest.approx(2 * 1024**3 / 5929.7e-6)
+    assert df.set_index("what").loc["matmul 256", "regime"] == "overhead"
+
+
+def test_a_naive_timing_gets_no_achieved_rate():
+    naive = view.table(RECORDS).set_index("what").loc["naive timer"]
+    assert math.isnan(naive["FLOP/s (median)"]) and not naive["synced"]
+
+
+def test_the_precision_that_ran_is_read_from_the_records():
+    assert "bfloat16 work ran at **bf16**" in view.precision_note(RECORDS)
+    tf32 = tuple(dataclasses.replace(r, dtype="float32", precision="tf32") for r in RECORDS)
+    assert "TF32" in view.precision_note(tf32)
+    assert view.roof_precision(RECORDS, "fp8") == "bf16"
+    assert view.roof_precision((), "fp8") == "fp8"
+
+
+def test_the_takeaway_is_computed_from_the_numbers(specs):
+    text = view.takeaway(RECORDS, specs["NVIDIA H100 SXM"], own=True)
+    assert "spread of 20.9 %" in text and "not a result yet" in text
+    assert "56x the FLOP/s at n=4096 that it did at n=256" in text
+    assert "16.0 % of NVIDIA H100 SXM's spec" in text
+    picked = view.takeaway(RECORDS, specs["NVIDIA B200"], own=False)
+    assert "not this device's own" in picked
+
+
+def test_hosted_and_no_jax_texts_say_how_to_measure_elsewhere():
+    assert "hosted" in view.HOSTED and view.MEASURE_CMD in view.HOSTED
+    hint = "JAX is not installed: pip install jax (CPU)"
+    text = view.no_jax(hint)
+    assert hint in text and ".[cuda]" in text and view.MEASURE_CMD in text
+
+
+def test_suite_captions_say_what_a_cpu_changes():
+    default, quick = view.suite_captions(SUITES)
+    assert "256-8192, bfloat16" in default and "on a CPU float32" in default
+    assert "32-128, float32" in quick and "on a CPU" not in quick
+
+
+def test_the_picker_help_titles_every_experiment():
+    assert "**dispatch**: dispatch vs compute" in view.EXPERIMENTS_HELP
+    assert view.EXPERIMENTS_HELP.count("**") == 2 * 9
+
+
+def test_the_source_line_says_live_or_uploaded():
+    assert view.source_line(RECORDS, live=True).startswith(f"{len(RECORDS)} records from the live")
+    assert "uploaded results file" in view.source_line(RECORDS, live=False)

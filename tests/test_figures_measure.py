@@ -1,0 +1,91 @@
+"""The measure charts: measured values drawn as measured, ceilings labelled, log axes."""
+
+import math
+
+import pytest
+from measured import seed_records
+
+from perfcore.explain import measure_clock as clock
+from perfcore.explain import measure_sweep as model
+from perfcore.figures import (
+    ceilings_figure,
+    dispatch_figure,
+    pairs_figure,
+    spread_figure,
+    sweep_figure,
+)
+from perfcore.figures.measure import OVERHEAD
+
+RECORDS = seed_records()
+
+
+def _names(fig) -> list[str]:
+    return [t.name for t in fig.data]
+
+
+@pytest.fixture
+def h100(specs):
+    return specs["NVIDIA H100 SXM"]
+
+
+def test_the_sweep_draws_one_trace_per_regime_under_both_ceilings(h100):
+    rows = model.sweep(RECORDS)
+    fig = sweep_figure(
+        rows, model.overhead_by_n(RECORDS), model.roof_by_n(RECORDS, h100), h100.name
+    )
+    names = _names(fig)
+    assert names[0].startswith("spec roof at I(n), NVIDIA H100 SXM bf16")
+    assert names[1] == OVERHEAD and fig.data[1].line.dash == "dash"
+    assert [n.split(":")[1].split("(")[0].strip() for n in names[2:]] == [
+        "overhead", "utilisation", "compute roof"]  # fmt: skip
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+
+
+def test_the_sweep_points_are_the_measured_rates_with_min_max_bars(h100):
+    rows = model.sweep(RECORDS)
+    fig = sweep_figure(rows)
+    assert [t.y[0] for t in fig.data] == [r.flops_per_s for r in rows]
+    assert all(t.error_y.array is not None for t in fig.data)
+    low, high = fig.layout.yaxis.range
+    assert all(low <= math.log10(r.flops_per_s) <= high for r in rows)
+
+
+def test_dispatch_bars_unblocked_beside_blocked_on_a_log_axis():
+    fig = dispatch_figure(clock.dispatch(RECORDS))
+    assert len(fig.data) == 2 and fig.layout.barmode == "group"
+    assert list(fig.data[0].x) == ["n=128", "n=512", "n=1024"]
+    assert fig.data[1].y[-1] == pytest.approx(5929.7e-6)
+    assert fig.layout.yaxis.type == "log"
+
+
+def test_pairs_draw_two_bars_each_labelled_with_their_method():
+    pairs = clock.pairs(RECORDS)
+    fig = pairs_figure(pairs)
+    assert len(fig.data) == len(pairs) == 4
+    compile_ = next(t for t in fig.data if t.name == "compile vs steady state")
+    assert list(compile_.x) == pytest.approx([5.9e-3, 651.6e-3])
+    assert "(isolated calls, min)" in compile_.text[1]
+    assert fig.layout.xaxis.type == "log"
+
+
+def test_spread_draws_each_runs_samples_its_min_and_the_loop_mean():
+    s = clock.spread(RECORDS)
+    fig = spread_figure(s)
+    boxes = [t for t in fig.data if t.type == "box"]
+    assert len(boxes) == 5 and list(boxes[0].y) == list(s.runs[0][1])
+    assert fig.data[5].name == "min of each run" and list(fig.data[5].y) == list(s.mins)
+    assert "6.90 ms" in fig.data[6].name
+
+
+def test_ceilings_are_bars_of_the_fraction_of_spec_with_100_percent_marked(h100):
+    rows = model.ceilings(RECORDS, h100)
+    fig = ceilings_figure(rows, h100.name)
+    assert list(fig.data[0].y) == pytest.approx([c.fraction for c in rows])
+    assert "158 TFLOP/s of 989 TFLOP/s" in fig.data[0].text[0]
+    assert fig.layout.shapes[0].y0 == 1.0
+
+
+def test_a_ceiling_with_no_published_figure_is_left_out(specs):
+    v100 = specs["NVIDIA V100 SXM2"]
+    fig = ceilings_figure(model.ceilings(RECORDS, v100), v100.name)
+    assert list(fig.data[0].x) == ["device-memory copy (float32)"]

@@ -1,0 +1,93 @@
+"""The roofline chart: roofs where the spec puts them, the ridge at ridge_point, measured
+points drawn where they were measured (never clamped), and lean traces."""
+
+import pytest
+
+from perfcore import ops
+from perfcore.figures import roofline_figure
+from perfcore.figures.roofline import ABOVE_ROOF, memory_roofs
+from perfcore.points import MeasuredPoint
+from perfcore.roofline import estimate, ridge_point
+
+
+def point(label, flops, n_bytes, seconds):
+    """A measured point with a 10 % spread around `seconds`."""
+    return MeasuredPoint(label, flops, n_bytes, seconds, seconds * 0.9, seconds * 1.1, "fp16",
+                         "isolated calls, min", "test device", "gpu")  # fmt: skip
+
+
+def names(fig):
+    return [t.name for t in fig.data]
+
+
+def test_one_flat_roof_per_published_precision(h100):
+    fig = roofline_figure(h100, "fp16")
+    flats = [n for n in names(fig) if " roof " in n]
+    assert [n.split()[0] for n in flats] == list(h100.published_precisions())
+    fp16 = next(t for t in fig.data if t.name.startswith("fp16 roof"))
+    assert list(fp16.y) == [990e12, 990e12]
+
+
+def test_both_axes_are_log(h100):
+    fig = roofline_figure(h100, "bf16")
+    assert fig.layout.xaxis.type == fig.layout.yaxis.type == "log"
+
+
+def test_the_ridge_is_marked_at_ridge_point(h100):
+    fig = roofline_figure(h100, "fp16")
+    ridge = next(t for t in fig.data if t.name.startswith("ridge"))
+    assert list(ridge.x) == [pytest.approx(ridge_point(990e12, 3.35e12))] * 2
+    assert ridge.y[-1] == 990e12
+
+
+def test_memory_roofs_include_the_links_per_direction(h100):
+    labels = dict(memory_roofs(h100))
+    assert labels["device memory"] == 3.35e12
+    assert labels["scale-up link, per direction"] == 450e9
+    assert labels["PCIe, per direction"] == 64e9
+    assert labels["L2 (estimate)"] == 10e12
+
+
+def test_roof_lines_are_two_points_each(h100, specs):
+    fig = roofline_figure(h100, "fp16", compare=specs["NVIDIA A100 SXM4 80GB"])
+    assert all(len(t.x) == 2 for t in fig.data if "roof" in t.name or "memory" in t.name)
+
+
+def test_op_points_sit_on_the_roof_with_their_numbers_in_the_hover(h100):
+    e = estimate(990e12, 3.35e12, ops.decode_step(7e9, 1))
+    fig = roofline_figure(h100, "fp16", [e])
+    trace = next(t for t in fig.data if "decode" in t.name)
+    assert (trace.x[0], trace.y[0]) == (pytest.approx(1.0), pytest.approx(3.35e12))
+    assert "memory-bound" in trace.hovertext[0] and "time floor" in trace.hovertext[0]
+
+
+def test_measured_points_are_not_clamped_and_above_roof_is_flagged(h100):
+    # 2e15 FLOP/s at intensity 1000: above the 990 TFLOP/s roof, drawn where measured.
+    high = point("too fast", 2e12, 2e9, 1e-3)
+    low = point("honest", 1e12, 1e9, 1e-2)
+    fig = roofline_figure(h100, "fp16", measured=[high, low])
+    flagged = next(t for t in fig.data if t.name == ABOVE_ROOF)
+    assert flagged.y[0] == pytest.approx(2e15)
+    assert fig.layout.yaxis.range[1] > 15.3  # the axis grows to show it
+    honest = next(t for t in fig.data if t.name.startswith("measured (median"))
+    assert honest.y[0] == pytest.approx(1e14)
+    assert honest.error_y.array[0] > 0 and honest.error_y.arrayminus[0] > 0
+
+
+def test_a_compared_device_adds_its_chosen_roof_and_memory_only(h100, specs):
+    fig = roofline_figure(h100, "fp16", compare=specs["NVIDIA V100 SXM2"])
+    theirs = [n for n in names(fig) if n.startswith("NVIDIA V100 SXM2: ")]
+    assert len(theirs) == 2 and any("fp16 roof" in n for n in theirs)
+
+
+def test_switching_precision_draws_an_arrow_from_old_to_new(h100):
+    cost16, cost8 = ops.matmul(4096, 4096, 4096, 2), ops.matmul(4096, 4096, 4096, 1)
+    old, new = estimate(990e12, 3.35e12, cost16), estimate(1979e12, 3.35e12, cost8)
+    fig = roofline_figure(h100, "fp8", [new], previous=[old])
+    (arrow,) = fig.layout.annotations
+    assert arrow.ax < arrow.x and arrow.ay < arrow.y
+
+
+def test_an_unpublished_precision_draws_no_ridge(specs):
+    fig = roofline_figure(specs["NVIDIA V100 SXM2"], "fp8")
+    assert not any(n.startswith("ridge") for n in names(fig))

@@ -1,0 +1,54 @@
+"""The roofline page: sizes move the op points, links restore the view, junk falls back."""
+
+from conftest import SEED, notices, run_page
+
+from perfcore.explain import roofline as view
+
+
+def table(at):
+    return at.dataframe[0].value
+
+
+def test_a_bigger_batch_moves_decode_up_the_memory_roof():
+    at = run_page("roofline", {"device": SEED, "precision": "fp16", "rf_ops": "decode"})
+    before = table(at)["attainable (FLOP/s)"].iloc[0]
+    at.number_input(key="rf_decode_batch").set_value(64).run()
+    after = table(at)["attainable (FLOP/s)"].iloc[0]
+    assert after == 64 * before
+
+
+def test_a_link_opens_with_its_ops_sizes_and_precision():
+    query = {"device": SEED, "precision": "fp8", "rf_ops": ["matmul", "attention"],
+             "rf_matmul_m": "256", "rf_attention_seq": "512"}  # fmt: skip
+    at = run_page("roofline", query)
+    assert at.multiselect(key="rf_ops").value == ["matmul", "attention"]
+    assert at.number_input(key="rf_matmul_m").value == 256
+    assert list(table(at)["operation"]) == [
+        "mat-mul 256x4096x4096",
+        "attention, seq=512, d_head=128",
+    ]
+    assert not notices(at)
+
+
+def test_junk_in_the_link_falls_back_with_a_notice():
+    at = run_page("roofline", {"rf_ops": "<img src=x>", "rf_matmul_k": "-1"})
+    assert not at.exception
+    keys = " ".join(notices(at))
+    assert "`rf_ops=" in keys and "`rf_matmul_k=" in keys
+    assert at.multiselect(key="rf_ops").value == list(view.DEFAULT_OPS)
+
+
+def test_switching_precision_draws_the_arrow():
+    at = run_page("roofline", {"device": SEED, "precision": "fp16"})
+    at.selectbox(key="precision").set_value("fp8").run()
+    spec = at.get("plotly_chart")[0].proto.spec
+    assert '"arrowhead"' in spec
+
+
+def test_the_takeaway_counts_the_memory_bound_ops():
+    at = run_page("roofline", {"device": SEED, "precision": "fp16"})
+    text = next(i.value for i in at.info if "Read this" in i.value)
+    assert "3 of 5 ops sit below it" in text
+    at.multiselect(key="rf_ops").set_value(["matmul"]).run()
+    text = next(i.value for i in at.info if "Read this" in i.value)
+    assert "0 of 1 ops" in text

@@ -1,0 +1,44 @@
+"""perfcore.suites: named suites sized per platform, and sizes refused before allocating."""
+
+import dataclasses
+
+import pytest
+
+from perfcore import suites
+from perfcore.suites import SUITES, DeviceMemoryError
+
+
+def test_require_fits_refuses_what_free_memory_cannot_hold():
+    suites.require_fits(1e9, None, "unknown free memory")
+    suites.require_fits(1e9, 2e9, "fits")
+    with pytest.raises(DeviceMemoryError, match="refused before allocating"):
+        suites.require_fits(1e9, 1.1e9, "matmul 8192")
+
+
+def test_a_refusal_is_a_value_error_naming_what_was_refused():
+    with pytest.raises(ValueError, match="matmul 8192 needs 1e\\+09 bytes"):
+        suites.require_fits(1e9, 1e8, "matmul 8192")
+
+
+def test_named_suites_are_capped_on_a_cpu_and_unchanged_elsewhere():
+    default = SUITES["default"]
+    on_cpu = suites.resolve_suite("default", "cpu")
+    assert max(on_cpu.matmul_sizes) <= suites.CPU_MAX_MATMUL < max(default.matmul_sizes)
+    assert on_cpu.matmul_dtype == "float32"
+    assert suites.resolve_suite("default", "gpu") == default
+    custom = dataclasses.replace(SUITES["quick"], matmul_sizes=(10**6,))
+    assert suites.resolve_suite(custom, "cpu") is custom
+    with pytest.raises(ValueError, match="unknown suite"):
+        suites.resolve_suite("huge", "cpu")
+
+
+def test_every_cpu_cap_holds_on_a_cpu():
+    on_cpu = suites.for_platform(SUITES["default"], "cpu")
+    for field, cap in suites.CPU_CAPS.items():
+        assert getattr(on_cpu, field) <= cap, field
+
+
+def test_the_quick_suite_is_smaller_than_the_default_everywhere():
+    quick, default = SUITES["quick"], SUITES["default"]
+    assert max(quick.matmul_sizes) < min(default.matmul_sizes)
+    assert quick.repeats < default.repeats and quick.budget_s < default.budget_s
