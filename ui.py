@@ -8,6 +8,7 @@ perfcore, then one figure builder; they hold no arithmetic.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Sequence
@@ -90,15 +91,28 @@ def results_upload(key: str) -> tuple[MeasuredPoint, ...]:
 
 
 def results_download(records: tuple[Record, ...], key: str) -> None:
-    """A button downloading records as a results JSON file (docs/results-format.md)."""
-    st.download_button("Download results (JSON)", to_json(records), file_name="results.json",
-                       mime="application/json", key=key, on_click="ignore")  # fmt: skip
+    """A button downloading records as a results JSON file (docs/results-format.md).
+
+    The JSON is written only when the button is clicked, not on every rerun.
+    """
+    st.download_button("Download results (JSON)", functools.partial(to_json, records),
+                       file_name="results.json", mime="application/json", key=key,
+                       on_click="ignore")  # fmt: skip
 
 
 @st.cache_resource(show_spinner="Starting JAX to see which device it runs on...")
-def detected_device() -> Detected:
+def _detected() -> Detected:
     """JAX's default device, unmatched (imports JAX: once per server process)."""
     return jax_bench.detect({})
+
+
+def detected_device() -> Detected | None:
+    """JAX's default device; None, said with an error, when JAX is installed but cannot start."""
+    try:
+        return _detected()
+    except RuntimeError as error:  # e.g. a CUDA plugin that finds no driver
+        st.error(f"JAX is installed but could not start a backend: {error}")
+        return None
 
 
 def reset_notices() -> None:
@@ -204,7 +218,7 @@ def _valid_number(raw: object, lo: float, hi: float, integer: bool) -> bool:
 def table(df: pd.DataFrame, name: str, empty: str = NOT_PUBLISHED) -> None:
     """The numbers behind a chart, with a CSV download (empty cells say `empty`)."""
     st.dataframe(_published(df, empty), hide_index=True, width="stretch")
-    csv = df.to_csv(index=False).encode()
+    csv = functools.partial(df.to_csv, index=False)  # written on click, not on every rerun
     st.download_button("Download CSV", csv, file_name=f"{name}.csv", mime="text/csv",
                        key=f"download_{name}", on_click="ignore")  # fmt: skip
 

@@ -20,13 +20,12 @@ from perfcore.suites import SUITES, DeviceMemoryError
 ctx = ui.context()
 st.title("Measure: the clock done right")
 hosted, missing = ui.hosted_mode(), jax_bench.jax_available()
-detected = None
+detected = None if hosted or missing else ui.detected_device()
 if hosted:
     st.info(view.HOSTED, icon=":material/cloud_off:")
 elif missing:
     st.warning(view.no_jax(missing), icon=":material/download:")
-else:
-    detected = ui.detected_device()
+elif detected:
     st.markdown(view.device_line(detected))
 
 

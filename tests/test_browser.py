@@ -31,7 +31,9 @@ WAIT_MS = 45_000
 CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]  # fmt: skip
-ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
+ERRORS = ('[data-testid="stException"], '
+          '[data-testid="stAlertContentError"]:not([data-testid="stException"] *)')  # fmt: skip
+SERVER_LOGS: list[Path] = []  # the server's output: app.py hides tracebacks from the browser
 # Counts finished script runs: ForwardMsgs whose top-level field 6 (script_finished) is set,
 # seen on the app's WebSocket. (stApp's data-test-script-state is no clock: React may batch
 # running -> notRunning of a fast run into one render.) Also notes the DOM's last change.
@@ -122,6 +124,7 @@ def app_url(tmp_path_factory):
            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]  # fmt: skip
     with log.open("wb") as out:
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+    SERVER_LOGS.append(log)
     try:
         url = f"http://127.0.0.1:{port}"
         wait_healthy(url, proc, log)
@@ -192,7 +195,10 @@ def open_app(context, url: str):
 
 def assert_no_error_element(page, where: str) -> None:
     errors = page.locator(ERRORS).all_inner_texts()
-    assert not errors, f"{where} shows an error element:\n" + "\n---\n".join(errors)
+    if errors:
+        log = SERVER_LOGS[-1].read_text(errors="replace")[-4000:] if SERVER_LOGS else ""
+        shown = "\n---\n".join(errors)
+        pytest.fail(f"{where} shows an error element:\n{shown}\n--- server log:\n{log}")
     assert not page.js_errors, f"{where} raised in the browser: {page.js_errors}"
 
 

@@ -5,7 +5,7 @@ import pytest
 
 from perfcore import ops
 from perfcore.figures import roofline_figure
-from perfcore.figures.roofline import ABOVE_ROOF, memory_roofs
+from perfcore.figures.roofline import ABOVE_ROOF, OVERHEAD, memory_roofs
 from perfcore.points import MeasuredPoint
 from perfcore.roofline import estimate, ridge_point
 
@@ -91,3 +91,12 @@ def test_switching_precision_draws_an_arrow_from_old_to_new(h100):
 def test_an_unpublished_precision_draws_no_ridge(specs):
     fig = roofline_figure(specs["NVIDIA V100 SXM2"], "fp8")
     assert not any(n.startswith("ridge") for n in names(fig))
+
+
+def test_the_launch_overhead_floor_is_drawn_dashed_through_its_points(h100):
+    floor = [(21.3, 5e10), (85.3, 3.4e12), (341.3, 2.1e14)]
+    fig = roofline_figure(h100, "bf16", overhead=floor)
+    trace = next(t for t in fig.data if t.name == OVERHEAD)
+    assert (list(trace.x), list(trace.y)) == ([21.3, 85.3, 341.3], [5e10, 3.4e12, 2.1e14])
+    assert trace.line.dash == "dash"
+    assert OVERHEAD not in names(roofline_figure(h100, "bf16"))

@@ -4,6 +4,7 @@ overlays an uploaded file, and without JAX or on a hosted instance offers upload
 import json
 
 import pytest
+import streamlit as st
 from conftest import notices, run_page
 from measured import seed_records
 
@@ -149,3 +150,24 @@ def test_hosted_mode_has_no_run_button_and_offers_upload(monkeypatch):
     assert not [b for b in at.button if b.label.startswith("Run")]
     assert not any("**the CPU**" in t for t in texts(at, "markdown"))
     assert not upload(at).exception and titles(at)
+
+
+@pytest.fixture
+def jax_that_cannot_start(monkeypatch):
+    """JAX importable, but its backend fails to start (a CUDA install without a driver)."""
+
+    def detect(specs=None):
+        raise RuntimeError("Unable to initialize backend 'cuda'")
+
+    monkeypatch.setattr(jax_bench, "detect", detect)
+    st.cache_resource.clear()  # the detected device is cached once per process
+    yield
+    st.cache_resource.clear()
+
+
+def test_a_jax_that_cannot_start_is_said_and_upload_still_works(jax_that_cannot_start):
+    at = run_page("measure")
+    assert not at.exception
+    assert any("could not start a backend" in t for t in texts(at, "error"))
+    assert not [b for b in at.button if b.label.startswith("Run")]
+    assert len(titles(upload(at))) == 6

@@ -146,38 +146,28 @@ def roof_precision(records: tuple[Record, ...], fallback: str) -> str:
     return next((r.precision for r in records if r.flops and r.precision), fallback)
 
 
-def _rate(r: Record, amount: float | None) -> float | None:
+def _rate(r: Record, amount: float | None, median: float) -> float | None:
     """amount per second at the median, for synchronized work; None otherwise."""
+    return amount / median if r.measurement.synced and amount and median > 0 else None
+
+
+def _row(r: Record) -> dict:
+    """One record's table row; each statistic computed once (quantiles cost on every rerun)."""
     m = r.measurement
-    return amount / m.median if m.synced and amount and m.median > 0 else None
+    median, iqr = m.median, m.iqr
+    return {"experiment": r.experiment, "what": r.label, "method": m.method, "synced": m.synced,
+            "calls/sample": m.calls_per_sample, "samples": m.n, "min (µs)": m.min * US,
+            "median (µs)": median * US, "mean (µs)": m.mean * US, "IQR (µs)": iqr * US,
+            "spread (IQR/median)": iqr / median if median > 0 else 0.0,  # = Measurement.spread
+            "FLOP/s (median)": _rate(r, r.flops, median),
+            "bandwidth (B/s, median)": _rate(r, r.bytes, median),
+            "precision": r.precision or None, "regime": regime_of(r) or None,
+            "note": r.note}  # fmt: skip
 
 
 def table(records: tuple[Record, ...]) -> pd.DataFrame:
     """One row per record: what, method and spread, times in µs, achieved rates."""
-    rows = []
-    for r in records:
-        m = r.measurement
-        rows.append(
-            {
-                "experiment": r.experiment,
-                "what": r.label,
-                "method": m.method,
-                "synced": m.synced,
-                "calls/sample": m.calls_per_sample,
-                "samples": m.n,
-                "min (µs)": m.min * US,
-                "median (µs)": m.median * US,
-                "mean (µs)": m.mean * US,
-                "IQR (µs)": m.iqr * US,
-                "spread (IQR/median)": m.spread,
-                "FLOP/s (median)": _rate(r, r.flops),
-                "bandwidth (B/s, median)": _rate(r, r.bytes),
-                "precision": r.precision or None,
-                "regime": regime_of(r) or None,
-                "note": r.note,
-            }
-        )
-    return pd.DataFrame(rows)
+    return pd.DataFrame([_row(r) for r in records])
 
 
 def takeaway(records: tuple[Record, ...], spec: Device, own: bool) -> str:
