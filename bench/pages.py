@@ -137,6 +137,8 @@ class Target:
 
 @dataclass
 class Server:
+    """A running `streamlit run`: where it answers and its process id."""
+
     url: str
     pid: int
 

@@ -214,7 +214,7 @@ def roofline_figure(
     `overhead`: (intensity, FLOP/s) points of the launch-overhead ceiling, drawn dashed.
     """
     low, high = _y_range([d for d in (device, compare) if d], measured)
-    fig = go.Figure(layout=base_layout(f"Roofline — {device.name}", "", ""))
+    fig = go.Figure(layout=base_layout(f"Roofline — {device.name}", "", "", height=620))
     fig.add_traces(roof_traces(device, precision))
     if compare is not None:
         fig.add_traces(
