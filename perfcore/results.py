@@ -18,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 
 from perfcore.bench import ISOLATED, LOOP, METHODS, Measurement
+from perfcore.errors import FileProblems
 from perfcore.specs import PRECISIONS
 
 FORMAT = "perfcore-results"
@@ -62,14 +63,8 @@ MEASUREMENT_FIELDS = {"samples_s": "samples", "calls_per_sample": "calls_per_sam
 MEASUREMENT_FIELDS |= {"method": "method", "warmup": "warmup", "synced": "synced"}
 
 
-class ResultsError(ValueError):
+class ResultsError(FileProblems):
     """A results file that cannot be loaded; the message lists every problem found."""
-
-    def __init__(self, label: str, problems: list[str]):
-        self.label = label
-        self.problems = list(problems)
-        listing = "\n".join(f"  - {p}" for p in self.problems)
-        super().__init__(f"{label}: {len(self.problems)} problem(s)\n{listing}")
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import BinaryIO
 
+from perfcore.errors import FileProblems
+
 PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "data" / "specs.csv"
@@ -76,14 +78,13 @@ NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 PLACEHOLDERS = ("n/a", "na", "-", "--", "?", "tbd", "none", "null", "unknown")
 
 
-class SpecError(ValueError):
+class SpecError(FileProblems):
     """A specs file that cannot be loaded; the message lists every problem found."""
 
-    def __init__(self, path: str | Path, problems: list[str]):
-        self.path = str(path)
-        self.problems = list(problems)
-        listing = "\n".join(f"  - {p}" for p in self.problems)
-        super().__init__(f"{self.path}: {len(self.problems)} problem(s)\n{listing}")
+    @property
+    def path(self) -> str:
+        """The file's path or upload name."""
+        return self.label
 
 
 @dataclass(frozen=True)
