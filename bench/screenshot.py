@@ -14,9 +14,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from pages import PROBE_JS, ROOT, WAIT_MS, chromium, open_page, serve, wait_idle
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-WIDTH = 1400
+from live import VIEWPORT, chromium, new_context, open_page, serve, wait_idle  # noqa: E402
+
 FULL_HEIGHT_JS = """() => Math.max(...['stMain', 'stAppViewContainer', 'stSidebarContent']
   .map(id => document.querySelector(`[data-testid="${id}"]`))
   .filter(Boolean).map(e => e.scrollHeight), document.body.scrollHeight)"""
@@ -24,14 +25,13 @@ FULL_HEIGHT_JS = """() => Math.max(...['stMain', 'stAppViewContainer', 'stSideba
 
 def screenshot(out: Path, page_path: str, query: str) -> None:
     """Write the PNG of `page_path`?`query` to `out`."""
-    with serve(ROOT / "app.py") as server, chromium() as browser:
-        context = browser.new_context(viewport={"width": WIDTH, "height": 1000})
-        context.set_default_timeout(WAIT_MS)
-        context.add_init_script(PROBE_JS)
+    with serve("app.py") as server, chromium() as browser:
+        context = new_context(browser)
         url = f"{server.url}/{page_path}" + (f"?{query}" if query else "")
         page = open_page(context, url)
-        page.set_viewport_size({"width": WIDTH, "height": page.evaluate(FULL_HEIGHT_JS) + 40})
-        wait_idle(page, 0)
+        height = page.evaluate(FULL_HEIGHT_JS) + 40
+        page.set_viewport_size({"width": VIEWPORT["width"], "height": height})
+        wait_idle(page, 0, f"{url} at full height")
         page.screenshot(path=str(out), full_page=True)
         context.close()
 

@@ -8,9 +8,6 @@ limit, the session config. Hosted mode (PERFCORE_HOSTED=1) is checked page by pa
 
 import json
 import os
-import socket
-import subprocess
-import sys
 import time
 import tomllib
 from dataclasses import dataclass
@@ -19,11 +16,11 @@ from pathlib import Path
 import pytest
 import requests
 from conftest import run_page
+from live import XSRF, open_stream, serve
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.NewSession_pb2 import Config
 from test_app import PAGES
-from websockets.sync.client import connect
 
 from perfcore import results
 from perfcore.bench import ISOLATED, Measurement
@@ -32,52 +29,18 @@ ROOT = Path(__file__).resolve().parent.parent
 CONFIG = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
 LIMIT_MB = CONFIG["server"]["maxUploadSize"]
 LIMIT_BYTES = LIMIT_MB * 1024 * 1024
-XSRF = "_streamlit_xsrf"
 WAIT_S = 60
-
-
-def free_port() -> int:
-    """A TCP port nobody listens on right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_healthy(base: str, proc: subprocess.Popen, log: Path) -> None:
-    """Poll /_stcore/health until it answers, the server dies, or WAIT_S passes."""
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"streamlit exited {proc.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            if requests.get(f"{base}/_stcore/health", timeout=2).ok:
-                return
-        except requests.ConnectionError:
-            pass
-        time.sleep(0.2)
-    pytest.fail(f"no health within {WAIT_S} s:\n{log.read_text()[-3000:]}")
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    """`streamlit run app.py` from the repo root on a free port; its base URL. Always stopped."""
-    port, log = free_port(), tmp_path_factory.mktemp("server") / "streamlit.log"
+    """`streamlit run app.py` from the repo root on a free port; its base URL. Always stopped.
+    Nothing pinned on the command line or in STREAMLIT_*: config.toml alone decides."""
     environ = {k: v for k, v in os.environ.items()
                if not k.startswith("STREAMLIT_") and k != "PERFCORE_HOSTED"}  # fmt: skip
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
-    with log.open("wb") as out:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=environ, stdout=out, stderr=subprocess.STDOUT)
-    try:
-        base = f"http://127.0.0.1:{port}"
-        wait_healthy(base, proc, log)
-        yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+    log = tmp_path_factory.mktemp("server") / "streamlit.log"
+    with serve("app.py", flags=(), env=environ, log=log) as running:
+        yield running.url
 
 
 @dataclass(frozen=True)
@@ -103,10 +66,7 @@ def first_run(ws) -> tuple[ForwardMsg, ...]:
 def session(server):
     """Open the app as the front end does: cookie, websocket with the token, one run."""
     token = requests.get(f"{server}/_stcore/health", timeout=10).cookies[XSRF]
-    url = server.replace("http://", "ws://") + "/_stcore/stream"
-    headers = {"Origin": server, "Cookie": f"{XSRF}={token}"}
-    with connect(url, subprotocols=["streamlit", token], additional_headers=headers,
-                 open_timeout=WAIT_S, max_size=None) as ws:  # fmt: skip
+    with open_stream(server, token, timeout_s=WAIT_S) as ws:
         ws.send(BackMsg(rerun_script={}).SerializeToString())
         messages = first_run(ws)
         (new,) = [m.new_session for m in messages if m.WhichOneof("type") == "new_session"]

@@ -55,5 +55,5 @@ def faster_chip_figure(device: Device, precision: str, result: FasterChip | None
     # Log y over six decades below 4x the highest roof (room for the labels), so an attainable
     # bar hundreds of times below its compute roof still shows beside it.
     top = 4 * max(max(v) for v in roofs.values())
-    fig.update_layout(barmode="group", yaxis=log_axis(top / 1e6, top, "FLOP/s"))
+    fig.update_layout(barmode="group", yaxis=log_axis(top / 1e6, top, "FLOP/s", fmt.flops_per_s))
     return fig

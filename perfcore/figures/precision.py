@@ -238,7 +238,7 @@ def precision_roofline_figure(
     arrows = [_arrow(span.widest, span.narrowest)] if moves else []
     fig.update_layout(
         xaxis=log_axis(X_MIN, X_MAX, "arithmetic intensity (FLOP/byte)"),
-        yaxis=log_axis(low, 3 * top, "attainable FLOP/s"),
+        yaxis=log_axis(low, 3 * top, "attainable FLOP/s", fmt.flops_per_s),
         annotations=arrows,
         legend={"orientation": "v", "x": 1.02, "y": 1, "groupclick": "toggleitem"},
     )

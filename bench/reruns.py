@@ -1,0 +1,201 @@
+"""The three ways pages.py times a page's rerun after a widget change: AppTest in process,
+headless Chromium on a served app, and the browser's rerun messages replayed over a
+websocket. Each fills its column of a Target; pages.py's docstring gives the method.
+
+Serving, the browser and the page probe are tests/live.py's, shared with the end-to-end tests.
+"""
+
+from __future__ import annotations
+
+import base64
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from live import (  # noqa: E402
+    ROOT,
+    WAIT_MS,
+    Server,
+    app_pages,
+    chromium,
+    new_context,
+    open_page,
+    open_stream,
+    runs,
+    serve,
+    wait_idle,
+)
+
+
+@dataclass
+class Target:
+    """One page to measure, how to change its widget, and what was measured."""
+
+    name: str
+    script: Path  # what AppTest and `streamlit run` open
+    page: str | None  # the page AppTest switches to (None: the script itself)
+    path: str  # URL path on its server
+    key: str  # the widget changed
+    values: tuple  # alternated
+    apptest_ms: float = float("nan")
+    browser_ms: list[float] = field(default_factory=list)
+    server_ms: list[float] = field(default_factory=list)
+    paired_ref_ms: list[float] = field(default_factory=list)  # reference reruns beside these
+    reruns: list[bytes] = field(default_factory=list)  # rerun BackMsgs the browser sent
+    jax: set[str] = field(default_factory=set)  # phases whose server had JAX loaded
+    error: str = ""
+
+
+def targets(reference: Path, only: list[str]) -> list[Target]:
+    """The reference first, then every page of app.py (or those whose script stem is in
+    `only`); ValueError for a name in `only` that is no page."""
+    pages = [(Path(s).stem, s, p) for s, p in app_pages()]
+    unknown = sorted(set(only) - {name for name, _, _ in pages})
+    if unknown:
+        raise ValueError(f"no page {', '.join(unknown)} in app.py: {[n for n, _, _ in pages]}")
+    ref = Target("reference", reference, None, "/", "freq", (30, 20))
+    return [ref, *(Target(name, ROOT / "app.py", s, p, "precision", ("fp16", "bf16"))
+                   for name, s, p in pages if not only or name in only)]  # fmt: skip
+
+
+def jax_loaded(server: Server) -> bool:
+    """True once the server process has mapped jaxlib (Linux; False where unknown)."""
+    try:
+        return "jaxlib" in Path(f"/proc/{server.pid}/maps").read_text()
+    except OSError:
+        return False
+
+
+def measure_apptest(t: Target, n: int) -> None:
+    """Min of n AppTest reruns after a widget change, in ms."""
+    from streamlit import logger
+    from streamlit.testing.v1 import AppTest
+
+    logger.set_log_level("error")  # AppTest's bare-mode warnings are noise here
+    at = AppTest.from_file(str(t.script), default_timeout=60)
+    at.run()
+    if t.page:
+        at.switch_page(t.page).run()
+    kind = "slider" if t.key == "freq" else "selectbox"
+    times = []
+    for i in range(n + 2):
+        if at.exception:
+            t.error = f"AppTest: {at.exception[0].message}"
+            return
+        getattr(at, kind)(key=t.key).set_value(t.values[i % 2])
+        start = time.perf_counter()
+        at.run()
+        times.append((time.perf_counter() - start) * 1e3)
+    t.apptest_ms = min(times[2:])
+
+
+def change(page, t: Target, value) -> None:
+    """Change the target's widget to `value` the way a user does."""
+    if t.key == "freq":  # click the track where `value` sits (the slider runs 1..50)
+        track = page.locator('[data-testid="stSlider"] [style*="touch-action"]').first
+        box = track.bounding_box()
+        track.click(position={"x": box["width"] * (value - 1) / 49, "y": box["height"] / 2})
+        return
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_role("combobox", name="Precision").click()
+    page.get_by_role("option", name=value, exact=True).click()
+
+
+def measure_browser(page, t: Target, n: int) -> None:
+    """n widget changes: rerun message sent -> script_finished in the page, in ms."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    for i in range(n + 2):
+        done = runs(page)
+        mark = page.evaluate("performance.now()")
+        change(page, t, t.values[i % 2])
+        wait_idle(page, done, f"{t.name} after a change")
+        probe = page.evaluate("window.__perfcore")
+        sends = [(ts, base64.b64decode(p)) for ts, p in probe["sends"] if ts >= mark]
+        reruns = [(ts, p) for ts, p in sends if BackMsg.FromString(p).HasField("rerun_script")]
+        if not reruns:
+            raise RuntimeError(f"{t.name}: the change sent no rerun message")
+        sent = reruns[0][0]
+        finished = next(d for d in probe["done"] if d >= sent)
+        if i >= 2:
+            t.browser_ms.append(finished - sent)
+        t.reruns = [*t.reruns[-1:], reruns[-1][1]]  # the last two: one of each value
+
+
+def run_browser_phase(ts: list[Target], n: int) -> None:
+    """The reference, every page in order, the reference again: each in its own tab, on
+    one server per app."""
+    reference = ts[0]
+    with serve(ROOT / "app.py") as app, serve(reference.script) as ref, chromium() as browser:
+        context = new_context(browser)
+        ref_page = open_page(context, ref.url + reference.path)
+        measure_browser(ref_page, reference, n)
+        for t in ts[1:]:
+            try:
+                page = open_page(context, app.url + t.path)
+                measure_browser(page, t, n)
+                page.close()
+            except Exception as e:  # report the page, measure the rest
+                t.error += f" browser: {type(e).__name__}: {str(e).splitlines()[0]}"
+            if jax_loaded(app):
+                t.jax.add("browser")
+        measure_browser(ref_page, reference, n)
+        context.close()
+
+
+class Session:
+    """A websocket client on a fresh server session that replays two rerun messages."""
+
+    def __init__(self, ws, reruns: list[bytes]):
+        self.ws, self.reruns, self.i = ws, reruns, 0
+
+    def rerun(self) -> float:
+        """Send the next rerun message; ms until its script_finished arrives."""
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        msg = self.reruns[self.i % 2]
+        self.i += 1
+        start = time.perf_counter()
+        self.ws.send(msg)
+        while True:
+            data = self.ws.recv(timeout=WAIT_MS / 1e3)
+            if len(data) < 256:  # script_finished is tiny; skip decoding the deltas
+                fwd = ForwardMsg.FromString(data)
+                if fwd.WhichOneof("type") == "script_finished":
+                    elapsed = (time.perf_counter() - start) * 1e3
+                    if fwd.script_finished != ForwardMsg.FINISHED_SUCCESSFULLY:
+                        raise RuntimeError(f"script finished with {fwd.script_finished}")
+                    return elapsed
+
+
+def run_server_phase(ts: list[Target], rounds: int) -> None:
+    """Replay each page's reruns on fresh servers, round by round alternating with the
+    reference's."""
+    reference = ts[0]
+    with (
+        serve(ROOT / "app.py") as app,
+        serve(reference.script) as ref,
+        open_stream(ref.url) as ref_ws,
+    ):
+        ref_session = Session(ref_ws, reference.reruns)
+        for _ in range(3):  # the session's first run, then warm-up
+            ref_session.rerun()
+        for t in ts[1:]:
+            if len(t.reruns) < 2:
+                continue
+            try:
+                with open_stream(app.url) as ws:
+                    page = Session(ws, t.reruns)
+                    for _ in range(3):
+                        page.rerun()
+                    for _ in range(rounds):
+                        t.server_ms += [page.rerun() for _ in range(3)]
+                        t.paired_ref_ms += [ref_session.rerun() for _ in range(3)]
+            except Exception as e:  # report the page, measure the rest
+                t.error += f" server: {type(e).__name__}: {e}"
+            if jax_loaded(app):
+                t.jax.add("server")
+            reference.server_ms += t.paired_ref_ms
