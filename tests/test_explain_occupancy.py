@@ -1,19 +1,9 @@
 """The occupancy page's numbers: the seed's DEMO 5 ladder, presets, tiles, the takeaway."""
 
 import pytest
+from seed import DEMO5
 
 from perfcore.explain import occupancy as view
-
-DEMO5 = [
-    (1, 1, "0.8", 131),
-    (8, 1, "6.1", 124),
-    (32, 1, "24.2", 100),
-    (64, 1, "48.5", 68),
-    (132, 1, "100.0", 0),
-    (133, 2, "50.4", 131),
-    (264, 2, "100.0", 0),
-    (512, 4, "97.0", 16),
-]
 
 
 def _takeaway(device, batch, per_seq=1):

@@ -1,9 +1,10 @@
 """The precision page's numbers: the seed's DEMO 4 rows, the span, the unpublished, the takeaway."""
 
 import pytest
+from seed import DEMO4
 
 from perfcore.explain import precision as view
-from perfcore.precision import matmul_sweep
+from perfcore.precision import LABELS, matmul_sweep
 
 TF = 1e12
 
@@ -16,17 +17,9 @@ def _row(df, label):
     return df[df["precision"] == label].iloc[0]
 
 
-@pytest.mark.parametrize(
-    ("label", "bpe", "peak", "ridge", "intensity"),
-    [
-        ("FP32 (no tensor core)", 4, "67", "20", "683"),
-        ("TF32 tensor core", 4, "495", "148", "683"),
-        ("FP16 tensor core", 2, "990", "296", "1365"),
-        ("FP8 tensor core", 1, "1979", "591", "2731"),
-    ],
-)
-def test_the_table_holds_the_seeds_demo4_rows(h100, label, bpe, peak, ridge, intensity):
-    r = _row(view.table(_rows(h100)), label)
+@pytest.mark.parametrize(("precision", "bpe", "peak", "ridge", "intensity"), DEMO4)
+def test_the_table_holds_the_seeds_demo4_rows(h100, precision, bpe, peak, ridge, intensity):
+    r = _row(view.table(_rows(h100)), LABELS[precision])
     got = (r["bytes per element"], f"{r['peak (FLOP/s, spec)'] / TF:.0f}")
     assert got == (bpe, peak)
     assert (f"{r['ridge (FLOP/byte)']:.0f}", f"{r['intensity (FLOP/byte)']:.0f}") == (

@@ -5,6 +5,7 @@ compared at the precision the seed prints them.
 """
 
 import pytest
+from seed import DEMO4, DEMO5
 
 from perfcore import (
     attainable,
@@ -113,15 +114,7 @@ def test_demo3_growth_v100_to_h100(specs, h100):
     assert (f"{g.arithmetic:.1f}", f"{g.bandwidth:.1f}", f"{g.ridge:.1f}") == ("7.9", "3.7", "2.1")
 
 
-@pytest.mark.parametrize(
-    ("precision", "bpe", "peak", "ridge", "intensity"),
-    [
-        ("fp32", 4, "67", "20", "683"),
-        ("tf32", 4, "495", "148", "683"),
-        ("fp16", 2, "990", "296", "1365"),
-        ("fp8", 1, "1979", "591", "2731"),
-    ],
-)
+@pytest.mark.parametrize(("precision", "bpe", "peak", "ridge", "intensity"), DEMO4)
 def test_demo4_precision_rows(h100, precision, bpe, peak, ridge, intensity):
     row = matmul_at(h100, precision, 4096, 4096, 4096)
     got = (row.bytes_per_element, f"{row.peak_flops_per_s / TF:.0f}", f"{row.ridge:.0f}")
@@ -137,19 +130,7 @@ def test_demo4_same_maths_fewer_bytes(h100):
     assert f"{fp8.peak_flops_per_s / fp32.peak_flops_per_s:.0f}" == "30"
 
 
-@pytest.mark.parametrize(
-    ("batch", "n_waves", "util", "idle"),
-    [
-        (1, 1, "0.8", 131),
-        (8, 1, "6.1", 124),
-        (32, 1, "24.2", 100),
-        (64, 1, "48.5", 68),
-        (132, 1, "100.0", 0),
-        (133, 2, "50.4", 131),
-        (264, 2, "100.0", 0),
-        (512, 4, "97.0", 16),
-    ],
-)
+@pytest.mark.parametrize(("batch", "n_waves", "util", "idle"), DEMO5)
 def test_demo5_occupancy_rows(h100, batch, n_waves, util, idle):
     units = h100.compute_units
     assert units == 132
