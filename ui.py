@@ -187,12 +187,16 @@ def number(label: str, key: str, default: float, lo: float, hi: float, integer: 
     return value
 
 
-def size(param: Param, key: str, default: float | None = None):
-    """A URL-bound number input for one catalog op size (default: the catalog's)."""
-    start = param.default if default is None else default
+def param_count(label: str, key: str, default: float = 7e9) -> float:
+    """A URL-bound model size in parameters, 1M to 10T."""
+    return number(label, key, default, 1e6, 1e13, integer=False, format="%.4g")
+
+
+def size(param: Param, key: str):
+    """A URL-bound number input for one catalog op size."""
     style = {} if param.integer else {"format": "%.4g"}
     return number(
-        param.name, key, start, param.lo, param.hi, param.integer, help=param.help, **style
+        param.name, key, param.default, param.lo, param.hi, param.integer, help=param.help, **style
     )
 
 

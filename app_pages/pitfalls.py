@@ -33,9 +33,7 @@ def inputs(n: int) -> list:
 with st.container(border=True):
     c = inputs(1)
     with c[0]:
-        params = ui.number(
-            "Decode params", "pf_params", 7e9, 1e6, 1e13, integer=False, format="%.4g"
-        )
+        params = ui.param_count("Decode params", "pf_params")
     with c[1]:
         decode_batch = ui.number("Decode batch", "pf_decode_batch", 1, 1, 65536)
     one = view.faster_chip(ctx.device, ctx.precision, params, decode_batch)
@@ -67,9 +65,7 @@ with st.container(border=True):
 with st.container(border=True):
     c = inputs(5)
     with c[0]:
-        shard_params = ui.number(
-            "Params", "pf_shard_params", 7e9, 1e6, 1e13, integer=False, format="%.4g"
-        )
+        shard_params = ui.param_count("Params", "pf_shard_params")
     with c[1]:
         shard_dtype = ui.choice("Weights dtype", PRECISIONS, "pf_shard_dtype", "bf16")
     with c[2]:

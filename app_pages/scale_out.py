@@ -12,9 +12,7 @@ ctx = ui.context()
 st.title("Scale-out: all-reduce across GPUs and nodes")
 cols = st.columns(4)
 with cols[0]:
-    params = ui.number(
-        "Parameters (gradients)", "so_params", 7e9, 1e6, 1e13, integer=False, format="%.4g"
-    )
+    params = ui.param_count("Parameters (gradients)", "so_params")
 with cols[1]:
     dtype = ui.choice("Gradient dtype", PRECISIONS, "so_dtype", "bf16")
 with cols[2]:

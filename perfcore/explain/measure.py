@@ -152,13 +152,13 @@ def _rate(r: Record, amount: float | None, median: float) -> float | None:
 
 
 def _row(r: Record) -> dict:
-    """One record's table row; each statistic computed once (quantiles cost on every rerun)."""
+    """One record's table row: times in µs, achieved rates at the median."""
     m = r.measurement
     median, iqr = m.median, m.iqr
     return {"experiment": r.experiment, "what": r.label, "method": m.method, "synced": m.synced,
             "calls/sample": m.calls_per_sample, "samples": m.n, "min (µs)": m.min * US,
             "median (µs)": median * US, "mean (µs)": m.mean * US, "IQR (µs)": iqr * US,
-            "spread (IQR/median)": iqr / median if median > 0 else 0.0,  # = Measurement.spread
+            "spread (IQR/median)": m.spread,
             "FLOP/s (median)": _rate(r, r.flops, median),
             "bandwidth (B/s, median)": _rate(r, r.bytes, median),
             "precision": r.precision or None, "regime": regime_of(r) or None,

@@ -15,7 +15,8 @@ import plotly.graph_objects as go
 
 from perfcore import format as fmt
 from perfcore.explain.precision import Span
-from perfcore.figures.style import GRID, base_layout, color, log_axis
+from perfcore.figures.roofline import slanted_roof
+from perfcore.figures.style import GRID, base_layout, color, log_arrow, log_axis
 from perfcore.precision import PrecisionRow, path
 from perfcore.specs import PRECISIONS, Device
 
@@ -164,18 +165,6 @@ def _flat_roof(r: PrecisionRow) -> go.Scatter:
     )
 
 
-def _memory_roof(bw: float, top: float) -> go.Scatter:
-    """The device-memory roof, bandwidth x intensity, up to the highest compute roof."""
-    return go.Scatter(
-        x=[X_MIN, top / bw],
-        y=[bw * X_MIN, top],
-        mode="lines",
-        name=f"device memory {fmt.bytes_per_s(bw)} (spec)",
-        line={"color": "#333", "width": 2},
-        hovertemplate=f"device memory: {fmt.bytes_per_s(bw)} × intensity<extra></extra>",
-    )
-
-
 def _at(r: PrecisionRow) -> tuple[float, float]:
     """Where a row's point sits: (intensity, attainable)."""
     return r.cost.intensity, r.attainable_flops_per_s
@@ -206,15 +195,6 @@ def _points(rows: Sequence[PrecisionRow], kind: str) -> go.Scatter:
     )
 
 
-def _arrow(start: PrecisionRow, end: PrecisionRow) -> dict:
-    """An arrow from the widest precision's point to the narrowest's (log10 coordinates)."""
-    x, y = math.log10(end.cost.intensity), math.log10(end.attainable_flops_per_s)
-    ax, ay = math.log10(start.cost.intensity), math.log10(start.attainable_flops_per_s)
-    refs = {"xref": "x", "yref": "y", "axref": "x", "ayref": "y"}
-    style = {"showarrow": True, "arrowhead": 3, "arrowwidth": 1.5, "arrowcolor": "#e377c2"}
-    return {"x": x, "y": y, "ax": ax, "ay": ay, **refs, **style}
-
-
 def _empty(fig: go.Figure, device: Device) -> go.Figure:
     """The chart's place, saying that nothing is published."""
     text = f"{device.name}: peak or memory bandwidth {fmt.NOT_PUBLISHED}"
@@ -231,11 +211,11 @@ def precision_roofline_figure(
         return _empty(fig, device)
     top = max(r.peak_flops_per_s for r in rows)
     low = min([top / 1e5] + [r.attainable_flops_per_s / 2 for r in rows])
-    fig.add_trace(_memory_roof(device.memory_bytes_per_s, top))
+    fig.add_trace(slanted_roof("device memory", device.memory_bytes_per_s, top, True, "", None))
     fig.add_traces([_flat_roof(r) for r in rows])
     fig.add_traces([_points(rows, kind) for kind in _paths(rows)])
     moves = span is not None and span.widest is not span.narrowest
-    arrows = [_arrow(span.widest, span.narrowest)] if moves else []
+    arrows = [log_arrow(_at(span.widest), _at(span.narrowest))] if moves else []
     fig.update_layout(
         xaxis=log_axis(X_MIN, X_MAX, "arithmetic intensity (FLOP/byte)"),
         yaxis=log_axis(low, 3 * top, "attainable FLOP/s", fmt.flops_per_s),

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
 from perfcore.comm import link_bytes_per_s
-from perfcore.figures.style import ESTIMATE_DASH, SECOND_DEVICE_DASH, base_layout, color, log_axis
+from perfcore.figures.style import (
+    ESTIMATE_DASH,
+    SECOND_DEVICE_DASH,
+    base_layout,
+    color,
+    log_arrow,
+    log_axis,
+)
 from perfcore.points import MeasuredPoint, above_roof
 from perfcore.roofline import Estimate, ridge_point
 from perfcore.specs import Device
@@ -48,7 +54,7 @@ def _flat_roof(device: Device, p: str, i: int, chosen: bool, prefix: str, dash) 
     )
 
 
-def _slanted_roof(label: str, bw: float, top: float, first: bool, prefix: str, dash) -> go.Scatter:
+def slanted_roof(label: str, bw: float, top: float, first: bool, prefix: str, dash) -> go.Scatter:
     """A memory roof: bandwidth x intensity, up to the highest compute roof."""
     return go.Scatter(
         x=[X_MIN, top / bw],
@@ -75,7 +81,7 @@ def roof_traces(
     if top is None:
         return flats
     slants = [
-        _slanted_roof(label, bw, top, j == 0, prefix, dash or (None if j == 0 else ESTIMATE_DASH))
+        slanted_roof(label, bw, top, j == 0, prefix, dash or (None if j == 0 else ESTIMATE_DASH))
         for j, (label, bw) in enumerate(memory)
     ]
     return flats + slants
@@ -177,19 +183,15 @@ def overhead_trace(overhead: Sequence[tuple[float, float]]) -> go.Scatter:
     )
 
 
-def _arrow(old: Estimate, new: Estimate) -> dict:
-    """An arrow annotation from an op's old position to its new one (log axes: log10 coords)."""
-    xy = [math.log10(v) for v in (new.intensity, new.attainable_flops_per_s)]
-    axy = [math.log10(v) for v in (old.intensity, old.attainable_flops_per_s)]
-    return {"x": xy[0], "y": xy[1], "ax": axy[0], "ay": axy[1], "xref": "x", "yref": "y",
-            "axref": "x", "ayref": "y", "showarrow": True, "arrowhead": 3, "arrowwidth": 1.5,
-            "arrowcolor": "#e377c2"}  # fmt: skip
+def _at(e: Estimate) -> tuple[float, float]:
+    """Where an op point sits: (intensity, attainable FLOP/s)."""
+    return e.intensity, e.attainable_flops_per_s
 
 
 def _arrows(previous: Sequence[Estimate], points: Sequence[Estimate]) -> list[dict]:
     """Arrows from each op's position at the previous precision to its position now."""
     pairs = zip(previous, points, strict=False)
-    return [_arrow(old, new) for old, new in pairs if old != new]
+    return [log_arrow(_at(old), _at(new)) for old, new in pairs if old != new]
 
 
 def _y_range(devices: Sequence[Device], measured: Sequence[MeasuredPoint]) -> tuple[float, float]:

@@ -48,3 +48,11 @@ def log_axis(low: float, high: float, title: str, label: Callable | None = None)
         decades = [10.0**k for k in range(math.ceil(axis["range"][0]), int(axis["range"][1]) + 1)]
         axis |= {"tickvals": decades, "ticktext": [label(v, 1) for v in decades]}
     return axis
+
+
+def log_arrow(start: tuple[float, float], end: tuple[float, float]) -> dict:
+    """An arrow annotation from data point `start` to `end` on log-log axes (log10 coords)."""
+    (ax, ay), (x, y) = ([math.log10(v) for v in xy] for xy in (start, end))
+    return {"x": x, "y": y, "ax": ax, "ay": ay, "xref": "x", "yref": "y", "axref": "x",
+            "ayref": "y", "showarrow": True, "arrowhead": 3, "arrowwidth": 1.5,
+            "arrowcolor": "#e377c2"}  # fmt: skip
