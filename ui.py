@@ -17,13 +17,13 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from perfcore import jax_bench
-from perfcore.devices import Detected
 from perfcore.format import NOT_PUBLISHED
-from perfcore.ops import Param
-from perfcore.points import MeasuredPoint, measured_points
-from perfcore.results import Record, ResultsError, load_results_bytes, to_json
-from perfcore.specs import PRECISIONS, Device, SpecError, load_specs, load_specs_bytes
+from perfcore.measure import jax_bench
+from perfcore.measure.devices import Detected
+from perfcore.measure.points import MeasuredPoint, measured_points
+from perfcore.measure.results import Record, ResultsError, load_results_bytes, to_json
+from perfcore.model.ops import Param
+from perfcore.model.specs import PRECISIONS, Device, SpecError, load_specs, load_specs_bytes
 
 HOSTED_ENV = "PERFCORE_HOSTED"
 DEFAULT_DEVICE = "NVIDIA H100 SXM"

@@ -3,10 +3,10 @@
 import streamlit as st
 
 import ui
-from perfcore import ops
 from perfcore.explain import generations as view
 from perfcore.figures import growth_figure, ridge_by_year_figure
-from perfcore.generations import growth
+from perfcore.model import ops
+from perfcore.model.generations import growth
 
 ctx = ui.context()
 st.title("Generations: the ridge point rises")

@@ -3,7 +3,6 @@
 import streamlit as st
 
 import ui
-from perfcore import jax_bench
 from perfcore.explain import measure as view
 from perfcore.explain import measure_clock as clock
 from perfcore.explain import measure_sweep as model
@@ -15,7 +14,8 @@ from perfcore.figures import (
     spread_figure,
     sweep_figure,
 )
-from perfcore.suites import SUITES, DeviceMemoryError
+from perfcore.measure import jax_bench
+from perfcore.measure.suites import SUITES, DeviceMemoryError
 
 ctx = ui.context()
 st.title("Measure: the clock done right")

@@ -5,7 +5,7 @@ import streamlit as st
 import ui
 from perfcore.explain import pitfalls as view
 from perfcore.figures import faster_chip_figure
-from perfcore.specs import PRECISIONS
+from perfcore.model.specs import PRECISIONS
 
 ctx = ui.context()
 st.title("Five things that feel true and are not")

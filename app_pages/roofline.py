@@ -3,9 +3,9 @@
 import streamlit as st
 
 import ui
-from perfcore import ops
 from perfcore.explain import roofline as view
 from perfcore.figures import roofline_figure
+from perfcore.model import ops
 
 ctx = ui.context()
 st.title("Roofline")

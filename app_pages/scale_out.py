@@ -3,10 +3,10 @@
 import streamlit as st
 
 import ui
-from perfcore.comm import CONVENTIONS
 from perfcore.explain import scale_out as view
 from perfcore.figures import scale_out_figure
-from perfcore.specs import PRECISIONS
+from perfcore.model.comm import CONVENTIONS
+from perfcore.model.specs import PRECISIONS
 
 ctx = ui.context()
 st.title("Scale-out: all-reduce across GPUs and nodes")

@@ -1,4 +1,4 @@
-"""Harness fidelity on the CPU: perfcore.bench against a plain `timeit` of the same calls.
+"""Harness fidelity on the CPU: perfcore.measure.bench against a plain `timeit` of the same calls.
 
 For a jitted matmul and a fixed elementwise workload, five interleaved runs each of the
 harness and of timeit (blocking on the result), by both methods: isolated calls (min) and
@@ -18,7 +18,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from perfcore import bench, ops, stats
+from perfcore.measure import bench, stats
+from perfcore.model import ops
 
 RUNS = 5
 REPEATS = 20

@@ -1,14 +1,15 @@
 """perfcore: a pure-Python model of accelerator performance, and honest JAX measurement.
 
 SI units throughout (FLOPs, bytes, seconds). Importing perfcore imports none of
-streamlit, plotly or jax: those load only in the dashboard, figures and jax_bench.
+streamlit, plotly or jax: those load only in the dashboard, figures and
+perfcore.measure.jax_bench. perfcore.model is the arithmetic, perfcore.measure the clock.
 """
 
-from perfcore import ops
-from perfcore.comm import ring_allreduce_bytes, transfer_time
-from perfcore.occupancy import utilisation, waves
-from perfcore.roofline import attainable, ridge_point
-from perfcore.specs import Device, SpecError, load_specs
+from perfcore.model import ops
+from perfcore.model.comm import ring_allreduce_bytes, transfer_time
+from perfcore.model.occupancy import utilisation, waves
+from perfcore.model.roofline import attainable, ridge_point
+from perfcore.model.specs import Device, SpecError, load_specs
 
 __all__ = [
     "Device",

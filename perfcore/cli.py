@@ -14,10 +14,10 @@ import json
 import sys
 
 from perfcore import format as fmt
-from perfcore import ops
-from perfcore.precision import BYTES_PER_ELEMENT
-from perfcore.roofline import estimate
-from perfcore.specs import PRECISIONS, Device, SpecError, load_specs
+from perfcore.model import ops
+from perfcore.model.precision import BYTES_PER_ELEMENT
+from perfcore.model.roofline import estimate
+from perfcore.model.specs import PRECISIONS, Device, SpecError, load_specs
 
 
 class UsageError(Exception):
@@ -88,7 +88,7 @@ def parser() -> argparse.ArgumentParser:
     names = {p.name for _, params in ops.CATALOG.values() for p in params}
     for name in sorted(names):
         c.add_argument(f"--{name.replace('_', '-')}", dest=name, type=float)
-    from perfcore import measure_cli
+    from perfcore.measure import cli as measure_cli
 
     measure_cli.register(sub)
     return p

@@ -16,9 +16,10 @@ import sys
 import time
 from pathlib import Path
 
-from perfcore import bench, jax_bench, ops, points, results, suites
 from perfcore import format as fmt
-from perfcore.measure_cli import progress_printer
+from perfcore.measure import bench, jax_bench, points, results, suites
+from perfcore.measure.cli import progress_printer
+from perfcore.model import ops
 
 TIME_LIMIT_S = 300
 

@@ -1,7 +1,7 @@
 """Records as a GPU run would write them, with the seeds' own numbers, for the measure tests."""
 
-from perfcore.bench import ISOLATED, LOOP, Measurement
-from perfcore.results import Record
+from perfcore.measure.bench import ISOLATED, LOOP, Measurement
+from perfcore.measure.results import Record
 
 STAMP = "2025-01-31T12:00:00+00:00"
 H100_KIND = "NVIDIA H100 80GB HBM3"

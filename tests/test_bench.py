@@ -1,4 +1,4 @@
-"""perfcore.bench: the harness driven by a fake clock and fake device, and Measurement."""
+"""perfcore.measure.bench: the harness driven by a fake clock and fake device, and Measurement."""
 
 import math
 import time
@@ -6,8 +6,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from perfcore import bench
-from perfcore.bench import ISOLATED, LOOP, Measurement
+from perfcore.measure import bench
+from perfcore.measure.bench import ISOLATED, LOOP, Measurement
 
 
 class FakeDevice:

@@ -1,9 +1,9 @@
-"""perfcore.devices: device_kind -> specs row, the roof a computation ran under, reported costs."""
+"""perfcore.measure.devices: device_kind -> specs row, the roof a run ran under, costs."""
 
 import pytest
 
-from perfcore import devices
-from perfcore.specs import Device
+from perfcore.measure import devices
+from perfcore.model.specs import Device
 
 
 def device(name: str, vendor: str = "NVIDIA", kinds: tuple[str, ...] = ()) -> Device:

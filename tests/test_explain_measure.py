@@ -7,9 +7,9 @@ import math
 import pytest
 from measured import H100_KIND, seed_records
 
-from perfcore.devices import Detected
 from perfcore.explain import measure as view
-from perfcore.suites import SUITES
+from perfcore.measure.devices import Detected
+from perfcore.measure.suites import SUITES
 
 RECORDS = seed_records()
 CPU = Detected("cpu", "cpu", None, "0.10.2", None, None)

@@ -5,8 +5,8 @@ import dataclasses
 import pytest
 from measured import US, matmul, seed_records
 
-from perfcore.bench import ISOLATED
 from perfcore.explain import measure_clock as clock
+from perfcore.measure.bench import ISOLATED
 
 RECORDS = seed_records()
 

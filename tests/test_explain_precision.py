@@ -4,7 +4,7 @@ import pytest
 from seed import DEMO4
 
 from perfcore.explain import precision as view
-from perfcore.precision import LABELS, matmul_sweep
+from perfcore.model.precision import LABELS, matmul_sweep
 
 TF = 1e12
 

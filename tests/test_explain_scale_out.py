@@ -3,9 +3,9 @@
 import pytest
 from conftest import SEED
 
-from perfcore.comm import hierarchical_allreduce, ring_allreduce_bytes
 from perfcore.explain import scale_out as view
 from perfcore.format import NOT_PUBLISHED
+from perfcore.model.comm import hierarchical_allreduce, ring_allreduce_bytes
 
 SEED_SETUP = view.setup(7e9, "bf16", 8, 2)
 

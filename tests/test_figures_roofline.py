@@ -3,11 +3,11 @@ points drawn where they were measured (never clamped), and lean traces."""
 
 import pytest
 
-from perfcore import ops
 from perfcore.figures import roofline_figure
 from perfcore.figures.roofline import ABOVE_ROOF, OVERHEAD, memory_roofs
-from perfcore.points import MeasuredPoint
-from perfcore.roofline import estimate, ridge_point
+from perfcore.measure.points import MeasuredPoint
+from perfcore.model import ops
+from perfcore.model.roofline import estimate, ridge_point
 
 
 def point(label, flops, n_bytes, seconds):

@@ -1,6 +1,6 @@
 """The hierarchy: nearest first, every figure labelled as spec, estimate or not published."""
 
-from perfcore.hierarchy import ESTIMATE, SPEC, UNKNOWN, flops_forgone, levels
+from perfcore.model.hierarchy import ESTIMATE, SPEC, UNKNOWN, flops_forgone, levels
 
 
 def test_levels_run_from_registers_out_to_pcie(h100):

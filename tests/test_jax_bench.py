@@ -1,4 +1,4 @@
-"""perfcore.jax_bench: every experiment on CPU JAX at small sizes, the lock, the measure command."""
+"""perfcore.measure.jax_bench: every experiment on CPU JAX at small sizes, the lock, the CLI."""
 
 import dataclasses
 import math
@@ -9,16 +9,18 @@ import time
 
 import pytest
 
-from perfcore import devices, jax_bench, measure_cli, results
-from perfcore.suites import SUITES, DeviceMemoryError
+from perfcore.measure import cli as measure_cli
+from perfcore.measure import devices, jax_bench, results
+from perfcore.measure.suites import SUITES, DeviceMemoryError
 
 QUICK = SUITES["quick"]
 
 
 def test_importing_perfcore_does_not_import_jax():
     code = (
-        "import sys, perfcore, perfcore.jax_bench, perfcore.results, perfcore.measure_cli, "
-        "perfcore.devices, perfcore.suites, perfcore.points; sys.exit('jax' in sys.modules)"
+        "import sys, perfcore, perfcore.measure.jax_bench, perfcore.measure.results, "
+        "perfcore.measure.cli, perfcore.measure.devices, perfcore.measure.suites, "
+        "perfcore.measure.points; sys.exit('jax' in sys.modules)"
     )
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 

@@ -8,9 +8,9 @@ import streamlit as st
 from conftest import notices, run_page
 from measured import seed_records
 
-from perfcore import jax_bench, results
 from perfcore.explain import measure as view
-from perfcore.suites import DeviceMemoryError
+from perfcore.measure import jax_bench, results
+from perfcore.measure.suites import DeviceMemoryError
 
 QUICK = {"me_suite": "quick", "me_experiments": ["dispatch", "sweep"]}
 

@@ -4,7 +4,7 @@ import pytest
 from conftest import SEED, notices, run_page
 from seed import DEMO4
 
-from perfcore.precision import LABELS
+from perfcore.model.precision import LABELS
 
 TF = 1e12
 

@@ -2,8 +2,14 @@
 
 import pytest
 
-from perfcore import ops
-from perfcore.pitfalls import NotPublished, batch_one, copy_in_loop, faster_chip, shard_across_nodes
+from perfcore.model import ops
+from perfcore.model.pitfalls import (
+    NotPublished,
+    batch_one,
+    copy_in_loop,
+    faster_chip,
+    shard_across_nodes,
+)
 
 
 def test_a_device_without_a_network_figure_says_so(specs):

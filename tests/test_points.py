@@ -1,12 +1,12 @@
-"""perfcore.points: measured roofline points, derived from records and never clamped."""
+"""perfcore.measure.points: measured roofline points, derived from records and never clamped."""
 
 import pytest
 
-from perfcore import points
-from perfcore.bench import ISOLATED, LOOP, Measurement
-from perfcore.points import MeasuredPoint
-from perfcore.results import Record
-from perfcore.specs import Device
+from perfcore.measure import points
+from perfcore.measure.bench import ISOLATED, LOOP, Measurement
+from perfcore.measure.points import MeasuredPoint
+from perfcore.measure.results import Record
+from perfcore.model.specs import Device
 
 STAMP = "2025-01-31T12:00:00+00:00"
 

@@ -1,4 +1,4 @@
-"""perfcore.results: exact round trips, and malformed files rejected with where and what."""
+"""perfcore.measure.results: exact round trips, and malformed files rejected with where and what."""
 
 import csv
 import io
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from perfcore import results
-from perfcore.bench import ISOLATED, LOOP, Measurement
-from perfcore.results import Record, ResultsError
+from perfcore.measure import results
+from perfcore.measure.bench import ISOLATED, LOOP, Measurement
+from perfcore.measure.results import Record, ResultsError
 
 STAMP = "2025-01-31T12:00:00+00:00"
 

@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from perfcore.roofline import (
+from perfcore.model.roofline import (
     attainable,
     fraction_of_peak,
     intensity,

@@ -16,12 +16,18 @@ from perfcore import (
     utilisation,
     waves,
 )
-from perfcore.comm import hierarchical_allreduce
-from perfcore.generations import growth
-from perfcore.hierarchy import flops_forgone, levels
-from perfcore.occupancy import idle_units
-from perfcore.pitfalls import batch_one, copy_in_loop, faster_chip, fp32_path, shard_across_nodes
-from perfcore.precision import matmul_at
+from perfcore.model.comm import hierarchical_allreduce
+from perfcore.model.generations import growth
+from perfcore.model.hierarchy import flops_forgone, levels
+from perfcore.model.occupancy import idle_units
+from perfcore.model.pitfalls import (
+    batch_one,
+    copy_in_loop,
+    faster_chip,
+    fp32_path,
+    shard_across_nodes,
+)
+from perfcore.model.precision import matmul_at
 
 TF = 1e12
 

@@ -22,8 +22,8 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.NewSession_pb2 import Config
 from test_app import PAGES
 
-from perfcore import results
-from perfcore.bench import ISOLATED, Measurement
+from perfcore.measure import results
+from perfcore.measure.bench import ISOLATED, Measurement
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())

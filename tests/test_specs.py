@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.sanity import sanity_problems
-from perfcore.specs import (
+from perfcore.model.sanity import sanity_problems
+from perfcore.model.specs import (
     DEFAULT_PATH,
     REQUIRED_COLUMNS,
     Device,

@@ -1,10 +1,10 @@
-"""perfcore.stats: known values, the seed's spread, and invariants of the vocabulary."""
+"""perfcore.measure.stats: known values, the seed's spread, and invariants of the vocabulary."""
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from perfcore import stats
+from perfcore.measure import stats
 
 positive_samples = st.lists(
     st.floats(min_value=1e-9, max_value=1e3, allow_nan=False), min_size=1, max_size=50

@@ -1,11 +1,11 @@
-"""perfcore.suites: named suites sized per platform, and sizes refused before allocating."""
+"""perfcore.measure.suites: named suites sized per platform, and sizes refused before allocating."""
 
 import dataclasses
 
 import pytest
 
-from perfcore import suites
-from perfcore.suites import SUITES, DeviceMemoryError
+from perfcore.measure import suites
+from perfcore.measure.suites import SUITES, DeviceMemoryError
 
 
 def test_require_fits_refuses_what_free_memory_cannot_hold():

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 import pandas as pd
 
 from perfcore import format as fmt
-from perfcore import ops
-from perfcore.generations import Growth, device_ridge
-from perfcore.ops import Cost, Param
-from perfcore.precision import BYTES_PER_ELEMENT
-from perfcore.roofline import Estimate, estimate
-from perfcore.specs import Device
+from perfcore.model import ops
+from perfcore.model.generations import Growth, device_ridge
+from perfcore.model.ops import Cost, Param
+from perfcore.model.precision import BYTES_PER_ELEMENT
+from perfcore.model.roofline import Estimate, estimate
+from perfcore.model.specs import Device
 
 DEFAULT_OLD, DEFAULT_NEW = "NVIDIA V100 SXM2", "NVIDIA H100 SXM"
 DEFAULT_OP = "attention"

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from perfcore import format as fmt
-from perfcore.hierarchy import ESTIMATE, LATENCY_S, UNKNOWN, Level, flops_forgone, levels
-from perfcore.specs import Device
+from perfcore.model.hierarchy import ESTIMATE, LATENCY_S, UNKNOWN, Level, flops_forgone, levels
+from perfcore.model.specs import Device
 
 METRICS = ("FLOPs forgone", "capacity", "bandwidth", "latency")
 PER_UNIT = "per SM/CU"

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from perfcore import format as fmt
-from perfcore.ops import Cost
-from perfcore.roofline import Estimate, estimate
-from perfcore.specs import Device
+from perfcore.model.ops import Cost
+from perfcore.model.roofline import Estimate, estimate
+from perfcore.model.specs import Device
 
 KINDS_OF_NUMBER = """\
 **Two kinds of number, never mixed silently.**

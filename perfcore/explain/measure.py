@@ -1,6 +1,6 @@
 """The measure page: which device ran, which spec row it is, the records as a table, takeaways.
 
-Records come from a live run (perfcore.jax_bench) or an uploaded results file; the rows of
+Records come from a live run (perfcore.measure.jax_bench) or an uploaded results file; the rows of
 the charts come from explain.measure_sweep and explain.measure_clock. Every time names its
 method and spread, every spec figure its row, every derived number what it came from.
 """
@@ -10,14 +10,14 @@ from __future__ import annotations
 import pandas as pd
 
 from perfcore import format as fmt
-from perfcore.devices import Detected, match_device
 from perfcore.explain.measure_clock import spread
 from perfcore.explain.measure_sweep import RATE_BASIS, ceilings, regime_of, sweep
-from perfcore.jax_bench import EXPERIMENTS
-from perfcore.points import MeasuredPoint, measured_points
-from perfcore.results import Record
-from perfcore.specs import Device
-from perfcore.suites import CPU_MAX_MATMUL, Suite
+from perfcore.measure.devices import Detected, match_device
+from perfcore.measure.jax_bench import EXPERIMENTS
+from perfcore.measure.points import MeasuredPoint, measured_points
+from perfcore.measure.results import Record
+from perfcore.measure.suites import CPU_MAX_MATMUL, Suite
+from perfcore.model.specs import Device
 
 STATE = "me_records"  # st.session_state key of the last live run's records
 SIDEBAR = "(the sidebar's device)"

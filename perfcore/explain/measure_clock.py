@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from perfcore import bench
 from perfcore import format as fmt
-from perfcore.bench import Measurement, is_a_result
-from perfcore.results import Record
+from perfcore.measure import bench
+from perfcore.measure.bench import Measurement, is_a_result
+from perfcore.measure.results import Record
 
 ALIKE = 2.0  # elementwise ops within this factor of each other take "similar time"
 # experiment -> (a, b, title, the numbers, what the seed concludes when b exceeds a).

@@ -13,13 +13,13 @@ from dataclasses import dataclass
 import pandas as pd
 
 from perfcore import format as fmt
-from perfcore import ops
-from perfcore.devices import DTYPE_PRECISION
-from perfcore.points import measured_point
-from perfcore.precision import BYTES_PER_ELEMENT
-from perfcore.results import Record
-from perfcore.roofline import attainable
-from perfcore.specs import PRECISIONS, Device
+from perfcore.measure.devices import DTYPE_PRECISION
+from perfcore.measure.points import measured_point
+from perfcore.measure.results import Record
+from perfcore.model import ops
+from perfcore.model.precision import BYTES_PER_ELEMENT
+from perfcore.model.roofline import attainable
+from perfcore.model.specs import PRECISIONS, Device
 
 RATE_BASIS = "FLOPs / median seconds per call"
 EMPTY_CALL = "empty call"  # jax_bench's sweep label for the cost of launching nothing

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import pandas as pd
 
 from perfcore import format as fmt
-from perfcore import occupancy as occ
-from perfcore.occupancy import TileQuantisation
-from perfcore.specs import Device
+from perfcore.model import occupancy as occ
+from perfcore.model.occupancy import TileQuantisation
+from perfcore.model.specs import Device
 
 CUSTOM = "custom"
 NAMED = ("units", "units + 1", "2 × units")

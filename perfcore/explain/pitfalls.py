@@ -14,10 +14,10 @@ from dataclasses import dataclass
 import pandas as pd
 
 from perfcore import format as fmt
-from perfcore import ops, pitfalls
-from perfcore.pitfalls import NotPublished
-from perfcore.precision import BYTES_PER_ELEMENT
-from perfcore.specs import Device
+from perfcore.model import ops, pitfalls
+from perfcore.model.pitfalls import NotPublished
+from perfcore.model.precision import BYTES_PER_ELEMENT
+from perfcore.model.specs import Device
 
 HALF_PRECISIONS = ("fp16", "bf16")
 METRICS_PER_ROW = 3

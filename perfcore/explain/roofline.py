@@ -5,10 +5,10 @@ from __future__ import annotations
 import pandas as pd
 
 from perfcore import format as fmt
-from perfcore import ops
-from perfcore.precision import BYTES_PER_ELEMENT
-from perfcore.roofline import Estimate, estimate
-from perfcore.specs import Device
+from perfcore.model import ops
+from perfcore.model.precision import BYTES_PER_ELEMENT
+from perfcore.model.roofline import Estimate, estimate
+from perfcore.model.specs import Device
 
 DEFAULT_OPS = ("add", "matvec", "matmul", "attention", "decode")
 

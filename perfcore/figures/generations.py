@@ -9,9 +9,9 @@ import plotly.graph_objects as go
 from perfcore import format as fmt
 from perfcore.explain.generations import GenerationRow
 from perfcore.figures.style import base_layout, color, log_axis
-from perfcore.generations import Growth, device_ridge
-from perfcore.ops import Cost
-from perfcore.specs import Device
+from perfcore.model.generations import Growth, device_ridge
+from perfcore.model.ops import Cost
+from perfcore.model.specs import Device
 
 # Fixed ranges, so the axes hold still as the op's sizes and the vendor filter change:
 # every ridge in data/specs.csv at every precision (8.7 to 1125 FLOP/byte) fits; widened

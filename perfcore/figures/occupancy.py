@@ -13,8 +13,8 @@ import plotly.graph_objects as go
 from perfcore import format as fmt
 from perfcore.explain.occupancy import Occupancy
 from perfcore.figures.style import SECOND_DEVICE_DASH, base_layout, color
-from perfcore.occupancy import TileQuantisation, utilisation, waves
-from perfcore.specs import Device
+from perfcore.model.occupancy import TileQuantisation, utilisation, waves
+from perfcore.model.specs import Device
 
 # Past this many waves a tooth is under 0.5 % deep: the rest is drawn as one segment
 # to the exact end value, so a huge batch cannot bloat the figure.

@@ -6,8 +6,8 @@ import plotly.graph_objects as go
 
 from perfcore import format as fmt
 from perfcore.figures.style import base_layout, color, log_axis
-from perfcore.pitfalls import FasterChip
-from perfcore.specs import Device
+from perfcore.model.pitfalls import FasterChip
+from perfcore.model.specs import Device
 
 CASES = ("today", "2x the arithmetic peak", "2x the memory bandwidth")
 

@@ -17,8 +17,8 @@ from perfcore import format as fmt
 from perfcore.explain.precision import Span
 from perfcore.figures.roofline import slanted_roof
 from perfcore.figures.style import GRID, base_layout, color, log_arrow, log_axis
-from perfcore.precision import PrecisionRow, path
-from perfcore.specs import PRECISIONS, Device
+from perfcore.model.precision import PrecisionRow, path
+from perfcore.model.specs import PRECISIONS, Device
 
 PATHS = {"vector": "vector path (FP64/FP32 units)", "tensor": "tensor path (matrix units)"}
 PATH_COLOR = {"vector": color(1), "tensor": color(0)}

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
-from perfcore.comm import link_bytes_per_s
 from perfcore.figures.style import (
     ESTIMATE_DASH,
     SECOND_DEVICE_DASH,
@@ -16,9 +15,10 @@ from perfcore.figures.style import (
     log_arrow,
     log_axis,
 )
-from perfcore.points import MeasuredPoint, above_roof
-from perfcore.roofline import Estimate, ridge_point
-from perfcore.specs import Device
+from perfcore.measure.points import MeasuredPoint, above_roof
+from perfcore.model.comm import link_bytes_per_s
+from perfcore.model.roofline import Estimate, ridge_point
+from perfcore.model.specs import Device
 
 # Fixed intensity range (FLOP/byte): elementwise ops near 0.1 to big matmuls near 1e4,
 # so the axes hold still while the size sliders move.

@@ -4,7 +4,7 @@ A Record is a Measurement (raw samples in seconds per call, method, warmup) plus
 was measured (experiment, label, shapes, dtype, the precision whose roof applies, FLOPs
 and bytes) and where (device, backend, JAX version, UTC time stamp). Statistics are
 written for readers and checked against the samples on load. Field by field: SCHEMA
-below and docs/results-format.md. Roofline points from records: perfcore.points.
+below and docs/results-format.md. Roofline points from records: perfcore.measure.points.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from perfcore.bench import ISOLATED, LOOP, METHODS, Measurement
 from perfcore.errors import FileProblems
-from perfcore.specs import PRECISIONS
+from perfcore.measure.bench import ISOLATED, LOOP, METHODS, Measurement
+from perfcore.model.specs import PRECISIONS
 
 FORMAT = "perfcore-results"
 VERSION = 1
@@ -39,8 +39,8 @@ SCHEMA = (
     ("precision", "precision", "which roof applies: " + " ".join(PRECISIONS) + " or empty"),
     ("flops", "amount", "FLOPs per call used for FLOP/s; empty when not applicable"),
     ("bytes", "amount", "bytes per call: cost_analysis 'bytes accessed', else the model"),
-    ("flops_model", "amount", "FLOPs per call from perfcore.ops"),
-    ("bytes_model", "amount", "bytes per call from perfcore.ops"),
+    ("flops_model", "amount", "FLOPs per call from perfcore.model.ops"),
+    ("bytes_model", "amount", "bytes per call from perfcore.model.ops"),
     ("flops_source", "flops_source", "where flops came from: cost_analysis, else model"),
     ("samples_s", "samples", "raw samples, seconds per call; CSV: space-separated"),
     ("calls_per_sample", "count1", "calls averaged into each sample (1 for isolated calls)"),

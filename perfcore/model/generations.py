@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perfcore.roofline import ridge_point
-from perfcore.specs import Device
+from perfcore.model.roofline import ridge_point
+from perfcore.model.specs import Device
 
 
 def device_ridge(device: Device, precision: str) -> float | None:

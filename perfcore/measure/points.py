@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perfcore import roofline
-from perfcore.results import Record
-from perfcore.specs import PRECISIONS, Device
+from perfcore.measure.results import Record
+from perfcore.model import roofline
+from perfcore.model.specs import PRECISIONS, Device
 
 # A call within this factor of an empty call's time is mostly launch overhead.
 OVERHEAD_FACTOR = 2.0

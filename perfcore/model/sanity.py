@@ -7,7 +7,7 @@ load_specs(strict=True) turns these into errors, a user's upload only gets warni
 
 from __future__ import annotations
 
-from perfcore.specs import Device, column_value
+from perfcore.model.specs import Device, column_value
 
 # Sanity limits: each catches a figure typed in the wrong convention; every real row passes.
 SPARSE = "a 2:4-sparse headline entered as dense? (halve it)"

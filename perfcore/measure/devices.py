@@ -3,7 +3,7 @@
 A device_kind string names a specs row: exactly, through the row's jax_device_kinds, or
 else by the model words of the row's name. A dtype, the backend and JAX's matmul-precision
 setting name the roof a computation ran under (a GPU float32 matmul may run as TF32).
-cost_analysis() reports FLOPs and bytes per call, cross-checked against perfcore.ops.
+cost_analysis() reports FLOPs and bytes per call, cross-checked against perfcore.model.ops.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from perfcore.specs import Device
+from perfcore.model.specs import Device
 
-CROSSCHECK_TOLERANCE = 0.05  # cost_analysis vs perfcore.ops, relative
+CROSSCHECK_TOLERANCE = 0.05  # cost_analysis vs perfcore.model.ops, relative
 # A specs row naming a bus device_kind does not name is a different board (H100 PCIe vs SXM).
 BUS_WORDS = frozenset({"pcie"})
 # A device_kind naming a form factor the row's name lacks is a different board (H100 NVL).

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perfcore import ops
-from perfcore.comm import link_bytes_per_s, ring_allreduce_bytes, transfer_time
-from perfcore.occupancy import idle_units, utilisation
-from perfcore.precision import BYTES_PER_ELEMENT
-from perfcore.roofline import Limiter, attainable
-from perfcore.specs import Device
+from perfcore.model import ops
+from perfcore.model.comm import link_bytes_per_s, ring_allreduce_bytes, transfer_time
+from perfcore.model.occupancy import idle_units, utilisation
+from perfcore.model.precision import BYTES_PER_ELEMENT
+from perfcore.model.roofline import Limiter, attainable
+from perfcore.model.specs import Device
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ floats. This module is one of the two places units convert (format.py is the oth
 Capacities are binary (an "80 GB" HBM stack is 80 GiB, as vendors size memory);
 rates are decimal (1 TB/s = 1e12 bytes/s, 1 TFLOP/s = 1e12 FLOP/s).
 An empty cell is "not published" and becomes None, never 0. load_specs reports every
-problem of a file at once; perfcore.sanity flags well-formed rows that look mistyped.
+problem of a file at once; perfcore.model.sanity flags well-formed rows that look mistyped.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from perfcore.errors import FileProblems
 
 PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
 
-DEFAULT_PATH = Path(__file__).resolve().parent.parent / "data" / "specs.csv"
+DEFAULT_PATH = Path(__file__).resolve().parents[2] / "data" / "specs.csv"
 
 # column -> (Device field, multiplier to SI). Order is the documented schema.
 REQUIRED_COLUMNS = (
@@ -164,7 +164,7 @@ def load_specs_bytes(data: bytes, label: str, strict: bool = False) -> dict[str,
     built = {} if problems else {f["name"]: (n, Device(**f)) for n, f in clean}
     problems += row_problems
     if strict:
-        from perfcore.sanity import sanity_problems  # sanity.py builds on this module
+        from perfcore.model.sanity import sanity_problems  # sanity.py builds on this module
 
         problems += [
             f"{label}, row {n}: {p}" for n, d in built.values() for p in sanity_problems(d)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TextIO
 
 from perfcore import format as fmt
-from perfcore import jax_bench, results, suites
+from perfcore.measure import jax_bench, results, suites
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m perfcore.measure_cli`: the measure command on its own; the exit status."""
+    """`python -m perfcore.measure.cli`: the measure command on its own; the exit status."""
     parser = argparse.ArgumentParser(prog="python -m perfcore measure", description=__doc__)
     add_arguments(parser)
     return run(parser.parse_args(argv))

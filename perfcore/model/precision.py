@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perfcore import ops
-from perfcore.roofline import Limiter, attainable, ridge_point, t_lower
-from perfcore.specs import PRECISIONS, Device
+from perfcore.model import ops
+from perfcore.model.roofline import Limiter, attainable, ridge_point, t_lower
+from perfcore.model.specs import PRECISIONS, Device
 
 BYTES_PER_ELEMENT = {
     "fp64": 8, "fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "int8": 1, "fp4": 0.5,

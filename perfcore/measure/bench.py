@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from perfcore import stats
+from perfcore.measure import stats
 
 ISOLATED = "isolated calls, min"
 LOOP = "back-to-back loop, mean"

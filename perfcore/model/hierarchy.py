@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perfcore.specs import Device
+from perfcore.model.specs import Device
 
 SPEC, ESTIMATE, UNKNOWN = "vendor spec", "estimate", "not published"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from perfcore.ops import Cost
+from perfcore.model.ops import Cost
 
 Limiter = Literal["compute", "memory"]
 

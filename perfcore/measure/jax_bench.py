@@ -1,8 +1,8 @@
 """The seeds' JAX experiments on whatever device JAX sees, a CPU included and labelled so.
 
-Every timing goes through perfcore.bench: compiled and warmed outside the clock, with
+Every timing goes through perfcore.measure.bench: compiled and warmed outside the clock, with
 block_until_ready as the sync. FLOPs and bytes come from compiled.cost_analysis(),
-cross-checked against perfcore.ops; the model stands in where the backend reports none.
+cross-checked against perfcore.model.ops; the model stands in where the backend reports none.
 This is the only module that imports JAX, lazily; one measurement runs at a time per process.
 """
 
@@ -19,13 +19,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from perfcore import bench, ops
-from perfcore.bench import Measurement
-from perfcore.devices import Detected, crosscheck, match_device, reported_cost
-from perfcore.points import measured_points, regime, roof_flops_per_s
-from perfcore.results import Record
-from perfcore.specs import Device, load_specs
-from perfcore.suites import Suite, require_fits, resolve_suite
+from perfcore.measure import bench
+from perfcore.measure.bench import Measurement
+from perfcore.measure.devices import Detected, crosscheck, match_device, reported_cost
+from perfcore.measure.points import measured_points, regime, roof_flops_per_s
+from perfcore.measure.results import Record
+from perfcore.measure.suites import Suite, require_fits, resolve_suite
+from perfcore.model import ops
+from perfcore.model.specs import Device, load_specs
 
 Progress = Callable[[float, str], None]
 WAITING = "waiting for another measurement"
