@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from perfcore import format as fmt
 from perfcore.explain.precision import Span
 from perfcore.figures.roofline import slanted_roof
-from perfcore.figures.style import GRID, base_layout, color, log_arrow, log_axis
+from perfcore.figures.style import LIGHT, base_layout, color, grid, log_arrow, log_axis
 from perfcore.model.precision import PrecisionRow, path
 from perfcore.model.specs import PRECISIONS, Device
 
@@ -122,9 +122,9 @@ def _log_range(rows: Sequence[PrecisionRow], value) -> list[float] | None:
 def _panel_axes(rows: Sequence[PrecisionRow], panel: _Panel) -> dict:
     """One panel's x axis (every precision keeps its place) and log y axis."""
     n = panel.axis
-    x = {"domain": list(panel.domain), "anchor": f"y{n}", "type": "category", **GRID}
+    x = {"domain": list(panel.domain), "anchor": f"y{n}", "type": "category", **grid(LIGHT)}
     order = {"categoryorder": "array", "categoryarray": CATEGORIES}
-    y = {"anchor": f"x{n}", "type": "log", "exponentformat": "SI", **GRID}
+    y = {"anchor": f"x{n}", "type": "log", "exponentformat": "SI", **grid(LIGHT)}
     y |= {"title": {"text": panel.y_title}, "range": _log_range(rows, panel.value)}
     return {f"xaxis{n}": x | order, f"yaxis{n}": y}
 

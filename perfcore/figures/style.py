@@ -1,17 +1,45 @@
-"""Shared look: one palette, log axes, and the layout every chart starts from."""
+"""Shared look: one palette, a light and a dark theme, log axes, and the base layout.
+
+Every builder takes `theme` (LIGHT or DARK, chosen by the UI from Streamlit's active
+theme) and takes its background, text, grid and neutral ink from it, never a literal.
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
            "#17becf", "#7f7f7f", "#bcbd22")  # fmt: skip
 SECOND_DEVICE_DASH = "dash"
-GRID = {"gridcolor": "#e5e5e5", "zerolinecolor": "#cccccc", "linecolor": "#999999"}
 ESTIMATE_DASH = "dot"
+
+
+@dataclass(frozen=True)
+class Theme:
+    """The colours a chart takes from the page: background, text, grid and neutral ink."""
+
+    name: str
+    background: str
+    text: str
+    grid: str
+    zeroline: str
+    axis_line: str
+    ink: str  # what would be black on white: the device memory roof, neutral markers
+    muted: str  # secondary lines and labels
+
+
+LIGHT = Theme("light", "#ffffff", "#262730", "#e5e5e5", "#cccccc", "#999999", "#222222", "#888888")
+DARK = Theme("dark", "#0e1117", "#fafafa", "#31333f", "#4a4c57", "#808495", "#e8e8e8", "#a0a0a8")
+THEMES = {t.name: t for t in (LIGHT, DARK)}
+
+
+def grid(theme: Theme) -> dict:
+    """Axis grid, zero line and axis line colours for `theme`."""
+    return {"gridcolor": theme.grid, "zerolinecolor": theme.zeroline, "linecolor": theme.axis_line}
 
 
 def color(i: int) -> str:
@@ -19,12 +47,14 @@ def color(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
-def base_layout(title: str, x_title: str, y_title: str, height: int = 480) -> go.Layout:
-    """Common layout: title, axis titles, legend below, compact margins."""
+def base_layout(
+    title: str, x_title: str, y_title: str, height: int = 480, theme: Theme = LIGHT
+) -> go.Layout:
+    """Common layout in `theme`: title, axis titles, legend below, compact margins."""
     return go.Layout(
         title={"text": title, "x": 0.0},
-        xaxis={"title": {"text": x_title}, **GRID},
-        yaxis={"title": {"text": y_title}, **GRID},
+        xaxis={"title": {"text": x_title}, **grid(theme)},
+        yaxis={"title": {"text": y_title}, **grid(theme)},
         legend={"orientation": "h", "y": -0.2},
         margin={"l": 60, "r": 20, "t": 50, "b": 40},
         height=height,
@@ -32,18 +62,21 @@ def base_layout(title: str, x_title: str, y_title: str, height: int = 480) -> go
         # template "none" plus the few settings we want: building and serialising a figure
         # with a named template (plotly_white) took 4-7x longer, on every rerun.
         template="none",
-        plot_bgcolor="white",
-        font={"family": "sans-serif", "size": 13},
+        plot_bgcolor=theme.background,
+        paper_bgcolor=theme.background,
+        font={"family": "sans-serif", "size": 13, "color": theme.text},
     )
 
 
-def log_axis(low: float, high: float, title: str, label: Callable | None = None) -> dict:
+def log_axis(
+    low: float, high: float, title: str, label: Callable | None = None, theme: Theme = LIGHT
+) -> dict:
     """A log axis with a fixed range, so it holds still while sliders move.
 
     With `label` (e.g. format.flops_per_s) each decade is labelled with its unit.
     """
     axis = {"type": "log", "range": [math.log10(low), math.log10(high)],
-            "title": {"text": title}, "exponentformat": "SI", **GRID}  # fmt: skip
+            "title": {"text": title}, "exponentformat": "SI", **grid(theme)}  # fmt: skip
     if label is not None:
         decades = [10.0**k for k in range(math.ceil(axis["range"][0]), int(axis["range"][1]) + 1)]
         axis |= {"tickvals": decades, "ticktext": [label(v, 1) for v in decades]}
