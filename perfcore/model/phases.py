@@ -1,0 +1,183 @@
+"""Phases of a model on a device: prefill, decode, train, priced on the roofline.
+
+Time two ways: the sum of per-op roofline times (each op bound on its own, t_lower) and
+the single-roofline bound of the whole phase (t_lower of its total FLOPs and bytes).
+Tensor-parallel all-reduces add their time to both (no overlap). The compute roof is
+the device's peak at the precision the math runs in: the wider of weights and activations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from perfcore.model import parallel
+from perfcore.model.roofline import estimate, t_lower
+from perfcore.model.specs import Device
+from perfcore.model.workloads import DEFAULT, Op, Pass, Precisions, model_ops
+
+PHASES = ("prefill", "decode", "generate", "train")
+# Bits the math runs in -> the precisions whose peak applies, first published wins.
+MATH_PRECISIONS = {16: ("bf16", "fp16"), 8: ("fp8", "int8"), 4: ("fp4",)}
+ROOF_RULE = ("the math runs in the wider of the weight and activation precisions "
+             "(16 bits: BF16, else FP16; 8: FP8, else INT8; 4: FP4): narrower weights "
+             "are widened on load, they do not speed up the math")  # fmt: skip
+TRAIN_FACTOR = 3  # forward + backward ≈ 3 x forward (the backward pass costs 2 x)
+RECOMPUTE_FACTOR = 4  # with full activation recomputation the forward runs twice
+
+
+def math_precision(device: Device, p: Precisions) -> str | None:
+    """The precision whose peak bounds the math (see ROOF_RULE); None where none is published."""
+    bits = max(p.weights, p.activations)
+    return next((c for c in MATH_PRECISIONS[bits] if device.peak_flops(c) is not None), None)
+
+
+def missing_peak(device: Device, p: Precisions) -> str:
+    """What is missing when math_precision is None, and what the device does publish."""
+    bits = max(p.weights, p.activations)
+    wanted = " or ".join(MATH_PRECISIONS[bits])
+    published = ", ".join(device.published_precisions()) or "none"
+    return f"{device.name} publishes no {wanted} peak (it publishes: {published})"
+
+
+@dataclass(frozen=True)
+class Priced:
+    """One op on one device: its roofline time over all its runs, and what bounds it."""
+
+    op: Op
+    time_s: float
+    bound: str  # "compute" or "memory"
+
+
+@dataclass(frozen=True)
+class Phase:
+    """A phase's ops on one device: totals, both times, and communication."""
+
+    name: str
+    ops: tuple[Priced, ...]
+    peak_flops_per_s: float
+    bytes_per_s: float
+    comm_s: float  # tensor-parallel all-reduces; 0 at t = 1
+    precision: str  # the precision the math runs in (whose peak is the roof)
+
+    @property
+    def flops(self) -> float:
+        """FLOPs of the phase on one GPU."""
+        return sum(p.op.flops for p in self.ops)
+
+    @property
+    def bytes(self) -> float:
+        """Bytes moved to and from device memory on one GPU."""
+        return sum(p.op.bytes for p in self.ops)
+
+    @property
+    def intensity(self) -> float:
+        """FLOP/byte of the whole phase."""
+        return self.flops / self.bytes
+
+    def part(self, name: str) -> float:
+        """Bytes of one kind (weights, kv_read, kv_write, activations), all ops."""
+        return sum(getattr(p.op, name) * p.op.count for p in self.ops)
+
+    @property
+    def compute_s(self) -> float:
+        """Sum of per-op roofline times, seconds (communication not included)."""
+        return sum(p.time_s for p in self.ops)
+
+    @property
+    def time_s(self) -> float:
+        """Sum of per-op roofline times plus communication, seconds."""
+        return self.compute_s + self.comm_s
+
+    @property
+    def time_bound_s(self) -> float:
+        """Single-roofline bound of the whole phase plus communication, seconds."""
+        floor = t_lower(self.flops, self.bytes, self.peak_flops_per_s, self.bytes_per_s)
+        return floor + self.comm_s
+
+    @property
+    def bound(self) -> str:
+        """'compute' or 'memory': which roof the phase as a whole sits under."""
+        ridge = self.peak_flops_per_s / self.bytes_per_s
+        return "compute" if self.intensity >= ridge else "memory"
+
+
+def price(op: Op, peak: float, bw: float) -> Priced:
+    """One op's roofline time (t_lower over all its runs) and limiter."""
+    est = estimate(peak, bw, op.cost)
+    return Priced(op, est.time_floor_s * op.count, est.limiter)
+
+
+def priced(name: str, device: Device, p: Precisions, ops: list[Op], comm_s: float) -> Phase:
+    """Price every op on `device`; ValueError naming the missing figure when unpublished."""
+    precision, bw = math_precision(device, p), device.memory_bytes_per_s
+    if precision is None:
+        raise ValueError(missing_peak(device, p))
+    if bw is None:
+        raise ValueError(f"{device.name} publishes no memory bandwidth")
+    peak = device.peak_flops(precision)
+    return Phase(name, tuple(price(op, peak, bw) for op in ops), peak, bw, comm_s, precision)
+
+
+def prefill(
+    model,
+    device: Device,
+    batch: int,
+    prompt: int,
+    p: Precisions = DEFAULT,
+    fused: bool = True,
+    tp: int = 1,
+) -> Phase:
+    """`batch` prompts of `prompt` tokens in one pass; lm_head on the last position only."""
+    s = Pass(batch, prompt, prompt, causal=True, fused=fused, tp=tp)
+    comm = parallel.tp_seconds(model, device, s.tokens, p, tp)
+    return priced("prefill", device, p, model_ops(model, s, p, batch), comm)
+
+
+def decode(
+    model,
+    device: Device,
+    batch: int,
+    context: int,
+    p: Precisions = DEFAULT,
+    fused: bool = True,
+    tp: int = 1,
+) -> Phase:
+    """One new token for each of `batch` sequences, each attending to `context` cached tokens."""
+    s = Pass(batch, 1, context, causal=False, fused=fused, tp=tp)
+    comm = parallel.tp_seconds(model, device, s.tokens, p, tp)
+    return priced("decode", device, p, model_ops(model, s, p, batch), comm)
+
+
+def train_ops(
+    model, batch: int, seq: int, p: Precisions, fused: bool, tp: int, recompute: bool
+) -> list[Op]:
+    """Forward ops scaled to forward + backward (x3, x4 with recomputation), no KV cache."""
+    s = Pass(batch, seq, seq, causal=True, cache=False, fused=fused, tp=tp)
+    factor = RECOMPUTE_FACTOR if recompute else TRAIN_FACTOR
+    forward = model_ops(model, s, p, s.tokens)  # the loss needs logits at every position
+    scaled = [_scaled(op, factor) for op in forward]
+    return [*scaled, parallel.optimizer_op(model, p, tp)]
+
+
+def _scaled(op: Op, factor: int) -> Op:
+    """op run `factor` times as often (forward + backward)."""
+    return replace(op, count=op.count * factor)
+
+
+def train(
+    model,
+    device: Device,
+    batch: int,
+    seq: int,
+    p: Precisions = DEFAULT,
+    fused: bool = True,
+    tp: int = 1,
+    dp: int = 1,
+    recompute: bool = False,
+) -> Phase:
+    """One training step of batch x seq tokens per data-parallel replica, Adam update included."""
+    factor = RECOMPUTE_FACTOR if recompute else TRAIN_FACTOR
+    tokens = batch * seq
+    comm = factor * parallel.tp_seconds(model, device, tokens, p, tp)
+    comm += parallel.dp_seconds(model, device, p, tp, dp)
+    return priced("train", device, p, train_ops(model, batch, seq, p, fused, tp, recompute), comm)
