@@ -206,11 +206,11 @@ def _width_problem(header: list[str], cells: list[str], n: int, label: str) -> s
     )
 
 
-def whole(text: str, column: str, expected: str, lo: int = 1) -> int | None:
-    """The cell as a whole number of at least `lo`, None when empty; Expected otherwise."""
+def whole(text: str, column: str, expected: str, lo: int = 1, hi: int | None = None) -> int | None:
+    """The cell as a whole number from `lo` to `hi`, None when empty; Expected otherwise."""
     if not text:
         return None
-    if not re.fullmatch(r"\+?\d+", text) or int(text) < lo:
+    if not re.fullmatch(r"\+?\d+", text) or not lo <= int(text) <= (hi or int(text)):
         raise Expected(expected + hint(text, column))
     return int(text)
 
