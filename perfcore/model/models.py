@@ -106,11 +106,10 @@ class Model:
     notes: str = ""
 
     def __post_init__(self) -> None:
+        """ShapeProblems when shapes contradict each other (a frozen value is valid or absent)."""
         problems = shape_problems(self)
         if problems:
-            raise ValueError(
-                "; ".join(f"{c}: got {got}; expected {exp}" for c, got, exp in problems)
-            )
+            raise ShapeProblems(problems)
 
     @property
     def is_moe(self) -> bool:
@@ -222,18 +221,24 @@ def load_models_bytes(data: bytes, label: str) -> dict[str, Model]:
     header, rows = read_table(bytes(data), label, SCHEMA)
     problems = header_problems(header, label, SCHEMA)
     clean, row_problems = parse_rows(header, rows, label, SCHEMA, _convert)
+    models = {} if problems else _build(clean, label, row_problems)
     problems += row_problems
+    if problems:
+        raise ModelError(label, problems)
+    return models
+
+
+def _build(clean: list[tuple[int, dict]], label: str, problems: list[str]) -> dict[str, Model]:
+    """Models of the clean rows; appends to `problems` the shapes that contradict each other."""
     models = {}
-    for n, fields in [] if problems else clean:
-        fields.pop("extra")
+    for n, fields in clean:
+        fields = {k: v for k, v in fields.items() if k != "extra"}
         try:
             models[fields["name"]] = Model(**fields)
         except ShapeProblems as err:
             problems += [
-                f"{at(label, n, c)}: got {got}; expected {exp}" for c, got, exp in err.problems
+                f"{at(label, n, c)}: got {got}; expected {e}" for c, got, e in err.problems
             ]
-    if problems:
-        raise ModelError(label, problems)
     return models
 
 
