@@ -88,9 +88,11 @@ def parser() -> argparse.ArgumentParser:
     names = {p.name for _, params in ops.CATALOG.values() for p in params}
     for name in sorted(names):
         c.add_argument(f"--{name.replace('_', '-')}", dest=name, type=float)
+    from perfcore import llm_cli
     from perfcore.measure import cli as measure_cli
 
     measure_cli.register(sub)
+    llm_cli.register(sub)
     return p
 
 

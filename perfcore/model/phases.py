@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from perfcore.model import parallel
+from perfcore.model.ops import Cost
 from perfcore.model.roofline import estimate, t_lower
 from perfcore.model.specs import Device
 from perfcore.model.workloads import DEFAULT, Op, Pass, Precisions, model_ops
@@ -181,3 +182,35 @@ def train(
     comm = factor * parallel.tp_seconds(model, device, tokens, p, tp)
     comm += parallel.dp_seconds(model, device, p, tp, dp)
     return priced("train", device, p, train_ops(model, batch, seq, p, fused, tp, recompute), comm)
+
+
+def combine(name: str, weighted: list[tuple[Phase, float]]) -> Phase:
+    """Phases run `weight` times each, as one phase (same device and precision)."""
+    first = weighted[0][0]
+    ops = tuple(
+        Priced(replace(pr.op, count=pr.op.count * w), pr.time_s * w, pr.bound)
+        for phase, w in weighted
+        for pr in phase.ops
+    )
+    comm = sum(phase.comm_s * w for phase, w in weighted)
+    return Phase(name, ops, first.peak_flops_per_s, first.bytes_per_s, comm, first.precision)
+
+
+def by_name(phase: Phase) -> list[Priced]:
+    """The phase's ops merged by name (every layer group together), in first-seen order."""
+    merged: dict[str, list[Priced]] = {}
+    for pr in phase.ops:
+        merged.setdefault(pr.op.name, []).append(pr)
+    return [_merge(group) for group in merged.values()]
+
+
+def _merge(group: list[Priced]) -> Priced:
+    """Several runs of one named op as one: FLOPs, bytes and time summed; the slower's bound."""
+    flops = sum(pr.op.flops for pr in group)
+    n_bytes = sum(pr.op.bytes for pr in group)
+    parts = {k: sum(getattr(pr.op, k) * pr.op.count for pr in group)
+             for k in ("weights", "kv_read", "kv_write", "output")}  # fmt: skip
+    first = group[0].op
+    op = replace(first, cost=Cost(flops, n_bytes, first.name), count=1, **parts)
+    slowest = max(group, key=lambda pr: pr.time_s)
+    return Priced(op, sum(pr.time_s for pr in group), slowest.bound)

@@ -10,7 +10,7 @@ beside the weights; the throughput-latency curve runs from batch 1 to that limit
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from perfcore.model import phases
 from perfcore.model.parallel import ADAM_STATE_BYTES
@@ -148,7 +148,12 @@ class Generation:
     ttft_s: float
     tpot_first_s: float
     tpot_last_s: float
-    total_s: float
+    phase: phases.Phase = field(repr=False)  # prefill plus every decode step, as one phase
+
+    @property
+    def total_s(self) -> float:
+        """Seconds from the prompt arriving to the last token (sum of per-op times)."""
+        return self.phase.time_s
 
     @property
     def tokens_per_s(self) -> float:
@@ -167,13 +172,13 @@ def generate(
     tp: int = 1,
 ) -> Generation:
     """Prefill makes the first token; token i >= 2 is one decode step at context P + i - 1."""
-    ttft = phases.prefill(model, device, batch, prompt, p, fused, tp).time_s
+    first = phases.prefill(model, device, batch, prompt, p, fused, tp)
     contexts = _decode_contexts(prompt, output)
-    times = [phases.decode(model, device, batch, c, p, fused, tp).time_s for c in contexts]
-    steps = output - 1
-    decode_s = _mean(times) * steps if times else 0.0
-    first, last = (times[0], times[-1]) if times else (0.0, 0.0)
-    return Generation(batch, output, ttft, first, last, ttft + decode_s)
+    steps = [phases.decode(model, device, batch, c, p, fused, tp) for c in contexts]
+    weight = (output - 1) / len(steps) if steps else 0.0  # each sampled step stands for this many
+    whole = phases.combine("generate", [(first, 1.0)] + [(step, weight) for step in steps])
+    tpot = (steps[0].time_s, steps[-1].time_s) if steps else (0.0, 0.0)
+    return Generation(batch, output, first.time_s, *tpot, whole)
 
 
 def _decode_contexts(prompt: int, output: int) -> list[int]:
@@ -185,8 +190,3 @@ def _decode_contexts(prompt: int, output: int) -> list[int]:
         return list(range(first, last + 1))
     step = (last - first) / (GENERATE_SAMPLES - 1)
     return [round(first + i * step) for i in range(GENERATE_SAMPLES)]
-
-
-def _mean(values: list[float]) -> float:
-    """Arithmetic mean (a sampled sum's average step)."""
-    return sum(values) / len(values)

@@ -53,7 +53,7 @@ class Op:
     name: str
     kind: str  # projection, attention, mlp, norm, residual, lm_head, embedding, optimizer
     cost: ops.Cost
-    count: int = 1
+    count: float = 1  # runs per pass (layers; a weight when steps are sampled)
     weights: float = 0.0  # bytes of weights read, per run
     kv_read: float = 0.0
     kv_write: float = 0.0
