@@ -41,6 +41,7 @@ OPTIONAL_COLUMNS = (
 )  # fmt: skip
 BILLIONS = {"published_params_b": "published_params",
             "published_active_params_b": "published_active_params"}  # fmt: skip
+COLUMN = {field: column for column, field in BILLIONS.items()}
 SHAPE_MAX = 2**24  # past this a shape is a typo (the longest published context is 10M)
 SHAPE = f"a whole number from 1 to {SHAPE_MAX:,}"
 OPTIONAL_SHAPE = {
@@ -190,7 +191,7 @@ class Model:
 
 
 def shape_problems(m: Model) -> list[tuple[str, str, str]]:
-    """(column, value got, what was expected) for each shape that contradicts another."""
+    """(CSV column, its cell, what was expected) for each shape that contradicts another."""
     checks = [
         ("kv_heads", m.heads % m.kv_heads == 0, f"a divisor of heads ({m.heads})"),
         ("experts_per_token", m.experts_per_token <= m.experts, f"at most experts ({m.experts})"),
@@ -203,9 +204,15 @@ def shape_problems(m: Model) -> list[tuple[str, str, str]]:
          "empty for a dense model (active = total)"),
         ("published_active_params",
          m.published_active_params is None or m.published_active_params <= m.published_params,
-         f"at most published_params ({m.published_params:g})"),
+         f"at most published_params_b ({_cell(m, 'published_params')})"),
     ]  # fmt: skip
-    return [(col, repr(getattr(m, col)), exp) for col, ok, exp in checks if not ok]
+    return [(COLUMN.get(f, f), repr(_cell(m, f)), exp) for f, ok, exp in checks if not ok]
+
+
+def _cell(m: Model, field: str) -> str:
+    """A field of `m` as its CSV cell would hold it (parameter counts in billions)."""
+    value = getattr(m, field)
+    return f"{value / 1e9:g}" if field in COLUMN else str(value)
 
 
 def load_models(path: str | Path | BinaryIO | None = None) -> dict[str, Model]:
