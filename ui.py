@@ -17,22 +17,26 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
+from perfcore.errors import FileProblems
 from perfcore.format import NOT_PUBLISHED
 from perfcore.measure import jax_bench
 from perfcore.measure.devices import Detected
 from perfcore.measure.points import MeasuredPoint, measured_points
 from perfcore.measure.results import Record, ResultsError, load_results_bytes, to_json
+from perfcore.model.models import Model, load_models, load_models_bytes
 from perfcore.model.ops import Param
-from perfcore.model.specs import PRECISIONS, Device, SpecError, load_specs, load_specs_bytes
+from perfcore.model.specs import PRECISIONS, Device, load_specs, load_specs_bytes
 
 HOSTED_ENV = "PERFCORE_HOSTED"
 DEFAULT_DEVICE = "NVIDIA H100 SXM"
 DEFAULT_PRECISION = "bf16"
 NO_COMPARE = "(none)"
 UPLOAD_HELP = "Same columns as data/specs.csv; adds or overrides rows. Not part of the link."
+MODELS_HELP = "Same columns as data/models.csv; adds or overrides rows. Not part of the link."
 RESULTS_HELP = "From `python -m perfcore measure` or the Measure page. Not part of the link."
 _NOTICES = "_url_notices"
 _CONTEXT = "_perfcore_context"
+_MODELS = "_perfcore_models"
 
 
 def hosted_mode() -> bool:
@@ -61,6 +65,18 @@ def bundled_specs() -> dict[str, Device]:
 def uploaded_specs(data: bytes, label: str) -> dict[str, Device]:
     """A user's specs CSV, validated; raises SpecError with every problem."""
     return load_specs_bytes(data, label)
+
+
+@st.cache_data(show_spinner=False)
+def bundled_models() -> dict[str, Model]:
+    """data/models.csv, loaded once per server process."""
+    return load_models()
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def uploaded_models(data: bytes, label: str) -> dict[str, Model]:
+    """A user's models CSV, validated; raises ModelError with every problem."""
+    return load_models_bytes(data, label)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -248,26 +264,42 @@ def spec_caption(*devices: Device | None) -> None:
             st.caption(f"Published spec — {d.name}: {d.source}")
 
 
+def _with_upload(bundled: dict, path: str, label: str, key: str, help_: str, load) -> tuple:
+    """The bundled rows plus the user's uploaded CSV when it validates, and what they are."""
+    upload = st.sidebar.file_uploader(label, type=["csv"], key=key, help=help_)
+    if upload is None:
+        return bundled, path
+    try:
+        mine = load(upload.getvalue(), upload.name)
+    except FileProblems as e:
+        st.sidebar.error(f"Kept the bundled {path}: {upload.name} has problems.")
+        st.sidebar.code(str(e), language=None, wrap_lines=True)
+        return bundled, path
+    return {**bundled, **mine}, f"{path} + {upload.name}"
+
+
 def _specs_from_upload() -> tuple[dict[str, Device], str]:
     """The bundled specs, plus the user's uploaded CSV when it validates."""
-    specs = bundled_specs()
-    upload = st.sidebar.file_uploader(
-        "Your own specs CSV", type=["csv"], key="specs_upload", help=UPLOAD_HELP
-    )
-    if upload is None:
-        return specs, "data/specs.csv"
-    try:
-        mine = uploaded_specs(upload.getvalue(), upload.name)
-    except SpecError as e:
-        st.sidebar.error(f"Kept the bundled specs: {upload.name} has problems.")
-        st.sidebar.code(str(e), language=None, wrap_lines=True)
-        return specs, "data/specs.csv"
-    return {**specs, **mine}, f"data/specs.csv + {upload.name}"
+    return _with_upload(bundled_specs(), "data/specs.csv", "Your own specs CSV",
+                        "specs_upload", UPLOAD_HELP, uploaded_specs)  # fmt: skip
+
+
+def _models_from_upload() -> dict[str, Model]:
+    """The bundled models, plus the user's uploaded models CSV when it validates."""
+    found, _ = _with_upload(bundled_models(), "data/models.csv", "Your own models CSV",
+                            "models_upload", MODELS_HELP, uploaded_models)  # fmt: skip
+    return found
+
+
+def models() -> dict[str, Model]:
+    """The models this run offers: data/models.csv plus the sidebar's upload, by name."""
+    return st.session_state.get(_MODELS) or bundled_models()
 
 
 def sidebar() -> Context:
     """The shared sidebar: device (grouped by vendor), precision, compare-with, own specs."""
     specs, label = _specs_from_upload()
+    st.session_state[_MODELS] = _models_from_upload()
     names = sorted(specs, key=lambda n: (specs[n].vendor, specs[n].year, n))
     with st.sidebar:
         device = choice("Device", names, "device", DEFAULT_DEVICE if DEFAULT_DEVICE in specs

@@ -158,8 +158,8 @@ def results_json() -> bytes:
 
 
 def results_uploader(at):
-    """The page's results uploader (not the sidebar's specs uploader)."""
-    uploaders = [u for u in at.file_uploader if u.key != "specs_upload"]
+    """The page's results uploader (not the sidebar's specs or models uploader)."""
+    uploaders = [u for u in at.file_uploader if u.key not in ("specs_upload", "models_upload")]
     assert uploaders, "no results-file uploader on the page"
     return uploaders[0]
 
