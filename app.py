@@ -20,6 +20,7 @@ PAGES = [
     st.Page("app_pages/precision.py", title="Precision", icon=":material/tune:"),
     st.Page("app_pages/occupancy.py", title="Occupancy", icon=":material/grid_view:"),
     st.Page("app_pages/scale_out.py", title="Scale-out", icon=":material/hub:"),
+    st.Page("app_pages/workloads.py", title="Workloads", icon=":material/model_training:"),
     st.Page("app_pages/pitfalls.py", title="Pitfalls", icon=":material/report:"),
     st.Page("app_pages/measure.py", title="Measure", icon=":material/timer:"),
 ]

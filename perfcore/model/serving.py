@@ -18,7 +18,7 @@ from perfcore.model.specs import Device
 from perfcore.model.workloads import DEFAULT, Precisions, kv_heads_per_gpu
 
 MAX_BATCH = 2**24  # where the crossover search stops: "never compute-bound" beyond it
-GENERATE_SAMPLES = 257  # decode steps priced exactly up to this; sampled beyond
+GENERATE_SAMPLES = 65  # decode steps priced exactly up to this; evenly sampled beyond
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,216 @@
+"""The workloads page: a whole model on a device, its tables and computed takeaway.
+
+One Setup (the page's controls) and one Model give a View per device: the phase priced
+op by op, the memory it needs, and for generate the TTFT/TPOT figures. Tables are SI
+numbers with df.attrs["units"]; the UI formats them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from perfcore import format as fmt
+from perfcore.model import phases, serving
+from perfcore.model.roofline import Estimate, estimate
+from perfcore.model.specs import Device
+from perfcore.model.workloads import DEFAULT, Pass, Precisions, layer_ops
+
+# Op kinds as the "where the time goes" chart groups them.
+KIND_GROUPS = {"projection": "projections", "attention": "attention", "mlp": "MLP",
+               "lm_head": "lm_head", "norm": "norms, adds, embedding",
+               "residual": "norms, adds, embedding", "embedding": "norms, adds, embedding",
+               "optimizer": "optimizer"}  # fmt: skip
+COMMUNICATION = "communication"
+CROSSOVER_CONTEXTS = (128, 1024, 8192, 32768)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """The page's controls: phase, sizes, precisions, attention form, parallelism."""
+
+    phase: str = "decode"
+    batch: int = 16
+    context: int = 4096
+    output_tokens: int = 256
+    precisions: Precisions = DEFAULT
+    fused: bool = True
+    tp: int = 1
+    dp: int = 1
+    recompute: bool = False
+
+
+@dataclass(frozen=True)
+class View:
+    """One model on one device under a Setup: the priced phase, memory, and generation."""
+
+    device: Device
+    phase: phases.Phase
+    memory: serving.Memory
+    tokens: float  # tokens the phase handles: output tokens (decode, generate) or processed
+    generation: serving.Generation | None = None
+
+    @property
+    def tokens_per_s(self) -> float:
+        """Tokens per second over the phase (generate: output tokens over the whole run)."""
+        return self.generation.tokens_per_s if self.generation else self.tokens / self.phase.time_s
+
+
+def view(model, device: Device, s: Setup) -> View:
+    """Price the Setup on `device`; ValueError (naming the missing figure) where it cannot."""
+    p, b, ctx = s.precisions, s.batch, s.context
+    if s.phase == "train":
+        step = phases.train(model, device, b, ctx, p, s.fused, s.tp, s.dp, s.recompute)
+        mem = serving.train_memory(model, device, b, ctx, p, s.fused, s.tp, s.recompute)
+        return View(device, step, mem, b * ctx)
+    if s.phase == "generate":
+        g = serving.generate(model, device, b, ctx, s.output_tokens, p, s.fused, s.tp)
+        mem = serving.inference_memory(model, device, g.phase, b, ctx + s.output_tokens, p, s.tp)
+        return View(device, g.phase, mem, b * s.output_tokens, g)
+    run = phases.prefill if s.phase == "prefill" else phases.decode
+    step = run(model, device, b, ctx, p, s.fused, s.tp)
+    mem = serving.inference_memory(model, device, step, b, ctx, p, s.tp)
+    return View(device, step, mem, b * ctx if s.phase == "prefill" else b)
+
+
+def layer_points(model, device: Device, s: Setup, phase: str) -> list[tuple[str, Estimate]]:
+    """(kind, roofline estimate) of one full-attention layer's ops at prefill or decode."""
+    precision = phases.math_precision(device, s.precisions)
+    if precision is None or device.memory_bytes_per_s is None:
+        return []
+    if phase == "prefill":
+        one = Pass(s.batch, s.context, s.context, causal=True, fused=s.fused, tp=s.tp)
+    else:
+        one = Pass(s.batch, 1, s.context, causal=False, fused=s.fused, tp=s.tp)
+    peak, bw = device.peak_flops(precision), device.memory_bytes_per_s
+    return [(op.kind, estimate(peak, bw, op.cost)) for op in layer_ops(model, one, s.precisions)]
+
+
+def ops_table(v: View) -> pd.DataFrame:
+    """One row per named op of the phase: FLOPs, bytes by kind, intensity, time, bound."""
+    merged = phases.by_name(v.phase)
+    total = v.phase.time_s
+    df = pd.DataFrame({
+        "op": [pr.op.name for pr in merged],
+        "FLOPs": [pr.op.flops for pr in merged],
+        "bytes": [pr.op.bytes for pr in merged],
+        "weights read": [pr.op.weights * pr.op.count for pr in merged],
+        "KV read": [pr.op.kv_read * pr.op.count for pr in merged],
+        "intensity": [pr.op.flops / pr.op.bytes for pr in merged],
+        "time": [pr.time_s for pr in merged],
+        "share of time": [pr.time_s / total for pr in merged],
+        "bound": [pr.bound for pr in merged],
+    })  # fmt: skip
+    df.attrs["units"] = {"FLOPs": "flops", "bytes": "traffic", "weights read": "traffic",
+                         "KV read": "traffic", "intensity": "intensity", "time": "seconds",
+                         "share of time": "percent"}  # fmt: skip
+    return df
+
+
+def summary_table(views: list[View]) -> pd.DataFrame:
+    """One row per device: both times, intensity, bound, tokens/s, memory and fit."""
+    df = pd.DataFrame({
+        "device": [v.device.name for v in views],
+        "math precision": [v.phase.precision for v in views],
+        "time (sum of ops)": [v.phase.time_s for v in views],
+        "time (single roofline)": [v.phase.time_bound_s for v in views],
+        "communication": [v.phase.comm_s for v in views],
+        "intensity": [v.phase.intensity for v in views],
+        "bound": [v.phase.bound for v in views],
+        "tokens/s": [v.tokens_per_s for v in views],
+        "memory per GPU": [v.memory.total for v in views],
+        "capacity per GPU": [v.memory.capacity for v in views],
+        "GPUs needed": [v.memory.gpus_needed for v in views],
+    })  # fmt: skip
+    df.attrs["units"] = {"time (sum of ops)": "seconds", "time (single roofline)": "seconds",
+                         "communication": "seconds", "intensity": "intensity",
+                         "memory per GPU": "capacity", "capacity per GPU": "capacity"}  # fmt: skip
+    return df
+
+
+def time_by_kind(v: View) -> dict[str, float]:
+    """Seconds by op group (projections, attention, MLP, lm_head, ...) and communication."""
+    out: dict[str, float] = {}
+    for pr in v.phase.ops:
+        group = KIND_GROUPS[pr.op.kind]
+        out[group] = out.get(group, 0.0) + pr.time_s
+    out[COMMUNICATION] = v.phase.comm_s
+    return out
+
+
+def memory_parts(m: serving.Memory) -> dict[str, float]:
+    """Bytes on all t GPUs together by what they hold."""
+    parts = {"weights": m.weights, "KV cache": m.kv_cache, "activations": m.activations,
+             "gradients + optimizer": m.optimizer}  # fmt: skip
+    return {k: v * m.tp for k, v in parts.items()}
+
+
+def crossover_table(model, device: Device, s: Setup) -> pd.DataFrame:
+    """The decode batch that turns compute-bound, per KV precision and context (None: never)."""
+    rows = []
+    for ctx in CROSSOVER_CONTEXTS:
+        row = {"context": ctx}
+        for bits in (16, 8, 4):
+            p = Precisions(s.precisions.weights, s.precisions.activations, bits)
+            row[f"KV {bits}-bit"] = serving.crossover_batch(model, device, ctx, p, s.fused, s.tp)
+        rows.append(row)
+    return pd.DataFrame(rows).astype("Float64")
+
+
+@dataclass(frozen=True)
+class Serving:
+    """Decode at the Setup's context from batch 1 to the memory limit, and the crossover."""
+
+    curve: tuple[serving.ServingPoint, ...]
+    crossover_batch: int | None
+    crossover: serving.ServingPoint | None  # on the curve's axes, when memory allows it
+
+
+def serving_view(model, device: Device, s: Setup) -> Serving:
+    """The throughput-latency curve at context L and where decode turns compute-bound."""
+    p, ctx = s.precisions, s.context
+    curve = tuple(serving.serving_curve(model, device, ctx, p, s.fused, s.tp))
+    b = serving.crossover_batch(model, device, ctx, p, s.fused, s.tp)
+    if b is None or not curve or b > curve[-1].batch:
+        return Serving(curve, b, None)
+    step = phases.decode(model, device, b, ctx, p, s.fused, s.tp)
+    return Serving(curve, b, serving.ServingPoint(b, step.time_s, b / step.time_s, step.bound))
+
+
+def serving_caption(sv: Serving, context: int) -> str:
+    """The capacity and the crossover in one sentence."""
+    limit = sv.curve[-1].batch if sv.curve else 0
+    if sv.crossover_batch is None:
+        cross = "decode never turns compute-bound at this context (the KV read grows as fast)"
+    elif sv.crossover is None:
+        cross = f"decode would turn compute-bound only at batch {sv.crossover_batch:,}, past it"
+    else:
+        cross = f"decode turns compute-bound from batch {sv.crossover_batch:,}"
+    return (f"At context {context:,}, {limit:,} sequences' KV caches fit beside the weights; "
+            f"{cross}.")  # fmt: skip
+
+
+def takeaway(model, v: View, s: Setup) -> str:
+    """What bounds the phase, what dominates its time, and whether it fits."""
+    kinds = time_by_kind(v)
+    top = max(kinds, key=kinds.get)
+    memory_ops = [pr for pr in v.phase.ops if pr.bound == "memory"]
+    share = sum(pr.time_s for pr in memory_ops) / v.phase.time_s
+    fit = _fit_sentence(v.memory)
+    return (
+        f"{model.name} {s.phase} on {v.device.name} is {v.phase.bound}-bound as a whole "
+        f"(intensity {fmt.intensity(v.phase.intensity)}, math at {v.phase.precision}); "
+        f"{fmt.percent(share)} of its time is in memory-bound ops and {top} takes the most "
+        f"({fmt.percent(kinds[top] / v.phase.time_s)}). {fit}"
+    )
+
+
+def _fit_sentence(m: serving.Memory) -> str:
+    """'Fits on 1 GPU' / 'Does not fit on 1 GPU: needs N' in words."""
+    gpus = f"{m.tp} GPU{'s' if m.tp > 1 else ''}"
+    if m.fits is None:
+        return "The device publishes no memory capacity, so the fit is unknown."
+    if m.fits:
+        return f"It fits on {gpus} ({fmt.capacity(m.total)} of {fmt.capacity(m.capacity)} each)."
+    return f"It does not fit on {gpus}: it needs at least {m.gpus_needed}."

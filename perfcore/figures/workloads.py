@@ -1,0 +1,185 @@
+"""The workloads charts: a layer's ops on the roofline, serving curve, memory, time by kind."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+
+from perfcore import format as fmt
+from perfcore.figures.roofline import X_MAX, X_MIN, roof_traces
+from perfcore.figures.style import LIGHT, SECOND_DEVICE_DASH, Theme, base_layout, color, log_axis
+from perfcore.model.roofline import Estimate
+from perfcore.model.serving import ServingPoint
+from perfcore.model.specs import Device
+
+KIND_COLORS = {"norm": 8, "projection": 0, "attention": 1, "mlp": 2, "residual": 5,
+               "lm_head": 3, "embedding": 6}  # fmt: skip
+MEMORY_COLORS = {"weights": 0, "KV cache": 1, "activations": 2, "gradients + optimizer": 3}
+
+
+def _points(points: Sequence[tuple[str, Estimate]], axis: str, legend: bool, theme: Theme) -> list:
+    """One marker per (kind, op) at (intensity, attainable), coloured by kind."""
+    return [
+        go.Scatter(
+            x=[e.intensity],
+            y=[e.attainable_flops_per_s],
+            mode="markers",
+            xaxis=axis,
+            marker={
+                "size": 11,
+                "color": color(KIND_COLORS.get(kind, 4)),
+                "line": {"color": theme.ink, "width": 1},
+            },
+            name=e.cost.name,
+            legendgroup=e.cost.name,
+            showlegend=legend,
+            hovertext=[
+                f"<b>{e.cost.name}</b><br>{fmt.flops(e.cost.flops)}, "
+                f"{fmt.traffic(e.cost.bytes)}<br>intensity {fmt.intensity(e.intensity)}"
+                f"<br>{e.limiter}-bound, {fmt.seconds(e.time_floor_s)}"
+            ],
+            hoverinfo="text",
+        )  # fmt: skip
+        for kind, e in points
+        if e.cost.flops > 0
+    ]
+
+
+def layer_roofline_figure(
+    device: Device,
+    precision: str,
+    prefill: Sequence[tuple[str, Estimate]],
+    decode: Sequence[tuple[str, Estimate]],
+    theme: Theme = LIGHT,
+) -> go.Figure:
+    """One layer's (kind, op) points on the device roofline: prefill left, decode right."""
+    fig = go.Figure(layout=base_layout(f"One layer's ops on {device.name}", "", "", 520, theme))
+    for axis, points in (("x", prefill), ("x2", decode)):
+        for trace in roof_traces(device, precision, brief=True):
+            trace.update(xaxis=axis, showlegend=axis == "x", legendgroup=trace.name)
+            fig.add_trace(trace)
+        fig.add_traces(_points(points, axis, axis == "x", theme))
+    peak = device.peak_flops(precision) or 1e15
+    x = log_axis(X_MIN, X_MAX, "intensity (FLOP/byte)", theme=theme)
+    fig.update_layout(
+        xaxis={**x, "domain": [0, 0.48]},
+        xaxis2={**x, "domain": [0.52, 1]},
+        yaxis=log_axis(peak / 1e5, peak * 3, "attainable FLOP/s", fmt.flops_per_s, theme),
+        annotations=[_panel("prefill", 0.0), _panel("decode", 0.52)],
+    )
+    return fig
+
+
+def _panel(text: str, x: float) -> dict:
+    """A panel title at paper x."""
+    return {"text": f"<b>{text}</b>", "x": x, "y": 1.0, "xref": "paper", "yref": "paper",
+            "showarrow": False, "xanchor": "left", "yanchor": "bottom"}  # fmt: skip
+
+
+def _curve(points: Sequence[ServingPoint], name: str, dash, i: int) -> go.Scatter:
+    """TPOT against aggregate tokens/s, one marker per batch size."""
+    return go.Scatter(
+        x=[p.tokens_per_s for p in points], y=[p.tpot_s for p in points], mode="lines+markers",
+        name=name, line={"color": color(i), "dash": dash},
+        hovertext=[f"batch {p.batch}: {fmt.seconds(p.tpot_s)} per token, "
+                   f"{p.tokens_per_s:,.0f} tokens/s ({p.bound}-bound)" for p in points],
+        hoverinfo="text",
+    )  # fmt: skip
+
+
+def _marker(p: ServingPoint, label: str, symbol: str, theme: Theme) -> go.Scatter:
+    """A labelled marker on the curve."""
+    return go.Scatter(x=[p.tokens_per_s], y=[p.tpot_s], mode="markers+text", name=label,
+                      text=[label], textposition="top left", textfont={"color": theme.text},
+                      marker={"size": 14, "symbol": symbol, "color": theme.ink})  # fmt: skip
+
+
+def serving_figure(
+    curve: Sequence[ServingPoint],
+    crossover: ServingPoint | None = None,
+    compare: Sequence[ServingPoint] = (),
+    names: tuple[str, str] = ("", ""),
+    theme: Theme = LIGHT,
+) -> go.Figure:
+    """Time per output token against aggregate tokens/s as batch grows to the memory limit."""
+    title = "Each user's time per token against the whole machine's tokens/s"
+    fig = go.Figure(layout=base_layout(title, "", "", 460, theme))
+    if curve:
+        fig.add_trace(_curve(curve, names[0] or "decode", None, 0))
+        last = curve[-1]
+        fig.add_trace(_marker(last, f"memory full: {last.batch} sequences", "x", theme))
+    if crossover is not None:
+        fig.add_trace(_marker(crossover, f"compute-bound from batch {crossover.batch}",
+                              "diamond", theme))  # fmt: skip
+    if compare:
+        fig.add_trace(_curve(compare, names[1], SECOND_DEVICE_DASH, 1))
+    every = [*curve, *compare, *([crossover] if crossover else [])]
+    rates = [p.tokens_per_s for p in every] or [1.0]
+    tpots = [p.tpot_s for p in every] or [1e-3]
+    fig.update_layout(
+        xaxis=log_axis(min(rates) / 2, max(rates) * 2, "aggregate tokens/s", theme=theme),
+        yaxis=log_axis(
+            min(tpots) / 2, max(tpots) * 2, "time per output token", fmt.seconds, theme
+        ),  # fmt: skip
+    )
+    return fig
+
+
+def memory_figure(
+    bars: Sequence[tuple[str, dict[str, float], float | None, int]], theme: Theme = LIGHT
+) -> go.Figure:
+    """Stacked bytes (weights, KV, activations, optimizer) per device against capacity × GPUs.
+
+    bars: (device name, {part: bytes on all GPUs}, capacity per GPU or None, GPUs).
+    """
+    labels = [name for name, *_ in bars]
+    fig = go.Figure(layout=base_layout(_memory_title(bars), "", "", 420, theme))
+    for part, i in MEMORY_COLORS.items():
+        fig.add_trace(go.Bar(x=labels, y=[parts[part] for _, parts, *_ in bars], name=part,
+                             marker={"color": color(i)},
+                             hovertext=[fmt.capacity(parts[part]) for _, parts, *_ in bars],
+                             hoverinfo="text+name"))  # fmt: skip
+    known = [(name, cap * n) for name, _, cap, n in bars if cap is not None]
+    if known:
+        fig.add_trace(_capacity(known, theme))
+    axis = {"title": {"text": "memory (bytes)"}, "exponentformat": "SI", "ticksuffix": "B"}
+    fig.update_layout(barmode="stack", yaxis=axis)
+    return fig
+
+
+def _capacity(known: list[tuple[str, float]], theme: Theme) -> go.Scatter:
+    """A wide tick at each device's capacity × GPUs."""
+    line = {"width": 3, "color": theme.ink}
+    return go.Scatter(x=[k for k, _ in known], y=[v for _, v in known], mode="markers",
+                      name="capacity × GPUs", marker={"symbol": "line-ew-open", "size": 70,
+                      "line": line}, hovertext=[fmt.capacity(v) for _, v in known],
+                      hoverinfo="text+name")  # fmt: skip
+
+
+def _memory_title(bars) -> str:
+    """The first device's verdict, said plainly: fits on N GPUs, or does not."""
+    if not bars:
+        return "Memory"
+    name, parts, cap, n = bars[0]
+    gpus = f"{n} GPU{'s' if n > 1 else ''}"
+    if cap is None:
+        return f"{name} publishes no capacity: the fit is unknown"
+    total = sum(parts.values())
+    verdict = "fits on" if total <= cap * n else "does not fit on"
+    return f"{fmt.capacity(total)} {verdict} {gpus} of {name} ({fmt.capacity(cap)} each)"
+
+
+def time_by_kind_figure(
+    kinds: Sequence[tuple[str, dict[str, float]]], theme: Theme = LIGHT
+) -> go.Figure:
+    """Seconds by op group and communication, one bar group per device."""
+    fig = go.Figure(layout=base_layout("Where the time goes", "", "", 380, theme))
+    for i, (name, by_kind) in enumerate(kinds):
+        fig.add_trace(go.Bar(x=list(by_kind), y=list(by_kind.values()), name=name,
+                             marker={"color": color(i)},
+                             hovertext=[fmt.seconds(v) for v in by_kind.values()],
+                             hoverinfo="text+name"))  # fmt: skip
+    fig.update_layout(barmode="group", yaxis={"title": {"text": "time"}, "exponentformat": "SI",
+                                              "ticksuffix": "s"})  # fmt: skip
+    return fig
