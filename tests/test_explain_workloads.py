@@ -1,0 +1,73 @@
+"""The workloads page's tables and takeaway: SI numbers with units, computed sentences."""
+
+import pytest
+
+from perfcore.explain import workloads as view
+from perfcore.model.models import load_models
+
+H100, A100 = "NVIDIA H100 SXM", "NVIDIA A100 SXM4 80GB"
+
+
+@pytest.fixture(scope="module")
+def models():
+    return load_models()
+
+
+def test_ops_table_is_numeric_with_units_and_times_add_up(specs, models):
+    v = view.view(models["Llama-3.1-8B"], specs[H100], view.Setup())
+    df = view.ops_table(v)
+    assert df["time"].sum() == pytest.approx(v.phase.compute_s)
+    assert df["share of time"].sum() == pytest.approx(1.0)
+    assert df.attrs["units"]["bytes"] == "traffic" and df.attrs["units"]["time"] == "seconds"
+    assert set(df["bound"]) <= {"compute", "memory"}
+    assert df["FLOPs"].dtype.kind == "f"
+
+
+def test_summary_has_one_row_per_device_with_capacity_in_binary_bytes(specs, models):
+    m, s = models["Llama-2-70B"], view.Setup()
+    views = [view.view(m, specs[d], s) for d in (H100, A100)]
+    df = view.summary_table(views)
+    assert list(df["device"]) == [H100, A100]
+    assert df.attrs["units"]["memory per GPU"] == "capacity"
+    assert list(df["GPUs needed"]) == [2, 2]
+
+
+def test_time_by_kind_covers_the_phase_and_communication(specs, models):
+    v = view.view(models["Llama-3.1-70B"], specs[H100], view.Setup(tp=4))
+    kinds = view.time_by_kind(v)
+    assert kinds["communication"] > 0
+    assert sum(kinds.values()) == pytest.approx(v.phase.time_s)
+
+
+def test_takeaway_says_bound_top_kind_and_fit(specs, models):
+    m = models["Llama-3.1-405B"]
+    text = view.takeaway(m, view.view(m, specs[H100], view.Setup()), view.Setup())
+    assert "memory-bound as a whole" in text and "does not fit on 1 GPU" in text
+    # 405.85e9 weights x 2 bytes + 16 x 4096 tokens x 516 kB of KV = 846 GB over 85.9 GB: 10
+    assert "it needs at least 10." in text
+
+
+def test_crossover_table_says_never_as_missing_and_narrower_kv_crosses_sooner(specs, models):
+    df = view.crossover_table(models["Llama-3.1-8B"], specs[H100], view.Setup())
+    first = df.iloc[0]
+    assert first["KV 4-bit"] < first["KV 16-bit"]
+    assert df["KV 16-bit"].isna().iloc[-1]
+
+
+def test_serving_caption_names_the_capacity_and_the_crossover(specs, models):
+    m, s = models["Llama-3.1-8B"], view.Setup(context=128)
+    sv = view.serving_view(m, specs[H100], s)
+    assert sv.crossover is not None and sv.crossover.bound == "compute"
+    text = view.serving_caption(sv, 128)
+    assert f"{sv.curve[-1].batch:,} sequences" in text
+    assert f"from batch {sv.crossover_batch:,}" in text
+
+
+def test_layer_points_are_one_layer_per_phase(specs, models):
+    m = models["Llama-3.1-8B"]
+    pre = view.layer_points(m, specs[H100], view.Setup(), "prefill")
+    dec = view.layer_points(m, specs[H100], view.Setup(), "decode")
+    assert [k for k, _ in pre] == [k for k, _ in dec]
+    proj = [e for k, e in pre if k == "projection"]
+    assert all(e.limiter == "compute" for e in proj)
+    assert all(e.limiter == "memory" for k, e in dec if k == "projection")

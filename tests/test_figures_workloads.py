@@ -1,0 +1,53 @@
+"""The workloads charts: layer roofline panels, serving curve, memory verdict, time by kind."""
+
+import pytest
+
+from perfcore.explain import workloads as view
+from perfcore.figures import workloads as charts
+from perfcore.figures.style import DARK
+from perfcore.model.models import load_models
+
+H100 = "NVIDIA H100 SXM"
+
+
+@pytest.fixture(scope="module")
+def llama():
+    return load_models()["Llama-3.1-8B"]
+
+
+def test_layer_roofline_has_prefill_and_decode_panels_on_the_same_roofs(specs, llama):
+    d, s = specs[H100], view.Setup()
+    pre, dec = (view.layer_points(llama, d, s, p) for p in ("prefill", "decode"))
+    fig = charts.layer_roofline_figure(d, "bf16", pre, dec, theme=DARK)
+    left = [t for t in fig.data if t.xaxis == "x" and t.mode == "markers"]
+    right = [t for t in fig.data if t.xaxis == "x2" and t.mode == "markers"]
+    assert len(left) == len(right) == len(pre)
+    assert [a.text for a in fig.layout.annotations] == ["<b>prefill</b>", "<b>decode</b>"]
+    assert fig.layout.paper_bgcolor == DARK.background
+    assert fig.layout.xaxis.type == fig.layout.xaxis2.type == "log"
+
+
+def test_serving_figure_marks_the_crossover_and_the_memory_limit(specs, llama):
+    sv = view.serving_view(llama, specs[H100], view.Setup(context=128))
+    fig = charts.serving_figure(sv.curve, sv.crossover, names=(H100, ""))
+    names = [t.name for t in fig.data]
+    assert f"memory full: {sv.curve[-1].batch} sequences" in names
+    assert f"compute-bound from batch {sv.crossover_batch}" in names
+    assert fig.layout.xaxis.type == fig.layout.yaxis.type == "log"
+
+
+def test_memory_figure_says_does_not_fit_plainly(specs):
+    m = load_models()["Llama-3.1-405B"]
+    v = view.view(m, specs[H100], view.Setup())
+    fig = charts.memory_figure([(H100, view.memory_parts(v.memory), v.memory.capacity, 1)])
+    assert "does not fit on 1 GPU" in fig.layout.title.text
+    assert [t.name for t in fig.data][:4] == ["weights", "KV cache", "activations",
+                                              "gradients + optimizer"]  # fmt: skip
+    assert fig.data[-1].y[0] == pytest.approx(specs[H100].memory_bytes)
+
+
+def test_time_by_kind_has_one_bar_group_per_device_and_communication(specs, llama):
+    views = [view.view(llama, specs[n], view.Setup(tp=2)) for n in (H100, "NVIDIA A100 SXM4 80GB")]
+    fig = charts.time_by_kind_figure([(v.device.name, view.time_by_kind(v)) for v in views])
+    assert len(fig.data) == 2
+    assert "communication" in fig.data[0].x and fig.data[0].y[-1] > 0

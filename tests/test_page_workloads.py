@@ -1,0 +1,82 @@
+"""The workloads page in AppTest: every model on a few devices, links, hostile links."""
+
+import pytest
+from conftest import notices, run_page
+
+from perfcore.model.models import load_models
+
+MODELS = list(load_models())
+DEVICES = ["NVIDIA H100 SXM", "NVIDIA A100 SXM4 80GB", "AMD Instinct MI300X"]
+
+
+def metric(at, label: str) -> str:
+    """The displayed value of the metric called `label`."""
+    return next(m.value for m in at.metric if m.label == label)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_every_model_renders_without_an_exception(device, specs):
+    if device not in specs:
+        pytest.skip(f"{device} is not in data/specs.csv")
+    at = run_page("workloads", {"device": device})
+    for name in MODELS:
+        at.selectbox(key="wl_model").set_value(name).run()
+        assert not at.exception, (name, at.exception)
+        assert not at.error, (name, [e.value for e in at.error])
+        assert "Time (sum of ops)" in [m.label for m in at.metric]
+
+
+@pytest.mark.parametrize("phase", ["prefill", "generate", "train"])
+def test_every_phase_renders_with_a_compare_device(phase):
+    at = run_page("workloads", {"device": "NVIDIA H100 SXM", "compare": "NVIDIA A100 SXM4 80GB",
+                                "wl_phase": phase, "wl_output_tokens": "64"})  # fmt: skip
+    assert not at.exception
+    assert at.radio(key="wl_phase").value == phase
+    if phase == "generate":
+        assert "Time to first token" in [m.label for m in at.metric]
+
+
+def test_a_larger_batch_raises_tokens_per_s():
+    at = run_page("workloads", {"device": "NVIDIA H100 SXM"})
+    before = float(metric(at, "Tokens/s").replace(",", ""))
+    at.number_input(key="wl_batch").set_value(64).run()
+    assert float(metric(at, "Tokens/s").replace(",", "")) > before
+
+
+def test_a_model_that_does_not_fit_says_so_plainly():
+    at = run_page("workloads", {"device": "NVIDIA H100 SXM", "wl_model": "Llama-3.1-405B"})
+    assert "does not fit on 1 GPU" in at.info[0].value
+
+
+def test_a_link_restores_the_view():
+    query = {"device": "NVIDIA H100 SXM", "wl_model": "Mixtral-8x7B", "wl_phase": "prefill",
+             "wl_batch": "4", "wl_context": "2048", "wl_weights_bits": "8", "wl_fused": "false",
+             "wl_tp": "2"}  # fmt: skip
+    at = run_page("workloads", query)
+    assert not at.exception and not notices(at)
+    assert at.selectbox(key="wl_model").value == "Mixtral-8x7B"
+    assert at.radio(key="wl_phase").value == "prefill"
+    assert (at.number_input(key="wl_batch").value, at.number_input(key="wl_context").value) == (
+        4,
+        2048,
+    )
+    assert at.selectbox(key="wl_weights_bits").value == 8
+    assert at.toggle(key="wl_fused").value is False
+
+
+def test_a_hostile_link_falls_back_with_notices():
+    query = {"device": "NVIDIA H100 SXM", "wl_model": "<script>", "wl_batch": "-3",
+             "wl_kv_bits": "3", "wl_tp": "1e999"}  # fmt: skip
+    at = run_page("workloads", query)
+    assert not at.exception
+    said = " ".join(notices(at))
+    for key in ("wl_model", "wl_batch", "wl_kv_bits", "wl_tp"):
+        assert key in said
+    assert at.selectbox(key="wl_model").value == "Llama-3.1-8B"
+
+
+def test_a_precision_the_device_lacks_is_named_not_drawn():
+    at = run_page("workloads", {"device": "NVIDIA A100 SXM4 80GB", "wl_weights_bits": "4",
+                                "wl_act_bits": "4"})  # fmt: skip
+    assert not at.exception
+    assert "publishes no fp4 peak" in at.error[0].value
