@@ -5,21 +5,41 @@ import streamlit as st
 import ui
 from perfcore.explain import roofline as view
 from perfcore.figures import roofline_figure
+from perfcore.llm_cli import BATCH, CONTEXT
 from perfcore.model import ops
+
+
+def layer_controls() -> tuple:
+    """The model, phase, batch and context of "a model's layer" (URL-bound)."""
+    models = ui.models()
+    model = models[ui.choice("model", list(models), "rf_layer_model")]
+    phase = ui.choice("phase", view.LAYER_PHASES, "rf_layer_phase")
+    return model, phase, ui.size(BATCH, "rf_layer_batch"), ui.size(CONTEXT, "rf_layer_context")
+
+
+def priced_points(precision: str) -> list:
+    """The catalog ops, then the model's layer ops, at `precision`."""
+    extra = view.layer_points(ctx.device, precision, *layer) if layer else []
+    return view.op_points(ctx.device, precision, sizes) + extra
+
 
 ctx = ui.context()
 st.title("Roofline")
 st.latex(r"\text{attainable} = \min(P_{\text{peak}},\; I \cdot \beta)")
-chosen_ops = ui.multi("Operations", list(ops.CATALOG), "rf_ops", view.DEFAULT_OPS)
-sizes = {}
+chosen_ops = ui.multi("Operations", view.OPTIONS, "rf_ops", view.DEFAULT_OPS)
+sizes, layer = {}, None
 for op, cols in zip(chosen_ops, st.columns(max(len(chosen_ops), 1)), strict=False):
     with cols:
         st.caption(op)
+        if op == view.MODEL_LAYER:
+            layer = layer_controls()
+            continue
         params = ops.CATALOG[op][1]
         sizes[op] = {p.name: ui.size(p, f"rf_{op}_{p.name}") for p in params}
-points = view.op_points(ctx.device, ctx.precision, sizes)
+
+points = priced_points(ctx.precision)
 previous_precision = st.session_state.get("rf_previous_precision", ctx.precision)
-previous = view.op_points(ctx.device, previous_precision, sizes)
+previous = priced_points(previous_precision)
 st.session_state["rf_previous_precision"] = ctx.precision
 with st.expander("Overlay measured points", expanded=False):
     measured = ui.results_upload("rf_results")

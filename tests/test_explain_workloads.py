@@ -71,3 +71,15 @@ def test_layer_points_are_one_layer_per_phase(specs, models):
     proj = [e for k, e in pre if k == "projection"]
     assert all(e.limiter == "compute" for e in proj)
     assert all(e.limiter == "memory" for k, e in dec if k == "projection")
+
+
+def test_the_roofline_catalogs_model_layer_is_the_workloads_layer(specs, models):
+    from perfcore.explain import roofline
+
+    m, d = models["Mixtral-8x7B"], specs[H100]
+    here = view.layer_points(m, d, view.Setup(batch=8, context=2048), "decode")
+    there = roofline.layer_points(d, "bf16", m, "decode", 8, 2048)
+    assert [(e.cost.flops, e.cost.bytes) for _, e in here] == [
+        (e.cost.flops, e.cost.bytes) for e in there
+    ]
+    assert there[1].cost.name == "Mixtral-8x7B decode: q proj"

@@ -52,3 +52,12 @@ def test_the_takeaway_counts_the_memory_bound_ops():
     at.multiselect(key="rf_ops").set_value(["matmul"]).run()
     text = next(i.value for i in at.info if "Read this" in i.value)
     assert "0 of 1 ops" in text
+
+
+def test_a_models_layer_from_the_catalog_adds_its_ops_from_a_link():
+    query = {"device": "NVIDIA H100 SXM", "rf_ops": "a model's layer",
+             "rf_layer_model": "Llama-3.1-8B", "rf_layer_phase": "prefill"}  # fmt: skip
+    at = run_page("roofline", query)
+    assert not at.exception and not notices(at)
+    ops = list(table(at)["operation"])
+    assert ops[0] == "Llama-3.1-8B prefill: attention norm" and len(ops) == 12

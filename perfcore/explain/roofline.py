@@ -5,12 +5,15 @@ from __future__ import annotations
 import pandas as pd
 
 from perfcore import format as fmt
-from perfcore.model import ops
+from perfcore.model import ops, workloads
 from perfcore.model.precision import BYTES_PER_ELEMENT
 from perfcore.model.roofline import Estimate, estimate
 from perfcore.model.specs import Device
 
 DEFAULT_OPS = ("add", "matvec", "matmul", "attention", "decode")
+MODEL_LAYER = "a model's layer"  # the Workloads page's layer ops, for a chosen model
+OPTIONS = (*ops.CATALOG, MODEL_LAYER)
+LAYER_PHASES = ("decode", "prefill")
 
 
 def op_points(device: Device, precision: str, chosen: dict[str, dict]) -> list[Estimate]:
@@ -18,6 +21,18 @@ def op_points(device: Device, precision: str, chosen: dict[str, dict]) -> list[E
     bpe = BYTES_PER_ELEMENT[precision]
     costs = [ops.build(op, bpe, **sizes) for op, sizes in chosen.items()]
     points = [estimate(device.peak_flops(precision), device.memory_bytes_per_s, c) for c in costs]
+    return [p for p in points if p is not None]
+
+
+def layer_points(device: Device, precision: str, model, phase: str, batch: int,
+                 context: int) -> list[Estimate]:  # fmt: skip
+    """One layer of `model` (the Workloads page's ops) at `precision`; [] where unpublished."""
+    bits = 8 * BYTES_PER_ELEMENT[precision]
+    one = workloads.layer_pass(phase, batch, context)
+    layer = workloads.layer_ops(model, one, workloads.Precisions(bits, bits, bits))
+    named = [ops.Cost(op.cost.flops, op.cost.bytes, f"{model.name} {phase}: {op.name}")
+             for op in layer]  # fmt: skip
+    points = [estimate(device.peak_flops(precision), device.memory_bytes_per_s, c) for c in named]
     return [p for p in points if p is not None]
 
 

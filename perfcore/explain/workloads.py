@@ -15,7 +15,7 @@ from perfcore import format as fmt
 from perfcore.model import phases, serving
 from perfcore.model.roofline import Estimate, estimate
 from perfcore.model.specs import Device
-from perfcore.model.workloads import DEFAULT, Pass, Precisions, layer_ops
+from perfcore.model.workloads import DEFAULT, Precisions, layer_ops, layer_pass
 
 # Op kinds as the "where the time goes" chart groups them.
 KIND_GROUPS = {"projection": "projections", "attention": "attention", "mlp": "MLP",
@@ -79,10 +79,7 @@ def layer_points(model, device: Device, s: Setup, phase: str) -> list[tuple[str,
     precision = phases.math_precision(device, s.precisions)
     if precision is None or device.memory_bytes_per_s is None:
         return []
-    if phase == "prefill":
-        one = Pass(s.batch, s.context, s.context, causal=True, fused=s.fused, tp=s.tp)
-    else:
-        one = Pass(s.batch, 1, s.context, causal=False, fused=s.fused, tp=s.tp)
+    one = layer_pass(phase, s.batch, s.context, s.fused, s.tp)
     peak, bw = device.peak_flops(precision), device.memory_bytes_per_s
     return [(op.kind, estimate(peak, bw, op.cost)) for op in layer_ops(model, one, s.precisions)]
 

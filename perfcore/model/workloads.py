@@ -98,6 +98,13 @@ class Pass:
         return self.batch * self.q
 
 
+def layer_pass(phase: str, batch: int, context: int, fused: bool = True, tp: int = 1) -> Pass:
+    """The Pass of a prefill (batch prompts of `context`) or a decode step at context L."""
+    if phase == "prefill":
+        return Pass(batch, context, context, causal=True, fused=fused, tp=tp)
+    return Pass(batch, 1, context, causal=False, fused=fused, tp=tp)
+
+
 def _linear(
     name: str,
     kind: str,
