@@ -17,28 +17,17 @@ DEFAULT_MODEL = "Llama-3.1-8B"
 PAGE_DEFAULTS = {"batch": 16, "context": 4096}
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def priced(model, device, setup):
-    """view.view, once per input; the error text where the device lacks a figure."""
+@st.cache_resource(show_spinner=False, max_entries=64)
+def built(model, device, compare, setup) -> tuple | str:
+    """The page's numbers and charts, once per input (shared, read-only); or what is missing.
+
+    A resource, not data: unpickling a go.Figure re-validates it, as slow as building it.
+    """
     try:
-        return view.view(model, device, setup)
+        data = view.page(model, device, compare, setup)
     except ValueError as e:
-        return str(e)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def served(model, device, setup):
-    """view.serving_view, once per input (None where the phase cannot be priced)."""
-    try:
-        return view.serving_view(model, device, setup)
-    except ValueError:
-        return None
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def crossovers(model, device, setup):
-    """view.crossover_table, once per input."""
-    return view.crossover_table(model, device, setup)
+        return f"Cannot price this on {device.name}: {e}."
+    return data, charts.page_figures(data, setup.tp)
 
 
 ctx, models = ui.context(), ui.models()
@@ -70,16 +59,14 @@ setup = view.Setup(phase, numbers["batch"], numbers["context"], numbers["output_
 st.caption(f"{name}: {model.kv_rule()}; {model.params() / 1e9:.2f}B parameters "
            f"({model.active_params() / 1e9:.2f}B active). Precision: {ROOF_RULE}.")  # fmt: skip
 
-main = priced(model, ctx.device, setup)
-if isinstance(main, str):
-    st.error(f"Cannot price this on {ctx.device.name}: {main}.")
+page = built(model, ctx.device, ctx.compare, setup)
+if isinstance(page, str):
+    st.error(page)
     st.stop()
-other = priced(model, ctx.compare, setup) if ctx.compare else None
-if isinstance(other, str):
-    st.warning(f"{ctx.compare.name} is left out: {other}.")
-    other = None
-views = [v for v in (main, other) if v is not None]
-
+data, figures = page
+if data.left_out:
+    st.warning(data.left_out)
+main = data.views[0]
 metrics = [("Time (sum of ops)", fmt.seconds(main.phase.time_s)),
            ("Single-roofline bound", fmt.seconds(main.phase.time_bound_s)),
            ("Intensity", f"{fmt.intensity(main.phase.intensity)} ({main.phase.bound}-bound)"),
@@ -94,28 +81,18 @@ for col, (label, value) in zip(st.columns(len(metrics)), metrics, strict=True):
     col.metric(label, value)
 
 left, right = st.columns(2)
-points = [view.layer_points(model, ctx.device, setup, p) for p in ("prefill", "decode")]
-left.plotly_chart(charts.layer_roofline_figure(ctx.device, main.phase.precision, *points),
-                  key="wl_layer")  # fmt: skip
-sv = served(model, ctx.device, setup)
-sv_other = served(model, ctx.compare, setup) if other else None
-curves = charts.serving_figure(sv.curve if sv else (), sv.crossover if sv else None,
-                               sv_other.curve if sv_other else (),
-                               (ctx.device.name, ctx.compare.name if other else ""))  # fmt: skip
-right.plotly_chart(curves, key="wl_serving")
-if sv:
-    right.caption(view.serving_caption(sv, setup.context))
+left.plotly_chart(figures["layer"], key="wl_layer")
+right.plotly_chart(figures["serving"], key="wl_serving")
+right.caption(view.serving_caption(data.serving[0], setup.context))
 left, right = st.columns(2)
-bars = [(v.device.name, view.memory_parts(v.memory), v.memory.capacity, setup.tp) for v in views]
-left.plotly_chart(charts.memory_figure(bars), key="wl_memory")
-kinds = [(v.device.name, view.time_by_kind(v)) for v in views]
-right.plotly_chart(charts.time_by_kind_figure(kinds), key="wl_kinds")
+left.plotly_chart(figures["memory"], key="wl_memory")
+right.plotly_chart(figures["kinds"], key="wl_kinds")
 
 ui.takeaway(view.takeaway(model, main, setup))
-ui.table(view.summary_table(views), "workloads_summary")
-ui.table(view.ops_table(main), "workloads_ops")
+ui.table(data.summary, "workloads_summary")
+ui.table(data.ops, "workloads_ops")
 with st.expander("Decode crossover batch by KV precision and context"):
-    ui.table(crossovers(model, ctx.device, setup), "workloads_crossover", empty="never")
+    ui.table(data.crossover, "workloads_crossover", empty="never")
 st.caption("Conventions: 2 FLOPs per multiply-add; decode reads every weight and the whole KV "
            "cache once per step; prefill runs lm_head on the last position only; TP all-reduces "
            "use the scale-up link per direction (docs/workloads.md).")  # fmt: skip

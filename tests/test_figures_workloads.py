@@ -21,7 +21,9 @@ def test_layer_roofline_has_prefill_and_decode_panels_on_the_same_roofs(specs, l
     fig = charts.layer_roofline_figure(d, "bf16", pre, dec, theme=DARK)
     left = [t for t in fig.data if t.xaxis == "x" and t.mode == "markers"]
     right = [t for t in fig.data if t.xaxis == "x2" and t.mode == "markers"]
-    assert len(left) == len(right) == len(pre)
+    assert [t.name for t in left] == [t.name for t in right]  # one trace per op kind
+    assert sum(len(t.x) for t in left) == sum(len(t.x) for t in right) == len(pre)
+    assert "<b>q proj</b>" in next(t for t in left if t.name == "projection").hovertext[0]
     assert [a.text for a in fig.layout.annotations] == ["<b>prefill</b>", "<b>decode</b>"]
     assert fig.layout.paper_bgcolor == DARK.background
     assert fig.layout.xaxis.type == fig.layout.xaxis2.type == "log"
@@ -51,3 +53,10 @@ def test_time_by_kind_has_one_bar_group_per_device_and_communication(specs, llam
     fig = charts.time_by_kind_figure([(v.device.name, view.time_by_kind(v)) for v in views])
     assert len(fig.data) == 2
     assert "communication" in fig.data[0].x and fig.data[0].y[-1] > 0
+
+
+def test_page_figures_builds_the_four_charts_for_both_devices(specs, llama):
+    data = view.page(llama, specs[H100], specs["NVIDIA A100 SXM4 80GB"], view.Setup())
+    figs = charts.page_figures(data, 1, DARK)
+    assert list(figs) == ["layer", "serving", "memory", "kinds"]
+    assert len(figs["kinds"].data) == 2 and len(figs["memory"].data[0].x) == 2

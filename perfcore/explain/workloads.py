@@ -211,3 +211,31 @@ def _fit_sentence(m: serving.Memory) -> str:
     if m.fits:
         return f"It fits on {gpus} ({fmt.capacity(m.total)} of {fmt.capacity(m.capacity)} each)."
     return f"It does not fit on {gpus}: it needs at least {m.gpus_needed}."
+
+
+@dataclass(frozen=True)
+class Page:
+    """Everything the workloads page shows for one input, both devices."""
+
+    views: tuple[View, ...]  # the sidebar's device, then the compare device if it prices
+    left_out: str | None  # why the compare device is missing, when it is
+    serving: tuple[Serving, ...]
+    layer: tuple[list, list]  # one layer's (kind, Estimate) at prefill and at decode
+    crossover: pd.DataFrame
+    summary: pd.DataFrame
+    ops: pd.DataFrame  # the sidebar device's ops
+
+
+def page(model, device: Device, compare: Device | None, s: Setup) -> Page:
+    """The page's numbers; ValueError (naming the missing figure) where `device` cannot price."""
+    views, left_out = [view(model, device, s)], None
+    if compare is not None:
+        try:
+            views.append(view(model, compare, s))
+        except ValueError as e:
+            left_out = f"{compare.name} is left out: {e}."
+    serving_views = tuple(serving_view(model, v.device, s) for v in views)
+    layer = tuple(layer_points(model, device, s, p) for p in ("prefill", "decode"))
+    cross = crossover_table(model, device, s)
+    return Page(tuple(views), left_out, serving_views, layer, cross, summary_table(views),
+                ops_table(views[0]))  # fmt: skip
