@@ -57,7 +57,8 @@ with cols[4]:
 setup = view.Setup(phase, numbers["batch"], numbers["context"], numbers["output_tokens"],
                    Precisions(*bits), fused, numbers["tp"], numbers["dp"], recompute)  # fmt: skip
 st.caption(f"{name}: {model.kv_rule()}; {model.params() / 1e9:.2f}B parameters "
-           f"({model.active_params() / 1e9:.2f}B active). Precision: {ROOF_RULE}.")  # fmt: skip
+           f"({model.active_params() / 1e9:.2f}B active). Precision: {ROOF_RULE}; the "
+           "sidebar's precision is not used here.")  # fmt: skip
 
 page = built(model, ctx.device, ctx.compare, setup)
 if isinstance(page, str):

@@ -152,7 +152,8 @@ def crossover_table(model, device: Device, s: Setup) -> pd.DataFrame:
             p = Precisions(s.precisions.weights, s.precisions.activations, bits)
             row[f"KV {bits}-bit"] = serving.crossover_batch(model, device, ctx, p, s.fused, s.tp)
         rows.append(row)
-    return pd.DataFrame(rows).astype("Float64")
+    df = pd.DataFrame(rows)
+    return df.astype({c: "Float64" for c in df.columns if c != "context"})
 
 
 @dataclass(frozen=True)
