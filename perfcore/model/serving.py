@@ -130,6 +130,9 @@ def crossover_batch(
     def compute_bound(b: int) -> bool:
         return phases.decode(model, device, b, context, p, fused, tp).bound == "compute"
 
+    guess = _affine_guess(model, device, context, p, fused, tp)
+    if guess is not None and compute_bound(guess) and (guess == 1 or not compute_bound(guess - 1)):
+        return guess  # a dense step is affine in batch: two steps pin it, two more confirm it
     if not compute_bound(MAX_BATCH):
         return None
     lo, hi = 1, MAX_BATCH
@@ -137,6 +140,17 @@ def crossover_batch(
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if compute_bound(mid) else (mid + 1, hi)
     return lo
+
+
+def _affine_guess(model, device, context, p, fused, tp) -> int | None:
+    """Where t_math = t_memory if FLOPs and bytes grow linearly with batch (dense models)."""
+    one, two = (phases.decode(model, device, b, context, p, fused, tp) for b in (1, 2))
+    df, db = two.flops - one.flops, two.bytes - one.bytes
+    gain = df / one.peak_flops_per_s * one.bytes_per_s - db  # bytes/batch the math outgrows
+    if gain <= 0:
+        return None
+    need = one.bytes - db - (one.flops - df) / one.peak_flops_per_s * one.bytes_per_s
+    return min(MAX_BATCH, max(1, math.ceil(need / gain)))
 
 
 @dataclass(frozen=True)
