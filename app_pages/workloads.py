@@ -1,7 +1,5 @@
 """Workloads: a whole model on the sidebar's device (and the compare device), every phase."""
 
-from dataclasses import replace
-
 import streamlit as st
 
 import ui
@@ -15,6 +13,9 @@ from perfcore.model.workloads import BITS, Precisions
 DEFAULT_MODEL = "Llama-3.1-8B"
 # The page opens on serving at a useful size: 16 sequences at a 4k context.
 PAGE_DEFAULTS = {"batch": 16, "context": 4096}
+LABELS = {"batch": "Batch (sequences)", "context": "Prompt / context tokens",
+          "output_tokens": "Output tokens", "tp": "Tensor parallel (GPUs)",
+          "dp": "Data parallel (train)"}  # fmt: skip
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -44,8 +45,9 @@ cols = st.columns(5)
 numbers = {}
 for col, param in zip(cols, (BATCH, CONTEXT, OUTPUT, TP, DP), strict=True):
     with col:
-        shown = replace(param, default=PAGE_DEFAULTS.get(param.name, param.default))
-        numbers[param.name] = ui.size(shown, f"wl_{param.name}")
+        default = PAGE_DEFAULTS.get(param.name, param.default)
+        numbers[param.name] = ui.number(LABELS[param.name], f"wl_{param.name}", default,
+                                        param.lo, param.hi, help=param.help)  # fmt: skip
 cols = st.columns(5)
 bits = [ui.choice(f"{what} bits", BITS, f"wl_{key}_bits", 16, widget=col.selectbox)
         for col, what, key in zip(cols, ("Weight", "Activation", "KV cache"),

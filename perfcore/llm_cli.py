@@ -142,8 +142,7 @@ def _guarded(work) -> int:
     try:
         out = work()
     except (UsageError, SpecError, ModelError, ValueError) as e:
-        print(f"error: {str(e).splitlines()[0] if isinstance(e, UsageError) else e}",
-              file=sys.stderr)  # fmt: skip
+        print(f"error: {e}", file=sys.stderr)
         return 2
     print(out)
     return 0
