@@ -6,7 +6,7 @@ from conftest import SEED, notices, run_page
 from perfcore import load_specs
 
 PAGES = ["home", "roofline", "hierarchy", "generations", "precision", "occupancy", "scale_out",
-         "pitfalls", "measure"]  # fmt: skip
+         "workloads", "pitfalls", "measure"]  # fmt: skip
 DEVICES = list(load_specs())
 
 
