@@ -72,7 +72,7 @@ if data.left_out:
 main = data.views[0]
 metrics = [("Time (sum of ops)", fmt.seconds(main.phase.time_s)),
            ("Single-roofline bound", fmt.seconds(main.phase.time_bound_s)),
-           ("Intensity", f"{fmt.intensity(main.phase.intensity)} ({main.phase.bound}-bound)"),
+           (f"Intensity ({main.phase.bound}-bound)", fmt.intensity(main.phase.intensity)),
            ("Tokens/s", f"{main.tokens_per_s:,.0f}"),
            ("Memory per GPU", fmt.capacity(main.memory.total))]  # fmt: skip
 if main.generation:
@@ -80,7 +80,8 @@ if main.generation:
     metrics[3:3] = [("Time to first token", fmt.seconds(g.ttft_s)),
                     ("Time per output token", f"{fmt.seconds(g.tpot_first_s)} → "
                                               f"{fmt.seconds(g.tpot_last_s)}")]  # fmt: skip
-for col, (label, value) in zip(st.columns(len(metrics)), metrics, strict=True):
+widths = [1.5 if label.startswith("Intensity") else 1 for label, _ in metrics]
+for col, (label, value) in zip(st.columns(widths), metrics, strict=True):
     col.metric(label, value)
 
 left, right = st.columns(2)

@@ -60,3 +60,9 @@ def test_page_figures_builds_the_four_charts_for_both_devices(specs, llama):
     figs = charts.page_figures(data, 1, DARK)
     assert list(figs) == ["layer", "serving", "memory", "kinds"]
     assert len(figs["kinds"].data) == 2 and len(figs["memory"].data[0].x) == 2
+
+
+def test_memory_ticks_are_binary_like_capacities():
+    ticks = charts.gib_ticks(86e9)
+    assert ticks["ticktext"] == ["0", "20.0 GiB", "40.0 GiB", "60.0 GiB", "80.0 GiB", "100 GiB"]
+    assert ticks["tickvals"][4] == 80 * 2**30

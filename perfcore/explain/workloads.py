@@ -18,10 +18,10 @@ from perfcore.model.specs import Device
 from perfcore.model.workloads import DEFAULT, Precisions, layer_ops, layer_pass
 
 # Op kinds as the "where the time goes" chart groups them.
+# Norms, residual adds and the embedding read are all elementwise: "elementwise".
 KIND_GROUPS = {"projection": "projections", "attention": "attention", "mlp": "MLP",
-               "lm_head": "lm_head", "norm": "norms, adds, embedding",
-               "residual": "norms, adds, embedding", "embedding": "norms, adds, embedding",
-               "optimizer": "optimizer"}  # fmt: skip
+               "lm_head": "lm_head", "norm": "elementwise", "residual": "elementwise",
+               "embedding": "elementwise", "optimizer": "optimizer"}  # fmt: skip
 COMMUNICATION = "communication"
 CROSSOVER_CONTEXTS = (128, 1024, 8192, 32768)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
@@ -142,17 +143,31 @@ def memory_figure(
     known = [(name, cap * n) for name, _, cap, n in bars if cap is not None]
     if known:
         fig.add_trace(_capacity(known, theme))
-    axis = {"title": {"text": "memory (bytes)"}, "exponentformat": "SI", "ticksuffix": "B"}
-    fig.update_layout(barmode="stack", yaxis=axis)
+    top = max([sum(parts.values()) for _, parts, *_ in bars] + [v for _, v in known] + [1.0])
+    fig.update_layout(barmode="stack", yaxis={"title": {"text": "memory"}, **gib_ticks(top)})
     return fig
+
+
+def gib_ticks(top: float) -> dict:
+    """Y ticks in binary units (GiB, TiB), as capacities are sized: 1-2-5 steps, up to `top`."""
+    steps = (m * 10**e * 2**30 for e in range(12) for m in (1, 2, 5))
+    step = next(s for s in steps if top / s <= 6)
+    ticks = [i * step for i in range(math.ceil(top / step) + 1)]
+    return {"tickvals": ticks, "ticktext": [fmt.capacity(t) if t else "0" for t in ticks]}
 
 
 def _capacity(known: list[tuple[str, float]], theme: Theme) -> go.Scatter:
     """A wide tick at each device's capacity × GPUs."""
-    line = {"width": 3, "color": theme.ink}
+    # An open symbol draws only its line: colour and line both take the theme's ink.
+    marker = {
+        "symbol": "line-ew-open",
+        "size": 70,
+        "color": theme.ink,
+        "line": {"width": 3, "color": theme.ink},
+    }
+    hover = [fmt.capacity(v) for _, v in known]
     return go.Scatter(x=[k for k, _ in known], y=[v for _, v in known], mode="markers",
-                      name="capacity × GPUs", marker={"symbol": "line-ew-open", "size": 70,
-                      "line": line}, hovertext=[fmt.capacity(v) for _, v in known],
+                      name="capacity × GPUs", marker=marker, hovertext=hover,
                       hoverinfo="text+name")  # fmt: skip
 
 
@@ -166,7 +181,7 @@ def _memory_title(bars) -> str:
         return f"{name} publishes no capacity: the fit is unknown"
     total = sum(parts.values())
     verdict = "fits on" if total <= cap * n else "does not fit on"
-    return f"{fmt.capacity(total)} {verdict} {gpus} of {name} ({fmt.capacity(cap)} each)"
+    return f"{fmt.capacity(total)} {verdict} {gpus} ({n} × {fmt.capacity(cap)})"
 
 
 def time_by_kind_figure(
@@ -179,7 +194,8 @@ def time_by_kind_figure(
                              marker={"color": color(i)},
                              hovertext=[fmt.seconds(v) for v in by_kind.values()],
                              hoverinfo="text+name"))  # fmt: skip
-    fig.update_layout(barmode="group", yaxis={"title": {"text": "time"}, "exponentformat": "SI",
+    # d3's SI format: 0.004 -> "4m", so the axis reads 4 ms, not 0.004 s.
+    fig.update_layout(barmode="group", yaxis={"title": {"text": "time"}, "tickformat": "~s",
                                               "ticksuffix": "s"})  # fmt: skip
     return fig
 
