@@ -80,9 +80,9 @@ if main.generation:
     metrics[3:3] = [("Time to first token", fmt.seconds(g.ttft_s)),
                     ("Time per output token", f"{fmt.seconds(g.tpot_first_s)} → "
                                               f"{fmt.seconds(g.tpot_last_s)}")]  # fmt: skip
-widths = [1.5 if label.startswith("Intensity") else 1 for label, _ in metrics]
-for col, (label, value) in zip(st.columns(widths), metrics, strict=True):
-    col.metric(label, value)
+for row in range(0, len(metrics), 4):  # rows of four stay legible on a narrow screen
+    for col, (label, value) in zip(st.columns(4), metrics[row : row + 4], strict=False):
+        col.metric(label, value)
 
 left, right = st.columns(2)
 left.plotly_chart(figures["layer"], key="wl_layer")

@@ -83,3 +83,9 @@ def test_the_roofline_catalogs_model_layer_is_the_workloads_layer(specs, models)
         (e.cost.flops, e.cost.bytes) for e in there
     ]
     assert there[1].cost.name == "Mixtral-8x7B decode: q proj"
+
+
+def test_serving_caption_says_plainly_when_the_weights_fill_the_gpus(specs, models):
+    sv = view.serving_view(models["Mixtral-8x7B"], specs[H100], view.Setup(context=128))
+    assert sv.curve == ()
+    assert view.serving_caption(sv, 128).startswith("No sequence at context 128 fits")

@@ -66,3 +66,8 @@ def test_memory_ticks_are_binary_like_capacities():
     ticks = charts.gib_ticks(86e9)
     assert ticks["ticktext"] == ["0", "20.0 GiB", "40.0 GiB", "60.0 GiB", "80.0 GiB", "100 GiB"]
     assert ticks["tickvals"][4] == 80 * 2**30
+
+
+def test_serving_figure_says_when_no_sequence_fits():
+    fig = charts.serving_figure(())
+    assert fig.layout.annotations[0].text == "no sequence fits beside the weights"

@@ -179,6 +179,10 @@ def serving_view(model, device: Device, s: Setup) -> Serving:
 def serving_caption(sv: Serving, context: int) -> str:
     """The capacity and the crossover in one sentence."""
     limit = sv.curve[-1].batch if sv.curve else 0
+    if not limit:
+        return (f"No sequence at context {context:,} fits: the weights leave no room for "
+                "its KV cache on these GPUs. Raise tensor parallelism or narrow the "
+                "weights.")  # fmt: skip
     if sv.crossover_batch is None:
         cross = "decode never turns compute-bound at this context (the KV read grows as fast)"
     elif sv.crossover is None:

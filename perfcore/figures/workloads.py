@@ -103,9 +103,12 @@ def serving_figure(
     theme: Theme = LIGHT,
 ) -> go.Figure:
     """Time per output token against aggregate tokens/s as batch grows to the memory limit."""
-    title = "Each user's time per token against the whole machine's tokens/s"
+    title = "Time per token against tokens/s, batch 1 to memory full"
     fig = go.Figure(layout=base_layout(title, "", "", 460, theme))
-    if curve:
+    if not curve:
+        fig.add_annotation(text="no sequence fits beside the weights", showarrow=False,
+                           xref="paper", yref="paper", x=0.5, y=0.5)  # fmt: skip
+    else:
         fig.add_trace(_curve(curve, names[0] or "decode", None, 0))
         last = curve[-1]
         fig.add_trace(_marker(last, f"memory full: {last.batch} sequences", "x", theme))
