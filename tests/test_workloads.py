@@ -109,10 +109,22 @@ def test_mixtral_decode_reads_the_experts_its_tokens_visit(h100):
     assert step.flops == pytest.approx(2 * active + attention, rel=0.01)
 
 
-def test_mixtral_prefill_flops_follow_active_params(h100):
-    step = phases.prefill(MIXTRAL, h100, 1, 512)
-    dense_part = 2 * (MIXTRAL.active_params() - 2 * 32000 * 4096) * 512
-    assert step.flops == pytest.approx(dense_part, rel=0.05)
+def test_mixtral_prefill_worked_by_hand(h100):
+    """Mixtral-8x7B, batch 1, prompt 512, 16 bits, fused; per layer (x32), T = 512 tokens:
+
+    router: 2 x 512 x 4096 x 8 FLOPs; experts: 512 tokens x 2 experts x 2 x 3 x 4096 x 14,336
+    FLOPs; experts read: 8 x (1 - (6/8)^512), i.e. all 8, so 8 x 3 x 4096 x 14,336 x 2 bytes
+    of weights; attention: causal 512 x 513 / 2 = 131,328 pairs per head, 32 heads,
+    (4 x 128 + 5) FLOPs each; lm_head on the last position: 2 x 4096 x 32,000 FLOPs.
+    """
+    got = by_name(phases.prefill(MIXTRAL, h100, 1, 512))
+    assert got["router"].flops == 32 * 2 * 512 * 4096 * 8
+    expert_flops = got["experts gate+up"].flops + got["experts down"].flops
+    assert expert_flops == 32 * 512 * 2 * 2 * 3 * 4096 * 14336
+    expert_weights = got["experts gate+up"].weights + got["experts down"].weights
+    assert expert_weights == pytest.approx(32 * 8 * 3 * 4096 * 14336 * 2, rel=1e-9)
+    assert got["attention"].flops == 32 * 32 * 131_328 * (4 * 128 + 5)
+    assert got["lm_head"].flops == 2 * 4096 * 32000
 
 
 def test_expected_experts_touched_follows_the_formula():
