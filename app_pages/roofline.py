@@ -5,8 +5,8 @@ import streamlit as st
 import ui
 from perfcore.explain import roofline as view
 from perfcore.figures import roofline_figure
-from perfcore.llm_cli import BATCH, CONTEXT
 from perfcore.model import ops
+from perfcore.model.phases import BATCH, CONTEXT
 
 
 def layer_controls() -> tuple:

@@ -6,8 +6,7 @@ import ui
 from perfcore import format as fmt
 from perfcore.explain import workloads as view
 from perfcore.figures import workloads as charts
-from perfcore.llm_cli import BATCH, CONTEXT, DP, OUTPUT, TP
-from perfcore.model.phases import PHASES, ROOF_RULE
+from perfcore.model.phases import BATCH, CONTEXT, DP, OUTPUT, PHASES, ROOF_RULE, TP
 from perfcore.model.workloads import BITS, Precisions
 
 DEFAULT_MODEL = "Llama-3.1-8B"

@@ -18,17 +18,9 @@ from perfcore.cli import UsageError, pick
 from perfcore.model import phases, serving
 from perfcore.model.models import ModelError, load_models
 from perfcore.model.ops import Param
+from perfcore.model.phases import NUMBERS
 from perfcore.model.specs import SpecError, load_specs
 from perfcore.model.workloads import BITS, Precisions
-
-# The ranges of every number the command and the page take.
-BATCH = Param("batch", 1, "sequences processed together", hi=2**20)
-CONTEXT = Param("context", 1024, "prompt length (prefill, generate, train) or context (decode)",
-                hi=2**21)  # fmt: skip
-OUTPUT = Param("output_tokens", 256, "tokens generated after the prompt", hi=2**20)
-TP = Param("tp", 1, "tensor-parallel GPUs", hi=1024)
-DP = Param("dp", 1, "data-parallel replicas (training)", hi=2**16)
-NUMBERS = (BATCH, CONTEXT, OUTPUT, TP, DP)
 
 
 def checked(param: Param, value: float) -> int:

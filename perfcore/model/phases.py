@@ -11,12 +11,21 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from perfcore.model import parallel
-from perfcore.model.ops import Cost
+from perfcore.model.ops import Cost, Param
 from perfcore.model.roofline import estimate, t_lower
 from perfcore.model.specs import Device
 from perfcore.model.workloads import DEFAULT, Op, Pass, Precisions, model_ops
 
 PHASES = ("prefill", "decode", "generate", "train")
+# The ranges of every number the command line and the pages take.
+BATCH = Param("batch", 1, "sequences processed together", hi=2**20)
+CONTEXT = Param("context", 1024, "prompt length (prefill, generate, train) or context (decode)",
+                hi=2**21)  # fmt: skip
+OUTPUT = Param("output_tokens", 256, "tokens generated after the prompt", hi=2**20)
+TP = Param("tp", 1, "tensor-parallel GPUs", hi=1024)
+DP = Param("dp", 1, "data-parallel replicas (training)", hi=2**16)
+NUMBERS = (BATCH, CONTEXT, OUTPUT, TP, DP)
+
 # Bits the math runs in -> the precisions whose peak applies, first published wins.
 MATH_PRECISIONS = {16: ("bf16", "fp16"), 8: ("fp8", "int8"), 4: ("fp4",)}
 ROOF_RULE = ("the math runs in the wider of the weight and activation precisions "
