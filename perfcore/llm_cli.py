@@ -149,6 +149,7 @@ def run_llm(args: argparse.Namespace) -> int:
     """`llm`: resolve names, check numbers, price, print."""
 
     def work() -> str:
+        """The rendered result (raises on bad input)."""
         models, specs = load_models(args.models), load_specs(args.specs)
         model = models[pick("model", args.model, models)]
         device = specs[pick("device", args.device, specs)]

@@ -128,6 +128,7 @@ def crossover_batch(
     """Smallest decode batch whose step intensity reaches the ridge; None if never (KV-bound)."""
 
     def compute_bound(b: int) -> bool:
+        """Whether a decode step at batch b sits under the compute roof."""
         return phases.decode(model, device, b, context, p, fused, tp).bound == "compute"
 
     guess = _affine_guess(model, device, context, p, fused, tp)
