@@ -115,9 +115,9 @@ def register(subparsers) -> None:
     c = subparsers.add_parser("llm", help="price a whole model on a device", description=__doc__)
     c.add_argument("--models", help="a models CSV (default: data/models.csv)")
     c.add_argument("--specs", help="a specs CSV (default: data/specs.csv)")
-    c.add_argument("--model", required=True)
-    c.add_argument("--device", required=True)
-    c.add_argument("--phase", default="decode")
+    c.add_argument("--model", required=True, help="a name from `python -m perfcore models`")
+    c.add_argument("--device", required=True, help="a name from `python -m perfcore specs`")
+    c.add_argument("--phase", default="decode", help=" | ".join(phases.PHASES))
     for param in NUMBERS:
         c.add_argument(f"--{param.name.replace('_', '-')}", dest=param.name, type=float,
                        default=param.default, help=param.help)  # fmt: skip
