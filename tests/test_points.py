@@ -17,8 +17,9 @@ def point(seconds: float = 1e-3, spread: float = 0.1, precision: str = "bf16") -
 
 
 def record(label: str, m: Measurement, flops: float | None, n_bytes: float | None) -> Record:
-    return Record("sweep", label, m, "NVIDIA H100 80GB HBM3", "gpu", "0.10.2", STAMP,
-                  precision="bf16", flops=flops, bytes=n_bytes)  # fmt: skip
+    return Record(experiment="sweep", label=label, measurement=m, device="NVIDIA H100 80GB HBM3",
+                  backend="gpu", jax_version="0.10.2", timestamp=STAMP, precision="bf16",
+                  flops=flops, bytes=n_bytes)  # fmt: skip
 
 
 RECORDS = (

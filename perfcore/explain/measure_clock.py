@@ -53,14 +53,11 @@ class DispatchRow:
 
 
 def dispatch(records: tuple[Record, ...]) -> list[DispatchRow]:
-    """The dispatch experiment's sizes, smallest first."""
-    got = {r.label: r.measurement.statistic for r in records if r.experiment == "dispatch"}
-    sizes = sorted(int(k.split()[1]) for k in got if k.startswith("dispatch "))
-    return [
-        DispatchRow(n, got[f"dispatch {n}"], got[f"compute {n}"])
-        for n in sizes
-        if f"compute {n}" in got
-    ]
+    """The dispatch experiment's sizes, smallest first: unblocked and blocked at each."""
+    sized = [r for r in records if r.experiment == "dispatch" and r.size]
+    got = {(int(r.size), r.measurement.synced): r.measurement.statistic for r in sized}
+    both = sorted(n for n, synced in got if synced and (n, False) in got)
+    return [DispatchRow(n, got[n, False], got[n, True]) for n in both]
 
 
 def dispatch_table(rows: list[DispatchRow]) -> pd.DataFrame:

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pandas as pd
-
 from perfcore import format as fmt
 from perfcore.measure.devices import DTYPE_PRECISION
 from perfcore.measure.points import measured_point
@@ -23,14 +21,7 @@ from perfcore.model.specs import PRECISIONS, Device
 
 RATE_BASIS = "FLOPs / median seconds per call"
 EMPTY_CALL = "empty call"  # jax_bench's sweep label for the cost of launching nothing
-REGIME = "regime: "  # how jax_bench notes a sweep record's regime
 EXTEND = 4  # the ceilings are drawn from a quarter of the smallest size to 4x the largest
-
-
-def regime_of(record: Record) -> str:
-    """The regime jax_bench noted on a sweep record ('' when none)."""
-    note = record.note
-    return note[len(REGIME) :].split(" (")[0] if note.startswith(REGIME) else ""
 
 
 @dataclass(frozen=True)
@@ -49,22 +40,11 @@ class SweepPoint:
 
 def sweep(records: tuple[Record, ...]) -> list[SweepPoint]:
     """The synchronized sized matmuls of the sweep, smallest first."""
-    sized = [r for r in records if r.experiment == "sweep" and r.flops and r.bytes and r.shapes]
-    rows = []
-    for r in (r for r in sized if r.measurement.synced):
-        p = measured_point(r)
-        rows.append(
-            SweepPoint(
-                r.shapes[0][0],
-                r.dtype,
-                r.precision,
-                p.seconds_median,
-                p.flops_per_s,
-                p.flops_per_s_lo,
-                p.flops_per_s_hi,
-                regime_of(r),
-            )
-        )
+    sized = [r for r in records if r.experiment == "sweep" and r.size and r.flops_per_s]
+    points = [(r, measured_point(r)) for r in sized if r.bytes]
+    rows = [SweepPoint(int(r.size), r.dtype, r.precision, p.seconds_median, p.flops_per_s,
+                       p.flops_per_s_lo, p.flops_per_s_hi, r.regime)
+            for r, p in points]  # fmt: skip
     return sorted(rows, key=lambda row: row.n)
 
 
@@ -140,6 +120,11 @@ def _cap(first: SweepPoint, t_empty: float | None) -> str:
     return head + "."
 
 
+def spec_peak(spec: Device | None, precision: str) -> float | None:
+    """The spec row's peak FLOP/s at precision; None without a row, a precision or a figure."""
+    return spec.peak_flops(precision) if spec and precision in PRECISIONS else None
+
+
 @dataclass(frozen=True)
 class Ceiling:
     """An empirical ceiling (median of a back-to-back loop) beside the spec row's figure."""
@@ -155,27 +140,15 @@ class Ceiling:
         return self.measured / self.spec if self.spec else None
 
 
-def ceilings(records: tuple[Record, ...], spec: Device) -> list[Ceiling]:
-    """The best matmul's FLOP/s and the copy's bytes/s, against the spec row."""
+def ceilings(records: tuple[Record, ...], spec: Device | None) -> list[Ceiling]:
+    """The best matmul's FLOP/s and the copy's bytes/s, against the spec row (if one applies)."""
     out = []
     for r in (r for r in records if r.experiment == "ceilings" and r.measurement.synced):
-        median = r.measurement.median
-        if r.flops:
-            peak = spec.peak_flops(r.precision) if r.precision in PRECISIONS else None
+        if r.flops_per_s:
+            peak = spec_peak(spec, r.precision)
             what = f"matmul {'x'.join(map(str, r.shapes[0]))} ({r.precision or r.dtype})"
-            out.append(Ceiling(what, r.flops / median, peak, "FLOP/s"))
-        elif r.bytes:
+            out.append(Ceiling(what, r.flops_per_s, peak, "FLOP/s"))
+        elif r.bytes_per_s:
             copy = f"device-memory copy ({r.dtype})"
-            out.append(Ceiling(copy, r.bytes / median, spec.memory_bytes_per_s, "B/s"))
+            out.append(Ceiling(copy, r.bytes_per_s, spec and spec.memory_bytes_per_s, "B/s"))
     return out
-
-
-def ceilings_table(rows: list[Ceiling], spec: Device) -> pd.DataFrame:
-    """Measured ceiling, spec figure (its row named), fraction of spec."""
-    return pd.DataFrame(
-        {"ceiling": [c.what for c in rows],
-         "measured (median of a back-to-back loop)": [c.measured for c in rows],
-         f"spec ({spec.name})": [c.spec for c in rows],
-         "unit": [c.unit for c in rows],
-         "fraction of spec": [c.fraction for c in rows]}
-    )  # fmt: skip

@@ -72,7 +72,7 @@ def measured_point(record: Record) -> MeasuredPoint:
 
 def measured_points(records: tuple[Record, ...]) -> tuple[MeasuredPoint, ...]:
     """Points for every synchronized record with FLOPs and bytes (naive timings excluded)."""
-    usable = (r for r in records if r.measurement.synced and r.flops and r.bytes)
+    usable = (r for r in records if r.flops_per_s and r.bytes_per_s)
     return tuple(measured_point(r) for r in usable if r.measurement.min > 0)
 
 
