@@ -9,6 +9,8 @@ perfcore, then one figure builder; they hold no arithmetic.
 from __future__ import annotations
 
 import functools
+import gc
+import importlib
 import math
 import os
 from collections.abc import Sequence
@@ -18,8 +20,6 @@ import pandas as pd
 import streamlit as st
 
 from perfcore.format import NOT_PUBLISHED
-from perfcore.measure import jax_bench
-from perfcore.measure.devices import Detected
 from perfcore.measure.points import MeasuredPoint, measured_points
 from perfcore.measure.results import Record, ResultsError, load_results_bytes, to_json
 from perfcore.model.ops import Param
@@ -100,19 +100,17 @@ def results_download(records: tuple[Record, ...], key: str) -> None:
                        on_click="ignore")  # fmt: skip
 
 
-@st.cache_resource(show_spinner="Starting JAX to see which device it runs on...")
-def _detected() -> Detected:
-    """JAX's default device, unmatched (imports JAX: once per server process)."""
-    return jax_bench.detect({})
+@st.cache_resource(show_spinner="Starting JAX (once per server)...")
+def measurement_module():
+    """perfcore.measure.jax_bench with JAX imported, then frozen out of the collector.
 
-
-def detected_device() -> Detected | None:
-    """JAX's default device; None, said with an error, when JAX is installed but cannot start."""
-    try:
-        return _detected()
-    except RuntimeError as error:  # e.g. a CUDA plugin that finds no driver
-        st.error(f"JAX is installed but could not start a backend: {error}")
-        return None
+    Imported on first need (a Run), never to draw a page; gc.freeze() afterwards keeps the
+    live server's per-run garbage collection from walking JAX's objects (PERFORMANCE.md).
+    """
+    module = importlib.import_module("perfcore.measure.jax_bench")
+    module.start_jax()
+    gc.freeze()
+    return module
 
 
 def reset_notices() -> None:

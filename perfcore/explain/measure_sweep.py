@@ -82,12 +82,12 @@ def overhead_ceiling(records: tuple[Record, ...]) -> list[tuple[float, float]]:
     return [(c.intensity, c.flops / t_empty) for c in costs]
 
 
-def roof_by_n(records: tuple[Record, ...], spec: Device) -> list[tuple[float, float]]:
-    """(n, spec roof at I(n)) for the sweep's precision; [] where the spec publishes none."""
+def roof_by_n(records: tuple[Record, ...], spec: Device | None) -> list[tuple[float, float]]:
+    """(n, spec roof at I(n)) for the sweep's precision; [] without a row or a published figure."""
     rows = sweep(records)
-    if not rows or rows[0].precision not in PRECISIONS:
+    if not rows or spec is None:
         return []
-    peak, bw = spec.peak_flops(rows[0].precision), spec.memory_bytes_per_s
+    peak, bw = spec_peak(spec, rows[0].precision), spec.memory_bytes_per_s
     if peak is None or bw is None:
         return []
     return [(n, attainable(_square(n, rows).intensity, peak, bw)[0]) for n in _sizes(rows)]
