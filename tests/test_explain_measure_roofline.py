@@ -33,7 +33,7 @@ def test_levels_tagged_on_records_become_one_slanted_roof_each_best_kept():
     found = {r.name: r.value for r in roofs.memory_roofs(RECORDS + tuple(l2))}
     assert found == {
         "L2": pytest.approx(536870912 / 40e-6),
-        "device memory": pytest.approx(COPY_BPS),
+        roofs.DEVICE_MEMORY: pytest.approx(COPY_BPS),
     }
     assert [r.name for r in roofs.memory_roofs(RECORDS + tuple(l2))][0] == "L2"  # nearest first
 
@@ -60,5 +60,13 @@ def test_the_table_is_numeric_si_with_units_and_compares_only_with_a_spec(specs)
     assert alone.attrs["units"]["fraction of spec"] == "percent"
     h100 = roofs.roofs_table(RECORDS, specs["NVIDIA H100 SXM"]).set_index("roof")
     assert h100.loc["bf16", "fraction of spec"] == pytest.approx(MATMUL_FLOPS / 989.4e12)
-    assert h100.loc["device memory", "fraction of spec"] == pytest.approx(COPY_BPS / 3.35e12)
+    assert h100.loc[roofs.DEVICE_MEMORY, "fraction of spec"] == pytest.approx(COPY_BPS / 3.35e12)
     assert math.isnan(h100.loc["bf16", "bandwidth"])
+
+
+def test_a_streaming_kernel_with_flops_is_a_memory_roof_not_a_compute_roof():
+    copy = next(r for r in RECORDS if r.label == "copy")
+    triad = timed(copy, 100e-6, experiment="roofline", label="triad 64 MiB", level="cache 2",
+                  flops=1e6, size=64 * 2**20, size_kind="bytes")  # fmt: skip
+    assert roofs.compute_roofs(RECORDS + (triad,)) == roofs.compute_roofs(RECORDS)
+    assert "cache 2" in {r.name for r in roofs.memory_roofs(RECORDS + (triad,))}

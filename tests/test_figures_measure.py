@@ -106,7 +106,7 @@ def roofline(spec=None, theme=DARK):
 def test_the_measured_roofline_draws_measured_roofs_alone_without_a_spec():
     names = _names(roofline())
     assert names[0].startswith("measured ceiling: bf16") and "best matmul" in names[0]
-    assert names[1].startswith("measured ceiling: device memory")
+    assert names[1].startswith("measured ceiling: memory")
     assert not any("published spec" in n for n in names)
 
 
@@ -130,5 +130,5 @@ def test_the_measured_roofline_takes_its_colours_from_the_theme():
     fig = roofline(theme=DARK)
     assert fig.layout.paper_bgcolor == DARK.background and fig.layout.font.color == DARK.text
     assert fig.layout.xaxis.gridcolor == DARK.grid
-    memory = next(t for t in fig.data if "device memory" in t.name)
+    memory = next(t for t in fig.data if "ceiling: memory" in t.name)
     assert memory.line.color == DARK.ink

@@ -111,7 +111,7 @@ def test_on_a_cpu_the_roof_is_its_measured_ceilings_until_a_row_is_picked(monkey
     roofline = next(c for c in at.get("plotly_chart") if "Measured roofline" in c.proto.spec)
     names = [t.get("name", "") for t in json.loads(roofline.proto.spec)["data"]]
     assert any(n.startswith("measured ceiling: bf16") for n in names)
-    assert any(n.startswith("measured ceiling: device memory") for n in names)
+    assert any(n.startswith("measured ceiling: memory") for n in names)
     assert not any("published spec" in n for n in names)
     assert not any("% of" in t for t in texts(at, "info"))  # no fraction of spec
     at.selectbox(key="me_spec").set_value("NVIDIA A100 SXM4 80GB").run()

@@ -2,8 +2,8 @@
 
 Roofs come from the records, not from a spec: each precision's best matmul FLOP/s (the
 `ceilings` and `roofline` experiments) and each memory level's best streaming bytes/s
-(records tagged with a `level`; the ceilings' device-memory copy otherwise). The roof at
-intensity I is min(flat, best slanted x I), as for a spec roof (performance_model.txt).
+(records tagged with a `level` by the roofline experiment; the ceilings' copy is memory).
+The roof at intensity I is min(flat, best slanted x I), as for a spec roof.
 """
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ from dataclasses import dataclass
 import pandas as pd
 
 from perfcore.explain.measure_sweep import spec_peak
+from perfcore.measure.plateaus import level_names
 from perfcore.measure.points import MeasuredPoint, above_roof
 from perfcore.measure.results import Record
 from perfcore.model.specs import Device
 
 ROOF_EXPERIMENTS = ("ceilings", "roofline")  # experiments whose best rates are ceilings
-DEVICE_MEMORY = "device memory"  # the level of an untagged copy
+DEVICE_MEMORY = level_names(1)[-1]  # the slowest level's name; an untagged copy's level
 
 
 @dataclass(frozen=True)
@@ -43,16 +44,22 @@ def _best(roofs: list[Roof]) -> tuple[Roof, ...]:
 
 def compute_roofs(records: tuple[Record, ...]) -> tuple[Roof, ...]:
     """The best measured FLOP/s per precision (dtype where none is named), highest first."""
-    rated = [r for r in records if r.experiment in ROOF_EXPERIMENTS and r.flops_per_s]
+    roofs = [r for r in records if r.experiment in ROOF_EXPERIMENTS and not _is_stream(r)]
+    rated = [r for r in roofs if r.flops_per_s]
     return _best([Roof(r.precision or r.dtype, "compute", r.flops_per_s, r.label) for r in rated])
 
 
 def memory_roofs(records: tuple[Record, ...]) -> tuple[Roof, ...]:
     """The best measured bytes/s per memory level, highest (the nearest cache) first."""
-    streams = [r for r in records if r.bytes_per_s and not r.flops_per_s]
-    tagged = [r for r in streams if r.level or r.experiment in ROOF_EXPERIMENTS]
-    roofs = [Roof(r.level or DEVICE_MEMORY, "memory", r.bytes_per_s, r.label) for r in tagged]
-    return _best(roofs)
+    streams = [r for r in records if _is_stream(r) and r.bytes_per_s]
+    return _best(
+        [Roof(r.level or DEVICE_MEMORY, "memory", r.bytes_per_s, r.label) for r in streams]
+    )
+
+
+def _is_stream(r: Record) -> bool:
+    """True for a bandwidth record: tagged with a level, or the ceilings' copy (no FLOPs)."""
+    return bool(r.level) or (r.experiment == "ceilings" and bool(r.bytes) and not r.flops)
 
 
 def roof_at(intensity: float, precision: str, records: tuple[Record, ...]) -> float | None:
