@@ -19,14 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfcore.errors import FileProblems
+from perfcore.measure import results_v1
 from perfcore.measure.bench import Measurement
-from perfcore.measure.parsers import PARSERS, shapes
-from perfcore.measure.schema import column
+from perfcore.measure.parsers import PARSERS
+from perfcore.measure.schema import Column, column, columns
 from perfcore.model.specs import PRECISIONS
 
 FORMAT = "perfcore-results"
 VERSION = 2
-VERSIONS = (1, 2)  # versions this code loads; version 1 is upgraded on load (_upgrade_v1)
+VERSIONS = (1, 2)  # versions this code loads; version 1 is upgraded on load (results_v1)
 PRECISION_DOC = "which roof applies: " + ", ".join(f"`{p}`" for p in PRECISIONS) + " or empty"
 # Written for readers after the measurement's fields, checked against the samples on load.
 DERIVED = (
@@ -128,29 +129,11 @@ class Record:
         return self.rate(self.bytes)
 
 
-@dataclass(frozen=True)
-class Column:
-    """One column of the results file: its name, attribute, kind, description, optional."""
-
-    name: str
-    attr: str
-    kind: str
-    doc: str
-    optional: bool
-
-
-def _columns(cls: type) -> list[Column]:
-    """The columns of a dataclass's fields, from their schema.column metadata."""
-    return [Column(f.metadata["column"] or f.name, f.name, f.metadata["kind"],
-                   f.metadata["doc"], f.metadata["optional"])
-            for f in dataclasses.fields(cls)]  # fmt: skip
-
-
 def _schema() -> tuple[tuple[Column, ...], tuple[Column, ...], tuple[Column, ...]]:
     """(Record's columns, Measurement's, the derived statistics'), in file order."""
-    record = [c for c in _columns(Record) if c.kind != "measurement"]
+    record = [c for c in columns(Record) if c.kind != "measurement"]
     derived = [Column(name, attr, "derived", doc, True) for name, attr, doc in DERIVED]
-    return tuple(record), tuple(_columns(Measurement)), tuple(derived)
+    return tuple(record), tuple(columns(Measurement)), tuple(derived)
 
 
 RECORD_COLUMNS, MEASUREMENT_COLUMNS, DERIVED_COLUMNS = _schema()
@@ -256,7 +239,7 @@ def _json_rows(text: str, label: str) -> tuple[list, str]:
         problems.append(f"field 'records': got {rows!r:.60}, expected a non-empty list")
     if problems:
         raise ResultsError(label, problems)
-    return [_upgrade_v1(row) for row in rows] if version == 1 else rows, "record"
+    return [results_v1.upgrade(row) for row in rows] if version == 1 else rows, "record"
 
 
 def _csv_rows(text: str, label: str) -> tuple[list, str]:
@@ -269,35 +252,7 @@ def _csv_rows(text: str, label: str) -> tuple[list, str]:
     rows = list(reader)
     if not rows:
         raise ResultsError(label, ["expected at least one data row under the header"])
-    return [_upgrade_v1(row) for row in rows] if "note" in header else rows, "row"
-
-
-REGIME_V1 = "regime: "  # how version 1 wrote a sweep record's regime into its note
-SIDE_V1 = ("sweep", "dispatch")  # version 1 experiments whose sized matmuls had no size
-
-
-def _upgrade_v1(row: dict) -> dict:
-    """A version 1 row as version 2: note split into regime and notes, matmul sides as size."""
-    if not isinstance(row, dict):
-        return row
-    new = {k: v for k, v in row.items() if k != "note"}
-    note = row.get("note") if isinstance(row.get("note"), str) else ""
-    if note.startswith(REGIME_V1):
-        new["regime"] = note.removeprefix(REGIME_V1).split(" (")[0]
-    else:
-        new["notes"] = note.splitlines()
-    if row.get("experiment") in SIDE_V1 and row.get("flops") not in (None, ""):
-        new |= _side(row.get("shapes"))
-    return new
-
-
-def _side(value) -> dict:
-    """{'size': n, 'size_kind': 'side'} from an (n x n) first shape; {} when there is none."""
-    try:
-        first = shapes(value)[:1]
-    except ValueError:
-        return {}
-    return {"size": first[0][0], "size_kind": "side"} if first and first[0] else {}
+    return [results_v1.upgrade(row) for row in rows] if "note" in header else rows, "row"
 
 
 def _records(rows: list, where: str, label: str) -> tuple[Record, ...]:
