@@ -23,7 +23,6 @@ from perfcore.model.specs import Device
 STATE = "me_records"  # st.session_state key of the last live run's records
 RUNNING = "me_running"  # set while this session's run is under way; left set if it was stopped
 MEASURED_ONLY = "(none: measured ceilings only)"
-US = 1e6  # µs per second: the table's times are microseconds, as the seeds print them
 MEASURE_CMD = "python -m perfcore measure --out results.json"
 HOSTED = (
     "Live measurement is off on this hosted instance: it has no GPU of yours to time, and one "
@@ -150,22 +149,27 @@ def roof_precision(records: tuple[Record, ...], fallback: str) -> str:
     return next((r.precision for r in records if r.flops and r.precision), fallback)
 
 
+TABLE_UNITS = {"min": "seconds", "median": "seconds", "mean": "seconds", "IQR": "seconds",
+               "spread": "percent", "FLOP/s at the median": "flops_per_s",
+               "bandwidth at the median": "bytes_per_s"}  # fmt: skip
+
+
 def _row(r: Record) -> dict:
-    """One record's table row: times in µs, achieved rates at the median."""
+    """One record's table row: times in seconds per call, achieved rates at the median."""
     m = r.measurement
-    median, iqr = m.median, m.iqr
     return {"experiment": r.experiment, "what": r.label, "method": m.method, "synced": m.synced,
-            "calls/sample": m.calls_per_sample, "samples": m.n, "min (µs)": m.min * US,
-            "median (µs)": median * US, "mean (µs)": m.mean * US, "IQR (µs)": iqr * US,
-            "spread (IQR/median)": m.spread,
-            "FLOP/s (median)": r.flops_per_s, "bandwidth (B/s, median)": r.bytes_per_s,
+            "calls/sample": m.calls_per_sample, "samples": m.n, "min": m.min,
+            "median": m.median, "mean": m.mean, "IQR": m.iqr, "spread": m.spread,
+            "FLOP/s at the median": r.flops_per_s, "bandwidth at the median": r.bytes_per_s,
             "precision": r.precision or None, "regime": r.regime or None,
             "note": r.note}  # fmt: skip
 
 
 def table(records: tuple[Record, ...]) -> pd.DataFrame:
-    """One row per record: what, method and spread, times in µs, achieved rates."""
-    return pd.DataFrame([_row(r) for r in records])
+    """One row per record: what, method and spread, times (seconds per call), achieved rates."""
+    df = pd.DataFrame([_row(r) for r in records])
+    df.attrs["units"] = dict(TABLE_UNITS)
+    return df
 
 
 def takeaway(records: tuple[Record, ...], spec: Device | None, own: bool) -> str:

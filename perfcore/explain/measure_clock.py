@@ -61,15 +61,19 @@ def dispatch(records: tuple[Record, ...]) -> list[DispatchRow]:
 
 
 def dispatch_table(rows: list[DispatchRow]) -> pd.DataFrame:
-    """The seed's table: n, unblocked µs, blocked µs, their ratio."""
-    return pd.DataFrame(
+    """The clock's table: n, unblocked and blocked seconds (min of isolated calls), ratio."""
+    df = pd.DataFrame(
         {
             "n": [r.n for r in rows],
-            "dispatch, unblocked (µs, min of isolated calls)": [r.dispatch_s * 1e6 for r in rows],
-            "compute, blocked (µs, min of isolated calls)": [r.compute_s * 1e6 for r in rows],
+            "dispatch, unblocked (min of isolated calls)": [r.dispatch_s for r in rows],
+            "compute, blocked (min of isolated calls)": [r.compute_s for r in rows],
             "compute / dispatch": [r.compute_s / r.dispatch_s for r in rows],
         }
     )
+    df.attrs["units"] = {"dispatch, unblocked (min of isolated calls)": "seconds",
+                         "compute, blocked (min of isolated calls)": "seconds",
+                         "compute / dispatch": "ratio"}  # fmt: skip
+    return df
 
 
 def dispatch_sentence(rows: list[DispatchRow]) -> str:
