@@ -89,8 +89,10 @@ def parser() -> argparse.ArgumentParser:
     for name in sorted(names):
         c.add_argument(f"--{name.replace('_', '-')}", dest=name, type=float)
     from perfcore.measure import cli as measure_cli
+    from perfcore.measure import distributed
 
     measure_cli.register(sub)
+    distributed.register(sub)
     return p
 
 

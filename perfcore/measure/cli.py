@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TextIO
 
 from perfcore import format as fmt
-from perfcore.measure import registry, results, suites
+from perfcore.measure import registry, report, results, suites
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -106,10 +106,14 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    if not records:
+        print("error: nothing was measured (collectives need 2 or more devices: see "
+              "`python -m perfcore collectives --processes 2`)", file=sys.stderr)  # fmt: skip
+        return 2
     first = records[0]
     print(f"device {first.device} ({first.backend}), spec row {first.spec_name or 'unknown'}, "
           f"JAX {first.jax_version}")  # fmt: skip
-    print(summary(records))
+    print("\n".join([summary(records), *report.lines(records)]))
     out.parent.mkdir(parents=True, exist_ok=True)
     print(f"wrote {results.save_results(records, out)}")
     return 0

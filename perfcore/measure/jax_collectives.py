@@ -3,13 +3,16 @@
 Each runs under shard_map on a one-axis mesh of all devices (all processes' devices under
 jax.distributed), over buffer sizes S swept from 1 KiB per rank: nccl-tests' S is the
 per-rank buffer of all-reduce, reduce-scatter's input, all-gather's output and all-to-all's
-buffer. A Record's bytes are what each rank sends (comm.py's factor x S), so bytes / time
-is busbw; size is S. Inputs are made by a jitted function with the mesh's sharding, which
-works in one process or many. On a CPU the "devices" share one memory: the numbers are
-memory copies between buffers (or sockets between processes), not a network.
+buffer. A Record's bytes are what each rank sends (comm.py's factor x S), so bytes / time is
+busbw; size is S. Every size takes the suite's full repeats with no time budget: processes
+must issue the same collectives in the same order. Inputs come from a jitted function with
+the mesh's sharding, which works in one process or many. On a CPU the "devices" share one
+memory: the numbers are memory copies (or sockets between processes), not a network.
 """
 
 from __future__ import annotations
+
+import math
 
 from perfcore import format as fmt
 from perfcore.measure import linkfit
@@ -58,7 +61,7 @@ def _record(env: Env, mesh, collective: str, buffer_bytes: int, notes: tuple) ->
     elements, buffer_bytes = _buffer(collective, buffer_bytes, n)
     require_fits(3 * n * buffer_bytes, free_memory_bytes(), f"{collective} {buffer_bytes} bytes")
     compiled, x = _compiled(env, mesh, collective, elements)
-    m = env.measure(lambda: compiled(x))
+    m = env.measure(lambda: compiled(x), budget_s=math.inf)  # same calls in every process
     sent = comm.collective_bytes(collective, buffer_bytes, n)
     return env.record(
         EXPERIMENT, f"{collective} {fmt.capacity(buffer_bytes)}", m, shapes=((n, elements),),
@@ -70,10 +73,10 @@ def _record(env: Env, mesh, collective: str, buffer_bytes: int, notes: tuple) ->
 def _with_fit(records: list[Record]) -> list[Record]:
     """The records, noted with the alpha-beta model fitted to their sweep and its check."""
     rows = linkfit.sweep(records)
-    if len(rows) < 2:
-        return records
-    model, errors = linkfit.fit_and_check(*rows)
-    note = linkfit.fit_note(model, errors)
+    try:
+        note = linkfit.fit_note(*linkfit.fit_and_check(*rows))
+    except ValueError as error:  # too noisy a sweep: say so rather than fail the run
+        note = f"no alpha-beta fit: {error}"
     return [r.noted(note) for r in records]
 
 
