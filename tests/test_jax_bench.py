@@ -182,3 +182,26 @@ def test_a_backend_that_fails_to_start_releases_the_lock(monkeypatch):
     with pytest.raises(RuntimeError, match="initialize backend"):
         jax_bench.run_suite("quick", experiments=("timer",))
     assert not registry.measurement_in_progress()
+
+
+def test_a_run_that_fails_while_another_waits_lets_the_other_finish(monkeypatch):
+    broken = registry.Experiment("broken", "fails", f"{__name__}:_fail", lambda s: 1)
+    monkeypatch.setitem(registry.EXPERIMENTS, "broken", broken)
+    queued, finished = threading.Event(), []
+
+    def failing() -> None:
+        def hold(fraction: float, message: str) -> None:
+            assert queued.wait(10)  # fail only once the other run is waiting for the lock
+
+        with pytest.raises(RuntimeError, match="injected fault"):
+            jax_bench.run_suite("quick", experiments=("broken",), progress=hold)
+
+    first = threading.Thread(target=failing)
+    first.start()
+    while not registry.measurement_in_progress():
+        time.sleep(0.01)
+    waiting = lambda message: queued.set()  # noqa: E731
+    finished += jax_bench.run_suite("quick", experiments=("timer",), wait_callback=waiting)
+    first.join(30)
+    assert queued.is_set() and [r.label for r in finished] == ["naive timer", "synchronized"]
+    assert not registry.measurement_in_progress()
