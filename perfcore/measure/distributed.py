@@ -48,10 +48,12 @@ def _wait(workers: list[subprocess.Popen], deadline: float) -> str | None:
     return f"the {len(workers)} processes did not finish in time"
 
 
-def launch(processes: int, suite: str, out: Path, timeout_s: float = TIMEOUT_S) -> str | None:
-    """Run the workers to completion; None when all succeeded, else what went wrong."""
+def launch(
+    processes: int, suite: str, out: Path, timeout_s: float = TIMEOUT_S, env: dict | None = None
+) -> str | None:
+    """Run the workers (in env, default this one's) to the end; None if all succeeded."""
     port = free_port()
-    workers = [subprocess.Popen(worker_command(i, processes, port, suite, out))
+    workers = [subprocess.Popen(worker_command(i, processes, port, suite, out), env=env)
                for i in range(processes)]  # fmt: skip
     try:
         return _wait(workers, time.monotonic() + timeout_s)
