@@ -104,7 +104,7 @@ def _stream_record(env: Env, kernel: str, working_set: int) -> Record:
         state[0] = compiled(state[0], c, s)
         return state[0]
 
-    m = env.measure(run)
+    m = env.measure(run, repeats=env.suite.stream_repeats, budget_s=math.inf)
     cost = ops.elementwise(n * passes, moved - 1, 1, flops_per_element, 4, f"{kernel} n={n}")
     return env.record(
         EXPERIMENT, f"{kernel} {fmt.capacity(working_set)}", m, shapes=((n,),), dtype="float32",

@@ -65,6 +65,7 @@ class Suite:
     roofline_call_s: float = 0.5  # a dtype's matmul sweep stops after a call this long
     stream_bytes: tuple[int, ...] = tuple(2**i for i in range(14, 34))  # working sets, 16 KiB up
     stream_pass_bytes: int = 2**28  # each timed call streams at least this many bytes
+    stream_repeats: int = 15  # samples per working set, no time budget: the min needs them
     collective_bytes: tuple[int, ...] = tuple(4**i for i in range(5, 16))  # per rank, 1 KiB up
     fusion_chain: tuple[int, ...] = (1, 2, 4, 8)
     fusion_elements: int = 2**28
@@ -78,8 +79,8 @@ SUITES = {
         mlp_layers=2, mlp_width=64, mlp_batch=16, compile_runs=2, loop_size=64, loop_calls=5,
         spread_size=64, spread_runs=3, copy_side=256, repeats=5, budget_s=0.05,
         roofline_dtypes=("float32", "bfloat16"), roofline_sides=(128, 256, 512, 1024),
-        roofline_call_s=0.05, stream_bytes=tuple(4**i for i in range(7, 15)),
-        stream_pass_bytes=2**24, collective_bytes=tuple(4**i for i in range(5, 11)),
+        roofline_call_s=0.05, stream_bytes=(*(4**i for i in range(7, 14)), 2**27, 2**28),
+        stream_pass_bytes=2**24, stream_repeats=10, collective_bytes=tuple(4**i for i in range(5, 11)),
         fusion_chain=(1, 2, 4, 8), fusion_elements=2**23,
     ),
 }  # fmt: skip
