@@ -78,7 +78,7 @@ SUITES = {
         dispatch_sizes=(16, 32, 64), elementwise_side=256, barrier_side=32, barrier_steps=20,
         mlp_layers=2, mlp_width=64, mlp_batch=16, compile_runs=2, loop_size=64, loop_calls=5,
         spread_size=64, spread_runs=3, copy_side=256, repeats=5, budget_s=0.05,
-        roofline_dtypes=("float32", "bfloat16"), roofline_sides=(128, 256, 512, 1024),
+        roofline_dtypes=("float32", "bfloat16"), roofline_sides=(128, 256, 512),
         roofline_call_s=0.05, stream_bytes=(*(4**i for i in range(7, 14)), 2**27, 2**28),
         stream_pass_bytes=2**24, stream_repeats=10, collective_bytes=tuple(4**i for i in range(5, 11)),
         fusion_chain=(1, 2, 4, 8), fusion_elements=2**23,
