@@ -80,8 +80,8 @@ SUITES = {
         spread_size=64, spread_runs=3, copy_side=256, repeats=5, budget_s=0.05,
         roofline_dtypes=("float32", "bfloat16"), roofline_sides=(128, 256, 512),
         roofline_call_s=0.05, stream_bytes=(*(4**i for i in range(7, 14)), 2**27, 2**28),
-        stream_pass_bytes=2**24, stream_repeats=10, collective_bytes=tuple(4**i for i in range(5, 11)),
-        fusion_chain=(1, 2, 4, 8), fusion_elements=2**23,
+        stream_pass_bytes=2**24, stream_repeats=10, fusion_chain=(1, 2, 4, 8),
+        collective_bytes=tuple(4**i for i in range(5, 11)), fusion_elements=2**23,
     ),
 }  # fmt: skip
 
