@@ -60,7 +60,7 @@ def detect(specs: dict[str, Device] | None = None) -> Detected:
 def free_memory_bytes() -> float | None:
     """Free memory of the default JAX device in bytes (host RAM on a CPU); None if unknown."""
     jax, _ = _jax()
-    device_stats = jax.devices()[0].memory_stats()
+    device_stats = jax.local_devices()[0].memory_stats()
     if device_stats and "bytes_limit" in device_stats:
         return float(device_stats["bytes_limit"] - device_stats.get("bytes_in_use", 0))
     try:
