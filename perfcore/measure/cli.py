@@ -107,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if not records:
-        print("error: nothing was measured (collectives need 2 or more devices: see "
+        print("error: nothing was measured: collectives need 2 or more devices (on a CPU, "
+              "XLA_FLAGS=--xla_force_host_platform_device_count=8; or run "
               "`python -m perfcore collectives --processes 2`)", file=sys.stderr)  # fmt: skip
         return 2
     first = records[0]
