@@ -1,7 +1,8 @@
 """The roofline this device delivers: best matmul FLOP/s per dtype, bandwidth per memory level.
 
 Compute roofs: for each dtype JAX runs here, an (n x n) @ (n x n) matmul over the suite's
-sides, stopping after a call longer than roofline_call_s; the roof is the best FLOP/s.
+sides, stopping after a call longer than roofline_call_s; the roof is the best FLOP/s
+(perfcore.measure.empirical rates each record at its fastest sample).
 Memory roofs: two streaming kernels over working sets from inside the first cache to far
 beyond the last, x <- s*x ("copy": one read, one write) and a <- a + s*c ("triad": two reads,
 one write). s is a traced scalar so XLA can neither drop nor fold the pass; the loop carry is
@@ -25,7 +26,7 @@ from perfcore.model import ops
 
 EXPERIMENT = "roofline"
 # Dtypes the dtype-to-precision table of perfcore.measure.devices does not name.
-EXTRA_PRECISION = {"float8_e4m3fn": "fp8", "float8_e5m2": "fp8", "int8": "int8"}
+EXTRA_PRECISION = {"float8_e4m3fn": "fp8", "float8_e5m2": "fp8"}
 # (arrays in the working set, arrays moved per pass, FLOPs per element per pass) per kernel.
 KERNELS = {"copy": (1, 2, 1), "triad": (2, 3, 2)}
 BYTES_NOTE = "bytes from the model: cost_analysis counts a loop body once, not per pass"
@@ -39,7 +40,7 @@ def _operands(env: Env, n: int, dtype: str) -> tuple:
 
 
 def _matmul_record(env: Env, n: int, dtype: str) -> Record:
-    """One (n x n) matmul of dtype timed as a back-to-back loop, with its costs."""
+    """One (n x n) matmul of dtype timed as isolated calls, with its costs."""
     jax, jnp = env.jax, env.jnp
     model = ops.matmul(n, n, n, jnp.dtype(dtype).itemsize)
     require_fits(model.bytes, free_memory_bytes(), f"matmul {n}x{n}x{n} {dtype}")
