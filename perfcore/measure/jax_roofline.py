@@ -29,7 +29,7 @@ EXPERIMENT = "roofline"
 EXTRA_PRECISION = {"float8_e4m3fn": "fp8", "float8_e5m2": "fp8"}
 # (arrays in the working set, arrays moved per pass, FLOPs per element per pass) per kernel.
 KERNELS = {"copy": (1, 2, 1), "triad": (2, 3, 2)}
-BYTES_NOTE = "bytes from the model: cost_analysis counts a loop body once, not per pass"
+BYTES_NOTE = "bytes from the model: cost_analysis does not count a loop body per pass"
 
 
 def _operands(env: Env, n: int, dtype: str) -> tuple:
