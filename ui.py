@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
+from perfcore.explain.measure import known_spec, not_this_device
 from perfcore.format import NOT_PUBLISHED
 from perfcore.measure.points import MeasuredPoint, measured_points
 from perfcore.measure.results import Record, ResultsError, load_results_bytes, to_json
@@ -85,9 +86,13 @@ def results_file(key: str) -> tuple[Record, ...]:
         return ()
 
 
-def results_upload(key: str) -> tuple[MeasuredPoint, ...]:
-    """The measured points of an uploaded results file; () when none or invalid."""
-    return measured_points(results_file(key))
+def results_upload(key: str, device: Device, specs: dict[str, Device]) -> tuple[MeasuredPoint, ...]:
+    """An uploaded file's measured points, only if measured on `device`; () otherwise."""
+    records = results_file(key)
+    if records and known_spec(records, specs) != device:
+        st.caption(not_this_device(records, device))
+        return ()
+    return measured_points(records)
 
 
 def results_download(records: tuple[Record, ...], key: str) -> None:

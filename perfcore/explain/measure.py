@@ -88,6 +88,15 @@ def known_spec(records: tuple[Record, ...], specs: dict[str, Device]) -> Device 
     return match_device(records[0].device, specs) if records else None
 
 
+def not_this_device(records: tuple[Record, ...], device: Device) -> str:
+    """Why an uploaded file's points are not drawn on another device's roofline."""
+    return (
+        f"Not overlaid: these measurements ran on `{records[0].device}`, not on {device.name}, "
+        "and a measurement is compared only with the spec of the device it ran on. Pick that "
+        "device in the sidebar, or open the Measure page to see them on its measured roofline."
+    )
+
+
 def unknown(records: tuple[Record, ...]) -> str:
     """Why no spec row is compared, and what the roof drawn is instead."""
     first = records[0]
