@@ -113,7 +113,7 @@ def test_suite_captions_say_what_a_cpu_changes():
 
 
 def test_the_picker_help_titles_every_experiment():
-    assert "**dispatch**: dispatch vs compute" in view.EXPERIMENTS_HELP
+    assert "**dispatch**: dispatch vs compute (isolated calls, unblocked" in view.EXPERIMENTS_HELP
     assert view.EXPERIMENTS_HELP.count("**") == 2 * len(registry.EXPERIMENTS)
 
 

@@ -44,7 +44,9 @@ STOPPED = (
     "no records were kept from it, and the next run starts afresh."
 )
 # The picker shows experiment ids (they are the link's values); this names each one.
-EXPERIMENTS_HELP = "; ".join(f"**{name}**: {e.title}" for name, e in EXPERIMENTS.items())
+EXPERIMENTS_HELP = "; ".join(
+    f"**{name}**: {e.title}" + (f" ({e.help})" if e.help else "") for name, e in EXPERIMENTS.items()
+)
 WAITING_NOTE = "Another session is measuring: a run now waits for it to finish."
 BACKENDS = {"cpu": "the CPU", "gpu": "a GPU", "tpu": "a TPU"}
 
