@@ -19,6 +19,7 @@ from perfcore.figures import (
 )
 from perfcore.figures.measure_roofline import measured_roofline_figure
 from perfcore.measure import registry
+from perfcore.measure.empirical import measured_roofline
 from perfcore.measure.suites import SUITES
 
 ctx = ui.context()
@@ -59,8 +60,9 @@ def measure(suite: str, names: list[str]) -> None:
 @st.fragment
 def run_panel() -> None:
     """Experiments, suite and the Run button; a run shows its progress, then the page reruns."""
-    every = list(registry.EXPERIMENTS)
-    names = ui.multi("Experiments", every, "me_experiments", every, help=view.EXPERIMENTS_HELP)
+    every, quick = list(registry.EXPERIMENTS), registry.default_selection()
+    names = ui.multi("Experiments", every, "me_experiments", quick, help=view.EXPERIMENTS_HELP)
+    st.caption(view.heavy_note())
     suite = ui.choice("Suite", list(SUITES), "me_suite", "default", widget=st.radio,
                       horizontal=True, captions=view.suite_captions(SUITES))  # fmt: skip
     if registry.measurement_in_progress():
@@ -98,16 +100,15 @@ def show(records: tuple, spec) -> None:
         st.plotly_chart(sweep_figure(rows, overhead, roof, spec.name if spec else ""),
                         key="me_sweep")  # fmt: skip
         st.caption(model.sweep_sentence(records))
-    points = view.overlay(live, uploaded)
-    compute, memory = measured.compute_roofs(records), measured.memory_roofs(records)
+    points, roofline = view.overlay(live, uploaded), measured_roofline(records)
     fig = measured_roofline_figure(
-        compute, memory, points, measured.above(points, records, spec), spec,
+        roofline, points, measured.above(points, roofline, spec), spec,
         view.roof_precision(records, ctx.precision), model.overhead_ceiling(records),
         measured.title(records, spec),
     )  # fmt: skip
     st.plotly_chart(fig, key="me_roofline")
-    if compute or memory:
-        ui.table(measured.roofs_table(records, spec), "measured_roofs")
+    if roofline.roofs or roofline.levels:
+        ui.table(measured.roofs_table(roofline, spec), "measured_roofs")
     dispatch = clock.dispatch(records)
     if dispatch:
         st.plotly_chart(dispatch_figure(dispatch), key="me_dispatch")
@@ -122,7 +123,7 @@ def show(records: tuple, spec) -> None:
     if spread:
         st.plotly_chart(spread_figure(spread), key="me_spread")
         st.caption(spread.sentence)
-    ceilings = model.ceilings(records, spec)
+    ceilings = measured.ceilings(roofline, spec)
     if ceilings and spec is not None:
         st.plotly_chart(ceilings_figure(ceilings, spec.name), key="me_ceilings")
     ui.takeaway(view.takeaway(records, spec, known is not None))

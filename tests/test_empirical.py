@@ -1,5 +1,9 @@
 """perfcore.measure.empirical: the measured hierarchical roofline derived from records."""
 
+import dataclasses
+
+import pytest
+
 from perfcore.measure import empirical, report
 from perfcore.measure.bench import Measurement
 from perfcore.measure.results import Record
@@ -68,3 +72,60 @@ def test_the_terminal_summary_names_each_roof_and_level_with_units():
     text = "\n".join(report.roofline_lines(RECORDS))
     assert "80.0 GFLOP/s" in text and "fp32" in text
     assert "memory" in text and "25.0 GB/s" in text and "64.0 MiB - 256 MiB" in text
+
+
+def ceilings(label, samples, **kw):
+    """A record of the ceilings experiment (the quick suite's matmul and copy)."""
+    return dataclasses.replace(record(label, samples, **kw), experiment="ceilings")
+
+
+def test_a_ceiling_is_the_fastest_sample_and_a_level_the_median_over_its_plateau():
+    slow_tail = matmul("float32", "fp32", 1024, 2 * 1024**3 / 80e9)
+    assert empirical.best_rate(slow_tail, slow_tail.flops) == pytest.approx(80e9)
+    assert slow_tail.flops_per_s == pytest.approx(80e9 / 1.5)  # the median: not a ceiling
+    curve = [stream("copy", s, bw) for s, bw in ((16 * KIB, 90e9), (64 * KIB, 100e9),
+                                                  (256 * KIB, 120e9))]  # fmt: skip
+    (level,) = empirical.levels(tuple(curve))
+    assert level.bytes_per_s == pytest.approx(100e9)
+
+
+@pytest.mark.parametrize("kernel", ["copy", "triad"])
+def test_an_unlevelled_streaming_record_with_flops_is_never_a_compute_roof(kernel):
+    flopping = dataclasses.replace(stream(kernel, 64 * MIB, 1e15), flops=1e12, precision="fp32")
+    assert not flopping.level and empirical.is_stream(flopping)
+    assert empirical.roofs((*RECORDS, flopping)) == empirical.roofs(RECORDS)
+
+
+def test_the_ceilings_matmul_is_a_compute_roof_and_its_copy_the_one_memory_level():
+    mm = ceilings("best matmul", (2 * 4096**3 / 100e12,), dtype="bfloat16", precision="bf16",
+                  flops=2.0 * 4096**3, size=4096, size_kind="side")  # fmt: skip
+    copy = ceilings("copy", (1e9 / 2e12,), bytes=1e9, flops=1e6, size=512 * MIB,
+                    size_kind="bytes", dtype="float32", precision="fp32")  # fmt: skip
+    found = empirical.measured_roofline((mm, copy))
+    assert [(r.name, round(r.flops_per_s)) for r in found.roofs] == [("bf16", 100e12)]
+    assert [(lv.name, round(lv.bytes_per_s)) for lv in found.levels] == [("memory", 2e12)]
+
+
+def test_a_version_1_ceilings_copy_without_a_size_kind_is_still_memory_not_compute():
+    old = ceilings("copy", (1e9 / 2e12,), bytes=1e9, flops=1e6, dtype="float32",
+                   precision="fp32")  # fmt: skip
+    found = empirical.measured_roofline((old,))
+    assert found.roofs == () and found.levels[0].plateau.sizes == (1e9,)
+
+
+def test_the_streaming_sweep_outranks_the_ceilings_copy():
+    copy = ceilings("copy", (1e9 / 5e9,), bytes=1e9, dtype="float32")
+    assert empirical.levels((*RECORDS, copy)) == empirical.levels(RECORDS)
+
+
+def test_the_roof_at_an_intensity_is_the_lower_of_fastest_level_and_flat_roof():
+    found = empirical.measured_roofline(RECORDS)
+    assert found.roof_at(0.1, "fp32") == pytest.approx(10e9)  # 100 GB/s x 0.1 FLOP/byte
+    assert found.roof_at(1e6, "fp32") == pytest.approx(80e9)
+    assert found.roof_at(1.0, "fp8") is None
+
+
+def test_unsynchronized_records_give_no_roof():
+    naive = dataclasses.replace(RECORDS[1], measurement=dataclasses.replace(
+        RECORDS[1].measurement, synced=False))  # fmt: skip
+    assert [r.label for r in empirical.roofs((naive,))] == []

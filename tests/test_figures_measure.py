@@ -18,6 +18,7 @@ from perfcore.figures import (
 from perfcore.figures.measure import OVERHEAD
 from perfcore.figures.measure_roofline import ABOVE, measured_roofline_figure
 from perfcore.figures.style import DARK
+from perfcore.measure.empirical import MeasuredRoofline, measured_roofline
 from perfcore.measure.points import measured_points
 
 RECORDS = seed_records()
@@ -82,7 +83,7 @@ def test_spread_draws_each_runs_samples_its_min_and_the_loop_mean():
 
 
 def test_ceilings_are_bars_of_the_fraction_of_spec_with_100_percent_marked(h100):
-    rows = model.ceilings(RECORDS, h100)
+    rows = roofs.ceilings(measured_roofline(RECORDS), h100)
     fig = ceilings_figure(rows, h100.name)
     assert list(fig.data[0].y) == pytest.approx([c.fraction for c in rows])
     assert "158 TFLOP/s of 989 TFLOP/s" in fig.data[0].text[0]
@@ -91,16 +92,15 @@ def test_ceilings_are_bars_of_the_fraction_of_spec_with_100_percent_marked(h100)
 
 def test_a_ceiling_with_no_published_figure_is_left_out(specs):
     v100 = specs["NVIDIA V100 SXM2"]
-    fig = ceilings_figure(model.ceilings(RECORDS, v100), v100.name)
-    assert list(fig.data[0].x) == ["device-memory copy (float32)"]
+    fig = ceilings_figure(roofs.ceilings(measured_roofline(RECORDS), v100), v100.name)
+    assert list(fig.data[0].x) == ["memory (working set 512 MiB)"]
 
 
 def roofline(spec=None, theme=DARK):
     """The measured roofline of the records, beside `spec` when given."""
-    points = measured_points(RECORDS)
-    flags = roofs.above(points, RECORDS, spec)
-    return measured_roofline_figure(roofs.compute_roofs(RECORDS), roofs.memory_roofs(RECORDS),
-                                    points, flags, spec, "bf16", theme=theme)  # fmt: skip
+    points, measured = measured_points(RECORDS), measured_roofline(RECORDS)
+    flags = roofs.above(points, measured, spec)
+    return measured_roofline_figure(measured, points, flags, spec, "bf16", theme=theme)
 
 
 def test_the_measured_roofline_draws_measured_roofs_alone_without_a_spec():
@@ -122,7 +122,7 @@ def test_measured_points_are_never_moved_and_a_point_above_is_flagged():
     drawn = [y for t in fig.data if t.mode == "markers" for y in t.y]
     assert sorted(drawn) == sorted(p.flops_per_s for p in measured_points(RECORDS))
     points = measured_points(RECORDS)[:1]
-    flagged = measured_roofline_figure((), (), points, [True])
+    flagged = measured_roofline_figure(MeasuredRoofline((), ()), points, [True])
     assert _names(flagged) == [ABOVE]
 
 

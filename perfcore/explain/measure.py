@@ -12,8 +12,10 @@ import pandas as pd
 
 from perfcore import format as fmt
 from perfcore.explain.measure_clock import spread
-from perfcore.explain.measure_sweep import RATE_BASIS, ceilings, sweep
+from perfcore.explain.measure_roofline import ceilings
+from perfcore.explain.measure_sweep import RATE_BASIS, sweep
 from perfcore.measure.devices import match_device
+from perfcore.measure.empirical import measured_roofline
 from perfcore.measure.points import MeasuredPoint, measured_points
 from perfcore.measure.registry import EXPERIMENTS
 from perfcore.measure.results import Record
@@ -44,11 +46,20 @@ STOPPED = (
     "no records were kept from it, and the next run starts afresh."
 )
 # The picker shows experiment ids (they are the link's values); this names each one.
-EXPERIMENTS_HELP = "; ".join(
-    f"**{name}**: {e.title}" + (f" ({e.help})" if e.help else "") for name, e in EXPERIMENTS.items()
-)
+EXPERIMENTS_HELP = "; ".join(e.summary for e in EXPERIMENTS.values())
 WAITING_NOTE = "Another session is measuring: a run now waits for it to finish."
 BACKENDS = {"cpu": "the CPU", "gpu": "a GPU", "tpu": "a TPU"}
+
+
+def heavy_note() -> str:
+    """Which experiments are left out of the default selection, and roughly how long each runs."""
+    heavy = [f"**{e.name}** ({e.takes})" for e in EXPERIMENTS.values() if e.heavy]
+    if not heavy:
+        return ""
+    return (
+        "Selected by default: the quick experiments that teach the clock. Add the longer ones "
+        f"when you want them: {', '.join(heavy)}."
+    )
 
 
 def no_jax(hint: str) -> str:
@@ -196,10 +207,11 @@ def takeaway(records: tuple[Record, ...], spec: Device | None, own: bool) -> str
             f"The same matmul achieved {fmt.ratio(gain)} the FLOP/s at n={rows[-1].n} that it "
             f"did at n={rows[0].n} ({RATE_BASIS}): size decides which regime you are in."
         )
-    best = [c for c in ceilings(records, spec) if c.fraction is not None]
+    measured = ceilings(measured_roofline(records), spec)
+    best = [c for c in measured if c.fraction is not None and c.unit == "FLOP/s"]
     for c in best[:1]:
         whose = "" if own else " (a picked row, not this device's own)"
         parts.append(f"Best matmul: {fmt.percent(c.fraction)} of {spec.name}'s spec{whose}.")
-    if spec is None and ceilings(records, None):
+    if spec is None and measured:
         parts.append("No spec row applies, so no fraction of spec is given: the roof is measured.")
     return " ".join(parts) or "These records hold no sweep, spread or ceiling to read here."

@@ -1,9 +1,9 @@
-"""The measured roofline: one flat roof per precision, one slanted roof per memory level.
+"""The measured roofline as the Measure page reads it: a table of roofs and their spec figures.
 
-Roofs come from the records, not from a spec: each precision's best matmul FLOP/s (the
-`ceilings` and `roofline` experiments) and each memory level's best streaming bytes/s
-(records tagged with a `level` by the roofline experiment; the ceilings' copy is memory).
-The roof at intensity I is min(flat, best slanted x I), as for a spec roof.
+The roofs themselves are perfcore.measure.empirical's MeasuredRoofline (the one definition:
+each record at its fastest sample, each memory level the median over its plateau); here
+they become a table beside the spec row's figures, and a point is judged against the spec
+row's roof when one applies, else against the measured one.
 """
 
 from __future__ import annotations
@@ -14,77 +14,10 @@ from dataclasses import dataclass
 import pandas as pd
 
 from perfcore.explain.measure_sweep import spec_peak
-from perfcore.measure.plateaus import level_names
+from perfcore.measure.empirical import MEMORY, Level, MeasuredRoofline, Roof
 from perfcore.measure.points import MeasuredPoint, above_roof
 from perfcore.measure.results import Record
 from perfcore.model.specs import Device
-
-ROOF_EXPERIMENTS = ("ceilings", "roofline")  # experiments whose best rates are ceilings
-DEVICE_MEMORY = level_names(1)[-1]  # the slowest level's name; an untagged copy's level
-
-
-@dataclass(frozen=True)
-class Roof:
-    """One measured ceiling: a compute roof (FLOP/s) or a memory level's bandwidth (bytes/s)."""
-
-    name: str  # the precision (or dtype) of a compute roof, the level of a memory roof
-    kind: str  # "compute" or "memory"
-    value: float  # FLOP/s or bytes/s, at the median of the best record
-    label: str  # the record it came from
-
-
-def _best(roofs: list[Roof]) -> tuple[Roof, ...]:
-    """The highest roof of each name, highest first."""
-    best: dict[str, Roof] = {}
-    for roof in roofs:
-        if roof.name not in best or roof.value > best[roof.name].value:
-            best[roof.name] = roof
-    return tuple(sorted(best.values(), key=lambda r: -r.value))
-
-
-def compute_roofs(records: tuple[Record, ...]) -> tuple[Roof, ...]:
-    """The best measured FLOP/s per precision (dtype where none is named), highest first."""
-    roofs = [r for r in records if r.experiment in ROOF_EXPERIMENTS and not _is_stream(r)]
-    rated = [r for r in roofs if r.flops_per_s]
-    return _best([Roof(r.precision or r.dtype, "compute", r.flops_per_s, r.label) for r in rated])
-
-
-def memory_roofs(records: tuple[Record, ...]) -> tuple[Roof, ...]:
-    """The best measured bytes/s per memory level, highest (the nearest cache) first."""
-    streams = [r for r in records if _is_stream(r) and r.bytes_per_s]
-    return _best(
-        [Roof(r.level or DEVICE_MEMORY, "memory", r.bytes_per_s, r.label) for r in streams]
-    )
-
-
-def _is_stream(r: Record) -> bool:
-    """True for a bandwidth record: tagged with a level, or the ceilings' copy (no FLOPs)."""
-    return bool(r.level) or (r.experiment == "ceilings" and bool(r.bytes) and not r.flops)
-
-
-def roof_at(intensity: float, precision: str, records: tuple[Record, ...]) -> float | None:
-    """The measured roof (FLOP/s) at intensity for precision; None when a roof is missing."""
-    flat = [r.value for r in compute_roofs(records) if r.name == precision]
-    slanted = [r.value for r in memory_roofs(records)]
-    if not flat or not slanted:
-        return None
-    return min(flat[0], max(slanted) * intensity)
-
-
-def above_measured(point: MeasuredPoint, records: tuple[Record, ...]) -> bool:
-    """True when a point's median FLOP/s is above the measured roof at its intensity."""
-    roof = roof_at(point.intensity, point.precision, records)
-    return roof is not None and point.flops_per_s > roof
-
-
-def _spec_value(roof: Roof, spec: Device | None) -> float | None:
-    """The spec row's figure for the same roof; None without a row or a published figure."""
-    if spec is None:
-        return None
-    if roof.kind == "compute":
-        return spec_peak(spec, roof.name)
-    return spec.memory_bytes_per_s if roof.name == DEVICE_MEMORY else None
-
 
 COLUMNS = ("roof", "from", "compute", "bandwidth", "spec compute", "spec bandwidth",
            "fraction of spec")  # fmt: skip
@@ -92,30 +25,70 @@ UNITS = {"compute": "flops_per_s", "bandwidth": "bytes_per_s", "spec compute": "
          "spec bandwidth": "bytes_per_s", "fraction of spec": "percent"}  # fmt: skip
 
 
-def _row(roof: Roof, spec: Device | None) -> dict:
+def spec_figure(roof: Roof | Level, spec: Device | None) -> float | None:
+    """The spec row's figure for the same roof (device memory only for levels); else None."""
+    if spec is None:
+        return None
+    if isinstance(roof, Roof):
+        return spec_peak(spec, roof.name)
+    return spec.memory_bytes_per_s if roof.name == MEMORY else None
+
+
+def _row(roof: Roof | Level, spec: Device | None) -> dict:
     """One roof's table row: its value and the spec row's, in the column of its kind."""
-    figure = _spec_value(roof, spec)
-    kind = "compute" if roof.kind == "compute" else "bandwidth"
+    figure = spec_figure(roof, spec)
+    kind, value = (("compute", roof.flops_per_s) if isinstance(roof, Roof)
+                   else ("bandwidth", roof.bytes_per_s))  # fmt: skip
     row = dict.fromkeys(COLUMNS, math.nan) | {"roof": roof.name, "from": roof.label}
-    row |= {kind: roof.value, f"spec {kind}": figure if figure else math.nan}
-    return row | {"fraction of spec": roof.value / figure if figure else math.nan}
+    row |= {kind: value, f"spec {kind}": figure if figure else math.nan}
+    return row | {"fraction of spec": value / figure if figure else math.nan}
 
 
-def roofs_table(records: tuple[Record, ...], spec: Device | None) -> pd.DataFrame:
+def roofs_table(roofline: MeasuredRoofline, spec: Device | None) -> pd.DataFrame:
     """Each measured roof beside the spec row's figure (only where a row applies)."""
-    roofs = (*compute_roofs(records), *memory_roofs(records))
-    df = pd.DataFrame([_row(roof, spec) for roof in roofs], columns=list(COLUMNS))
+    rows = [_row(roof, spec) for roof in (*roofline.roofs, *roofline.levels)]
+    df = pd.DataFrame(rows, columns=list(COLUMNS))
     df.attrs["units"] = dict(UNITS)
     return df
 
 
+@dataclass(frozen=True)
+class Ceiling:
+    """A measured roof (FLOP/s or bytes/s, per empirical) beside the spec row's figure."""
+
+    what: str
+    measured: float
+    spec: float | None
+    unit: str  # "FLOP/s" or "B/s"
+
+    @property
+    def fraction(self) -> float | None:
+        """measured / spec; None where no spec row applies or it publishes no figure."""
+        return self.measured / self.spec if self.spec else None
+
+
+def ceilings(roofline: MeasuredRoofline, spec: Device | None) -> list[Ceiling]:
+    """Each compute roof (best first), then device memory, against the spec row if one applies."""
+    out = [Ceiling(f"{r.label} ({r.name})", r.flops_per_s, spec_figure(r, spec), "FLOP/s")
+           for r in roofline.roofs]  # fmt: skip
+    memory = [lv for lv in roofline.levels if lv.name == MEMORY]
+    return out + [Ceiling(f"{MEMORY} ({lv.label})", lv.bytes_per_s, spec_figure(lv, spec), "B/s")
+                  for lv in memory]  # fmt: skip
+
+
+def above_measured(point: MeasuredPoint, roofline: MeasuredRoofline) -> bool:
+    """True when a point's median FLOP/s is above the measured roof at its intensity."""
+    roof = roofline.roof_at(point.intensity, point.precision)
+    return roof is not None and point.flops_per_s > roof
+
+
 def above(
-    points: tuple[MeasuredPoint, ...], records: tuple[Record, ...], spec: Device | None
+    points: tuple[MeasuredPoint, ...], roofline: MeasuredRoofline, spec: Device | None
 ) -> list[bool]:
     """For each point, whether it sits above its roof: the spec row's, else the measured one."""
     if spec is not None:
         return [above_roof(p, spec) for p in points]
-    return [above_measured(p, records) for p in points]
+    return [above_measured(p, roofline) for p in points]
 
 
 def title(records: tuple[Record, ...], spec: Device | None) -> str:

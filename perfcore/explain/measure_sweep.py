@@ -1,9 +1,9 @@
-"""The matmul sweep's rows and ceilings, and the empirical ceilings against the spec row.
+"""The matmul sweep's rows and its two ceilings.
 
 performance_model.txt: one kernel, three regimes. Each size's achieved FLOP/s (FLOPs over
 the median seconds per call) sits under two ceilings: the spec roof at its intensity
 I(n) = 2n / 3b, and the launch-overhead ceiling 2n³ / t_empty, from the measured cost of an
-empty call. The best matmul and a device-memory copy are set against the spec row's figures.
+empty call. (The measured roofs against the spec row: explain.measure_roofline.)
 """
 
 from __future__ import annotations
@@ -123,32 +123,3 @@ def _cap(first: SweepPoint, t_empty: float | None) -> str:
 def spec_peak(spec: Device | None, precision: str) -> float | None:
     """The spec row's peak FLOP/s at precision; None without a row, a precision or a figure."""
     return spec.peak_flops(precision) if spec and precision in PRECISIONS else None
-
-
-@dataclass(frozen=True)
-class Ceiling:
-    """An empirical ceiling (median of a back-to-back loop) beside the spec row's figure."""
-
-    what: str
-    measured: float
-    spec: float | None
-    unit: str  # "FLOP/s" or "B/s"
-
-    @property
-    def fraction(self) -> float | None:
-        """measured / spec; None where the spec publishes no figure."""
-        return self.measured / self.spec if self.spec else None
-
-
-def ceilings(records: tuple[Record, ...], spec: Device | None) -> list[Ceiling]:
-    """The best matmul's FLOP/s and the copy's bytes/s, against the spec row (if one applies)."""
-    out = []
-    for r in (r for r in records if r.experiment == "ceilings" and r.measurement.synced):
-        if r.flops_per_s:
-            peak = spec_peak(spec, r.precision)
-            what = f"matmul {'x'.join(map(str, r.shapes[0]))} ({r.precision or r.dtype})"
-            out.append(Ceiling(what, r.flops_per_s, peak, "FLOP/s"))
-        elif r.bytes_per_s:
-            copy = f"device-memory copy ({r.dtype})"
-            out.append(Ceiling(copy, r.bytes_per_s, spec and spec.memory_bytes_per_s, "B/s"))
-    return out

@@ -72,7 +72,7 @@ def free_memory_bytes() -> float | None:
 
 
 @dataclass(frozen=True)
-class _Case:
+class Case:
     """A compiled call (run() enqueues it) and what it costs per call."""
 
     run: Callable[[], Any]
@@ -128,8 +128,12 @@ _NO_WORK = {"flops": None, "bytes": None, "flops_model": None, "bytes_model": No
 _NO_WORK |= {"flops_source": ""}
 
 
-def _compile_case(env: Env, fn: Callable, args: tuple, model: ops.Cost, *, matmul: bool):
-    """fn compiled for args, with FLOPs and bytes from cost_analysis (else the model)."""
+def compile_case(env: Env, fn: Callable, args: tuple, model: ops.Cost, *, matmul: bool) -> Case:
+    """fn jit-compiled for args (outside any timing), FLOPs and bytes from cost_analysis.
+
+    Where the backend reports no cost the model's are used; a FLOP count off the model's
+    is noted. Every experiment module builds its timed calls with this.
+    """
     compiled = env.jax.jit(fn).lower(*args).compile()
     try:
         flops, n_bytes = reported_cost(compiled.cost_analysis())
@@ -139,7 +143,7 @@ def _compile_case(env: Env, fn: Callable, args: tuple, model: ops.Cost, *, matmu
     dtype = str(leaves[0].dtype)
     off = flops is not None and model.flops > 0 and not crosscheck(flops, model.flops)
     notes = (f"cost_analysis FLOPs {flops:.4g} vs model {model.flops:.4g}",) if off else ()
-    return _Case(
+    return Case(
         lambda: compiled(*args), tuple(tuple(a.shape) for a in leaves[:2]), dtype,
         env.detected.precision(dtype, matmul=matmul),
         float(flops if flops is not None else model.flops), float(n_bytes or model.bytes),
@@ -148,23 +152,23 @@ def _compile_case(env: Env, fn: Callable, args: tuple, model: ops.Cost, *, matmu
     )  # fmt: skip
 
 
-def _matmul(env: Env, n: int, dtype: str | None = None) -> _Case:
+def _matmul(env: Env, n: int, dtype: str | None = None) -> Case:
     """A compiled (n x n) @ (n x n) on random inputs, refused first if it would not fit."""
     jax, jnp = env.jax, env.jnp
     dtype = dtype or env.suite.matmul_dtype
     model = ops.matmul(n, n, n, jnp.dtype(dtype).itemsize)
     require_fits(model.bytes, free_memory_bytes(), f"matmul {n}x{n}x{n} {dtype}")
     a, b = (jax.random.normal(k, (n, n), dtype) for k in jax.random.split(jax.random.key(0)))
-    return _compile_case(env, jnp.matmul, (a, b), model, matmul=True)
+    return compile_case(env, jnp.matmul, (a, b), model, matmul=True)
 
 
-def _elementwise_case(env: Env, fn: Callable, side: int, flops_per_element: int = 1) -> _Case:
+def _elementwise_case(env: Env, fn: Callable, side: int, flops_per_element: int = 1) -> Case:
     """A compiled one-in, one-out elementwise fn over a side x side float32 array."""
     jax = env.jax
     model = ops.elementwise(side * side, 1, 1, flops_per_element, 4)
     require_fits(model.bytes, free_memory_bytes(), f"elementwise {side}x{side} float32")
     x = jax.random.normal(jax.random.key(0), (side, side))
-    return _compile_case(env, fn, (x,), model, matmul=False)
+    return compile_case(env, fn, (x,), model, matmul=False)
 
 
 def _timer(env: Env) -> list[Record]:
@@ -233,11 +237,11 @@ def _elementwise(env: Env) -> list[Record]:
     return records
 
 
-def _square(env: Env, n: int) -> _Case:
+def _square(env: Env, n: int) -> Case:
     """The clock seed's x @ x on an n x n float32 array of ones."""
     model = ops.Cost(2 * n**3, 2 * n * n * 4, f"x @ x, n={n}")  # x is read once: 2 matrices move
     require_fits(model.bytes, free_memory_bytes(), f"matmul {n}x{n}x{n} float32")
-    return _compile_case(env, lambda x: x @ x, (env.jnp.ones((n, n)),), model, matmul=True)
+    return compile_case(env, lambda x: x @ x, (env.jnp.ones((n, n)),), model, matmul=True)
 
 
 def _dispatch(env: Env) -> list[Record]:
@@ -275,7 +279,7 @@ def _compile(env: Env) -> list[Record]:
               for k in keys]  # fmt: skip
     x = jnp.ones((s.mlp_batch, s.mlp_width))
     first = env.measure(lambda: jax.jit(_mlp_fn())(params, x), warmup=0, repeats=s.compile_runs)
-    case = _compile_case(env, _mlp_fn(), (params, x), model, matmul=True)
+    case = compile_case(env, _mlp_fn(), (params, x), model, matmul=True)
     steady = env.loop(case.run, 20)
     ratio = f"first call / steady step = {first.median / steady.mean:.0f}"
     return [env.record("compile", "first call", first, case, notes=(ratio,), **_NO_WORK),
@@ -306,10 +310,14 @@ def _spread(env: Env) -> list[Record]:
 def _ceilings(env: Env) -> list[Record]:
     """Empirical ceilings: the largest matmul's FLOP/s and a device-memory copy's bytes/s."""
     s = env.suite
-    case = _matmul(env, max(s.matmul_sizes, default=s.timer_size))
-    best = env.record("ceilings", "best matmul", env.loop(case.run, 10), case)
+    n = max(s.matmul_sizes, default=s.timer_size)
+    case = _matmul(env, n)
+    best = env.record("ceilings", "best matmul", env.loop(case.run, 10), case,
+                      size=n, size_kind="side")  # fmt: skip
     copy = _elementwise_case(env, lambda x: x.copy(), s.copy_side, flops_per_element=0)
-    return [best, env.record("ceilings", "copy", env.loop(copy.run, 10), copy)]
+    working_set = 8 * s.copy_side**2  # float32 in and out
+    m = env.loop(copy.run, 10)
+    return [best, env.record("ceilings", "copy", m, copy, size=working_set, size_kind="bytes")]
 
 
 @contextmanager

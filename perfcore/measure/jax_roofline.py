@@ -19,7 +19,7 @@ import math
 
 from perfcore import format as fmt
 from perfcore.measure import empirical
-from perfcore.measure.jax_bench import Env, _compile_case, free_memory_bytes
+from perfcore.measure.jax_bench import Env, compile_case, free_memory_bytes
 from perfcore.measure.results import Record
 from perfcore.measure.suites import DeviceMemoryError, require_fits
 from perfcore.model import ops
@@ -45,7 +45,7 @@ def _matmul_record(env: Env, n: int, dtype: str) -> Record:
     model = ops.matmul(n, n, n, jnp.dtype(dtype).itemsize)
     require_fits(model.bytes, free_memory_bytes(), f"matmul {n}x{n}x{n} {dtype}")
     with jax.enable_x64(dtype == "float64"):
-        case = _compile_case(env, jnp.matmul, _operands(env, n, dtype), model, matmul=True)
+        case = compile_case(env, jnp.matmul, _operands(env, n, dtype), model, matmul=True)
     precision = case.precision or EXTRA_PRECISION.get(dtype, "")
     case = dataclasses.replace(case, precision=precision)
     m = env.measure(case.run)

@@ -30,6 +30,14 @@ class Experiment:
     runner: str  # "module:function", imported when the experiment runs
     count: Callable[[Suite], int]
     help: str = ""
+    heavy: bool = False  # long-running: opt-in, left out of the page's default selection
+    takes: str = ""  # roughly how long its default suite runs, per device class
+
+    @property
+    def summary(self) -> str:
+        """The experiment in one line: id, title, what it times, and how long if heavy."""
+        what = f" ({self.help})" if self.help else ""
+        return f"**{self.name}**: {self.title}{what}" + (f", {self.takes}" if self.takes else "")
 
     def load(self) -> Callable[[Any], list]:
         """The runner function (imports its module, and so JAX's experiments, on first use)."""
@@ -44,6 +52,11 @@ def register(*experiments: Experiment) -> None:
     """Add experiments to the registry (a name registered again is replaced)."""
     for experiment in experiments:
         EXPERIMENTS[experiment.name] = experiment
+
+
+def default_selection() -> list[str]:
+    """The quick teaching experiments, run unless others are picked (heavy ones are opt-in)."""
+    return [name for name, experiment in EXPERIMENTS.items() if not experiment.heavy]
 
 
 def _seed(name: str, title: str, count: Callable[[Suite], int], help: str) -> Experiment:

@@ -113,10 +113,10 @@ class Record:
         """The record with one more note (notes are appended, never replaced)."""
         return dataclasses.replace(self, notes=(*self.notes, note))
 
-    def rate(self, amount: float | None) -> float | None:
-        """amount / median seconds for synchronized work; None when not a device rate."""
-        median = self.measurement.median
-        return amount / median if self.measurement.synced and amount and median > 0 else None
+    def rate(self, amount: float | None, seconds: float | None = None) -> float | None:
+        """amount / seconds (default the median) for synchronized work; else None, per second."""
+        seconds = self.measurement.median if seconds is None else seconds
+        return amount / seconds if self.measurement.synced and amount and seconds > 0 else None
 
     @property
     def flops_per_s(self) -> float | None:
