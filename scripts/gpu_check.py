@@ -64,7 +64,7 @@ def roof_cells(record: results.Record, spec) -> str:
         return ""
     if not record.flops:  # a copy: bandwidth against the memory roof
         roof = spec.memory_bytes_per_s if spec else None
-        return versus(record.bytes / m.median, roof, fmt.bytes_per_s)
+        return versus(record.bytes_per_s, roof, fmt.bytes_per_s)
     point = points.measured_point(record)
     roof = points.roof_flops_per_s(point, spec) if spec else None
     flag = "  ABOVE ROOF" if spec and points.above_roof(point, spec) else ""

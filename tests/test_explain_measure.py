@@ -117,6 +117,14 @@ def test_the_picker_help_titles_every_experiment():
     assert view.EXPERIMENTS_HELP.count("**") == 2 * len(registry.EXPERIMENTS)
 
 
+def test_the_heavy_experiments_are_named_with_how_long_they_take():
+    note = view.heavy_note()
+    heavy = [e for e in registry.EXPERIMENTS.values() if e.heavy]
+    assert heavy and all(f"**{e.name}** ({e.takes})" in note for e in heavy)
+    assert not any(f"**{name}**" in note for name in registry.default_selection())
+    assert "about 2 min on a CPU" in view.EXPERIMENTS_HELP  # the roofline's, in the help too
+
+
 def test_the_source_line_says_live_or_uploaded():
     assert view.source_line(RECORDS, live=True).startswith(f"{len(RECORDS)} records from the live")
     assert "uploaded results file" in view.source_line(RECORDS, live=False)

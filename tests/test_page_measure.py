@@ -98,6 +98,19 @@ def test_run_draws_the_records_and_a_widget_change_keeps_them(fake_run):
     assert not registry.measurement_in_progress()
 
 
+def test_the_default_selection_is_the_quick_set_and_the_heavy_ones_are_opt_in(fake_run):
+    at = run_page("measure")
+    heavy = [name for name, e in registry.EXPERIMENTS.items() if e.heavy]
+    assert at.multiselect(key="me_experiments").value == registry.default_selection()
+    assert {"roofline", "collectives", "fusion"} <= set(heavy)
+    assert any(all(name in t for name in heavy) and "min" in t for t in texts(at, "caption"))
+    at.button(key="me_run").click().run()
+    assert fake_run[-1][1] == tuple(registry.default_selection())
+    at.multiselect(key="me_experiments").select("roofline").run()
+    at.button(key="me_run").click().run()
+    assert "roofline" in fake_run[-1][1]
+
+
 def test_on_a_cpu_the_roof_is_its_measured_ceilings_until_a_row_is_picked(monkeypatch):
     def run_suite(suite, **kw):
         return cpu(seed_records())

@@ -88,14 +88,17 @@ register(
     Experiment("roofline", "measured roofline", "perfcore.measure.jax_roofline:run",
                lambda s: len(s.roofline_dtypes) * len(s.roofline_sides) + 2 * len(s.stream_bytes),
                "best matmul FLOP/s per dtype; copy and triad bandwidth per working set, "
-               "with each memory level's plateau found from the data"),
+               "with each memory level's plateau found from the data",
+               heavy=True, takes="about 2 min on a CPU, about 1 min on a GPU"),
     Experiment("collectives", "collectives over all devices",
                "perfcore.measure.jax_collectives:run", lambda s: 4 * len(s.collective_bytes),
                "all-reduce, all-gather, reduce-scatter and all-to-all per message size: "
-               "algbw, busbw and a fitted alpha-beta model"),
+               "algbw, busbw and a fitted alpha-beta model", heavy=True,
+               takes="seconds with one device, minutes over several (up to 1 GiB per device)"),
     Experiment("fusion", "fusion, priced and measured", "perfcore.measure.jax_fusion:run",
                lambda s: 2 * len(s.fusion_chain),
-               "a chain of k elementwise ops run one call each vs fused under one jit"),
+               "a chain of k elementwise ops run one call each vs fused under one jit",
+               heavy=True, takes="about 10 s on a CPU, a few seconds on a GPU"),
 )  # fmt: skip
 
 LOCK = threading.Lock()  # one measurement at a time per process
