@@ -1,12 +1,13 @@
 """perfcore.measure.empirical: the measured hierarchical roofline derived from records."""
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
 from perfcore.measure import empirical, report
 from perfcore.measure.bench import Measurement
-from perfcore.measure.results import Record
+from perfcore.measure.results import Record, load_results
 
 KIB, MIB = 2**10, 2**20
 
@@ -129,3 +130,13 @@ def test_unsynchronized_records_give_no_roof():
     naive = dataclasses.replace(RECORDS[1], measurement=dataclasses.replace(
         RECORDS[1].measurement, synced=False))  # fmt: skip
     assert [r.label for r in empirical.roofs((naive,))] == []
+
+
+@pytest.mark.parametrize("name", ["v1.json", "v1.csv"])
+def test_a_version_1_file_with_ceilings_still_gives_a_measured_roofline(name):
+    records = load_results(Path(__file__).parent / "data" / "results" / name)
+    found = empirical.measured_roofline(records)
+    copy = next(r for r in records if r.experiment == "ceilings" and r.label == "copy")
+    assert [lv.name for lv in found.levels] == ["memory"]
+    assert found.levels[0].bytes_per_s == empirical.best_rate(copy, copy.bytes)
+    assert found.roofs and all(r.label != "copy" for r in found.roofs)
