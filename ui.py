@@ -9,6 +9,8 @@ perfcore, then one figure builder; they hold no arithmetic.
 from __future__ import annotations
 
 import functools
+import gc
+import importlib
 import math
 import os
 from collections.abc import Sequence
@@ -18,9 +20,8 @@ import pandas as pd
 import streamlit as st
 
 from perfcore.errors import FileProblems
+from perfcore.explain.measure import known_spec, not_this_device
 from perfcore.format import NOT_PUBLISHED
-from perfcore.measure import jax_bench
-from perfcore.measure.devices import Detected
 from perfcore.measure.points import MeasuredPoint, measured_points
 from perfcore.measure.results import Record, ResultsError, load_results_bytes, to_json
 from perfcore.model.models import Model, load_models, load_models_bytes
@@ -101,9 +102,13 @@ def results_file(key: str) -> tuple[Record, ...]:
         return ()
 
 
-def results_upload(key: str) -> tuple[MeasuredPoint, ...]:
-    """The measured points of an uploaded results file; () when none or invalid."""
-    return measured_points(results_file(key))
+def results_upload(key: str, device: Device, specs: dict[str, Device]) -> tuple[MeasuredPoint, ...]:
+    """An uploaded file's measured points, only if measured on `device`; () otherwise."""
+    records = results_file(key)
+    if records and known_spec(records, specs) != device:
+        st.caption(not_this_device(records, device))
+        return ()
+    return measured_points(records)
 
 
 def results_download(records: tuple[Record, ...], key: str) -> None:
@@ -116,19 +121,17 @@ def results_download(records: tuple[Record, ...], key: str) -> None:
                        on_click="ignore")  # fmt: skip
 
 
-@st.cache_resource(show_spinner="Starting JAX to see which device it runs on...")
-def _detected() -> Detected:
-    """JAX's default device, unmatched (imports JAX: once per server process)."""
-    return jax_bench.detect({})
+@st.cache_resource(show_spinner="Starting JAX (once per server)...")
+def measurement_module():
+    """perfcore.measure.jax_bench with JAX imported, then frozen out of the collector.
 
-
-def detected_device() -> Detected | None:
-    """JAX's default device; None, said with an error, when JAX is installed but cannot start."""
-    try:
-        return _detected()
-    except RuntimeError as error:  # e.g. a CUDA plugin that finds no driver
-        st.error(f"JAX is installed but could not start a backend: {error}")
-        return None
+    Imported on first need (a Run), never to draw a page; gc.freeze() afterwards keeps the
+    live server's per-run garbage collection from walking JAX's objects (PERFORMANCE.md).
+    """
+    module = importlib.import_module("perfcore.measure.jax_bench")
+    module.start_jax()
+    gc.freeze()
+    return module
 
 
 def reset_notices() -> None:

@@ -1,79 +1,95 @@
-"""Measure: the seeds' experiments timed live with JAX on this machine, or read from a file."""
+"""Measure: the experiments timed live with JAX on this machine, or read from a file.
+
+The page draws before JAX is imported: JAX starts (and finds the device) on Run.
+"""
 
 import streamlit as st
 
 import ui
 from perfcore.explain import measure as view
 from perfcore.explain import measure_clock as clock
+from perfcore.explain import measure_roofline as measured
 from perfcore.explain import measure_sweep as model
 from perfcore.figures import (
     ceilings_figure,
     dispatch_figure,
     pairs_figure,
-    roofline_figure,
     spread_figure,
     sweep_figure,
 )
-from perfcore.measure import jax_bench
-from perfcore.measure.suites import SUITES, DeviceMemoryError
+from perfcore.figures.measure_roofline import measured_roofline_figure
+from perfcore.measure import registry
+from perfcore.measure.empirical import measured_roofline
+from perfcore.measure.suites import SUITES
 
 ctx = ui.context()
 st.title("Measure: the clock done right")
-hosted, missing = ui.hosted_mode(), jax_bench.jax_available()
-detected = None if hosted or missing else ui.detected_device()
+hosted, missing = ui.hosted_mode(), registry.jax_available()
 if hosted:
     st.info(view.HOSTED, icon=":material/cloud_off:")
 elif missing:
     st.warning(view.no_jax(missing), icon=":material/download:")
-elif detected:
-    st.markdown(view.device_line(detected))
+if st.session_state.get(view.RUNNING) and not registry.measurement_in_progress():
+    st.warning(view.STOPPED, icon=":material/stop_circle:")
+    st.session_state[view.RUNNING] = False
+
+
+def measure(suite: str, names: list[str]) -> None:
+    """Run the experiments with a progress bar; a fault is said, the lock always released."""
+    bar, waiting = st.progress(0.0, text="starting"), st.empty()
+    st.session_state[view.RUNNING] = True
+    try:
+        bench = ui.measurement_module()
+        records = bench.run_suite(
+            suite, experiments=tuple(names), specs=ctx.specs,
+            progress=lambda fraction, message: bar.progress(fraction, text=message),
+            wait_callback=lambda message: waiting.info(message, icon=":material/hourglass:"),
+        )  # fmt: skip
+    except Exception as error:  # noqa: BLE001 - any fault in a run is reported, not raised
+        st.session_state[view.RUNNING] = False
+        st.error(view.fault(error), icon=":material/error:")
+        return
+    finally:
+        bar.empty()
+        waiting.empty()
+    st.session_state[view.RUNNING] = False
+    st.session_state[view.STATE] = records
+    st.rerun()
 
 
 @st.fragment
 def run_panel() -> None:
     """Experiments, suite and the Run button; a run shows its progress, then the page reruns."""
-    every = list(jax_bench.EXPERIMENTS)
-    names = ui.multi("Experiments", every, "me_experiments", every, help=view.EXPERIMENTS_HELP)
+    every, quick = list(registry.EXPERIMENTS), registry.default_selection()
+    names = ui.multi("Experiments", every, "me_experiments", quick, help=view.EXPERIMENTS_HELP)
+    st.caption(view.heavy_note())
     suite = ui.choice("Suite", list(SUITES), "me_suite", "default", widget=st.radio,
                       horizontal=True, captions=view.suite_captions(SUITES))  # fmt: skip
-    if jax_bench.measurement_in_progress():
-        st.info(f"Another session is measuring: a run now would show '{jax_bench.WAITING}'.")
-    if not st.button("Run the experiments", key="me_run", type="primary", disabled=not names):
-        return
-    bar, waiting = st.progress(0.0, text="starting"), st.empty()
-    try:
-        records = jax_bench.run_suite(
-            suite, experiments=tuple(names), specs=ctx.specs,
-            progress=lambda fraction, message: bar.progress(fraction, text=message),
-            wait_callback=lambda message: waiting.info(message, icon=":material/hourglass:"),
-        )  # fmt: skip
-    except DeviceMemoryError as error:
-        st.error(str(error), icon=":material/memory:")
-        return
-    finally:
-        bar.empty()
-        waiting.empty()
-    st.session_state[view.STATE] = records
-    st.rerun()
+    if registry.measurement_in_progress():
+        st.info(view.WAITING_NOTE, icon=":material/hourglass:")
+    if st.button("Run the experiments", key="me_run", type="primary", disabled=not names):
+        measure(suite, names)
 
 
-if detected is not None:
+if not hosted and not missing:
+    st.caption(view.BEFORE_RUN)
     run_panel()
 live = st.session_state.get(view.STATE, ())
 with st.expander("Upload a results file", expanded=hosted or not live):
     uploaded = ui.results_file("me_results")
 records = view.page_records(live, uploaded)
-known = view.known_spec(records, detected, ctx.specs)
-spec = known or ctx.device
-if known is None and view.device_kind(records, detected):
-    st.warning(view.unknown(records, detected), icon=":material/help:")
-    choice = ui.choice("Spec row for this device", [view.SIDEBAR, *ctx.specs], "me_spec")
-    spec = view.picked(choice, ctx.device, ctx.specs)
-st.caption(view.spec_line(spec, known is not None))
+known = view.known_spec(records, ctx.specs)
+spec = known
+if records and known is None:
+    st.warning(view.unknown(records), icon=":material/help:")
+    choice = ui.choice("Compare with a spec row", [view.MEASURED_ONLY, *ctx.specs], "me_spec")
+    spec = None if choice == view.MEASURED_ONLY else ctx.specs[choice]
+if records:
+    st.caption(view.spec_line(spec, known is not None))
 
 
 def show(records: tuple, spec) -> None:
-    """The records' table, the seeds' charts, and the points on the spec roofline."""
+    """The records' table, the charts, and the points on the measured (and spec) roofline."""
     st.caption(view.source_line(records, live=bool(live)))
     st.markdown(view.precision_note(records))
     ui.table(view.table(records), "measurements", empty="—")
@@ -81,13 +97,18 @@ def show(records: tuple, spec) -> None:
     rows = model.sweep(records)
     if rows:
         overhead, roof = model.overhead_by_n(records), model.roof_by_n(records, spec)
-        st.plotly_chart(sweep_figure(rows, overhead, roof, spec.name), key="me_sweep")
+        st.plotly_chart(sweep_figure(rows, overhead, roof, spec.name if spec else ""),
+                        key="me_sweep")  # fmt: skip
         st.caption(model.sweep_sentence(records))
-    precision = view.roof_precision(records, ctx.precision)
-    points = view.overlay(live, uploaded)
-    overhead = model.overhead_ceiling(records)
-    st.plotly_chart(roofline_figure(spec, precision, measured=points, overhead=overhead),
-                    key="me_roofline")  # fmt: skip
+    points, roofline = view.overlay(live, uploaded), measured_roofline(records)
+    fig = measured_roofline_figure(
+        roofline, points, measured.above(points, roofline, spec), spec,
+        view.roof_precision(records, ctx.precision), model.overhead_ceiling(records),
+        measured.title(records, spec),
+    )  # fmt: skip
+    st.plotly_chart(fig, key="me_roofline")
+    if roofline.roofs or roofline.levels:
+        ui.table(measured.roofs_table(roofline, spec), "measured_roofs")
     dispatch = clock.dispatch(records)
     if dispatch:
         st.plotly_chart(dispatch_figure(dispatch), key="me_dispatch")
@@ -102,10 +123,9 @@ def show(records: tuple, spec) -> None:
     if spread:
         st.plotly_chart(spread_figure(spread), key="me_spread")
         st.caption(spread.sentence)
-    ceilings = model.ceilings(records, spec)
-    if ceilings:
+    ceilings = measured.ceilings(roofline, spec)
+    if ceilings and spec is not None:
         st.plotly_chart(ceilings_figure(ceilings, spec.name), key="me_ceilings")
-        ui.table(model.ceilings_table(ceilings, spec), "ceilings")
     ui.takeaway(view.takeaway(records, spec, known is not None))
 
 

@@ -42,7 +42,7 @@ previous_precision = st.session_state.get("rf_previous_precision", ctx.precision
 previous = priced_points(previous_precision)
 st.session_state["rf_previous_precision"] = ctx.precision
 with st.expander("Overlay measured points", expanded=False):
-    measured = ui.results_upload("rf_results")
+    measured = ui.results_upload("rf_results", ctx.device, ctx.specs)
 fig = roofline_figure(ctx.device, ctx.precision, points, ctx.compare, measured, previous)
 st.plotly_chart(fig, key="rf_chart")
 ui.table(view.table(points), "roofline")

@@ -1,6 +1,7 @@
 """Page cost: each page's rerun time as a multiple of a one-slider, one-Plotly-line page.
 
-    .venv/bin/python bench/pages.py [--rounds 6] [--browser-n 8] [--apptest-n 15] [PAGE ...]
+    .venv/bin/python bench/pages.py [--rounds 6] [--browser-n 8] [--apptest-n 15]
+                                    [--paint-rounds 3] [PAGE ...]
 
 The reference page (one st.slider, one go.Scatter of 200 points) is written to a temp dir
 and measured in the same run as app.py's pages (in app.py's order), three ways, each shown
@@ -32,7 +33,10 @@ on first use and then gc.freeze()s the heap, which makes every later post-run gc
 page, cheaper. So pages are measured in app.py's order on servers that start clean, and a
 page measured while its server had JAX loaded (seen in /proc/PID/maps) is marked "JAX".
 
-The three measurements are in reruns.py; the server, the browser and the page probe come
+4. first paint (first_paint.py): the Measure page opened on a fresh server against the
+   roofline page, until its first run is drawn; Measure must paint before JAX is imported.
+
+The three rerun measurements are in reruns.py; the server, the browser and the page probe come
 from tests/live.py, shared with the end-to-end tests.
 
 Prints a table and PASS/FAIL per page; exits 1 on any FAIL or any page that raised.
@@ -48,6 +52,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import first_paint
 from reruns import Target, measure_apptest, run_browser_phase, run_server_phase, targets
 
 LIMIT = 3.0
@@ -101,6 +106,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--browser-n", type=int, default=8, help="widget changes per page in Chromium")
     ap.add_argument("--apptest-n", type=int, default=15, help="AppTest reruns per page")
     ap.add_argument("--gate", choices=["server", "browser", "apptest"], default="server")
+    ap.add_argument("--paint-rounds", type=int, default=3, help="first paints per page (0: none)")
     ap.add_argument("pages", nargs="*", help="page script stems to measure (default: all)")
     args = ap.parse_args(argv)
     started = time.monotonic()
@@ -122,6 +128,8 @@ def main(argv: list[str]) -> int:
         print("server (websocket replay, fresh servers) ...", flush=True)
         run_server_phase(ts, args.rounds)
     rc = report(ts, args.gate)
+    if args.paint_rounds:
+        print(first_paint.report(first_paint.measure(args.paint_rounds)))
     print(f"took {time.monotonic() - started:.0f} s")
     return rc
 

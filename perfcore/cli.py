@@ -90,9 +90,11 @@ def parser() -> argparse.ArgumentParser:
         c.add_argument(f"--{name.replace('_', '-')}", dest=name, type=float)
     from perfcore import llm_cli
     from perfcore.measure import cli as measure_cli
+    from perfcore.measure import distributed
 
     measure_cli.register(sub)
     llm_cli.register(sub)
+    distributed.register(sub)
     return p
 
 

@@ -15,12 +15,14 @@ def record(experiment: str, label: str, seconds: float, method: str = LOOP, **kw
     samples = kw.pop("samples", (seconds,) * 3)
     m = Measurement(samples, calls, method, 3, synced)
     fields = {"spec_name": "NVIDIA H100 SXM", "dtype": "bfloat16", "precision": "bf16"} | kw
-    return Record(experiment, label, m, H100_KIND, "gpu", "0.10.2", STAMP, **fields)
+    return Record(experiment=experiment, label=label, measurement=m, device=H100_KIND,
+                  backend="gpu", jax_version="0.10.2", timestamp=STAMP, **fields)  # fmt: skip
 
 
 def matmul(experiment: str, label: str, n: int, seconds: float, **kw) -> Record:
     """A square bf16 matmul record: 2n³ FLOPs, 3n² x 2 bytes."""
     cost = {"flops": 2.0 * n**3, "bytes": 6.0 * n * n, "shapes": ((n, n), (n, n))}
+    cost |= {"size": n, "size_kind": "side"} if experiment in ("sweep", "dispatch") else {}
     return record(experiment, label, seconds, **(cost | kw))
 
 
@@ -33,9 +35,9 @@ def seed_records() -> tuple[Record, ...]:
         record("barriers", "read every step", 776 * US, calls=1000, **no_work),
         record("barriers", "accumulate, read once", 298 * US, calls=1000, **no_work),
         record("sweep", "empty call", 10 * US, **no_work),
-        matmul("sweep", "matmul 256", 256, 12 * US, note="regime: overhead (spec roof)"),
-        matmul("sweep", "matmul 1024", 1024, 82 * US, note="regime: utilisation (spec roof)"),
-        matmul("sweep", "matmul 4096", 4096, 870 * US, note="regime: compute roof (spec roof)"),
+        matmul("sweep", "matmul 256", 256, 12 * US, regime="overhead"),
+        matmul("sweep", "matmul 1024", 1024, 82 * US, regime="utilisation"),
+        matmul("sweep", "matmul 4096", 4096, 870 * US, regime="compute roof"),
         record("elementwise", "add", 0.20 * MS, bytes=128e6, flops=16e6, **no_work),
         record("elementwise", "mul", 0.27 * MS, bytes=128e6, flops=16e6, **no_work),
         record("elementwise", "sin", 0.16 * MS, bytes=128e6, flops=16e6, **no_work),

@@ -8,39 +8,37 @@ import pytest
 from measured import H100_KIND, seed_records
 
 from perfcore.explain import measure as view
-from perfcore.measure.devices import Detected
-from perfcore.measure.suites import SUITES
+from perfcore.measure import registry
+from perfcore.measure.suites import SUITES, DeviceMemoryError
 
 RECORDS = seed_records()
-CPU = Detected("cpu", "cpu", None, "0.10.2", None, None)
-H100 = Detected("gpu", H100_KIND, None, "0.10.2", None, "9.0")
+CPU_RECORDS = tuple(dataclasses.replace(r, device="cpu", backend="cpu", spec_name="")
+                    for r in RECORDS)  # fmt: skip
 
 
-def test_a_cpu_is_labelled_as_the_cpu_and_a_gpu_by_its_device_kind():
-    assert "**the CPU**" in view.device_line(CPU)
-    assert "CPU measurement" in view.device_line(CPU)
-    line = view.device_line(H100)
-    assert "**a GPU**" in line and H100_KIND in line and "compute capability 9.0" in line
+def test_a_cpu_is_said_plainly_and_a_gpu_by_its_device_kind():
+    cpu = view.source_line(CPU_RECORDS, live=True)
+    assert "**the CPU**" in cpu and "CPU measurement" in cpu
+    gpu = view.source_line(RECORDS, live=True)
+    assert "**a GPU**" in gpu and H100_KIND in gpu and "CPU" not in gpu
 
 
 def test_the_records_spec_name_decides_the_spec_row(specs):
-    assert view.known_spec(RECORDS, CPU, specs).name == "NVIDIA H100 SXM"
+    assert view.known_spec(RECORDS, specs).name == "NVIDIA H100 SXM"
 
 
 def test_without_a_spec_name_the_device_kind_is_matched(specs):
     unnamed = tuple(dataclasses.replace(r, spec_name="") for r in RECORDS)
-    assert view.known_spec(unnamed, None, specs).name == "NVIDIA H100 SXM"
-    assert view.known_spec((), H100, specs).name == "NVIDIA H100 SXM"
+    assert view.known_spec(unnamed, specs).name == "NVIDIA H100 SXM"
 
 
-def test_a_cpu_has_no_spec_row_so_the_user_picks_one(specs):
-    assert view.known_spec((), CPU, specs) is None
-    assert view.known_spec((), None, specs) is None
-    assert "unknown device: pick its spec row" in view.unknown((), CPU)
-    assert "no CPU rows" in view.unknown((), CPU)
-    sidebar = specs["NVIDIA B200"]
-    assert view.picked(view.SIDEBAR, sidebar, specs) is sidebar
-    assert view.picked("NVIDIA T4", sidebar, specs).name == "NVIDIA T4"
+def test_a_cpu_has_no_spec_row_and_its_roof_is_measured(specs):
+    assert view.known_spec(CPU_RECORDS, specs) is None
+    assert view.known_spec((), specs) is None
+    said = view.unknown(CPU_RECORDS)
+    assert "matches no spec row" in said and "no CPU rows" in said and "measured ceilings" in said
+    assert "none compared" in view.spec_line(None, own=False)
+    assert "picked" in view.spec_line(specs["NVIDIA T4"], own=False)
 
 
 def test_a_live_run_is_the_page_data_and_both_sources_are_overlaid():
@@ -50,21 +48,36 @@ def test_a_live_run_is_the_page_data_and_both_sources_are_overlaid():
     assert len(view.overlay(live, uploaded)) > len(view.overlay(live, ()))
 
 
-def test_the_table_names_method_and_spread_and_times_in_microseconds():
+def test_points_of_another_device_are_not_overlaid():
+    assert view.overlay(CPU_RECORDS, RECORDS) == view.overlay(CPU_RECORDS, ())
+    assert {p.device for p in view.overlay(CPU_RECORDS, RECORDS)} == {"cpu"}
+
+
+def test_faults_are_said_with_what_was_kept():
+    memory = view.fault(DeviceMemoryError("matmul 9x9x9 needs 1e9 bytes: refused"))
+    assert memory.startswith("matmul 9x9x9")
+    gone = view.fault(RuntimeError("Unable to initialize backend 'cuda'"))
+    assert "backend failed" in gone and "No records were kept" in gone
+    assert "ZeroDivisionError: boom" in view.fault(ZeroDivisionError("boom"))
+
+
+def test_the_table_names_method_and_spread_in_si_units():
     df = view.table(RECORDS)
-    for column in ("method", "calls/sample", "min (µs)", "median (µs)", "mean (µs)",
-                   "IQR (µs)", "spread (IQR/median)", "FLOP/s (median)", "regime"):  # fmt: skip
+    for column in ("method", "calls/sample", "min", "median", "mean", "IQR", "spread",
+                   "FLOP/s at the median", "regime"):  # fmt: skip
         assert column in df.columns
+    assert df.attrs["units"]["median"] == "seconds" and df.attrs["units"]["spread"] == "percent"
+    assert all(df[c].dtype.kind == "f" for c in df.attrs["units"])
     row = df.set_index("what").loc["compute 1024"]
     assert row["method"] == "isolated calls, min"
-    assert row["min (µs)"] == pytest.approx(5929.7)
-    assert row["FLOP/s (median)"] == pytest.approx(2 * 1024**3 / 5929.7e-6)
+    assert row["min"] == pytest.approx(5929.7e-6)
+    assert row["FLOP/s at the median"] == pytest.approx(2 * 1024**3 / 5929.7e-6)
     assert df.set_index("what").loc["matmul 256", "regime"] == "overhead"
 
 
 def test_a_naive_timing_gets_no_achieved_rate():
     naive = view.table(RECORDS).set_index("what").loc["naive timer"]
-    assert math.isnan(naive["FLOP/s (median)"]) and not naive["synced"]
+    assert math.isnan(naive["FLOP/s at the median"]) and not naive["synced"]
 
 
 def test_the_precision_that_ran_is_read_from_the_records():
@@ -82,6 +95,8 @@ def test_the_takeaway_is_computed_from_the_numbers(specs):
     assert "16.0 % of NVIDIA H100 SXM's spec" in text
     picked = view.takeaway(RECORDS, specs["NVIDIA B200"], own=False)
     assert "not this device's own" in picked
+    alone = view.takeaway(CPU_RECORDS, None, own=False)
+    assert "% of" not in alone and "no fraction of spec" in alone
 
 
 def test_hosted_and_no_jax_texts_say_how_to_measure_elsewhere():
@@ -98,8 +113,16 @@ def test_suite_captions_say_what_a_cpu_changes():
 
 
 def test_the_picker_help_titles_every_experiment():
-    assert "**dispatch**: dispatch vs compute" in view.EXPERIMENTS_HELP
-    assert view.EXPERIMENTS_HELP.count("**") == 2 * 9
+    assert "**dispatch**: dispatch vs compute (isolated calls, unblocked" in view.EXPERIMENTS_HELP
+    assert view.EXPERIMENTS_HELP.count("**") == 2 * len(registry.EXPERIMENTS)
+
+
+def test_the_heavy_experiments_are_named_with_how_long_they_take():
+    note = view.heavy_note()
+    heavy = [e for e in registry.EXPERIMENTS.values() if e.heavy]
+    assert heavy and all(f"**{e.name}** ({e.takes})" in note for e in heavy)
+    assert not any(f"**{name}**" in note for name in registry.default_selection())
+    assert "about 2 min on a CPU" in view.EXPERIMENTS_HELP  # the roofline's, in the help too
 
 
 def test_the_source_line_says_live_or_uploaded():

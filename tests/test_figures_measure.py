@@ -6,6 +6,7 @@ import pytest
 from measured import seed_records
 
 from perfcore.explain import measure_clock as clock
+from perfcore.explain import measure_roofline as roofs
 from perfcore.explain import measure_sweep as model
 from perfcore.figures import (
     ceilings_figure,
@@ -15,6 +16,10 @@ from perfcore.figures import (
     sweep_figure,
 )
 from perfcore.figures.measure import OVERHEAD
+from perfcore.figures.measure_roofline import ABOVE, measured_roofline_figure
+from perfcore.figures.style import DARK
+from perfcore.measure.empirical import MeasuredRoofline, measured_roofline
+from perfcore.measure.points import measured_points
 
 RECORDS = seed_records()
 
@@ -78,7 +83,7 @@ def test_spread_draws_each_runs_samples_its_min_and_the_loop_mean():
 
 
 def test_ceilings_are_bars_of_the_fraction_of_spec_with_100_percent_marked(h100):
-    rows = model.ceilings(RECORDS, h100)
+    rows = roofs.ceilings(measured_roofline(RECORDS), h100)
     fig = ceilings_figure(rows, h100.name)
     assert list(fig.data[0].y) == pytest.approx([c.fraction for c in rows])
     assert "158 TFLOP/s of 989 TFLOP/s" in fig.data[0].text[0]
@@ -87,5 +92,43 @@ def test_ceilings_are_bars_of_the_fraction_of_spec_with_100_percent_marked(h100)
 
 def test_a_ceiling_with_no_published_figure_is_left_out(specs):
     v100 = specs["NVIDIA V100 SXM2"]
-    fig = ceilings_figure(model.ceilings(RECORDS, v100), v100.name)
-    assert list(fig.data[0].x) == ["device-memory copy (float32)"]
+    fig = ceilings_figure(roofs.ceilings(measured_roofline(RECORDS), v100), v100.name)
+    assert list(fig.data[0].x) == ["memory (working set 512 MiB)"]
+
+
+def roofline(spec=None, theme=DARK):
+    """The measured roofline of the records, beside `spec` when given."""
+    points, measured = measured_points(RECORDS), measured_roofline(RECORDS)
+    flags = roofs.above(points, measured, spec)
+    return measured_roofline_figure(measured, points, flags, spec, "bf16", theme=theme)
+
+
+def test_the_measured_roofline_draws_measured_roofs_alone_without_a_spec():
+    names = _names(roofline())
+    assert names[0].startswith("measured ceiling: bf16") and "best matmul" in names[0]
+    assert names[1].startswith("measured ceiling: memory")
+    assert not any("published spec" in n for n in names)
+
+
+def test_the_spec_row_is_drawn_beside_the_measured_roofs_dashed(h100):
+    fig = roofline(h100)
+    spec = [t for t in fig.data if t.name.startswith("NVIDIA H100 SXM (published spec)")]
+    assert spec and all(t.line.dash == "dash" for t in spec)
+    assert fig.data[0].line.dash is None
+
+
+def test_measured_points_are_never_moved_and_a_point_above_is_flagged():
+    fig = roofline()
+    drawn = [y for t in fig.data if t.mode == "markers" for y in t.y]
+    assert sorted(drawn) == sorted(p.flops_per_s for p in measured_points(RECORDS))
+    points = measured_points(RECORDS)[:1]
+    flagged = measured_roofline_figure(MeasuredRoofline((), ()), points, [True])
+    assert _names(flagged) == [ABOVE]
+
+
+def test_the_measured_roofline_takes_its_colours_from_the_theme():
+    fig = roofline(theme=DARK)
+    assert fig.layout.paper_bgcolor == DARK.background and fig.layout.font.color == DARK.text
+    assert fig.layout.xaxis.gridcolor == DARK.grid
+    memory = next(t for t in fig.data if "ceiling: memory" in t.name)
+    assert memory.line.color == DARK.ink

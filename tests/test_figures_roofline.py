@@ -1,19 +1,26 @@
 """The roofline chart: roofs where the spec puts them, the ridge at ridge_point, measured
 points drawn where they were measured (never clamped), and lean traces."""
 
+import dataclasses
+
 import pytest
 
 from perfcore.figures import roofline_figure
 from perfcore.figures.roofline import ABOVE_ROOF, OVERHEAD, memory_roofs
-from perfcore.measure.points import MeasuredPoint
+from perfcore.measure.bench import Measurement
+from perfcore.measure.points import measured_point
+from perfcore.measure.results import Record
 from perfcore.model import ops
 from perfcore.model.roofline import estimate, ridge_point
 
 
 def point(label, flops, n_bytes, seconds):
     """A measured point with a 10 % spread around `seconds`."""
-    return MeasuredPoint(label, flops, n_bytes, seconds, seconds * 0.9, seconds * 1.1, "fp16",
-                         "isolated calls, min", "test device", "gpu")  # fmt: skip
+    m = Measurement((seconds * 0.9, seconds, seconds * 1.1))
+    r = Record(experiment="sweep", label=label, device="test device", backend="gpu",
+               jax_version="0", timestamp="2025-01-31T12:00:00+00:00", measurement=m,
+               precision="fp16", flops=flops, bytes=n_bytes)  # fmt: skip
+    return dataclasses.replace(measured_point(r), label=label)
 
 
 def names(fig):

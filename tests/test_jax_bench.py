@@ -10,15 +10,18 @@ import time
 import pytest
 
 from perfcore.measure import cli as measure_cli
-from perfcore.measure import devices, jax_bench, results
+from perfcore.measure import devices, jax_bench, registry, results
 from perfcore.measure.suites import SUITES, DeviceMemoryError
 
 QUICK = SUITES["quick"]
+# The experiments this module runs (others register their own, tested in their own files).
+OWN = tuple(n for n, e in registry.EXPERIMENTS.items() if e.runner.startswith(registry.JAX_BENCH))
 
 
 def test_importing_perfcore_does_not_import_jax():
     code = (
         "import sys, perfcore, perfcore.measure.jax_bench, perfcore.measure.results, "
+        "perfcore.measure.registry, "
         "perfcore.measure.cli, perfcore.measure.devices, perfcore.measure.suites, "
         "perfcore.measure.points; sys.exit('jax' in sys.modules)"
     )
@@ -32,13 +35,15 @@ jax = pytest.importorskip("jax")
 def quick_run():
     """Every experiment once with the quick suite, and the progress it reported."""
     reported = []
-    records = jax_bench.run_suite("quick", progress=lambda f, m: reported.append((f, m)))
+    records = jax_bench.run_suite(
+        "quick", experiments=OWN, progress=lambda f, m: reported.append((f, m))
+    )
     return records, reported
 
 
 def test_every_experiment_returns_sane_measurements(quick_run):
     records, _ = quick_run
-    assert {r.experiment for r in records} == set(jax_bench.EXPERIMENTS)
+    assert {r.experiment for r in records} == set(OWN) and len(OWN) == 9
     for r in records:
         m = r.measurement
         assert all(math.isfinite(s) and s > 0 for s in m.samples), r.label
@@ -58,7 +63,8 @@ def test_matmul_flops_from_cost_analysis_agree_with_the_model(quick_run):
 def test_the_sweep_marks_a_regime_for_every_size(quick_run):
     sized = [r for r in quick_run[0] if r.experiment == "sweep" and r.label != "empty call"]
     assert [r.label for r in sized] == [f"matmul {n}" for n in QUICK.matmul_sizes]
-    assert all(r.note.startswith("regime: ") for r in sized)
+    assert all(r.regime in ("overhead", "utilisation", "compute roof") for r in sized)
+    assert [r.size for r in sized] == list(QUICK.matmul_sizes)
 
 
 def test_methods_are_recorded_as_the_seeds_describe(quick_run):
@@ -85,6 +91,7 @@ def test_unblocked_timer_sees_dispatch_blocked_timer_sees_the_matmul():
     suite = dataclasses.replace(QUICK, dispatch_sizes=(512,), repeats=10)
     naive, blocked = jax_bench.run_suite(suite, experiments=("dispatch",))
     assert naive.label == "dispatch 512" and blocked.label == "compute 512"
+    assert naive.size == blocked.size == 512
     assert naive.measurement.min * 5 < blocked.measurement.min
 
 
@@ -125,9 +132,9 @@ def test_the_lock_serializes_two_concurrent_runs():
     second.start()
     first.join(60)
     second.join(60)
-    assert waits == [("b", jax_bench.WAITING)]
+    assert waits == [("b", registry.WAITING)]
     assert spans["a"][1] <= spans["b"][0]
-    assert not jax_bench.measurement_in_progress()
+    assert not registry.measurement_in_progress()
 
 
 def test_measure_command_writes_a_loadable_results_file(tmp_path, capsys):
@@ -144,3 +151,61 @@ def test_measure_command_refuses_bad_arguments_before_measuring(tmp_path, capsys
     assert measure_cli.main(["--suite", "huge", "--out", str(tmp_path / "r.json")]) == 2
     assert measure_cli.main(["--list"]) == 0
     assert "quick" in capsys.readouterr().out
+
+
+def _fail(env):
+    """A registered experiment that raises inside the run (a fault in the middle of a run)."""
+    env.tick("about to fail")
+    raise RuntimeError("injected fault")
+
+
+def test_an_exception_inside_a_run_releases_the_lock(monkeypatch):
+    broken = registry.Experiment("broken", "fails", f"{__name__}:_fail", lambda s: 1)
+    monkeypatch.setitem(registry.EXPERIMENTS, "broken", broken)
+    with pytest.raises(RuntimeError, match="injected fault"):
+        jax_bench.run_suite("quick", experiments=("timer", "broken"))
+    assert not registry.measurement_in_progress()
+    assert len(jax_bench.run_suite("quick", experiments=("timer",))) == 2  # the next run works
+
+
+def test_a_run_stopped_mid_way_releases_the_lock():
+    def stop(fraction: float, message: str) -> None:
+        if fraction > 0.3:
+            raise KeyboardInterrupt  # how a stopped script run unwinds (Streamlit's StopException)
+
+    with pytest.raises(KeyboardInterrupt):
+        jax_bench.run_suite("quick", experiments=("timer", "blocking"), progress=stop)
+    assert not registry.measurement_in_progress()
+
+
+def test_a_backend_that_fails_to_start_releases_the_lock(monkeypatch):
+    def gone(specs=None):
+        raise RuntimeError("Unable to initialize backend 'cuda'")
+
+    monkeypatch.setattr(jax_bench, "detect", gone)
+    with pytest.raises(RuntimeError, match="initialize backend"):
+        jax_bench.run_suite("quick", experiments=("timer",))
+    assert not registry.measurement_in_progress()
+
+
+def test_a_run_that_fails_while_another_waits_lets_the_other_finish(monkeypatch):
+    broken = registry.Experiment("broken", "fails", f"{__name__}:_fail", lambda s: 1)
+    monkeypatch.setitem(registry.EXPERIMENTS, "broken", broken)
+    queued, finished = threading.Event(), []
+
+    def failing() -> None:
+        def hold(fraction: float, message: str) -> None:
+            assert queued.wait(10)  # fail only once the other run is waiting for the lock
+
+        with pytest.raises(RuntimeError, match="injected fault"):
+            jax_bench.run_suite("quick", experiments=("broken",), progress=hold)
+
+    first = threading.Thread(target=failing)
+    first.start()
+    while not registry.measurement_in_progress():
+        time.sleep(0.01)
+    waiting = lambda message: queued.set()  # noqa: E731
+    finished += jax_bench.run_suite("quick", experiments=("timer",), wait_callback=waiting)
+    first.join(30)
+    assert queued.is_set() and [r.label for r in finished] == ["naive timer", "synchronized"]
+    assert not registry.measurement_in_progress()

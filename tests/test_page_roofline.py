@@ -1,8 +1,13 @@
 """The roofline page: sizes move the op points, links restore the view, junk falls back."""
 
+import dataclasses
+import json
+
 from conftest import SEED, notices, run_page
+from measured import seed_records
 
 from perfcore.explain import roofline as view
+from perfcore.measure import results
 
 
 def table(at):
@@ -61,3 +66,22 @@ def test_a_models_layer_from_the_catalog_adds_its_ops_from_a_link():
     assert not at.exception and not notices(at)
     ops = list(table(at)["operation"])
     assert ops[0] == "Llama-3.1-8B prefill: attention norm" and len(ops) == 12
+
+
+def upload_results(at, records):
+    """Upload records as a results JSON on the roofline page."""
+    data = results.to_json(records).encode()
+    uploader = next(u for u in at.file_uploader if u.key == "rf_results")
+    return uploader.set_value(("results.json", data, "application/json")).run()
+
+
+def test_measured_points_are_overlaid_only_on_the_device_they_ran_on():
+    h100 = seed_records()
+    at = upload_results(run_page("roofline"), h100)  # the default device is the H100 SXM
+    names = [t.get("name", "") for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"]]
+    assert any(n.startswith("measured") for n in names)
+    cpu = tuple(dataclasses.replace(r, device="cpu", backend="cpu", spec_name="") for r in h100)
+    at = upload_results(run_page("roofline"), cpu)
+    names = [t.get("name", "") for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"]]
+    assert not any(n.startswith("measured") for n in names)
+    assert any("ran on `cpu`, not on NVIDIA H100 SXM" in str(c.value) for c in at.caption)

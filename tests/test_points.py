@@ -11,14 +11,17 @@ from perfcore.model.specs import Device
 STAMP = "2025-01-31T12:00:00+00:00"
 
 
-def point(seconds: float = 1e-3, spread: float = 0.1, precision: str = "bf16") -> MeasuredPoint:
-    return MeasuredPoint("p", 1e12, 1e9, seconds, seconds * (1 - spread), seconds * (1 + spread),
-                         precision, LOOP, "dev", "gpu")  # fmt: skip
+def record(label: str, m: Measurement, flops: float | None, n_bytes: float | None,
+           precision: str = "bf16") -> Record:  # fmt: skip
+    return Record(experiment="sweep", label=label, measurement=m, device="NVIDIA H100 80GB HBM3",
+                  backend="gpu", jax_version="0.10.2", timestamp=STAMP, precision=precision,
+                  flops=flops, bytes=n_bytes)  # fmt: skip
 
 
-def record(label: str, m: Measurement, flops: float | None, n_bytes: float | None) -> Record:
-    return Record("sweep", label, m, "NVIDIA H100 80GB HBM3", "gpu", "0.10.2", STAMP,
-                  precision="bf16", flops=flops, bytes=n_bytes)  # fmt: skip
+def point(seconds: float = 1e-3, spread: float = 0.1, precision: str = "bf16",
+          flops: float = 1e12, n_bytes: float = 1e9) -> MeasuredPoint:  # fmt: skip
+    samples = (seconds * (1 - spread), seconds, seconds * (1 + spread))
+    return points.measured_point(record("p", Measurement(samples), flops, n_bytes, precision))
 
 
 RECORDS = (
@@ -46,7 +49,7 @@ def test_a_point_above_its_roof_is_kept_and_flagged_never_clamped():
 
 
 def test_the_roof_at_a_point_is_the_lower_of_memory_and_compute():
-    low = MeasuredPoint("p", 1e9, 1e9, 1.0, 1.0, 1.0, "bf16", LOOP, "d", "gpu")  # 1 FLOP/byte
+    low = point(seconds=1.0, spread=0.0, flops=1e9)  # 1 FLOP/byte
     assert points.roof_flops_per_s(low, DEVICE) == pytest.approx(2e12)
     assert points.roof_flops_per_s(point(), DEVICE) == pytest.approx(500e12)
 
@@ -60,7 +63,12 @@ def test_points_skip_naive_timings_and_records_without_work():
     got = points.measured_points(RECORDS)
     assert [p.label for p in got] == ["sweep: matmul 1024"]
     assert got[0].seconds_median == RECORDS[0].measurement.median
-    assert (got[0].seconds_min, got[0].seconds_max) == (2e-4, 3e-4)
+    assert got[0].flops_per_s == RECORDS[0].flops_per_s  # the record's own rate, one definition
+    assert got[0].bytes_per_s == RECORDS[0].bytes_per_s
+    assert (got[0].flops_per_s_lo, got[0].flops_per_s_hi) == (
+        RECORDS[0].rate(RECORDS[0].flops, 3e-4),
+        RECORDS[0].rate(RECORDS[0].flops, 2e-4),
+    )
 
 
 def test_regimes_follow_the_seed_overhead_utilisation_roof():

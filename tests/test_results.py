@@ -1,11 +1,13 @@
 """perfcore.measure.results: exact round trips, and malformed files rejected with where and what."""
 
 import csv
+import dataclasses
 import io
 import json
 from pathlib import Path
 
 import pytest
+from measured import seed_records
 
 from perfcore.measure import results
 from perfcore.measure.bench import ISOLATED, LOOP, Measurement
@@ -22,7 +24,8 @@ def record(**changes) -> Record:
         device="NVIDIA H100 80GB HBM3", backend="gpu", jax_version="0.10.2", timestamp=STAMP,
         spec_name="NVIDIA H100 SXM", shapes=((1024, 1024), (1024, 1024)), dtype="bfloat16",
         precision="bf16", flops=2.0 * 1024**3, bytes=6.0 * 1024**2, flops_model=2.0 * 1024**3,
-        bytes_model=6.0 * 1024**2, flops_source="cost_analysis", note='say "hi", twice\nok',
+        bytes_model=6.0 * 1024**2, flops_source="cost_analysis", size=1024.0, size_kind="side",
+        regime="utilisation", notes=('say "hi", twice', "ok; and, a comma"),
     )  # fmt: skip
     return Record(**(fields | changes))
 
@@ -31,7 +34,7 @@ RECORDS = (
     record(),
     record(experiment="barriers", label="read every step", shapes=((), (4,)), dtype="",
            precision="", flops=None, bytes=None, flops_model=None, bytes_model=None,
-           flops_source="", spec_name="", note="",
+           flops_source="", spec_name="", notes=(), size=None, size_kind="", regime="",
            measurement=Measurement((1e-3,), 1, ISOLATED, 0, False)),
 )  # fmt: skip
 
@@ -55,10 +58,59 @@ def test_written_statistics_are_those_of_the_samples():
     assert row["method"] == LOOP and row["calls_per_sample"] == 10
 
 
-def test_schema_is_documented_field_by_field():
-    doc = (Path(__file__).parent.parent / "docs" / "results-format.md").read_text("utf-8")
-    for name, _, _ in results.SCHEMA:
-        assert f"`{name}`" in doc
+DOC = Path(__file__).parent.parent / "docs" / "results-format.md"
+FIXTURES = Path(__file__).parent / "data" / "results"
+
+
+def test_the_documented_field_table_is_the_one_the_schema_writes():
+    assert results.schema_table() in DOC.read_text("utf-8")
+
+
+def test_csv_columns_follow_the_schema_and_every_record_field_has_one():
+    header = results.to_csv(RECORDS).splitlines()[0].split(",")
+    assert tuple(header) == results.FIELDS
+    attrs = {c.attr for c in results.RECORD_COLUMNS} | {"measurement"}
+    assert attrs == {f.name for f in dataclasses.fields(Record)}
+
+
+def test_files_are_written_as_version_2():
+    assert json.loads(results.to_json(RECORDS))["version"] == results.VERSION == 2
+
+
+@pytest.mark.parametrize("name", ["v1.json", "v1.csv"])
+def test_version_1_files_load_with_the_regime_and_sizes_typed(name):
+    loaded = results.load_results(FIXTURES / name)
+    assert loaded == seed_records_as_v2()
+    sweep = [r for r in loaded if r.experiment == "sweep" and r.size]
+    assert [(r.size, r.regime, r.notes) for r in sweep] == [
+        (256, "overhead", ()),
+        (1024, "utilisation", ()),
+        (4096, "compute roof", ()),
+    ]
+    add = next(r for r in loaded if r.label == "add")
+    assert add.notes == ("cost_analysis FLOPs 1.6e+07 vs model 1.7e+07",)
+
+
+def seed_records_as_v2() -> tuple[Record, ...]:
+    """The records the v1 fixtures were written from, as version 2 types them."""
+    records = list(seed_records())
+    records[8] = records[8].noted("cost_analysis FLOPs 1.6e+07 vs model 1.7e+07")
+    return tuple(records)
+
+
+def test_a_note_is_appended_not_replaced():
+    noted = RECORDS[0].noted("third")
+    assert noted.notes == (*RECORDS[0].notes, "third")
+    assert noted.note.endswith("; third")
+
+
+def test_rates_are_of_synchronized_work_at_the_median():
+    m = RECORDS[0].measurement
+    assert RECORDS[0].flops_per_s == RECORDS[0].flops / m.median
+    assert RECORDS[0].bytes_per_s == RECORDS[0].bytes / m.median
+    assert RECORDS[1].flops_per_s is None  # not synchronized, and no FLOPs
+    unsynced = dataclasses.replace(RECORDS[0], measurement=Measurement((1e-3,), synced=False))
+    assert unsynced.flops_per_s is None and unsynced.bytes_per_s is None
 
 
 def json_with(**changes) -> bytes:
@@ -95,6 +147,9 @@ MALFORMED = [
     (csv_with("shapes", "10x?"), "x.csv", "row 2: field 'shapes'"),
     (csv_with("synced", "maybe"), "x.csv", "row 2: field 'synced'"),
     (b"experiment,label\nsweep,x\n", "x.csv", "missing column(s)"),
+    (json_with(notes=["two\nlines"]), "x.json", "record 1: field 'notes'"),
+    (json_with(size_kind="furlongs"), "x.json", "record 1: field 'size_kind'"),
+    (b'{"format": "perfcore-results", "version": 3, "records": [{}]}', "x.json", "'version'"),
 ]
 
 

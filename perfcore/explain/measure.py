@@ -2,7 +2,8 @@
 
 Records come from a live run (perfcore.measure.jax_bench) or an uploaded results file; the rows of
 the charts come from explain.measure_sweep and explain.measure_clock. Every time names its
-method and spread, every spec figure its row, every derived number what it came from.
+method and spread, every spec figure its row, every derived number what it came from. A spec
+row is compared only when it matches the device that ran, or when the user picks one.
 """
 
 from __future__ import annotations
@@ -11,17 +12,19 @@ import pandas as pd
 
 from perfcore import format as fmt
 from perfcore.explain.measure_clock import spread
-from perfcore.explain.measure_sweep import RATE_BASIS, ceilings, regime_of, sweep
-from perfcore.measure.devices import Detected, match_device
-from perfcore.measure.jax_bench import EXPERIMENTS
+from perfcore.explain.measure_roofline import ceilings
+from perfcore.explain.measure_sweep import RATE_BASIS, sweep
+from perfcore.measure.devices import match_device
+from perfcore.measure.empirical import measured_roofline
 from perfcore.measure.points import MeasuredPoint, measured_points
+from perfcore.measure.registry import EXPERIMENTS
 from perfcore.measure.results import Record
-from perfcore.measure.suites import CPU_MAX_MATMUL, Suite
+from perfcore.measure.suites import CPU_MAX_MATMUL, DeviceMemoryError, Suite
 from perfcore.model.specs import Device
 
 STATE = "me_records"  # st.session_state key of the last live run's records
-SIDEBAR = "(the sidebar's device)"
-US = 1e6  # µs per second: the table's times are microseconds, as the seeds print them
+RUNNING = "me_running"  # set while this session's run is under way; left set if it was stopped
+MEASURED_ONLY = "(none: measured ceilings only)"
 MEASURE_CMD = "python -m perfcore measure --out results.json"
 HOSTED = (
     "Live measurement is off on this hosted instance: it has no GPU of yours to time, and one "
@@ -34,9 +37,29 @@ EMPTY = (
     "No measurements yet. Press **Run** (the quick suite takes a few seconds on a CPU) or "
     "upload a results file; the tables and charts below are drawn from those records."
 )
+BEFORE_RUN = (
+    "JAX starts, and finds the device it will time, when you press **Run** (about a second "
+    "the first time); the device and its spec row are named with the results."
+)
+STOPPED = (
+    "The last run stopped before it finished (stopped from the browser, or the page was left): "
+    "no records were kept from it, and the next run starts afresh."
+)
 # The picker shows experiment ids (they are the link's values); this names each one.
-EXPERIMENTS_HELP = "; ".join(f"**{name}**: {e.title}" for name, e in EXPERIMENTS.items())
+EXPERIMENTS_HELP = "; ".join(e.summary for e in EXPERIMENTS.values())
+WAITING_NOTE = "Another session is measuring: a run now waits for it to finish."
 BACKENDS = {"cpu": "the CPU", "gpu": "a GPU", "tpu": "a TPU"}
+
+
+def heavy_note() -> str:
+    """Which experiments are left out of the default selection, and roughly how long each runs."""
+    heavy = [f"**{e.name}** ({e.takes})" for e in EXPERIMENTS.values() if e.heavy]
+    if not heavy:
+        return ""
+    return (
+        "Selected by default: the quick experiments that teach the clock. Add the longer ones "
+        f"when you want them: {', '.join(heavy)}."
+    )
 
 
 def no_jax(hint: str) -> str:
@@ -48,14 +71,14 @@ def no_jax(hint: str) -> str:
     )
 
 
-def device_line(d: Detected) -> str:
-    """What JAX runs on, said plainly; a CPU labelled as such."""
-    where = BACKENDS.get(d.backend, f"backend {d.backend}")
-    head = f"JAX {d.jax_version} runs on **{where}**: device_kind `{d.device_kind}`"
-    if d.backend == "cpu":
-        return head + ". JAX sees no GPU here, so every timing below is a CPU measurement."
-    cc = f", compute capability {d.compute_capability}" if d.compute_capability else ""
-    return f"{head} (backend `{d.backend}`{cc})."
+def fault(error: Exception) -> str:
+    """What went wrong in a run, said on the page; the lock is released and nothing kept."""
+    if isinstance(error, DeviceMemoryError):
+        return str(error)
+    kept = "No records were kept from this run; other sessions can measure."
+    if isinstance(error, RuntimeError):
+        return f"JAX's backend failed during the run ({error}). {kept}"
+    return f"The run stopped with an error: {type(error).__name__}: {error}. {kept}"
 
 
 def page_records(live: tuple[Record, ...], uploaded: tuple[Record, ...]) -> tuple[Record, ...]:
@@ -64,39 +87,37 @@ def page_records(live: tuple[Record, ...], uploaded: tuple[Record, ...]) -> tupl
 
 
 def overlay(live: tuple[Record, ...], uploaded: tuple[Record, ...]) -> tuple[MeasuredPoint, ...]:
-    """Roofline points of the live run and of the uploaded file together."""
-    return measured_points(live + uploaded)
+    """Roofline points of the live run and the uploaded file, of the page's device only."""
+    records = page_records(live, uploaded)
+    device = records[0].device if records else None
+    return measured_points(tuple(r for r in live + uploaded if r.device == device))
 
 
-def device_kind(records: tuple[Record, ...], detected: Detected | None) -> str | None:
-    """The device the page's data was (or would be) measured on; None when neither says."""
-    if records:
-        return records[0].device
-    return detected.device_kind if detected else None
-
-
-def known_spec(
-    records: tuple[Record, ...], detected: Detected | None, specs: dict[str, Device]
-) -> Device | None:
-    """The specs row of the page's device: the records' spec_name, else its device_kind."""
+def known_spec(records: tuple[Record, ...], specs: dict[str, Device]) -> Device | None:
+    """The specs row of the device the records ran on: their spec_name, else the device_kind."""
     named = next((r.spec_name for r in records if r.spec_name in specs), None)
     if named:
         return specs[named]
-    kind = device_kind(records, detected)
-    return match_device(kind, specs) if kind else None
+    return match_device(records[0].device, specs) if records else None
 
 
-def picked(choice: str, sidebar: Device, specs: dict[str, Device]) -> Device:
-    """The row a user picked for an unknown device (the sidebar's device by default)."""
-    return sidebar if choice == SIDEBAR else specs[choice]
+def not_this_device(records: tuple[Record, ...], device: Device) -> str:
+    """Why an uploaded file's points are not drawn on another device's roofline."""
+    return (
+        f"Not overlaid: these measurements ran on `{records[0].device}`, not on {device.name}, "
+        "and a measurement is compared only with the spec of the device it ran on. Pick that "
+        "device in the sidebar, or open the Measure page to see them on its measured roofline."
+    )
 
 
-def unknown(records: tuple[Record, ...], detected: Detected | None) -> str:
-    """Why the user must pick a spec row (a CPU has none in data/specs.csv)."""
-    backend = records[0].backend if records else detected.backend if detected else ""
-    cpu = " data/specs.csv has no CPU rows: add one with the sidebar's specs upload."
-    kind = device_kind(records, detected)
-    return f"`{kind}` is an unknown device: pick its spec row.{cpu * (backend == 'cpu')}"
+def unknown(records: tuple[Record, ...]) -> str:
+    """Why no spec row is compared, and what the roof drawn is instead."""
+    first = records[0]
+    cpu = " (data/specs.csv has no CPU rows)" if first.backend == "cpu" else ""
+    return (
+        f"`{first.device}` matches no spec row{cpu}: the roof drawn is this device's own "
+        "measured ceilings. Pick a row below to compare with a published spec."
+    )
 
 
 def suite_captions(suites: dict[str, Suite]) -> list[str]:
@@ -111,19 +132,23 @@ def _on_cpu(suite: Suite) -> str:
     return f"; on a CPU float32, sides up to {CPU_MAX_MATMUL}" if changed else ""
 
 
-def spec_line(spec: Device, own: bool) -> str:
-    """Which row the spec figures come from, and whether it is this device's own."""
-    how = "its own row, matched to the device_kind" if own else "picked, not this device's row"
+def spec_line(spec: Device | None, own: bool) -> str:
+    """Which row the spec figures come from, whether it is this device's own, or none."""
+    if spec is None:
+        return "Spec figures: none compared; the roof is the measured ceilings."
+    how = "its own row, matched to the device it ran on" if own else "picked, not this device's row"
     return f"Spec figures: **{spec.name}** ({how})."
 
 
 def source_line(records: tuple[Record, ...], live: bool) -> str:
-    """Where the shown records come from."""
+    """Where the shown records come from, on which device; a CPU said plainly."""
     first = records[0]
     origin = "the live run" if live else "the uploaded results file"
+    where = BACKENDS.get(first.backend, f"backend {first.backend}")
+    cpu = " JAX saw no GPU, so every timing here is a CPU measurement." * (first.backend == "cpu")
     return (
-        f"{len(records)} records from {origin}: {first.device} (backend {first.backend}), "
-        f"JAX {first.jax_version}, {first.timestamp}."
+        f"{len(records)} records from {origin}, measured on **{where}** (`{first.device}`), "
+        f"JAX {first.jax_version}, {first.timestamp}.{cpu}"
     )
 
 
@@ -146,31 +171,30 @@ def roof_precision(records: tuple[Record, ...], fallback: str) -> str:
     return next((r.precision for r in records if r.flops and r.precision), fallback)
 
 
-def _rate(r: Record, amount: float | None, median: float) -> float | None:
-    """amount per second at the median, for synchronized work; None otherwise."""
-    return amount / median if r.measurement.synced and amount and median > 0 else None
+TABLE_UNITS = {"min": "seconds", "median": "seconds", "mean": "seconds", "IQR": "seconds",
+               "spread": "percent", "FLOP/s at the median": "flops_per_s",
+               "bandwidth at the median": "bytes_per_s"}  # fmt: skip
 
 
 def _row(r: Record) -> dict:
-    """One record's table row: times in µs, achieved rates at the median."""
+    """One record's table row: times in seconds per call, achieved rates at the median."""
     m = r.measurement
-    median, iqr = m.median, m.iqr
     return {"experiment": r.experiment, "what": r.label, "method": m.method, "synced": m.synced,
-            "calls/sample": m.calls_per_sample, "samples": m.n, "min (µs)": m.min * US,
-            "median (µs)": median * US, "mean (µs)": m.mean * US, "IQR (µs)": iqr * US,
-            "spread (IQR/median)": m.spread,
-            "FLOP/s (median)": _rate(r, r.flops, median),
-            "bandwidth (B/s, median)": _rate(r, r.bytes, median),
-            "precision": r.precision or None, "regime": regime_of(r) or None,
+            "calls/sample": m.calls_per_sample, "samples": m.n, "min": m.min,
+            "median": m.median, "mean": m.mean, "IQR": m.iqr, "spread": m.spread,
+            "FLOP/s at the median": r.flops_per_s, "bandwidth at the median": r.bytes_per_s,
+            "precision": r.precision or None, "regime": r.regime or None,
             "note": r.note}  # fmt: skip
 
 
 def table(records: tuple[Record, ...]) -> pd.DataFrame:
-    """One row per record: what, method and spread, times in µs, achieved rates."""
-    return pd.DataFrame([_row(r) for r in records])
+    """One row per record: what, method and spread, times (seconds per call), achieved rates."""
+    df = pd.DataFrame([_row(r) for r in records])
+    df.attrs["units"] = dict(TABLE_UNITS)
+    return df
 
 
-def takeaway(records: tuple[Record, ...], spec: Device, own: bool) -> str:
+def takeaway(records: tuple[Record, ...], spec: Device | None, own: bool) -> str:
     """The page's 'read this': the spread that decides what is a result, and the sweep's span."""
     parts = []
     s = spread(records)
@@ -183,8 +207,11 @@ def takeaway(records: tuple[Record, ...], spec: Device, own: bool) -> str:
             f"The same matmul achieved {fmt.ratio(gain)} the FLOP/s at n={rows[-1].n} that it "
             f"did at n={rows[0].n} ({RATE_BASIS}): size decides which regime you are in."
         )
-    best = [c for c in ceilings(records, spec) if c.fraction is not None]
+    measured = ceilings(measured_roofline(records), spec)
+    best = [c for c in measured if c.fraction is not None and c.unit == "FLOP/s"]
     for c in best[:1]:
         whose = "" if own else " (a picked row, not this device's own)"
         parts.append(f"Best matmul: {fmt.percent(c.fraction)} of {spec.name}'s spec{whose}.")
+    if spec is None and measured:
+        parts.append("No spec row applies, so no fraction of spec is given: the roof is measured.")
     return " ".join(parts) or "These records hold no sweep, spread or ceiling to read here."

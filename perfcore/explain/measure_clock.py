@@ -53,26 +53,27 @@ class DispatchRow:
 
 
 def dispatch(records: tuple[Record, ...]) -> list[DispatchRow]:
-    """The dispatch experiment's sizes, smallest first."""
-    got = {r.label: r.measurement.statistic for r in records if r.experiment == "dispatch"}
-    sizes = sorted(int(k.split()[1]) for k in got if k.startswith("dispatch "))
-    return [
-        DispatchRow(n, got[f"dispatch {n}"], got[f"compute {n}"])
-        for n in sizes
-        if f"compute {n}" in got
-    ]
+    """The dispatch experiment's sizes, smallest first: unblocked and blocked at each."""
+    sized = [r for r in records if r.experiment == "dispatch" and r.size]
+    got = {(int(r.size), r.measurement.synced): r.measurement.statistic for r in sized}
+    both = sorted(n for n, synced in got if synced and (n, False) in got)
+    return [DispatchRow(n, got[n, False], got[n, True]) for n in both]
 
 
 def dispatch_table(rows: list[DispatchRow]) -> pd.DataFrame:
-    """The seed's table: n, unblocked µs, blocked µs, their ratio."""
-    return pd.DataFrame(
+    """The clock's table: n, unblocked and blocked seconds (min of isolated calls), ratio."""
+    df = pd.DataFrame(
         {
             "n": [r.n for r in rows],
-            "dispatch, unblocked (µs, min of isolated calls)": [r.dispatch_s * 1e6 for r in rows],
-            "compute, blocked (µs, min of isolated calls)": [r.compute_s * 1e6 for r in rows],
+            "dispatch, unblocked (min of isolated calls)": [r.dispatch_s for r in rows],
+            "compute, blocked (min of isolated calls)": [r.compute_s for r in rows],
             "compute / dispatch": [r.compute_s / r.dispatch_s for r in rows],
         }
     )
+    df.attrs["units"] = {"dispatch, unblocked (min of isolated calls)": "seconds",
+                         "compute, blocked (min of isolated calls)": "seconds",
+                         "compute / dispatch": "ratio"}  # fmt: skip
+    return df
 
 
 def dispatch_sentence(rows: list[DispatchRow]) -> str:

@@ -1,16 +1,14 @@
-"""The matmul sweep's rows and ceilings, and the empirical ceilings against the spec row.
+"""The matmul sweep's rows and its two ceilings.
 
 performance_model.txt: one kernel, three regimes. Each size's achieved FLOP/s (FLOPs over
 the median seconds per call) sits under two ceilings: the spec roof at its intensity
 I(n) = 2n / 3b, and the launch-overhead ceiling 2n³ / t_empty, from the measured cost of an
-empty call. The best matmul and a device-memory copy are set against the spec row's figures.
+empty call. (The measured roofs against the spec row: explain.measure_roofline.)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import pandas as pd
 
 from perfcore import format as fmt
 from perfcore.measure.devices import DTYPE_PRECISION
@@ -23,14 +21,7 @@ from perfcore.model.specs import PRECISIONS, Device
 
 RATE_BASIS = "FLOPs / median seconds per call"
 EMPTY_CALL = "empty call"  # jax_bench's sweep label for the cost of launching nothing
-REGIME = "regime: "  # how jax_bench notes a sweep record's regime
 EXTEND = 4  # the ceilings are drawn from a quarter of the smallest size to 4x the largest
-
-
-def regime_of(record: Record) -> str:
-    """The regime jax_bench noted on a sweep record ('' when none)."""
-    note = record.note
-    return note[len(REGIME) :].split(" (")[0] if note.startswith(REGIME) else ""
 
 
 @dataclass(frozen=True)
@@ -49,22 +40,11 @@ class SweepPoint:
 
 def sweep(records: tuple[Record, ...]) -> list[SweepPoint]:
     """The synchronized sized matmuls of the sweep, smallest first."""
-    sized = [r for r in records if r.experiment == "sweep" and r.flops and r.bytes and r.shapes]
-    rows = []
-    for r in (r for r in sized if r.measurement.synced):
-        p = measured_point(r)
-        rows.append(
-            SweepPoint(
-                r.shapes[0][0],
-                r.dtype,
-                r.precision,
-                p.seconds_median,
-                p.flops_per_s,
-                p.flops_per_s_lo,
-                p.flops_per_s_hi,
-                regime_of(r),
-            )
-        )
+    sized = [r for r in records if r.experiment == "sweep" and r.size and r.flops_per_s]
+    points = [(r, measured_point(r)) for r in sized if r.bytes]
+    rows = [SweepPoint(int(r.size), r.dtype, r.precision, p.seconds_median, p.flops_per_s,
+                       p.flops_per_s_lo, p.flops_per_s_hi, r.regime)
+            for r, p in points]  # fmt: skip
     return sorted(rows, key=lambda row: row.n)
 
 
@@ -102,12 +82,12 @@ def overhead_ceiling(records: tuple[Record, ...]) -> list[tuple[float, float]]:
     return [(c.intensity, c.flops / t_empty) for c in costs]
 
 
-def roof_by_n(records: tuple[Record, ...], spec: Device) -> list[tuple[float, float]]:
-    """(n, spec roof at I(n)) for the sweep's precision; [] where the spec publishes none."""
+def roof_by_n(records: tuple[Record, ...], spec: Device | None) -> list[tuple[float, float]]:
+    """(n, spec roof at I(n)) for the sweep's precision; [] without a row or a published figure."""
     rows = sweep(records)
-    if not rows or rows[0].precision not in PRECISIONS:
+    if not rows or spec is None:
         return []
-    peak, bw = spec.peak_flops(rows[0].precision), spec.memory_bytes_per_s
+    peak, bw = spec_peak(spec, rows[0].precision), spec.memory_bytes_per_s
     if peak is None or bw is None:
         return []
     return [(n, attainable(_square(n, rows).intensity, peak, bw)[0]) for n in _sizes(rows)]
@@ -140,42 +120,6 @@ def _cap(first: SweepPoint, t_empty: float | None) -> str:
     return head + "."
 
 
-@dataclass(frozen=True)
-class Ceiling:
-    """An empirical ceiling (median of a back-to-back loop) beside the spec row's figure."""
-
-    what: str
-    measured: float
-    spec: float | None
-    unit: str  # "FLOP/s" or "B/s"
-
-    @property
-    def fraction(self) -> float | None:
-        """measured / spec; None where the spec publishes no figure."""
-        return self.measured / self.spec if self.spec else None
-
-
-def ceilings(records: tuple[Record, ...], spec: Device) -> list[Ceiling]:
-    """The best matmul's FLOP/s and the copy's bytes/s, against the spec row."""
-    out = []
-    for r in (r for r in records if r.experiment == "ceilings" and r.measurement.synced):
-        median = r.measurement.median
-        if r.flops:
-            peak = spec.peak_flops(r.precision) if r.precision in PRECISIONS else None
-            what = f"matmul {'x'.join(map(str, r.shapes[0]))} ({r.precision or r.dtype})"
-            out.append(Ceiling(what, r.flops / median, peak, "FLOP/s"))
-        elif r.bytes:
-            copy = f"device-memory copy ({r.dtype})"
-            out.append(Ceiling(copy, r.bytes / median, spec.memory_bytes_per_s, "B/s"))
-    return out
-
-
-def ceilings_table(rows: list[Ceiling], spec: Device) -> pd.DataFrame:
-    """Measured ceiling, spec figure (its row named), fraction of spec."""
-    return pd.DataFrame(
-        {"ceiling": [c.what for c in rows],
-         "measured (median of a back-to-back loop)": [c.measured for c in rows],
-         f"spec ({spec.name})": [c.spec for c in rows],
-         "unit": [c.unit for c in rows],
-         "fraction of spec": [c.fraction for c in rows]}
-    )  # fmt: skip
+def spec_peak(spec: Device | None, precision: str) -> float | None:
+    """The spec row's peak FLOP/s at precision; None without a row, a precision or a figure."""
+    return spec.peak_flops(precision) if spec and precision in PRECISIONS else None

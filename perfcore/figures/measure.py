@@ -13,7 +13,8 @@ import plotly.graph_objects as go
 
 from perfcore import format as fmt
 from perfcore.explain.measure_clock import DispatchRow, Pair, Spread
-from perfcore.explain.measure_sweep import Ceiling, SweepPoint
+from perfcore.explain.measure_roofline import Ceiling
+from perfcore.explain.measure_sweep import SweepPoint
 from perfcore.figures.style import base_layout, color, log_axis
 
 REGIME_COLORS = {"overhead": color(4), "utilisation": color(0), "compute roof": color(2)}

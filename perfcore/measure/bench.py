@@ -16,10 +16,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from perfcore.measure import stats
+from perfcore.measure.schema import column
 
 ISOLATED = "isolated calls, min"
 LOOP = "back-to-back loop, mean"
 METHODS = (ISOLATED, LOOP)
+METHOD_DOC = (
+    f"`{ISOLATED}` (one call per sample; compare implementations by the min) or `{LOOP}` "
+    "(N calls then one sync; throughput is the mean)"
+)
+SYNCED_DOC = (
+    "`true` when the clock stopped after the device finished; `false` for the naive timer, "
+    "which measures dispatch only"
+)
 
 # Relative IQR above which a Measurement is called noisy (torch.utils.benchmark's threshold).
 NOISE_THRESHOLD = 0.1
@@ -29,11 +38,17 @@ NOISE_THRESHOLD = 0.1
 class Measurement:
     """Raw samples (seconds per call) and how they were taken; statistics are derived."""
 
-    samples: tuple[float, ...]
-    calls_per_sample: int = 1
-    method: str = ISOLATED
-    warmup: int = 0
-    synced: bool = True
+    samples: tuple[float, ...] = column(
+        "samples", "raw samples, seconds **per call**, at least one", name="samples_s"
+    )
+    calls_per_sample: int = column(
+        "count1", "calls averaged into each sample; 1 for isolated calls", default=1
+    )
+    method: str = column("method", METHOD_DOC, default=ISOLATED)
+    warmup: int = column(
+        "count0", "untimed calls (compilation included) before the first sample", default=0
+    )
+    synced: bool = column("bool", SYNCED_DOC, default=True)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "samples", tuple(float(s) for s in self.samples))
@@ -165,7 +180,13 @@ def measure(
         return _time_sample(fn, sync, clock, calls_per_sample, blocking)
 
     samples = _take_samples(take, clock, repeats, budget_s)
-    return Measurement(tuple(samples), calls_per_sample, method, warmup, blocking)
+    return Measurement(
+        samples=tuple(samples),
+        calls_per_sample=calls_per_sample,
+        method=method,
+        warmup=warmup,
+        synced=blocking,
+    )
 
 
 def measure_loop(

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
 from perfcore import format as fmt
-from perfcore.measure import jax_bench, results, suites
+from perfcore.measure import registry, report, results, suites
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,11 +43,11 @@ def listing() -> str:
     cap = f"on a CPU: float32, sides up to {suites.CPU_MAX_MATMUL}"
     named = [f"  {s.name}: matmul sides {', '.join(map(str, s.matmul_sizes))}, "
               f"{s.matmul_dtype} ({cap})" for s in suites.SUITES.values()]  # fmt: skip
-    experiments = [f"  {e.name}: {e.title}" for e in jax_bench.EXPERIMENTS.values()]
+    experiments = [f"  {e.name}: {e.title}" for e in registry.EXPERIMENTS.values()]
     return "\n".join(["suites:", *named, "experiments:", *experiments])
 
 
-def progress_printer(stream: TextIO) -> jax_bench.Progress:
+def progress_printer(stream: TextIO) -> Callable[[float, str], None]:
     """A progress callback drawing '[ 42%] message' on stream (one line each if not a tty)."""
     end = "\r" if stream.isatty() else "\n"
 
@@ -62,10 +63,9 @@ def summary(records: tuple[results.Record, ...]) -> str:
     lines = [f"{'experiment':<12} {'label':<24} {'statistic':>10} {'median':>10} "
              f"{'IQR/med':>8} {'FLOP/s':>12} {'bytes/s':>12}  note"]  # fmt: skip
     for r in records:
-        m = r.measurement
-        timed_work = m.synced and m.median > 0  # a naive timer's rate is not the device's
-        rate = fmt.flops_per_s(r.flops / m.median) if timed_work and r.flops else ""
-        bandwidth = fmt.bytes_per_s(r.bytes / m.median) if timed_work and r.bytes else ""
+        m = r.measurement  # a naive timer's rate is not the device's: rates are of synced work
+        rate = fmt.flops_per_s(r.flops_per_s) if r.flops_per_s else ""
+        bandwidth = fmt.bytes_per_s(r.bytes_per_s) if r.bytes_per_s else ""
         lines.append(f"{r.experiment:<12} {r.label:<24} {fmt.seconds(m.statistic):>10} "
                      f"{fmt.seconds(m.median):>10} {fmt.percent(m.spread):>8} {rate:>12} "
                      f"{bandwidth:>12}  {r.note}")  # fmt: skip
@@ -90,10 +90,12 @@ def run(args: argparse.Namespace) -> int:
         print(listing())
         return 0
     out = Path(args.out) if args.out else default_out()
-    problem = jax_bench.jax_available() or _out_problem(out)
+    problem = registry.jax_available() or _out_problem(out)
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
+    from perfcore.measure import jax_bench  # the experiments, only when measuring
+
     try:
         records = jax_bench.run_suite(
             args.suite,
@@ -104,10 +106,15 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    if not records:
+        print("error: nothing was measured: collectives need 2 or more devices (on a CPU, "
+              "XLA_FLAGS=--xla_force_host_platform_device_count=8; or run "
+              "`python -m perfcore collectives --processes 2`)", file=sys.stderr)  # fmt: skip
+        return 2
     first = records[0]
     print(f"device {first.device} ({first.backend}), spec row {first.spec_name or 'unknown'}, "
           f"JAX {first.jax_version}")  # fmt: skip
-    print(summary(records))
+    print("\n".join([summary(records), *report.lines(records)]))
     out.parent.mkdir(parents=True, exist_ok=True)
     print(f"wrote {results.save_results(records, out)}")
     return 0

@@ -4,15 +4,14 @@ Every timing goes through perfcore.measure.bench: compiled and warmed outside th
 block_until_ready as the sync. FLOPs and bytes come from compiled.cost_analysis(),
 cross-checked against perfcore.model.ops; the model stands in where the backend reports none.
 This is the only module that imports JAX, lazily; one measurement runs at a time per process.
+The experiments' names, titles and counts are in perfcore.measure.registry (JAX-free); each
+runner here is a function of an Env returning Records.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import gc
-import importlib.util
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,30 +22,27 @@ from perfcore.measure import bench
 from perfcore.measure.bench import Measurement
 from perfcore.measure.devices import Detected, crosscheck, match_device, reported_cost
 from perfcore.measure.points import measured_points, regime, roof_flops_per_s
+from perfcore.measure.registry import EXPERIMENTS, LOCK, WAITING
 from perfcore.measure.results import Record
 from perfcore.measure.suites import Suite, require_fits, resolve_suite
 from perfcore.model import ops
 from perfcore.model.specs import Device, load_specs
 
 Progress = Callable[[float, str], None]
-WAITING = "waiting for another measurement"
-
-
-def jax_available() -> str | None:
-    """None when JAX can be imported; otherwise how to install it."""
-    if importlib.util.find_spec("jax") is None:
-        return "JAX is not installed: pip install jax (CPU) or pip install 'jax[cuda12]' (GPU)"
-    return None
 
 
 @functools.cache
 def _jax() -> tuple[Any, Any]:
-    """jax and jax.numpy, imported on first use, then gc.freeze() (see PERFORMANCE.md)."""
+    """jax and jax.numpy, imported on first use (the app freezes them out of the collector)."""
     import jax
     import jax.numpy as jnp
 
-    gc.freeze()
     return jax, jnp
+
+
+def start_jax() -> None:
+    """Import JAX (about a second in a fresh process) so that later calls start at once."""
+    _jax()
 
 
 def detect(specs: dict[str, Device] | None = None) -> Detected:
@@ -64,7 +60,7 @@ def detect(specs: dict[str, Device] | None = None) -> Detected:
 def free_memory_bytes() -> float | None:
     """Free memory of the default JAX device in bytes (host RAM on a CPU); None if unknown."""
     jax, _ = _jax()
-    device_stats = jax.devices()[0].memory_stats()
+    device_stats = jax.local_devices()[0].memory_stats()
     if device_stats and "bytes_limit" in device_stats:
         return float(device_stats["bytes_limit"] - device_stats.get("bytes_in_use", 0))
     try:
@@ -76,7 +72,7 @@ def free_memory_bytes() -> float | None:
 
 
 @dataclass(frozen=True)
-class _Case:
+class Case:
     """A compiled call (run() enqueues it) and what it costs per call."""
 
     run: Callable[[], Any]
@@ -88,16 +84,15 @@ class _Case:
     flops_model: float
     bytes_model: float
     flops_source: str
-    note: str
+    notes: tuple[str, ...]
 
     def fields(self) -> dict:
         """The Record fields this case fills in."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
-                if f.name not in ("run", "note")}  # fmt: skip
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "run"}
 
 
 @dataclass(frozen=True)
-class _Env:
+class Env:
     """What an experiment needs: JAX, the detected device, the suite and a progress tick."""
 
     jax: Any
@@ -119,12 +114,13 @@ class _Env:
         """A Record of m on this device (with the case's costs), reported as progress."""
         self.tick(f"{experiment}: {label}")
         d = self.detected
-        notes = (case.note if case else "", kw.pop("note", ""))
-        fields = (case.fields() if case else {}) | kw | {"note": "; ".join(filter(None, notes))}
-        stamp = datetime.now(UTC).isoformat(timespec="seconds")
-        spec_name = d.spec.name if d.spec else ""
-        return Record(experiment, label, m, d.device_kind, d.backend, d.jax_version, stamp,
-                      spec_name, **fields)  # fmt: skip
+        notes = (*(case.notes if case else ()), *kw.pop("notes", ()))
+        fields = (case.fields() if case else {}) | kw | {"notes": notes}
+        return Record(
+            experiment=experiment, label=label, measurement=m, device=d.device_kind,
+            backend=d.backend, jax_version=d.jax_version, spec_name=d.spec.name if d.spec else "",
+            timestamp=datetime.now(UTC).isoformat(timespec="seconds"), **fields,
+        )  # fmt: skip
 
 
 # Record fields of a timing that is overhead (an empty call, a compile), not a roofline point.
@@ -132,8 +128,12 @@ _NO_WORK = {"flops": None, "bytes": None, "flops_model": None, "bytes_model": No
 _NO_WORK |= {"flops_source": ""}
 
 
-def _compile_case(env: _Env, fn: Callable, args: tuple, model: ops.Cost, *, matmul: bool):
-    """fn compiled for args, with FLOPs and bytes from cost_analysis (else the model)."""
+def compile_case(env: Env, fn: Callable, args: tuple, model: ops.Cost, *, matmul: bool) -> Case:
+    """fn jit-compiled for args (outside any timing), FLOPs and bytes from cost_analysis.
+
+    Where the backend reports no cost the model's are used; a FLOP count off the model's
+    is noted. Every experiment module builds its timed calls with this.
+    """
     compiled = env.jax.jit(fn).lower(*args).compile()
     try:
         flops, n_bytes = reported_cost(compiled.cost_analysis())
@@ -142,36 +142,36 @@ def _compile_case(env: _Env, fn: Callable, args: tuple, model: ops.Cost, *, matm
     leaves = env.jax.tree.leaves(args)
     dtype = str(leaves[0].dtype)
     off = flops is not None and model.flops > 0 and not crosscheck(flops, model.flops)
-    note = f"cost_analysis FLOPs {flops:.4g} vs model {model.flops:.4g}" if off else ""
-    return _Case(
+    notes = (f"cost_analysis FLOPs {flops:.4g} vs model {model.flops:.4g}",) if off else ()
+    return Case(
         lambda: compiled(*args), tuple(tuple(a.shape) for a in leaves[:2]), dtype,
         env.detected.precision(dtype, matmul=matmul),
         float(flops if flops is not None else model.flops), float(n_bytes or model.bytes),
         float(model.flops), float(model.bytes),
-        "cost_analysis" if flops is not None else "model", note,
+        "cost_analysis" if flops is not None else "model", notes,
     )  # fmt: skip
 
 
-def _matmul(env: _Env, n: int, dtype: str | None = None) -> _Case:
+def _matmul(env: Env, n: int, dtype: str | None = None) -> Case:
     """A compiled (n x n) @ (n x n) on random inputs, refused first if it would not fit."""
     jax, jnp = env.jax, env.jnp
     dtype = dtype or env.suite.matmul_dtype
     model = ops.matmul(n, n, n, jnp.dtype(dtype).itemsize)
     require_fits(model.bytes, free_memory_bytes(), f"matmul {n}x{n}x{n} {dtype}")
     a, b = (jax.random.normal(k, (n, n), dtype) for k in jax.random.split(jax.random.key(0)))
-    return _compile_case(env, jnp.matmul, (a, b), model, matmul=True)
+    return compile_case(env, jnp.matmul, (a, b), model, matmul=True)
 
 
-def _elementwise(env: _Env, fn: Callable, side: int, flops_per_element: int = 1) -> _Case:
+def _elementwise_case(env: Env, fn: Callable, side: int, flops_per_element: int = 1) -> Case:
     """A compiled one-in, one-out elementwise fn over a side x side float32 array."""
     jax = env.jax
     model = ops.elementwise(side * side, 1, 1, flops_per_element, 4)
     require_fits(model.bytes, free_memory_bytes(), f"elementwise {side}x{side} float32")
     x = jax.random.normal(jax.random.key(0), (side, side))
-    return _compile_case(env, fn, (x,), model, matmul=False)
+    return compile_case(env, fn, (x,), model, matmul=False)
 
 
-def _timer(env: _Env) -> list[Record]:
+def _timer(env: Env) -> list[Record]:
     """Naive vs synchronized timer: the same 10-call matmul loop (performance_model)."""
     case = _matmul(env, env.suite.timer_size)
     naive = env.loop(case.run, 10, blocking=False)
@@ -180,7 +180,7 @@ def _timer(env: _Env) -> list[Record]:
             env.record("timer", "synchronized", synced, case)]  # fmt: skip
 
 
-def _barriers(env: _Env) -> list[Record]:
+def _barriers(env: Env) -> list[Record]:
     """Implicit barriers: read a value every step vs accumulate on the device, seconds/step."""
     jax, jnp, side = env.jax, env.jnp, env.suite.barrier_side
     x = jnp.ones((side, side))
@@ -199,57 +199,60 @@ def _barriers(env: _Env) -> list[Record]:
 
 
 def _with_regimes(records: list[Record], overhead_s: float, spec: Device | None) -> list[Record]:
-    """The sweep records, each noted with its regime against the spec roof (else best measured)."""
+    """The sweep records, each with its regime against the spec roof (else the best measured)."""
     points = measured_points(tuple(records))
     best = max(p.flops_per_s for p in points)
-    noted = []
+    typed = []
     for record, point in zip(records, points, strict=True):
         spec_roof = roof_flops_per_s(point, spec) if spec else None
-        against = "spec roof" if spec_roof else "best measured, no spec roof"
         kind = regime(point.seconds_median, overhead_s, point.flops_per_s, spec_roof or best)
-        noted.append(dataclasses.replace(record, note=f"regime: {kind} ({against})"))
-    return noted
+        against = (
+            "regime against the spec roof" if spec_roof else "regime against the best measured"
+        )
+        typed.append(dataclasses.replace(record, regime=kind).noted(against))
+    return typed
 
 
-def _sweep(env: _Env) -> list[Record]:
+def _sweep(env: Env) -> list[Record]:
     """Matmul size sweep: achieved FLOP/s per size, after the cost of an empty call."""
-    empty = _elementwise(env, lambda x: x + 1, 1)
+    empty = _elementwise_case(env, lambda x: x + 1, 1)
     floor = env.record("sweep", "empty call", env.loop(empty.run, 10), empty, **_NO_WORK)
     sized = []
     for n in env.suite.matmul_sizes:
         case = _matmul(env, n)
-        sized.append(env.record("sweep", f"matmul {n}", env.loop(case.run, 10), case))
+        m = env.loop(case.run, 10)
+        sized.append(env.record("sweep", f"matmul {n}", m, case, size=n, size_kind="side"))
     return [floor, *(_with_regimes(sized, floor.measurement.median, env.detected.spec))]
 
 
-def _elementwise_ops(env: _Env) -> list[Record]:
+def _elementwise(env: Env) -> list[Record]:
     """add, mul, sin, sigmoid on one large array: alike in time, all bandwidth-bound."""
     jax, jnp, side = env.jax, env.jnp, env.suite.elementwise_side
     fns = {"add": lambda x: x + 1, "mul": lambda x: x * 1.5, "sin": jnp.sin,
            "sigmoid": jax.nn.sigmoid}  # fmt: skip
     records = []
     for name, fn in fns.items():
-        case = _elementwise(env, fn, side)
+        case = _elementwise_case(env, fn, side)
         records.append(env.record("elementwise", name, env.loop(case.run, 10), case))
     return records
 
 
-def _square(env: _Env, n: int) -> _Case:
+def _square(env: Env, n: int) -> Case:
     """The clock seed's x @ x on an n x n float32 array of ones."""
     model = ops.Cost(2 * n**3, 2 * n * n * 4, f"x @ x, n={n}")  # x is read once: 2 matrices move
     require_fits(model.bytes, free_memory_bytes(), f"matmul {n}x{n}x{n} float32")
-    return _compile_case(env, lambda x: x @ x, (env.jnp.ones((n, n)),), model, matmul=True)
+    return compile_case(env, lambda x: x @ x, (env.jnp.ones((n, n)),), model, matmul=True)
 
 
-def _dispatch(env: _Env) -> list[Record]:
+def _dispatch(env: Env) -> list[Record]:
     """Dispatch vs compute: min of isolated calls, unblocked and blocked, at each size."""
     records = []
     for n in env.suite.dispatch_sizes:
         case = _square(env, n)
-        records.append(
-            env.record("dispatch", f"dispatch {n}", env.measure(case.run, blocking=False), case)
-        )
-        records.append(env.record("dispatch", f"compute {n}", env.measure(case.run), case))
+        side = {"size": n, "size_kind": "side"}
+        unblocked = env.measure(case.run, blocking=False)
+        records.append(env.record("dispatch", f"dispatch {n}", unblocked, case, **side))
+        records.append(env.record("dispatch", f"compute {n}", env.measure(case.run), case, **side))
     return records
 
 
@@ -265,7 +268,7 @@ def _mlp_fn() -> Callable:
     return mlp
 
 
-def _compile(env: _Env) -> list[Record]:
+def _compile(env: Env) -> list[Record]:
     """Compile vs steady state of a small MLP: first call (upper bound on compile), steady step."""
     jax, jnp, s = env.jax, env.jnp, env.suite
     layer = ops.linear(s.mlp_batch, s.mlp_width, s.mlp_width, 4)
@@ -276,14 +279,14 @@ def _compile(env: _Env) -> list[Record]:
               for k in keys]  # fmt: skip
     x = jnp.ones((s.mlp_batch, s.mlp_width))
     first = env.measure(lambda: jax.jit(_mlp_fn())(params, x), warmup=0, repeats=s.compile_runs)
-    case = _compile_case(env, _mlp_fn(), (params, x), model, matmul=True)
+    case = compile_case(env, _mlp_fn(), (params, x), model, matmul=True)
     steady = env.loop(case.run, 20)
     ratio = f"first call / steady step = {first.median / steady.mean:.0f}"
-    return [env.record("compile", "first call", first, case, note=ratio, **_NO_WORK),
+    return [env.record("compile", "first call", first, case, notes=(ratio,), **_NO_WORK),
             env.record("compile", "steady step", steady, case)]  # fmt: skip
 
 
-def _blocking(env: _Env) -> list[Record]:
+def _blocking(env: Env) -> list[Record]:
     """Block once at the end vs on every call: mean per call of the same loop."""
     case = _square(env, env.suite.loop_size)
     calls = env.suite.loop_calls
@@ -293,7 +296,7 @@ def _blocking(env: _Env) -> list[Record]:
             env.record("blocking", "block every call", every, case)]  # fmt: skip
 
 
-def _spread(env: _Env) -> list[Record]:
+def _spread(env: Env) -> list[Record]:
     """Min vs mean, and the run-to-run spread of the min over repeated runs."""
     case = _square(env, env.suite.spread_size)
     runs = [env.record("spread", f"isolated min, run {i + 1}", env.measure(case.run), case)
@@ -301,66 +304,33 @@ def _spread(env: _Env) -> list[Record]:
     mean = env.record("spread", "back-to-back mean", env.loop(case.run, 10), case)
     spread = bench.run_spread([r.measurement for r in runs])
     note = f"run-to-run spread {spread:.1%}: a difference smaller than this is not a result yet"
-    return [*(dataclasses.replace(r, note=note) for r in runs), mean]
+    return [*(r.noted(note) for r in runs), mean]
 
 
-def _ceilings(env: _Env) -> list[Record]:
+def _ceilings(env: Env) -> list[Record]:
     """Empirical ceilings: the largest matmul's FLOP/s and a device-memory copy's bytes/s."""
     s = env.suite
-    case = _matmul(env, max(s.matmul_sizes, default=s.timer_size))
-    best = env.record("ceilings", "best matmul", env.loop(case.run, 10), case)
-    copy = _elementwise(env, lambda x: x.copy(), s.copy_side, flops_per_element=0)
-    return [best, env.record("ceilings", "copy", env.loop(copy.run, 10), copy)]
-
-
-@dataclass(frozen=True)
-class Experiment:
-    """One experiment: its id, its title, how to run it, how many measurements it takes."""
-
-    name: str
-    title: str
-    run: Callable[[_Env], list[Record]]
-    count: Callable[[Suite], int]
-
-
-EXPERIMENTS = {
-    e.name: e
-    for e in (
-        Experiment("timer", "naive vs synchronized timer", _timer, lambda s: 2),
-        Experiment("barriers", "implicit barriers", _barriers, lambda s: 2),
-        Experiment("sweep", "matmul size sweep", _sweep, lambda s: 1 + len(s.matmul_sizes)),
-        Experiment("elementwise", "elementwise diagnosis", _elementwise_ops, lambda s: 4),
-        Experiment(
-            "dispatch", "dispatch vs compute", _dispatch, lambda s: 2 * len(s.dispatch_sizes)
-        ),
-        Experiment("compile", "compile vs steady state", _compile, lambda s: 2),
-        Experiment("blocking", "block at the end vs every call", _blocking, lambda s: 2),
-        Experiment(
-            "spread", "min vs mean, run-to-run spread", _spread, lambda s: s.spread_runs + 1
-        ),
-        Experiment("ceilings", "empirical ceilings", _ceilings, lambda s: 2),
-    )
-}
-
-_LOCK = threading.Lock()
-
-
-def measurement_in_progress() -> bool:
-    """True while some thread of this process is measuring."""
-    return _LOCK.locked()
+    n = max(s.matmul_sizes, default=s.timer_size)
+    case = _matmul(env, n)
+    best = env.record("ceilings", "best matmul", env.loop(case.run, 10), case,
+                      size=n, size_kind="side")  # fmt: skip
+    copy = _elementwise_case(env, lambda x: x.copy(), s.copy_side, flops_per_element=0)
+    working_set = 8 * s.copy_side**2  # float32 in and out
+    m = env.loop(copy.run, 10)
+    return [best, env.record("ceilings", "copy", m, copy, size=working_set, size_kind="bytes")]
 
 
 @contextmanager
 def _exclusive(wait_callback: Callable[[str], None] | None) -> Iterator[None]:
     """Hold the process-wide measurement lock, telling wait_callback if we must wait."""
-    if not _LOCK.acquire(blocking=False):
+    if not LOCK.acquire(blocking=False):
         if wait_callback is not None:
             wait_callback(WAITING)
-        _LOCK.acquire()
+        LOCK.acquire()
     try:
         yield
     finally:
-        _LOCK.release()
+        LOCK.release()
 
 
 def _run_all(names: tuple[str, ...], env_of: Callable, plan: Suite, report: Progress) -> list:
@@ -373,7 +343,7 @@ def _run_all(names: tuple[str, ...], env_of: Callable, plan: Suite, report: Prog
 
     for name in names:
         report(min(done[0] / total, 0.99), EXPERIMENTS[name].title)
-        records += EXPERIMENTS[name].run(env_of(tick))
+        records += EXPERIMENTS[name].load()(env_of(tick))
     report(1.0, f"done: {len(records)} records")
     return records
 
@@ -398,7 +368,7 @@ def run_suite(
         plan = resolve_suite(suite, detected.backend)
         jax, jnp = _jax()
 
-        def env_of(tick: Callable[[str], None]) -> _Env:
-            return _Env(jax, jnp, detected, plan, tick)
+        def env_of(tick: Callable[[str], None]) -> Env:
+            return Env(jax, jnp, detected, plan, tick)
 
         return tuple(_run_all(names, env_of, plan, report))

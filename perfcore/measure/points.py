@@ -1,7 +1,7 @@
 """Measured points on a roofline: a record's FLOPs, bytes and seconds, never clamped.
 
 A synchronized record with FLOPs and bytes is a point at intensity = FLOPs / bytes and
-FLOP/s = FLOPs / median seconds, with error bars from the fastest and slowest samples.
+the record's FLOP/s at the median, with error bars from the fastest and slowest samples.
 Against a device's spec roof a point may sit above it (a wrong FLOP count, the wrong
 precision's roof): it is flagged, never moved. regime() names the seed's three regimes.
 """
@@ -22,14 +22,16 @@ ROOF_FRACTION = 0.5
 
 @dataclass(frozen=True)
 class MeasuredPoint:
-    """A measured operation to overlay on a roofline: FLOPs, bytes, seconds per call."""
+    """A measured operation to overlay on a roofline: its costs, seconds and rates per call."""
 
     label: str
     flops: float
     bytes: float
-    seconds_median: float
-    seconds_min: float
-    seconds_max: float
+    seconds_median: float  # seconds per call at the median
+    flops_per_s: float  # at the median time
+    flops_per_s_lo: float  # at the slowest sample (lower error bar)
+    flops_per_s_hi: float  # at the fastest sample (upper error bar)
+    bytes_per_s: float  # at the median time
     precision: str
     method: str
     device: str
@@ -40,39 +42,23 @@ class MeasuredPoint:
         """Arithmetic intensity in FLOP/byte."""
         return roofline.intensity(self.flops, self.bytes)
 
-    @property
-    def flops_per_s(self) -> float:
-        """Achieved FLOP/s at the median time."""
-        return self.flops / self.seconds_median
-
-    @property
-    def flops_per_s_lo(self) -> float:
-        """Achieved FLOP/s at the slowest sample (lower error bar)."""
-        return self.flops / self.seconds_max
-
-    @property
-    def flops_per_s_hi(self) -> float:
-        """Achieved FLOP/s at the fastest sample (upper error bar)."""
-        return self.flops / self.seconds_min
-
-    @property
-    def bytes_per_s(self) -> float:
-        """Achieved bandwidth in bytes/s at the median time."""
-        return self.bytes / self.seconds_median
-
 
 def measured_point(record: Record) -> MeasuredPoint:
-    """The roofline point of one record with FLOPs and bytes; never clamped to a roof."""
+    """The roofline point of one synchronized record with FLOPs and bytes; never clamped.
+
+    Every rate is the record's own (Record.rate): the median, slowest and fastest samples.
+    """
     m = record.measurement
     return MeasuredPoint(
-        f"{record.experiment}: {record.label}", record.flops, record.bytes,
-        m.median, m.min, m.max, record.precision, m.method, record.device, record.backend,
+        f"{record.experiment}: {record.label}", record.flops, record.bytes, m.median,
+        record.flops_per_s, record.rate(record.flops, m.max), record.rate(record.flops, m.min),
+        record.bytes_per_s, record.precision, m.method, record.device, record.backend,
     )  # fmt: skip
 
 
 def measured_points(records: tuple[Record, ...]) -> tuple[MeasuredPoint, ...]:
     """Points for every synchronized record with FLOPs and bytes (naive timings excluded)."""
-    usable = (r for r in records if r.measurement.synced and r.flops and r.bytes)
+    usable = (r for r in records if r.flops_per_s and r.bytes_per_s)
     return tuple(measured_point(r) for r in usable if r.measurement.min > 0)
 
 

@@ -1,104 +1,162 @@
 """Measurement results files: one Record per timed thing, saved as JSON or CSV.
 
 A Record is a Measurement (raw samples in seconds per call, method, warmup) plus what
-was measured (experiment, label, shapes, dtype, the precision whose roof applies, FLOPs
-and bytes) and where (device, backend, JAX version, UTC time stamp). Statistics are
-written for readers and checked against the samples on load. Field by field: SCHEMA
-below and docs/results-format.md. Roofline points from records: perfcore.measure.points.
+was measured (experiment, label, shapes, dtype, size, the precision whose roof applies,
+FLOPs and bytes) and where (device, backend, JAX version, UTC time stamp). The schema is
+the dataclass fields' metadata (schema.column): it orders the CSV columns, picks each
+field's parser and writes docs/results-format.md's table (schema_table). Statistics are
+written for readers and checked against the samples on load. Version 1 files still load.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import math
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
 from perfcore.errors import FileProblems
-from perfcore.measure.bench import ISOLATED, LOOP, METHODS, Measurement
+from perfcore.measure import results_v1
+from perfcore.measure.bench import Measurement
+from perfcore.measure.parsers import PARSERS
+from perfcore.measure.schema import Column, column, columns
 from perfcore.model.specs import PRECISIONS
 
 FORMAT = "perfcore-results"
-VERSION = 1
-FLOPS_SOURCES = ("cost_analysis", "model", "")
-
-# (field, kind, description): the order is the CSV column order.
-SCHEMA = (
-    ("experiment", "name", "experiment id, e.g. 'sweep'"),
-    ("label", "name", "what was timed within it, e.g. 'matmul 1024'"),
-    ("device", "name", "JAX device_kind, e.g. 'NVIDIA H100 80GB HBM3' or 'cpu'"),
-    ("spec_name", "text", "matched data/specs.csv row name; empty when unknown"),
-    ("backend", "name", "JAX backend: cpu, gpu or tpu"),
-    ("jax_version", "name", "jax.__version__"),
-    ("timestamp", "timestamp", "ISO 8601 with UTC offset, when the record was taken"),
-    ("shapes", "shapes", "input shapes; CSV: '1024x1024;1024x1024', '()' a scalar"),
-    ("dtype", "text", "input dtype, e.g. float32, bfloat16"),
-    ("precision", "precision", "which roof applies: " + " ".join(PRECISIONS) + " or empty"),
-    ("flops", "amount", "FLOPs per call used for FLOP/s; empty when not applicable"),
-    ("bytes", "amount", "bytes per call: cost_analysis 'bytes accessed', else the model"),
-    ("flops_model", "amount", "FLOPs per call from perfcore.model.ops"),
-    ("bytes_model", "amount", "bytes per call from perfcore.model.ops"),
-    ("flops_source", "flops_source", "where flops came from: cost_analysis, else model"),
-    ("samples_s", "samples", "raw samples, seconds per call; CSV: space-separated"),
-    ("calls_per_sample", "count1", "calls averaged into each sample (1 for isolated calls)"),
-    ("method", "method", f"'{ISOLATED}' or '{LOOP}'"),
-    ("warmup", "count0", "untimed calls before the first sample"),
-    ("synced", "bool", "true when the clock stopped after the device finished"),
-    ("min_s", "derived", "min of samples_s, seconds (written, checked on load)"),
-    ("median_s", "derived", "median of samples_s, seconds"),
-    ("mean_s", "derived", "mean of samples_s, seconds"),
-    ("max_s", "derived", "max of samples_s, seconds"),
-    ("iqr_s", "derived", "interquartile range of samples_s, seconds"),
-    ("spread", "derived", "IQR / median, a fraction"),
-    ("note", "text", "free text"),
+VERSION = 2
+VERSIONS = (1, 2)  # versions this code loads; version 1 is upgraded on load (results_v1)
+PRECISION_DOC = "which roof applies: " + ", ".join(f"`{p}`" for p in PRECISIONS) + " or empty"
+# Written for readers after the measurement's fields, checked against the samples on load.
+DERIVED = (
+    ("min_s", "min", "min of `samples_s`"),
+    ("median_s", "median", "median of `samples_s` (linear interpolation)"),
+    ("mean_s", "mean", "mean of `samples_s`"),
+    ("max_s", "max", "max of `samples_s`"),
+    ("iqr_s", "iqr", "interquartile range of `samples_s`"),
+    ("spread", "spread", "`iqr_s / median_s`, a fraction; above 0.1 the measurement is noisy"),
 )
-FIELDS = tuple(name for name, _, _ in SCHEMA)
-OPTIONAL = {"spec_name", "note", "min_s", "median_s", "mean_s", "max_s", "iqr_s", "spread"}
-DERIVED = {"min_s": "min", "median_s": "median", "mean_s": "mean", "max_s": "max"}
-DERIVED |= {"iqr_s": "iqr", "spread": "spread"}
-MEASUREMENT_FIELDS = {"samples_s": "samples", "calls_per_sample": "calls_per_sample"}
-MEASUREMENT_FIELDS |= {"method": "method", "warmup": "warmup", "synced": "synced"}
 
 
 class ResultsError(FileProblems):
     """A results file that cannot be loaded; the message lists every problem found."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Record:
-    """One measurement with what was measured and where; see SCHEMA."""
+    """One measurement with what was measured and where; the fields are the file's columns."""
 
-    experiment: str
-    label: str
-    measurement: Measurement
-    device: str
-    backend: str
-    jax_version: str
-    timestamp: str
-    spec_name: str = ""
-    shapes: tuple[tuple[int, ...], ...] = ()
-    dtype: str = ""
-    precision: str = ""
-    flops: float | None = None
-    bytes: float | None = None
-    flops_model: float | None = None
-    bytes_model: float | None = None
-    flops_source: str = ""
-    note: str = ""
+    experiment: str = column("name", "experiment id, e.g. `sweep` (perfcore.measure.registry)")
+    label: str = column("name", "what was timed within the experiment, e.g. `matmul 1024`")
+    device: str = column("name", "JAX `device_kind`, e.g. `NVIDIA H100 80GB HBM3`, or `cpu`")
+    spec_name: str = column(
+        "text", "the data/specs.csv row the device matched; empty when unknown",
+        optional=True, default="",
+    )  # fmt: skip
+    backend: str = column("name", "JAX backend: `cpu`, `gpu` or `tpu`")
+    jax_version: str = column("name", "`jax.__version__`")
+    timestamp: str = column(
+        "timestamp", "ISO 8601 with a UTC offset, e.g. 2025-01-31T12:00:00+00:00"
+    )
+    shapes: tuple[tuple[int, ...], ...] = column(
+        "shapes", "input shapes; CSV: `1024x1024;1024x1024`, `()` a scalar", default=()
+    )
+    dtype: str = column("text", "input dtype, e.g. `float32`, `bfloat16`", default="")
+    precision: str = column("precision", PRECISION_DOC, default="")
+    size: float | None = column(
+        "amount", "the swept size, in the unit `size_kind` names; empty when not swept",
+        optional=True, default=None,
+    )  # fmt: skip
+    size_kind: str = column(
+        "size_kind", "unit of `size`: `side` (matrix side n), `elements` or `bytes`; or empty",
+        optional=True, default="",
+    )  # fmt: skip
+    level: str = column(
+        "text", "memory level or plateau the record belongs to, e.g. `L2`; empty when none",
+        optional=True, default="",
+    )  # fmt: skip
+    flops: float | None = column(
+        "amount", "FLOPs per call used for FLOP/s: cost_analysis where reported, else the "
+        "model; empty when not applicable", default=None,
+    )  # fmt: skip
+    bytes: float | None = column(
+        "amount", "bytes per call: cost_analysis `bytes accessed`, else the model", default=None
+    )
+    flops_model: float | None = column(
+        "amount", "FLOPs per call from perfcore.model.ops (the cross-check)", default=None
+    )
+    bytes_model: float | None = column(
+        "amount", "bytes per call from perfcore.model.ops", default=None
+    )
+    flops_source: str = column(
+        "flops_source", "where `flops` came from: `cost_analysis` or `model`; empty when none",
+        default="",
+    )  # fmt: skip
+    measurement: Measurement = column("measurement", "the measurement's fields and statistics")
+    regime: str = column(
+        "text", "the sweep's regime: `overhead`, `utilisation` or `compute roof`; or empty",
+        optional=True, default="",
+    )  # fmt: skip
+    notes: tuple[str, ...] = column(
+        "notes", "remarks, each one line (a cost_analysis disagreement, the run-to-run "
+        "spread); CSV: one per line of the cell", optional=True, default=(),
+    )  # fmt: skip
+
+    @property
+    def note(self) -> str:
+        """The notes as one line of text."""
+        return "; ".join(self.notes)
+
+    def noted(self, note: str) -> Record:
+        """The record with one more note (notes are appended, never replaced)."""
+        return dataclasses.replace(self, notes=(*self.notes, note))
+
+    def rate(self, amount: float | None, seconds: float | None = None) -> float | None:
+        """amount / seconds (default the median) for synchronized work; else None, per second."""
+        seconds = self.measurement.median if seconds is None else seconds
+        return amount / seconds if self.measurement.synced and amount and seconds > 0 else None
+
+    @property
+    def flops_per_s(self) -> float | None:
+        """Achieved FLOP/s at the median; None when unsynchronized or without FLOPs."""
+        return self.rate(self.flops)
+
+    @property
+    def bytes_per_s(self) -> float | None:
+        """Achieved bytes/s at the median; None when unsynchronized or without bytes."""
+        return self.rate(self.bytes)
+
+
+def _schema() -> tuple[tuple[Column, ...], tuple[Column, ...], tuple[Column, ...]]:
+    """(Record's columns, Measurement's, the derived statistics'), in file order."""
+    record = [c for c in columns(Record) if c.kind != "measurement"]
+    derived = [Column(name, attr, "derived", doc, True) for name, attr, doc in DERIVED]
+    return tuple(record), tuple(columns(Measurement)), tuple(derived)
+
+
+RECORD_COLUMNS, MEASUREMENT_COLUMNS, DERIVED_COLUMNS = _schema()
+_AT = [f.name for f in dataclasses.fields(Record)].index("measurement")
+SCHEMA = (*RECORD_COLUMNS[:_AT], *MEASUREMENT_COLUMNS, *DERIVED_COLUMNS, *RECORD_COLUMNS[_AT:])
+FIELDS = tuple(c.name for c in SCHEMA)
+
+
+def schema_table() -> str:
+    """docs/results-format.md's field table (a Markdown table), written from SCHEMA."""
+    rows = [f"| `{c.name}` | {c.kind} | {'yes' if c.optional else ''} | {c.doc} |" for c in SCHEMA]
+    return "\n".join(["| field | kind | optional | meaning |", "|---|---|---|---|", *rows])
 
 
 def record_row(record: Record) -> dict:
     """The record as one flat dict of JSON values, keys in FIELDS order."""
     m = record.measurement
-    row = {name: getattr(record, name, None) for name in FIELDS}
-    row |= {field: getattr(m, attr) for field, attr in MEASUREMENT_FIELDS.items()}
-    row |= {field: getattr(m, attr) for field, attr in DERIVED.items()}
+    row = {c.name: getattr(record, c.attr, None) for c in RECORD_COLUMNS}
+    row |= {c.name: getattr(m, c.attr) for c in (*MEASUREMENT_COLUMNS, *DERIVED_COLUMNS)}
     row["samples_s"] = list(m.samples)
     row["shapes"] = [list(shape) for shape in record.shapes]
-    return row
+    row["notes"] = list(record.notes)
+    return {name: row[name] for name in FIELDS}
 
 
 def to_json(records: tuple[Record, ...]) -> str:
@@ -115,6 +173,8 @@ def _csv_cell(value) -> str:
         return "true" if value else "false"
     if isinstance(value, list) and value and isinstance(value[0], list):
         return ";".join("x".join(map(str, shape)) or "()" for shape in value)
+    if isinstance(value, list) and value and isinstance(value[0], str):
+        return "\n".join(value)
     if isinstance(value, list):
         return " ".join(repr(float(v)) for v in value)
     return repr(value) if isinstance(value, float) else str(value)
@@ -161,7 +221,7 @@ def load_results_bytes(data: bytes, label: str) -> tuple[Record, ...]:
 
 
 def _json_rows(text: str, label: str) -> tuple[list, str]:
-    """The record dicts of a results JSON document, and how to name one ('record')."""
+    """The record dicts of a results JSON document (upgraded to this version), and 'record'."""
     try:
         document = json.loads(text)
     except json.JSONDecodeError as error:
@@ -171,27 +231,28 @@ def _json_rows(text: str, label: str) -> tuple[list, str]:
         raise ResultsError(label, ["expected a JSON object with 'format' and 'records'"])
     if document.get("format") != FORMAT:
         problems.append(f"field 'format': got {document.get('format')!r}, expected {FORMAT!r}")
-    if document.get("version") != VERSION:
-        problems.append(f"field 'version': got {document.get('version')!r}, expected {VERSION}")
+    version = document.get("version")
+    if version not in VERSIONS:
+        problems.append(f"field 'version': got {version!r}, expected one of {VERSIONS}")
     rows = document.get("records")
     if not isinstance(rows, list) or not rows:
         problems.append(f"field 'records': got {rows!r:.60}, expected a non-empty list")
     if problems:
         raise ResultsError(label, problems)
-    return rows, "record"
+    return [results_v1.upgrade(row) for row in rows] if version == 1 else rows, "record"
 
 
 def _csv_rows(text: str, label: str) -> tuple[list, str]:
-    """The data rows of a results CSV as dicts, and how to name one ('row')."""
+    """The data rows of a results CSV as dicts (a version 1 header upgraded), and 'row'."""
     reader = csv.DictReader(io.StringIO(text))
     header = reader.fieldnames or []
-    missing = [f for f in FIELDS if f not in header and f not in OPTIONAL]
+    missing = [c.name for c in SCHEMA if c.name not in header and not c.optional]
     if missing:
         raise ResultsError(label, [f"header: missing column(s) {', '.join(missing)}"])
     rows = list(reader)
     if not rows:
         raise ResultsError(label, ["expected at least one data row under the header"])
-    return rows, "row"
+    return [results_v1.upgrade(row) for row in rows] if "note" in header else rows, "row"
 
 
 def _records(rows: list, where: str, label: str) -> tuple[Record, ...]:
@@ -207,150 +268,29 @@ def _records(rows: list, where: str, label: str) -> tuple[Record, ...]:
     return tuple(records)
 
 
-def _name(value) -> str:
-    """The value as non-empty text."""
-    if not isinstance(value, str) or not value.strip():
-        raise ValueError("non-empty text")
-    return value
-
-
-def _text(value) -> str:
-    """The value as text; None is empty."""
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise ValueError("text")
-    return value
-
-
-def _timestamp(value) -> str:
-    """The value, when it is an ISO 8601 time stamp with a UTC offset."""
-    try:
-        stamp = datetime.fromisoformat(_name(value))
-    except ValueError:
-        raise ValueError("an ISO 8601 time stamp, e.g. 2025-01-31T12:00:00+00:00") from None
-    if stamp.tzinfo is None:
-        raise ValueError("a time stamp with a UTC offset (+00:00)")
-    return value
-
-
-def _shape(value) -> tuple[int, ...]:
-    """One shape from '1024x1024', '()' or a JSON list."""
-    if isinstance(value, str):
-        value = [] if value == "()" else value.split("x")
-    if not isinstance(value, list):
-        raise ValueError("a shape")
-    return tuple(_count(v, 0) for v in value)
-
-
-def _shapes(value) -> tuple[tuple[int, ...], ...]:
-    """Shapes from '1024x1024;1024x1024' or a JSON list of lists."""
-    if isinstance(value, str):
-        value = value.split(";") if value else []
-    if not isinstance(value, list):
-        raise ValueError("shapes like '1024x1024;1024x1024' (JSON: [[1024, 1024], ...])")
-    try:
-        return tuple(_shape(v) for v in value)
-    except ValueError:
-        raise ValueError("shapes like '1024x1024;1024x1024' (JSON: [[1024, 1024], ...])") from None
-
-
-def _number(value) -> float:
-    """The value as a finite float >= 0."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise ValueError("a number")
-    try:
-        number = float(value)
-    except ValueError:
-        raise ValueError("a number") from None
-    if not math.isfinite(number) or number < 0:
-        raise ValueError("a finite number >= 0")
-    return number
-
-
-def _amount(value) -> float | None:
-    """A finite float >= 0, or None for an empty cell or null."""
-    return None if value is None or value == "" else _number(value)
-
-
-def _samples(value) -> tuple[float, ...]:
-    """Seconds per call, from space-separated text or a JSON list."""
-    if isinstance(value, str):
-        value = value.split()
-    if not isinstance(value, list) or not value:
-        raise ValueError("at least one sample, finite seconds >= 0")
-    try:
-        return tuple(_number(v) for v in value)
-    except ValueError:
-        raise ValueError("samples that are finite seconds >= 0") from None
-
-
-def _count(value, minimum: int) -> int:
-    """The value as an integer >= minimum."""
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"an integer >= {minimum}")
-    return value
-
-
-def _bool(value) -> bool:
-    """True or False, from a JSON bool or 'true'/'false'."""
-    flags = {True: True, False: False, "true": True, "false": False}
-    if not isinstance(value, (bool, str)) or value not in flags:
-        raise ValueError("true or false")
-    return flags[value]
-
-
-def _choice(options: tuple[str, ...]):
-    """A parser accepting exactly one of options."""
-
-    def parse(value) -> str:
-        if value not in options:
-            raise ValueError("one of " + ", ".join(repr(o) for o in options))
-        return value
-
-    return parse
-
-
-PARSERS = {
-    "name": _name,
-    "text": _text,
-    "timestamp": _timestamp,
-    "shapes": _shapes,
-    "precision": _choice(("", *PRECISIONS)),
-    "amount": _amount,
-    "flops_source": _choice(FLOPS_SOURCES),
-    "samples": _samples,
-    "count1": lambda v: _count(v, 1),
-    "count0": lambda v: _count(v, 0),
-    "method": _choice(METHODS),
-    "bool": _bool,
-    "derived": _amount,
-}
-
-
 def _fields(row: dict) -> tuple[dict, list[str]]:
-    """Each SCHEMA field of row parsed, and a problem for each that fails."""
+    """Each SCHEMA column of row parsed (an absent optional one left out), and the problems."""
     values, problems = {}, []
-    for name, kind, _ in SCHEMA:
-        if name not in row and name not in OPTIONAL:
-            problems.append(f"field {name!r}: missing")
+    for c in SCHEMA:
+        if c.name not in row:
+            problems += [] if c.optional else [f"field {c.name!r}: missing"]
             continue
         try:
-            values[name] = PARSERS[kind](row.get(name))
+            values[c.name] = PARSERS[c.kind](row.get(c.name))
         except ValueError as error:
-            problems.append(f"field {name!r}: got {row.get(name)!r:.80}, expected {error}")
+            problems.append(f"field {c.name!r}: got {row.get(c.name)!r:.80}, expected {error}")
     return values, problems
 
 
 def _derived_problems(values: dict, m: Measurement) -> list[str]:
     """A problem for each written statistic that disagrees with the samples."""
     problems = []
-    for name, attr in DERIVED.items():
-        written, computed = values.get(name), getattr(m, attr)
+    for c in DERIVED_COLUMNS:
+        written, computed = values.get(c.name), getattr(m, c.attr)
         if written is not None and not math.isclose(written, computed, rel_tol=1e-9):
-            problems.append(f"field {name!r}: got {written!r}, expected {computed!r} from samples")
+            problems.append(
+                f"field {c.name!r}: got {written!r}, expected {computed!r} from samples"
+            )
     return problems
 
 
@@ -362,9 +302,9 @@ def parse_record(row: dict) -> tuple[Record | None, list[str]]:
     if problems:
         return None, problems
     try:
-        m = Measurement(*(values[field] for field in MEASUREMENT_FIELDS))
+        m = Measurement(**{c.attr: values[c.name] for c in MEASUREMENT_COLUMNS})
     except ValueError as error:
         return None, [str(error)]
     problems = _derived_problems(values, m)
-    kept = {k: v for k, v in values.items() if k not in DERIVED and k not in MEASUREMENT_FIELDS}
+    kept = {c.attr: values[c.name] for c in RECORD_COLUMNS if c.name in values}
     return (None if problems else Record(measurement=m, **kept)), problems

@@ -13,7 +13,21 @@ from dataclasses import dataclass
 
 CPU_MAX_MATMUL = 2048  # largest matmul side a named suite runs on a CPU
 # Other sizes a named suite runs on a CPU: field -> largest value.
-CPU_CAPS = {"timer_size": 1024, "elementwise_side": 2048, "copy_side": 4096, "mlp_batch": 128}
+CPU_CAPS = {
+    "timer_size": 1024,
+    "elementwise_side": 2048,
+    "copy_side": 4096,
+    "mlp_batch": 128,
+    "roofline_call_s": 0.25,
+    "stream_pass_bytes": 2**27,
+    "fusion_elements": 2**25,
+}
+# Swept sizes a named suite runs on a CPU: field -> largest value (bytes or matrix side).
+CPU_SWEEP_CAPS = {
+    "roofline_sides": CPU_MAX_MATMUL,
+    "stream_bytes": 2**30,
+    "collective_bytes": 2**24,  # larger outputs are fresh pages: the timing is page faults
+}
 FIT_FRACTION = 0.8  # refuse work needing more than this share of free device memory
 
 
@@ -40,6 +54,21 @@ class Suite:
     copy_side: int = 8192
     repeats: int = 25
     budget_s: float = 1.0
+    roofline_dtypes: tuple[str, ...] = (
+        "float64",
+        "float32",
+        "bfloat16",
+        "float16",
+        "float8_e4m3fn",
+    )
+    roofline_sides: tuple[int, ...] = (256, 512, 1024, 2048, 4096, 8192, 16384)
+    roofline_call_s: float = 0.5  # a dtype's matmul sweep stops after a call this long
+    stream_bytes: tuple[int, ...] = tuple(2**i for i in range(14, 34))  # working sets, 16 KiB up
+    stream_pass_bytes: int = 2**28  # each timed call streams at least this many bytes
+    stream_repeats: int = 15  # samples per working set, no time budget: the min needs them
+    collective_bytes: tuple[int, ...] = tuple(4**i for i in range(5, 16))  # per rank, 1 KiB up
+    fusion_chain: tuple[int, ...] = (1, 2, 4, 8)
+    fusion_elements: int = 2**28
 
 
 SUITES = {
@@ -49,6 +78,10 @@ SUITES = {
         dispatch_sizes=(16, 32, 64), elementwise_side=256, barrier_side=32, barrier_steps=20,
         mlp_layers=2, mlp_width=64, mlp_batch=16, compile_runs=2, loop_size=64, loop_calls=5,
         spread_size=64, spread_runs=3, copy_side=256, repeats=5, budget_s=0.05,
+        roofline_dtypes=("float32", "bfloat16"), roofline_sides=(128, 256, 512),
+        roofline_call_s=0.05, stream_bytes=(*(4**i for i in range(7, 14)), 2**27, 2**28),
+        stream_pass_bytes=2**24, stream_repeats=10, fusion_chain=(1, 2, 4, 8),
+        collective_bytes=tuple(4**i for i in range(5, 11)), fusion_elements=2**23,
     ),
 }  # fmt: skip
 
@@ -59,6 +92,8 @@ def for_platform(suite: Suite, platform: str) -> Suite:
         return suite
     sizes = tuple(n for n in suite.matmul_sizes if n <= CPU_MAX_MATMUL)
     capped = {field: min(getattr(suite, field), cap) for field, cap in CPU_CAPS.items()}
+    capped |= {f: tuple(n for n in getattr(suite, f) if n <= cap)
+               for f, cap in CPU_SWEEP_CAPS.items()}  # fmt: skip
     return dataclasses.replace(suite, matmul_sizes=sizes, matmul_dtype="float32", **capped)
 
 

@@ -1,0 +1,88 @@
+"""Fusion, priced and measured: a chain of k elementwise steps, one call each vs one jit.
+
+Each step is y <- s*y + s (2 FLOPs per element, s a traced scalar XLA cannot fold). Unfused,
+every step is its own compiled call whose result is materialised and waited for before the
+next: k reads and k writes of the array. Fused, one jit runs the whole chain in one pass:
+one read, one write. The model (perfcore.model.ops.elementwise) prices both; cost_analysis
+cross-checks the bytes; the saving predicted by bytes (1 - 1/k) is set beside the saving
+measured. The array is donated and carried from call to call, so no call allocates.
+"""
+
+from __future__ import annotations
+
+from perfcore.measure.devices import crosscheck, reported_cost
+from perfcore.measure.jax_bench import Env, free_memory_bytes
+from perfcore.measure.results import Record
+from perfcore.measure.suites import require_fits
+from perfcore.model import ops
+
+EXPERIMENT = "fusion"
+FLOPS_PER_STEP = 2  # s*y + s
+
+
+def _chain(k: int):
+    """k steps of y <- s*y + s, as one function."""
+
+    def chain(y, s):
+        for _ in range(k):
+            y = s * y + s
+        return y
+
+    return chain
+
+
+def _compiled(env: Env, k: int, y, s):
+    """The k-step chain compiled with y donated, and its cost_analysis bytes (None if absent)."""
+    compiled = env.jax.jit(_chain(k), donate_argnums=0).lower(y, s).compile()
+    try:
+        return compiled, reported_cost(compiled.cost_analysis())[1]
+    except NotImplementedError:
+        return compiled, None
+
+
+def _bytes_notes(reported: float | None, modelled: float) -> tuple[str, ...]:
+    """A note of the cost_analysis bytes against the model, flagged beyond the tolerance."""
+    if reported is None:
+        return ("cost_analysis reports no bytes",)
+    agree = "agrees with" if crosscheck(reported, modelled) else "DISAGREES with"
+    return (f"cost_analysis bytes {reported:.6g} {agree} the model's {modelled:.6g}",)
+
+
+def _pair(env: Env, k: int, n: int) -> tuple[Record, Record]:
+    """The k-step chain over n float32 elements, unfused and fused, as two Records."""
+    jnp = env.jnp
+    step, chain = ops.elementwise(n, 1, 1, FLOPS_PER_STEP, 4), ops.elementwise(n, 1, 1, 2 * k, 4)
+    y, s = [jnp.zeros(n, jnp.float32)], jnp.float32(1.0)
+    one, one_bytes = _compiled(env, 1, y[0], s)
+    fused, fused_bytes = _compiled(env, k, y[0], s)
+
+    def unfused_call():
+        for _ in range(k):
+            y[0] = env.jax.block_until_ready(one(y[0], s))
+        return y[0]
+
+    def fused_call():
+        y[0] = fused(y[0], s)
+        return y[0]
+
+    t_unfused, t_fused = env.measure(unfused_call), env.measure(fused_call)
+    per_step = None if one_bytes is None else k * one_bytes
+    kw = {"shapes": ((n,),), "dtype": "float32", "precision": "fp32", "flops": chain.flops,
+          "flops_model": chain.flops, "flops_source": "model", "size": n,
+          "size_kind": "elements"}  # fmt: skip
+    saving = (f"saving predicted {1 - chain.bytes / (k * step.bytes):.0%} (bytes), measured "
+              f"{1 - t_fused.median / t_unfused.median:.0%} (median time)")  # fmt: skip
+    return (
+        env.record(EXPERIMENT, f"unfused, k={k}", t_unfused, bytes=per_step or k * step.bytes,
+                   bytes_model=k * step.bytes, notes=_bytes_notes(per_step, k * step.bytes), **kw),
+        env.record(EXPERIMENT, f"fused, k={k}", t_fused, bytes=fused_bytes or chain.bytes,
+                   bytes_model=chain.bytes, notes=(*_bytes_notes(fused_bytes, chain.bytes),
+                                                   saving), **kw),
+    )  # fmt: skip
+
+
+def run(env: Env) -> list[Record]:
+    """Unfused and fused chains for every k of the suite, over fusion_elements float32."""
+    n = env.suite.fusion_elements
+    require_fits(8 * n, free_memory_bytes(), f"fusion chain over {n} float32")
+    return [r for k in env.suite.fusion_chain for r in _pair(env, k, n)]

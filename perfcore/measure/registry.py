@@ -1,0 +1,116 @@
+"""The experiments a measurement run can time, by name, without importing JAX.
+
+Each Experiment names its runner as "module:function"; the runner (a function of a
+jax_bench.Env returning Records) is imported only when the experiment runs, so the
+dashboard and the CLI list, describe and pick experiments before JAX is loaded.
+A module adding experiments calls register(); the process-wide lock lives here too.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from perfcore.measure.suites import Suite
+
+WAITING = "waiting for another measurement"
+JAX_BENCH = "perfcore.measure.jax_bench"
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One experiment: its id, title, help line, runner path and measurement count."""
+
+    name: str
+    title: str
+    runner: str  # "module:function", imported when the experiment runs
+    count: Callable[[Suite], int]
+    help: str = ""
+    heavy: bool = False  # long-running: opt-in, left out of the page's default selection
+    takes: str = ""  # roughly how long its default suite runs, per device class
+
+    @property
+    def summary(self) -> str:
+        """The experiment in one line: id, title, what it times, and how long if heavy."""
+        what = f" ({self.help})" if self.help else ""
+        return f"**{self.name}**: {self.title}{what}" + (f", {self.takes}" if self.takes else "")
+
+    def load(self) -> Callable[[Any], list]:
+        """The runner function (imports its module, and so JAX's experiments, on first use)."""
+        module, function = self.runner.split(":")
+        return getattr(importlib.import_module(module), function)
+
+
+EXPERIMENTS: dict[str, Experiment] = {}
+
+
+def register(*experiments: Experiment) -> None:
+    """Add experiments to the registry (a name registered again is replaced)."""
+    for experiment in experiments:
+        EXPERIMENTS[experiment.name] = experiment
+
+
+def default_selection() -> list[str]:
+    """The quick teaching experiments, run unless others are picked (heavy ones are opt-in)."""
+    return [name for name, experiment in EXPERIMENTS.items() if not experiment.heavy]
+
+
+def _seed(name: str, title: str, count: Callable[[Suite], int], help: str) -> Experiment:
+    """An experiment whose runner is jax_bench's _<name>."""
+    return Experiment(name, title, f"{JAX_BENCH}:_{name}", count, help)
+
+
+register(
+    _seed("timer", "naive vs synchronized timer", lambda s: 2,
+          "the same matmul loop timed without and with block_until_ready"),
+    _seed("barriers", "implicit barriers", lambda s: 2,
+          "reading a value every step vs accumulating on the device"),
+    _seed("sweep", "matmul size sweep", lambda s: 1 + len(s.matmul_sizes),
+          "achieved FLOP/s per matmul size, after the cost of an empty call"),
+    _seed("elementwise", "elementwise diagnosis", lambda s: 4,
+          "add, mul, sin and sigmoid on one large array"),
+    _seed("dispatch", "dispatch vs compute", lambda s: 2 * len(s.dispatch_sizes),
+          "isolated calls, unblocked and blocked, at each size"),
+    _seed("compile", "compile vs steady state", lambda s: 2,
+          "a small MLP's first call against its steady step"),
+    _seed("blocking", "block at the end vs every call", lambda s: 2,
+          "the same loop blocked once or on every call"),
+    _seed("spread", "min vs mean, run-to-run spread", lambda s: s.spread_runs + 1,
+          "repeated runs of one measurement and a back-to-back mean"),
+    _seed("ceilings", "empirical ceilings", lambda s: 2,
+          "the largest matmul's FLOP/s and a device-memory copy's bytes/s"),
+)  # fmt: skip
+register(
+    Experiment("roofline", "measured roofline", "perfcore.measure.jax_roofline:run",
+               lambda s: len(s.roofline_dtypes) * len(s.roofline_sides) + 2 * len(s.stream_bytes),
+               "best matmul FLOP/s per dtype; copy and triad bandwidth per working set, "
+               "with each memory level's plateau found from the data",
+               heavy=True, takes="about 2 min on a CPU, about 1 min on a GPU"),
+    Experiment("collectives", "collectives over all devices",
+               "perfcore.measure.jax_collectives:run", lambda s: 4 * len(s.collective_bytes),
+               "all-reduce, all-gather, reduce-scatter and all-to-all per message size: "
+               "algbw, busbw and a fitted alpha-beta model", heavy=True,
+               takes="seconds with one device, minutes over several (up to 1 GiB per device)"),
+    Experiment("fusion", "fusion, priced and measured", "perfcore.measure.jax_fusion:run",
+               lambda s: 2 * len(s.fusion_chain),
+               "a chain of k elementwise ops run one call each vs fused under one jit",
+               heavy=True, takes="about 10 s on a CPU, a few seconds on a GPU"),
+)  # fmt: skip
+
+LOCK = threading.Lock()  # one measurement at a time per process
+
+
+def measurement_in_progress() -> bool:
+    """True while some thread of this process is measuring."""
+    return LOCK.locked()
+
+
+def jax_available() -> str | None:
+    """None when JAX can be imported; otherwise how to install it."""
+    if importlib.util.find_spec("jax") is None:
+        return "JAX is not installed: pip install jax (CPU) or pip install 'jax[cuda12]' (GPU)"
+    return None

@@ -1,0 +1,47 @@
+"""Terminal summaries of the measured roofline, the collectives and fusion, from records.
+
+Used by `python -m perfcore measure`, `python -m perfcore collectives` and
+scripts/gpu_check.py; everything is derived from the records, so a results file gives
+the same lines wherever it was measured.
+"""
+
+from __future__ import annotations
+
+from perfcore import format as fmt
+from perfcore.measure import empirical, linkfit
+from perfcore.measure.results import Record
+
+
+def roofline_lines(records: tuple[Record, ...]) -> list[str]:
+    """The measured roofline: a flat roof per precision, a bandwidth per memory level."""
+    roofline = empirical.measured_roofline(records)
+    if not (roofline.roofs or roofline.levels):
+        return []
+    return ["measured roofline (fastest sample of each record):", *empirical.describe(roofline)]
+
+
+def collectives_lines(records: tuple[Record, ...]) -> list[str]:
+    """The collectives table (median time, algbw, busbw per size) and each fitted model."""
+    rows = linkfit.table(records)
+    if not rows:
+        return []
+    lines = [f"{'collective':<15} {'ranks':>5} {'size':>10} {'median':>10} {'IQR/med':>8} "
+             f"{'algbw':>11} {'busbw':>11}"]  # fmt: skip
+    lines += [f"{r['collective']:<15} {r['ranks']:>5} {fmt.capacity(r['size']):>10} "
+              f"{fmt.seconds(r['seconds']):>10} {fmt.percent(r['spread']):>8} "
+              f"{fmt.bytes_per_s(r['algbw']):>11} {fmt.bytes_per_s(r['busbw']):>11}"
+              for r in rows]  # fmt: skip
+    fits = {linkfit.collective_of(r): n for r in records if r.experiment == "collectives"
+            for n in r.notes if n.startswith("alpha-beta")}  # fmt: skip
+    return lines + [f"{collective}: {note}" for collective, note in fits.items()]
+
+
+def fusion_lines(records: tuple[Record, ...]) -> list[str]:
+    """Each fused chain's predicted and measured saving over its unfused run."""
+    return [f"fusion {r.label}: {n}" for r in records if r.experiment == "fusion"
+            for n in r.notes if n.startswith("saving")]  # fmt: skip
+
+
+def lines(records: tuple[Record, ...]) -> list[str]:
+    """Every summary that applies to the records."""
+    return [*roofline_lines(records), *collectives_lines(records), *fusion_lines(records)]

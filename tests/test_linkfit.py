@@ -1,0 +1,75 @@
+"""perfcore.measure.linkfit: comm.py's alpha-beta model fitted to a sweep, algbw and busbw."""
+
+import pytest
+
+from perfcore.measure import linkfit
+from perfcore.measure.bench import Measurement
+from perfcore.measure.results import Record
+from perfcore.model import comm
+
+SIZES = [4**i for i in range(5, 14)]  # 1 KiB .. 64 MiB
+
+
+def truth(collective="all-reduce", n=8, latency_s=20e-6, bytes_per_s=5e9):
+    """A model with known constants, and the times it gives over SIZES."""
+    model = linkfit.AlphaBeta(collective, n, latency_s, bytes_per_s)
+    return model, [model.seconds(s) for s in SIZES]
+
+
+@pytest.mark.parametrize("collective", ["all-reduce", "all-gather", "reduce-scatter", "all-to-all"])
+def test_exact_alpha_beta_times_give_back_alpha_and_beta(collective):
+    model, seconds = truth(collective)
+    fitted = linkfit.fit_alpha_beta(collective, 8, SIZES, seconds)
+    assert fitted.latency_s == pytest.approx(model.latency_s, rel=1e-9)
+    assert fitted.bytes_per_s == pytest.approx(model.bytes_per_s, rel=1e-9)
+
+
+def test_the_model_is_comm_pys_ring_time():
+    model = linkfit.AlphaBeta("all-reduce", 4, 1e-5, 1e9)
+    sent = comm.ring_allreduce_bytes(2**20, 4)
+    assert model.seconds(2**20) == comm.alpha_beta_time(sent, 1e9, 1e-5, 6)
+
+
+def test_held_out_middle_sizes_are_predicted_from_the_ends():
+    _, seconds = truth()
+    model, errors = linkfit.fit_and_check("all-reduce", 8, SIZES, seconds)
+    assert sorted(errors) == SIZES[3:6]
+    assert all(abs(e) < 1e-9 for e in errors.values())
+
+
+def test_a_negative_latency_from_noise_is_held_at_zero():
+    fitted = linkfit.fit_alpha_beta("all-gather", 2, [1e3, 1e6], [1e-9, 2e-3])
+    assert fitted.latency_s == 0
+    assert fitted.bytes_per_s > 0
+
+
+def test_a_sweep_whose_time_does_not_grow_has_no_bandwidth():
+    with pytest.raises(ValueError):
+        linkfit.fit_alpha_beta("all-reduce", 8, [1e3, 1e6], [2e-3, 1e-3])
+    with pytest.raises(ValueError):
+        linkfit.fit_alpha_beta("all-reduce", 8, [1e3, 1e3], [1e-3, 1e-3])
+
+
+def record(collective, n, size, seconds):
+    """A collectives record of one size as jax_collectives writes it."""
+    sent = comm.collective_bytes(collective, size, n)
+    return Record(
+        experiment="collectives", label=f"{collective} {size}", device="cpu", backend="cpu",
+        jax_version="0", timestamp="2026-01-01T00:00:00+00:00", shapes=((n, size // 4),),
+        bytes=sent, size=size, size_kind="bytes", measurement=Measurement((seconds,)),
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("collective", ["all-reduce", "all-gather", "reduce-scatter", "all-to-all"])
+def test_busbw_over_algbw_is_the_collectives_factor_and_bytes_over_time(collective):
+    (row,) = linkfit.table((record(collective, 8, 2**20, 1e-3),))
+    assert row["busbw"] / row["algbw"] == comm.collective_factor(collective, 8)
+    assert row["algbw"] == 2**20 / 1e-3
+    assert row["busbw"] == pytest.approx(comm.collective_bytes(collective, 2**20, 8) / 1e-3)
+
+
+def test_sweep_reads_collective_ranks_sizes_and_medians_in_size_order():
+    records = [record("all-to-all", 4, s, s * 1e-9 + 1e-5) for s in (4096, 1024)]
+    collective, n, sizes, seconds = linkfit.sweep(records)
+    assert (collective, n, sizes) == ("all-to-all", 4, [1024, 4096])
+    assert seconds == [1024 * 1e-9 + 1e-5, 4096 * 1e-9 + 1e-5]

@@ -1,0 +1,46 @@
+"""scripts/gpu_check.py on the CPU: exit 2 without a GPU, --tiny runs it, no dashboard imports."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from perfcore.measure.results import load_results
+
+ROOT = Path(__file__).resolve().parent.parent
+# Runs the script as `python3 scripts/gpu_check.py` would, then says which heavy modules it
+# imported: a GPU box with only jax, numpy, pandas and torch has no streamlit or plotly.
+WRAPPER = """
+import runpy, sys
+sys.argv = ["scripts/gpu_check.py", *sys.argv[1:]]
+try:
+    runpy.run_path("scripts/gpu_check.py", run_name="__main__")
+except SystemExit as done:
+    print("dashboard modules:", sorted(m for m in ("streamlit", "plotly") if m in sys.modules))
+    raise
+"""
+
+
+def gpu_check(*args, xla_flags=""):
+    """The script's completed process, run from the repository root with PYTHONPATH=."""
+    env = os.environ | {"PYTHONPATH": ".", "XLA_FLAGS": xla_flags, "JAX_PLATFORMS": "cpu"}
+    cmd = [sys.executable, "-c", WRAPPER, *args]
+    return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_without_a_gpu_it_exits_2_and_says_why():
+    done = gpu_check()
+    assert done.returncode == 2
+    assert "no GPU to check" in done.stderr and "'cpu'" in done.stderr
+    assert "dashboard modules: []" in done.stdout
+
+
+def test_tiny_runs_on_the_cpu_and_writes_the_results_file(tmp_path):
+    out = tmp_path / "check.json"
+    args = ("--tiny", "--experiment", "fusion", "--experiment", "collectives", "--out", str(out))
+    done = gpu_check(*args, xla_flags="--xla_force_host_platform_device_count=8")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "dashboard modules: []" in done.stdout
+    assert "busbw" in done.stdout and "alpha-beta fit" in done.stdout
+    assert "fusion fused, k=8: saving predicted 88% (bytes)" in done.stdout
+    assert {r.experiment for r in load_results(out)} == {"fusion", "collectives"}

@@ -1,0 +1,88 @@
+"""The measured roofline on this machine's CPU: cache and memory plateaus, per-dtype peaks.
+
+References timed in the same test: a plain numpy copy for the memory floor, a plain jnp.dot
+for the matmul peak. Both sides are the fastest of several calls (other work sharing the
+machine only adds time), so they compare like with like.
+"""
+
+import time
+
+import numpy as np
+import pytest
+
+from perfcore.measure import empirical, jax_bench
+
+NUMPY_FLOOR_FACTOR = 2  # memory floor within 2x of numpy's copy (the issue's bound)
+DOT_FACTOR = 2  # matmul peak within 2x of a plain jnp.dot at the same size
+
+
+@pytest.fixture(scope="module")
+def records():
+    return jax_bench.run_suite("quick", experiments=("roofline",))
+
+
+@pytest.fixture(scope="module")
+def roofline(records):
+    found = empirical.measured_roofline(records)
+    for line in empirical.describe(found):
+        print(line)
+    return found
+
+
+def fastest(fn, repeats=7) -> float:
+    """Fastest of `repeats` timed calls of fn, seconds."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def test_at_least_a_cache_plateau_and_a_memory_plateau_are_found(roofline):
+    assert len(roofline.levels) >= 2
+    cache, memory = roofline.levels[0], roofline.levels[-1]
+    assert cache.bytes_per_s > memory.bytes_per_s
+    assert cache.plateau.hi_bytes < memory.plateau.lo_bytes
+    assert memory.name == "memory"
+
+
+def test_the_sweep_runs_from_inside_the_first_cache_to_far_beyond_the_last(records):
+    sizes = [r.size for r in records if r.size_kind == "bytes"]
+    assert min(sizes) <= 2**14 and max(sizes) >= 2**28  # this CPU: 32 KiB L1d, 32 MiB L3
+
+
+def test_memory_floor_agrees_with_a_numpy_copy_of_the_same_size(roofline):
+    size = int(roofline.levels[-1].plateau.hi_bytes)
+    src = np.ones(size // 4, np.float32)
+    dst = np.empty_like(src)
+    numpy_bytes_per_s = 2 * size / fastest(lambda: np.copyto(dst, src))
+    ratio = roofline.levels[-1].bytes_per_s / numpy_bytes_per_s
+    print(f"memory floor / numpy copy of {size >> 20} MiB = {ratio:.2f}")
+    assert 1 / NUMPY_FLOOR_FACTOR <= ratio <= NUMPY_FLOOR_FACTOR
+
+
+def test_matmul_peak_agrees_with_a_plain_jnp_dot(records, roofline):
+    import jax
+    import jax.numpy as jnp
+
+    best = next(r for r in roofline.roofs if r.precision == "fp32")
+    n = next(r.size for r in records if r.label == best.label)
+    a = jnp.ones((int(n), int(n)), jnp.float32)
+    dot = jax.jit(jnp.dot)
+    dot(a, a).block_until_ready()
+    plain = 2 * n**3 / fastest(lambda: dot(a, a).block_until_ready())
+    ratio = best.flops_per_s / plain
+    print(f"fp32 matmul peak / plain jnp.dot at n={int(n)} = {ratio:.2f}")
+    assert 1 / DOT_FACTOR <= ratio <= DOT_FACTOR
+
+
+def test_every_dtype_that_runs_here_has_a_flat_roof(roofline):
+    assert {r.precision for r in roofline.roofs} == {"fp32", "bf16"}
+
+
+def test_records_keep_raw_samples_method_and_level(records):
+    streams = [r for r in records if r.size_kind == "bytes"]
+    assert {r.label.split()[0] for r in streams} == {"copy", "triad"}
+    assert all(r.measurement.n >= 3 and r.measurement.method for r in streams)
+    assert {r.level for r in streams} >= {"memory"}
