@@ -41,7 +41,9 @@ def test_decode_json_matches_the_standard_accounting(capsys):
     r = run_json(capsys, *BASE[1:], "--phase", "decode", "--batch", "1", "--context", "1024")
     assert r["params"] == 6_738_415_616
     assert r["bytes_parts"]["kv_read"] == 32 * 1024 * 2 * 32 * 128 * 2
-    assert r["intensity"] == pytest.approx(1.0, rel=0.01)
+    assert r["bytes_parts"]["weights"] == 2 * 6_738_415_616  # every weight, once per step
+    assert r["intensity"] == pytest.approx(r["flops"] / r["bytes"])
+    assert r["intensity"] == pytest.approx(1.0, rel=0.03)
     assert r["fits"] is True and r["gpus_needed"] == 1
 
 

@@ -263,12 +263,17 @@ def layer_groups(model) -> list[tuple[int, int | None]]:
     return [(n, w) for n, w in groups if n]
 
 
-def embedding_op(model, tokens: float, p: Precisions) -> Op:
-    """The embedding read: only the rows of the tokens in the pass are gathered."""
+def embedding_op(model, tokens: float, p: Precisions, tp: int) -> Op:
+    """The embedding read: the whole table (vocab split over the TP group), once per pass.
+
+    The standard accounting reads every weight once per pass; a gather touches only the
+    pass's rows, so for a small batch this is an upper bound by the table's share. A tied
+    table is the lm_head's weight and is counted there.
+    """
     h = model.hidden
-    weights, out = tokens * h * p.w, tokens * h * p.a
+    params = 0.0 if model.tied_embeddings else model.vocab * h
+    weights, out = params / tp * p.w, tokens * h * p.a
     cost = ops.Cost(0.0, weights + out, "embedding read")
-    params = 0.0 if model.tied_embeddings else model.vocab * h  # tied: counted in lm_head
     return Op("embedding read", "embedding", cost, 1, weights, params=params, output=out)
 
 
@@ -284,7 +289,7 @@ def model_ops(model, s: Pass, p: Precisions, head_rows: float) -> list[Op]:
     mixed = model.window_layers != model.layers
     groups = [(n, _named(layer_ops(model, s, p, w), w, mixed)) for n, w in layer_groups(model)]
     layers = [replace(op, count=n) for n, layer in groups for op in layer]
-    return [embedding_op(model, s.tokens, p), *layers, *head_ops(model, head_rows, p, s.tp)]
+    return [embedding_op(model, s.tokens, p, s.tp), *layers, *head_ops(model, head_rows, p, s.tp)]
 
 
 def _named(layer: list[Op], window: int | None, mixed: bool) -> list[Op]:
