@@ -7,7 +7,7 @@ import pandas as pd
 from perfcore import format as fmt
 from perfcore.model import ops
 from perfcore.model.precision import BYTES_PER_ELEMENT
-from perfcore.model.roofline import Estimate, estimate
+from perfcore.model.roofline import Estimate, estimate_on
 from perfcore.model.specs import Device
 
 DEFAULT_OPS = ("add", "matvec", "matmul", "attention", "decode")
@@ -17,7 +17,7 @@ def op_points(device: Device, precision: str, chosen: dict[str, dict]) -> list[E
     """Each chosen catalog op (op -> sizes) priced at `precision`; [] where unpublished."""
     bpe = BYTES_PER_ELEMENT[precision]
     costs = [ops.build(op, bpe, **sizes) for op, sizes in chosen.items()]
-    points = [estimate(device.peak_flops(precision), device.memory_bytes_per_s, c) for c in costs]
+    points = [estimate_on(device, precision, c) for c in costs]
     return [p for p in points if p is not None]
 
 
