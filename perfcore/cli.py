@@ -127,9 +127,16 @@ def render_specs(specs: dict[str, Device]) -> str:
     return "\n".join(lines)
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line naming the fix, not the whole usage text."""
+
+    def error(self, message: str):
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+
+
 def parser() -> argparse.ArgumentParser:
     """The argument parser, with one flag per catalog size."""
-    p = argparse.ArgumentParser(prog="python -m perfcore", description=__doc__.splitlines()[0])
+    p = Parser(prog="python -m perfcore", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("specs", help="list the devices in the specs file")
     s.add_argument("--specs", help="a specs CSV (default: data/specs.csv)")
@@ -179,7 +186,10 @@ def run(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status. A reader that closes the pipe early (`| head`)
     ends the output quietly, as other command-line tools do."""
-    args = parser().parse_args(argv)
+    try:
+        args = parser().parse_args(argv)
+    except SystemExit as done:  # --help, or a usage error already printed
+        return done.code
     try:
         status = run(args)
         sys.stdout.flush()
