@@ -22,6 +22,9 @@ from perfcore.model.precision import BYTES_PER_ELEMENT
 from perfcore.model.roofline import estimate_on
 from perfcore.model.specs import PRECISIONS, Device, SpecError, load_specs
 
+# Every size flag of every catalog op: calc takes them all and refuses the op's strangers.
+SIZE_NAMES = sorted({p.name for _, params in ops.CATALOG.values() for p in params})
+
 
 class UsageError(Exception):
     """A bad name or value on the command line; exit status 2."""
@@ -64,11 +67,10 @@ def missing(device: Device, precision: str) -> str:
     """Which figure `device` lacks for a roofline at `precision`, and what it does publish."""
     if device.memory_bytes_per_s is None:
         return f"{device.name} publishes no memory bandwidth, so it has no memory roof"
-    offered = [p for p in PRECISIONS if device.peak_flops(p) is not None]
-    return (
-        f"{device.name} publishes no {precision} peak; "
-        f"try --precision {' / '.join(offered) or '(none published)'}"
-    )
+    offered = device.published_precisions()
+    if not offered:
+        return f"{device.name} publishes no peak FLOP/s at any precision"
+    return f"{device.name} publishes no {precision} peak; try --precision {' / '.join(offered)}"
 
 
 def calc(device: Device, precision: str, cost: ops.Cost) -> dict:
@@ -146,8 +148,7 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--precision", default="bf16")
     c.add_argument("--op", default="matmul")
     c.add_argument("--json", action="store_true", help="machine-readable output")
-    names = {p.name for _, params in ops.CATALOG.values() for p in params}
-    for name in sorted(names):  # raw strings: validate.param checks them against the op's Param
+    for name in SIZE_NAMES:  # raw strings: validate.param checks them against the op's Param
         c.add_argument(flag(name), dest=name, metavar="N")
     from perfcore.measure import cli as measure_cli
 
@@ -161,8 +162,7 @@ def run_calc(args: argparse.Namespace) -> str:
     device = specs[pick("device", args.device, specs)]
     precision = pick("precision", args.precision, PRECISIONS)
     op = pick("op", args.op, ops.CATALOG)
-    names = {p.name for _, params in ops.CATALOG.values() for p in params}
-    checked = sizes(op, {name: getattr(args, name) for name in sorted(names)})
+    checked = sizes(op, {name: getattr(args, name) for name in SIZE_NAMES})
     result = calc(device, precision, ops.build(op, BYTES_PER_ELEMENT[precision], **checked))
     return to_json(result) if args.json else render_calc(result)
 

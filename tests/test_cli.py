@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 from perfcore import load_specs, ops
 from perfcore.cli import main
-from perfcore.model.specs import PRECISIONS
 
 SEED = "NVIDIA H100 SXM (seed)"
 
@@ -184,7 +183,7 @@ WITH_BANDWIDTH = [d for d in load_specs().values() if d.memory_bytes_per_s]
 def calc_argv(draw) -> list[str]:
     """A calc invocation whose every size is inside its Param's range."""
     device = draw(st.sampled_from(WITH_BANDWIDTH))
-    precision = draw(st.sampled_from([p for p in PRECISIONS if device.peak_flops(p)]))
+    precision = draw(st.sampled_from(device.published_precisions()))
     op = draw(st.sampled_from(sorted(ops.CATALOG)))
     argv = ["calc", "--device", device.name, "--precision", precision, "--op", op, "--json"]
     for p in ops.CATALOG[op][1]:
