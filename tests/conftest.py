@@ -73,15 +73,12 @@ def pytest_collection_modifyitems(config, items):
     network = config.getoption("--network")
     chromium = shutil.which("chromium") is not None
     for item in items:
-        for name in tier(Path(item.fspath)):
+        for name in tier(item.path):
             item.add_marker(name)
         if "network" in item.keywords and not network:
             item.add_marker(pytest.mark.skip(reason="reaches PyPI: run with --network"))
         if "browser" in item.keywords and not chromium:
             item.add_marker(pytest.mark.skip(reason=NO_CHROMIUM))
-
-
-SEED = "NVIDIA H100 SXM (seed)"
 
 
 @pytest.fixture(scope="session")
