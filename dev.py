@@ -2,8 +2,10 @@
 
 Each creates .venv on first use (Python 3.11+ is all it needs), installs the
 project into it from pyproject.toml, and reinstalls only when pyproject.toml
-changes. `test` also installs Debian's chromium for the browser tests when it
-is missing, then runs ruff and the whole pytest suite.
+changes. `test` runs ruff check, ruff format --check and the whole pytest suite
+that CI runs, installing Debian's chromium for the browser tests where apt-get
+can (elsewhere it says how, and those tests skip). `test --fast` runs only the
+pure core, explain and figure tests; `--network` adds the tests that reach PyPI.
 """
 
 import hashlib
@@ -37,17 +39,39 @@ def ensure_venv(extra: str) -> None:
     stamp.write_text(digest)
 
 
+HOW_CHROMIUM = (
+    "Chromium is not on PATH, so the browser tests will be skipped; install it as `chromium` "
+    "(Debian/Ubuntu: apt-get install chromium, macOS: brew install --cask chromium, "
+    "Windows: winget install Hibbiki.Chromium)."
+)
+
+
 def ensure_chromium() -> None:
-    """Install Debian's chromium for the browser tests when it is not on PATH."""
+    """Install Debian's chromium for the browser tests where apt can; else say how, go on."""
     if shutil.which("chromium"):
         return
-    apt = shutil.which("apt-get")
-    if apt is None:
-        sys.exit("the browser tests need Chromium: install it so `chromium` is on PATH")
-    sudo = [] if os.geteuid() == 0 else ["sudo"]
+    apt, root = shutil.which("apt-get"), os.name != "nt" and os.geteuid() == 0
+    sudo = [] if root else [shutil.which("sudo")]
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    subprocess.run([*sudo, apt, "update", "-q"], check=True, env=env)
-    subprocess.run([*sudo, apt, "install", "-y", "-q", "chromium"], check=True, env=env)
+    installed = (
+        apt is not None
+        and None not in sudo
+        and subprocess.call([*sudo, apt, "update", "-q"], env=env) == 0
+        and subprocess.call([*sudo, apt, "install", "-y", "-q", "chromium"], env=env) == 0
+    )
+    if not installed:
+        print(HOW_CHROMIUM, file=sys.stderr)
+
+
+def test(args: list[str]) -> int:
+    """ruff check, ruff format --check, then pytest; --fast runs only the untiered tests."""
+    ensure_venv("test")
+    if "--fast" not in args:
+        ensure_chromium()
+    lint = subprocess.call([str(BIN / "ruff"), "check", "."], cwd=ROOT)
+    style = subprocess.call([str(BIN / "ruff"), "format", "--check", "."], cwd=ROOT)
+    tests = subprocess.call([str(PY), "-m", "pytest", *args], cwd=ROOT)
+    return lint or style or tests
 
 
 def main(argv: list[str]) -> int:
@@ -58,12 +82,8 @@ def main(argv: list[str]) -> int:
         print("perfcore dashboard: http://localhost:8501 (Ctrl+C stops it)", flush=True)
         return subprocess.call(run, cwd=ROOT)
     if command == "test":
-        ensure_venv("test")
-        ensure_chromium()
-        lint = subprocess.call([str(BIN / "ruff"), "check", "."], cwd=ROOT)
-        tests = subprocess.call([str(PY), "-m", "pytest", *rest], cwd=ROOT)
-        return lint or tests
-    print("usage: python3 dev.py app | test [pytest args]", file=sys.stderr)
+        return test(rest)
+    print("usage: python3 dev.py app | test [--fast] [--network] [pytest args]", file=sys.stderr)
     return 2
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import gc
 import importlib
-import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,11 +20,12 @@ import streamlit as st
 
 from perfcore.errors import FileProblems
 from perfcore.explain.measure import known_spec, not_this_device
-from perfcore.format import NOT_PUBLISHED
+from perfcore.format import NOT_PUBLISHED, safe_cell
 from perfcore.measure.points import MeasuredPoint, measured_points
 from perfcore.measure.results import Record, ResultsError, load_results_bytes, to_json
+from perfcore.model import validate
 from perfcore.model.models import Model, load_models, load_models_bytes
-from perfcore.model.ops import Param
+from perfcore.model.ops import PARAMS_RANGE, Param
 from perfcore.model.specs import PRECISIONS, Device, load_specs, load_specs_bytes
 
 HOSTED_ENV = "PERFCORE_HOSTED"
@@ -200,15 +200,17 @@ def number(label: str, key: str, default: float, lo: float, hi: float, integer: 
     value = st.number_input(label, min_value=float(lo), max_value=float(hi),
                             value=float(default), key=key, bind="query-params", **kw)  # fmt: skip
     value = round(value) if integer else value
-    if raw is not None and not _valid_number(raw, lo, hi, integer):
-        span = f"{lo:,.0f} to {hi:,.0f}" if integer else f"{lo:g} to {hi:g}"
-        _notice(key, raw, f"{'an integer' if integer else 'a number'} from {span}", value)
+    if raw is not None:
+        try:
+            validate.number(raw, key, lo, hi, integer)
+        except validate.InputError:
+            _notice(key, raw, validate.expected(lo, hi, integer), value)
     return value
 
 
 def param_count(label: str, key: str, default: float = 7e9) -> float:
     """A URL-bound model size in parameters, 1M to 10T."""
-    return number(label, key, default, 1e6, 1e13, integer=False, format="%.4g")
+    return number(label, key, default, *PARAMS_RANGE, integer=False, format="%.4g")
 
 
 def size(param: Param, key: str):
@@ -228,22 +230,24 @@ def flag(label: str, key: str, default: bool = False, **kw) -> bool:
     return value
 
 
-def _valid_number(raw: object, lo: float, hi: float, integer: bool) -> bool:
-    """True when the raw link value parses to a finite number in [lo, hi]."""
-    try:
-        value = float(str(raw))
-    except ValueError:
-        return False
-    whole = value.is_integer() if math.isfinite(value) else False
-    return math.isfinite(value) and lo <= value <= hi and (whole or not integer)
-
-
 def table(df: pd.DataFrame, name: str, empty: str = NOT_PUBLISHED) -> None:
     """The numbers behind a chart, with a CSV download (empty cells say `empty`)."""
     st.dataframe(_published(df, empty), hide_index=True, width="stretch")
-    csv = functools.partial(df.to_csv, index=False)  # written on click, not on every rerun
-    st.download_button("Download CSV", csv, file_name=f"{name}.csv", mime="text/csv",
-                       key=f"download_{name}", on_click="ignore")  # fmt: skip
+    st.download_button(
+        "Download CSV",
+        functools.partial(table_csv, df),
+        file_name=f"{name}.csv",
+        mime="text/csv",
+        key=f"download_{name}",
+        on_click="ignore",
+    )
+
+
+def table_csv(df: pd.DataFrame) -> str:
+    """df as CSV text, full precision, text cells a spreadsheet would run as formulas escaped.
+
+    Called when the download is clicked, not on every rerun."""
+    return df.map(safe_cell).to_csv(index=False)
 
 
 def _published(df: pd.DataFrame, empty: str = NOT_PUBLISHED) -> pd.DataFrame:

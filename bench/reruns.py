@@ -147,28 +147,32 @@ def run_browser_phase(ts: list[Target], n: int) -> None:
 
 
 class Session:
-    """A websocket client on a fresh server session that replays two rerun messages."""
+    """A websocket client on a fresh server session that replays rerun messages in turn."""
 
     def __init__(self, ws, reruns: list[bytes]):
         self.ws, self.reruns, self.i = ws, reruns, 0
 
     def rerun(self) -> float:
-        """Send the next rerun message; ms until its script_finished arrives."""
+        """Send the next rerun message; ms until its script_finished arrives. RuntimeError,
+        once the run has finished, when it showed an exception or did not finish cleanly."""
         from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-        msg = self.reruns[self.i % 2]
+        msg = self.reruns[self.i % len(self.reruns)]
         self.i += 1
-        start = time.perf_counter()
+        start, failed = time.perf_counter(), ""
         self.ws.send(msg)
         while True:
-            data = self.ws.recv(timeout=WAIT_MS / 1e3)
-            if len(data) < 256:  # script_finished is tiny; skip decoding the deltas
-                fwd = ForwardMsg.FromString(data)
-                if fwd.WhichOneof("type") == "script_finished":
-                    elapsed = (time.perf_counter() - start) * 1e3
-                    if fwd.script_finished != ForwardMsg.FINISHED_SUCCESSFULLY:
-                        raise RuntimeError(f"script finished with {fwd.script_finished}")
-                    return elapsed
+            fwd = ForwardMsg.FromString(self.ws.recv(timeout=WAIT_MS / 1e3))
+            kind = fwd.WhichOneof("type")
+            if kind == "delta" and fwd.delta.new_element.WhichOneof("type") == "exception":
+                failed = failed or f"exception: {fwd.delta.new_element.exception.message}"
+            if kind == "script_finished":
+                elapsed = (time.perf_counter() - start) * 1e3
+                if fwd.script_finished != ForwardMsg.FINISHED_SUCCESSFULLY:
+                    failed = failed or f"script finished with {fwd.script_finished}"
+                if failed:
+                    raise RuntimeError(failed)
+                return elapsed
 
 
 def run_server_phase(ts: list[Target], rounds: int) -> None:

@@ -2,8 +2,9 @@
 
 `python -m perfcore calc --device NAME --precision bf16 --op matmul --m 4096 --n 4096
 --k 4096` prints FLOPs, bytes, intensity, ridge, attainable, limiter and the time floor
-(`--json` for scripts). Unknown names exit 2 with a one-line error and the closest
-valid names.
+(`--json` for scripts, strict JSON). Unknown names exit 2 with a one-line error and the
+closest valid names; a size outside its Param's range, a fraction where a count belongs, or a
+flag the op does not take exits 2 naming the flag, the value and the range.
 """
 
 from __future__ import annotations
@@ -11,17 +12,22 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import math
+import os
 import sys
 
 from perfcore import format as fmt
-from perfcore.model import ops
+from perfcore.model import ops, validate
 from perfcore.model.precision import BYTES_PER_ELEMENT
-from perfcore.model.roofline import estimate
+from perfcore.model.roofline import estimate_on
 from perfcore.model.specs import PRECISIONS, Device, SpecError, load_specs
+
+# Every size flag of every catalog op: calc takes them all and refuses the op's strangers.
+SIZE_NAMES = sorted({p.name for _, params in ops.CATALOG.values() for p in params})
 
 
 class UsageError(Exception):
-    """A bad name on the command line; exit status 2."""
+    """A bad name or value on the command line; exit status 2."""
 
 
 def closest(value: str, valid) -> str:
@@ -38,29 +44,79 @@ def pick(kind: str, value: str, valid) -> str:
     return value
 
 
+def flag(name: str) -> str:
+    """The command-line flag of a catalog size: d_head -> --d-head."""
+    return "--" + name.replace("_", "-")
+
+
+def sizes(op: str, given: dict[str, str | None]) -> dict[str, float]:
+    """The op's sizes from raw flag values, each checked against its Param's range."""
+    params = {p.name: p for p in ops.CATALOG[op][1]}
+    stray = [flag(name) for name, raw in given.items() if raw is not None and name not in params]
+    if stray:
+        takes = ", ".join(flag(name) for name in params)
+        raise UsageError(f"{', '.join(stray)} does not apply to --op {op}; it takes {takes}")
+    return {
+        name: validate.param(params[name], raw, flag(name))
+        for name, raw in given.items()
+        if raw is not None
+    }
+
+
+def missing(device: Device, precision: str) -> str:
+    """Which figure `device` lacks for a roofline at `precision`, and what it does publish."""
+    if device.memory_bytes_per_s is None:
+        return f"{device.name} publishes no memory bandwidth, so it has no memory roof"
+    offered = device.published_precisions()
+    if not offered:
+        return f"{device.name} publishes no peak FLOP/s at any precision"
+    return f"{device.name} publishes no {precision} peak; try --precision {' / '.join(offered)}"
+
+
 def calc(device: Device, precision: str, cost: ops.Cost) -> dict:
     """Every number the calculator prints, in SI units."""
-    est = estimate(device.peak_flops(precision), device.memory_bytes_per_s, cost)
+    est = estimate_on(device, precision, cost)
     if est is None:
-        raise UsageError(f"{device.name} publishes no {precision} peak or no memory bandwidth")
-    return {"device": device.name, "precision": precision, "op": cost.name,
-            "flops": cost.flops, "bytes": cost.bytes, "intensity": est.intensity,
-            "ridge": est.ridge, "peak_flops_per_s": est.peak_flops_per_s,
-            "bytes_per_s": est.bytes_per_s, "attainable_flops_per_s": est.attainable_flops_per_s,
-            "limiter": est.limiter, "time_floor_s": est.time_floor_s,
-            "source": device.source}  # fmt: skip
+        raise UsageError(missing(device, precision))
+    return {
+        "device": device.name,
+        "precision": precision,
+        "op": cost.name,
+        "flops": cost.flops,
+        "bytes": cost.bytes,
+        "intensity": est.intensity,
+        "ridge": est.ridge,
+        "peak_flops_per_s": est.peak_flops_per_s,
+        "bytes_per_s": est.bytes_per_s,
+        "attainable_flops_per_s": est.attainable_flops_per_s,
+        "limiter": est.limiter,
+        "time_floor_s": est.time_floor_s,
+        "source": device.source,
+    }
+
+
+def to_json(result: dict) -> str:
+    """result as strict JSON: a non-finite number becomes null, never a bare NaN."""
+    clean = {
+        k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in result.items()
+    }
+    return json.dumps(clean, indent=2, allow_nan=False)
 
 
 def render_calc(r: dict) -> str:
     """The calculator's result as aligned human-readable lines."""
     rows = [
-        ("device", f"{r['device']} ({r['precision']})"), ("op", r["op"]),
-        ("FLOPs", fmt.flops(r["flops"])), ("bytes", fmt.traffic(r["bytes"])),
-        ("intensity", fmt.intensity(r["intensity"])), ("ridge", fmt.intensity(r["ridge"])),
+        ("device", f"{r['device']} ({r['precision']})"),
+        ("op", r["op"]),
+        ("FLOPs", fmt.flops(r["flops"])),
+        ("bytes", fmt.traffic(r["bytes"])),
+        ("intensity", fmt.intensity(r["intensity"])),
+        ("ridge", fmt.intensity(r["ridge"])),
         ("attainable", fmt.flops_per_s(r["attainable_flops_per_s"])),
-        ("limiter", f"{r['limiter']}-bound"), ("time floor", fmt.seconds(r["time_floor_s"])),
+        ("limiter", f"{r['limiter']}-bound"),
+        ("time floor", fmt.seconds(r["time_floor_s"])),
         ("spec source", r["source"]),
-    ]  # fmt: skip
+    ]
     return "\n".join(f"{k:<12} {v}" for k, v in rows)
 
 
@@ -73,9 +129,16 @@ def render_specs(specs: dict[str, Device]) -> str:
     return "\n".join(lines)
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line naming the fix, not the whole usage text."""
+
+    def error(self, message: str):
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+
+
 def parser() -> argparse.ArgumentParser:
     """The argument parser, with one flag per catalog size."""
-    p = argparse.ArgumentParser(prog="python -m perfcore", description=__doc__.splitlines()[0])
+    p = Parser(prog="python -m perfcore", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("specs", help="list the devices in the specs file")
     s.add_argument("--specs", help="a specs CSV (default: data/specs.csv)")
@@ -85,9 +148,8 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--precision", default="bf16")
     c.add_argument("--op", default="matmul")
     c.add_argument("--json", action="store_true", help="machine-readable output")
-    names = {p.name for _, params in ops.CATALOG.values() for p in params}
-    for name in sorted(names):
-        c.add_argument(f"--{name.replace('_', '-')}", dest=name, type=float)
+    for name in SIZE_NAMES:  # raw strings: validate.param checks them against the op's Param
+        c.add_argument(flag(name), dest=name, metavar="N")
     from perfcore import llm_cli
     from perfcore.measure import cli as measure_cli
     from perfcore.measure import distributed
@@ -99,20 +161,18 @@ def parser() -> argparse.ArgumentParser:
 
 
 def run_calc(args: argparse.Namespace) -> str:
-    """Resolve names, price the op, and render it."""
+    """Resolve names, check sizes, price the op, and render it."""
     specs = load_specs(args.specs)
     device = specs[pick("device", args.device, specs)]
     precision = pick("precision", args.precision, PRECISIONS)
     op = pick("op", args.op, ops.CATALOG)
-    allowed = {p.name for p in ops.CATALOG[op][1]}
-    sizes = {k: v for k, v in vars(args).items() if k in allowed and v is not None}
-    result = calc(device, precision, ops.build(op, BYTES_PER_ELEMENT[precision], **sizes))
-    return json.dumps(result, indent=2) if args.json else render_calc(result)
+    checked = sizes(op, {name: getattr(args, name) for name in SIZE_NAMES})
+    result = calc(device, precision, ops.build(op, BYTES_PER_ELEMENT[precision], **checked))
+    return to_json(result) if args.json else render_calc(result)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point; returns the exit status."""
-    args = parser().parse_args(argv)
+def run(args: argparse.Namespace) -> int:
+    """Run one subcommand; a bad input or unreadable file is one line on stderr, exit 2."""
     if args.command not in ("specs", "calc"):
         return args.run(args)
     try:
@@ -120,5 +180,25 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, SpecError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except OSError as e:
+        print(f"error: cannot read {e.filename or 'the specs file'}: {e.strerror}", file=sys.stderr)
+        return 2
     print(out)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit status. A reader that closes the pipe early (`| head`)
+    ends the output quietly, as other command-line tools do."""
+    try:
+        args = parser().parse_args(argv)
+    except SystemExit as done:  # --help, or a usage error already printed
+        return done.code
+    try:
+        status = run(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python's documented recipe: point stdout at devnull so the exit flush cannot fail.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    return status

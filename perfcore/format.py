@@ -81,3 +81,14 @@ def percent(fraction: float | None, digits: int = 3) -> str:
 def ratio(value: float | None, digits: int = 2) -> str:
     """A ratio as '7.9x'."""
     return NOT_PUBLISHED if value is None else f"{_sig(value, digits)}x"
+
+
+# OWASP, CSV injection: a text cell starting with one of these runs as a formula in a spreadsheet.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(value: object) -> object:
+    """A CSV cell that no spreadsheet runs: formula-like text gets a leading ', numbers stay."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value

@@ -1,10 +1,84 @@
-"""Shared fixtures: the bundled specs, loaded once."""
+"""Shared fixtures (the bundled specs, loaded once) and the test tiers.
+
+Tiers are markers given by file name, so a new test file lands in its tier by being named
+as STYLE.md asks: `python3 dev.py test --fast` deselects every marked tier and runs the pure
+core, explain and figure tests. Network tests run only with --network; browser tests skip,
+saying how to install Chromium, where there is none.
+"""
+
+import functools
+import shutil
+from pathlib import Path
 
 import pytest
 
 from perfcore import load_specs
 
+# (file-name prefix, markers). A module importing jax_bench is also marked jax.
+TIERS = (
+    ("test_browser", ("browser", "slow")),
+    ("test_server", ("server", "slow")),
+    ("test_ship", ("server", "slow")),
+    ("test_page_", ("slow",)),
+    ("test_app", ("slow",)),
+    ("test_jax_", ("jax", "slow")),
+    ("test_measure_", ("jax", "slow")),
+)
+MARKERS = {
+    "slow": "starts a server, a browser, JAX or many AppTest runs (left out by --fast)",
+    "browser": "drives headless Chromium (skipped, saying how to install it, where absent)",
+    "server": "serves the app with `streamlit run` or inspects how it is shipped",
+    "network": "reaches PyPI, gigabytes for the CUDA wheels; runs only with --network",
+    "jax": "imports JAX (perfcore.measure.jax_bench) and times on its default device",
+}
+FAST = " and ".join(f"not {m}" for m in ("slow", "browser", "server", "network", "jax"))
+NO_CHROMIUM = (
+    "needs `chromium` on PATH: on Debian/Ubuntu `sudo apt-get install chromium`, on macOS "
+    "`brew install --cask chromium` (then link its binary as `chromium`), on Windows "
+    "`winget install Hibbiki.Chromium`"
+)
 SEED = "NVIDIA H100 SXM (seed)"
+
+
+def pytest_addoption(parser):
+    parser.addoption("--network", action="store_true", help="also run the tests that reach PyPI")
+    parser.addoption("--fast", action="store_true", help=f"only the untiered tests (-m '{FAST}')")
+
+
+def pytest_configure(config):
+    for name, text in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {text}")
+    if config.getoption("--fast"):
+        config.option.markexpr = FAST
+
+
+def pytest_ignore_collect(collection_path: Path, config):
+    """With --fast, tiered modules are not even imported (JAX, Playwright, AppTest)."""
+    name = collection_path.name
+    if config.getoption("--fast") and name.startswith("test_") and name.endswith(".py"):
+        return bool(tier(collection_path)) or None
+    return None
+
+
+@functools.cache
+def tier(path: Path) -> tuple[str, ...]:
+    """The markers a test module gets from its file name and its imports."""
+    marks = {m for prefix, ms in TIERS if path.name.startswith(prefix) for m in ms}
+    if "jax_bench" in path.read_text():
+        marks.add("jax")
+    return tuple(sorted(marks))
+
+
+def pytest_collection_modifyitems(config, items):
+    network = config.getoption("--network")
+    chromium = shutil.which("chromium") is not None
+    for item in items:
+        for name in tier(item.path):
+            item.add_marker(name)
+        if "network" in item.keywords and not network:
+            item.add_marker(pytest.mark.skip(reason="reaches PyPI: run with --network"))
+        if "browser" in item.keywords and not chromium:
+            item.add_marker(pytest.mark.skip(reason=NO_CHROMIUM))
 
 
 @pytest.fixture(scope="session")

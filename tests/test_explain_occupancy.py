@@ -120,8 +120,7 @@ def test_the_tile_table_counts_edge_tiles_and_waves(h100):
     assert (row["tiles"], row["waves"]) == (33 * 32, 8)
     assert row["tile efficiency (fraction, edge padding)"] == pytest.approx(4097 / (33 * 128))
     assert row["efficiency (fraction)"] == pytest.approx(
-        row["tile efficiency (fraction, edge padding)"]
-        * row["wave efficiency (fraction, all waves)"]
+        row["tile efficiency (fraction, edge padding)"] * row["utilisation (fraction, all waves)"]
     )
 
 

@@ -89,7 +89,7 @@ def test_the_tile_chart_has_three_efficiencies_per_shape(h100):
     fig = tile_efficiency_figure(view.tiles_compared(3000, 5000, h100), "64x64")
     assert [t.name for t in fig.data] == [
         "tile efficiency (edge padding)",
-        "wave efficiency (all waves)",
+        "utilisation (all waves)",
         "overall efficiency",
     ]
     assert list(fig.data[0].x) == list(view.TILES)

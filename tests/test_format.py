@@ -28,3 +28,13 @@ def test_none_is_not_published(fn):
 def test_small_values_keep_a_prefix():
     assert fmt.seconds(2e-9) == "2.00 ns"
     assert fmt.flops_per_s(0.5) == "0.500 FLOP/s"
+
+
+@pytest.mark.parametrize("text", ["=1+1", "+1", "-1+A1", "@SUM(A1)", "\tx", "\rx"])
+def test_formula_like_text_gets_a_leading_quote(text):
+    assert fmt.safe_cell(text) == "'" + text
+
+
+@pytest.mark.parametrize("value", [-1.5, 0, 3, "NVIDIA H100 SXM", "", None, "a=b"])
+def test_numbers_and_plain_text_are_written_as_they_are(value):
+    assert fmt.safe_cell(value) is value

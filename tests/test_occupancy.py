@@ -40,7 +40,7 @@ def test_no_blocks_is_no_work():
 def test_tile_efficiency_is_in_zero_one(m, n, tile, u):
     q = TileQuantisation(m, n, tile, tile, u)
     assert 0 < q.efficiency <= 1
-    assert q.efficiency == pytest.approx(q.tile_efficiency * q.wave_efficiency)
+    assert q.efficiency == pytest.approx(q.tile_efficiency * q.utilisation)
 
 
 def test_tile_quantisation_counts_edge_tiles_and_waves():

@@ -3,11 +3,15 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
+from perfcore.model import ops
 from perfcore.model.roofline import (
     attainable,
+    estimate,
+    estimate_on,
     fraction_of_peak,
     intensity,
     ridge_point,
+    roofs,
     t_lower,
     t_math,
     t_memory,
@@ -58,3 +62,14 @@ def test_time_floor_sits_between_each_term_and_their_sum(flops, n_bytes, peak, b
 def test_time_floor_agrees_with_attainable(flops, n_bytes, peak, bw):
     reach, _ = attainable(intensity(flops, n_bytes), peak, bw)
     assert abs(flops / reach - t_lower(flops, n_bytes, peak, bw)) <= 1e-9 * flops / reach
+
+
+def test_estimate_on_a_device_reads_its_peak_and_bandwidth(h100):
+    cost = ops.matmul(4096, 4096, 4096)
+    assert roofs(h100, "fp16") == (h100.peak_flops("fp16"), h100.memory_bytes_per_s)
+    assert estimate_on(h100, "fp16", cost) == estimate(*roofs(h100, "fp16"), cost)
+
+
+def test_estimate_on_is_none_where_a_roof_is_unpublished(specs, h100):
+    assert estimate_on(specs["NVIDIA V100 SXM2"], "bf16", ops.matvec(4096)) is None
+    assert roofs(h100.replace(memory_bytes_per_s=None), "fp16") is None

@@ -17,15 +17,15 @@ def test_median_and_quantiles_interpolate_linearly():
     assert stats.quantile([0, 10], 0.3) == pytest.approx(3)
 
 
-def test_iqr_and_relative_iqr_of_known_samples():
+def test_iqr_and_spread_of_known_samples():
     assert stats.iqr([1, 2, 3, 4, 5]) == 2
-    assert stats.relative_iqr([1, 2, 3, 4, 5]) == pytest.approx(2 / 3)
+    assert stats.spread([1, 2, 3, 4, 5]) == pytest.approx(2 / 3)
 
 
 def test_a_single_sample_has_no_spread():
     assert stats.iqr([7.0]) == 0
-    assert stats.relative_iqr([7.0]) == 0
-    assert stats.relative_range([7.0]) == 0
+    assert stats.spread([7.0]) == 0
+    assert stats.run_to_run_spread([7.0]) == 0
 
 
 def test_run_to_run_spread_reproduces_the_seeds_21_percent():
@@ -47,5 +47,5 @@ def test_quantiles_are_monotone_and_within_min_max(samples, q1, q2):
 
 
 @given(positive_samples)
-def test_relative_iqr_never_exceeds_relative_range(samples):
-    assert 0 <= stats.relative_iqr(samples) <= stats.relative_range(samples) + 1e-12
+def test_the_spread_never_exceeds_the_full_range(samples):
+    assert 0 <= stats.spread(samples) <= stats.run_to_run_spread(samples) + 1e-12

@@ -17,7 +17,7 @@ from perfcore.model import ops
 from perfcore.model.generations import Growth, device_ridge
 from perfcore.model.ops import Cost, Param
 from perfcore.model.precision import BYTES_PER_ELEMENT
-from perfcore.model.roofline import Estimate, estimate
+from perfcore.model.roofline import Estimate, estimate_on
 from perfcore.model.specs import Device
 
 DEFAULT_OLD, DEFAULT_NEW = "NVIDIA V100 SXM2", "NVIDIA H100 SXM"
@@ -83,7 +83,7 @@ def rows(
         GenerationRow(
             d,
             device_ridge(d, precision),
-            estimate(d.peak_flops(precision), d.memory_bytes_per_s, cost),
+            estimate_on(d, precision, cost),
         )
         for d in sorted(devices, key=lambda d: (d.year, d.name))
     ]
@@ -136,10 +136,7 @@ def _bound_sentence(plotted: list[GenerationRow], cost: Cost, precision: str) ->
 
 def _flip(g: Growth, cost: Cost) -> str:
     """' The op is X-bound on old and Y-bound on new ...' when its verdict differs, else ''."""
-    verdicts = [
-        estimate(d.peak_flops(g.precision), d.memory_bytes_per_s, cost).limiter
-        for d in (g.old, g.new)
-    ]
+    verdicts = [estimate_on(d, g.precision, cost).limiter for d in (g.old, g.new)]
     if verdicts[0] == verdicts[1]:
         return ""
     return (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from perfcore import format as fmt
 from perfcore.model.ops import Cost
-from perfcore.model.roofline import Estimate, estimate
+from perfcore.model.roofline import Estimate, estimate_on
 from perfcore.model.specs import Device
 
 KINDS_OF_NUMBER = """\
@@ -28,7 +28,7 @@ FIX = {
 def quick_calc(device: Device, precision: str, flops: float, n_bytes: float) -> Estimate | None:
     """The roofline verdict for raw FLOPs and bytes; None where a roof is unpublished."""
     cost = Cost(flops, n_bytes, "your operation")
-    return estimate(device.peak_flops(precision), device.memory_bytes_per_s, cost)
+    return estimate_on(device, precision, cost)
 
 
 def takeaway(e: Estimate) -> str:

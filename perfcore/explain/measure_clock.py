@@ -139,7 +139,7 @@ def spread(records: tuple[Record, ...]) -> Spread | None:
         return None
     loop = next((r.measurement.mean for r in mine if r.measurement.method == bench.LOOP), None)
     mins = tuple(r.measurement.min for r in runs)
-    fraction = bench.run_spread([r.measurement for r in runs])
+    fraction = bench.run_to_run_spread([r.measurement for r in runs])
     mean = f"; the mean of a back-to-back loop is {fmt.seconds(loop)}" if loop else ""
     sentence = (
         f"The min of isolated calls over {len(runs)} runs landed between "

@@ -188,7 +188,7 @@ def tile_table(compared: dict[str, TileQuantisation]) -> pd.DataFrame:
             "tiles": [q.tiles for q in qs],
             "waves": [q.waves for q in qs],
             "tile efficiency (fraction, edge padding)": [q.tile_efficiency for q in qs],
-            "wave efficiency (fraction, all waves)": [q.wave_efficiency for q in qs],
+            "utilisation (fraction, all waves)": [q.utilisation for q in qs],
             "efficiency (fraction)": [q.efficiency for q in qs],
         }
     )
@@ -219,7 +219,7 @@ def _tile_sentence(compared: dict[str, TileQuantisation], tile: str) -> str:
     return (
         f" A {q.m}x{q.n} output in {tile} tiles is {_count(q.tiles, 'tile')} in "
         f"{_count(q.waves, 'wave')}: {fmt.percent(q.efficiency)} efficient "
-        f"({fmt.percent(q.tile_efficiency)} after edge padding, {fmt.percent(q.wave_efficiency)} "
+        f"({fmt.percent(q.tile_efficiency)} after edge padding, {fmt.percent(q.utilisation)} "
         f"of the waves' unit slots used), {verdict}."
     )
 

@@ -7,7 +7,7 @@ import pandas as pd
 from perfcore import format as fmt
 from perfcore.model import ops, workloads
 from perfcore.model.precision import BYTES_PER_ELEMENT
-from perfcore.model.roofline import Estimate, estimate
+from perfcore.model.roofline import Estimate, estimate_on
 from perfcore.model.specs import Device
 
 DEFAULT_OPS = ("add", "matvec", "matmul", "attention", "decode")
@@ -20,7 +20,7 @@ def op_points(device: Device, precision: str, chosen: dict[str, dict]) -> list[E
     """Each chosen catalog op (op -> sizes) priced at `precision`; [] where unpublished."""
     bpe = BYTES_PER_ELEMENT[precision]
     costs = [ops.build(op, bpe, **sizes) for op, sizes in chosen.items()]
-    points = [estimate(device.peak_flops(precision), device.memory_bytes_per_s, c) for c in costs]
+    points = [estimate_on(device, precision, c) for c in costs]
     return [p for p in points if p is not None]
 
 
@@ -32,7 +32,7 @@ def layer_points(device: Device, precision: str, model, phase: str, batch: int,
     layer = workloads.layer_ops(model, one, workloads.Precisions(bits, bits, bits))
     named = [ops.Cost(op.cost.flops, op.cost.bytes, f"{model.name} {phase}: {op.name}")
              for op in layer]  # fmt: skip
-    points = [estimate(device.peak_flops(precision), device.memory_bytes_per_s, c) for c in named]
+    points = [estimate_on(device, precision, c) for c in named]
     return [p for p in points if p is not None]
 
 

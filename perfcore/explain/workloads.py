@@ -13,7 +13,7 @@ import pandas as pd
 
 from perfcore import format as fmt
 from perfcore.model import phases, serving
-from perfcore.model.roofline import Estimate, estimate
+from perfcore.model.roofline import Estimate, estimate_on
 from perfcore.model.specs import Device
 from perfcore.model.workloads import DEFAULT, Precisions, layer_ops, layer_pass
 
@@ -80,8 +80,8 @@ def layer_points(model, device: Device, s: Setup, phase: str) -> list[tuple[str,
     if precision is None or device.memory_bytes_per_s is None:
         return []
     one = layer_pass(phase, s.batch, s.context, s.fused, s.tp)
-    peak, bw = device.peak_flops(precision), device.memory_bytes_per_s
-    return [(op.kind, estimate(peak, bw, op.cost)) for op in layer_ops(model, one, s.precisions)]
+    return [(op.kind, estimate_on(device, precision, op.cost))
+            for op in layer_ops(model, one, s.precisions)]  # fmt: skip
 
 
 def ops_table(v: View) -> pd.DataFrame:

@@ -23,7 +23,7 @@ SHOWN_WAVES = 4  # the x axis spans at least four waves of the widest device
 MIN_BLOCKS = 16  # and at least this many blocks (a one-unit device has one-block waves)
 EFFICIENCIES = (
     ("tile efficiency (edge padding)", "tile_efficiency"),
-    ("wave efficiency (all waves)", "wave_efficiency"),
+    ("utilisation (all waves)", "utilisation"),
     ("overall efficiency", "efficiency"),
 )
 

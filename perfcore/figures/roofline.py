@@ -17,7 +17,7 @@ from perfcore.figures.style import (
 )
 from perfcore.measure.points import MeasuredPoint, above_roof
 from perfcore.model.comm import link_bytes_per_s
-from perfcore.model.roofline import Estimate, ridge_point
+from perfcore.model.roofline import Estimate, ridge_point, roofs
 from perfcore.model.specs import Device
 
 # Fixed intensity range (FLOP/byte): elementwise ops near 0.1 to big matmuls near 1e4,
@@ -89,10 +89,10 @@ def roof_traces(
 
 def ridge_trace(device: Device, precision: str, y_min: float) -> go.Scatter | None:
     """A vertical marker at the ridge of the chosen precision; None where unpublished."""
-    peak, bw = device.peak_flops(precision), device.memory_bytes_per_s
-    if peak is None or bw is None:
+    roof = roofs(device, precision)
+    if roof is None:
         return None
-    ridge = ridge_point(peak, bw)
+    peak, ridge = roof[0], ridge_point(*roof)
     return go.Scatter(
         x=[ridge, ridge],
         y=[y_min, peak],

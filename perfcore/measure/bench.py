@@ -89,12 +89,7 @@ class Measurement:
     @property
     def spread(self) -> float:
         """IQR / median of the samples: the within-run spread, a fraction."""
-        return stats.relative_iqr(self.samples)
-
-    @property
-    def range_spread(self) -> float:
-        """(max - min) / min of the samples, a fraction."""
-        return stats.relative_range(self.samples)
+        return stats.spread(self.samples)
 
     @property
     def statistic(self) -> float:
@@ -196,7 +191,7 @@ def measure_loop(
     return measure(fn, sync=sync, method=LOOP, calls_per_sample=calls, **kw)
 
 
-def run_spread(runs: Sequence[Measurement]) -> float:
+def run_to_run_spread(runs: Sequence[Measurement]) -> float:
     """Run-to-run spread, (max - min) / min of each run's statistic: a fraction."""
     return stats.run_to_run_spread([m.statistic for m in runs])
 

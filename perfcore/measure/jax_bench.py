@@ -302,7 +302,7 @@ def _spread(env: Env) -> list[Record]:
     runs = [env.record("spread", f"isolated min, run {i + 1}", env.measure(case.run), case)
             for i in range(env.suite.spread_runs)]  # fmt: skip
     mean = env.record("spread", "back-to-back mean", env.loop(case.run, 10), case)
-    spread = bench.run_spread([r.measurement for r in runs])
+    spread = bench.run_to_run_spread([r.measurement for r in runs])
     note = f"run-to-run spread {spread:.1%}: a difference smaller than this is not a result yet"
     return [*(r.noted(note) for r in runs), mean]
 

@@ -64,10 +64,8 @@ def measured_points(records: tuple[Record, ...]) -> tuple[MeasuredPoint, ...]:
 
 def roof_flops_per_s(point: MeasuredPoint, device: Device) -> float | None:
     """The spec roof (FLOP/s) at the point's intensity and precision; None if unpublished."""
-    peak = device.peak_flops(point.precision) if point.precision in PRECISIONS else None
-    if peak is None or device.memory_bytes_per_s is None:
-        return None
-    return roofline.attainable(point.intensity, peak, device.memory_bytes_per_s)[0]
+    roof = roofline.roofs(device, point.precision) if point.precision in PRECISIONS else None
+    return None if roof is None else roofline.attainable(point.intensity, *roof)[0]
 
 
 def above_roof(point: MeasuredPoint, device: Device) -> bool:

@@ -1,8 +1,9 @@
-"""One statistics vocabulary for timing samples: quantiles, median, IQR and spread.
+"""One statistics vocabulary for timing samples: quantiles, median, IQR and two spreads.
 
 Quantiles interpolate linearly between order statistics (numpy's default), so a
-single sample is its own median and has IQR 0. "Spread" is always relative:
-IQR / median within one run, (max - min) / min across values or runs.
+single sample is its own median and has IQR 0. Both spreads are relative: `spread` is
+IQR / median of one run's samples; `run_to_run_spread` is (max - min) / min of one
+statistic over repeated runs.
 """
 
 from __future__ import annotations
@@ -35,22 +36,17 @@ def iqr(values: Sequence[float]) -> float:
     return quantile(values, 0.75) - quantile(values, 0.25)
 
 
-def relative_iqr(values: Sequence[float]) -> float:
+def spread(samples: Sequence[float]) -> float:
     """IQR / median: the spread within one run, a fraction (0.05 = 5 %)."""
-    middle = median(values)
-    return iqr(values) / middle if middle > 0 else 0.0
-
-
-def relative_range(values: Sequence[float]) -> float:
-    """(max - min) / min: the full spread of values, a fraction (0.21 = 21 %)."""
-    array = _checked(values)
-    low = float(array.min())
-    return (float(array.max()) - low) / low if low > 0 else 0.0
+    middle = median(samples)
+    return iqr(samples) / middle if middle > 0 else 0.0
 
 
 def run_to_run_spread(statistic_per_run: Sequence[float]) -> float:
-    """(max - min) / min of one statistic over repeated runs: a fraction.
+    """(max - min) / min of one statistic over repeated runs: a fraction (0.21 = 21 %).
 
     A difference between two results smaller than this is not a result yet.
     """
-    return relative_range(statistic_per_run)
+    array = _checked(statistic_per_run)
+    low = float(array.min())
+    return (float(array.max()) - low) / low if low > 0 else 0.0

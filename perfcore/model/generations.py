@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perfcore.model.roofline import ridge_point
+from perfcore.model.roofline import ridge_point, roofs
 from perfcore.model.specs import Device
 
 
 def device_ridge(device: Device, precision: str) -> float | None:
     """The device's ridge point (FLOP/byte) at `precision`; None where a figure is unpublished."""
-    peak, bw = device.peak_flops(precision), device.memory_bytes_per_s
-    return None if peak is None or bw is None else ridge_point(peak, bw)
+    roof = roofs(device, precision)
+    return None if roof is None else ridge_point(*roof)
 
 
 @dataclass(frozen=True)

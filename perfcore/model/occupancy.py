@@ -55,11 +55,11 @@ class TileQuantisation:
         return self.m * self.n / (self.tiles * self.tile_m * self.tile_n)
 
     @property
-    def wave_efficiency(self) -> float:
-        """Utilisation of the units over all waves."""
+    def utilisation(self) -> float:
+        """utilisation() of the units by the tiles, over all waves."""
         return utilisation(self.tiles, self.units)
 
     @property
     def efficiency(self) -> float:
         """Fraction of the paid-for tile slots doing useful work, in (0, 1]."""
-        return self.tile_efficiency * self.wave_efficiency
+        return self.tile_efficiency * self.utilisation

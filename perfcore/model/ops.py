@@ -73,31 +73,44 @@ def attention(seq: int, d_head: int, dtype_bytes: float = 2, fused: bool = True)
     return Cost(flops, elements * dtype_bytes, f"attention{kind}, seq={seq}, d_head={d_head}")
 
 
+def _billions(params: float) -> str:
+    """A parameter count in billions for a label: 7e9 -> '7', 4e8 -> '0.4'."""
+    return f"{round(params / 1e9, 3):g}"
+
+
 def decode_step(
     params: float, batch: int, dtype_bytes: float = 2, kv_cache_bytes: float = 0
 ) -> Cost:
     """One decode token per sequence: every weight read once, 2 FLOPs per weight per token."""
     kv = f", KV cache {kv_cache_bytes / 1e9:.1f} GB" if kv_cache_bytes else ""
-    name = f"decode step, {params / 1e9:.0f}B params, batch={batch}{kv}"
+    name = f"decode step, {_billions(params)}B params, batch={batch}{kv}"
     return Cost(2 * params * batch, params * dtype_bytes + kv_cache_bytes, name)
 
 
 def prefill(params: float, tokens: int, dtype_bytes: float = 2) -> Cost:
     """A prompt of `tokens` in one pass: the weights read once, 2 FLOPs per weight per token."""
-    name = f"prefill, {params / 1e9:.0f}B params, {tokens} tokens"
+    name = f"prefill, {_billions(params)}B params, {tokens} tokens"
     return Cost(2 * params * tokens, params * dtype_bytes, name)
+
+
+SIDE_MAX = 2**24  # one matrix side or sequence: 16.8M
+ELEMENTS_MAX = 2**40  # one tensor's elements
+PARAMS_RANGE = (1e6, 1e13)  # model parameters: 1M to 10T
 
 
 @dataclass(frozen=True)
 class Param:
-    """One size input of a catalog operation: name, default, help, integer or not, range."""
+    """One size input of a catalog operation: name, default, help, integer or not, range.
+
+    lo is at least 1 where a zero would divide; hi keeps every cost finite and readable.
+    """
 
     name: str
     default: float
     help: str
     integer: bool = True
     lo: float = 1
-    hi: float = 2.0**50
+    hi: float = SIDE_MAX
 
 
 def attention_unfused(seq: int, d_head: int, dtype_bytes: float = 2) -> Cost:
@@ -105,15 +118,19 @@ def attention_unfused(seq: int, d_head: int, dtype_bytes: float = 2) -> Cost:
     return attention(seq, d_head, dtype_bytes, fused=False)
 
 
-_N = Param("n", 2**26, "elements")
-_ATTENTION = (Param("seq", 4096, "sequence length"), Param("d_head", 128, "head dimension"))
-_PARAMS = Param("params", 7e9, "model parameters", integer=False)
+_N = Param("n", 2**26, "elements", hi=ELEMENTS_MAX)
+_ATTENTION = (
+    Param("seq", 4096, "sequence length"),
+    Param("d_head", 128, "head dimension", hi=2**16),
+)
+_PARAMS = Param("params", 7e9, "model parameters", False, *PARAMS_RANGE)
 
 # The operation catalog shared by the command line and the dashboard: op -> (cost model, sizes).
 CATALOG: dict[str, tuple] = {
     "elementwise": (elementwise, (
-        _N, Param("n_inputs", 2, "input arrays"), Param("n_outputs", 1, "output arrays"),
-        Param("flops_per_element", 1, "FLOPs per element", integer=False))),
+        _N, Param("n_inputs", 2, "input arrays", hi=64),
+        Param("n_outputs", 1, "output arrays", hi=64),
+        Param("flops_per_element", 1, "FLOPs per element", False, 0, 1e6))),
     "add": (elementwise_add, (_N,)),
     "matvec": (matvec, (Param("n", 4096, "columns (and rows)"),)),
     "matmul": (matmul, (
@@ -125,8 +142,8 @@ CATALOG: dict[str, tuple] = {
     "attention": (attention, _ATTENTION),
     "attention-unfused": (attention_unfused, _ATTENTION),
     "decode": (decode_step, (
-        _PARAMS, Param("batch", 1, "sequences decoded together"),
-        Param("kv_cache_bytes", 0, "KV-cache bytes read per step", integer=False, lo=0))),
+        _PARAMS, Param("batch", 1, "sequences decoded together", hi=2**20),
+        Param("kv_cache_bytes", 0, "KV-cache bytes read per step", False, 0, 1e15))),
     "prefill": (prefill, (_PARAMS, Param("tokens", 2048, "prompt tokens"))),
 }  # fmt: skip
 
@@ -137,6 +154,6 @@ def build(op: str, dtype_bytes: float, **sizes: float) -> Cost:
     unknown = set(sizes) - {p.name for p in params}
     if unknown:
         raise ValueError(f"{op} takes no {sorted(unknown)}; it takes {[p.name for p in params]}")
-    args = {p.name: int(sizes.get(p.name, p.default)) if p.integer else
-            float(sizes.get(p.name, p.default)) for p in params}  # fmt: skip
+    kind = {True: int, False: float}
+    args = {p.name: kind[p.integer](sizes.get(p.name, p.default)) for p in params}
     return fn(**args, dtype_bytes=dtype_bytes)

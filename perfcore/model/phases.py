@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from perfcore.model import parallel
 from perfcore.model.ops import Cost, Param
-from perfcore.model.roofline import estimate, t_lower
+from perfcore.model.roofline import estimate, roofs, t_lower
 from perfcore.model.specs import Device
 from perfcore.model.workloads import DEFAULT, Op, Pass, Precisions, model_ops
 
@@ -119,12 +119,13 @@ def price(op: Op, peak: float, bw: float) -> Priced:
 
 def priced(name: str, device: Device, p: Precisions, ops: list[Op], comm_s: float) -> Phase:
     """Price every op on `device`; ValueError naming the missing figure when unpublished."""
-    precision, bw = math_precision(device, p), device.memory_bytes_per_s
+    precision = math_precision(device, p)
     if precision is None:
         raise ValueError(missing_peak(device, p))
-    if bw is None:
+    roof = roofs(device, precision)
+    if roof is None:
         raise ValueError(f"{device.name} publishes no memory bandwidth")
-    peak = device.peak_flops(precision)
+    peak, bw = roof
     return Phase(name, tuple(price(op, peak, bw) for op in ops), peak, bw, comm_s, precision)
 
 

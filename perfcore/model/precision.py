@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from perfcore.model import ops
-from perfcore.model.roofline import Limiter, attainable, ridge_point, t_lower
+from perfcore.model.roofline import Limiter, attainable, ridge_point, roofs, t_lower
 from perfcore.model.specs import PRECISIONS, Device
 
 BYTES_PER_ELEMENT = {
@@ -58,9 +58,10 @@ class PrecisionRow:
 
 def matmul_at(device: Device, precision: str, m: int, n: int, k: int) -> PrecisionRow | None:
     """The matmul's roofline row at `precision`; None where the device publishes no peak."""
-    peak, bw = device.peak_flops(precision), device.memory_bytes_per_s
-    if peak is None or bw is None:
+    roof = roofs(device, precision)
+    if roof is None:
         return None
+    peak, bw = roof
     cost = ops.matmul(m, n, k, BYTES_PER_ELEMENT[precision])
     reach, limiter = attainable(cost.intensity, peak, bw)
     floor = t_lower(cost.flops, cost.bytes, peak, bw)

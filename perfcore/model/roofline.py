@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from perfcore.model.ops import Cost
+from perfcore.model.specs import Device
 
 Limiter = Literal["compute", "memory"]
 
@@ -100,3 +101,15 @@ def estimate(
         return None
     reach, limiter = attainable(cost.intensity, peak_flops_per_s, bytes_per_s)
     return Estimate(cost, peak_flops_per_s, bytes_per_s, reach, limiter)
+
+
+def roofs(device: Device, precision: str) -> tuple[float, float] | None:
+    """(peak FLOP/s, memory bytes/s) of `device` at `precision`; None where one is unpublished."""
+    peak, bw = device.peak_flops(precision), device.memory_bytes_per_s
+    return None if peak is None or bw is None else (peak, bw)
+
+
+def estimate_on(device: Device, precision: str, cost: Cost) -> Estimate | None:
+    """The roofline verdict for `cost` on `device` at `precision`; None where a roof is missing."""
+    roof = roofs(device, precision)
+    return None if roof is None else estimate(*roof, cost)

@@ -1,8 +1,9 @@
 """Plausibility checks for well-formed specs rows: signs a figure was typed in the wrong unit.
 
 A 2:4-sparse headline entered as dense breaks a ratio between precisions; a Gb/s figure
-typed as GB/s is 8x too big for its year or its link. Every row of data/specs.csv passes;
-load_specs(strict=True) turns these into errors, a user's upload only gets warnings.
+typed as GB/s is 8x too big for its year or its link. Every row of data/specs.csv passes
+(tests/test_specs.py holds it to that). This module builds on specs.py, never the reverse:
+loading a file does not run these checks.
 """
 
 from __future__ import annotations

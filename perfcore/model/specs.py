@@ -147,29 +147,21 @@ def is_positive_finite(value: float) -> bool:
     return math.isfinite(value) and value > 0
 
 
-def load_specs(
-    path: str | Path | BinaryIO | None = None, strict: bool = False
-) -> dict[str, Device]:
+def load_specs(path: str | Path | BinaryIO | None = None) -> dict[str, Device]:
     """Devices keyed by name, in file order, from a specs CSV path or open binary file."""
     if hasattr(path, "read"):
-        return load_specs_bytes(path.read(), getattr(path, "name", "uploaded file"), strict)
+        return load_specs_bytes(path.read(), getattr(path, "name", "uploaded file"))
     path = Path(DEFAULT_PATH if path is None else path)
-    return load_specs_bytes(path.read_bytes(), str(path), strict)
+    return load_specs_bytes(path.read_bytes(), str(path))
 
 
-def load_specs_bytes(data: bytes, label: str, strict: bool = False) -> dict[str, Device]:
+def load_specs_bytes(data: bytes, label: str) -> dict[str, Device]:
     """Devices keyed by name, in file order; SpecError lists every problem, named by `label`."""
     header, rows = read_table(bytes(data), label, SCHEMA)
     problems = header_problems(header, label, SCHEMA)
     clean, row_problems = parse_rows(header, rows, label, SCHEMA, _convert)
     built = {} if problems else {f["name"]: (n, Device(**f)) for n, f in clean}
     problems += row_problems
-    if strict:
-        from perfcore.model.sanity import sanity_problems  # sanity.py builds on this module
-
-        problems += [
-            f"{label}, row {n}: {p}" for n, d in built.values() for p in sanity_problems(d)
-        ]
     if problems:
         raise SpecError(label, problems)
     return {name: device for name, (_, device) in built.items()}
