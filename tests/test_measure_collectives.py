@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.measure import linkfit
+from perfcore.measure import linkfit, stats
 from perfcore.measure.jax_collectives import COLLECTIVES
 from perfcore.measure.results import load_results
 from perfcore.model import comm
@@ -72,7 +72,7 @@ def test_the_fitted_model_predicts_held_out_sizes_within_the_measured_spread(sin
     for collective, sweep in by_collective(single).items():
         model, errors = linkfit.fit_and_check(*linkfit.sweep(sweep))
         assert model.latency_s >= 0 and model.bytes_per_s > 0
-        spread = max(r.measurement.range_spread for r in sweep)
+        spread = max(stats.run_to_run_spread(r.measurement.samples) for r in sweep)
         print(
             f"{collective}: alpha {model.latency_s:.3g} s, beta {model.bytes_per_s:.3g} B/s, "
             f"held-out errors {[f'{e:+.0%}' for e in errors.values()]}, spread {spread:.0%}"

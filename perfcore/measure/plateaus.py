@@ -43,8 +43,8 @@ class Plateau:
 
     @property
     def spread(self) -> float:
-        """(max - min) / min of the plateau's bandwidths, a fraction."""
-        return stats.relative_range(self.bandwidths)
+        """IQR / median of the plateau's bandwidths over its working sets, a fraction."""
+        return stats.spread(self.bandwidths)
 
 
 def flat_runs(bandwidths: Sequence[float], flat: float = FLAT) -> list[range]:
