@@ -29,7 +29,7 @@ def roofline(records):
     return found
 
 
-def fastest(fn, repeats=7) -> float:
+def fastest(fn, repeats=15) -> float:
     """Fastest of `repeats` timed calls of fn, seconds."""
     times = []
     for _ in range(repeats):
