@@ -9,11 +9,15 @@ import plotly.graph_objects as go
 from perfcore import format as fmt
 from perfcore.figures.style import (
     ESTIMATE_DASH,
+    LABEL_LIMIT,
+    LIGHT,
     SECOND_DEVICE_DASH,
+    Theme,
     base_layout,
     color,
     log_arrow,
     log_axis,
+    point_labels,
 )
 from perfcore.measure.points import MeasuredPoint, above_roof
 from perfcore.model.comm import link_bytes_per_s
@@ -54,20 +58,28 @@ def _flat_roof(device: Device, p: str, i: int, chosen: bool, prefix: str, dash) 
     )
 
 
-def slanted_roof(label: str, bw: float, top: float, first: bool, prefix: str, dash) -> go.Scatter:
+def slanted_roof(
+    label: str, bw: float, top: float, first: bool, prefix: str, dash, theme: Theme = LIGHT
+) -> go.Scatter:
     """A memory roof: bandwidth x intensity, up to the highest compute roof."""
+    ink = theme.ink if first else theme.muted
     return go.Scatter(
         x=[X_MIN, top / bw],
         y=[bw * X_MIN, top],
         mode="lines",
         name=f"{prefix}{label} {fmt.bytes_per_s(bw)}",
-        line={"color": "#333" if first else "#999", "width": 2 if first else 1, "dash": dash},
+        line={"color": ink, "width": 2 if first else 1, "dash": dash},
         hovertemplate=f"{prefix}{label}: {fmt.bytes_per_s(bw)} × intensity<extra></extra>",
     )
 
 
 def roof_traces(
-    device: Device, precision: str, prefix: str = "", dash=None, brief: bool = False
+    device: Device,
+    precision: str,
+    prefix: str = "",
+    dash=None,
+    brief: bool = False,
+    theme: Theme = LIGHT,
 ) -> list[go.Scatter]:
     """A device's roofs: flat per published precision, slanted per memory level.
 
@@ -81,13 +93,15 @@ def roof_traces(
     if top is None:
         return flats
     slants = [
-        slanted_roof(label, bw, top, j == 0, prefix, dash or (None if j == 0 else ESTIMATE_DASH))
+        slanted_roof(label, bw, top, j == 0, prefix, dash or (None if j else ESTIMATE_DASH), theme)
         for j, (label, bw) in enumerate(memory)
     ]
     return flats + slants
 
 
-def ridge_trace(device: Device, precision: str, y_min: float) -> go.Scatter | None:
+def ridge_trace(
+    device: Device, precision: str, y_min: float, theme: Theme = LIGHT
+) -> go.Scatter | None:
     """A vertical marker at the ridge of the chosen precision; None where unpublished."""
     peak, bw = device.peak_flops(precision), device.memory_bytes_per_s
     if peak is None or bw is None:
@@ -98,7 +112,7 @@ def ridge_trace(device: Device, precision: str, y_min: float) -> go.Scatter | No
         y=[y_min, peak],
         mode="lines+markers",
         marker={"size": [0, 10], "symbol": "diamond"},
-        line={"color": "#555", "dash": "dot", "width": 1},
+        line={"color": theme.muted, "dash": "dot", "width": 1},
         name=f"ridge {fmt.intensity(ridge)} ({precision})",
         hovertemplate=f"ridge = peak / bandwidth = {fmt.intensity(ridge)}<extra></extra>",
     )
@@ -122,18 +136,21 @@ OP_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "pentagon", "star", 
               "triangle-down", "cross")  # fmt: skip
 
 
-def op_traces(points: Sequence[Estimate]) -> list[go.Scatter]:
-    """Modelled ops, one legend entry each, drawn on their roof at (intensity, attainable)."""
+def op_traces(points: Sequence[Estimate], theme: Theme = LIGHT) -> list[go.Scatter]:
+    """Modelled ops, one legend entry each and named beside the marker, on their roof."""
+    named = len(points) <= LABEL_LIMIT
     return [
         go.Scatter(
             x=[e.intensity],
             y=[e.attainable_flops_per_s],
-            mode="markers",
+            mode="markers+text" if named else "markers",
+            text=[e.cost.name] if named else None,
+            textposition="middle right",
             marker={
                 "size": 12,
-                "color": "#111",
+                "color": theme.ink,
                 "symbol": OP_SYMBOLS[i % len(OP_SYMBOLS)],
-                "line": {"color": "white", "width": 1},
+                "line": {"color": theme.background, "width": 1},
             },  # fmt: skip
             name=f"{e.cost.name} (model)",
             hovertext=[_hover(e)],
@@ -154,12 +171,12 @@ def _measured_hover(m: MeasuredPoint) -> str:
 
 
 def measured_trace(points: Sequence[MeasuredPoint], name: str, symbol: str) -> go.Scatter:
-    """Measured points exactly where they were measured, with min/max error bars."""
+    """Measured points exactly where they were measured, with min/max error bars, named."""
     return go.Scatter(
         x=[m.intensity for m in points],
         y=[m.flops_per_s for m in points],
-        mode="markers",
-        marker={"size": 10, "symbol": symbol, "color": "#d62728"},
+        **point_labels([m.label for m in points], "middle left"),
+        marker={"size": 10, "symbol": symbol, "color": color(1)},
         error_y={
             "type": "data",
             "array": [m.flops_per_s_hi - m.flops_per_s for m in points],
@@ -178,7 +195,7 @@ def overhead_trace(overhead: Sequence[tuple[float, float]]) -> go.Scatter:
         y=[f for _, f in overhead],
         mode="lines",
         name=OVERHEAD,
-        line={"color": "#ff7f0e", "width": 2, "dash": "dash"},
+        line={"color": color(4), "width": 2, "dash": "dash"},
         hovertemplate="FLOPs / measured empty-call time: %{y:.3s}FLOP/s<extra></extra>",
     )
 
@@ -210,22 +227,23 @@ def roofline_figure(
     measured: Sequence[MeasuredPoint] = (),
     previous: Sequence[Estimate] = (),
     overhead: Sequence[tuple[float, float]] = (),
+    theme: Theme = LIGHT,
 ) -> go.Figure:
     """Log-log roofline of `device` (and `compare`), op points, and measured points unclamped.
 
     `overhead`: (intensity, FLOP/s) points of the launch-overhead ceiling, drawn dashed.
     """
     low, high = _y_range([d for d in (device, compare) if d], measured)
-    fig = go.Figure(layout=base_layout(f"Roofline — {device.name}", "", "", height=620))
-    fig.add_traces(roof_traces(device, precision))
+    layout = base_layout(f"Roofline — {device.name}", "", "", height=620, theme=theme)
+    fig = go.Figure(layout=layout)
+    fig.add_traces(roof_traces(device, precision, theme=theme))
     if compare is not None:
-        fig.add_traces(
-            roof_traces(compare, precision, f"{compare.name}: ", SECOND_DEVICE_DASH, True)
-        )
-    ridge = ridge_trace(device, precision, low)
+        prefix = f"{compare.name}: "
+        fig.add_traces(roof_traces(compare, precision, prefix, SECOND_DEVICE_DASH, True, theme))
+    ridge = ridge_trace(device, precision, low, theme)
     if ridge is not None:
         fig.add_trace(ridge)
-    fig.add_traces(op_traces(points))
+    fig.add_traces(op_traces(points, theme))
     if overhead:
         fig.add_trace(overhead_trace(overhead))
     below = [m for m in measured if not above_roof(m, device)]
@@ -235,8 +253,8 @@ def roofline_figure(
     if above:
         fig.add_trace(measured_trace(above, ABOVE_ROOF, "x"))
     fig.update_layout(
-        xaxis=log_axis(X_MIN, X_MAX, "arithmetic intensity (FLOP/byte)"),
-        yaxis=log_axis(low, high, "attainable FLOP/s", fmt.flops_per_s),
+        xaxis=log_axis(X_MIN, X_MAX, "arithmetic intensity (FLOP/byte)", theme=theme),
+        yaxis=log_axis(low, high, "attainable FLOP/s", fmt.flops_per_s, theme=theme),
         annotations=_arrows(previous, points),
     )
     return fig
