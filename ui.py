@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
+from perfcore import format as fmt
+from perfcore.figures.style import LIGHT, THEMES, Theme
 from perfcore.format import NOT_PUBLISHED
 from perfcore.measure import jax_bench
 from perfcore.measure.devices import Detected
@@ -33,11 +35,26 @@ UPLOAD_HELP = "Same columns as data/specs.csv; adds or overrides rows. Not part 
 RESULTS_HELP = "From `python -m perfcore measure` or the Measure page. Not part of the link."
 _NOTICES = "_url_notices"
 _CONTEXT = "_perfcore_context"
+_PAGES = "_perfcore_pages"
+# No Plotly logo; a phone gets the same tools as a laptop.
+CHART_CONFIG = {"displaylogo": False}
 
 
 def hosted_mode() -> bool:
     """True when PERFCORE_HOSTED is set (not '', '0' or 'false'): live measurement is off."""
     return os.environ.get(HOSTED_ENV, "").strip().lower() not in ("", "0", "false")
+
+
+def theme() -> Theme:
+    """The chart theme matching the page: the browser's reported theme, else the configured."""
+    kind = st.context.theme.type or st.get_option("theme.base")
+    return THEMES.get(kind, LIGHT)
+
+
+def chart(fig, key: str) -> None:
+    """A figure at the container's width, in the colours its builder gave it (theme=None:
+    Streamlit's own chart theme would repaint them)."""
+    st.plotly_chart(fig, key=key, theme=None, width="stretch", config=CHART_CONFIG)
 
 
 @dataclass(frozen=True)
@@ -220,20 +237,37 @@ def _valid_number(raw: object, lo: float, hi: float, integer: bool) -> bool:
 
 
 def table(df: pd.DataFrame, name: str, empty: str = NOT_PUBLISHED) -> None:
-    """The numbers behind a chart, with a CSV download (empty cells say `empty`)."""
-    st.dataframe(_published(df, empty), hide_index=True, width="stretch")
-    csv = functools.partial(df.to_csv, index=False)  # written on click, not on every rerun
+    """The numbers behind a chart, in engineering units with the unit in each header, kept
+    numeric (sortable); empty cells say `empty`. A CSV download keeps the SI numbers.
+
+    df.attrs["units"] maps a column to its kind (a perfcore.format function name): one scale
+    for the whole column. df.attrs["row_units"] maps a column to the column naming each
+    row's kind (a table of mixed quantities): each cell printed in its own unit.
+    """
+    units, row_units = df.attrs.get("units", {}), df.attrs.get("row_units", {})
+    scales = {c: fmt.column_scale(k, df[c]) for c, k in units.items()}
+    shown = df.assign(**{c: df[c].astype(float) / s.factor for c, s in scales.items()})
+    styled = shown.style.format(dict.fromkeys(scales, fmt.figures), na_rep=empty)
+    for column, kinds in row_units.items():
+        for row, kind in df[kinds].items():
+            cell = pd.IndexSlice[[row], [column]]
+            styled.format(getattr(fmt, kind) if kind else fmt.figures, subset=cell, na_rep=empty)
+    config = {c: st.column_config.NumberColumn(fmt.header(c, s.unit)) for c, s in scales.items()}
+    config |= dict.fromkeys(row_units.values())  # each row's kind is in its cell's text
+    st.dataframe(styled, hide_index=True, width="stretch", column_config=config)
+    csv = functools.partial(_si_table(df).to_csv, index=False)  # written on click only
     st.download_button("Download CSV", csv, file_name=f"{name}.csv", mime="text/csv",
                        key=f"download_{name}", on_click="ignore")  # fmt: skip
 
 
-def _published(df: pd.DataFrame, empty: str = NOT_PUBLISHED) -> pd.DataFrame:
-    """For display: columns with empty cells become text, the gaps saying `empty`."""
-    shown = df.copy()
-    for column in df.columns[df.isna().any()]:
-        shown[column] = [empty if pd.isna(v) else f"{v:.4g}" if isinstance(v, float)
-                         else str(v) for v in df[column]]  # fmt: skip
-    return shown
+def _si_table(df: pd.DataFrame) -> pd.DataFrame:
+    """df for download: SI numbers at full precision, each header or row naming its SI unit."""
+    units, row_units = df.attrs.get("units", {}), df.attrs.get("row_units", {})
+    si = df.assign(
+        **{k: df[k].map(lambda kind: fmt.SI_UNITS.get(kind, "")) for k in row_units.values()}
+    )
+    names = {c: fmt.header(c, fmt.SI_UNITS[k]) for c, k in units.items()}
+    return si.rename(columns=names | {k: "unit (SI)" for k in row_units.values()})
 
 
 def takeaway(text: str) -> None:
@@ -278,6 +312,16 @@ def sidebar() -> Context:
     ctx = Context(specs, specs[device], precision, other, label)
     st.session_state[_CONTEXT] = ctx
     return ctx
+
+
+def remember_pages(pages: list) -> None:
+    """Keep the navigation's pages for this run, so a page can link to the others."""
+    st.session_state[_PAGES] = pages
+
+
+def pages() -> list:
+    """The navigation's pages (st.Page; each one's help says what it answers)."""
+    return st.session_state.get(_PAGES, [])
 
 
 def context() -> Context:

@@ -3,11 +3,14 @@
 One of the two places units convert (specs.py is the other). Rates and traffic use
 decimal prefixes (1 TB/s = 1e12 bytes/s); memory capacities use binary prefixes
 (an 80 GiB HBM stack), as vendors size memory. None becomes "not published".
+Tables keep numbers: column_scale picks one prefix and decimal count for a whole column.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 NOT_PUBLISHED = "not published"
 
@@ -16,12 +19,13 @@ _BINARY = ((1024**4, "Ti"), (1024**3, "Gi"), (1024**2, "Mi"), (1024, "Ki"), (1, 
 _SUBUNIT = ((1, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"), (1e-12, "p"))
 
 
-def _sig(value: float, digits: int) -> str:
-    """value to `digits` significant figures, without exponent or trailing dot."""
+def _sig(value: float, digits: int, grouped: bool = False) -> str:
+    """value to `digits` significant figures (all of its integer part), without exponent;
+    `grouped` puts commas between thousands."""
     if value == 0 or not math.isfinite(value):
         return f"{value:g}"
     decimals = max(digits - 1 - math.floor(math.log10(abs(value))), 0)
-    return f"{value:.{decimals}f}"
+    return f"{value:{',' if grouped else ''}.{decimals}f}"
 
 
 def _scaled(value: float | None, unit: str, table, digits: int) -> str:
@@ -81,3 +85,59 @@ def percent(fraction: float | None, digits: int = 3) -> str:
 def ratio(value: float | None, digits: int = 2) -> str:
     """A ratio as '7.9x'."""
     return NOT_PUBLISHED if value is None else f"{_sig(value, digits)}x"
+
+
+# Table column kinds (the names of the functions above): SI unit and the prefixes offered.
+_ONE = ((1, ""),)
+_SECONDS = ((1, ""), *_SUBUNIT[1:])
+KINDS = {
+    "flops_per_s": ("FLOP/s", _DECIMAL),
+    "flops": ("FLOP", _DECIMAL),
+    "bytes_per_s": ("B/s", _DECIMAL),
+    "traffic": ("B", _DECIMAL),
+    "capacity": ("B", _BINARY),
+    "seconds": ("s", _SECONDS),
+    "intensity": ("FLOP/byte", _ONE),
+    "percent": ("%", ((0.01, ""),)),
+    "ratio": ("x", _ONE),
+}
+SI_UNITS = {kind: unit for kind, (unit, _) in KINDS.items()} | {"percent": "fraction"}
+TABLE_DIGITS = 3
+
+
+@dataclass(frozen=True)
+class Scale:
+    """How a table column of SI values is shown: value / factor, `unit` in the header."""
+
+    factor: float
+    unit: str
+
+    def text(self, value: float) -> str:
+        """One SI value as the column shows it, without the unit ('989', '0.139')."""
+        return figures(value / self.factor)
+
+
+def figures(value: float) -> str:
+    """A table number to 3 significant figures, thousands grouped ('0.139', '83,886,080')."""
+    return _sig(value, TABLE_DIGITS, grouped=True)
+
+
+def column_scale(kind: str, values: Iterable[float | None]) -> Scale:
+    """One prefix for the column: its largest value's, or where that would print the smallest
+    below 0.01, the smallest value's. Missing values (None, NaN) and zeros are ignored."""
+    unit, prefixes = KINDS[kind]
+    sizes = [abs(v) for v in values if v is not None and math.isfinite(v) and v != 0]
+    factor, prefix = _prefix(max(sizes, default=1.0), prefixes)
+    if min(sizes, default=factor) / factor < 0.01:
+        factor, prefix = _prefix(min(sizes), prefixes)
+    return Scale(factor, f"{prefix}{unit}")
+
+
+def _prefix(value: float, prefixes) -> tuple[float, str]:
+    """The largest (factor, prefix) that keeps value >= 1; the smallest if none does."""
+    return next(((f, p) for f, p in prefixes if value >= f), prefixes[-1])
+
+
+def header(column: str, unit: str) -> str:
+    """A column header carrying its unit: 'peak (TFLOP/s)'."""
+    return f"{column} ({unit})"

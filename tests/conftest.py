@@ -4,7 +4,7 @@ import pytest
 
 from perfcore import load_specs
 
-SEED = "NVIDIA H100 SXM (seed)"
+SEED = "NVIDIA H100 SXM (round figures)"
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ import pytest
 
 from perfcore.cli import main
 
-SEED = "NVIDIA H100 SXM (seed)"
+SEED = "NVIDIA H100 SXM (round figures)"
 
 
 def test_specs_lists_every_device(capsys, specs):

@@ -12,8 +12,9 @@ def device(name: str, vendor: str = "NVIDIA", kinds: tuple[str, ...] = ()) -> De
 
 # Rows without jax_device_kinds: matched by the words of their names alone.
 SPECS = {d.name: d for d in map(device, [
-    "NVIDIA H100 SXM", "NVIDIA H100 PCIe", "NVIDIA H100 SXM (seed)", "NVIDIA A100 SXM4 80GB",
-    "NVIDIA A100 PCIe 40GB", "NVIDIA A10", "NVIDIA GeForce RTX 4090", "NVIDIA H200 SXM",
+    "NVIDIA H100 SXM", "NVIDIA H100 PCIe", "NVIDIA H100 SXM (round figures)",
+    "NVIDIA A100 SXM4 80GB", "NVIDIA A100 PCIe 40GB", "NVIDIA A10", "NVIDIA GeForce RTX 4090",
+    "NVIDIA H200 SXM",
 ])} | {"Google TPU v4": device("Google TPU v4", "Google")}  # fmt: skip
 
 

@@ -53,16 +53,16 @@ def test_the_default_op_is_compute_bound_on_v100_and_memory_bound_on_h100(specs)
 def test_the_ridge_in_the_table_is_peak_over_bandwidth(specs, h100):
     rows, cost = _rows(specs)
     df = view.table(rows, "fp16", cost).set_index("device")
-    assert df.loc[h100.name, "ridge (FLOP/byte)"] == pytest.approx(990 / 3.35)
-    assert df.loc[h100.name, "fp16 peak (FLOP/s)"] == 990e12
+    assert df.loc[h100.name, "ridge"] == pytest.approx(990 / 3.35)
+    assert df.loc[h100.name, "fp16 peak"] == 990e12
 
 
 def test_devices_without_the_precision_are_listed_as_not_published(specs):
     rows, cost = _rows(specs, "fp8")
     df = view.table(rows, "fp8", cost).set_index("device")
-    assert df.loc[V100, "op intensity (FLOP/byte)"] == 512
-    assert df.loc[V100, "bound by"] == "not published"
-    assert math.isnan(df.loc[V100, "ridge (FLOP/byte)"])
+    assert df.loc[V100, "op intensity"] == 512
+    assert df.loc[V100, "bound by"] is None or math.isnan(df.loc[V100, "bound by"])
+    assert math.isnan(df.loc[V100, "ridge"])
     assert df.loc[H100, "bound by"] == "memory"
 
 
@@ -102,3 +102,24 @@ def test_takeaway_without_vendors_asks_for_one(specs):
     cost = view.op_cost("add", "fp16", {})
     text = view.takeaway([], cost, "fp16", None, (specs[V100], specs[H100]))
     assert text.startswith("No vendor chosen")
+
+
+def test_a_pair_without_the_precision_falls_back_to_the_nearest_both_publish(specs):
+    v100, h100 = specs[V100], specs[H100]
+    assert view.shared_precision(v100, h100, "bf16") == "fp16"
+    assert view.shared_precision(v100, h100, "fp8") == "fp16"
+    assert view.shared_precision(v100, h100, "fp32") == "fp32"
+    note = view.precision_note(v100, h100, "bf16", "fp16")
+    assert note.startswith(f"The {V100} publishes no bf16 peak") and "shows fp16" in note
+    assert view.precision_note(v100, h100, "fp16", "fp16") == ""
+
+
+def test_the_title_says_which_way_the_ridge_moved(specs):
+    rose = view.title(growth(specs[V100], specs[H100], "fp16"))
+    fell = view.title(growth(specs[H100], specs["NVIDIA H200 SXM"], "bf16"))
+    assert (
+        rose
+        == "Generations: the fp16 ridge point rose 2.1x from V100 SXM2 (2017) to H100 SXM (2022)"
+    )
+    assert "bf16 ridge point fell 1.4x" in fell
+    assert "by year" in view.title(None)

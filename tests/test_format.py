@@ -1,5 +1,7 @@
 """Display formatting: units, prefixes, and 'not published' for None."""
 
+import math
+
 import pytest
 
 from perfcore import format as fmt
@@ -28,3 +30,39 @@ def test_none_is_not_published(fn):
 def test_small_values_keep_a_prefix():
     assert fmt.seconds(2e-9) == "2.00 ns"
     assert fmt.flops_per_s(0.5) == "0.500 FLOP/s"
+
+
+@pytest.mark.parametrize(
+    ("kind", "values", "unit", "texts"),
+    [("flops_per_s", [989.4e12, 125e12], "TFLOP/s", ["989", "125"]),
+     ("bytes_per_s", [3.35e12, 0.9e12], "TB/s", ["3.35", "0.900"]),
+     ("seconds", [139e-6, 2e-3], "ms", ["0.139", "2.00"]),
+     ("seconds", [2.5, 0.5], "s", ["2.50", "0.500"]),
+     ("percent", [0.0006, 0.504], "%", ["0.0600", "50.4"]),
+     ("capacity", [80 * 1024**3, 16 * 1024**3], "GiB", ["80.0", "16.0"]),
+     ("traffic", [33.6e6], "MB", ["33.6"]),
+     ("intensity", [295.5, 1365.3], "FLOP/byte", ["296", "1,365"])],
+)  # fmt: skip
+def test_a_column_gets_one_prefix_from_its_largest_value(kind, values, unit, texts):
+    scale = fmt.column_scale(kind, values)
+    assert scale.unit == unit
+    assert [scale.text(v) for v in values] == texts
+
+
+def test_a_column_spanning_many_decades_takes_its_smallest_values_prefix():
+    scale = fmt.column_scale("capacity", [80 * 1024**3, 228 * 1024])
+    assert scale.unit == "KiB"
+    assert [scale.text(v) for v in (80 * 1024**3, 228 * 1024)] == ["83,886,080", "228"]
+
+
+def test_missing_values_and_zeros_do_not_choose_the_prefix():
+    scale = fmt.column_scale("flops_per_s", [None, math.nan, 0.0, 67e12])
+    assert scale.unit == "TFLOP/s"
+    assert fmt.column_scale("seconds", [None, math.nan]).unit == "s"
+
+
+def test_headers_carry_the_display_unit_and_downloads_the_si_unit():
+    assert fmt.header("peak", fmt.column_scale("flops_per_s", [989.4e12]).unit) == "peak (TFLOP/s)"
+    assert fmt.header("utilisation", fmt.SI_UNITS["percent"]) == "utilisation (fraction)"
+    assert set(fmt.SI_UNITS) == set(fmt.KINDS)
+    assert all(callable(getattr(fmt, kind)) for kind in fmt.KINDS)

@@ -11,6 +11,14 @@ from perfcore.model.roofline import Estimate, estimate
 from perfcore.model.specs import Device
 
 DEFAULT_OPS = ("add", "matvec", "matmul", "attention", "decode")
+UNITS = {
+    "FLOPs": "flops",
+    "bytes": "traffic",
+    "intensity": "intensity",
+    "attainable": "flops_per_s",
+    "share of peak": "percent",
+    "time floor": "seconds",
+}
 
 
 def op_points(device: Device, precision: str, chosen: dict[str, dict]) -> list[Estimate]:
@@ -22,19 +30,21 @@ def op_points(device: Device, precision: str, chosen: dict[str, dict]) -> list[E
 
 
 def table(points: list[Estimate]) -> pd.DataFrame:
-    """One row per op point, SI numbers with units in the column names."""
-    return pd.DataFrame(
+    """One row per op point, SI numbers; attrs["units"] names their kinds."""
+    df = pd.DataFrame(
         {
             "operation": [e.cost.name for e in points],
             "FLOPs": [e.cost.flops for e in points],
             "bytes": [e.cost.bytes for e in points],
-            "intensity (FLOP/byte)": [e.intensity for e in points],
-            "attainable (FLOP/s)": [e.attainable_flops_per_s for e in points],
+            "intensity": [e.intensity for e in points],
+            "attainable": [e.attainable_flops_per_s for e in points],
             "bound by": [e.limiter for e in points],
-            "fraction of peak": [e.fraction_of_peak for e in points],
-            "time floor (s)": [e.time_floor_s for e in points],
+            "share of peak": [e.fraction_of_peak for e in points],
+            "time floor": [e.time_floor_s for e in points],
         }
     )
+    df.attrs["units"] = UNITS
+    return df
 
 
 def takeaway(points: list[Estimate], device: Device, precision: str) -> str:
