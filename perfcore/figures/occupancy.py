@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from perfcore import format as fmt
 from perfcore.explain.occupancy import Occupancy
-from perfcore.figures.style import LIGHT, SECOND_DEVICE_DASH, Theme, base_layout, color, note
+from perfcore.figures.style import LIGHT, SECOND_DEVICE_DASH, Theme, base_layout, color, grid, note
 from perfcore.model.occupancy import TileQuantisation, utilisation, waves
 from perfcore.model.specs import Device
 
@@ -70,10 +70,10 @@ def _waves(device: Device, max_blocks: int, theme: Theme) -> go.Scatter:
     )
 
 
-def _waves_axis(most: int) -> dict:
+def _waves_axis(most: int, theme: Theme) -> dict:
     """The right axis: whole waves from 0, about five ticks."""
     step = max(1, math.ceil(most / 5))
-    place = {"overlaying": "y", "side": "right", "showgrid": False}
+    place = {"overlaying": "y", "side": "right", "showgrid": False, **grid(theme)}
     return {"title": {"text": "waves"}, "range": [0, most * 1.1], "dtick": step, **place}
 
 
@@ -119,7 +119,7 @@ def occupancy_sawtooth_figure(
     fig.update_layout(
         xaxis={"title": {"text": "thread blocks launched"}, "range": [0, x_max * 1.08]},
         yaxis={"title": {"text": "utilisation"}, "range": [0, 1.1], "tickformat": ".0%"},
-        yaxis2=_waves_axis(waves(x_max, device.compute_units)),
+        yaxis2=_waves_axis(waves(x_max, device.compute_units), theme),
     )
     return fig
 
