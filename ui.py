@@ -35,6 +35,7 @@ UPLOAD_HELP = "Same columns as data/specs.csv; adds or overrides rows. Not part 
 RESULTS_HELP = "From `python -m perfcore measure` or the Measure page. Not part of the link."
 _NOTICES = "_url_notices"
 _CONTEXT = "_perfcore_context"
+_THEME = "_perfcore_theme"
 _PAGES = "_perfcore_pages"
 # No Plotly logo; a phone gets the same tools as a laptop.
 CHART_CONFIG = {"displaylogo": False}
@@ -45,10 +46,17 @@ def hosted_mode() -> bool:
     return os.environ.get(HOSTED_ENV, "").strip().lower() not in ("", "0", "false")
 
 
-def theme() -> Theme:
-    """The chart theme matching the page: the browser's reported theme, else the configured."""
-    kind = st.context.theme.type or st.get_option("theme.base")
+def _active_theme() -> Theme:
+    """The page's theme now: the configured one (theme.base) on a session's first run, whose
+    request the browser sends before the server has told it that theme, then the browser's."""
+    first = _THEME not in st.session_state
+    kind = (first and st.get_option("theme.base")) or st.context.theme.type
     return THEMES.get(kind, LIGHT)
+
+
+def theme() -> Theme:
+    """The chart theme matching the page, as the sidebar found it for this run."""
+    return st.session_state.get(_THEME) or _active_theme()
 
 
 def chart(fig, key: str) -> None:
@@ -311,6 +319,7 @@ def sidebar() -> Context:
     other = None if compare in (NO_COMPARE, device) else specs[compare]
     ctx = Context(specs, specs[device], precision, other, label)
     st.session_state[_CONTEXT] = ctx
+    st.session_state[_THEME] = _active_theme()
     return ctx
 
 
