@@ -74,6 +74,7 @@ st.caption(view.spec_line(spec, known is not None))
 
 def show(records: tuple, spec) -> None:
     """The records' table, the seeds' charts, and the points on the spec roofline."""
+    theme = ui.theme()
     st.caption(view.source_line(records, live=bool(live)))
     st.markdown(view.precision_note(records))
     ui.table(view.table(records), "measurements", empty="—")
@@ -81,30 +82,30 @@ def show(records: tuple, spec) -> None:
     rows = model.sweep(records)
     if rows:
         overhead, roof = model.overhead_by_n(records), model.roof_by_n(records, spec)
-        st.plotly_chart(sweep_figure(rows, overhead, roof, spec.name), key="me_sweep")
+        ui.chart(sweep_figure(rows, overhead, roof, spec.name, theme), "me_sweep")
         st.caption(model.sweep_sentence(records))
     precision = view.roof_precision(records, ctx.precision)
     points = view.overlay(live, uploaded)
     overhead = model.overhead_ceiling(records)
-    st.plotly_chart(roofline_figure(spec, precision, measured=points, overhead=overhead),
-                    key="me_roofline")  # fmt: skip
+    fig = roofline_figure(spec, precision, measured=points, overhead=overhead, theme=theme)
+    ui.chart(fig, "me_roofline")
     dispatch = clock.dispatch(records)
     if dispatch:
-        st.plotly_chart(dispatch_figure(dispatch), key="me_dispatch")
+        ui.chart(dispatch_figure(dispatch, theme), "me_dispatch")
         ui.table(clock.dispatch_table(dispatch), "dispatch_vs_compute")
         st.caption(clock.dispatch_sentence(dispatch))
     pairs = clock.pairs(records)
     if pairs:
-        st.plotly_chart(pairs_figure(pairs), key="me_pairs")
+        ui.chart(pairs_figure(pairs, theme), "me_pairs")
         st.caption(" ".join(pair.sentence for pair in pairs))
     st.caption(clock.elementwise_sentence(records))
     spread = clock.spread(records)
     if spread:
-        st.plotly_chart(spread_figure(spread), key="me_spread")
+        ui.chart(spread_figure(spread, theme), "me_spread")
         st.caption(spread.sentence)
     ceilings = model.ceilings(records, spec)
     if ceilings:
-        st.plotly_chart(ceilings_figure(ceilings, spec.name), key="me_ceilings")
+        ui.chart(ceilings_figure(ceilings, spec.name, theme), "me_ceilings")
         ui.table(model.ceilings_table(ceilings, spec), "ceilings")
     ui.takeaway(view.takeaway(records, spec, known is not None))
 
