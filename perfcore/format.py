@@ -123,11 +123,12 @@ def figures(value: float) -> str:
 
 
 def column_scale(kind: str, values: Iterable[float | None]) -> Scale:
-    """One prefix for the column: its largest value's, or where that would print the smallest
-    below 0.01, the smallest value's. Missing values (None, NaN) and zeros are ignored."""
+    """One prefix for the column: its median value's (most values then read 1 to 999), or
+    where that would print the smallest below 0.01, the smallest value's. Missing values
+    (None, NaN) and zeros are ignored."""
     unit, prefixes = KINDS[kind]
-    sizes = [abs(v) for v in values if v is not None and math.isfinite(v) and v != 0]
-    factor, prefix = _prefix(max(sizes, default=1.0), prefixes)
+    sizes = sorted(abs(v) for v in values if v is not None and math.isfinite(v) and v != 0)
+    factor, prefix = _prefix(sizes[len(sizes) // 2] if sizes else 1.0, prefixes)
     if min(sizes, default=factor) / factor < 0.01:
         factor, prefix = _prefix(min(sizes), prefixes)
     return Scale(factor, f"{prefix}{unit}")

@@ -34,3 +34,15 @@ def run_page(page: str, query: dict | None = None, timeout: float = 60):
 def notices(at) -> list[str]:
     """The URL-fallback notices an AppTest run shows."""
     return [w.value for w in at.warning if "was ignored" in w.value]
+
+
+def table_text(at, index: int = 0):
+    """What a table shows: its cells as displayed text, its headers with their units."""
+    import json
+
+    import pyarrow as pa
+
+    proto = at.dataframe[index].proto
+    shown = pa.ipc.open_stream(proto.arrow_data.styler.display_values).read_pandas()
+    labels = {c: v.get("label", c) for c, v in json.loads(proto.columns or "{}").items()}
+    return shown.rename(columns=labels)

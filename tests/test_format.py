@@ -41,9 +41,10 @@ def test_small_values_keep_a_prefix():
      ("percent", [0.0006, 0.504], "%", ["0.0600", "50.4"]),
      ("capacity", [80 * 1024**3, 16 * 1024**3], "GiB", ["80.0", "16.0"]),
      ("traffic", [33.6e6], "MB", ["33.6"]),
-     ("intensity", [295.5, 1365.3], "FLOP/byte", ["296", "1,365"])],
+     ("intensity", [295.5, 1365.3], "FLOP/byte", ["296", "1,365"]),
+     ("flops_per_s", [34e12, 67e12, 990e12, 1979e12], "TFLOP/s", ["34.0", "67.0", "990", "1,979"])],
 )  # fmt: skip
-def test_a_column_gets_one_prefix_from_its_largest_value(kind, values, unit, texts):
+def test_a_column_gets_one_prefix_from_its_median_value(kind, values, unit, texts):
     scale = fmt.column_scale(kind, values)
     assert scale.unit == unit
     assert [scale.text(v) for v in values] == texts
