@@ -1,13 +1,18 @@
 """The app shell: every page runs for every device; links restore views; junk falls back."""
 
+import re
+
 import pytest
-from conftest import SEED, notices, run_page
+from conftest import SEED, notices, run_page, table_text
 
 from perfcore import load_specs
+from perfcore.format import NOT_PUBLISHED
 
 PAGES = ["home", "roofline", "hierarchy", "generations", "precision", "occupancy", "scale_out",
          "pitfalls", "measure"]  # fmt: skip
 DEVICES = list(load_specs())
+TEXT_KINDS = ("title", "header", "subheader", "markdown", "caption", "info", "warning", "error",
+              "success", "latex")  # fmt: skip
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -52,3 +57,28 @@ def test_quick_calculator_moves_with_its_inputs():
     assert [m.value for m in at.metric][:2] == ["1,365", "compute"]
     at.number_input(key="calc_flops").set_value(2 * 4096**2).run()
     assert at.metric[1].value == "memory"
+
+
+def _rendered_text(at) -> str:
+    """Every string a page shows: text elements, metrics and their help, control labels and
+    options, table cells and headers, chart titles, legends and labels."""
+    texts = [e.value for kind in TEXT_KINDS for e in at.get(kind)]
+    texts += [f"{m.label} {m.value} {m.proto.help}" for m in at.metric]
+    for kind in ("selectbox", "radio", "multiselect", "number_input", "toggle", "expander"):
+        texts += [f"{w.label} {getattr(w, 'options', '')}" for w in at.get(kind)]
+    texts += [table_text(at, i).to_csv() for i in range(len(at.dataframe))]
+    texts += [chart.proto.spec for chart in at.get("plotly_chart")]
+    return "\n".join(map(str, texts))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_page_shows_words_from_outside_the_product(page):
+    at = run_page(page)
+    assert not re.findall(r".{30}(?:seed|demo).{30}", _rendered_text(at), re.IGNORECASE)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_the_default_view_publishes_every_headline_metric(page):
+    at = run_page(page)
+    assert not at.exception
+    assert not [m.label for m in at.metric if NOT_PUBLISHED in m.value]
