@@ -11,10 +11,11 @@ from __future__ import annotations
 import functools
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from perfcore import format as fmt
@@ -59,10 +60,28 @@ def theme() -> Theme:
     return st.session_state.get(_THEME) or _active_theme()
 
 
-def chart(fig, key: str) -> None:
-    """A figure at the container's width, in the colours its builder gave it (theme=None:
-    Streamlit's own chart theme would repaint them)."""
+def chart(key: str, builder: Callable[..., go.Figure], *args, **kw) -> None:
+    """builder(*args, **kw) in the page's theme, at the container's width, built once per input.
+
+    theme=None: Streamlit's own chart theme would repaint the builder's colours.
+    """
+    args = tuple(tuple(a) if isinstance(a, list) else a for a in args)
+    named = tuple(sorted({**kw, "theme": theme()}.items()))
+    try:
+        fig = _figure(builder, args, named)
+    except TypeError:  # an unhashable input (a dict): build it every time
+        fig = builder(*args, **dict(named))
     st.plotly_chart(fig, key=key, theme=None, width="stretch", config=CHART_CONFIG)
+
+
+# Figures by input, shared by every session: building one costs more than the rest of most
+# reruns (plotly validates every property), and a user goes back and forth between views.
+# Not st.cache_data: it pickles the figure, and unpickling rebuilds and revalidates it. The
+# cached figure is never changed: st.plotly_chart serialises a copy.
+@functools.lru_cache(maxsize=256)
+def _figure(builder: Callable[..., go.Figure], args: tuple, named: tuple) -> go.Figure:
+    """builder(*args, **dict(named)), remembered."""
+    return builder(*args, **dict(named))
 
 
 @dataclass(frozen=True)

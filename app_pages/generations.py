@@ -35,8 +35,9 @@ for col, (label, value) in zip(cols, view.growth_headline(g), strict=False):
     col.metric(label, value)
 bound_help = f"Devices on which {op} is memory-bound, of those publishing {precision}"
 cols[3].metric(f"Memory-bound ({precision})", view.bound_count(rows), help=bound_help)
-ui.chart(ridge_by_year_figure(rows, cost, precision, (old, new), ui.theme()), "ge_chart")
-ui.chart(growth_figure(g, old, new, precision, ui.theme()), "ge_growth_chart")
+ui.chart("ge_chart", ridge_by_year_figure, rows, cost, precision, (old, new))
+if ui.flag("Chart the growth, old to new", "ge_growth"):  # the metrics above say it first
+    ui.chart("ge_growth_chart", growth_figure, g, old, new, precision)
 ui.table(view.table(rows, precision, cost), "generations")
 ui.takeaway(view.takeaway(rows, cost, precision, g, (old, new)))
 ui.spec_caption(old, new)

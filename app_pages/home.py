@@ -23,7 +23,7 @@ if result is None:
     st.warning(f"{ctx.device.name}: {ctx.precision} peak or memory bandwidth not published.")
 else:
     with right:
-        ui.chart(calculator_figure(ctx.device, ctx.precision, result, ui.theme()), "home_chart")
+        ui.chart("home_chart", calculator_figure, ctx.device, ctx.precision, result)
     for col, (label, value) in zip(st.columns(4), home.metrics(result), strict=True):
         col.metric(label, value)
     ui.takeaway(home.takeaway(result))

@@ -74,7 +74,6 @@ st.caption(view.spec_line(spec, known is not None))
 
 def show(records: tuple, spec) -> None:
     """The records' table, the seeds' charts, and the points on the spec roofline."""
-    theme = ui.theme()
     st.caption(view.source_line(records, live=bool(live)))
     st.markdown(view.precision_note(records))
     ui.table(view.table(records), "measurements", empty="—")
@@ -82,30 +81,29 @@ def show(records: tuple, spec) -> None:
     rows = model.sweep(records)
     if rows:
         overhead, roof = model.overhead_by_n(records), model.roof_by_n(records, spec)
-        ui.chart(sweep_figure(rows, overhead, roof, spec.name, theme), "me_sweep")
+        ui.chart("me_sweep", sweep_figure, rows, overhead, roof, spec.name)
         st.caption(model.sweep_sentence(records))
     precision = view.roof_precision(records, ctx.precision)
     points = view.overlay(live, uploaded)
     overhead = model.overhead_ceiling(records)
-    fig = roofline_figure(spec, precision, measured=points, overhead=overhead, theme=theme)
-    ui.chart(fig, "me_roofline")
+    ui.chart("me_roofline", roofline_figure, spec, precision, measured=points, overhead=overhead)
     dispatch = clock.dispatch(records)
     if dispatch:
-        ui.chart(dispatch_figure(dispatch, theme), "me_dispatch")
+        ui.chart("me_dispatch", dispatch_figure, dispatch)
         ui.table(clock.dispatch_table(dispatch), "dispatch_vs_compute")
         st.caption(clock.dispatch_sentence(dispatch))
     pairs = clock.pairs(records)
     if pairs:
-        ui.chart(pairs_figure(pairs, theme), "me_pairs")
+        ui.chart("me_pairs", pairs_figure, pairs)
         st.caption(" ".join(pair.sentence for pair in pairs))
     st.caption(clock.elementwise_sentence(records))
     spread = clock.spread(records)
     if spread:
-        ui.chart(spread_figure(spread, theme), "me_spread")
+        ui.chart("me_spread", spread_figure, spread)
         st.caption(spread.sentence)
     ceilings = model.ceilings(records, spec)
     if ceilings:
-        ui.chart(ceilings_figure(ceilings, spec.name, theme), "me_ceilings")
+        ui.chart("me_ceilings", ceilings_figure, ceilings, spec.name)
         ui.table(model.ceilings_table(ceilings, spec), "ceilings")
     ui.takeaway(view.takeaway(records, spec, known is not None))
 

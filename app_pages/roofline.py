@@ -23,9 +23,8 @@ previous = view.op_points(ctx.device, previous_precision, sizes)
 st.session_state["rf_previous_precision"] = ctx.precision
 with st.expander("Overlay measured points", expanded=False):
     measured = ui.results_upload("rf_results")
-fig = roofline_figure(ctx.device, ctx.precision, points, ctx.compare, measured, previous,
-                      theme=ui.theme())  # fmt: skip
-ui.chart(fig, "rf_chart")
+ui.chart("rf_chart", roofline_figure, ctx.device, ctx.precision, points, ctx.compare, measured,
+         previous)  # fmt: skip
 ui.table(view.table(points), "roofline")
 ui.takeaway(view.takeaway(points, ctx.device, ctx.precision))
 ui.spec_caption(ctx.device, ctx.compare)
