@@ -26,6 +26,7 @@ from perfcore.measure.devices import Detected
 from perfcore.measure.points import MeasuredPoint, measured_points
 from perfcore.measure.results import Record, ResultsError, load_results_bytes, to_json
 from perfcore.model.ops import Param
+from perfcore.model.sanity import sanity_problems
 from perfcore.model.specs import PRECISIONS, Device, SpecError, load_specs, load_specs_bytes
 
 HOSTED_ENV = "PERFCORE_HOSTED"
@@ -323,7 +324,16 @@ def _specs_from_upload() -> tuple[dict[str, Device], str]:
         st.sidebar.error(f"Kept the bundled specs: {upload.name} has problems.")
         st.sidebar.code(str(e), language=None, wrap_lines=True)
         return specs, "data/specs.csv"
+    _warn_implausible(mine, upload.name)
     return {**specs, **mine}, f"data/specs.csv + {upload.name}"
+
+
+def _warn_implausible(mine: dict[str, Device], label: str) -> None:
+    """Beside the device picker: each uploaded figure that looks typed in the wrong unit."""
+    problems = [f"- {p}" for d in mine.values() for p in sanity_problems(d)]
+    if problems:
+        head = f"{label} loaded, but these figures look implausible (device: column, why):"
+        st.sidebar.warning("\n".join([head, *problems]), icon=":material/rule:")
 
 
 def sidebar() -> Context:

@@ -82,3 +82,37 @@ def test_the_default_view_publishes_every_headline_metric(page):
     at = run_page(page)
     assert not at.exception
     assert not [m.label for m in at.metric if NOT_PUBLISHED in m.value]
+
+
+def _upload_specs(at, rows: dict[str, dict[str, str]]):
+    """Upload a specs CSV of bundled rows renamed (new name -> {column: new value})."""
+    import csv
+    import io
+
+    from perfcore.model.specs import DEFAULT_PATH
+
+    with open(DEFAULT_PATH, newline="") as f:
+        bundled = {r["name"]: r for r in csv.DictReader(f)}
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(next(iter(bundled.values()))))
+    writer.writeheader()
+    for name, changes in rows.items():
+        writer.writerow({**bundled["NVIDIA H100 SXM"], "name": name, **changes})
+    uploader = next(u for u in at.file_uploader if u.key == "specs_upload")
+    return uploader.set_value(("mine.csv", out.getvalue().encode(), "text/csv")).run()
+
+
+def test_an_uploaded_row_with_a_sparse_figure_is_warned_about_beside_the_device_picker():
+    at = _upload_specs(run_page("home"), {"My H100": {"fp8_tflops": "3957.8"}, "Fine": {}})
+    assert not at.exception
+    warnings = [w.value for w in at.sidebar.warning]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("mine.csv loaded, but these figures look implausible")
+    assert "My H100: column 'fp8_tflops' = 3957.8" in warnings[0] and "2:4-sparse" in warnings[0]
+    assert "My H100" in at.selectbox(key="device").options
+
+
+def test_a_plausible_upload_gets_no_warning():
+    at = _upload_specs(run_page("home"), {"Fine": {}})
+    assert not at.sidebar.warning
+    assert "Fine" in at.selectbox(key="device").options

@@ -8,7 +8,6 @@ from seed import DEMO4
 from perfcore.model.precision import LABELS
 
 
-
 def _metric(at, start: str) -> str:
     return next(m.value for m in at.metric if m.label.startswith(start))
 
