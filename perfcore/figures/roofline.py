@@ -43,17 +43,15 @@ def memory_roofs(device: Device) -> list[tuple[str, float]]:
     return [(label, bw) for label, bw in roofs if bw]
 
 
-def _flat_roof(device: Device, p: str, i: int, chosen: bool, prefix: str, dash) -> go.Scatter:
-    """The flat compute roof at precision p, from its ridge to the right edge."""
+def _flat_roof(device: Device, p: str, i: int, prefix: str, dash) -> go.Scatter:
+    """The chosen precision's flat compute roof, from its ridge to the right edge."""
     peak, bw = device.peak_flops(p), device.memory_bytes_per_s
-    start = ridge_point(peak, bw) if bw else X_MIN
     return go.Scatter(
-        x=[start, X_MAX],
+        x=[ridge_point(peak, bw) if bw else X_MIN, X_MAX],
         y=[peak, peak],
         mode="lines",
         name=f"{prefix}{p} roof {fmt.flops_per_s(peak)} (spec)",
-        line={"color": color(i), "width": 3 if chosen else 1.2, "dash": dash},
-        opacity=1 if chosen else 0.5,
+        line={"color": color(i), "width": 3, "dash": dash},
         hovertemplate=f"{prefix}{p} peak (published spec): {fmt.flops_per_s(peak)}<extra></extra>",
     )
 
@@ -73,6 +71,42 @@ def slanted_roof(
     )
 
 
+def _segments(name: str, parts: list[tuple[str, tuple, tuple]], line: dict) -> go.Scatter:
+    """Several roofs as one trace: each part (label, (x0, x1), (y0, y1)) a segment, its label
+    at its far end. One trace, not one per roof: every trace costs the browser a redraw."""
+    x, y, text = [], [], []
+    for label, (x0, x1), (y0, y1) in parts:
+        x += [x0, x1, None]
+        y += [y0, y1, None]
+        text += ["", label, ""]
+    return go.Scatter(x=x, y=y, mode="lines+text", text=text, textposition="top left",
+                      textfont={"size": 11, "color": line["color"]}, name=name, line=line,
+                      hovertext=text, hoverinfo="text")  # fmt: skip
+
+
+def _other_precisions(device: Device, precision: str, theme: Theme) -> go.Scatter | None:
+    """The other published precisions' flat roofs, thin, each named at its right end
+    (precisions with the same peak share a name: 'fp8 = int8')."""
+    by_peak: dict[float, list[str]] = {}
+    for p in device.published_precisions():
+        if p != precision:
+            by_peak.setdefault(device.peak_flops(p), []).append(p)
+    bw = device.memory_bytes_per_s
+    parts = [(f"{' = '.join(ps)} {fmt.flops_per_s(peak)}",
+              (ridge_point(peak, bw) if bw else X_MIN, X_MAX), (peak, peak))
+             for peak, ps in by_peak.items()]  # fmt: skip
+    line = {"color": theme.muted, "width": 1.2}
+    return _segments("other precisions' roofs (spec)", parts, line) if parts else None
+
+
+def _other_memory(memory: list[tuple[str, float]], top: float, theme: Theme) -> go.Scatter | None:
+    """The memory roofs past device memory (L2, links), dotted, each named at its top."""
+    parts = [(f"{label} {fmt.bytes_per_s(bw)}", (X_MIN, top / bw), (bw * X_MIN, top))
+             for label, bw in memory]  # fmt: skip
+    line = {"color": theme.muted, "width": 1, "dash": ESTIMATE_DASH}
+    return _segments("L2 and link roofs", parts, line) if parts else None
+
+
 def roof_traces(
     device: Device,
     precision: str,
@@ -81,22 +115,24 @@ def roof_traces(
     brief: bool = False,
     theme: Theme = LIGHT,
 ) -> list[go.Scatter]:
-    """A device's roofs: flat per published precision, slanted per memory level.
-
-    brief=True (a compared device) draws only the chosen precision and device memory.
-    """
+    """A device's roofs: the chosen precision's and device memory's, then (unless brief, as
+    for a compared device) every other precision's and memory level's, one trace each kind."""
     published = device.published_precisions()
-    shown = [p for p in published if p == precision] if brief else published
-    flats = [_flat_roof(device, p, published.index(p), p == precision, prefix, dash) for p in shown]
-    top = max((device.peak_flops(p) for p in shown), default=None)
-    memory = memory_roofs(device)[: 1 if brief else None]
+    chosen = [precision] if precision in published else []
+    traces = [_flat_roof(device, p, published.index(p), prefix, dash) for p in chosen]
+    top = max((device.peak_flops(p) for p in (chosen if brief else published)), default=None)
+    memory = memory_roofs(device)
     if top is None:
-        return flats
-    slants = [
-        slanted_roof(label, bw, top, j == 0, prefix, dash or (None if j else ESTIMATE_DASH), theme)
-        for j, (label, bw) in enumerate(memory)
-    ]
-    return flats + slants
+        return traces
+    if memory:
+        label, bw = memory[0]
+        traces.append(slanted_roof(label, bw, top, True, prefix, dash, theme))
+    if not brief:
+        traces += [
+            _other_precisions(device, precision, theme),
+            _other_memory(memory[1:], top, theme),
+        ]
+    return [t for t in traces if t is not None]
 
 
 def ridge_trace(
