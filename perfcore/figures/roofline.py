@@ -181,7 +181,8 @@ def op_traces(points: Sequence[Estimate], theme: Theme = LIGHT) -> list[go.Scatt
             y=[e.attainable_flops_per_s],
             mode="markers+text" if named else "markers",
             text=[e.cost.name] if named else None,
-            textposition="middle right",
+            # Alternate sides: ops at one intensity (mat-vec, batch-1 decode) keep apart names.
+            textposition=("middle right", "middle left")[i % 2],
             marker={
                 "size": 12,
                 "color": theme.ink,
