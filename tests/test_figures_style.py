@@ -138,6 +138,7 @@ def test_background_text_and_grid_come_from_the_theme(specs, name, theme):
     fig = BUILDERS[name](specs, theme)
     assert fig.layout.paper_bgcolor == fig.layout.plot_bgcolor == theme.background
     assert fig.layout.font.color == theme.text
+    assert fig.layout.modebar.color == theme.muted
     axes = _axes(fig)
     assert axes and all(a.get("gridcolor") == theme.grid for a in axes.values()), axes
 

@@ -84,6 +84,7 @@ def base_layout(
         plot_bgcolor=theme.background,
         paper_bgcolor=theme.background,
         font={"family": "sans-serif", "size": 13, "color": theme.text},
+        modebar={"bgcolor": "rgba(0,0,0,0)", "color": theme.muted, "activecolor": theme.text},
     )
 
 
