@@ -270,22 +270,26 @@ def table(df: pd.DataFrame, name: str, empty: str = NOT_PUBLISHED) -> None:
 
     df.attrs["units"] maps a column to its kind (a perfcore.format function name): one scale
     for the whole column. df.attrs["row_units"] maps a column to the column naming each
-    row's kind (a table of mixed quantities): each cell printed in its own unit.
+    row's kind (a table of mixed quantities): each cell shown as text in its own unit.
+    (No pandas Styler: building one costs about 100 ms a table, on every rerun.)
     """
     units, row_units = df.attrs.get("units", {}), df.attrs.get("row_units", {})
     scales = {c: fmt.column_scale(k, df[c]) for c, k in units.items()}
     shown = df.assign(**{c: df[c].astype(float) / s.factor for c, s in scales.items()})
-    styled = shown.style.format(dict.fromkeys(scales, fmt.figures), na_rep=empty)
-    for column, kinds in row_units.items():
-        for row, kind in df[kinds].items():
-            cell = pd.IndexSlice[[row], [column]]
-            styled.format(getattr(fmt, kind) if kind else fmt.figures, subset=cell, na_rep=empty)
-    config = {c: st.column_config.NumberColumn(fmt.header(c, s.unit)) for c, s in scales.items()}
+    shown = shown.assign(**{c: _texts(df[c], df[k]) for c, k in row_units.items()})
+    config = {c: st.column_config.NumberColumn(fmt.header(c, s.unit), format=s.printf)
+              for c, s in scales.items()}  # fmt: skip
     config |= dict.fromkeys(row_units.values())  # each row's kind is in its cell's text
-    st.dataframe(styled, hide_index=True, width="stretch", column_config=config)
+    st.dataframe(shown, hide_index=True, width="stretch", column_config=config, placeholder=empty)
     csv = functools.partial(_si_table(df).to_csv, index=False)  # written on click only
     st.download_button("Download CSV", csv, file_name=f"{name}.csv", mime="text/csv",
                        key=f"download_{name}", on_click="ignore")  # fmt: skip
+
+
+def _texts(values: pd.Series, kinds: pd.Series) -> list[str | None]:
+    """Each SI value as text in its own kind's unit (format.py); None where missing."""
+    return [None if pd.isna(v) else getattr(fmt, k)(v) if k else fmt.figures(v)
+            for v, k in zip(values, kinds, strict=True)]  # fmt: skip
 
 
 def _si_table(df: pd.DataFrame) -> pd.DataFrame:

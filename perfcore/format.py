@@ -84,7 +84,7 @@ def percent(fraction: float | None, digits: int = 3) -> str:
 
 def ratio(value: float | None, digits: int = 2) -> str:
     """A ratio as '7.9x'."""
-    return NOT_PUBLISHED if value is None else f"{_sig(value, digits)}x"
+    return NOT_PUBLISHED if value is None else f"{_sig(value, digits, grouped=True)}x"
 
 
 # Table column kinds (the names of the functions above): SI unit and the prefixes offered.
@@ -102,36 +102,51 @@ KINDS = {
     "ratio": ("x", _ONE),
 }
 SI_UNITS = {kind: unit for kind, (unit, _) in KINDS.items()} | {"percent": "fraction"}
-TABLE_DIGITS = 3
+TABLE_DIGITS, TABLE_MAX_DECIMALS = 3, 4
 
 
 @dataclass(frozen=True)
 class Scale:
-    """How a table column of SI values is shown: value / factor, `unit` in the header."""
+    """How a table column of SI values is shown: value / factor with `decimals` decimals,
+    thousands grouped, `unit` in the header."""
 
     factor: float
     unit: str
+    decimals: int
+
+    @property
+    def printf(self) -> str:
+        """The column's number format for the browser (sprintf-js): '%,.2f'."""
+        return f"%,.{self.decimals}f"
 
     def text(self, value: float) -> str:
         """One SI value as the column shows it, without the unit ('989', '0.139')."""
-        return figures(value / self.factor)
+        return f"{value / self.factor:,.{self.decimals}f}"
 
 
 def figures(value: float) -> str:
-    """A table number to 3 significant figures, thousands grouped ('0.139', '83,886,080')."""
+    """A number to 3 significant figures, thousands grouped ('0.139', '1,365')."""
     return _sig(value, TABLE_DIGITS, grouped=True)
 
 
 def column_scale(kind: str, values: Iterable[float | None]) -> Scale:
-    """One prefix for the column: its median value's (most values then read 1 to 999), or
-    where that would print the smallest below 0.01, the smallest value's. Missing values
+    """One prefix and decimal count for a column: the median value's prefix (most values then
+    read 1 to 999), or the smallest value's where that would print it below 0.01; decimals
+    for 3 figures of the median and at least 2 of the smallest (at most 4). Missing values
     (None, NaN) and zeros are ignored."""
     unit, prefixes = KINDS[kind]
     sizes = sorted(abs(v) for v in values if v is not None and math.isfinite(v) and v != 0)
-    factor, prefix = _prefix(sizes[len(sizes) // 2] if sizes else 1.0, prefixes)
-    if min(sizes, default=factor) / factor < 0.01:
-        factor, prefix = _prefix(min(sizes), prefixes)
-    return Scale(factor, f"{prefix}{unit}")
+    middle, low = (sizes[len(sizes) // 2], sizes[0]) if sizes else (1.0, 1.0)
+    factor, prefix = _prefix(middle, prefixes)
+    if low / factor < 0.01:
+        factor, prefix = _prefix(low, prefixes)
+    decimals = max(_decimals(middle / factor, TABLE_DIGITS), _decimals(low / factor, 2))
+    return Scale(factor, f"{prefix}{unit}", min(decimals, TABLE_MAX_DECIMALS))
+
+
+def _decimals(value: float, digits: int) -> int:
+    """Decimals that show `digits` significant figures of value (0 for a large value)."""
+    return max(digits - 1 - math.floor(math.log10(value)), 0)
 
 
 def _prefix(value: float, prefixes) -> tuple[float, str]:

@@ -37,12 +37,19 @@ def notices(at) -> list[str]:
 
 
 def table_text(at, index: int = 0):
-    """What a table shows: its cells as displayed text, its headers with their units."""
+    """What a table shows: each cell as the browser prints it (a printf number format, the
+    placeholder where missing), each header with its unit."""
     import json
 
-    import pyarrow as pa
+    import pandas as pd
 
-    proto = at.dataframe[index].proto
-    shown = pa.ipc.open_stream(proto.arrow_data.styler.display_values).read_pandas()
-    labels = {c: v.get("label", c) for c, v in json.loads(proto.columns or "{}").items()}
+    element = at.dataframe[index]
+    config = json.loads(element.proto.columns or "{}")
+    shown = element.value.astype(object)
+    for column in shown.columns:
+        printf = config.get(column, {}).get("type_config", {}).get("format", "")
+        python = printf.replace("%", "{:", 1) + "}" if printf else "{}"
+        shown[column] = [element.proto.placeholder if pd.isna(v) else python.format(v)
+                         for v in shown[column]]  # fmt: skip
+    labels = {c: v.get("label", c) for c, v in config.items()}
     return shown.rename(columns=labels)

@@ -35,14 +35,15 @@ def test_small_values_keep_a_prefix():
 @pytest.mark.parametrize(
     ("kind", "values", "unit", "texts"),
     [("flops_per_s", [989.4e12, 125e12], "TFLOP/s", ["989", "125"]),
-     ("bytes_per_s", [3.35e12, 0.9e12], "TB/s", ["3.35", "0.900"]),
-     ("seconds", [139e-6, 2e-3], "ms", ["0.139", "2.00"]),
-     ("seconds", [2.5, 0.5], "s", ["2.50", "0.500"]),
-     ("percent", [0.0006, 0.504], "%", ["0.0600", "50.4"]),
+     ("bytes_per_s", [3.35e12, 0.9e12], "TB/s", ["3.35", "0.90"]),
+     ("seconds", [139e-6, 2e-3], "ms", ["0.14", "2.00"]),
+     ("seconds", [2.5, 0.5], "s", ["2.50", "0.50"]),
+     ("percent", [0.0006, 0.504], "%", ["0.060", "50.400"]),
      ("capacity", [80 * 1024**3, 16 * 1024**3], "GiB", ["80.0", "16.0"]),
      ("traffic", [33.6e6], "MB", ["33.6"]),
      ("intensity", [295.5, 1365.3], "FLOP/byte", ["296", "1,365"]),
-     ("flops_per_s", [34e12, 67e12, 990e12, 1979e12], "TFLOP/s", ["34.0", "67.0", "990", "1,979"])],
+     ("flops_per_s", [34e12, 67e12, 990e12, 1979e12], "TFLOP/s", ["34", "67", "990", "1,979"]),
+     ("flops_per_s", [7.8e12, 15.7e12, 125e12], "TFLOP/s", ["7.8", "15.7", "125.0"])],
 )  # fmt: skip
 def test_a_column_gets_one_prefix_from_its_median_value(kind, values, unit, texts):
     scale = fmt.column_scale(kind, values)
@@ -54,6 +55,7 @@ def test_a_column_spanning_many_decades_takes_its_smallest_values_prefix():
     scale = fmt.column_scale("capacity", [80 * 1024**3, 228 * 1024])
     assert scale.unit == "KiB"
     assert [scale.text(v) for v in (80 * 1024**3, 228 * 1024)] == ["83,886,080", "228"]
+    assert scale.printf == "%,.0f"
 
 
 def test_missing_values_and_zeros_do_not_choose_the_prefix():

@@ -19,7 +19,7 @@ def _y_title(at) -> str:
 def test_the_seeds_demo1_flops_forgone_are_in_the_table():
     at = run_page("hierarchy", SEED_FP16)
     shown = table_text(at)["FLOPs forgone per trip (MFLOP)"]
-    assert list(shown[:6]) == ["0.990", "29.7", "198", "495", "1,980", "4,950"]
+    assert list(shown[:6]) == ["0.99", "29.70", "198.00", "495.00", "1,980.00", "4,950.00"]
     assert _trip(at) == "495 MFLOP"
 
 

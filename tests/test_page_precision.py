@@ -64,7 +64,7 @@ def test_an_unpublished_precision_is_listed_as_not_published():
     assert df.loc["FP16 tensor core", "bound by"] == "compute"
     shown = table_text(at).set_index("precision")
     assert shown.loc["FP8 tensor core", "peak (spec) (TFLOP/s)"] == "not published"
-    assert shown.loc["FP16 tensor core", "peak (spec) (TFLOP/s)"] == "125"
+    assert shown.loc["FP16 tensor core", "peak (spec) (TFLOP/s)"] == "125.0"
     assert shown.loc["FP16 tensor core", "time floor (ms)"] == "1.10"
 
 
