@@ -14,7 +14,7 @@ from perfcore.figures.style import LIGHT, Theme, base_layout, log_axis
 from perfcore.model.roofline import Estimate
 from perfcore.model.specs import Device
 
-HEIGHT = 340  # small: the calculator's inputs and metrics stay in view beside it
+HEIGHT = 400  # small: the calculator's inputs and metrics stay in view beside it
 
 
 def calculator_figure(
@@ -29,9 +29,13 @@ def calculator_figure(
     ridge = ridge_trace(device, precision, y_low, theme)
     fig.add_traces([ridge] if ridge is not None else [])
     fig.add_traces(op_traces([point], theme))
+    # Margins grow to fit the tick labels ("100 TFLOP/s"): the chart sits in a narrow column.
+    x = log_axis(x_low, x_high, "arithmetic intensity (FLOP/byte)", theme=theme)
+    y = log_axis(y_low, 3 * top, "attainable FLOP/s", fmt.flops_per_s, theme=theme)
     fig.update_layout(
-        xaxis=log_axis(x_low, x_high, "arithmetic intensity (FLOP/byte)", theme=theme),
-        yaxis=log_axis(y_low, 3 * top, "attainable FLOP/s", fmt.flops_per_s, theme=theme),
-        margin={"t": 10},
+        xaxis={**x, "automargin": True},
+        yaxis={**y, "automargin": True},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.3},
+        margin={"t": 10, "l": 10, "b": 10},
     )
     return fig
