@@ -148,12 +148,10 @@ def _short(device: Device) -> str:
 def title(g: Growth | None) -> str:
     """The page's title, stating which way the ridge moved between the chosen pair."""
     if g is None:
-        return "Generations: the ridge point by year"
+        return "The ridge point by year"
     way = "rose" if g.ridge >= 1 else "fell"
-    return (
-        f"Generations: the {g.precision} ridge point {way} {fmt.ratio(max(g.ridge, 1 / g.ridge))} "
-        f"from {_short(g.old)} ({g.old.year}) to {_short(g.new)} ({g.new.year})"
-    )
+    times = fmt.ratio(max(g.ridge, 1 / g.ridge))
+    return f"The {g.precision} ridge point {way} {times} from {_short(g.old)} to {_short(g.new)}"
 
 
 def bound_count(generation_rows: list[GenerationRow]) -> str:
