@@ -125,8 +125,16 @@ class Scale:
 
 
 def figures(value: float) -> str:
-    """A number to 3 significant figures, thousands grouped ('0.139', '1,365')."""
-    return _sig(value, TABLE_DIGITS, grouped=True)
+    """A number to 3 significant figures, thousands grouped ('0.139', '1,365'); from a million
+    up, as a power of ten ('3.33×10¹⁹'), which stays short and is not e-notation."""
+    if not math.isfinite(value) or abs(value) < 1e6:
+        return _sig(value, TABLE_DIGITS, grouped=True)
+    exponent = math.floor(math.log10(abs(value)))
+    mantissa = _sig(value / 10**exponent, TABLE_DIGITS)
+    return f"{mantissa}×10{str(exponent).translate(_SUPERSCRIPT)}"
+
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
 def column_scale(kind: str, values: Iterable[float | None]) -> Scale:

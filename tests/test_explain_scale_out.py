@@ -45,7 +45,7 @@ def test_seed_one_node_is_24_5_gb_in_27_2_ms_over_the_scale_up_link(specs):
         "24.5 GB",
         "27.2 ms",
     )
-    assert shown["Network leg: time"] == "none (1 node)"
+    assert shown["Network leg: time"] == "none"
 
 
 def test_table_holds_the_seed_rows(specs):
@@ -175,3 +175,9 @@ def test_every_metric_is_a_number_or_says_why_not(specs, name):
         ar = _at(specs, name, nodes=nodes)
         for m in view.link_metrics(ar) + view.leg_metrics(ar) + view.whole_metrics(ar):
             assert "nan" not in m.value.lower() and m.value not in ("0", "")
+
+
+def test_a_leg_with_one_rank_shows_none_and_its_help_says_why(specs):
+    shown = {m.label: m for m in view.leg_metrics(_at(specs, gpus_per_node=1))}
+    leg = shown["In-node leg: time"]
+    assert (leg.value, leg.help) == ("none", "One GPU per node: this leg has nothing to reduce.")

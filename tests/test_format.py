@@ -69,3 +69,8 @@ def test_headers_carry_the_display_unit_and_downloads_the_si_unit():
     assert fmt.header("utilisation", fmt.SI_UNITS["percent"]) == "utilisation (fraction)"
     assert set(fmt.SI_UNITS) == set(fmt.KINDS)
     assert all(callable(getattr(fmt, kind)) for kind in fmt.KINDS)
+
+
+def test_figures_stay_short_for_any_size():
+    assert [fmt.figures(v) for v in (0.1394, 1365.3, 999_999.0)] == ["0.139", "1,365", "999,999"]
+    assert fmt.figures(3.333e19) == "3.33×10¹⁹" and fmt.figures(2e6) == "2.00×10⁶"

@@ -168,27 +168,29 @@ def _or(value: float | None, formatter, none: str) -> str:
     return none if value is None else formatter(value)
 
 
-def _leg_time(leg: Leg, none_text: str) -> str:
-    """A leg's time as text: `none_text` for one rank, 'not published', or '27.2 ms'."""
-    return none_text if leg.ranks < 2 else fmt.seconds(leg.seconds)
+def _leg_time(label: str, leg: Leg, alone: str) -> Metric:
+    """A leg's time ('27.2 ms', 'not published'), or 'none' where `alone` leaves it one rank."""
+    if leg.ranks < 2:
+        return Metric(label, "none", f"{alone}: this leg has nothing to reduce.")
+    derived = "Derived: bytes per GPU / link bandwidth (+ hops x alpha)."
+    return Metric(label, fmt.seconds(leg.seconds), derived)
 
 
 def leg_metrics(ar: AllReduce) -> list[Metric]:
     """Bytes per GPU and time of each leg."""
-    derived = "Derived: bytes per GPU / link bandwidth (+ hops x alpha)."
     return [
         Metric(
             "In-node leg: bytes per GPU",
             fmt.traffic(ar.intra.bytes_per_gpu),
             "Derived: 2(g-1)/g x gradient bytes.",
         ),
-        Metric("In-node leg: time", _leg_time(ar.intra, "none (1 GPU/node)"), derived),
+        _leg_time("In-node leg: time", ar.intra, "One GPU per node"),
         Metric(
             "Network leg: bytes per GPU",
             fmt.traffic(ar.inter.bytes_per_gpu),
             "Derived: 2(N-1)/N x gradient bytes / g.",
         ),
-        Metric("Network leg: time", _leg_time(ar.inter, "none (1 node)"), derived),
+        _leg_time("Network leg: time", ar.inter, "One node"),
     ]
 
 
