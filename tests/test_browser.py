@@ -29,6 +29,8 @@ from live import (
     wait_idle,
 )
 
+from perfcore.figures.style import THEMES
+
 WAIT_MS = 45_000
 ERRORS = ('[data-testid="stException"], '
           '[data-testid="stAlertContentError"]:not([data-testid="stException"] *)')  # fmt: skip
@@ -222,7 +224,7 @@ def test_a_hostile_link_falls_back_with_a_notice(browser, app_url):
 
 # How every page reads in each theme, on a laptop (1400 px) and a phone (420 px): one server
 # per theme (`--theme.base`), one browser context per theme, each page visited once.
-THEMES = {"light": "#ffffff", "dark": "#0e1117"}  # the chart background each theme must give
+BACKGROUNDS = {name: t.background for name, t in THEMES.items()}  # each theme's charts
 NARROW = {"width": 420, "height": 900}
 ARROW_FALLBACK = ("Could not convert", "ArrowTypeError", "ArrowInvalid", "Arrow table")
 # Metric values cut short: the value element or anything in it wider than its box.
@@ -263,7 +265,7 @@ CHARTS_FIT_JS = """() => [...document.querySelectorAll('[data-testid="stPlotlyCh
     c.getBoundingClientRect().width + 1))"""
 
 
-@pytest.fixture(scope="module", params=list(THEMES))
+@pytest.fixture(scope="module", params=list(BACKGROUNDS))
 def themed(request, browser, tmp_path_factory):
     """(theme, URL, context, log): a server started in the theme, its log, one context on it."""
     name = request.param
@@ -286,7 +288,9 @@ def test_every_page_reads_right_in_both_themes_wide_and_narrow(themed, path):
         cut = page.evaluate(OVERFLOWING_METRICS_JS)
         assert not cut, f"{where}: metric values cut short at 1400 px: {cut}"
         backgrounds = set(page.evaluate(CHART_BACKGROUNDS_JS))
-        assert backgrounds <= {THEMES[name]}, f"{where}: charts not in the theme: {backgrounds}"
+        assert backgrounds <= {BACKGROUNDS[name]}, (
+            f"{where}: charts not in the theme: {backgrounds}"
+        )
         page.set_viewport_size(NARROW)
         page.wait_for_function(CHARTS_FIT_JS, polling=100, timeout=10_000)
         problems = page.evaluate(NARROW_PROBLEMS_JS)
