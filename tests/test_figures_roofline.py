@@ -58,10 +58,10 @@ def test_memory_roofs_include_the_links_per_direction(h100):
     assert labels["L2 (estimate)"] == 10e12
 
 
-def test_roof_lines_are_two_points_each(h100, specs):
+def test_roof_lines_are_lean_two_ends_and_at_most_the_point_that_names_them(h100, specs):
     fig = roofline_figure(h100, "fp16", compare=specs["NVIDIA A100 SXM4 80GB"])
     roofs = [t for t in fig.data if "roof" in t.name or "memory" in t.name]
-    assert all(len(xs) == 2 for t in roofs for xs, _ in segments(t))
+    assert all(2 <= len(xs) <= 3 for t in roofs for xs, _ in segments(t))
 
 
 def test_op_points_sit_on_the_roof_with_their_numbers_in_the_hover(h100):

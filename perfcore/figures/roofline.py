@@ -71,14 +71,14 @@ def slanted_roof(
     )
 
 
-def _segments(name: str, parts: list[tuple[str, tuple, tuple]], line: dict) -> go.Scatter:
-    """Several roofs as one trace: each part (label, (x0, x1), (y0, y1)) a segment, its label
-    at its far end. One trace, not one per roof: every trace costs the browser a redraw."""
+def _segments(name: str, parts: list[tuple[list, list, list]], line: dict) -> go.Scatter:
+    """Several roofs as one trace: each part (xs, ys, texts) a line, named where its text is.
+    One trace, not one per roof: every trace costs the browser a redraw."""
     x, y, text = [], [], []
-    for label, (x0, x1), (y0, y1) in parts:
-        x += [x0, x1, None]
-        y += [y0, y1, None]
-        text += ["", label, ""]
+    for xs, ys, texts in parts:
+        x += [*xs, None]
+        y += [*ys, None]
+        text += [*texts, ""]
     return go.Scatter(x=x, y=y, mode="lines+text", text=text, textposition="top left",
                       textfont={"size": 11, "color": line["color"]}, name=name, line=line,
                       hovertext=text, hoverinfo="text")  # fmt: skip
@@ -92,16 +92,18 @@ def _other_precisions(device: Device, precision: str, theme: Theme) -> go.Scatte
         if p != precision:
             by_peak.setdefault(device.peak_flops(p), []).append(p)
     bw = device.memory_bytes_per_s
-    parts = [(f"{' = '.join(ps)} {fmt.flops_per_s(peak)}",
-              (ridge_point(peak, bw) if bw else X_MIN, X_MAX), (peak, peak))
+    parts = [([ridge_point(peak, bw) if bw else X_MIN, X_MAX], [peak, peak],
+              ["", f"{' = '.join(ps)} {fmt.flops_per_s(peak)}"])
              for peak, ps in by_peak.items()]  # fmt: skip
     line = {"color": theme.muted, "width": 1.2}
     return _segments("other precisions' roofs (spec)", parts, line) if parts else None
 
 
 def _other_memory(memory: list[tuple[str, float]], top: float, theme: Theme) -> go.Scatter | None:
-    """The memory roofs past device memory (L2, links), dotted, each named at its top."""
-    parts = [(f"{label} {fmt.bytes_per_s(bw)}", (X_MIN, top / bw), (bw * X_MIN, top))
+    """The memory roofs past device memory (L2, links), dotted, up to the highest compute
+    roof, each named a decade below it (at the top the compute roofs are named)."""
+    parts = [([X_MIN, top / 10 / bw, top / bw], [bw * X_MIN, top / 10, top],
+              ["", f"{label} {fmt.bytes_per_s(bw)}", ""])
              for label, bw in memory]  # fmt: skip
     line = {"color": theme.muted, "width": 1, "dash": ESTIMATE_DASH}
     return _segments("L2 and link roofs", parts, line) if parts else None
@@ -115,23 +117,21 @@ def roof_traces(
     brief: bool = False,
     theme: Theme = LIGHT,
 ) -> list[go.Scatter]:
-    """A device's roofs: the chosen precision's and device memory's, then (unless brief, as
-    for a compared device) every other precision's and memory level's, one trace each kind."""
+    """A device's roofs: unless brief (a compared device), every other precision's and memory
+    level's, thin, one trace each kind; over them the chosen precision's and device memory's."""
     published = device.published_precisions()
     chosen = [precision] if precision in published else []
-    traces = [_flat_roof(device, p, published.index(p), prefix, dash) for p in chosen]
     top = max((device.peak_flops(p) for p in (chosen if brief else published)), default=None)
     memory = memory_roofs(device)
-    if top is None:
-        return traces
-    if memory:
+    others = (
+        []
+        if brief or top is None
+        else [_other_precisions(device, precision, theme), _other_memory(memory[1:], top, theme)]
+    )
+    traces = [*others, *(_flat_roof(device, p, published.index(p), prefix, dash) for p in chosen)]
+    if memory and top is not None:
         label, bw = memory[0]
         traces.append(slanted_roof(label, bw, top, True, prefix, dash, theme))
-    if not brief:
-        traces += [
-            _other_precisions(device, precision, theme),
-            _other_memory(memory[1:], top, theme),
-        ]
     return [t for t in traces if t is not None]
 
 
@@ -181,8 +181,9 @@ def op_traces(points: Sequence[Estimate], theme: Theme = LIGHT) -> list[go.Scatt
             y=[e.attainable_flops_per_s],
             mode="markers+text" if named else "markers",
             text=[e.cost.name] if named else None,
-            # Alternate sides: ops at one intensity (mat-vec, batch-1 decode) keep apart names.
-            textposition=("middle right", "middle left")[i % 2],
+            # Above, then below: ops at one place (mat-vec and batch-1 decode) or on one roof
+            # (mat-mul and attention) keep their names apart.
+            textposition=("top center", "bottom center")[i % 2],
             marker={
                 "size": 12,
                 "color": theme.ink,

@@ -72,8 +72,9 @@ def base_layout(
     """Common layout in `theme`: title, axis titles, legend below, compact margins."""
     return go.Layout(
         title={"text": title, "x": 0.0},
-        xaxis={"title": {"text": x_title}, **grid(theme)},
-        yaxis={"title": {"text": y_title}, **grid(theme)},
+        # automargin: room for long tick labels ('100 TFLOP/s') and the title beside them.
+        xaxis={"title": {"text": x_title}, "automargin": True, **grid(theme)},
+        yaxis={"title": {"text": y_title}, "automargin": True, **grid(theme)},
         legend={"orientation": "h", "y": -0.2},
         margin={"l": 60, "r": 20, "t": 50, "b": 40},
         height=height,
@@ -96,7 +97,8 @@ def log_axis(
     With `label` (e.g. format.flops_per_s) each decade is labelled with its unit.
     """
     axis = {"type": "log", "range": [math.log10(low), math.log10(high)],
-            "title": {"text": title}, "exponentformat": "SI", **grid(theme)}  # fmt: skip
+            "title": {"text": title}, "exponentformat": "SI", "automargin": True,
+            **grid(theme)}  # fmt: skip
     if label is not None:
         decades = [10.0**k for k in range(math.ceil(axis["range"][0]), int(axis["range"][1]) + 1)]
         axis |= {"tickvals": decades, "ticktext": [label(v, 1) for v in decades]}
