@@ -105,4 +105,4 @@ def test_takeaway_without_a_peak_says_so(specs):
 def test_headline_has_each_devices_trip_then_the_asymmetry(h100, specs):
     views = view.hierarchies(h100, specs["NVIDIA V100 SXM2"], "fp16")
     values = [value for _, value, _ in view.headline(views)]
-    assert values == ["495 MFLOP", "62.5 MFLOP", "367921x"]
+    assert values == ["495 MFLOP", "62.5 MFLOP", "367,921x"]

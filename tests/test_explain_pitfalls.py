@@ -51,7 +51,7 @@ def test_seed_copy_in_loop_is_0_52_s_against_0_01_s_52x_further(specs):
     section = _five(specs)[3]
     assert _texts(section) == ["33.6 MB", "33.6 GB", "64 GB/s", "524 ms", "10.0 ms", "52x"]
     assert "0.52 s of pure copying vs 0.01 s over device memory" in section.verdict
-    assert "1000x less traffic" in section.verdict
+    assert "1,000x less traffic" in section.verdict
 
 
 def test_seed_shard_fits_and_costs_1_75_gb_at_50_gb_s_35_ms(specs):
