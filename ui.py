@@ -281,7 +281,7 @@ def table(df: pd.DataFrame, name: str, empty: str = NOT_PUBLISHED) -> None:
               for c, s in scales.items()}  # fmt: skip
     config |= dict.fromkeys(row_units.values())  # each row's kind is in its cell's text
     st.dataframe(shown, hide_index=True, width="stretch", column_config=config, placeholder=empty)
-    csv = functools.partial(_si_table(df).to_csv, index=False)  # written on click only
+    csv = functools.partial(si_table(df).to_csv, index=False)  # written on click only
     st.download_button("Download CSV", csv, file_name=f"{name}.csv", mime="text/csv",
                        key=f"download_{name}", on_click="ignore")  # fmt: skip
 
@@ -292,7 +292,7 @@ def _texts(values: pd.Series, kinds: pd.Series) -> list[str | None]:
             for v, k in zip(values, kinds, strict=True)]  # fmt: skip
 
 
-def _si_table(df: pd.DataFrame) -> pd.DataFrame:
+def si_table(df: pd.DataFrame) -> pd.DataFrame:
     """df for download: SI numbers at full precision, each header or row naming its SI unit."""
     units, row_units = df.attrs.get("units", {}), df.attrs.get("row_units", {})
     si = df.assign(
