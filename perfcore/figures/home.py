@@ -29,13 +29,10 @@ def calculator_figure(
     ridge = ridge_trace(device, precision, y_low, theme)
     fig.add_traces([ridge] if ridge is not None else [])
     fig.add_traces(op_traces([point], theme))
-    # Margins grow to fit the tick labels ("100 TFLOP/s"): the chart sits in a narrow column.
-    x = log_axis(x_low, x_high, "arithmetic intensity (FLOP/byte)", theme=theme)
-    y = log_axis(y_low, 3 * top, "attainable FLOP/s", fmt.flops_per_s, theme=theme)
     fig.update_layout(
-        xaxis={**x, "automargin": True},
-        yaxis={**y, "automargin": True},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.3},
+        xaxis=log_axis(x_low, x_high, "arithmetic intensity (FLOP/byte)", theme=theme),
+        yaxis=log_axis(y_low, 10 * top, "attainable FLOP/s", fmt.flops_per_s, theme=theme),
+        legend={"orientation": "h", "yanchor": "top", "y": -0.3},  # below the axis title
         margin={"t": 10, "l": 10, "b": 10},
     )
     return fig

@@ -184,6 +184,7 @@ def op_traces(points: Sequence[Estimate], theme: Theme = LIGHT) -> list[go.Scatt
             # Above, then below: ops at one place (mat-vec and batch-1 decode) or on one roof
             # (mat-mul and attention) keep their names apart.
             textposition=("top center", "bottom center")[i % 2],
+            cliponaxis=False,  # a name above a point on the top roof stays whole
             marker={
                 "size": 12,
                 "color": theme.ink,
