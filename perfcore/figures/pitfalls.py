@@ -32,7 +32,10 @@ def _bar(name: str, values: list[float], i: int) -> go.Bar:
         name=name,
         marker={"color": color(i)},
         text=text,
-        textposition="outside",
+        # Up the inside of each bar: side by side outside, three labels run into each other.
+        textposition="inside",
+        textangle=-90,
+        insidetextanchor="end",
         hovertemplate=hover,
     )
 

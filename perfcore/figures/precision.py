@@ -213,7 +213,7 @@ def precision_roofline_figure(
 ) -> go.Figure:
     """Mini log-log roofline: a roof per precision, the matmul on each, widest -> narrowest."""
     title = f"One matmul, every precision — {device.name}"
-    fig = go.Figure(layout=base_layout(title, "", "", theme=theme))
+    fig = go.Figure(layout=base_layout(title, "", "", height=600, theme=theme))
     if not rows:
         return _empty(fig, device, theme)
     top = max(r.peak_flops_per_s for r in rows)
@@ -229,6 +229,6 @@ def precision_roofline_figure(
         yaxis=log_axis(low, 3 * top, "attainable FLOP/s", fmt.flops_per_s, theme=theme),
         annotations=arrows,
         # Below the plot, wrapping, not beside it: a side legend squeezes the plot at 420 px.
-        legend={"groupclick": "toggleitem"},
+        legend={"groupclick": "toggleitem", "y": -0.3},  # its group titles clear the x title
     )
     return fig

@@ -75,7 +75,9 @@ def base_layout(
         # automargin: room for long tick labels ('100 TFLOP/s') and the title beside them.
         xaxis={"title": {"text": x_title}, "automargin": True, **grid(theme)},
         yaxis={"title": {"text": y_title}, "automargin": True, **grid(theme)},
-        legend={"orientation": "h", "y": -0.2},
+        # Below the x axis title, hanging from its top: a legend that wraps to more rows at
+        # 420 px grows downwards, never over the axis.
+        legend={"orientation": "h", "yanchor": "top", "y": -0.2},
         margin={"l": 60, "r": 20, "t": 50, "b": 40},
         height=height,
         hovermode="closest",
