@@ -4,7 +4,7 @@ points drawn where they were measured (never clamped), and lean traces."""
 import pytest
 
 from perfcore.figures import roofline_figure
-from perfcore.figures.roofline import ABOVE_ROOF, OVERHEAD, memory_roofs
+from perfcore.figures.roofline import ABOVE_ROOF, MOVED, OVERHEAD, memory_roofs
 from perfcore.measure.points import MeasuredPoint
 from perfcore.model import ops
 from perfcore.model.roofline import estimate, ridge_point
@@ -95,8 +95,11 @@ def test_switching_precision_draws_an_arrow_from_old_to_new(h100):
     cost16, cost8 = ops.matmul(4096, 4096, 4096, 2), ops.matmul(4096, 4096, 4096, 1)
     old, new = estimate(990e12, 3.35e12, cost16), estimate(1979e12, 3.35e12, cost8)
     fig = roofline_figure(h100, "fp8", [new], previous=[old])
-    (arrow,) = fig.layout.annotations
-    assert arrow.ax < arrow.x and arrow.ay < arrow.y
+    arrow = next(t for t in fig.data if t.name == MOVED)
+    assert list(arrow.x) == [old.intensity, new.intensity, None] and old.intensity < new.intensity
+    assert list(arrow.y)[:2] == [old.attainable_flops_per_s, new.attainable_flops_per_s]
+    assert arrow.marker.symbol == "arrow" and list(arrow.marker.size) == [0, 12, 0]
+    assert not fig.layout.annotations, "one trace, not an annotation per op"
 
 
 def test_an_unpublished_precision_draws_no_ridge(specs):

@@ -42,7 +42,7 @@ def test_switching_precision_draws_the_arrow():
     at = run_page("roofline", {"device": SEED, "precision": "fp16"})
     at.selectbox(key="precision").set_value("fp8").run()
     spec = at.get("plotly_chart")[0].proto.spec
-    assert '"arrowhead"' in spec
+    assert '"moved from the previous precision"' in spec
 
 
 def test_the_takeaway_counts_the_memory_bound_ops():

@@ -15,7 +15,6 @@ from perfcore.figures.style import (
     Theme,
     base_layout,
     color,
-    log_arrow,
     log_axis,
     point_labels,
 )
@@ -29,6 +28,7 @@ from perfcore.model.specs import Device
 X_MIN, X_MAX = 1e-2, 1e5
 ABOVE_ROOF = "measured, ABOVE its roof: check the precision or the FLOP count"
 OVERHEAD = "launch overhead ceiling (measured empty call)"
+MOVED = "moved from the previous precision"
 
 
 def memory_roofs(device: Device) -> list[tuple[str, float]]:
@@ -244,10 +244,18 @@ def _at(e: Estimate) -> tuple[float, float]:
     return e.intensity, e.attainable_flops_per_s
 
 
-def _arrows(previous: Sequence[Estimate], points: Sequence[Estimate]) -> list[dict]:
-    """Arrows from each op's position at the previous precision to its position now."""
-    pairs = zip(previous, points, strict=False)
-    return [log_arrow(_at(old), _at(new)) for old, new in pairs if old != new]
+def _moves(previous: Sequence[Estimate], points: Sequence[Estimate]) -> go.Scatter | None:
+    """An arrow from each op's place at the previous precision to its place now, all in one
+    trace (arrow annotations, one per op, doubled the browser's redraw); None when none moved."""
+    moved = [(_at(old), _at(new)) for old, new in zip(previous, points, strict=False) if old != new]
+    if not moved:
+        return None
+    x = [v for (x0, _), (x1, _) in moved for v in (x0, x1, None)]
+    y = [v for (_, y0), (_, y1) in moved for v in (y0, y1, None)]
+    return go.Scatter(x=x, y=y, mode="lines+markers", name=MOVED, hoverinfo="skip",
+                      line={"color": color(6), "width": 1.5},
+                      marker={"symbol": "arrow", "angleref": "previous", "color": color(6),
+                              "size": [0, 12, 0] * len(moved)})  # fmt: skip
 
 
 def _y_range(devices: Sequence[Device], measured: Sequence[MeasuredPoint]) -> tuple[float, float]:
@@ -282,7 +290,8 @@ def roofline_figure(
     ridge = ridge_trace(device, precision, low, theme)
     if ridge is not None:
         fig.add_trace(ridge)
-    fig.add_traces(op_traces(points, theme))
+    moves = _moves(previous, points)
+    fig.add_traces([moves, *op_traces(points, theme)] if moves else op_traces(points, theme))
     if overhead:
         fig.add_trace(overhead_trace(overhead))
     below = [m for m in measured if not above_roof(m, device)]
@@ -294,6 +303,5 @@ def roofline_figure(
     fig.update_layout(
         xaxis=log_axis(X_MIN, X_MAX, "arithmetic intensity (FLOP/byte)", theme=theme),
         yaxis=log_axis(low, high, "attainable FLOP/s", fmt.flops_per_s, theme=theme),
-        annotations=_arrows(previous, points),
     )
     return fig
