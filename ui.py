@@ -12,20 +12,24 @@ import functools
 import gc
 import importlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
+from perfcore import format as fmt
 from perfcore.errors import FileProblems
 from perfcore.explain.measure import known_spec, not_this_device
+from perfcore.figures.style import LIGHT, THEMES, Theme
 from perfcore.format import NOT_PUBLISHED, safe_cell
 from perfcore.measure.points import MeasuredPoint, measured_points
 from perfcore.measure.results import Record, ResultsError, load_results_bytes, to_json
 from perfcore.model import validate
 from perfcore.model.models import Model, load_models, load_models_bytes
 from perfcore.model.ops import PARAMS_RANGE, Param
+from perfcore.model.sanity import sanity_problems
 from perfcore.model.specs import PRECISIONS, Device, load_specs, load_specs_bytes
 
 HOSTED_ENV = "PERFCORE_HOSTED"
@@ -38,11 +42,52 @@ RESULTS_HELP = "From `python -m perfcore measure` or the Measure page. Not part 
 _NOTICES = "_url_notices"
 _CONTEXT = "_perfcore_context"
 _MODELS = "_perfcore_models"
+_THEME = "_perfcore_theme"
+_PAGES = "_perfcore_pages"
+# No Plotly logo; a phone gets the same tools as a laptop.
+CHART_CONFIG = {"displaylogo": False}
 
 
 def hosted_mode() -> bool:
     """True when PERFCORE_HOSTED is set (not '', '0' or 'false'): live measurement is off."""
     return os.environ.get(HOSTED_ENV, "").strip().lower() not in ("", "0", "false")
+
+
+def _active_theme() -> Theme:
+    """The page's theme now: the configured one (theme.base) on a session's first run, whose
+    request the browser sends before the server has told it that theme, then the browser's."""
+    first = _THEME not in st.session_state
+    kind = (first and st.get_option("theme.base")) or st.context.theme.type
+    return THEMES.get(kind, LIGHT)
+
+
+def theme() -> Theme:
+    """The chart theme matching the page, as the sidebar found it for this run."""
+    return st.session_state.get(_THEME) or _active_theme()
+
+
+def chart(key: str, builder: Callable[..., go.Figure], *args, **kw) -> None:
+    """builder(*args, **kw) in the page's theme, at the container's width, built once per input.
+
+    theme=None: Streamlit's own chart theme would repaint the builder's colours.
+    """
+    args = tuple(tuple(a) if isinstance(a, list) else a for a in args)
+    named = tuple(sorted({**kw, "theme": theme()}.items()))
+    try:
+        fig = _figure(builder, args, named)
+    except TypeError:  # an unhashable input (a dict): build it every time
+        fig = builder(*args, **dict(named))
+    st.plotly_chart(fig, key=key, theme=None, width="stretch", config=CHART_CONFIG)
+
+
+# Figures by input, shared by every session: building one costs more than the rest of most
+# reruns (plotly validates every property), and a user goes back and forth between views.
+# Not st.cache_data: it pickles the figure, and unpickling rebuilds and revalidates it. The
+# cached figure is never changed: st.plotly_chart serialises a copy.
+@functools.lru_cache(maxsize=256)
+def _figure(builder: Callable[..., go.Figure], args: tuple, named: tuple) -> go.Figure:
+    """builder(*args, **dict(named)), remembered."""
+    return builder(*args, **dict(named))
 
 
 @dataclass(frozen=True)
@@ -231,32 +276,46 @@ def flag(label: str, key: str, default: bool = False, **kw) -> bool:
 
 
 def table(df: pd.DataFrame, name: str, empty: str = NOT_PUBLISHED) -> None:
-    """The numbers behind a chart, with a CSV download (empty cells say `empty`)."""
-    st.dataframe(_published(df, empty), hide_index=True, width="stretch")
-    st.download_button(
-        "Download CSV",
-        functools.partial(table_csv, df),
-        file_name=f"{name}.csv",
-        mime="text/csv",
-        key=f"download_{name}",
-        on_click="ignore",
-    )
+    """The numbers behind a chart, in engineering units with the unit in each header, kept
+    numeric (sortable); empty cells say `empty`. A CSV download keeps the SI numbers.
+
+    df.attrs["units"] maps a column to its kind (a perfcore.format function name): one scale
+    for the whole column. df.attrs["row_units"] maps a column to the column naming each
+    row's kind (a table of mixed quantities): each cell shown as text in its own unit.
+    (No pandas Styler: building one costs about 100 ms a table, on every rerun.)
+    """
+    units, row_units = df.attrs.get("units", {}), df.attrs.get("row_units", {})
+    scales = {c: fmt.column_scale(k, df[c]) for c, k in units.items()}
+    shown = df.assign(**{c: df[c].astype(float) / s.factor for c, s in scales.items()})
+    shown = shown.assign(**{c: _texts(df[c], df[k]) for c, k in row_units.items()})
+    config = {c: st.column_config.NumberColumn(fmt.header(c, s.unit), format=s.printf)
+              for c, s in scales.items()}  # fmt: skip
+    config |= dict.fromkeys(row_units.values())  # each row's kind is in its cell's text
+    st.dataframe(shown, hide_index=True, width="stretch", column_config=config, placeholder=empty)
+    csv = functools.partial(table_csv, df)  # written on click only
+    st.download_button("Download CSV", csv, file_name=f"{name}.csv", mime="text/csv",
+                       key=f"download_{name}", on_click="ignore")  # fmt: skip
 
 
 def table_csv(df: pd.DataFrame) -> str:
-    """df as CSV text, full precision, text cells a spreadsheet would run as formulas escaped.
-
-    Called when the download is clicked, not on every rerun."""
-    return df.map(safe_cell).to_csv(index=False)
+    """df as CSV text: SI numbers at full precision, text a spreadsheet would run escaped."""
+    return si_table(df).map(safe_cell).to_csv(index=False)
 
 
-def _published(df: pd.DataFrame, empty: str = NOT_PUBLISHED) -> pd.DataFrame:
-    """For display: columns with empty cells become text, the gaps saying `empty`."""
-    shown = df.copy()
-    for column in df.columns[df.isna().any()]:
-        shown[column] = [empty if pd.isna(v) else f"{v:.4g}" if isinstance(v, float)
-                         else str(v) for v in df[column]]  # fmt: skip
-    return shown
+def _texts(values: pd.Series, kinds: pd.Series) -> list[str | None]:
+    """Each SI value as text in its own kind's unit (format.py); None where missing."""
+    return [None if pd.isna(v) else getattr(fmt, k)(v) if k else fmt.figures(v)
+            for v, k in zip(values, kinds, strict=True)]  # fmt: skip
+
+
+def si_table(df: pd.DataFrame) -> pd.DataFrame:
+    """df for download: SI numbers at full precision, each header or row naming its SI unit."""
+    units, row_units = df.attrs.get("units", {}), df.attrs.get("row_units", {})
+    si = df.assign(
+        **{k: df[k].map(lambda kind: fmt.SI_UNITS.get(kind, "")) for k in row_units.values()}
+    )
+    names = {c: fmt.header(c, fmt.SI_UNITS[k]) for c, k in units.items()}
+    return si.rename(columns=names | {k: "unit (SI)" for k in row_units.values()})
 
 
 def takeaway(text: str) -> None:
@@ -271,8 +330,11 @@ def spec_caption(*devices: Device | None) -> None:
             st.caption(f"Published spec — {d.name}: {d.source}")
 
 
-def _with_upload(bundled: dict, path: str, label: str, key: str, help_: str, load) -> tuple:
-    """The bundled rows plus the user's uploaded CSV when it validates, and what they are."""
+def _with_upload(
+    bundled: dict, path: str, label: str, key: str, help_: str, load, check=None
+) -> tuple:
+    """The bundled rows plus the user's uploaded CSV when it validates, and what they are;
+    check(rows, name), when given, looks over the uploaded rows."""
     upload = st.sidebar.file_uploader(label, type=["csv"], key=key, help=help_)
     if upload is None:
         return bundled, path
@@ -282,13 +344,15 @@ def _with_upload(bundled: dict, path: str, label: str, key: str, help_: str, loa
         st.sidebar.error(f"Kept the bundled {path}: {upload.name} has problems.")
         st.sidebar.code(str(e), language=None, wrap_lines=True)
         return bundled, path
+    if check is not None:
+        check(mine, upload.name)
     return {**bundled, **mine}, f"{path} + {upload.name}"
 
 
 def _specs_from_upload() -> tuple[dict[str, Device], str]:
     """The bundled specs, plus the user's uploaded CSV when it validates."""
     return _with_upload(bundled_specs(), "data/specs.csv", "Your own specs CSV",
-                        "specs_upload", UPLOAD_HELP, uploaded_specs)  # fmt: skip
+                        "specs_upload", UPLOAD_HELP, uploaded_specs, _warn_implausible)  # fmt: skip
 
 
 def _models_from_upload() -> dict[str, Model]:
@@ -301,6 +365,14 @@ def _models_from_upload() -> dict[str, Model]:
 def models() -> dict[str, Model]:
     """The models this run offers: data/models.csv plus the sidebar's upload, by name."""
     return st.session_state.get(_MODELS) or bundled_models()
+
+
+def _warn_implausible(mine: dict[str, Device], label: str) -> None:
+    """Beside the device picker: each uploaded figure that looks typed in the wrong unit."""
+    problems = [f"- {p}" for d in mine.values() for p in sanity_problems(d)]
+    if problems:
+        head = f"{label} loaded, but these figures look implausible (device: column, why):"
+        st.sidebar.warning("\n".join([head, *problems]), icon=":material/rule:")
 
 
 def sidebar() -> Context:
@@ -316,7 +388,18 @@ def sidebar() -> Context:
     other = None if compare in (NO_COMPARE, device) else specs[compare]
     ctx = Context(specs, specs[device], precision, other, label)
     st.session_state[_CONTEXT] = ctx
+    st.session_state[_THEME] = _active_theme()
     return ctx
+
+
+def remember_pages(pages: list) -> None:
+    """Keep the navigation's pages for this run, so a page can link to the others."""
+    st.session_state[_PAGES] = pages
+
+
+def pages() -> list:
+    """The navigation's pages (st.Page; each one's help says what it answers)."""
+    return st.session_state.get(_PAGES, [])
 
 
 def context() -> Context:

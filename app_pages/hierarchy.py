@@ -13,7 +13,7 @@ metric = ui.choice("Chart", view.METRICS, "hi_metric", widget=st.radio, horizont
 views = view.hierarchies(ctx.device, ctx.compare, ctx.precision)
 for col, (label, value, help_) in zip(st.columns(3), view.headline(views), strict=False):
     col.metric(label, value, help=help_)
-st.plotly_chart(hierarchy_figure(views, metric), key="hi_chart")
+ui.chart("hi_chart", hierarchy_figure, views, metric)
 st.markdown(view.KINDS)
 ui.table(view.table(views), "hierarchy")
 ui.takeaway(view.takeaway(*views))

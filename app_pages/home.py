@@ -1,10 +1,10 @@
-"""The model on one screen, with a quick calculator on the chosen device."""
+"""The model on one screen: a quick calculator on the chosen device, and what each page answers."""
 
 import streamlit as st
 
 import ui
-from perfcore import format as fmt
 from perfcore.explain import home
+from perfcore.figures.home import calculator_figure
 
 ctx = ui.context()
 st.title("The performance model")
@@ -12,23 +12,24 @@ st.markdown(
     "Every operation asks for **FLOPs** and **bytes**. Their ratio, the arithmetic "
     "**intensity**, decides which of two published ceilings limits it:"
 )
-st.latex(r"\text{attainable FLOP/s} = \min\left(P_{\text{peak}},\; I \cdot \beta\right),"
-         r"\qquad I = \frac{\text{FLOPs}}{\text{bytes}},\qquad"
-         r"I_{\text{ridge}} = \frac{P_{\text{peak}}}{\beta}")  # fmt: skip
-left, right = st.columns(2)
-left.markdown(home.KINDS_OF_NUMBER)
-with right:
-    st.subheader("Quick calculator")
+st.latex(home.FORMULA)
+st.subheader(f"Quick calculator: {ctx.device.name} at {ctx.precision}")
+left, right = st.columns([2, 3])
+with left:
     flops = ui.number("FLOPs", "calc_flops", 137.4e9, 1, 1e24, integer=False, format="%.4g")
     n_bytes = ui.number("Bytes moved", "calc_bytes", 100.7e6, 1, 1e24, integer=False, format="%.4g")
-    result = home.quick_calc(ctx.device, ctx.precision, flops, n_bytes)
-    if result is None:
-        st.warning(f"{ctx.device.name}: {ctx.precision} peak or memory bandwidth not published.")
-    else:
-        cols = st.columns(4)
-        cols[0].metric("Intensity", fmt.intensity(result.intensity))
-        cols[1].metric("Bound by", result.limiter)
-        cols[2].metric("Attainable", fmt.flops_per_s(result.attainable_flops_per_s))
-        cols[3].metric("Time floor", fmt.seconds(result.time_floor_s))
-        ui.takeaway(home.takeaway(result))
+result = home.quick_calc(ctx.device, ctx.precision, flops, n_bytes)
+if result is None:
+    st.warning(f"{ctx.device.name}: {ctx.precision} peak or memory bandwidth not published.")
+else:
+    with right:
+        ui.chart("home_chart", calculator_figure, ctx.device, ctx.precision, result)
+    for col, (label, value) in zip(st.columns(4), home.metrics(result), strict=True):
+        col.metric(label, value)
+    ui.takeaway(home.takeaway(result))
 ui.spec_caption(ctx.device)
+st.markdown(home.KINDS_OF_NUMBER)
+st.subheader("What each page answers")
+for page in ui.pages():
+    if page.url_path:  # every page but this one
+        st.page_link(page, label=f"{page.title}: {page.help}", icon=page.icon)

@@ -97,35 +97,34 @@ def show(records: tuple, spec) -> None:
     rows = model.sweep(records)
     if rows:
         overhead, roof = model.overhead_by_n(records), model.roof_by_n(records, spec)
-        st.plotly_chart(sweep_figure(rows, overhead, roof, spec.name if spec else ""),
-                        key="me_sweep")  # fmt: skip
+        ui.chart("me_sweep", sweep_figure, rows, overhead, roof, spec.name if spec else "")
         st.caption(model.sweep_sentence(records))
     points, roofline = view.overlay(live, uploaded), measured_roofline(records)
-    fig = measured_roofline_figure(
-        roofline, points, measured.above(points, roofline, spec), spec,
+    ui.chart(
+        "me_roofline", measured_roofline_figure, roofline, points,
+        measured.above(points, roofline, spec), spec,
         view.roof_precision(records, ctx.precision), model.overhead_ceiling(records),
         measured.title(records, spec),
     )  # fmt: skip
-    st.plotly_chart(fig, key="me_roofline")
     if roofline.roofs or roofline.levels:
         ui.table(measured.roofs_table(roofline, spec), "measured_roofs")
     dispatch = clock.dispatch(records)
     if dispatch:
-        st.plotly_chart(dispatch_figure(dispatch), key="me_dispatch")
+        ui.chart("me_dispatch", dispatch_figure, dispatch)
         ui.table(clock.dispatch_table(dispatch), "dispatch_vs_compute")
         st.caption(clock.dispatch_sentence(dispatch))
     pairs = clock.pairs(records)
     if pairs:
-        st.plotly_chart(pairs_figure(pairs), key="me_pairs")
+        ui.chart("me_pairs", pairs_figure, pairs)
         st.caption(" ".join(pair.sentence for pair in pairs))
     st.caption(clock.elementwise_sentence(records))
     spread = clock.spread(records)
     if spread:
-        st.plotly_chart(spread_figure(spread), key="me_spread")
+        ui.chart("me_spread", spread_figure, spread)
         st.caption(spread.sentence)
     ceilings = measured.ceilings(roofline, spec)
     if ceilings and spec is not None:
-        st.plotly_chart(ceilings_figure(ceilings, spec.name), key="me_ceilings")
+        ui.chart("me_ceilings", ceilings_figure, ceilings, spec.name)
     ui.takeaway(view.takeaway(records, spec, known is not None))
 
 

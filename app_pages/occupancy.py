@@ -27,8 +27,7 @@ chosen = view.occupancy(ctx.device, batch, per_seq)
 metrics = view.metrics(chosen)
 for col, (label, value) in zip(st.columns(len(metrics)), metrics, strict=True):
     col.metric(label, value)
-fig = occupancy_sawtooth_figure(ctx.device, chosen, ctx.compare)
-st.plotly_chart(fig, key="oc_sawtooth")
+ui.chart("oc_sawtooth", occupancy_sawtooth_figure, ctx.device, chosen, ctx.compare)
 ui.table(view.table(view.ladder(ctx.device, batch, per_seq), batch), "occupancy")
 
 st.subheader("Matmul tile quantisation")
@@ -48,7 +47,8 @@ compared = view.tiles_compared(m, n, ctx.device)
 tile_metrics = view.tile_metrics(compared, tile)
 for col, (label, value) in zip(st.columns(len(tile_metrics)), tile_metrics, strict=True):
     col.metric(label, value)
-st.plotly_chart(tile_efficiency_figure(compared, tile), key="oc_tiles")
+if ui.flag("Chart every tile shape", "oc_tile_chart"):  # the metrics give the chosen one
+    ui.chart("oc_tiles", tile_efficiency_figure, compared, tile)
 ui.table(view.tile_table(compared), "tile_quantisation")
 ui.takeaway(view.takeaway(chosen, compared, tile, ctx.device))
 st.caption(view.NOTE)

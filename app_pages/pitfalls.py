@@ -1,4 +1,4 @@
-"""Pitfalls: the seed's five wrong beliefs, each priced with the chosen device's numbers."""
+"""Pitfalls: five wrong beliefs, each priced with the chosen device's numbers."""
 
 import streamlit as st
 
@@ -38,7 +38,7 @@ with st.container(border=True):
         decode_batch = ui.number("Decode batch", "pf_decode_batch", 1, 1, 65536)
     one = view.faster_chip(ctx.device, ctx.precision, params, decode_batch)
     show(one)
-    st.plotly_chart(faster_chip_figure(ctx.device, ctx.precision, one.result), key="pf_chart")
+    ui.chart("pf_chart", faster_chip_figure, ctx.device, ctx.precision, one.result)
 with st.container(border=True):
     with inputs(2)[0]:
         batch = ui.number("Batch (blocks)", "pf_batch", 1, 1, 1_000_000)
@@ -55,7 +55,7 @@ with st.container(border=True):
 with st.container(border=True):
     c = inputs(4)
     with c[0]:
-        elements = ui.number("Tensor elements", "pf_elements", view.SEED_ELEMENTS, 1, 1e12)
+        elements = ui.number("Tensor elements", "pf_elements", view.DEFAULT_ELEMENTS, 1, 1e12)
     with c[1]:
         copy_dtype = ui.choice("Tensor dtype", PRECISIONS, "pf_copy_dtype", "fp16")
     with c[2]:

@@ -25,8 +25,9 @@ metrics = view.metrics(span)
 for col, (label, value) in zip(st.columns(len(metrics)), metrics, strict=True):
     col.metric(label, value)
 st.caption(view.missing_note(ctx.device, rows))
-st.plotly_chart(precision_roofline_figure(rows, ctx.device, span), key="pr_roofline")
-st.plotly_chart(precision_bars_figure(rows, view.not_published(rows)), key="pr_bars")
+ui.chart("pr_roofline", precision_roofline_figure, rows, ctx.device, span)
+if ui.flag("Chart peak and time floor per precision", "pr_bars"):  # the table has them too
+    ui.chart("pr_bars_chart", precision_bars_figure, rows, view.not_published(rows))
 ui.table(view.table(rows), "precision")
 ui.takeaway(view.takeaway(rows, ctx.device))
 st.caption(view.NOTE)

@@ -43,8 +43,8 @@ previous = priced_points(previous_precision)
 st.session_state["rf_previous_precision"] = ctx.precision
 with st.expander("Overlay measured points", expanded=False):
     measured = ui.results_upload("rf_results", ctx.device, ctx.specs)
-fig = roofline_figure(ctx.device, ctx.precision, points, ctx.compare, measured, previous)
-st.plotly_chart(fig, key="rf_chart")
+ui.chart("rf_chart", roofline_figure, ctx.device, ctx.precision, points, ctx.compare, measured,
+         previous)  # fmt: skip
 ui.table(view.table(points), "roofline")
 ui.takeaway(view.takeaway(points, ctx.device, ctx.precision))
 ui.spec_caption(ctx.device, ctx.compare)

@@ -23,12 +23,12 @@ convention = ui.choice(
     "Bandwidth convention",
     CONVENTIONS,
     "so_convention",
-    "as-marketed",
+    "per-direction",
     widget=st.radio,
     horizontal=True,
 )
 st.markdown(view.CONVENTION_NOTE[convention])
-with st.expander("Latency per hop (alpha) — estimates, 0 reproduces the seed"):
+with st.expander("Latency per hop (alpha): estimates; 0 counts bandwidth only"):
     left, right = st.columns(2)
     with left:
         alpha_up = ui.number(
@@ -57,10 +57,7 @@ for metrics in (view.link_metrics(chosen), view.leg_metrics(chosen), view.whole_
         col.metric(m.label, m.value, help=m.help)
 st.latex(view.FORMULA)
 rows = view.sweep(ctx.device, setup)
-chart, ladder = st.columns([3, 2])
-fig = scale_out_figure(rows, chosen, view.sweep(ctx.compare, setup))
-chart.plotly_chart(fig, key="so_chart")
-ladder.markdown(view.ladder(rows, nodes))
+ui.chart("so_chart", scale_out_figure, rows, chosen, view.sweep(ctx.compare, setup))
 ui.table(view.table(rows, nodes), "scale_out")
 ui.takeaway(view.takeaway(chosen))
 ui.spec_caption(ctx.device, ctx.compare)

@@ -3,11 +3,14 @@
 One of the two places units convert (specs.py is the other). Rates and traffic use
 decimal prefixes (1 TB/s = 1e12 bytes/s); memory capacities use binary prefixes
 (an 80 GiB HBM stack), as vendors size memory. None becomes "not published".
+Tables keep numbers: column_scale picks one prefix and decimal count for a whole column.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 NOT_PUBLISHED = "not published"
 
@@ -16,12 +19,13 @@ _BINARY = ((1024**4, "Ti"), (1024**3, "Gi"), (1024**2, "Mi"), (1024, "Ki"), (1, 
 _SUBUNIT = ((1, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"), (1e-12, "p"))
 
 
-def _sig(value: float, digits: int) -> str:
-    """value to `digits` significant figures, without exponent or trailing dot."""
+def _sig(value: float, digits: int, grouped: bool = False) -> str:
+    """value to `digits` significant figures (all of its integer part), without exponent;
+    `grouped` puts commas between thousands."""
     if value == 0 or not math.isfinite(value):
         return f"{value:g}"
     decimals = max(digits - 1 - math.floor(math.log10(abs(value))), 0)
-    return f"{value:.{decimals}f}"
+    return f"{value:{',' if grouped else ''}.{decimals}f}"
 
 
 def _scaled(value: float | None, unit: str, table, digits: int) -> str:
@@ -80,7 +84,7 @@ def percent(fraction: float | None, digits: int = 3) -> str:
 
 def ratio(value: float | None, digits: int = 2) -> str:
     """A ratio as '7.9x'."""
-    return NOT_PUBLISHED if value is None else f"{_sig(value, digits)}x"
+    return NOT_PUBLISHED if value is None else f"{_sig(value, digits, grouped=True)}x"
 
 
 # OWASP, CSV injection: a text cell starting with one of these runs as a formula in a spreadsheet.
@@ -92,3 +96,83 @@ def safe_cell(value: object) -> object:
     if isinstance(value, str) and value.startswith(FORMULA_START):
         return "'" + value
     return value
+
+
+# Table column kinds (the names of the functions above): SI unit and the prefixes offered.
+_ONE = ((1, ""),)
+_SECONDS = ((1, ""), *_SUBUNIT[1:])
+KINDS = {
+    "flops_per_s": ("FLOP/s", _DECIMAL),
+    "flops": ("FLOP", _DECIMAL),
+    "bytes_per_s": ("B/s", _DECIMAL),
+    "traffic": ("B", _DECIMAL),
+    "capacity": ("B", _BINARY),
+    "seconds": ("s", _SECONDS),
+    "intensity": ("FLOP/byte", _ONE),
+    "percent": ("%", ((0.01, ""),)),
+    "ratio": ("x", _ONE),
+}
+SI_UNITS = {kind: unit for kind, (unit, _) in KINDS.items()} | {"percent": "fraction"}
+TABLE_DIGITS, TABLE_MAX_DECIMALS = 3, 4
+
+
+@dataclass(frozen=True)
+class Scale:
+    """How a table column of SI values is shown: value / factor with `decimals` decimals,
+    thousands grouped, `unit` in the header."""
+
+    factor: float
+    unit: str
+    decimals: int
+
+    @property
+    def printf(self) -> str:
+        """The column's number format for the browser (sprintf-js): '%,.2f'."""
+        return f"%,.{self.decimals}f"
+
+    def text(self, value: float) -> str:
+        """One SI value as the column shows it, without the unit ('989', '0.139')."""
+        return f"{value / self.factor:,.{self.decimals}f}"
+
+
+def figures(value: float) -> str:
+    """A number to 3 significant figures, thousands grouped ('0.139', '1,365'); from a million
+    up, as a power of ten ('3.33×10¹⁹'), which stays short and is not e-notation."""
+    if not math.isfinite(value) or abs(value) < 1e6:
+        return _sig(value, TABLE_DIGITS, grouped=True)
+    exponent = math.floor(math.log10(abs(value)))
+    mantissa = _sig(value / 10**exponent, TABLE_DIGITS)
+    return f"{mantissa}×10{str(exponent).translate(_SUPERSCRIPT)}"
+
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def column_scale(kind: str, values: Iterable[float | None]) -> Scale:
+    """One prefix and decimal count for a column: the median value's prefix (most values then
+    read 1 to 999), or the smallest value's where that would print it below 0.01; decimals
+    for 3 figures of the median and at least 2 of the smallest (at most 4). Missing values
+    (None, NaN) and zeros are ignored."""
+    unit, prefixes = KINDS[kind]
+    sizes = sorted(abs(v) for v in values if v is not None and math.isfinite(v) and v != 0)
+    middle, low = (sizes[len(sizes) // 2], sizes[0]) if sizes else (1.0, 1.0)
+    factor, prefix = _prefix(middle, prefixes)
+    if low / factor < 0.01:
+        factor, prefix = _prefix(low, prefixes)
+    decimals = max(_decimals(middle / factor, TABLE_DIGITS), _decimals(low / factor, 2))
+    return Scale(factor, f"{prefix}{unit}", min(decimals, TABLE_MAX_DECIMALS))
+
+
+def _decimals(value: float, digits: int) -> int:
+    """Decimals that show `digits` significant figures of value (0 for a large value)."""
+    return max(digits - 1 - math.floor(math.log10(value)), 0)
+
+
+def _prefix(value: float, prefixes) -> tuple[float, str]:
+    """The largest (factor, prefix) that keeps value >= 1; the smallest if none does."""
+    return next(((f, p) for f, p in prefixes if value >= f), prefixes[-1])
+
+
+def header(column: str, unit: str) -> str:
+    """A column header carrying its unit: 'peak (TFLOP/s)'."""
+    return f"{column} ({unit})"

@@ -37,7 +37,7 @@ NO_CHROMIUM = (
     "`brew install --cask chromium` (then link its binary as `chromium`), on Windows "
     "`winget install Hibbiki.Chromium`"
 )
-SEED = "NVIDIA H100 SXM (seed)"
+SEED = "NVIDIA H100 SXM (round figures)"
 
 
 def pytest_addoption(parser):
@@ -108,3 +108,22 @@ def run_page(page: str, query: dict | None = None, timeout: float = 60):
 def notices(at) -> list[str]:
     """The URL-fallback notices an AppTest run shows."""
     return [w.value for w in at.warning if "was ignored" in w.value]
+
+
+def table_text(at, index: int = 0):
+    """What a table shows: each cell as the browser prints it (a printf number format, the
+    placeholder where missing), each header with its unit."""
+    import json
+
+    import pandas as pd
+
+    element = at.dataframe[index]
+    config = json.loads(element.proto.columns or "{}")
+    shown = element.value.astype(object)
+    for column in shown.columns:
+        printf = config.get(column, {}).get("type_config", {}).get("format", "")
+        python = printf.replace("%", "{:", 1) + "}" if printf else "{}"
+        shown[column] = [element.proto.placeholder if pd.isna(v) else python.format(v)
+                         for v in shown[column]]  # fmt: skip
+    labels = {c: v.get("label", c) for c, v in config.items()}
+    return shown.rename(columns=labels)

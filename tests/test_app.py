@@ -1,13 +1,18 @@
 """The app shell: every page runs for every device; links restore views; junk falls back."""
 
+import re
+
 import pytest
-from conftest import SEED, notices, run_page
+from conftest import SEED, notices, run_page, table_text
 
 from perfcore import load_specs
+from perfcore.format import NOT_PUBLISHED
 
 PAGES = ["home", "roofline", "hierarchy", "generations", "precision", "occupancy", "scale_out",
          "workloads", "pitfalls", "measure"]  # fmt: skip
 DEVICES = list(load_specs())
+TEXT_KINDS = ("title", "header", "subheader", "markdown", "caption", "info", "warning", "error",
+              "success", "latex")  # fmt: skip
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -49,6 +54,65 @@ def test_quick_calculator_moves_with_its_inputs():
     at = run_page("home", {"device": SEED, "precision": "fp16"})
     at.number_input(key="calc_flops").set_value(2 * 4096**3).run()
     at.number_input(key="calc_bytes").set_value(3 * 4096**2 * 2).run()
-    assert [m.value for m in at.metric][:2] == ["1365 FLOP/byte", "compute"]
+    assert [m.value for m in at.metric][:2] == ["1,365", "compute"]
     at.number_input(key="calc_flops").set_value(2 * 4096**2).run()
     assert at.metric[1].value == "memory"
+
+
+def _rendered_text(at) -> str:
+    """Every string a page shows: text elements, metrics and their help, control labels and
+    options, table cells and headers, chart titles, legends and labels."""
+    texts = [e.value for kind in TEXT_KINDS for e in at.get(kind)]
+    texts += [f"{m.label} {m.value} {m.proto.help}" for m in at.metric]
+    for kind in ("selectbox", "radio", "multiselect", "number_input", "toggle", "expander"):
+        texts += [f"{w.label} {getattr(w, 'options', '')}" for w in at.get(kind)]
+    texts += [table_text(at, i).to_csv() for i in range(len(at.dataframe))]
+    texts += [chart.proto.spec for chart in at.get("plotly_chart")]
+    return "\n".join(map(str, texts))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_page_shows_words_from_outside_the_product(page):
+    at = run_page(page)
+    assert not re.findall(r".{30}(?:seed|demo).{30}", _rendered_text(at), re.IGNORECASE)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_the_default_view_publishes_every_headline_metric(page):
+    at = run_page(page)
+    assert not at.exception
+    assert not [m.label for m in at.metric if NOT_PUBLISHED in m.value]
+
+
+def _upload_specs(at, rows: dict[str, dict[str, str]]):
+    """Upload a specs CSV of bundled rows renamed (new name -> {column: new value})."""
+    import csv
+    import io
+
+    from perfcore.model.specs import DEFAULT_PATH
+
+    with open(DEFAULT_PATH, newline="") as f:
+        bundled = {r["name"]: r for r in csv.DictReader(f)}
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(next(iter(bundled.values()))))
+    writer.writeheader()
+    for name, changes in rows.items():
+        writer.writerow({**bundled["NVIDIA H100 SXM"], "name": name, **changes})
+    uploader = next(u for u in at.file_uploader if u.key == "specs_upload")
+    return uploader.set_value(("mine.csv", out.getvalue().encode(), "text/csv")).run()
+
+
+def test_an_uploaded_row_with_a_sparse_figure_is_warned_about_beside_the_device_picker():
+    at = _upload_specs(run_page("home"), {"My H100": {"fp8_tflops": "3957.8"}, "Fine": {}})
+    assert not at.exception
+    warnings = [w.value for w in at.sidebar.warning]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("mine.csv loaded, but these figures look implausible")
+    assert "My H100: column 'fp8_tflops' = 3957.8" in warnings[0] and "2:4-sparse" in warnings[0]
+    assert "My H100" in at.selectbox(key="device").options
+
+
+def test_a_plausible_upload_gets_no_warning():
+    at = _upload_specs(run_page("home"), {"Fine": {}})
+    assert not at.sidebar.warning
+    assert "Fine" in at.selectbox(key="device").options

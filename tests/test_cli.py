@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from perfcore import load_specs, ops
 from perfcore.cli import main
 
-SEED = "NVIDIA H100 SXM (seed)"
+SEED = "NVIDIA H100 SXM (round figures)"
 
 
 def test_specs_lists_every_device(capsys, specs):

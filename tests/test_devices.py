@@ -12,8 +12,9 @@ def device(name: str, vendor: str = "NVIDIA", kinds: tuple[str, ...] = ()) -> De
 
 # Rows without jax_device_kinds: matched by the words of their names alone.
 SPECS = {d.name: d for d in map(device, [
-    "NVIDIA H100 SXM", "NVIDIA H100 PCIe", "NVIDIA H100 SXM (seed)", "NVIDIA A100 SXM4 80GB",
-    "NVIDIA A100 PCIe 40GB", "NVIDIA A10", "NVIDIA GeForce RTX 4090", "NVIDIA H200 SXM",
+    "NVIDIA H100 SXM", "NVIDIA H100 PCIe", "NVIDIA H100 SXM (round figures)",
+    "NVIDIA A100 SXM4 80GB", "NVIDIA A100 PCIe 40GB", "NVIDIA A10", "NVIDIA GeForce RTX 4090",
+    "NVIDIA H200 SXM",
 ])} | {"Google TPU v4": device("Google TPU v4", "Google")}  # fmt: skip
 
 
@@ -63,7 +64,7 @@ def test_every_bundled_jax_device_kind_matches_its_own_row(specs):
 @pytest.mark.parametrize(
     ("device_kind", "expected"),
     [("TPU v5 lite", "Google TPU v5e"), ("TPU v5", "Google TPU v5p"),
-     ("TPU v6 lite", "Google TPU v6e"), ("Tesla V100-SXM2-32GB", "NVIDIA V100 SXM2"),
+     ("TPU v6 lite", "Google TPU v6e"), ("Tesla V100-SXM2-32GB", "NVIDIA V100 SXM2 32GB"),
      ("NVIDIA H100 80GB HBM3", "NVIDIA H100 SXM")],
 )  # fmt: skip
 def test_bundled_specs_name_the_real_device_kinds(specs, device_kind, expected):
@@ -115,3 +116,45 @@ def test_reported_cost_reads_dicts_and_lists_and_says_none_when_absent():
 def test_crosscheck_accepts_counts_within_its_tolerance_only():
     assert devices.crosscheck(1.04e9, 1e9)
     assert not devices.crosscheck(1.2e9, 1e9)
+
+
+def _sized(name: str, gib: int, kinds: tuple[str, ...] = ()) -> Device:
+    return Device(name, "NVIDIA", 2018, memory_bytes=gib * 1024**3, jax_device_kinds=kinds)
+
+
+TWO_SIZES = {
+    d.name: d for d in (_sized("NVIDIA V100 SXM2", 16), _sized("NVIDIA V100 SXM2 32GB", 32))
+}
+
+
+@pytest.mark.parametrize(
+    ("memory_bytes", "expected"),
+    [(12e9, "NVIDIA V100 SXM2"), (16.9e9, "NVIDIA V100 SXM2"), (25.4e9, "NVIDIA V100 SXM2 32GB"),
+     (34e9, "NVIDIA V100 SXM2 32GB"), (40e9, None)],
+)  # fmt: skip
+def test_the_memory_jax_reports_picks_between_two_sizes_of_one_part(memory_bytes, expected):
+    found = devices.match_device("Tesla V100-SXM2", TWO_SIZES, memory_bytes)
+    assert (found and found.name) == expected
+
+
+def test_without_a_memory_size_a_row_named_by_its_size_is_not_guessed():
+    assert devices.match_device("Tesla V100-SXM2", TWO_SIZES).name == "NVIDIA V100 SXM2"
+    assert devices.match_device("Tesla V100-SXM2-32GB", TWO_SIZES).name == "NVIDIA V100 SXM2 32GB"
+
+
+def test_rows_claiming_one_device_kind_are_told_apart_by_memory():
+    kind = ("NVIDIA X1",)
+    rows = {d.name: d for d in (_sized("NVIDIA X1 a", 40, kind), _sized("NVIDIA X1 b", 80, kind))}
+    assert devices.match_device("NVIDIA X1", rows) is None
+    assert devices.match_device("NVIDIA X1", rows, 60e9).name == "NVIDIA X1 b"
+
+
+def test_the_bundled_v100_and_a100_sizes_are_separate_rows(specs):
+    for kind, memory, name in [
+        ("Tesla V100-SXM2-16GB", 12e9, "NVIDIA V100 SXM2"),
+        ("Tesla V100-SXM2-32GB", 25e9, "NVIDIA V100 SXM2 32GB"),
+        ("NVIDIA A100-SXM4-40GB", 30e9, "NVIDIA A100 SXM4 40GB"),
+        ("NVIDIA A100-SXM4-80GB", 60e9, "NVIDIA A100 SXM4 80GB"),
+    ]:
+        assert devices.match_device(kind, specs, memory).name == name
+        assert devices.match_device(kind, specs).name == name

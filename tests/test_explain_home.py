@@ -1,6 +1,8 @@
 """The home page's quick calculator and its computed takeaway."""
 
-from perfcore.explain import home
+import re
+
+from perfcore.explain import generations, home, pitfalls, scale_out
 
 
 def test_quick_calc_reproduces_the_seed_matmul(h100):
@@ -17,3 +19,15 @@ def test_takeaway_follows_the_numbers(h100):
     compute = home.takeaway(home.quick_calc(h100, "fp16", 1e12, 1e9))
     assert "memory-bound" in memory and "296x below" in memory
     assert "compute-bound" in compute and "3.4x above" in compute
+
+
+def test_the_formulas_have_no_qquad_run_into_a_letter():
+    formulas = [home.FORMULA, generations.FORMULA, scale_out.FORMULA, *pitfalls.FORMULAS.values()]
+    assert not [f for f in formulas if re.search(r"\\qquad[A-Za-z]", f)]
+    assert r"\qquad I_{\text{ridge}}" in home.FORMULA
+
+
+def test_metrics_are_short_enough_for_a_four_column_row(h100):
+    shown = home.metrics(home.quick_calc(h100, "fp16", 137.4e9, 100.7e6))
+    assert [v for _, v in shown] == ["1,364", "compute", "990 TFLOP/s", "139 µs"]
+    assert max(len(v) for _, v in shown) <= 11

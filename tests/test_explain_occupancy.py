@@ -18,7 +18,7 @@ def test_the_ladder_is_the_seeds_demo5_table(h100):
         for b, w, u, i in zip(
             df["batch (sequences)"],
             df["waves"],
-            df["utilisation (fraction)"],
+            df["utilisation"],
             df["idle units (last wave)"],
             strict=True,
         )
@@ -118,10 +118,9 @@ def test_the_tile_table_counts_edge_tiles_and_waves(h100):
     df = view.tile_table(view.tiles_compared(4097, 4096, h100)).set_index("tile shape")
     row = df.loc["128x128"]
     assert (row["tiles"], row["waves"]) == (33 * 32, 8)
-    assert row["tile efficiency (fraction, edge padding)"] == pytest.approx(4097 / (33 * 128))
-    assert row["efficiency (fraction)"] == pytest.approx(
-        row["tile efficiency (fraction, edge padding)"] * row["utilisation (fraction, all waves)"]
-    )
+    assert row[view.TILE_EFFICIENCY] == pytest.approx(4097 / (33 * 128))
+    assert row["efficiency"] == pytest.approx(row[view.TILE_EFFICIENCY] * row[view.UTILISATION])
+    assert df.attrs["units"]["efficiency"] == "percent"
 
 
 def test_the_tile_sentence_names_a_better_shape_when_there_is_one(h100):

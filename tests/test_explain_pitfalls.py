@@ -14,7 +14,7 @@ def _five(specs, name=SEED, precision="bf16"):
         view.faster_chip(d, precision, 7e9, 1),
         view.batch_one(d, 1),
         view.fp32_path(d, 4096, "fp16"),
-        view.copy_in_loop(d, view.SEED_ELEMENTS, "fp16", 1000),
+        view.copy_in_loop(d, view.DEFAULT_ELEMENTS, "fp16", 1000),
         view.shard_across_nodes(d, 7e9, "bf16", 8, 2),
     ]
 
@@ -51,12 +51,13 @@ def test_seed_copy_in_loop_is_0_52_s_against_0_01_s_52x_further(specs):
     section = _five(specs)[3]
     assert _texts(section) == ["33.6 MB", "33.6 GB", "64 GB/s", "524 ms", "10.0 ms", "52x"]
     assert "0.52 s of pure copying vs 0.01 s over device memory" in section.verdict
-    assert "1000x less traffic" in section.verdict
+    assert "1,000x less traffic" in section.verdict
 
 
 def test_seed_shard_fits_and_costs_1_75_gb_at_50_gb_s_35_ms(specs):
     section = _five(specs)[4]
-    assert _texts(section) == ["14.0 GB", "80 GiB", "yes", "1.75 GB", "50 GB/s", "35.0 ms"]
+    assert _texts(section) == ["13.0 GiB", "80.0 GiB", "yes", "1.75 GB", "50 GB/s", "35.0 ms"]
+    assert "13.0 GiB fits in 80.0 GiB" in section.verdict
     assert "1.75 GB across the network at 50 GB/s = 35.0 ms per step" in section.verdict
 
 
@@ -77,8 +78,8 @@ def test_bf16_half_path_names_itself(specs):
 
 
 def test_copy_dtype_and_iterations_scale_the_pcie_time(specs):
-    base = view.copy_in_loop(specs[SEED], view.SEED_ELEMENTS, "fp16", 1000).quantities[3].value
-    wider = view.copy_in_loop(specs[SEED], view.SEED_ELEMENTS, "fp32", 2000).quantities[3].value
+    base = view.copy_in_loop(specs[SEED], view.DEFAULT_ELEMENTS, "fp16", 1000).quantities[3].value
+    wider = view.copy_in_loop(specs[SEED], view.DEFAULT_ELEMENTS, "fp32", 2000).quantities[3].value
     assert wider == pytest.approx(4 * base)
 
 
@@ -93,7 +94,7 @@ def test_tiny_times_keep_their_own_units_rather_than_print_zero(specs):
 def test_a_model_too_big_for_one_device_must_be_sharded(specs):
     section = view.shard_across_nodes(specs[SEED], 70e9, "fp32", 8, 4)
     assert section.quantities[2].text == "no"
-    assert "does not fit in 80 GiB, so it must be sharded" in section.verdict
+    assert "does not fit in 80.0 GiB, so it must be sharded" in section.verdict
 
 
 def test_one_node_moves_nothing_over_the_network(specs):
@@ -111,15 +112,18 @@ def test_missing_figure_marks_only_that_belief_not_published(specs):
 
 def test_table_has_every_quantity_with_si_values_and_units(specs):
     df = view.table(_five(specs))
-    assert list(df.columns) == ["#", "belief", "quantity", "value (SI)", "unit"]
+    assert list(df.columns) == ["#", "belief", "quantity", "value", "kind"]
+    assert df.attrs["row_units"] == {"value": "kind"}
     assert len(df) == 5 + 3 + 5 + 6 + 6
     row = df[df["quantity"] == "network time per step"].iloc[0]
-    assert (row["value (SI)"], row["unit"]) == (pytest.approx(0.035), "s")
+    assert (row["value"], row["kind"]) == (pytest.approx(0.035), "seconds")
+    assert df["value"].dtype == float
 
 
 def test_table_marks_an_unpublished_belief_in_one_row(specs):
     df = view.table(_five(specs, "Google TPU v4"))
-    assert list(df[df["#"] == 4]["value (SI)"]) == [NOT_PUBLISHED]
+    unpublished = df[df["#"] == 4]["value"]
+    assert len(unpublished) == 1 and unpublished.isna().all()
 
 
 def test_takeaway_prices_all_five_on_the_seed(specs):
@@ -146,7 +150,7 @@ def test_every_device_and_precision_prices_or_says_not_published(specs, precisio
 
 def test_takeaway_changes_with_the_inputs(specs):
     five = _five(specs)
-    more = [*five[:3], view.copy_in_loop(specs[SEED], view.SEED_ELEMENTS, "fp16", 5000), five[4]]
+    more = [*five[:3], view.copy_in_loop(specs[SEED], view.DEFAULT_ELEMENTS, "fp16", 5000), five[4]]
     assert view.takeaway(more, specs[SEED]) != view.takeaway(five, specs[SEED])
 
 

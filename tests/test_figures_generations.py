@@ -24,7 +24,7 @@ def test_the_ridge_axis_is_log(specs):
 def test_markers_split_by_the_ops_verdict_with_their_own_symbols(specs):
     fig = _fig(specs)
     compute, memory = (_trace(fig, f"{b}-bound on this op") for b in ("compute", "memory"))
-    assert (len(compute.x), len(memory.x)) == (12, 6)
+    assert (len(compute.x), len(memory.x)) == (14, 6)
     assert compute.marker.symbol != memory.marker.symbol
     assert compute.marker.color != memory.marker.color
 

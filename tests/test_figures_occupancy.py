@@ -7,7 +7,7 @@ from perfcore.figures import occupancy_sawtooth_figure, tile_efficiency_figure
 from perfcore.figures.occupancy import MAX_TEETH, corners
 from perfcore.model.occupancy import utilisation
 
-H100_UTIL = "utilisation, NVIDIA H100 SXM (seed) (132 units, spec)"
+H100_UTIL = "utilisation, NVIDIA H100 SXM (round figures) (132 units, spec)"
 
 
 def _trace(fig, start):

@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 
 from perfcore.figures import roofline_figure
-from perfcore.figures.roofline import ABOVE_ROOF, OVERHEAD, memory_roofs
+from perfcore.figures.roofline import ABOVE_ROOF, MOVED, OVERHEAD, memory_roofs
 from perfcore.measure.bench import Measurement
 from perfcore.measure.points import measured_point
 from perfcore.measure.results import Record
@@ -27,12 +27,22 @@ def names(fig):
     return [t.name for t in fig.data]
 
 
-def test_one_flat_roof_per_published_precision(h100):
+def segments(trace) -> list[tuple[list, list]]:
+    """A trace's line segments (split at None), as (xs, ys)."""
+    cuts = [i for i, x in enumerate(trace.x) if x is None]
+    bounds = zip([-1, *cuts], [*cuts, len(trace.x)], strict=True)
+    return [(list(trace.x[a + 1 : b]), list(trace.y[a + 1 : b])) for a, b in bounds if b > a + 1]
+
+
+def test_a_flat_roof_per_published_precision_the_chosen_one_apart(h100):
     fig = roofline_figure(h100, "fp16")
-    flats = [n for n in names(fig) if " roof " in n]
-    assert [n.split()[0] for n in flats] == list(h100.published_precisions())
     fp16 = next(t for t in fig.data if t.name.startswith("fp16 roof"))
-    assert list(fp16.y) == [990e12, 990e12]
+    assert list(fp16.y) == [990e12, 990e12] and fp16.line.width == 3
+    others = next(t for t in fig.data if t.name == "other precisions' roofs (spec)")
+    peaks = {h100.peak_flops(p) for p in h100.published_precisions() if p != "fp16"}
+    assert {ys[0] for _, ys in segments(others)} == peaks
+    named = " ".join(t for t in others.text if t)
+    assert all(p in named for p in h100.published_precisions() if p != "fp16")
 
 
 def test_both_axes_are_log(h100):
@@ -55,9 +65,10 @@ def test_memory_roofs_include_the_links_per_direction(h100):
     assert labels["L2 (estimate)"] == 10e12
 
 
-def test_roof_lines_are_two_points_each(h100, specs):
+def test_roof_lines_are_lean_two_ends_and_at_most_the_point_that_names_them(h100, specs):
     fig = roofline_figure(h100, "fp16", compare=specs["NVIDIA A100 SXM4 80GB"])
-    assert all(len(t.x) == 2 for t in fig.data if "roof" in t.name or "memory" in t.name)
+    roofs = [t for t in fig.data if "roof" in t.name or "memory" in t.name]
+    assert all(2 <= len(xs) <= 3 for t in roofs for xs, _ in segments(t))
 
 
 def test_op_points_sit_on_the_roof_with_their_numbers_in_the_hover(h100):
@@ -91,8 +102,11 @@ def test_switching_precision_draws_an_arrow_from_old_to_new(h100):
     cost16, cost8 = ops.matmul(4096, 4096, 4096, 2), ops.matmul(4096, 4096, 4096, 1)
     old, new = estimate(990e12, 3.35e12, cost16), estimate(1979e12, 3.35e12, cost8)
     fig = roofline_figure(h100, "fp8", [new], previous=[old])
-    (arrow,) = fig.layout.annotations
-    assert arrow.ax < arrow.x and arrow.ay < arrow.y
+    arrow = next(t for t in fig.data if t.name == MOVED)
+    assert list(arrow.x) == [old.intensity, new.intensity, None] and old.intensity < new.intensity
+    assert list(arrow.y)[:2] == [old.attainable_flops_per_s, new.attainable_flops_per_s]
+    assert arrow.marker.symbol == "arrow" and list(arrow.marker.size) == [0, 12, 0]
+    assert not fig.layout.annotations, "one trace, not an annotation per op"
 
 
 def test_an_unpublished_precision_draws_no_ridge(specs):

@@ -1,5 +1,7 @@
 """Display formatting: units, prefixes, and 'not published' for None."""
 
+import math
+
 import pytest
 
 from perfcore import format as fmt
@@ -38,3 +40,47 @@ def test_formula_like_text_gets_a_leading_quote(text):
 @pytest.mark.parametrize("value", [-1.5, 0, 3, "NVIDIA H100 SXM", "", None, "a=b"])
 def test_numbers_and_plain_text_are_written_as_they_are(value):
     assert fmt.safe_cell(value) is value
+
+
+@pytest.mark.parametrize(
+    ("kind", "values", "unit", "texts"),
+    [("flops_per_s", [989.4e12, 125e12], "TFLOP/s", ["989", "125"]),
+     ("bytes_per_s", [3.35e12, 0.9e12], "TB/s", ["3.35", "0.90"]),
+     ("seconds", [139e-6, 2e-3], "ms", ["0.14", "2.00"]),
+     ("seconds", [2.5, 0.5], "s", ["2.50", "0.50"]),
+     ("percent", [0.0006, 0.504], "%", ["0.060", "50.400"]),
+     ("capacity", [80 * 1024**3, 16 * 1024**3], "GiB", ["80.0", "16.0"]),
+     ("traffic", [33.6e6], "MB", ["33.6"]),
+     ("intensity", [295.5, 1365.3], "FLOP/byte", ["296", "1,365"]),
+     ("flops_per_s", [34e12, 67e12, 990e12, 1979e12], "TFLOP/s", ["34", "67", "990", "1,979"]),
+     ("flops_per_s", [7.8e12, 15.7e12, 125e12], "TFLOP/s", ["7.8", "15.7", "125.0"])],
+)  # fmt: skip
+def test_a_column_gets_one_prefix_from_its_median_value(kind, values, unit, texts):
+    scale = fmt.column_scale(kind, values)
+    assert scale.unit == unit
+    assert [scale.text(v) for v in values] == texts
+
+
+def test_a_column_spanning_many_decades_takes_its_smallest_values_prefix():
+    scale = fmt.column_scale("capacity", [80 * 1024**3, 228 * 1024])
+    assert scale.unit == "KiB"
+    assert [scale.text(v) for v in (80 * 1024**3, 228 * 1024)] == ["83,886,080", "228"]
+    assert scale.printf == "%,.0f"
+
+
+def test_missing_values_and_zeros_do_not_choose_the_prefix():
+    scale = fmt.column_scale("flops_per_s", [None, math.nan, 0.0, 67e12])
+    assert scale.unit == "TFLOP/s"
+    assert fmt.column_scale("seconds", [None, math.nan]).unit == "s"
+
+
+def test_headers_carry_the_display_unit_and_downloads_the_si_unit():
+    assert fmt.header("peak", fmt.column_scale("flops_per_s", [989.4e12]).unit) == "peak (TFLOP/s)"
+    assert fmt.header("utilisation", fmt.SI_UNITS["percent"]) == "utilisation (fraction)"
+    assert set(fmt.SI_UNITS) == set(fmt.KINDS)
+    assert all(callable(getattr(fmt, kind)) for kind in fmt.KINDS)
+
+
+def test_figures_stay_short_for_any_size():
+    assert [fmt.figures(v) for v in (0.1394, 1365.3, 999_999.0)] == ["0.139", "1,365", "999,999"]
+    assert fmt.figures(3.333e19) == "3.33×10¹⁹" and fmt.figures(2e6) == "2.00×10⁶"

@@ -23,9 +23,9 @@ def test_a_newer_device_with_a_higher_ridge_raises_the_ridge_growth():
 
 def test_a_longer_sequence_leaves_fewer_devices_memory_bound():
     at = run_page("generations", FP16)
-    assert _metrics(at)[3] == "6 of 18"
+    assert _metrics(at)[3] == "6 of 20"
     at.number_input(key="ge_attention_seq").set_value(8192).run()
-    assert _metrics(at)[3] == "0 of 18"
+    assert _metrics(at)[3] == "0 of 20"
 
 
 def test_the_vendor_filter_keeps_only_that_vendors_devices():
@@ -34,12 +34,25 @@ def test_the_vendor_filter_keeps_only_that_vendors_devices():
     assert set(at.dataframe[0].value["vendor"]) == {"AMD"}
 
 
-def test_a_precision_the_old_device_lacks_shows_not_published():
+def test_the_default_view_opens_on_fp16_with_its_growth_and_a_title_from_the_data():
+    at = run_page("generations")
+    assert _metrics(at) == ["7.9x", "3.7x", "2.1x", "6 of 20"]
+    assert at.title[0].value == ("The fp16 ridge point rose 2.1x from V100 SXM2 to H100 SXM")
+    assert any("V100 SXM2 publishes no bf16 peak" in i.value for i in at.info)
+
+
+def test_a_precision_the_old_device_lacks_names_it_and_shows_the_nearest_shared_one():
     at = run_page("generations", {"precision": "fp8"})
     assert not at.exception
-    assert _metrics(at)[:3] == ["not published"] * 3
-    df = at.dataframe[0].value.set_index("device")
-    assert df.loc["NVIDIA V100 SXM2", "bound by"] == "not published"
+    note = next(i.value for i in at.info if "publishes no fp8" in i.value)
+    assert note.startswith("The NVIDIA V100 SXM2 publishes no fp8 peak") and "fp16" in note
+    assert _metrics(at)[:3] == ["7.9x", "3.7x", "2.1x"]
+
+
+def test_at_bf16_a_pair_whose_ridge_fell_says_so_in_the_title():
+    at = run_page("generations", {"ge_old": "NVIDIA H100 SXM", "ge_new": "NVIDIA H200 SXM"})
+    assert not [i for i in at.info if "publishes no" in i.value]
+    assert at.title[0].value == "The bf16 ridge point fell 1.4x from H100 SXM to H200 SXM"
 
 
 def test_a_link_opens_the_page_with_its_values():

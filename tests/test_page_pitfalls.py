@@ -33,7 +33,7 @@ def seed_page():
         ("copied over 1000 iterations", "33.6 GB"),
         ("PCIe, per direction", "64 GB/s"),
         ("PCIe is further away by", "52x"),
-        ("weights (bf16)", "14.0 GB"),
+        ("weights (bf16)", "13.0 GiB"),
         ("network bytes per GPU per step", "1.75 GB"),
         ("network time per step", "35.0 ms"),
     ],
@@ -46,7 +46,7 @@ def test_seed_verdicts_give_the_seed_sentences(seed_page):
     text = " ".join(m.value for m in seed_page.markdown)
     assert "1365 FLOP/byte → 990.0 TFLOP/s vs 683 FLOP/byte → 67.0 TFLOP/s" in text
     assert "0.52 s of pure copying vs 0.01 s" in text
-    assert "14.0 GB fits in 80 GiB" in text
+    assert "13.0 GiB fits in 80.0 GiB" in text
 
 
 def test_more_iterations_raise_the_copy_time():

@@ -14,10 +14,26 @@ def metric(at, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
 
+MARKETED = {"device": SEED, "so_convention": "as-marketed"}
+
+
 @pytest.fixture(scope="module")
 def seed_page():
-    """The page on the seed's H100 with default inputs (7e9 bf16, 8 GPUs x 2 nodes)."""
-    return run_page("scale_out", {"device": SEED})
+    """The seed's H100, as marketed, other inputs at their defaults (7e9 bf16, 8 GPUs x 2 nodes)."""
+    return run_page("scale_out", MARKETED)
+
+
+def test_the_page_opens_per_direction_and_as_marketed_is_one_click_away():
+    at = run_page("scale_out", {"device": SEED})
+    assert at.radio(key="so_convention").value == "per-direction"
+    per_direction = [
+        metric(at, m) for m in ("Link ratio, up / out", "Share of time on the network")
+    ]
+    assert per_direction == ["9.0x", "39 %"]
+    assert "a minority" in next(i.value for i in at.info if "Read this" in i.value)
+    at.radio(key="so_convention").set_value("as-marketed").run()
+    assert metric(at, "Share of time on the network") == "56 %"
+    assert metric(at, "Link ratio, up / out") == "18x"
 
 
 def test_seed_defaults_show_demo6_in_node_and_two_node_numbers(seed_page):
@@ -34,14 +50,15 @@ def test_seed_defaults_show_demo6_in_node_and_two_node_numbers(seed_page):
     assert got == ["24.5 GB", "27.2 ms", "1.75 GB", "62.2 ms", "56 %"]
 
 
-def test_seed_ladder_shows_four_and_sixteen_nodes(seed_page):
-    ladder = next(m.value for m in seed_page.markdown if m.value.startswith("| nodes"))
-    assert "| 4 | 32 | 2.62 GB | 79.7 ms | 66 % |" in ladder
-    assert "| 16 | 128 | 3.28 GB | 92.8 ms | 71 % |" in ladder
+def test_seed_table_shows_four_and_sixteen_nodes(seed_page):
+    df = seed_page.dataframe[0].value.set_index("nodes")  # shown in GB, ms and %
+    columns = ["network bytes per GPU", "all-reduce time", "network share of time"]
+    assert [round(v, 1) for v in df.loc[4, columns]] == [2.6, 79.7, 65.9]
+    assert [round(v, 1) for v in df.loc[16, columns]] == [3.3, 92.8, 70.7]
 
 
 def test_more_nodes_raise_the_all_reduce_time_and_network_share():
-    at = run_page("scale_out", {"device": SEED})
+    at = run_page("scale_out", MARKETED)
     at.number_input(key="so_nodes").set_value(16).run()
     assert (metric(at, "All-reduce time"), metric(at, "Share of time on the network")) == (
         "92.8 ms",
@@ -50,7 +67,7 @@ def test_more_nodes_raise_the_all_reduce_time_and_network_share():
 
 
 def test_per_direction_convention_doubles_the_in_node_time():
-    at = run_page("scale_out", {"device": SEED})
+    at = run_page("scale_out", MARKETED)
     at.radio(key="so_convention").set_value("per-direction").run()
     assert metric(at, "In-node leg: time") == "54.4 ms"
     assert metric(at, "Scale-up, used (per-direction)") == "450 GB/s"
@@ -90,7 +107,7 @@ def test_garbage_link_values_fall_back_with_a_notice(key, value):
     at = run_page("scale_out", {"device": SEED, key: value})
     assert not at.exception
     assert any(f"`{key}=" in text for text in notices(at))
-    assert metric(at, "All-reduce time") == "62.2 ms"
+    assert metric(at, "All-reduce time") == "89.4 ms"
 
 
 def test_a_fractional_count_is_flagged_and_the_notice_names_what_is_shown():
@@ -103,7 +120,7 @@ def test_device_without_a_network_figure_shows_not_published_and_keeps_the_in_no
     assert not at.exception
     assert metric(at, "Scale-out (one direction)") == NOT_PUBLISHED
     assert metric(at, "Network leg: time") == NOT_PUBLISHED
-    assert metric(at, "In-node leg: time") == "81.7 ms"
+    assert metric(at, "In-node leg: time") == "163 ms"
 
 
 def test_takeaway_is_computed_from_the_numbers(seed_page):

@@ -106,7 +106,7 @@ def test_demo2_op_names_match_the_seed():
     [
         ("NVIDIA V100 SXM2", "0.90", "125", "139"),
         ("NVIDIA A100 SXM4 80GB", "2.04", "312", "153"),
-        ("NVIDIA H100 SXM (seed)", "3.35", "990", "296"),
+        ("NVIDIA H100 SXM (round figures)", "3.35", "990", "296"),
     ],
 )
 def test_demo3_generation_rows(specs, name, hbm, peak, ridge):

@@ -46,7 +46,7 @@ ISSUE_DEVICES = (
     "Intel Gaudi 2",
     "Intel Gaudi 3",
 )
-SEED = "NVIDIA H100 SXM (seed)"
+SEED = "NVIDIA H100 SXM (round figures)"
 
 # One valid row (the seed's rounded H100), for tests that must not depend on data/specs.csv.
 VALID_ROW = dict(
@@ -150,7 +150,7 @@ EXPECTED = {
     "duplicate_name.csv": [
         "row 3",
         "column 'name'",
-        "got 'NVIDIA H100 SXM (seed)', the name of row 2",
+        "got 'NVIDIA H100 SXM (round figures)', the name of row 2",
         "expected each name once",
     ],
     "row_number_counts_records.csv": ["row 3", "column 'l2_mb'", "got '40 MB'", "write 40"],
@@ -159,7 +159,7 @@ EXPECTED = {
         "row 2, column 'bf16_tflops': got '1,979'; " + POSITIVE,
         "row 3, column 'memory_gb': got '-80'; " + POSITIVE,
         "row 3, column 'source': got ''; expected the datasheet",
-        "row 3, column 'name': got 'NVIDIA H100 SXM (seed)', the name of row 2",
+        "row 3, column 'name': got 'NVIDIA H100 SXM (round figures)', the name of row 2",
     ],
 }
 

@@ -18,7 +18,7 @@ from perfcore.model.generations import Growth, device_ridge
 from perfcore.model.ops import Cost, Param
 from perfcore.model.precision import BYTES_PER_ELEMENT
 from perfcore.model.roofline import Estimate, estimate_on
-from perfcore.model.specs import Device
+from perfcore.model.specs import PRECISIONS, Device
 
 DEFAULT_OLD, DEFAULT_NEW = "NVIDIA V100 SXM2", "NVIDIA H100 SXM"
 DEFAULT_OP = "attention"
@@ -90,22 +90,68 @@ def rows(
 
 
 def table(generation_rows: list[GenerationRow], precision: str, cost: Cost) -> pd.DataFrame:
-    """One row per device, SI numbers with units in the column names."""
+    """One row per device, SI numbers (NaN where unpublished); attrs["units"] names their kinds."""
     r = generation_rows
-    return pd.DataFrame(
+    peak = f"{precision} peak"
+    df = pd.DataFrame(
         {
             "device": [x.device.name for x in r],
             "vendor": [x.device.vendor for x in r],
             "year": [x.device.year for x in r],
-            "ridge (FLOP/byte)": [x.ridge for x in r],
-            "bound by": [x.bound for x in r],
-            f"{precision} peak (FLOP/s)": [x.device.peak_flops(precision) for x in r],
-            "memory bandwidth (bytes/s)": [x.device.memory_bytes_per_s for x in r],
-            "op intensity (FLOP/byte)": cost.intensity,
-            "attainable (FLOP/s)": [x.point and x.point.attainable_flops_per_s for x in r],
+            "ridge": [x.ridge for x in r],
+            "bound by": [x.point and x.point.limiter for x in r],
+            peak: [x.device.peak_flops(precision) for x in r],
+            "memory bandwidth": [x.device.memory_bytes_per_s for x in r],
+            "op intensity": cost.intensity,
+            "attainable": [x.point and x.point.attainable_flops_per_s for x in r],
             "source": [x.device.source for x in r],
         }
+    ).astype({"ridge": float, peak: float, "attainable": float})
+    df.attrs["units"] = {
+        "ridge": "intensity",
+        peak: "flops_per_s",
+        "memory bandwidth": "bytes_per_s",
+        "op intensity": "intensity",
+        "attainable": "flops_per_s",
+    }
+    return df
+
+
+def shared_precision(old: Device, new: Device, wanted: str) -> str | None:
+    """`wanted` if both devices publish it, else the nearest precision both do (the narrower on
+    a tie, in PRECISIONS order); None when they share none."""
+    both = [p for p in PRECISIONS if device_ridge(old, p) and device_ridge(new, p)]
+    at = PRECISIONS.index(wanted)
+    return min(
+        both, key=lambda p: (abs(PRECISIONS.index(p) - at), -PRECISIONS.index(p)), default=None
     )
+
+
+def precision_note(old: Device, new: Device, wanted: str, shown: str | None) -> str:
+    """Which device lacks the sidebar's precision and what the page shows instead; '' if none."""
+    if shown == wanted:
+        return ""
+    lacking = " and the ".join(d.name for d in (old, new) if device_ridge(d, wanted) is None)
+    instead = (
+        f"this page shows {shown}, the nearest precision both publish"
+        if shown
+        else "the two share no precision: pick another pair"
+    )
+    return f"The {lacking} publishes no {wanted} peak, so {instead}."
+
+
+def _short(device: Device) -> str:
+    """The device's name without its vendor: 'H100 SXM'."""
+    return device.name.removeprefix(device.vendor).strip()
+
+
+def title(g: Growth | None) -> str:
+    """The page's title, stating which way the ridge moved between the chosen pair."""
+    if g is None:
+        return "The ridge point by year"
+    way = "rose" if g.ridge >= 1 else "fell"
+    times = fmt.ratio(max(g.ridge, 1 / g.ridge))
+    return f"The {g.precision} ridge point {way} {times} from {_short(g.old)} to {_short(g.new)}"
 
 
 def bound_count(generation_rows: list[GenerationRow]) -> str:

@@ -19,6 +19,8 @@ METRICS = ("FLOPs forgone", "capacity", "bandwidth", "latency")
 PER_UNIT = "per SM/CU"
 FORGONE_KIND = "derived: peak (spec) × latency (estimate)"
 NOT_A_STORE = "not applicable: a link"
+FORGONE = "FLOPs forgone per trip"
+UNITS = {"capacity": "capacity", "bandwidth": "bytes_per_s", "latency": "seconds", FORGONE: "flops"}
 SHORT = {
     "registers": "registers",
     "shared memory/L1": "shared mem/L1",
@@ -124,28 +126,30 @@ def _per(r: LevelRow) -> str:
 def _device_table(h: Hierarchy) -> pd.DataFrame:
     """One device's rows: SI figures beside the kind of each."""
     rows, lv = h.rows, [r.level for r in h.rows]
-    forgone = pd.array([r.flops_forgone and round(r.flops_forgone) for r in rows], dtype="Int64")
     return pd.DataFrame(
         {
             "device": h.device.name,
             "level": [x.name for x in lv],
-            "capacity (bytes)": [x.capacity_bytes for x in lv],
+            "capacity": [x.capacity_bytes for x in lv],
             "capacity per": [_per(r) for r in rows],
             "capacity kind": [r.kind("capacity") for r in rows],
-            "bandwidth (bytes/s)": [x.bytes_per_s for x in lv],
+            "bandwidth": [x.bytes_per_s for x in lv],
             "bandwidth kind": [r.kind("bandwidth") for r in rows],
             "bandwidth convention": [x.bandwidth_convention or "on device" for x in lv],
-            "latency (s)": [x.latency_s for x in lv],
+            "latency": [x.latency_s for x in lv],
             "latency kind": [x.latency_kind for x in lv],
-            f"FLOPs forgone per trip ({h.precision} peak)": forgone,
+            FORGONE: [r.flops_forgone for r in rows],
             "FLOPs forgone kind": [r.kind("FLOPs forgone") for r in rows],
         }
-    )
+    ).astype({c: float for c in UNITS})
 
 
 def table(views: list[Hierarchy]) -> pd.DataFrame:
-    """Every level of every shown device, device by device, SI units in the column names."""
-    return pd.concat([_device_table(h) for h in views], ignore_index=True)
+    """Every level of every shown device, device by device, SI numbers (NaN where unpublished);
+    attrs["units"] names their kinds."""
+    df = pd.concat([_device_table(h) for h in views], ignore_index=True)
+    df.attrs["units"] = UNITS
+    return df
 
 
 def memory_trip(h: Hierarchy) -> str:

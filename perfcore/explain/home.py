@@ -7,6 +7,16 @@ from perfcore.model.ops import Cost
 from perfcore.model.roofline import Estimate, estimate_on
 from perfcore.model.specs import Device
 
+# Joined with a space after each \qquad: adjacent raw strings join with none, and \qquad
+# followed by I reads as one unknown command (a red KaTeX error).
+FORMULA = r"\qquad ".join(
+    (
+        r"\text{attainable FLOP/s} = \min\left(P_{\text{peak}},\; I \cdot \beta\right),",
+        r"I = \frac{\text{FLOPs}}{\text{bytes}},",
+        r"I_{\text{ridge}} = \frac{P_{\text{peak}}}{\beta}",
+    )
+)
+
 KINDS_OF_NUMBER = """\
 **Two kinds of number, never mixed silently.**
 
@@ -29,6 +39,16 @@ def quick_calc(device: Device, precision: str, flops: float, n_bytes: float) -> 
     """The roofline verdict for raw FLOPs and bytes; None where a roof is unpublished."""
     cost = Cost(flops, n_bytes, "your operation")
     return estimate_on(device, precision, cost)
+
+
+def metrics(e: Estimate) -> list[tuple[str, str]]:
+    """(label, value) for the calculator's verdict; short values, so none is cut off."""
+    return [
+        ("Intensity (FLOP/byte)", fmt.figures(e.intensity)),
+        ("Bound by", e.limiter),
+        ("Attainable", fmt.flops_per_s(e.attainable_flops_per_s)),
+        ("Time floor", fmt.seconds(e.time_floor_s)),
+    ]
 
 
 def takeaway(e: Estimate) -> str:

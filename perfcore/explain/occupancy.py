@@ -1,6 +1,6 @@
 """The occupancy page: batch -> blocks -> waves -> utilisation, and matmul tile quantisation.
 
-One block per sequence times blocks-per-sequence (the seed's DEMO 5 model), dealt in
+One block per sequence times blocks-per-sequence, dealt in
 waves over the device's compute units (a published spec). Waves, utilisation and idle
 units are derived. A device that publishes no unit count gets "not published".
 """
@@ -19,10 +19,12 @@ from perfcore.model.specs import Device
 
 CUSTOM = "custom"
 NAMED = ("units", "units + 1", "2 × units")
-PRESETS = (CUSTOM, "1", "8", "32", "64", *NAMED, "512")  # the seed's DEMO 5 batches
+PRESETS = (CUSTOM, "1", "8", "32", "64", *NAMED, "512")  # small, at the unit count, past it
 TILES = ("64x64", "128x128", "128x256", "256x128")
 DEFAULT_TILE = "128x128"
 BATCH_MAX, PER_SEQUENCE_MAX, SIZE_MAX = 65536, 1024, 2**20
+TILE_EFFICIENCY, UTILISATION = "tile efficiency (edge padding)", "utilisation (all waves)"
+TILE_UNITS = dict.fromkeys((TILE_EFFICIENCY, UTILISATION, "efficiency"), "percent")
 
 NOTE = (
     "The compute-unit count (SMs, CUs, cores) is the vendor's published spec; waves, "
@@ -105,26 +107,28 @@ def occupancy(device: Device, batch: int, blocks_per_sequence: int = 1) -> Occup
 
 
 def ladder(device: Device, batch: int, blocks_per_sequence: int = 1) -> list[Occupancy]:
-    """The seed's DEMO 5 batches (1, 8, 32, 64, u, u+1, 2u, 512) and `batch`, ascending."""
+    """The preset batches (1, 8, 32, 64, u, u+1, 2u, 512) and `batch`, ascending."""
     units = device.compute_units
     if units is None:
         return []
-    seed = [_preset_batch(p, units) for p in PRESETS[1:]]
-    return [Occupancy(b, blocks_per_sequence, units) for b in sorted({*seed, batch})]
+    presets = [_preset_batch(p, units) for p in PRESETS[1:]]
+    return [Occupancy(b, blocks_per_sequence, units) for b in sorted({*presets, batch})]
 
 
 def table(rows: Sequence[Occupancy], batch: int) -> pd.DataFrame:
-    """One row per batch: blocks, waves, utilisation (fraction), idle units; `batch` marked."""
-    return pd.DataFrame(
+    """One row per batch: blocks, waves, utilisation (a fraction), idle units; `batch` marked."""
+    df = pd.DataFrame(
         {
             "batch (sequences)": [o.batch for o in rows],
             "blocks": [o.blocks for o in rows],
             "waves": [o.waves for o in rows],
-            "utilisation (fraction)": [o.utilisation for o in rows],
+            "utilisation": [float(o.utilisation) for o in rows],
             "idle units (last wave)": [o.idle_units for o in rows],
             "your batch": [o.batch == batch for o in rows],
         }
     )
+    df.attrs["units"] = {"utilisation": "percent"}
+    return df
 
 
 def metrics(o: Occupancy | None) -> list[tuple[str, str]]:
@@ -182,16 +186,18 @@ def tiles_compared(m: int, n: int, device: Device) -> dict[str, TileQuantisation
 def tile_table(compared: dict[str, TileQuantisation]) -> pd.DataFrame:
     """One row per tile shape: tiles, waves and the three efficiencies (fractions)."""
     qs = list(compared.values())
-    return pd.DataFrame(
+    df = pd.DataFrame(
         {
             "tile shape": list(compared),
             "tiles": [q.tiles for q in qs],
             "waves": [q.waves for q in qs],
-            "tile efficiency (fraction, edge padding)": [q.tile_efficiency for q in qs],
-            "utilisation (fraction, all waves)": [q.utilisation for q in qs],
-            "efficiency (fraction)": [q.efficiency for q in qs],
+            TILE_EFFICIENCY: [q.tile_efficiency for q in qs],
+            UTILISATION: [q.utilisation for q in qs],
+            "efficiency": [q.efficiency for q in qs],
         }
-    )
+    ).astype({c: float for c in TILE_UNITS})
+    df.attrs["units"] = TILE_UNITS
+    return df
 
 
 def tile_metrics(compared: dict[str, TileQuantisation], tile: str) -> list[tuple[str, str]]:

@@ -1,4 +1,4 @@
-"""The pitfalls page: the seed's five wrong beliefs (DEMO 7), each priced on the chosen device.
+"""The pitfalls page: five wrong beliefs, each priced on the chosen device.
 
 Each belief becomes a Section: the belief in quotes, its priced numbers (SI value, unit and
 how the page prints it) and a one-line verdict computed from them. A belief that needs a
@@ -21,7 +21,7 @@ from perfcore.model.specs import Device
 
 HALF_PRECISIONS = ("fp16", "bf16")
 METRICS_PER_ROW = 3
-SEED_ELEMENTS = 4096 * 4096  # the seed's one 4096 x 4096 tensor
+DEFAULT_ELEMENTS = 4096 * 4096  # one 4096 x 4096 tensor
 TITLES = {
     1: "(1) The faster chip",
     2: "(2) Batch size one",
@@ -53,11 +53,11 @@ _SECONDS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
 
 @dataclass(frozen=True)
 class Quantity:
-    """One priced number: label, SI value, unit, and how the page prints it."""
+    """One priced number: label, SI value, its kind (format.py), and how the page prints it."""
 
     label: str
     value: float
-    unit: str
+    kind: str
     text: str
     help: str = ""
 
@@ -101,13 +101,13 @@ def _guard(number: int, belief: str, device: Device, price: Callable[[], Section
         return Section(number, belief, (), verdict)
 
 
-def _q(label: str, value: float, unit: str, text: Callable, help: str = "") -> Quantity:
-    """A Quantity printed by `text(value)`."""
-    return Quantity(label, value, unit, text(value), help)
+def _q(label: str, value: float, kind: str, text: Callable, help: str = "") -> Quantity:
+    """A Quantity of `kind` (a perfcore.format function name; '' for a count) printed by text."""
+    return Quantity(label, value, kind, text(value), help)
 
 
 def _ceiling(flops_per_s: float) -> str:
-    """A FLOP/s ceiling to one decimal in its prefix, as the seed prints them ('990.0 TFLOP/s')."""
+    """A FLOP/s ceiling to one decimal in its prefix ('990.0 TFLOP/s')."""
     mantissa = flops_per_s / 1000 ** math.floor(math.log10(flops_per_s) / 3)
     return fmt.flops_per_s(flops_per_s, math.floor(math.log10(mantissa)) + 2)
 
@@ -119,7 +119,7 @@ def _rate(bytes_per_s: float) -> str:
 
 
 def _pair_seconds(a: float, b: float) -> tuple[str, str]:
-    """Two times in the unit of the larger, two decimals, as the seed compares them ('0.52 s')."""
+    """Two times in the unit of the larger, two decimals, so they compare at a glance ('0.52 s')."""
     scale, unit = next(((f, u) for f, u in _SECONDS if max(a, b) >= f / 10), _SECONDS[-1])
     if min(a, b) / scale < 0.005:  # two decimals would print 0.00: keep each its own unit
         return fmt.seconds(a), fmt.seconds(b)
@@ -140,12 +140,12 @@ def _faster_chip(device: Device, precision: str, params: float, batch: int, beli
     cases = {"today": r.today, "2x the arithmetic peak": r.double_peak}
     cases["2x the memory bandwidth"] = r.double_bandwidth
     q = (
-        _q("intensity", cost.intensity, "FLOP/byte", fmt.intensity, "Derived: 2 x batch / bytes."),
+        _q("intensity", cost.intensity, "intensity", fmt.intensity, "Derived: 2 x batch / bytes."),
         *(
-            _q(f"{k} ({lim}-bound)", v, "FLOP/s", fmt.flops_per_s, spec)
+            _q(f"{k} ({lim}-bound)", v, "flops_per_s", fmt.flops_per_s, spec)
             for k, (v, lim) in cases.items()
         ),
-        _q("gained from 2x the peak", r.gain_from_peak, "FLOP/s", fmt.flops_per_s),
+        _q("gained from 2x the peak", r.gain_from_peak, "flops_per_s", fmt.flops_per_s),
     )
     gain, gain_bw = (
         fmt.flops_per_s(x - r.today[0]) for x in (r.double_peak[0], r.double_bandwidth[0])
@@ -180,9 +180,9 @@ def _batch_one(device: Device, batch: int, belief: str) -> Section:
     r = pitfalls.batch_one(device, batch)
     util = fmt.percent(r.utilisation, 2)
     q = (
-        _q("utilisation", r.utilisation, "fraction", lambda v: util, "Derived: blocks / slots."),
-        _q("compute units idle (last wave)", r.idle_units, "units", lambda v: f"{v} of {r.units}"),
-        _q("compute units (SMs / CUs)", r.units, "units", str, f"Published spec: {device.source}"),
+        _q("utilisation", r.utilisation, "percent", lambda v: util, "Derived: blocks / slots."),
+        _q("compute units idle (last wave)", r.idle_units, "", lambda v: f"{v} of {r.units}"),
+        _q("compute units (SMs / CUs)", r.units, "", str, f"Published spec: {device.source}"),
     )
     summary = f"batch {batch} keeps {util} of the units busy"
     return Section(2, belief, q, _batch_verdict(r), summary, r)
@@ -200,11 +200,11 @@ def _fp32_path(device: Device, n: int, half: str, belief: str) -> Section:
     h, derived = half.upper(), "Derived: min(peak, intensity x bandwidth)."
     ratio = fmt.ratio(r.ceiling_ratio, 3)
     q = (
-        _q(f"{h} tensor path intensity", r.tensor_intensity, "FLOP/byte", fmt.intensity),
-        _q(f"{h} tensor path ceiling", r.tensor_ceiling, "FLOP/s", _ceiling, derived),
-        _q("FP32 vector path intensity", r.fp32_intensity, "FLOP/byte", fmt.intensity),
-        _q("FP32 vector path ceiling", r.fp32_ceiling, "FLOP/s", _ceiling, derived),
-        _q("ceiling lost", r.ceiling_ratio, "x", lambda v: ratio, "tensor / FP32 ceiling"),
+        _q(f"{h} tensor path intensity", r.tensor_intensity, "intensity", fmt.intensity),
+        _q(f"{h} tensor path ceiling", r.tensor_ceiling, "flops_per_s", _ceiling, derived),
+        _q("FP32 vector path intensity", r.fp32_intensity, "intensity", fmt.intensity),
+        _q("FP32 vector path ceiling", r.fp32_ceiling, "flops_per_s", _ceiling, derived),
+        _q("ceiling lost", r.ceiling_ratio, "ratio", lambda v: ratio, "tensor / FP32 ceiling"),
     )
     paths = " vs ".join(f"{a.text} → {b.text}" for a, b in (q[:2], q[2:4]))
     verdict = f"{paths}: one op that forces the FP32 path costs {ratio} of the ceiling."
@@ -222,12 +222,18 @@ def _copy_in_loop(device: Device, tensor_bytes: float, iterations: int, belief: 
     """(4) priced; raises NotPublished."""
     r = pitfalls.copy_in_loop(device, tensor_bytes, iterations)
     q = (
-        _q("one tensor", r.tensor_bytes, "B", fmt.traffic),
-        _q(f"copied over {iterations} iterations", r.total_bytes, "B", fmt.traffic),
-        _q("PCIe, per direction", r.pcie_bytes_per_s, "B/s", _rate, "Spec halved: one direction."),
-        _q("time over PCIe", r.pcie_s, "s", fmt.seconds),
-        _q("same bytes over device memory", r.memory_s, "s", fmt.seconds),
-        _q("PCIe is further away by", r.distance, "x", fmt.ratio),
+        _q("one tensor", r.tensor_bytes, "traffic", fmt.traffic),
+        _q(f"copied over {iterations} iterations", r.total_bytes, "traffic", fmt.traffic),
+        _q(
+            "PCIe, per direction",
+            r.pcie_bytes_per_s,
+            "bytes_per_s",
+            _rate,
+            "Spec halved: one direction.",
+        ),
+        _q("time over PCIe", r.pcie_s, "seconds", fmt.seconds),
+        _q("same bytes over device memory", r.memory_s, "seconds", fmt.seconds),
+        _q("PCIe is further away by", r.distance, "ratio", fmt.ratio),
     )
     pcie, memory = _pair_seconds(r.pcie_s, r.memory_s)
     hoist = f"Hoisted: {q[0].text} once, {fmt.ratio(iterations)} less traffic."
@@ -267,25 +273,34 @@ def _shard(
     bpe = BYTES_PER_ELEMENT[dtype]
     r = pitfalls.shard_across_nodes(device, params, bpe, gpus_per_node, nodes)
     q = (
-        _q(f"weights ({dtype})", r.weight_bytes, "B", fmt.traffic, "Derived: params x bytes."),
-        _q("one device's memory", device.memory_bytes, "B", lambda v: fmt.capacity(v, 2)),
-        _q("fits on one device", r.fits, "yes/no", lambda v: "yes" if v else "no"),
-        _q("network bytes per GPU per step", r.network_bytes, "B", fmt.traffic),
-        _q("network link (one direction)", device.scaleout_bytes_per_s, "B/s", _rate),
-        _q("network time per step", r.network_s, "s", fmt.seconds, "Derived: bytes / link."),
+        _q(
+            f"weights ({dtype})",
+            r.weight_bytes,
+            "capacity",
+            fmt.capacity,
+            "Derived: params x bytes.",
+        ),
+        _q("one device's memory", device.memory_bytes, "capacity", fmt.capacity),
+        _q("fits on one device", r.fits, "", lambda v: "yes" if v else "no"),
+        _q("network bytes per GPU per step", r.network_bytes, "traffic", fmt.traffic),
+        _q("network link (one direction)", device.scaleout_bytes_per_s, "bytes_per_s", _rate),
+        _q("network time per step", r.network_s, "seconds", fmt.seconds, "Derived: bytes / link."),
     )
     summary = f"sharding across {nodes} nodes adds {q[5].text} of network per step"
     return Section(5, belief, q, _shard_verdict(r, q, nodes), summary, r)
 
 
 def table(sections: list[Section]) -> pd.DataFrame:
-    """Every priced number of the five beliefs, SI values, one row each."""
+    """Every priced number of the five beliefs, one row each: its SI value (NaN where not
+    published) and its kind; attrs["row_units"] says column "kind" holds each value's kind."""
     rows = [
-        (s.number, s.belief, q.label, q.value, q.unit)
+        (s.number, s.belief, q.label, float(q.value), q.kind)
         for s in sections
-        for q in (s.quantities or (Quantity("priced", fmt.NOT_PUBLISHED, "", ""),))
+        for q in (s.quantities or (Quantity("priced", math.nan, "", ""),))
     ]
-    return pd.DataFrame(rows, columns=["#", "belief", "quantity", "value (SI)", "unit"])
+    df = pd.DataFrame(rows, columns=["#", "belief", "quantity", "value", "kind"])
+    df.attrs["row_units"] = {"value": "kind"}
+    return df
 
 
 def takeaway(sections: list[Section], device: Device) -> str:

@@ -16,6 +16,15 @@ from perfcore import format as fmt
 from perfcore.model.precision import BYTES_PER_ELEMENT, LABELS, PrecisionRow, path
 from perfcore.model.specs import PRECISIONS, Device
 
+UNITS = {
+    "bytes per element": "traffic",
+    "peak (spec)": "flops_per_s",
+    "ridge": "intensity",
+    "FLOPs": "flops",
+    "bytes moved": "traffic",
+    "intensity": "intensity",
+    "time floor": "seconds",
+}
 SIZE_MAX = 2**20  # largest m, n or k offered: keeps every point on the chart's fixed axes
 
 NOTE = (
@@ -85,20 +94,23 @@ def _record(precision: str, r: PrecisionRow | None) -> dict:
         "precision": LABELS[precision],
         "path": path(precision),
         "bytes per element": BYTES_PER_ELEMENT[precision],
-        "peak (FLOP/s, spec)": r.peak_flops_per_s if known else None,
-        "ridge (FLOP/byte)": r.ridge if known else None,
+        "peak (spec)": r.peak_flops_per_s if known else None,
+        "ridge": r.ridge if known else None,
         "FLOPs": r.cost.flops if known else None,
         "bytes moved": r.cost.bytes if known else None,
-        "intensity (FLOP/byte)": r.cost.intensity if known else None,
+        "intensity": r.cost.intensity if known else None,
         "bound by": r.limiter if known else None,
-        "time floor (s)": r.time_floor_s if known else None,
+        "time floor": r.time_floor_s if known else None,
     }
 
 
 def table(rows: Sequence[PrecisionRow]) -> pd.DataFrame:
-    """A row per precision, SI numbers with units in the column names; unpublished ones empty."""
+    """A row per precision, SI numbers (NaN where unpublished); attrs["units"] names their kinds."""
     by_precision = {r.precision: r for r in rows}
-    return pd.DataFrame([_record(p, by_precision.get(p)) for p in PRECISIONS])
+    df = pd.DataFrame([_record(p, by_precision.get(p)) for p in PRECISIONS])
+    df = df.astype({c: float for c in UNITS})
+    df.attrs["units"] = UNITS
+    return df
 
 
 def _end(row: PrecisionRow) -> str:
@@ -108,7 +120,7 @@ def _end(row: PrecisionRow) -> str:
 
 
 def _vector_vs_tensor(rows: Sequence[PrecisionRow], s: Span) -> str:
-    """The seed's comparison: FP32 vector path against the narrowest tensor path, if both."""
+    """The FP32 vector path against the narrowest tensor path, if both are published."""
     fp32 = next((r for r in rows if r.precision == "fp32"), None)
     if fp32 is None or path(s.narrowest.precision) != "tensor" or fp32 is s.widest:
         return ""

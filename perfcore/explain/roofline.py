@@ -14,6 +14,14 @@ DEFAULT_OPS = ("add", "matvec", "matmul", "attention", "decode")
 MODEL_LAYER = "a model's layer"  # the Workloads page's layer ops, for a chosen model
 OPTIONS = (*ops.CATALOG, MODEL_LAYER)
 LAYER_PHASES = ("decode", "prefill")
+UNITS = {
+    "FLOPs": "flops",
+    "bytes": "traffic",
+    "intensity": "intensity",
+    "attainable": "flops_per_s",
+    "share of peak": "percent",
+    "time floor": "seconds",
+}
 
 
 def op_points(device: Device, precision: str, chosen: dict[str, dict]) -> list[Estimate]:
@@ -37,19 +45,21 @@ def layer_points(device: Device, precision: str, model, phase: str, batch: int,
 
 
 def table(points: list[Estimate]) -> pd.DataFrame:
-    """One row per op point, SI numbers with units in the column names."""
-    return pd.DataFrame(
+    """One row per op point, SI numbers; attrs["units"] names their kinds."""
+    df = pd.DataFrame(
         {
             "operation": [e.cost.name for e in points],
             "FLOPs": [e.cost.flops for e in points],
             "bytes": [e.cost.bytes for e in points],
-            "intensity (FLOP/byte)": [e.intensity for e in points],
-            "attainable (FLOP/s)": [e.attainable_flops_per_s for e in points],
+            "intensity": [e.intensity for e in points],
+            "attainable": [e.attainable_flops_per_s for e in points],
             "bound by": [e.limiter for e in points],
-            "fraction of peak": [e.fraction_of_peak for e in points],
-            "time floor (s)": [e.time_floor_s for e in points],
+            "share of peak": [e.fraction_of_peak for e in points],
+            "time floor": [e.time_floor_s for e in points],
         }
     )
+    df.attrs["units"] = UNITS
+    return df
 
 
 def takeaway(points: list[Estimate], device: Device, precision: str) -> str:

@@ -1,9 +1,9 @@
 """The scale-out page: a hierarchical all-reduce of a model's gradients, leg by leg.
 
 In each node a ring all-reduce over the scale-up link sends 2(g-1)/g x S per GPU; across
-nodes a ring all-reduce of the 1/g shard over the network sends 2(N-1)/N x S/g per GPU
-(the seed's DEMO 6). Each leg is alpha-beta timed; a leg whose link the device does not
-publish keeps its bytes and has no time ("not published"), never a zero.
+nodes a ring all-reduce of the 1/g shard over the network sends 2(N-1)/N x S/g per GPU.
+Each leg is alpha-beta timed; a leg whose link the device does not publish keeps its
+bytes and has no time ("not published"), never a zero.
 """
 
 from __future__ import annotations
@@ -24,13 +24,23 @@ from perfcore.model.comm import (
 from perfcore.model.precision import BYTES_PER_ELEMENT
 from perfcore.model.specs import Device
 
-# Node counts the chart and the ladder are drawn at: the ladder's powers of two, with
+# Node counts the chart and the table are drawn at: the table's powers of two, with
 # points between them so the 2(N-1)/N curve stays smooth on a log axis.
 LADDER = (1, 2, 4, 8, 16, 32, 64)
 NODE_COUNTS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)
+UNITS = {
+    "in-node bytes per GPU": "traffic",
+    "in-node time": "seconds",
+    "network bytes per GPU": "traffic",
+    "network time": "seconds",
+    "all-reduce time": "seconds",
+    "network share of time": "percent",
+    "algbw": "bytes_per_s",
+    "busbw": "bytes_per_s",
+}
 CONVENTION_NOTE = {
     "as-marketed": (
-        "**As marketed** (the seed's DEMO 6): the scale-up figure is used whole, although "
+        "**As marketed**: the scale-up figure is used whole, as vendors quote it, although "
         "vendors count both directions at once, so the in-node leg comes out 2x optimistic. "
         "The scale-out figure is one direction either way."
     ),
@@ -42,7 +52,7 @@ CONVENTION_NOTE = {
 }
 ALPHA_HELP = (
     "Estimate, not a published spec: about 2 µs per hop over NVLink-class links and about "
-    "5 µs over the network. 0 reproduces the seed (bandwidth term only)."
+    "5 µs over the network. 0 counts the bandwidth term only."
 )
 FORMULA = (
     r"t = \underbrace{2\tfrac{g-1}{g}\,\tfrac{S}{\beta_{\text{up}}} + 2(g-1)\,\alpha_{\text{up}}}"
@@ -158,27 +168,29 @@ def _or(value: float | None, formatter, none: str) -> str:
     return none if value is None else formatter(value)
 
 
-def _leg_time(leg: Leg, none_text: str) -> str:
-    """A leg's time as text: `none_text` for one rank, 'not published', or '27.2 ms'."""
-    return none_text if leg.ranks < 2 else fmt.seconds(leg.seconds)
+def _leg_time(label: str, leg: Leg, alone: str) -> Metric:
+    """A leg's time ('27.2 ms', 'not published'), or 'none' where `alone` leaves it one rank."""
+    if leg.ranks < 2:
+        return Metric(label, "none", f"{alone}: this leg has nothing to reduce.")
+    derived = "Derived: bytes per GPU / link bandwidth (+ hops x alpha)."
+    return Metric(label, fmt.seconds(leg.seconds), derived)
 
 
 def leg_metrics(ar: AllReduce) -> list[Metric]:
     """Bytes per GPU and time of each leg."""
-    derived = "Derived: bytes per GPU / link bandwidth (+ hops x alpha)."
     return [
         Metric(
             "In-node leg: bytes per GPU",
             fmt.traffic(ar.intra.bytes_per_gpu),
             "Derived: 2(g-1)/g x gradient bytes.",
         ),
-        Metric("In-node leg: time", _leg_time(ar.intra, "none (1 GPU/node)"), derived),
+        _leg_time("In-node leg: time", ar.intra, "One GPU per node"),
         Metric(
             "Network leg: bytes per GPU",
             fmt.traffic(ar.inter.bytes_per_gpu),
             "Derived: 2(N-1)/N x gradient bytes / g.",
         ),
-        Metric("Network leg: time", _leg_time(ar.inter, "none (1 node)"), derived),
+        _leg_time("Network leg: time", ar.inter, "One node"),
     ]
 
 
@@ -204,50 +216,31 @@ def whole_metrics(ar: AllReduce) -> list[Metric]:
 
 
 def _ladder_rows(rows: list[AllReduce], nodes: int) -> list[AllReduce]:
-    """The rows at the ladder's node counts and the chosen one, in node order."""
+    """The rows at the table's node counts and the chosen one, in node order."""
     wanted = set(LADDER) | {nodes}
     return [r for r in rows if r.setup.nodes in wanted]
 
 
-def ladder(rows: list[AllReduce], nodes: int) -> str:
-    """A markdown table of the all-reduce at 1, 2, 4, ... 64 nodes (and the chosen count)."""
-    lines = [
-        "| nodes | GPUs | network bytes/GPU | all-reduce time | on the network |",
-        "|---:|---:|---:|---:|---:|",
-    ]
-    for r in _ladder_rows(rows, nodes):
-        n = r.setup.nodes
-        mark = f"**{n}**" if n == nodes else str(n)
-        share = fmt.percent(r.network_share, 2) if n > 1 and r.network_share is not None else "—"
-        net = fmt.traffic(r.inter.bytes_per_gpu) if n > 1 else "—"
-        lines.append(f"| {mark} | {r.setup.ranks} | {net} | {fmt.seconds(r.seconds)} | {share} |")
-    return "\n".join(lines)
-
-
-def _si(r: AllReduce, value: float | None) -> float | str:
-    """An SI value for the table; 'not published' where a link is, '—' for a single GPU."""
-    if value is None:
-        return "—" if r.setup.ranks < 2 else fmt.NOT_PUBLISHED
-    return value
-
-
 def table(rows: list[AllReduce], nodes: int) -> pd.DataFrame:
-    """The ladder's rows in SI units (bytes, seconds, bytes/s), one row per node count."""
+    """The all-reduce at 1, 2, 4, ... 64 nodes and the chosen count, SI numbers (NaN where a
+    link is not published); attrs["units"] names their kinds."""
     shown = _ladder_rows(rows, nodes)
-    return pd.DataFrame(
+    df = pd.DataFrame(
         {
             "nodes": [r.setup.nodes for r in shown],
             "GPUs": [r.setup.ranks for r in shown],
-            "in-node bytes per GPU (B)": [r.intra.bytes_per_gpu for r in shown],
-            "in-node time (s)": [_si(r, r.intra.seconds) for r in shown],
-            "network bytes per GPU (B)": [r.inter.bytes_per_gpu for r in shown],
-            "network time (s)": [_si(r, r.inter.seconds) for r in shown],
-            "all-reduce time (s)": [_si(r, r.seconds) for r in shown],
-            "network share of time": [_si(r, r.network_share) for r in shown],
-            "algbw (B/s)": [_si(r, r.algbw) for r in shown],
-            "busbw (B/s)": [_si(r, r.busbw) for r in shown],
+            "in-node bytes per GPU": [r.intra.bytes_per_gpu for r in shown],
+            "in-node time": [r.intra.seconds for r in shown],
+            "network bytes per GPU": [r.inter.bytes_per_gpu for r in shown],
+            "network time": [r.inter.seconds for r in shown],
+            "all-reduce time": [r.seconds for r in shown],
+            "network share of time": [r.network_share for r in shown],
+            "algbw": [r.algbw for r in shown],
+            "busbw": [r.busbw for r in shown],
         }
-    )
+    ).astype({c: float for c in UNITS})
+    df.attrs["units"] = UNITS
+    return df
 
 
 def _missing(ar: AllReduce) -> list[str]:

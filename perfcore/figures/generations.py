@@ -8,7 +8,15 @@ import plotly.graph_objects as go
 
 from perfcore import format as fmt
 from perfcore.explain.generations import GenerationRow
-from perfcore.figures.style import base_layout, color, log_axis
+from perfcore.figures.style import (
+    LIGHT,
+    Theme,
+    base_layout,
+    color,
+    log_axis,
+    note,
+    point_labels,
+)
 from perfcore.model.generations import Growth, device_ridge
 from perfcore.model.ops import Cost
 from perfcore.model.specs import Device
@@ -32,28 +40,41 @@ def _hover(r: GenerationRow) -> str:
     )
 
 
-def _bound_trace(rows: Sequence[GenerationRow], bound: str) -> go.Scatter:
-    """The devices on which the op is `bound`-bound, at (year, ridge)."""
+def short_name(device: Device) -> str:
+    """The device's name without its vendor ('H100 SXM'): a label beside its point."""
+    return device.name.removeprefix(f"{device.vendor} ").removeprefix("Instinct ")
+
+
+def _bound_trace(rows: Sequence[GenerationRow], bound: str, theme: Theme) -> go.Scatter:
+    """The devices on which the op is `bound`-bound, at (year, ridge), named when few."""
     shown = [r for r in rows if r.bound == bound]
     fill, symbol = BOUND_STYLE[bound]
+    plotted = sum(r.point is not None for r in rows)
+    labels = point_labels([short_name(r.device) for r in shown], "middle right", plotted)
     return go.Scatter(
         x=[r.device.year for r in shown],
         y=[r.ridge for r in shown],
-        mode="markers",
-        marker={"size": 11, "color": fill, "symbol": symbol, "line": {"width": 1}},
+        **labels,
+        textfont={"size": 10},
+        marker={
+            "size": 11,
+            "color": fill,
+            "symbol": symbol,
+            "line": {"width": 1, "color": theme.background},
+        },  # fmt: skip
         name=f"{bound}-bound on this op",
         hovertext=[_hover(r) for r in shown],
         hoverinfo="text",
     )
 
 
-def _op_line(cost: Cost, years: tuple[float, float]) -> go.Scatter:
+def _op_line(cost: Cost, years: tuple[float, float], theme: Theme) -> go.Scatter:
     """The op's intensity, flat: a device whose ridge sits above it finds the op memory-bound."""
     return go.Scatter(
         x=list(years),
         y=[cost.intensity, cost.intensity],
         mode="lines",
-        line={"color": "#333", "dash": "dash", "width": 1.5},
+        line={"color": theme.ink, "dash": "dash", "width": 1.5},
         name=f"{cost.name}: {fmt.intensity(cost.intensity)}",
         hovertemplate=f"{cost.name}: {fmt.intensity(cost.intensity)}<extra></extra>",
     )
@@ -89,17 +110,11 @@ def _ranges(rows: Sequence[GenerationRow], cost: Cost) -> tuple[tuple, tuple]:
     return x, y
 
 
-def _note(text: str, x: float, y: float) -> dict:
-    """A grey annotation at paper coordinates (x, y)."""
-    return {"text": text, "xref": "paper", "yref": "paper", "x": x, "y": y, "showarrow": False,
-            "font": {"color": "#777"}}  # fmt: skip
-
-
-def _unpublished_note(rows: Sequence[GenerationRow], precision: str) -> list[dict]:
+def _unpublished_note(rows: Sequence[GenerationRow], precision: str, theme: Theme) -> list[dict]:
     """An annotation saying how many devices publish no peak at the precision."""
     missing = sum(r.point is None for r in rows)
     text = f"{fmt.NOT_PUBLISHED} at {precision}, not plotted: {missing} (see the table)"
-    return [_note(text, 0, 1)] if missing else []
+    return [note(text, 0, 1, theme)] if missing else []
 
 
 def ridge_by_year_figure(
@@ -107,41 +122,49 @@ def ridge_by_year_figure(
     cost: Cost,
     precision: str,
     pair: tuple[Device, Device] | None = None,
+    theme: Theme = LIGHT,
 ) -> go.Figure:
     """Ridge point against year (log y), marked by the op's verdict, with the op's intensity."""
     x, y = _ranges(rows, cost)
     title = f"Ridge point by year at {precision} — and where {cost.name} falls"
-    fig = go.Figure(layout=base_layout(title, "release year", ""))
-    fig.add_traces([_bound_trace(rows, b) for b in BOUND_STYLE])
-    fig.add_trace(_op_line(cost, x))
+    fig = go.Figure(layout=base_layout(title, "release year", "", theme=theme))
+    fig.add_traces([_bound_trace(rows, b, theme) for b in BOUND_STYLE])
+    fig.add_trace(_op_line(cost, x, theme))
     pair_trace = _pair_trace(pair, precision) if pair else None
     if pair_trace is not None:
         fig.add_trace(pair_trace)
     fig.update_layout(
         xaxis={"range": list(x), "dtick": 1, "title": {"text": "release year"}},
-        yaxis=log_axis(*y, f"ridge point at {precision} (FLOP/byte, derived)"),
-        annotations=_unpublished_note(rows, precision),
+        yaxis=log_axis(*y, f"ridge point at {precision} (FLOP/byte, derived)", theme=theme),
+        annotations=_unpublished_note(rows, precision, theme),
     )
     return fig
 
 
-def growth_figure(g: Growth | None, old: Device, new: Device, precision: str) -> go.Figure:
+def growth_figure(
+    g: Growth | None, old: Device, new: Device, precision: str, theme: Theme = LIGHT
+) -> go.Figure:
     """Growth of arithmetic, bandwidth and ridge from old to new (log y, 1x marked)."""
     values = [] if g is None else [g.arithmetic, g.bandwidth, g.ridge]
     title = f"Growth, {old.name} → {new.name}, {precision}"
-    fig = go.Figure(layout=base_layout(title, "", "", height=360))
+    fig = go.Figure(layout=base_layout(title, "", "", height=360, theme=theme))
     fig.add_trace(
         go.Bar(
             x=["arithmetic (peak)", "bandwidth", "ridge"][: len(values)],
             y=values,
             text=[fmt.ratio(v) for v in values],
+            textposition="outside",
             marker={"color": [color(0), color(2), color(1)][: len(values)]},
             name="new / old",
         )
     )
     low = min([GROWTH_RANGE[0], *(v / 2 for v in values)])
     high = max([GROWTH_RANGE[1], *(v * 2 for v in values)])
-    note = [] if g else [_note(f"{fmt.NOT_PUBLISHED} at {precision}", 0.5, 0.5)]
-    fig.add_hline(y=1, line={"color": "#999", "dash": "dot"})
-    fig.update_layout(yaxis=log_axis(low, high, "new / old"), annotations=note)
+    notes = [] if g else [note(f"{fmt.NOT_PUBLISHED} at {precision}", 0.5, 0.5, theme)]
+    # A shape, not add_hline: add_hline validates the whole figure again on every rerun.
+    same = {"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": 1, "y1": 1,
+            "line": {"color": theme.muted, "dash": "dot"}}  # fmt: skip
+    fig.update_layout(
+        yaxis=log_axis(low, high, "new / old", theme=theme), annotations=notes, shapes=[same]
+    )
     return fig

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from perfcore import format as fmt
 from perfcore.explain.hierarchy import FORGONE_KIND, Hierarchy, LevelRow
-from perfcore.figures.style import base_layout, color, log_axis
+from perfcore.figures.style import LIGHT, Theme, base_layout, color, grid, log_axis
 from perfcore.model.hierarchy import ESTIMATE, SPEC
 
 # Fixed log ranges per metric, so the axis holds still as device and precision change;
@@ -54,14 +54,16 @@ def _hover(h: Hierarchy, r: LevelRow, metric: str) -> str:
 
 
 def _bars(h: Hierarchy, metric: str, kind: str, legend: bool) -> go.Bar:
-    """The levels whose `metric` figure is of `kind`, as bars."""
+    """The levels whose `metric` figure is of `kind`, as bars, each value written above it."""
     rows = [r for r in h.rows if r.kind(metric) == kind]
     fill, pattern = STYLES[kind]
     return go.Bar(
         x=[r.label(metric) for r in rows],
         y=[r.value(metric) for r in rows],
         text=[TEXT[metric](r.value(metric)) for r in rows],
-        textposition="auto",
+        # Above the bar in the page's text colour: inside a hatched bar no colour reads.
+        textposition="outside",
+        cliponaxis=False,
         marker={"color": fill, "pattern": {"shape": pattern}},
         name=kind,
         legendgroup=kind,
@@ -71,7 +73,7 @@ def _bars(h: Hierarchy, metric: str, kind: str, legend: bool) -> go.Bar:
     )
 
 
-def _not_published(h: Hierarchy, metric: str, y: float) -> go.Scatter:
+def _not_published(h: Hierarchy, metric: str, y: float, theme: Theme) -> go.Scatter:
     """'not published' where an unpublished level's bar would stand (a link has no capacity)."""
     rows = [r for r in h.rows if r.value(metric) is None and r.applies(metric)]
     return go.Scatter(
@@ -79,7 +81,7 @@ def _not_published(h: Hierarchy, metric: str, y: float) -> go.Scatter:
         y=[y] * len(rows),
         mode="text",
         text=[NOT_PUBLISHED_TEXT] * len(rows),
-        textfont={"color": "#777", "size": 10},
+        textfont={"color": theme.muted, "size": 10},
         name=f"{h.device.name}: {fmt.NOT_PUBLISHED}",
         showlegend=False,
         hovertext=[f"{h.device.name} — {r.level.name}: {fmt.NOT_PUBLISHED}" for r in rows],
@@ -100,21 +102,23 @@ def _panel_title(text: str, x: float) -> dict:
             "yanchor": "bottom", "showarrow": False}  # fmt: skip
 
 
-def _panels(views: Sequence[Hierarchy], metric: str, low: float, high: float) -> dict:
+def _panels(views: Sequence[Hierarchy], metric: str, low: float, high: float, theme: Theme) -> dict:
     """One panel per device side by side, levels nearest first, one shared log y axis."""
     n, gap = len(views), 0.02
     y_text = y_title(metric, views[0].precision)
-    layout = {"barmode": "overlay", "yaxis": log_axis(low, high, y_text), "annotations": []}
+    y_axis = log_axis(low, high, y_text, theme=theme)
+    layout = {"barmode": "overlay", "yaxis": y_axis, "annotations": []}
     for i, h in enumerate(views):
         domain = [i / n + gap * i, (i + 1) / n - gap * (n - 1 - i)]
         order = [r.label(metric) for r in h.rows if r.applies(metric)]
         layout[f"xaxis{_axis(i)}"] = {"domain": domain, "anchor": f"y{_axis(i)}",
-                                      "categoryorder": "array", "categoryarray": order}  # fmt: skip
+                                      "categoryorder": "array", "categoryarray": order,
+                                      **grid(theme)}  # fmt: skip
         title = f"{h.device.name} ({h.precision})"
         layout["annotations"].append(_panel_title(title, sum(domain) / 2))
     for i in range(1, n):
         layout[f"yaxis{_axis(i)}"] = {"anchor": f"x{_axis(i)}", "matches": "y", "type": "log",
-                                      "showticklabels": False}  # fmt: skip
+                                      "showticklabels": False, **grid(theme)}  # fmt: skip
     return layout
 
 
@@ -123,14 +127,16 @@ def _axis(i: int) -> str:
     return str(i + 1) if i else ""
 
 
-def hierarchy_figure(views: Sequence[Hierarchy], metric: str) -> go.Figure:
+def hierarchy_figure(views: Sequence[Hierarchy], metric: str, theme: Theme = LIGHT) -> go.Figure:
     """Bars of `metric` per level, nearest first, one panel per device, log y."""
     low, high = _y_range(views, metric)
     traces = []
     for i, h in enumerate(views):
         kinds = dict.fromkeys(r.kind(metric) for r in h.rows if r.value(metric) is not None)
-        panel = [*(_bars(h, metric, k, i == 0) for k in kinds), _not_published(h, metric, low * 3)]
+        panel = [*(_bars(h, metric, k, i == 0) for k in kinds)]
+        panel.append(_not_published(h, metric, low * 3, theme))
         traces += [t.update(xaxis=f"x{_axis(i)}", yaxis=f"y{_axis(i)}") for t in panel]
-    fig = go.Figure(traces, base_layout(f"Memory hierarchy — {metric} per level", "", ""))
-    fig.update_layout(_panels(views, metric, low, high))
+    layout = base_layout(f"Memory hierarchy — {metric} per level", "", "", theme=theme)
+    fig = go.Figure(traces, layout)
+    fig.update_layout(_panels(views, metric, low, high, theme))
     return fig

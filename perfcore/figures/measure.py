@@ -15,7 +15,7 @@ from perfcore import format as fmt
 from perfcore.explain.measure_clock import DispatchRow, Pair, Spread
 from perfcore.explain.measure_roofline import Ceiling
 from perfcore.explain.measure_sweep import SweepPoint
-from perfcore.figures.style import base_layout, color, log_axis
+from perfcore.figures.style import LIGHT, Theme, base_layout, color, log_axis
 
 REGIME_COLORS = {"overhead": color(4), "utilisation": color(0), "compute roof": color(2)}
 OVERHEAD = "launch overhead ceiling: 2n³ / measured empty call"
@@ -44,12 +44,14 @@ def sweep_figure(
     overhead: Sequence[tuple[float, float]] = (),
     roof: Sequence[tuple[float, float]] = (),
     spec_name: str = "",
+    theme: Theme = LIGHT,
 ) -> go.Figure:
     """Achieved FLOP/s against n on log-log axes, one trace per regime, under both ceilings."""
-    fig = go.Figure(layout=base_layout("Matmul size sweep: one kernel, three regimes", "", ""))
+    title = "Matmul size sweep: one kernel, three regimes"
+    fig = go.Figure(layout=base_layout(title, "", "", theme=theme))
     if roof:
         name = f"spec roof at I(n), {spec_name} {rows[0].precision} (published spec)"
-        fig.add_trace(_line(roof, name, "solid", "#333"))
+        fig.add_trace(_line(roof, name, "solid", theme.ink))
     if overhead:
         fig.add_trace(_line(overhead, OVERHEAD, "dash", color(4)))
     for regime in dict.fromkeys(r.regime for r in rows):
@@ -60,7 +62,7 @@ def sweep_figure(
                 y=[r.flops_per_s for r in mine],
                 mode="markers+lines",
                 name=f"measured: {regime or 'no regime noted'} (median, min-max bars)",
-                marker={"size": 11, "color": REGIME_COLORS.get(regime, "#000")},
+                marker={"size": 11, "color": REGIME_COLORS.get(regime, theme.ink)},
                 error_y={
                     "type": "data",
                     "array": [r.flops_per_s_hi - r.flops_per_s for r in mine],
@@ -73,15 +75,16 @@ def sweep_figure(
     xs = [r.n for r in rows] + [x for x, _ in (*overhead, *roof)]
     low, high = _span([r.flops_per_s_lo for r in rows] + [y for _, y in roof])
     fig.update_layout(
-        xaxis=log_axis(min(xs), max(xs), "matrix size n (n x n x n matmul)"),
-        yaxis=log_axis(low, high, "achieved FLOP/s (measured)", fmt.flops_per_s),
+        xaxis=log_axis(min(xs), max(xs), "matrix size n (n x n x n matmul)", theme=theme),
+        yaxis=log_axis(low, high, "achieved FLOP/s (measured)", fmt.flops_per_s, theme=theme),
     )
     return fig
 
 
-def dispatch_figure(rows: Sequence[DispatchRow]) -> go.Figure:
+def dispatch_figure(rows: Sequence[DispatchRow], theme: Theme = LIGHT) -> go.Figure:
     """Unblocked (dispatch) and blocked (compute) time per size, grouped bars on a log axis."""
-    fig = go.Figure(layout=base_layout("Dispatch vs compute (min of isolated calls)", "", ""))
+    title = "Dispatch vs compute (min of isolated calls)"
+    fig = go.Figure(layout=base_layout(title, "", "", theme=theme))
     sizes = [f"n={r.n}" for r in rows]
     for i, (name, values) in enumerate(
         (
@@ -100,13 +103,15 @@ def dispatch_figure(rows: Sequence[DispatchRow]) -> go.Figure:
             )
         )
     low, high = _span([r.dispatch_s for r in rows] + [r.compute_s for r in rows])
-    fig.update_layout(barmode="group", yaxis=log_axis(low, high, "per call", fmt.seconds))
+    y = log_axis(low, high, "per call", fmt.seconds, theme=theme)
+    fig.update_layout(barmode="group", yaxis=y)
     return fig
 
 
-def pairs_figure(pairs: Sequence[Pair]) -> go.Figure:
-    """Each seed's pair of timings as two horizontal bars, on one log time axis."""
-    fig = go.Figure(layout=base_layout("The seeds' paired timings", "", "", height=420))
+def pairs_figure(pairs: Sequence[Pair], theme: Theme = LIGHT) -> go.Figure:
+    """Each experiment's pair of timings as two horizontal bars, on one log time axis."""
+    layout = base_layout("Paired timings: the same work, two ways", "", "", 420, theme)
+    fig = go.Figure(layout=layout)
     for i, p in enumerate(pairs):
         labels = [f"{p.title}: {p.a}", f"{p.title}: {p.b}"]
         values = [p.a_s, p.b_s]
@@ -126,16 +131,17 @@ def pairs_figure(pairs: Sequence[Pair]) -> go.Figure:
         )
     low, high = _span([v for p in pairs for v in (p.a_s, p.b_s)])
     fig.update_layout(
-        xaxis=log_axis(low, high, "per call (each record's method)", fmt.seconds),
+        xaxis=log_axis(low, high, "per call (each record's method)", fmt.seconds, theme=theme),
         yaxis={"autorange": "reversed"},
         showlegend=False,
     )
     return fig
 
 
-def spread_figure(s: Spread) -> go.Figure:
+def spread_figure(s: Spread, theme: Theme = LIGHT) -> go.Figure:
     """Each run's samples as a box, its min marked, and the back-to-back mean as a line."""
-    fig = go.Figure(layout=base_layout("Min vs mean, and the run-to-run spread", "", ""))
+    title = "Min vs mean, and the run-to-run spread"
+    fig = go.Figure(layout=base_layout(title, "", "", theme=theme))
     for i, (label, samples) in enumerate(s.runs):
         fig.add_trace(
             go.Box(
@@ -153,7 +159,7 @@ def spread_figure(s: Spread) -> go.Figure:
             y=list(s.mins),
             mode="markers",
             name="min of each run",
-            marker={"symbol": "line-ew-open", "size": 24, "color": "#000"},
+            marker={"symbol": "line-ew-open", "size": 24, "color": theme.ink},
         )
     )
     if s.loop_mean is not None:
@@ -168,13 +174,15 @@ def spread_figure(s: Spread) -> go.Figure:
             )
         )
     values = [v for _, samples in s.runs for v in samples] + [s.loop_mean or s.mins[0]]
-    fig.update_layout(yaxis=log_axis(*_span(values, 1.5), "seconds per call (measured)"))
+    y = log_axis(*_span(values, 1.5), "seconds per call (measured)", theme=theme)
+    fig.update_layout(yaxis=y)
     return fig
 
 
-def ceilings_figure(rows: Sequence[Ceiling], spec_name: str) -> go.Figure:
+def ceilings_figure(rows: Sequence[Ceiling], spec_name: str, theme: Theme = LIGHT) -> go.Figure:
     """Each empirical ceiling as a fraction of the spec row's figure (log axis, 100 % marked)."""
-    fig = go.Figure(layout=base_layout(f"Empirical ceilings vs {spec_name} (spec)", "", ""))
+    title = f"Empirical ceilings vs {spec_name} (spec)"
+    fig = go.Figure(layout=base_layout(title, "", "", theme=theme))
     shown = [c for c in rows if c.fraction is not None]
     show = {"FLOP/s": fmt.flops_per_s, "B/s": fmt.bytes_per_s}
     fig.add_trace(
@@ -190,9 +198,11 @@ def ceilings_figure(rows: Sequence[Ceiling], spec_name: str) -> go.Figure:
     low = min([c.fraction for c in shown] + [0.1]) / 3
     # A shape, not add_hline: add_hline validates the whole figure again (slow on every rerun).
     spec_line = {"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": 1.0, "y1": 1.0,
-                 "line": {"dash": "dot", "color": "#333"}}  # fmt: skip
+                 "line": {"dash": "dot", "color": theme.ink}}  # fmt: skip
     fig.update_layout(
-        yaxis=log_axis(low, 3.0, "fraction of the published spec (100 % dotted)", fmt.percent),
+        yaxis=log_axis(
+            low, 3.0, "fraction of the published spec (100 % dotted)", fmt.percent, theme=theme
+        ),
         shapes=[spec_line],
         showlegend=False,
     )

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from perfcore import format as fmt
 from perfcore.explain.occupancy import Occupancy
-from perfcore.figures.style import SECOND_DEVICE_DASH, base_layout, color
+from perfcore.figures.style import LIGHT, SECOND_DEVICE_DASH, Theme, base_layout, color, grid, note
 from perfcore.model.occupancy import TileQuantisation, utilisation, waves
 from perfcore.model.specs import Device
 
@@ -55,7 +55,7 @@ def _sawtooth(device: Device, max_blocks: int, dash=None, first: bool = True) ->
     )
 
 
-def _waves(device: Device, max_blocks: int) -> go.Scatter:
+def _waves(device: Device, max_blocks: int, theme: Theme) -> go.Scatter:
     """Waves against blocks: a staircase, one step per wave (right axis)."""
     units = device.compute_units
     xs = corners(units, max_blocks)
@@ -65,15 +65,15 @@ def _waves(device: Device, max_blocks: int) -> go.Scatter:
         mode="lines",
         name="waves (right axis)",
         yaxis="y2",
-        line={"color": "#999", "width": 1},
+        line={"color": theme.muted, "width": 1},
         hovertemplate="%{x} blocks: %{y} waves<extra></extra>",
     )
 
 
-def _waves_axis(most: int) -> dict:
+def _waves_axis(most: int, theme: Theme) -> dict:
     """The right axis: whole waves from 0, about five ticks."""
     step = max(1, math.ceil(most / 5))
-    place = {"overlaying": "y", "side": "right", "showgrid": False}
+    place = {"overlaying": "y", "side": "right", "showgrid": False, **grid(theme)}
     return {"title": {"text": "waves"}, "range": [0, most * 1.1], "dtick": step, **place}
 
 
@@ -93,34 +93,33 @@ def _chosen(o: Occupancy) -> go.Scatter:
     )
 
 
-def _note(text: str, y: float = 0.5) -> dict:
-    """A centred paper-coordinate note (what is not published)."""
-    return {"text": text, "xref": "paper", "yref": "paper", "x": 0.5, "y": y, "showarrow": False}
-
-
 def occupancy_sawtooth_figure(
-    device: Device, chosen: Occupancy | None, compare: Device | None = None
+    device: Device,
+    chosen: Occupancy | None,
+    compare: Device | None = None,
+    theme: Theme = LIGHT,
 ) -> go.Figure:
     """Utilisation and waves against blocks, 1 to 4+ waves, the chosen batch marked."""
-    fig = go.Figure(layout=base_layout(f"The sawtooth — {device.name}", "", ""))
+    fig = go.Figure(layout=base_layout(f"The sawtooth — {device.name}", "", "", theme=theme))
     if device.compute_units is None:
-        fig.add_annotation(_note(f"{device.name}: compute units {fmt.NOT_PUBLISHED}"))
-        return fig
+        missing = f"{device.name}: compute units {fmt.NOT_PUBLISHED}"
+        return fig.update_layout(annotations=[note(missing, 0.5, 0.5, theme)])
     others = [d for d in (compare,) if d is not None and d.compute_units is not None]
     widest = max(d.compute_units for d in (device, *others))
     # Fixed x range (four waves of the widest device) so the teeth hold still as the batch
     # moves; it widens only when the chosen blocks fall beyond it.
     x_max = max(SHOWN_WAVES * widest, MIN_BLOCKS, chosen.blocks if chosen else 0)
-    fig.add_traces([_sawtooth(device, x_max), _waves(device, x_max)])
+    fig.add_traces([_sawtooth(device, x_max), _waves(device, x_max, theme)])
     fig.add_traces([_sawtooth(d, x_max, SECOND_DEVICE_DASH, False) for d in others])
     if compare is not None and not others:
-        fig.add_annotation(_note(f"{compare.name}: compute units {fmt.NOT_PUBLISHED}", 0.05))
+        fig.add_annotation(note(f"{compare.name}: compute units {fmt.NOT_PUBLISHED}", 0.5, 0.05,
+                                theme))  # fmt: skip
     if chosen is not None:
         fig.add_trace(_chosen(chosen))
     fig.update_layout(
         xaxis={"title": {"text": "thread blocks launched"}, "range": [0, x_max * 1.08]},
         yaxis={"title": {"text": "utilisation"}, "range": [0, 1.1], "tickformat": ".0%"},
-        yaxis2=_waves_axis(waves(x_max, device.compute_units)),
+        yaxis2=_waves_axis(waves(x_max, device.compute_units), theme),
     )
     return fig
 
@@ -142,12 +141,15 @@ def _efficiency_bars(compared: dict[str, TileQuantisation], i: int) -> go.Bar:
     )
 
 
-def tile_efficiency_figure(compared: dict[str, TileQuantisation], tile: str) -> go.Figure:
+def tile_efficiency_figure(
+    compared: dict[str, TileQuantisation], tile: str, theme: Theme = LIGHT
+) -> go.Figure:
     """Tile, wave and overall efficiency per tile shape; the chosen shape marked."""
-    fig = go.Figure(layout=base_layout("Tile quantisation, by tile shape", "tile shape", ""))
+    layout = base_layout("Tile quantisation, by tile shape", "tile shape", "", theme=theme)
+    fig = go.Figure(layout=layout)
     if not compared:
-        fig.add_annotation(_note(f"compute units {fmt.NOT_PUBLISHED}: no waves to count"))
-        return fig
+        missing = f"compute units {fmt.NOT_PUBLISHED}: no waves to count"
+        return fig.update_layout(annotations=[note(missing, 0.5, 0.5, theme)])
     fig.add_traces([_efficiency_bars(compared, i) for i in range(len(EFFICIENCIES))])
     chosen = {"x": tile, "y": 1.12, "text": "<b>chosen</b>", "showarrow": False, "yref": "y"}
     # Fixed 0-115 % so the bars hold still as M and N move.

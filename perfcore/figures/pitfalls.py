@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
-from perfcore.figures.style import base_layout, color, log_axis
+from perfcore.figures.style import LIGHT, Theme, base_layout, color, log_axis
 from perfcore.model.pitfalls import FasterChip
 from perfcore.model.specs import Device
 
@@ -32,7 +32,10 @@ def _bar(name: str, values: list[float], i: int) -> go.Bar:
         name=name,
         marker={"color": color(i)},
         text=text,
-        textposition="outside",
+        # Up the inside of each bar: side by side outside, three labels run into each other.
+        textposition="inside",
+        textangle=-90,
+        insidetextanchor="end",
         hovertemplate=hover,
     )
 
@@ -44,10 +47,12 @@ def _not_published(device: Device, fig: go.Figure) -> go.Figure:
     return fig
 
 
-def faster_chip_figure(device: Device, precision: str, result: FasterChip | None) -> go.Figure:
+def faster_chip_figure(
+    device: Device, precision: str, result: FasterChip | None, theme: Theme = LIGHT
+) -> go.Figure:
     """Roofs and attainable FLOP/s today, with 2x the peak, and with 2x the bandwidth (log y)."""
     title = f"(1) The faster chip — {device.name}, {precision}"
-    fig = go.Figure(layout=base_layout(title, "", "FLOP/s", height=420))
+    fig = go.Figure(layout=base_layout(title, "", "FLOP/s", height=420, theme=theme))
     if result is None:
         return _not_published(device, fig)
     roofs = _roofs(device, precision, result)
@@ -55,5 +60,6 @@ def faster_chip_figure(device: Device, precision: str, result: FasterChip | None
     # Log y over six decades below 4x the highest roof (room for the labels), so an attainable
     # bar hundreds of times below its compute roof still shows beside it.
     top = 4 * max(max(v) for v in roofs.values())
-    fig.update_layout(barmode="group", yaxis=log_axis(top / 1e6, top, "FLOP/s", fmt.flops_per_s))
+    y = log_axis(top / 1e6, top, "FLOP/s", fmt.flops_per_s, theme=theme)
+    fig.update_layout(barmode="group", yaxis=y)
     return fig

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from perfcore import format as fmt
 from perfcore.explain.precision import Span
 from perfcore.figures.roofline import slanted_roof
-from perfcore.figures.style import LIGHT, base_layout, color, grid, log_arrow, log_axis
+from perfcore.figures.style import LIGHT, Theme, base_layout, color, grid, log_arrow, log_axis, note
 from perfcore.model.precision import PrecisionRow, path
 from perfcore.model.specs import PRECISIONS, Device
 
@@ -101,9 +101,10 @@ def _bars(rows: Sequence[PrecisionRow], kind: str, panel: _Panel) -> go.Bar:
     )
 
 
-def _not_published(missing: Sequence[str], axis: str) -> list[dict]:
+def _not_published(missing: Sequence[str], axis: str, theme: Theme) -> list[dict]:
     """A 'not published' label at each missing precision's place on one panel."""
-    style = {"textangle": -90, "yanchor": "bottom", "showarrow": False, "font": {"color": "#777"}}
+    style = {"textangle": -90, "yanchor": "bottom", "showarrow": False,
+             "font": {"color": theme.muted}}  # fmt: skip
     yref = f"y{axis[1:]} domain"
     return [
         {"x": p.upper(), "y": 0.02, "xref": axis, "yref": yref, "text": fmt.NOT_PUBLISHED, **style}
@@ -119,12 +120,12 @@ def _log_range(rows: Sequence[PrecisionRow], value) -> list[float] | None:
     return [math.log10(min(values) / 3), math.log10(max(values) * 3)]
 
 
-def _panel_axes(rows: Sequence[PrecisionRow], panel: _Panel) -> dict:
+def _panel_axes(rows: Sequence[PrecisionRow], panel: _Panel, theme: Theme) -> dict:
     """One panel's x axis (every precision keeps its place) and log y axis."""
     n = panel.axis
-    x = {"domain": list(panel.domain), "anchor": f"y{n}", "type": "category", **grid(LIGHT)}
+    x = {"domain": list(panel.domain), "anchor": f"y{n}", "type": "category", **grid(theme)}
     order = {"categoryorder": "array", "categoryarray": CATEGORIES}
-    y = {"anchor": f"x{n}", "type": "log", "exponentformat": "SI", **grid(LIGHT)}
+    y = {"anchor": f"x{n}", "type": "log", "exponentformat": "SI", **grid(theme)}
     y |= {"title": {"text": panel.y_title}, "range": _log_range(rows, panel.value)}
     return {f"xaxis{n}": x | order, f"yaxis{n}": y}
 
@@ -136,15 +137,18 @@ def _panel_title(panel: _Panel) -> dict:
     return {"text": panel.title, "x": middle, "y": 1.0, **place}
 
 
-def precision_bars_figure(rows: Sequence[PrecisionRow], missing: Sequence[str]) -> go.Figure:
+def precision_bars_figure(
+    rows: Sequence[PrecisionRow], missing: Sequence[str], theme: Theme = LIGHT
+) -> go.Figure:
     """Peak FLOP/s (spec) and time floor (derived) per precision, log y, vector vs tensor."""
-    fig = go.Figure(layout=base_layout("Peak and time floor per precision", "", ""))
+    layout = base_layout("Peak and time floor per precision", "", "", theme=theme)
+    fig = go.Figure(layout=layout)
     fig.add_traces([_bars(rows, kind, panel) for panel in PANELS for kind in _paths(rows)])
     # Log y: peaks span 30x within one device and the time floor decades across sizes. The
     # peak axis depends on the device only, so it holds still as m, n, k move; the time floor
     # follows the data, because one fixed range over every size would flatten the bars.
-    axes = {k: v for panel in PANELS for k, v in _panel_axes(rows, panel).items()}
-    notes = [note for panel in PANELS for note in _not_published(missing, f"x{panel.axis}")]
+    axes = {k: v for panel in PANELS for k, v in _panel_axes(rows, panel, theme).items()}
+    notes = [n for panel in PANELS for n in _not_published(missing, f"x{panel.axis}", theme)]
     titles = [_panel_title(panel) for panel in PANELS]
     fig.update_layout(**axes, annotations=titles + notes)
     return fig
@@ -195,31 +199,36 @@ def _points(rows: Sequence[PrecisionRow], kind: str) -> go.Scatter:
     )
 
 
-def _empty(fig: go.Figure, device: Device) -> go.Figure:
+def _empty(fig: go.Figure, device: Device, theme: Theme) -> go.Figure:
     """The chart's place, saying that nothing is published."""
     text = f"{device.name}: peak or memory bandwidth {fmt.NOT_PUBLISHED}"
-    fig.add_annotation(text=text, xref="paper", yref="paper", x=0.5, y=0.5, showarrow=False)
-    return fig
+    return fig.update_layout(annotations=[note(text, 0.5, 0.5, theme)])
 
 
 def precision_roofline_figure(
-    rows: Sequence[PrecisionRow], device: Device, span: Span | None = None
+    rows: Sequence[PrecisionRow],
+    device: Device,
+    span: Span | None = None,
+    theme: Theme = LIGHT,
 ) -> go.Figure:
     """Mini log-log roofline: a roof per precision, the matmul on each, widest -> narrowest."""
-    fig = go.Figure(layout=base_layout(f"One matmul, every precision — {device.name}", "", ""))
+    title = f"One matmul, every precision — {device.name}"
+    fig = go.Figure(layout=base_layout(title, "", "", height=600, theme=theme))
     if not rows:
-        return _empty(fig, device)
+        return _empty(fig, device, theme)
     top = max(r.peak_flops_per_s for r in rows)
     low = min([top / 1e5] + [r.attainable_flops_per_s / 2 for r in rows])
-    fig.add_trace(slanted_roof("device memory", device.memory_bytes_per_s, top, True, "", None))
+    memory = slanted_roof("device memory", device.memory_bytes_per_s, top, True, "", None, theme)
+    fig.add_trace(memory)
     fig.add_traces([_flat_roof(r) for r in rows])
     fig.add_traces([_points(rows, kind) for kind in _paths(rows)])
     moves = span is not None and span.widest is not span.narrowest
     arrows = [log_arrow(_at(span.widest), _at(span.narrowest))] if moves else []
     fig.update_layout(
-        xaxis=log_axis(X_MIN, X_MAX, "arithmetic intensity (FLOP/byte)"),
-        yaxis=log_axis(low, 3 * top, "attainable FLOP/s", fmt.flops_per_s),
+        xaxis=log_axis(X_MIN, X_MAX, "arithmetic intensity (FLOP/byte)", theme=theme),
+        yaxis=log_axis(low, 3 * top, "attainable FLOP/s", fmt.flops_per_s, theme=theme),
         annotations=arrows,
-        legend={"orientation": "v", "x": 1.02, "y": 1, "groupclick": "toggleitem"},
+        # Below the plot, wrapping, not beside it: a side legend squeezes the plot at 420 px.
+        legend={"groupclick": "toggleitem", "y": -0.3},  # its group titles clear the x title
     )
     return fig

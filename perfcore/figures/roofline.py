@@ -9,11 +9,14 @@ import plotly.graph_objects as go
 from perfcore import format as fmt
 from perfcore.figures.style import (
     ESTIMATE_DASH,
+    LABEL_LIMIT,
+    LIGHT,
     SECOND_DEVICE_DASH,
+    Theme,
     base_layout,
     color,
-    log_arrow,
     log_axis,
+    point_labels,
 )
 from perfcore.measure.points import MeasuredPoint, above_roof
 from perfcore.model.comm import link_bytes_per_s
@@ -25,6 +28,7 @@ from perfcore.model.specs import Device
 X_MIN, X_MAX = 1e-2, 1e5
 ABOVE_ROOF = "measured, ABOVE its roof: check the precision or the FLOP count"
 OVERHEAD = "launch overhead ceiling (measured empty call)"
+MOVED = "moved from the previous precision"
 
 
 def memory_roofs(device: Device) -> list[tuple[str, float]]:
@@ -39,55 +43,101 @@ def memory_roofs(device: Device) -> list[tuple[str, float]]:
     return [(label, bw) for label, bw in roofs if bw]
 
 
-def _flat_roof(device: Device, p: str, i: int, chosen: bool, prefix: str, dash) -> go.Scatter:
-    """The flat compute roof at precision p, from its ridge to the right edge."""
+def _flat_roof(device: Device, p: str, i: int, prefix: str, dash) -> go.Scatter:
+    """The chosen precision's flat compute roof, from its ridge to the right edge."""
     peak, bw = device.peak_flops(p), device.memory_bytes_per_s
-    start = ridge_point(peak, bw) if bw else X_MIN
     return go.Scatter(
-        x=[start, X_MAX],
+        x=[ridge_point(peak, bw) if bw else X_MIN, X_MAX],
         y=[peak, peak],
         mode="lines",
         name=f"{prefix}{p} roof {fmt.flops_per_s(peak)} (spec)",
-        line={"color": color(i), "width": 3 if chosen else 1.2, "dash": dash},
-        opacity=1 if chosen else 0.5,
+        line={"color": color(i), "width": 3, "dash": dash},
         hovertemplate=f"{prefix}{p} peak (published spec): {fmt.flops_per_s(peak)}<extra></extra>",
     )
 
 
-def slanted_roof(label: str, bw: float, top: float, first: bool, prefix: str, dash) -> go.Scatter:
+def slanted_roof(
+    label: str, bw: float, top: float, first: bool, prefix: str, dash, theme: Theme = LIGHT
+) -> go.Scatter:
     """A memory roof: bandwidth x intensity, up to the highest compute roof."""
+    ink = theme.ink if first else theme.muted
     return go.Scatter(
         x=[X_MIN, top / bw],
         y=[bw * X_MIN, top],
         mode="lines",
         name=f"{prefix}{label} {fmt.bytes_per_s(bw)}",
-        line={"color": "#333" if first else "#999", "width": 2 if first else 1, "dash": dash},
+        line={"color": ink, "width": 2 if first else 1, "dash": dash},
         hovertemplate=f"{prefix}{label}: {fmt.bytes_per_s(bw)} × intensity<extra></extra>",
     )
 
 
+def _segments(name: str, parts: list[tuple[list, list, list]], line: dict) -> go.Scatter:
+    """Several roofs as one trace: each part (xs, ys, texts) a line, named where its text is.
+    One trace, not one per roof: every trace costs the browser a redraw."""
+    x, y, text = [], [], []
+    for xs, ys, texts in parts:
+        x += [*xs, None]
+        y += [*ys, None]
+        text += [*texts, ""]
+    return go.Scatter(x=x, y=y, mode="lines+text", text=text, textposition="top left",
+                      textfont={"size": 11, "color": line["color"]}, name=name, line=line,
+                      hovertext=text, hoverinfo="text")  # fmt: skip
+
+
+def _other_precisions(device: Device, precision: str, theme: Theme) -> go.Scatter | None:
+    """The other published precisions' flat roofs, thin, each named at its right end
+    (precisions with the same peak share a name: 'fp8 = int8')."""
+    by_peak: dict[float, list[str]] = {}
+    for p in device.published_precisions():
+        if p != precision:
+            by_peak.setdefault(device.peak_flops(p), []).append(p)
+    bw = device.memory_bytes_per_s
+    parts = [([ridge_point(peak, bw) if bw else X_MIN, X_MAX], [peak, peak],
+              ["", f"{' = '.join(ps)} {fmt.flops_per_s(peak)}"])
+             for peak, ps in by_peak.items()]  # fmt: skip
+    line = {"color": theme.muted, "width": 1.2}
+    return _segments("other precisions' roofs (spec)", parts, line) if parts else None
+
+
+def _other_memory(memory: list[tuple[str, float]], top: float, theme: Theme) -> go.Scatter | None:
+    """The memory roofs past device memory (L2, links), dotted, up to the highest compute
+    roof, each named a decade below it (at the top the compute roofs are named)."""
+    parts = [([X_MIN, top / 10 / bw, top / bw], [bw * X_MIN, top / 10, top],
+              ["", f"{label} {fmt.bytes_per_s(bw)}", ""])
+             for label, bw in memory]  # fmt: skip
+    line = {"color": theme.muted, "width": 1, "dash": ESTIMATE_DASH}
+    return _segments("L2 and link roofs", parts, line) if parts else None
+
+
 def roof_traces(
-    device: Device, precision: str, prefix: str = "", dash=None, brief: bool = False
+    device: Device,
+    precision: str,
+    prefix: str = "",
+    dash=None,
+    brief: bool = False,
+    theme: Theme = LIGHT,
 ) -> list[go.Scatter]:
-    """A device's roofs: flat per published precision, slanted per memory level.
-
-    brief=True (a compared device) draws only the chosen precision and device memory.
-    """
+    """A device's roofs: unless brief (a compared device), every other precision's and memory
+    level's, thin, one trace each kind; over them the chosen precision's and device memory's."""
     published = device.published_precisions()
-    shown = [p for p in published if p == precision] if brief else published
-    flats = [_flat_roof(device, p, published.index(p), p == precision, prefix, dash) for p in shown]
-    top = max((device.peak_flops(p) for p in shown), default=None)
-    memory = memory_roofs(device)[: 1 if brief else None]
-    if top is None:
-        return flats
-    slants = [
-        slanted_roof(label, bw, top, j == 0, prefix, dash or (None if j == 0 else ESTIMATE_DASH))
-        for j, (label, bw) in enumerate(memory)
-    ]
-    return flats + slants
+    chosen = [precision] if precision in published else []
+    top = max((device.peak_flops(p) for p in (chosen if brief else published)), default=None)
+    memory = memory_roofs(device)
+    others = (
+        []
+        if brief or top is None
+        else [_other_precisions(device, precision, theme), _other_memory(memory[1:], top, theme)]
+    )
+    traces = [*others, *(_flat_roof(device, p, published.index(p), prefix, dash) for p in chosen)]
+    if memory and top is not None:
+        label, bw = memory[0]
+        traces.append(slanted_roof(label, bw, top, True, prefix, dash, theme))
+    return [t for t in traces if t is not None]
 
 
-def ridge_trace(device: Device, precision: str, y_min: float) -> go.Scatter | None:
+def ridge_trace(
+    device: Device, precision: str, y_min: float, theme: Theme = LIGHT
+) -> go.Scatter | None:
     """A vertical marker at the ridge of the chosen precision; None where unpublished."""
     roof = roofs(device, precision)
     if roof is None:
@@ -98,7 +148,7 @@ def ridge_trace(device: Device, precision: str, y_min: float) -> go.Scatter | No
         y=[y_min, peak],
         mode="lines+markers",
         marker={"size": [0, 10], "symbol": "diamond"},
-        line={"color": "#555", "dash": "dot", "width": 1},
+        line={"color": theme.muted, "dash": "dot", "width": 1},
         name=f"ridge {fmt.intensity(ridge)} ({precision})",
         hovertemplate=f"ridge = peak / bandwidth = {fmt.intensity(ridge)}<extra></extra>",
     )
@@ -122,18 +172,24 @@ OP_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "pentagon", "star", 
               "triangle-down", "cross")  # fmt: skip
 
 
-def op_traces(points: Sequence[Estimate]) -> list[go.Scatter]:
-    """Modelled ops, one legend entry each, drawn on their roof at (intensity, attainable)."""
+def op_traces(points: Sequence[Estimate], theme: Theme = LIGHT) -> list[go.Scatter]:
+    """Modelled ops, one legend entry each and named beside the marker, on their roof."""
+    named = len(points) <= LABEL_LIMIT
     return [
         go.Scatter(
             x=[e.intensity],
             y=[e.attainable_flops_per_s],
-            mode="markers",
+            mode="markers+text" if named else "markers",
+            text=[e.cost.name] if named else None,
+            # Above, then below: ops at one place (mat-vec and batch-1 decode) or on one roof
+            # (mat-mul and attention) keep their names apart.
+            textposition=("top center", "bottom center")[i % 2],
+            cliponaxis=False,  # a name above a point on the top roof stays whole
             marker={
                 "size": 12,
-                "color": "#111",
+                "color": theme.ink,
                 "symbol": OP_SYMBOLS[i % len(OP_SYMBOLS)],
-                "line": {"color": "white", "width": 1},
+                "line": {"color": theme.background, "width": 1},
             },  # fmt: skip
             name=f"{e.cost.name} (model)",
             hovertext=[_hover(e)],
@@ -154,12 +210,12 @@ def _measured_hover(m: MeasuredPoint) -> str:
 
 
 def measured_trace(points: Sequence[MeasuredPoint], name: str, symbol: str) -> go.Scatter:
-    """Measured points exactly where they were measured, with min/max error bars."""
+    """Measured points exactly where they were measured, with min/max error bars, named."""
     return go.Scatter(
         x=[m.intensity for m in points],
         y=[m.flops_per_s for m in points],
-        mode="markers",
-        marker={"size": 10, "symbol": symbol, "color": "#d62728"},
+        **point_labels([m.label for m in points], "middle left"),
+        marker={"size": 10, "symbol": symbol, "color": color(1)},
         error_y={
             "type": "data",
             "array": [m.flops_per_s_hi - m.flops_per_s for m in points],
@@ -178,7 +234,7 @@ def overhead_trace(overhead: Sequence[tuple[float, float]]) -> go.Scatter:
         y=[f for _, f in overhead],
         mode="lines",
         name=OVERHEAD,
-        line={"color": "#ff7f0e", "width": 2, "dash": "dash"},
+        line={"color": color(4), "width": 2, "dash": "dash"},
         hovertemplate="FLOPs / measured empty-call time: %{y:.3s}FLOP/s<extra></extra>",
     )
 
@@ -188,10 +244,18 @@ def _at(e: Estimate) -> tuple[float, float]:
     return e.intensity, e.attainable_flops_per_s
 
 
-def _arrows(previous: Sequence[Estimate], points: Sequence[Estimate]) -> list[dict]:
-    """Arrows from each op's position at the previous precision to its position now."""
-    pairs = zip(previous, points, strict=False)
-    return [log_arrow(_at(old), _at(new)) for old, new in pairs if old != new]
+def _moves(previous: Sequence[Estimate], points: Sequence[Estimate]) -> go.Scatter | None:
+    """An arrow from each op's place at the previous precision to its place now, all in one
+    trace (arrow annotations, one per op, doubled the browser's redraw); None when none moved."""
+    moved = [(_at(old), _at(new)) for old, new in zip(previous, points, strict=False) if old != new]
+    if not moved:
+        return None
+    x = [v for (x0, _), (x1, _) in moved for v in (x0, x1, None)]
+    y = [v for (_, y0), (_, y1) in moved for v in (y0, y1, None)]
+    return go.Scatter(x=x, y=y, mode="lines+markers", name=MOVED, hoverinfo="skip",
+                      line={"color": color(6), "width": 1.5},
+                      marker={"symbol": "arrow", "angleref": "previous", "color": color(6),
+                              "size": [0, 12, 0] * len(moved)})  # fmt: skip
 
 
 def _y_range(devices: Sequence[Device], measured: Sequence[MeasuredPoint]) -> tuple[float, float]:
@@ -210,22 +274,24 @@ def roofline_figure(
     measured: Sequence[MeasuredPoint] = (),
     previous: Sequence[Estimate] = (),
     overhead: Sequence[tuple[float, float]] = (),
+    theme: Theme = LIGHT,
 ) -> go.Figure:
     """Log-log roofline of `device` (and `compare`), op points, and measured points unclamped.
 
     `overhead`: (intensity, FLOP/s) points of the launch-overhead ceiling, drawn dashed.
     """
     low, high = _y_range([d for d in (device, compare) if d], measured)
-    fig = go.Figure(layout=base_layout(f"Roofline — {device.name}", "", "", height=620))
-    fig.add_traces(roof_traces(device, precision))
+    layout = base_layout(f"Roofline — {device.name}", "", "", height=620, theme=theme)
+    fig = go.Figure(layout=layout)
+    fig.add_traces(roof_traces(device, precision, theme=theme))
     if compare is not None:
-        fig.add_traces(
-            roof_traces(compare, precision, f"{compare.name}: ", SECOND_DEVICE_DASH, True)
-        )
-    ridge = ridge_trace(device, precision, low)
+        prefix = f"{compare.name}: "
+        fig.add_traces(roof_traces(compare, precision, prefix, SECOND_DEVICE_DASH, True, theme))
+    ridge = ridge_trace(device, precision, low, theme)
     if ridge is not None:
         fig.add_trace(ridge)
-    fig.add_traces(op_traces(points))
+    moves = _moves(previous, points)
+    fig.add_traces([moves, *op_traces(points, theme)] if moves else op_traces(points, theme))
     if overhead:
         fig.add_trace(overhead_trace(overhead))
     below = [m for m in measured if not above_roof(m, device)]
@@ -235,8 +301,7 @@ def roofline_figure(
     if above:
         fig.add_trace(measured_trace(above, ABOVE_ROOF, "x"))
     fig.update_layout(
-        xaxis=log_axis(X_MIN, X_MAX, "arithmetic intensity (FLOP/byte)"),
-        yaxis=log_axis(low, high, "attainable FLOP/s", fmt.flops_per_s),
-        annotations=_arrows(previous, points),
+        xaxis=log_axis(X_MIN, X_MAX, "arithmetic intensity (FLOP/byte)", theme=theme),
+        yaxis=log_axis(low, high, "attainable FLOP/s", fmt.flops_per_s, theme=theme),
     )
     return fig

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from perfcore import format as fmt
 from perfcore.explain.scale_out import LADDER, AllReduce
-from perfcore.figures.style import SECOND_DEVICE_DASH, base_layout, color, log_axis
+from perfcore.figures.style import LIGHT, SECOND_DEVICE_DASH, Theme, base_layout, color, log_axis
 
 
 def _hover(r: AllReduce) -> str:
@@ -52,7 +52,7 @@ def _total_trace(rows: Sequence[AllReduce], prefix: str = "", dash=None) -> go.S
     return trace.update(hovertemplate=None, hovertext=[_hover(r) for r in rows], hoverinfo="text")
 
 
-def _chosen_trace(chosen: AllReduce) -> go.Scatter | None:
+def _chosen_trace(chosen: AllReduce, theme: Theme) -> go.Scatter | None:
     """A marker at the chosen node count on the total; None where the total is not published."""
     if chosen.seconds is None:
         return None
@@ -61,7 +61,7 @@ def _chosen_trace(chosen: AllReduce) -> go.Scatter | None:
         x=[chosen.setup.nodes],
         y=[chosen.seconds],
         mode="markers+text",
-        marker={"size": 13, "symbol": "diamond", "color": "#000"},
+        marker={"size": 13, "symbol": "diamond", "color": theme.ink},
         text=[fmt.seconds(chosen.seconds) + (share if chosen.setup.nodes > 1 else "")],
         # Label away from the nearer edge of the log axis, so it is never clipped.
         textposition="bottom right" if chosen.setup.nodes < 8 else "top left",
@@ -92,7 +92,7 @@ def _note(lines: list[str]) -> dict:
         "y": 0.98,
         "showarrow": False,
         "align": "left",
-        "font": {"color": "#d62728"},
+        "font": {"color": color(1)},
     }
 
 
@@ -115,13 +115,16 @@ def _compare_traces(compare: Sequence[AllReduce]) -> list[go.Scatter]:
 
 
 def scale_out_figure(
-    rows: Sequence[AllReduce], chosen: AllReduce, compare: Sequence[AllReduce] = ()
+    rows: Sequence[AllReduce],
+    chosen: AllReduce,
+    compare: Sequence[AllReduce] = (),
+    theme: Theme = LIGHT,
 ) -> go.Figure:
     """Time of each leg and of the whole all-reduce against nodes (log x), chosen count marked."""
     title = f"All-reduce time against nodes — {chosen.device.name}"
-    fig = go.Figure(layout=base_layout(title, "", ""))
+    fig = go.Figure(layout=base_layout(title, "", "", theme=theme))
     fig.add_traces(_device_traces(rows) + _compare_traces(compare))
-    marker = _chosen_trace(chosen)
+    marker = _chosen_trace(chosen, theme)
     if marker is not None:
         fig.add_trace(marker)
     other = f"{compare[0].device.name}: " if compare else ""
@@ -131,7 +134,7 @@ def scale_out_figure(
     top = max(LADDER[-1], rows[-1].setup.nodes)
     yaxis = {"title": {"text": "time per all-reduce"}, "tickformat": "~s", "ticksuffix": "s"}
     fig.update_layout(
-        xaxis=log_axis(1, top, "nodes"),
+        xaxis=log_axis(1, top, "nodes", theme=theme),
         yaxis={**yaxis, "rangemode": "tozero"},
         annotations=[_note(missing)] if missing else [],
     )

@@ -7,7 +7,7 @@ theme) and takes its background, text, grid and neutral ink from it, never a lit
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import plotly.graph_objects as go
@@ -35,11 +35,30 @@ class Theme:
 LIGHT = Theme("light", "#ffffff", "#262730", "#e5e5e5", "#cccccc", "#999999", "#222222", "#888888")
 DARK = Theme("dark", "#0e1117", "#fafafa", "#31333f", "#4a4c57", "#808495", "#e8e8e8", "#a0a0a8")
 THEMES = {t.name: t for t in (LIGHT, DARK)}
+# Up to this many points that each stand for a device or an op carry their name as text;
+# past it the names would pile up, and the hover and the table name them instead.
+LABEL_LIMIT = 12
 
 
 def grid(theme: Theme) -> dict:
     """Axis grid, zero line and axis line colours for `theme`."""
     return {"gridcolor": theme.grid, "zerolinecolor": theme.zeroline, "linecolor": theme.axis_line}
+
+
+def point_labels(names: Sequence[str], position: str = "top center", among: int = 0) -> dict:
+    """Scatter settings that write each point's name beside it, when there are few enough.
+
+    `among`: how many named points the whole chart has, when more traces than this one do.
+    """
+    if max(len(names), among) > LABEL_LIMIT:
+        return {"mode": "markers"}
+    return {"mode": "markers+text", "text": list(names), "textposition": position}
+
+
+def note(text: str, x: float, y: float, theme: Theme = LIGHT, **kw) -> dict:
+    """A muted annotation at paper coordinates (x, y): what is not published, and why."""
+    return {"text": text, "xref": "paper", "yref": "paper", "x": x, "y": y, "showarrow": False,
+            "font": {"color": theme.muted}, **kw}  # fmt: skip
 
 
 def color(i: int) -> str:
@@ -53,9 +72,12 @@ def base_layout(
     """Common layout in `theme`: title, axis titles, legend below, compact margins."""
     return go.Layout(
         title={"text": title, "x": 0.0},
-        xaxis={"title": {"text": x_title}, **grid(theme)},
-        yaxis={"title": {"text": y_title}, **grid(theme)},
-        legend={"orientation": "h", "y": -0.2},
+        # automargin: room for long tick labels ('100 TFLOP/s') and the title beside them.
+        xaxis={"title": {"text": x_title}, "automargin": True, **grid(theme)},
+        yaxis={"title": {"text": y_title}, "automargin": True, **grid(theme)},
+        # Below the x axis title, hanging from its top: a legend that wraps to more rows at
+        # 420 px grows downwards, never over the axis.
+        legend={"orientation": "h", "yanchor": "top", "y": -0.2},
         margin={"l": 60, "r": 20, "t": 50, "b": 40},
         height=height,
         hovermode="closest",
@@ -65,6 +87,7 @@ def base_layout(
         plot_bgcolor=theme.background,
         paper_bgcolor=theme.background,
         font={"family": "sans-serif", "size": 13, "color": theme.text},
+        modebar={"bgcolor": "rgba(0,0,0,0)", "color": theme.muted, "activecolor": theme.text},
     )
 
 
@@ -76,7 +99,8 @@ def log_axis(
     With `label` (e.g. format.flops_per_s) each decade is labelled with its unit.
     """
     axis = {"type": "log", "range": [math.log10(low), math.log10(high)],
-            "title": {"text": title}, "exponentformat": "SI", **grid(theme)}  # fmt: skip
+            "title": {"text": title}, "exponentformat": "SI", "automargin": True,
+            **grid(theme)}  # fmt: skip
     if label is not None:
         decades = [10.0**k for k in range(math.ceil(axis["range"][0]), int(axis["range"][1]) + 1)]
         axis |= {"tickvals": decades, "ticktext": [label(v, 1) for v in decades]}
@@ -88,4 +112,4 @@ def log_arrow(start: tuple[float, float], end: tuple[float, float]) -> dict:
     (ax, ay), (x, y) = ([math.log10(v) for v in xy] for xy in (start, end))
     return {"x": x, "y": y, "ax": ax, "ay": ay, "xref": "x", "yref": "y", "axref": "x",
             "ayref": "y", "showarrow": True, "arrowhead": 3, "arrowwidth": 1.5,
-            "arrowcolor": "#e377c2"}  # fmt: skip
+            "arrowcolor": color(6)}  # fmt: skip

@@ -1,8 +1,10 @@
 """What JAX reports about a device and a compiled call, read without importing JAX.
 
 A device_kind string names a specs row: exactly, through the row's jax_device_kinds, or
-else by the model words of the row's name. A dtype, the backend and JAX's matmul-precision
-setting name the roof a computation ran under (a GPU float32 matmul may run as TF32).
+else by the model words of the row's name; where a part is sold in two memory sizes, the
+memory JAX reports (memory_stats()['bytes_limit'], at most the physical size) picks the
+row. A dtype, the backend and JAX's matmul-precision setting name the roof a computation
+ran under (a GPU float32 matmul may run as TF32).
 cost_analysis() reports FLOPs and bytes per call, cross-checked against perfcore.model.ops.
 """
 
@@ -19,6 +21,7 @@ CROSSCHECK_TOLERANCE = 0.05  # cost_analysis vs perfcore.model.ops, relative
 BUS_WORDS = frozenset({"pcie"})
 # A device_kind naming a form factor the row's name lacks is a different board (H100 NVL).
 FORM_WORDS = frozenset({"pcie", "sxm", "nvl"})
+SIZE_WORD = re.compile(r"\d+gb")  # a memory size in a row's name: '32gb'
 DTYPE_PRECISION = {"float64": "fp64", "float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
 # jax_default_matmul_precision -> precision a float32 matmul runs at, on gpu / on tpu.
 F32_MATMUL = {
@@ -39,9 +42,12 @@ def _covered(word: str, have: set[str]) -> bool:
     return any(re.fullmatch(pattern, h) for h in have)
 
 
-def _match_key(have: set[str], device: Device) -> tuple[int, int] | None:
-    """How well a specs row's name fits device_kind words (higher is better); None if not."""
+def _match_key(have: set[str], device: Device, sized: bool) -> tuple[int, int] | None:
+    """How well a specs row's name fits device_kind words (higher is better); None if not.
+
+    sized: the memory size is known, so a size word of the name ('32gb') need not match."""
     wanted = _tokens(device.name) - _tokens(device.vendor)
+    wanted -= {w for w in wanted if sized and SIZE_WORD.fullmatch(w)}
     models = {w for w in wanted if any(c.isdigit() for c in w)}
     if not models or not all(_covered(w, have) for w in models) or (wanted & BUS_WORDS) - have:
         return None
@@ -51,27 +57,41 @@ def _match_key(have: set[str], device: Device) -> tuple[int, int] | None:
     return (-missing, len(wanted) - missing)
 
 
-def _by_words(device_kind: str, specs: dict[str, Device]) -> Device | None:
-    """The row whose name's words best fit device_kind; None when none or a tie."""
-    have = _tokens(device_kind)
-    keyed = [(key, d) for d in specs.values() if (key := _match_key(have, d)) is not None]
+def _by_words(device_kind: str, specs: dict[str, Device], memory_bytes: float | None) -> list:
+    """The rows whose names' words best fit device_kind (several on a tie)."""
+    have, sized = _tokens(device_kind), memory_bytes is not None
+    keyed = [(k, d) for d in specs.values() if (k := _match_key(have, d, sized)) is not None]
     best = max((key for key, _ in keyed), default=None)
-    winners = [d for key, d in keyed if key == best]
-    return winners[0] if len(winners) == 1 else None
+    return [d for key, d in keyed if key == best]
 
 
-def match_device(device_kind: str, specs: dict[str, Device]) -> Device | None:
+def _by_memory(rows: list[Device], memory_bytes: float | None) -> Device | None:
+    """The one row, or among several the smallest memory that holds memory_bytes; None if
+    that does not single one out (no memory reported, no row big enough, a tie)."""
+    if len(rows) == 1:
+        return rows[0]
+    if memory_bytes is None or any(d.memory_bytes is None for d in rows):
+        return None
+    fits = sorted((d for d in rows if d.memory_bytes >= memory_bytes), key=lambda d: d.memory_bytes)
+    if not fits or (len(fits) > 1 and fits[0].memory_bytes == fits[1].memory_bytes):
+        return None
+    return fits[0]
+
+
+def match_device(
+    device_kind: str, specs: dict[str, Device], memory_bytes: float | None = None
+) -> Device | None:
     """The specs row a JAX device_kind names; None when unknown or ambiguous (the user picks).
 
     A row listing device_kind in its jax_device_kinds wins outright. Otherwise every word of
     the row's name with a digit in it (h100, 80gb, sxm4) must appear in device_kind, and a
     form factor device_kind names (pcie, sxm, nvl) must appear in the row's name; among those
-    rows, the one with the fewest words device_kind lacks wins.
+    rows, the one with the fewest words device_kind lacks wins. Where several rows remain,
+    memory_bytes (what JAX reports, bytes) picks the smallest memory that holds it; without
+    it, a size word of a row's name (80gb) must appear in device_kind like any other.
     """
     exact = [d for d in specs.values() if device_kind in d.jax_device_kinds]
-    if exact:
-        return exact[0] if len(exact) == 1 else None
-    return _by_words(device_kind, specs)
+    return _by_memory(exact or _by_words(device_kind, specs, memory_bytes), memory_bytes)
 
 
 def precision_ran(

@@ -50,9 +50,9 @@ def detect(specs: dict[str, Device] | None = None) -> Detected:
     jax, _ = _jax()
     specs = load_specs() if specs is None else specs
     device = jax.devices()[0]
-    kind = device.device_kind
+    kind, memory = device.device_kind, (device.memory_stats() or {}).get("bytes_limit")
     return Detected(
-        jax.default_backend(), kind, match_device(kind, specs), jax.__version__,
+        jax.default_backend(), kind, match_device(kind, specs, memory), jax.__version__,
         jax.config.jax_default_matmul_precision, getattr(device, "compute_capability", None),
     )  # fmt: skip
 
