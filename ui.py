@@ -77,6 +77,11 @@ def chart(key: str, builder: Callable[..., go.Figure], *args, **kw) -> None:
         fig = _figure(builder, args, named)
     except TypeError:  # an unhashable input (a dict): build it every time
         fig = builder(*args, **dict(named))
+    plot(key, fig)
+
+
+def plot(key: str, fig: go.Figure) -> None:
+    """A figure already built in the page's theme, at the container's width."""
     st.plotly_chart(fig, key=key, theme=None, width="stretch", config=CHART_CONFIG)
 
 

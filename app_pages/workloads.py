@@ -18,7 +18,7 @@ LABELS = {"batch": "Batch (sequences)", "context": "Prompt / context tokens",
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
-def built(model, device, compare, setup) -> tuple | str:
+def built(model, device, compare, setup, theme) -> tuple | str:
     """The page's numbers and charts, once per input (shared, read-only); or what is missing.
 
     A resource, not data: unpickling a go.Figure re-validates it, as slow as building it.
@@ -27,7 +27,7 @@ def built(model, device, compare, setup) -> tuple | str:
         data = view.page(model, device, compare, setup)
     except ValueError as e:
         return f"Cannot price this on {device.name}: {e}."
-    return data, charts.page_figures(data, setup.tp)
+    return data, charts.page_figures(data, setup.tp, theme)
 
 
 ctx, models = ui.context(), ui.models()
@@ -61,7 +61,7 @@ st.caption(f"{name}: {model.kv_rule()}; {model.params() / 1e9:.2f}B parameters "
            f"({model.active_params() / 1e9:.2f}B active). Precision: {ROOF_RULE}; the "
            "sidebar's precision is not used here.")  # fmt: skip
 
-page = built(model, ctx.device, ctx.compare, setup)
+page = built(model, ctx.device, ctx.compare, setup, ui.theme())
 if isinstance(page, str):
     st.error(page)
     st.stop()
@@ -84,12 +84,16 @@ for row in range(0, len(metrics), 4):  # rows of four stay legible on a narrow s
         col.metric(label, value)
 
 left, right = st.columns(2)
-left.plotly_chart(figures["layer"], key="wl_layer")
-right.plotly_chart(figures["serving"], key="wl_serving")
-right.caption(view.serving_caption(data.serving[0], setup.context))
+with left:
+    ui.plot("wl_layer", figures["layer"])
+with right:
+    ui.plot("wl_serving", figures["serving"])
+    st.caption(view.serving_caption(data.serving[0], setup.context))
 left, right = st.columns(2)
-left.plotly_chart(figures["memory"], key="wl_memory")
-right.plotly_chart(figures["kinds"], key="wl_kinds")
+with left:
+    ui.plot("wl_memory", figures["memory"])
+with right:
+    ui.plot("wl_kinds", figures["kinds"])
 
 ui.takeaway(view.takeaway(model, main, setup))
 ui.table(data.summary, "workloads_summary")

@@ -7,21 +7,27 @@ from measured import seed_records
 
 import perfcore.figures as figures
 from perfcore.explain import generations as gen
-from perfcore.explain import hierarchy, occupancy, pitfalls, precision, scale_out
+from perfcore.explain import hierarchy, occupancy, pitfalls, precision, scale_out, workloads
 from perfcore.explain import measure_clock as clock
+from perfcore.explain import measure_roofline as measured
 from perfcore.explain import measure_sweep as sweep
+from perfcore.figures import workloads as wl
 from perfcore.figures.generations import short_name
 from perfcore.figures.home import calculator_figure
+from perfcore.figures.measure_roofline import measured_roofline_figure
 from perfcore.figures.style import DARK, LABEL_LIMIT, LIGHT, THEMES, point_labels
+from perfcore.measure.empirical import measured_roofline
 from perfcore.measure.points import MeasuredPoint
 from perfcore.model import ops
 from perfcore.model.generations import growth
+from perfcore.model.models import load_models
 from perfcore.model.roofline import estimate
 
 H100, A100, V100 = "NVIDIA H100 SXM", "NVIDIA A100 SXM4 80GB", "NVIDIA V100 SXM2"
 RECORDS = seed_records()
-MEASURED = MeasuredPoint("matmul 4096", 1.4e11, 1e8, 2e-3, 1.8e-3, 2.2e-3, "bf16",
+MEASURED = MeasuredPoint("matmul 4096", 1.4e11, 1e8, 2e-3, 7e13, 6.4e13, 7.8e13, 5e10, "bf16",
                          "isolated calls, min", "test device", "gpu")  # fmt: skip
+ROOFLINE = measured_roofline(RECORDS)
 
 
 def _ops(d):
@@ -57,6 +63,13 @@ def _faster_chip(specs, theme):
     d = specs[H100]
     result = pitfalls.faster_chip(d, "bf16", 7e9, 1).result
     return figures.faster_chip_figure(d, "bf16", result, theme)
+
+
+def _workloads(specs, theme):
+    """The Workloads page's four charts, H100 against A100, Llama-3.1-8B decode."""
+    model = load_models()["Llama-3.1-8B"]
+    page = workloads.page(model, specs[H100], specs[A100], workloads.Setup())
+    return wl.page_figures(page, 1, theme)
 
 
 # Every builder, called with a representative input and the theme.
@@ -101,8 +114,15 @@ BUILDERS = {
     "pairs_figure": lambda s, t: figures.pairs_figure(clock.pairs(RECORDS), t),
     "spread_figure": lambda s, t: figures.spread_figure(clock.spread(RECORDS), t),
     "ceilings_figure": lambda s, t: figures.ceilings_figure(
-        sweep.ceilings(RECORDS, s[H100]), H100, t
+        measured.ceilings(ROOFLINE, s[H100]), H100, t
     ),  # fmt: skip
+    "measured_roofline_figure": lambda s, t: measured_roofline_figure(
+        ROOFLINE, [MEASURED], [False], s[H100], "bf16", theme=t
+    ),  # fmt: skip
+    "layer_roofline_figure": lambda s, t: _workloads(s, t)["layer"],
+    "serving_figure": lambda s, t: _workloads(s, t)["serving"],
+    "memory_figure": lambda s, t: _workloads(s, t)["memory"],
+    "time_by_kind_figure": lambda s, t: _workloads(s, t)["kinds"],
 }
 
 

@@ -88,7 +88,7 @@ def measured_roofline_figure(
     fig.add_traces(measured_roof_traces(roofline, theme))
     if spec is not None:
         prefix = f"{spec.name} (published spec): "
-        fig.add_traces(roof_traces(spec, precision, prefix, SECOND_DEVICE_DASH, brief=True))
+        fig.add_traces(roof_traces(spec, precision, prefix, SECOND_DEVICE_DASH, True, theme))
     if overhead:
         fig.add_trace(overhead_trace(overhead))
     flagged = list(above) or [False] * len(points)

@@ -56,7 +56,7 @@ def layer_roofline_figure(
     """One layer's (kind, op) points on the device roofline: prefill left, decode right."""
     fig = go.Figure(layout=base_layout(f"One layer's ops on {device.name}", "", "", 520, theme))
     for axis, points in (("x", prefill), ("x2", decode)):
-        for trace in roof_traces(device, precision, brief=True):
+        for trace in roof_traces(device, precision, brief=True, theme=theme):
             trace.update(xaxis=axis, showlegend=axis == "x", legendgroup=trace.name)
             fig.add_trace(trace)
         fig.add_traces(_points(points, axis, axis == "x", theme))
