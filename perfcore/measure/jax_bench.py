@@ -49,7 +49,7 @@ def detect(specs: dict[str, Device] | None = None) -> Detected:
     """The default JAX device, matched to a row of specs (default: data/specs.csv)."""
     jax, _ = _jax()
     specs = load_specs() if specs is None else specs
-    device = jax.devices()[0]
+    device = jax.local_devices()[0]  # this process's own: jax.distributed lists every process's
     kind, memory = device.device_kind, (device.memory_stats() or {}).get("bytes_limit")
     return Detected(
         jax.default_backend(), kind, match_device(kind, specs, memory), jax.__version__,
