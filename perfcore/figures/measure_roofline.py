@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
-from perfcore.figures.roofline import X_MAX, X_MIN, measured_trace, overhead_trace, roof_traces
+from perfcore.figures.roofline import X_MAX, X_MIN, measured_traces, overhead_trace, roof_traces
 from perfcore.figures.style import LIGHT, SECOND_DEVICE_DASH, Theme, base_layout, color, log_axis
 from perfcore.measure.empirical import Level, MeasuredRoofline, Roof
 from perfcore.measure.points import MeasuredPoint
@@ -91,13 +91,7 @@ def measured_roofline_figure(
         fig.add_traces(roof_traces(spec, precision, prefix, SECOND_DEVICE_DASH, True, theme))
     if overhead:
         fig.add_trace(overhead_trace(overhead))
-    flagged = list(above) or [False] * len(points)
-    below = [p for p, up in zip(points, flagged, strict=True) if not up]
-    over = [p for p, up in zip(points, flagged, strict=True) if up]
-    if below:
-        fig.add_trace(measured_trace(below, "measured (median, min–max bars)", "square"))
-    if over:
-        fig.add_trace(measured_trace(over, ABOVE, "x"))
+    fig.add_traces(measured_traces(points, list(above) or [False] * len(points), ABOVE))
     fig.update_layout(
         xaxis=log_axis(X_MIN, X_MAX, "arithmetic intensity (FLOP/byte)", theme=theme),
         yaxis=log_axis(low, high, "attainable FLOP/s", fmt.flops_per_s, theme=theme),

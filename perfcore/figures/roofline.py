@@ -209,6 +209,22 @@ def _measured_hover(m: MeasuredPoint) -> str:
     )
 
 
+def measured_traces(
+    points: Sequence[MeasuredPoint], above: Sequence[bool], above_name: str
+) -> list[go.Scatter]:
+    """The points below their roof as squares, those above it as crosses named `above_name`."""
+    below = [p for p, up in zip(points, above, strict=True) if not up]
+    over = [p for p, up in zip(points, above, strict=True) if up]
+    return [
+        measured_trace(group, name, symbol)
+        for group, name, symbol in (
+            (below, "measured (median, min–max bars)", "square"),
+            (over, above_name, "x"),
+        )
+        if group
+    ]
+
+
 def measured_trace(points: Sequence[MeasuredPoint], name: str, symbol: str) -> go.Scatter:
     """Measured points exactly where they were measured, with min/max error bars, named."""
     return go.Scatter(
@@ -294,12 +310,7 @@ def roofline_figure(
     fig.add_traces([moves, *op_traces(points, theme)] if moves else op_traces(points, theme))
     if overhead:
         fig.add_trace(overhead_trace(overhead))
-    below = [m for m in measured if not above_roof(m, device)]
-    above = [m for m in measured if above_roof(m, device)]
-    if below:
-        fig.add_trace(measured_trace(below, "measured (median, min–max bars)", "square"))
-    if above:
-        fig.add_trace(measured_trace(above, ABOVE_ROOF, "x"))
+    fig.add_traces(measured_traces(measured, [above_roof(m, device) for m in measured], ABOVE_ROOF))
     fig.update_layout(
         xaxis=log_axis(X_MIN, X_MAX, "arithmetic intensity (FLOP/byte)", theme=theme),
         yaxis=log_axis(low, high, "attainable FLOP/s", fmt.flops_per_s, theme=theme),

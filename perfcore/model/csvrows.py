@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
 
 from perfcore.errors import FileProblems
 
@@ -44,6 +45,14 @@ class Schema:
     def known(self) -> frozenset[str]:
         """Every column the loader understands."""
         return frozenset(self.required + self.optional)
+
+
+def load_from(path, default: Path, load_bytes: Callable[[bytes, str], dict]) -> dict:
+    """load_bytes over a CSV path (default: `default`) or an open binary file, labelled."""
+    if hasattr(path, "read"):
+        return load_bytes(path.read(), getattr(path, "name", "uploaded file"))
+    path = Path(default if path is None else path)
+    return load_bytes(path.read_bytes(), str(path))
 
 
 def read_table(data: bytes, label: str, schema: Schema) -> tuple[list[str], Rows]:

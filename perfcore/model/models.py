@@ -22,6 +22,7 @@ from perfcore.model.csvrows import (
     at,
     boolean,
     header_problems,
+    load_from,
     number,
     parse_rows,
     read_table,
@@ -217,10 +218,7 @@ def _cell(m: Model, field: str) -> str:
 
 def load_models(path: str | Path | BinaryIO | None = None) -> dict[str, Model]:
     """Models keyed by name, in file order, from a models CSV path or open binary file."""
-    if hasattr(path, "read"):
-        return load_models_bytes(path.read(), getattr(path, "name", "uploaded file"))
-    path = Path(DEFAULT_PATH if path is None else path)
-    return load_models_bytes(path.read_bytes(), str(path))
+    return load_from(path, DEFAULT_PATH, load_models_bytes)
 
 
 def load_models_bytes(data: bytes, label: str) -> dict[str, Model]:

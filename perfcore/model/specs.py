@@ -23,6 +23,7 @@ from perfcore.model.csvrows import (
     Expected,
     Schema,
     header_problems,
+    load_from,
     number,
     parse_rows,
     read_table,
@@ -149,10 +150,7 @@ def is_positive_finite(value: float) -> bool:
 
 def load_specs(path: str | Path | BinaryIO | None = None) -> dict[str, Device]:
     """Devices keyed by name, in file order, from a specs CSV path or open binary file."""
-    if hasattr(path, "read"):
-        return load_specs_bytes(path.read(), getattr(path, "name", "uploaded file"))
-    path = Path(DEFAULT_PATH if path is None else path)
-    return load_specs_bytes(path.read_bytes(), str(path))
+    return load_from(path, DEFAULT_PATH, load_specs_bytes)
 
 
 def load_specs_bytes(data: bytes, label: str) -> dict[str, Device]:
