@@ -15,12 +15,13 @@ import json
 import math
 import os
 import sys
+from collections.abc import Callable
 
 from perfcore import format as fmt
 from perfcore.model import ops, validate
 from perfcore.model.precision import BYTES_PER_ELEMENT
 from perfcore.model.roofline import estimate_on
-from perfcore.model.specs import PRECISIONS, Device, SpecError, load_specs
+from perfcore.model.specs import PRECISIONS, Device, load_specs
 
 # Every size flag of every catalog op: calc takes them all and refuses the op's strangers.
 SIZE_NAMES = sorted({p.name for _, params in ops.CATALOG.values() for p in params})
@@ -171,20 +172,27 @@ def run_calc(args: argparse.Namespace) -> str:
     return to_json(result) if args.json else render_calc(result)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run one subcommand; a bad input or unreadable file is one line on stderr, exit 2."""
-    if args.command not in ("specs", "calc"):
-        return args.run(args)
+def guarded(work: Callable[[], str]) -> int:
+    """Print work()'s text, exit 0; a bad input or unreadable file is one line, exit 2."""
     try:
-        out = run_calc(args) if args.command == "calc" else render_specs(load_specs(args.specs))
-    except (UsageError, SpecError, ValueError) as e:
+        out = work()
+    except (UsageError, ValueError) as e:  # FileProblems and validate.InputError included
         print(f"error: {e}", file=sys.stderr)
         return 2
     except OSError as e:
-        print(f"error: cannot read {e.filename or 'the specs file'}: {e.strerror}", file=sys.stderr)
+        print(f"error: cannot read {e.filename or 'the file'}: {e.strerror}", file=sys.stderr)
         return 2
     print(out)
     return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run one subcommand; specs and calc here, the others through their own `run`."""
+    if args.command == "calc":
+        return guarded(lambda: run_calc(args))
+    if args.command == "specs":
+        return guarded(lambda: render_specs(load_specs(args.specs)))
+    return args.run(args)
 
 
 def main(argv: list[str] | None = None) -> int:

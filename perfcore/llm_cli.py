@@ -10,29 +10,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
-import sys
 
 from perfcore import format as fmt
-from perfcore.cli import UsageError, pick
-from perfcore.model import phases, serving
-from perfcore.model.models import ModelError, load_models
-from perfcore.model.ops import Param
+from perfcore.cli import flag, guarded, pick
+from perfcore.model import phases, serving, validate
+from perfcore.model.models import load_models
 from perfcore.model.phases import NUMBERS
-from perfcore.model.specs import SpecError, load_specs
+from perfcore.model.specs import load_specs
 from perfcore.model.workloads import BITS, Precisions
-
-
-def checked(param: Param, value: float) -> int:
-    """value as an integer in the Param's range, else UsageError naming the flag and range."""
-    ok = math.isfinite(value) and param.lo <= value <= param.hi
-    if not ok or (param.integer and not float(value).is_integer()):
-        flag = "--" + param.name.replace("_", "-")
-        kind = "an integer" if param.integer else "a number"
-        raise UsageError(
-            f"{flag} {value:g}: expected {kind} from {param.lo:,.0f} to {param.hi:,.0f}"
-        )
-    return int(value)
 
 
 def run_phase(model, device, phase: str, n: dict, p: Precisions, fused: bool, recompute: bool):
@@ -119,7 +104,7 @@ def register(subparsers) -> None:
     c.add_argument("--device", required=True, help="a name from `python -m perfcore specs`")
     c.add_argument("--phase", default="decode", help=" | ".join(phases.PHASES))
     for param in NUMBERS:
-        c.add_argument(f"--{param.name.replace('_', '-')}", dest=param.name, type=float,
+        c.add_argument(flag(param.name), dest=param.name, metavar="N",
                        default=param.default, help=param.help)  # fmt: skip
     for part in ("weights", "act", "kv"):
         c.add_argument(f"--{part}-bits", type=int, choices=BITS, default=16)
@@ -129,20 +114,9 @@ def register(subparsers) -> None:
     c.set_defaults(run=run_llm)
 
 
-def _guarded(work) -> int:
-    """Run work() -> text; print it, or a one-line error and exit status 2."""
-    try:
-        out = work()
-    except (UsageError, SpecError, ModelError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    print(out)
-    return 0
-
-
 def run_models(args: argparse.Namespace) -> int:
     """`models`: list them."""
-    return _guarded(lambda: render_models(load_models(args.models)))
+    return guarded(lambda: render_models(load_models(args.models)))
 
 
 def run_llm(args: argparse.Namespace) -> int:
@@ -154,9 +128,9 @@ def run_llm(args: argparse.Namespace) -> int:
         model = models[pick("model", args.model, models)]
         device = specs[pick("device", args.device, specs)]
         phase = pick("phase", args.phase, phases.PHASES)
-        n = {p.name: checked(p, getattr(args, p.name)) for p in NUMBERS}
+        n = {p.name: validate.param(p, getattr(args, p.name), flag(p.name)) for p in NUMBERS}
         p = Precisions(args.weights_bits, args.act_bits, args.kv_bits)
         r = result(model, device, phase, n, p, not args.unfused_attention, args.recompute)
         return json.dumps(r, indent=2, allow_nan=False) if args.json else render(r)
 
-    return _guarded(work)
+    return guarded(work)

@@ -74,9 +74,12 @@ def test_tp_adds_communication_time(capsys):
     [(["--model", "Llama-2-7b"], "unknown model 'Llama-2-7b'; closest valid: Llama-2-7B"),
      (["--device", "H100"], "unknown device 'H100'"),
      (["--phase", "decod"], "unknown phase 'decod'; closest valid: decode"),
-     (["--batch", "0"], "--batch 0: expected an integer from 1 to"),
-     (["--context", "1.5"], "--context 1.5: expected an integer"),
-     (["--tp", "inf"], "--tp inf: expected an integer from 1 to 1,024")],
+     (["--batch", "0"], "--batch = '0' is not usable: expected an integer from 1 to"),
+     (["--context", "1.5"], "--context = '1.5' is not usable: expected an integer"),
+     (["--tp", "inf"], "--tp = 'inf' is not usable: expected an integer from 1 to 1,024"),
+     (["--batch", "abc"], "--batch = 'abc' is not usable"),
+     (["--specs", "/no/such.csv"], "cannot read /no/such.csv"),
+     (["--models", "/no/such.csv"], "cannot read /no/such.csv")],
 )  # fmt: skip
 def test_bad_names_and_numbers_exit_2_with_one_line(capsys, argv, message):
     args = dict(zip(BASE[1::2], BASE[2::2], strict=True))
