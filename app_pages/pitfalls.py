@@ -12,16 +12,18 @@ st.title("Five things that feel true and are not")
 st.caption(
     f"Each belief priced on {ctx.device.name} at the inputs below (sidebar: {ctx.precision})."
 )
+formulas = ui.flag("Show the formulas", "pf_formulas")  # the verdicts say the result first
 
 
 def show(section: view.Section) -> None:
-    """The belief in quotes, its priced numbers, its one-line verdict and its formula."""
+    """The belief in quotes, its headline numbers, its one-line verdict with the other
+    numbers, and its formula when asked for."""
     st.markdown(section.quote)
-    for row in section.rows:
-        for col, q in zip(st.columns(view.METRICS_PER_ROW), row, strict=False):
-            col.metric(q.label, q.text, help=q.help or None)
-    st.markdown(f"**{section.verdict}**")
-    st.latex(view.FORMULAS[section.number])
+    for col, q in zip(st.columns(4), section.headline, strict=False):
+        col.metric(q.label, q.text, help=q.help or None)
+    st.markdown(f"**{section.verdict}**  \n{section.details}")
+    if formulas:
+        st.latex(view.FORMULAS[section.number])
 
 
 def inputs(n: int) -> list:

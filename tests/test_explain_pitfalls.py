@@ -154,7 +154,19 @@ def test_takeaway_changes_with_the_inputs(specs):
     assert view.takeaway(more, specs[SEED]) != view.takeaway(five, specs[SEED])
 
 
-def test_quantities_come_in_rows_of_at_most_three(specs):
-    rows = _five(specs)[3].rows
-    assert [len(r) for r in rows] == [3, 3]
-    assert _five(specs, "Google TPU v4")[3].rows == []
+def test_headline_and_details_show_every_quantity_once(specs):
+    for s in _five(specs):
+        labels = [q.label for q in s.headline] + s.details.split(" · ")
+        assert 1 <= len(s.headline) <= 2 and len(labels) == len(s.quantities)
+        assert all(
+            d.startswith(q.label) for d, q in zip(s.details.split(" · "), _rest(s), strict=True)
+        )
+    four = _five(specs)[3]
+    assert [q.label for q in four.headline] == ["time over PCIe", "PCIe is further away by"]
+    assert four.details.startswith("one tensor: 33.6 MB · copied over 1000 iterations: 33.6 GB")
+    assert _five(specs, "Google TPU v4")[3].headline == ()
+
+
+def _rest(s: view.Section) -> list:
+    """The quantities not in the headline, in order."""
+    return [q for q in s.quantities if q not in s.headline]

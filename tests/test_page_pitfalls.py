@@ -7,8 +7,13 @@ from perfcore.format import NOT_PUBLISHED
 
 
 def metric(at, label: str) -> str:
-    """The displayed value of the metric called `label`."""
-    return next(m.value for m in at.metric if m.label == label)
+    """The displayed value called `label`: a headline metric's, or one in a details line."""
+    values = [m.value for m in at.metric if m.label == label]
+    for m in at.markdown:
+        details = m.value.rsplit("\n", 1)[-1].split(" · ")
+        values += [d.removeprefix(f"{label}: ") for d in details if d.startswith(f"{label}: ")]
+    assert len(values) == 1, (label, values)
+    return values[0]
 
 
 @pytest.fixture(scope="module")
@@ -40,6 +45,14 @@ def seed_page():
 )
 def test_seed_demo7_numbers_are_on_the_page(seed_page, label, value):
     assert metric(seed_page, label) == value
+
+
+def test_each_belief_shows_two_headline_metrics_and_formulas_on_demand(seed_page):
+    assert len(seed_page.metric) == 10
+    assert not seed_page.latex
+    at = run_page("pitfalls", {"device": SEED, "pf_formulas": "true"})
+    assert len(at.latex) == 5 and at.toggle(key="pf_formulas").value
+    assert [m.value for m in at.metric] == [m.value for m in seed_page.metric]
 
 
 def test_seed_verdicts_give_the_seed_sentences(seed_page):

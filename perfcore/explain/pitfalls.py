@@ -20,7 +20,9 @@ from perfcore.model.precision import BYTES_PER_ELEMENT
 from perfcore.model.specs import Device
 
 HALF_PRECISIONS = ("fp16", "bf16")
-METRICS_PER_ROW = 3
+# Each belief's one or two numbers a reader needs first (indices into its quantities); the
+# rest print as one line of text: a metric widget costs the browser a redraw on every rerun.
+HEADLINES = {1: (1, 4), 2: (0, 1), 3: (3, 4), 4: (3, 5), 5: (2, 5)}
 DEFAULT_ELEMENTS = 4096 * 4096  # one 4096 x 4096 tensor
 TITLES = {
     1: "(1) The faster chip",
@@ -74,10 +76,15 @@ class Section:
     result: object = None
 
     @property
-    def rows(self) -> list[tuple[Quantity, ...]]:
-        """The quantities in rows of at most METRICS_PER_ROW, so no value is cut short."""
-        q, n = self.quantities, METRICS_PER_ROW
-        return [q[i : i + n] for i in range(0, len(q), n)]
+    def headline(self) -> tuple[Quantity, ...]:
+        """The one or two quantities shown first (none when not published)."""
+        return tuple(q for i, q in enumerate(self.quantities) if i in HEADLINES[self.number])
+
+    @property
+    def details(self) -> str:
+        """The other quantities as one line: 'label: value · label: value'."""
+        rest = (q for i, q in enumerate(self.quantities) if i not in HEADLINES[self.number])
+        return " · ".join(f"{q.label}: {q.text}" for q in rest)
 
     @property
     def quote(self) -> str:
