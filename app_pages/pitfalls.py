@@ -16,11 +16,11 @@ formulas = ui.flag("Show the formulas", "pf_formulas")  # the verdicts say the r
 
 
 def show(section: view.Section) -> None:
-    """The belief in quotes, its headline numbers, its one-line verdict with the other
+    """The belief in quotes, its headline number, its one-line verdict with the other
     numbers, and its formula when asked for."""
     st.markdown(section.quote)
-    for col, q in zip(st.columns(4), section.headline, strict=False):
-        col.metric(q.label, q.text, help=q.help or None)
+    for q in section.headline:  # one metric, no columns: each costs the browser a redraw
+        st.metric(q.label, q.text, help=q.help or None, width="content")
     st.markdown(f"**{section.verdict}**  \n{section.details}")
     if formulas:
         st.latex(view.FORMULAS[section.number])

@@ -20,9 +20,9 @@ from perfcore.model.precision import BYTES_PER_ELEMENT
 from perfcore.model.specs import Device
 
 HALF_PRECISIONS = ("fp16", "bf16")
-# Each belief's one or two numbers a reader needs first (indices into its quantities); the
+# Each belief's number a reader needs first (indices into its quantities); the
 # rest print as one line of text: a metric widget costs the browser a redraw on every rerun.
-HEADLINES = {1: (1, 4), 2: (0, 1), 3: (3, 4), 4: (3, 5), 5: (2, 5)}
+HEADLINES = {1: (4,), 2: (0,), 3: (4,), 4: (5,), 5: (5,)}
 DEFAULT_ELEMENTS = 4096 * 4096  # one 4096 x 4096 tensor
 TITLES = {
     1: "(1) The faster chip",
@@ -77,7 +77,7 @@ class Section:
 
     @property
     def headline(self) -> tuple[Quantity, ...]:
-        """The one or two quantities shown first (none when not published)."""
+        """The quantity shown first (none when not published)."""
         return tuple(q for i, q in enumerate(self.quantities) if i in HEADLINES[self.number])
 
     @property
