@@ -40,8 +40,7 @@ with st.container(border=True):
         decode_batch = ui.number("Decode batch", "pf_decode_batch", 1, 1, 65536)
     one = view.faster_chip(ctx.device, ctx.precision, params, decode_batch)
     show(one)
-    if ui.flag("Chart the three cases", "pf_bars"):  # the numbers above say it first
-        ui.chart("pf_chart", faster_chip_figure, ctx.device, ctx.precision, one.result)
+    ui.chart("pf_chart", faster_chip_figure, ctx.device, ctx.precision, one.result)
 with st.container(border=True):
     with inputs(2)[0]:
         batch = ui.number("Batch (blocks)", "pf_batch", 1, 1, 1_000_000)
