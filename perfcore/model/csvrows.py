@@ -55,6 +55,13 @@ def load_from(path, default: Path, load_bytes: Callable[[bytes, str], dict]) -> 
     return load_bytes(path.read_bytes(), str(path))
 
 
+def parse_table(data: bytes, label: str, schema: Schema, convert) -> tuple[list, list, list]:
+    """(clean rows, header problems, row problems) of a CSV file's bytes against `schema`."""
+    header, rows = read_table(bytes(data), label, schema)
+    clean, row_problems = parse_rows(header, rows, label, schema, convert)
+    return clean, header_problems(header, label, schema), row_problems
+
+
 def read_table(data: bytes, label: str, schema: Schema) -> tuple[list[str], Rows]:
     """The header and the non-blank data rows, numbered as a spreadsheet numbers rows."""
     records = _records(_text(data, label, schema), label, schema)

@@ -21,11 +21,9 @@ from perfcore.model.csvrows import (
     Schema,
     at,
     boolean,
-    header_problems,
     load_from,
     number,
-    parse_rows,
-    read_table,
+    parse_table,
     whole,
 )
 
@@ -223,9 +221,7 @@ def load_models(path: str | Path | BinaryIO | None = None) -> dict[str, Model]:
 
 def load_models_bytes(data: bytes, label: str) -> dict[str, Model]:
     """Models keyed by name, in file order; ModelError lists every problem, named by `label`."""
-    header, rows = read_table(bytes(data), label, SCHEMA)
-    problems = header_problems(header, label, SCHEMA)
-    clean, row_problems = parse_rows(header, rows, label, SCHEMA, _convert)
+    clean, problems, row_problems = parse_table(data, label, SCHEMA, _convert)
     models = {} if problems else _build(clean, label, row_problems)
     problems += row_problems
     if problems:

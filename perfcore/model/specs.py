@@ -22,11 +22,9 @@ from perfcore.errors import FileProblems
 from perfcore.model.csvrows import (
     Expected,
     Schema,
-    header_problems,
     load_from,
     number,
-    parse_rows,
-    read_table,
+    parse_table,
     whole,
 )
 
@@ -155,9 +153,7 @@ def load_specs(path: str | Path | BinaryIO | None = None) -> dict[str, Device]:
 
 def load_specs_bytes(data: bytes, label: str) -> dict[str, Device]:
     """Devices keyed by name, in file order; SpecError lists every problem, named by `label`."""
-    header, rows = read_table(bytes(data), label, SCHEMA)
-    problems = header_problems(header, label, SCHEMA)
-    clean, row_problems = parse_rows(header, rows, label, SCHEMA, _convert)
+    clean, problems, row_problems = parse_table(data, label, SCHEMA, _convert)
     built = {} if problems else {f["name"]: (n, Device(**f)) for n, f in clean}
     problems += row_problems
     if problems:
