@@ -46,13 +46,12 @@ def measure(suite: str, names: list[str]) -> None:
             wait_callback=lambda message: waiting.info(message, icon=":material/hourglass:"),
         )  # fmt: skip
     except Exception as error:  # noqa: BLE001 - any fault in a run is reported, not raised
-        st.session_state[view.RUNNING] = False
         st.error(view.fault(error), icon=":material/error:")
         return
     finally:
+        st.session_state[view.RUNNING] = False
         bar.empty()
         waiting.empty()
-    st.session_state[view.RUNNING] = False
     st.session_state[view.STATE] = records
     st.rerun()
 
