@@ -8,6 +8,7 @@ Serving, the browser and the page probe are tests/live.py's, shared with the end
 from __future__ import annotations
 
 import base64
+import itertools
 import sys
 import time
 from dataclasses import dataclass, field
@@ -43,7 +44,8 @@ class Target:
     apptest_ms: float = float("nan")
     browser_ms: list[float] = field(default_factory=list)
     server_ms: list[float] = field(default_factory=list)
-    paired_ref_ms: list[float] = field(default_factory=list)  # reference reruns beside these
+    browser_ref_ms: list[float] = field(default_factory=list)  # the reference's, alternated
+    paired_ref_ms: list[float] = field(default_factory=list)  # the reference's, beside these
     reruns: list[bytes] = field(default_factory=list)  # rerun BackMsgs the browser sent
     jax: set[str] = field(default_factory=set)  # phases whose server had JAX loaded
     error: str = ""
@@ -104,45 +106,52 @@ def change(page, t: Target, value) -> None:
     page.get_by_role("option", name=value, exact=True).click()
 
 
-def measure_browser(page, t: Target, n: int) -> None:
-    """n widget changes: rerun message sent -> script_finished in the page, in ms."""
+def browser_rerun(page, t: Target, value) -> float:
+    """One change of the target's widget to `value`: ms from its rerun message leaving the
+    page to the page receiving that run's script_finished. Keeps the last two rerun messages
+    (one of each value) for the server phase."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
 
-    for i in range(n + 2):
-        done = runs(page)
-        mark = page.evaluate("performance.now()")
-        change(page, t, t.values[i % 2])
-        wait_idle(page, done, f"{t.name} after a change")
-        probe = page.evaluate("window.__perfcore")
-        sends = [(ts, base64.b64decode(p)) for ts, p in probe["sends"] if ts >= mark]
-        reruns = [(ts, p) for ts, p in sends if BackMsg.FromString(p).HasField("rerun_script")]
-        if not reruns:
-            raise RuntimeError(f"{t.name}: the change sent no rerun message")
-        sent = reruns[0][0]
-        finished = next(d for d in probe["done"] if d >= sent)
-        if i >= 2:
-            t.browser_ms.append(finished - sent)
-        t.reruns = [*t.reruns[-1:], reruns[-1][1]]  # the last two: one of each value
+    done = runs(page)
+    mark = page.evaluate("performance.now()")
+    change(page, t, value)
+    wait_idle(page, done, f"{t.name} after a change")
+    probe = page.evaluate("window.__perfcore")
+    sends = [(ts, base64.b64decode(p)) for ts, p in probe["sends"] if ts >= mark]
+    reruns = [(ts, p) for ts, p in sends if BackMsg.FromString(p).HasField("rerun_script")]
+    if not reruns:
+        raise RuntimeError(f"{t.name}: the change sent no rerun message")
+    sent = reruns[0][0]
+    finished = next(d for d in probe["done"] if d >= sent)
+    t.reruns = [*t.reruns[-1:], reruns[-1][1]]
+    return finished - sent
 
 
 def run_browser_phase(ts: list[Target], n: int) -> None:
-    """The reference, every page in order, the reference again: each in its own tab, on
-    one server per app."""
+    """Every page in order, each in its own tab, its n widget changes (after two to warm up)
+    alternating with the reference's in a tab beside it: one server per app."""
     reference = ts[0]
     with serve(ROOT / "app.py") as app, serve(reference.script) as ref, chromium() as browser:
         context = new_context(browser)
         ref_page = open_page(context, ref.url + reference.path)
-        measure_browser(ref_page, reference, n)
+        ref_values = itertools.cycle(reference.values)  # one sequence over all pages
+        for value in itertools.islice(ref_values, 2):
+            browser_rerun(ref_page, reference, value)
         for t in ts[1:]:
             try:
                 page = open_page(context, app.url + t.path)
-                measure_browser(page, t, n)
+                for i in range(n + 2):
+                    ms = browser_rerun(page, t, t.values[i % 2])
+                    ref_ms = browser_rerun(ref_page, reference, next(ref_values))
+                    if i >= 2:
+                        t.browser_ms.append(ms)
+                        t.browser_ref_ms.append(ref_ms)
                 page.close()
             except Exception as e:  # report the page, measure the rest
                 t.error += f" browser: {type(e).__name__}: {str(e).splitlines()[0]}"
             if jax_loaded(app):
                 t.jax.add("browser")
-        measure_browser(ref_page, reference, n)
+            reference.browser_ms += t.browser_ref_ms
         context.close()
 
 

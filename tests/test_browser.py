@@ -233,6 +233,12 @@ OVERFLOWING_METRICS_JS = """() => [...document.querySelectorAll('[data-testid="s
   .map(m => m.innerText)"""
 CHART_BACKGROUNDS_JS = """() => [...document.querySelectorAll('.js-plotly-plot')]
   .map(e => (e._fullLayout || {}).paper_bgcolor)"""
+# Charts whose margins Plotly had to grow after a first draw (then it draws them again):
+# style.fit_margins sizes them beforehand for a laptop's width.
+CHARTS_DRAWN_TWICE_JS = """() => [...document.querySelectorAll('.js-plotly-plot')]
+  .filter(e => e._fullLayout && ['l', 'r', 't', 'b'].some(k =>
+    Math.round(e._fullLayout._size[k]) > e._fullLayout.margin[k]))
+  .map(e => [e._fullLayout.title.text, e._fullLayout.margin, e._fullLayout._size])"""
 # At a phone's width: the main block must not scroll sideways, every chart must be drawn no
 # wider than the main block, and no two controls may overlap.
 NARROW_PROBLEMS_JS = """() => {
@@ -291,6 +297,8 @@ def test_every_page_reads_right_in_both_themes_wide_and_narrow(themed, path):
         assert backgrounds <= {BACKGROUNDS[name]}, (
             f"{where}: charts not in the theme: {backgrounds}"
         )
+        twice = page.evaluate(CHARTS_DRAWN_TWICE_JS)
+        assert not twice, f"{where}: charts drawn twice to fit their margins at 1400 px: {twice}"
         page.set_viewport_size(NARROW)
         page.wait_for_function(CHARTS_FIT_JS, polling=100, timeout=10_000)
         problems = page.evaluate(NARROW_PROBLEMS_JS)

@@ -13,6 +13,7 @@ from perfcore.figures.style import (
     Theme,
     base_layout,
     color,
+    fitted,
     log_axis,
     note,
     point_labels,
@@ -117,6 +118,7 @@ def _unpublished_note(rows: Sequence[GenerationRow], precision: str, theme: Them
     return [note(text, 0, 1, theme)] if missing else []
 
 
+@fitted
 def ridge_by_year_figure(
     rows: Sequence[GenerationRow],
     cost: Cost,
@@ -141,6 +143,7 @@ def ridge_by_year_figure(
     return fig
 
 
+@fitted
 def growth_figure(
     g: Growth | None, old: Device, new: Device, precision: str, theme: Theme = LIGHT
 ) -> go.Figure:

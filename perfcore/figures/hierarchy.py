@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from perfcore import format as fmt
 from perfcore.explain.hierarchy import FORGONE_KIND, Hierarchy, LevelRow
-from perfcore.figures.style import LIGHT, Theme, base_layout, color, grid, log_axis
+from perfcore.figures.style import LIGHT, Theme, base_layout, color, fitted, grid, log_axis
 from perfcore.model.hierarchy import ESTIMATE, SPEC
 
 # Fixed log ranges per metric, so the axis holds still as device and precision change;
@@ -113,7 +113,10 @@ def _panels(views: Sequence[Hierarchy], metric: str, low: float, high: float, th
         order = [r.label(metric) for r in h.rows if r.applies(metric)]
         layout[f"xaxis{_axis(i)}"] = {"domain": domain, "anchor": f"y{_axis(i)}",
                                       "categoryorder": "array", "categoryarray": order,
-                                      **grid(theme)}  # fmt: skip
+                                      # Turned one way always, down to the left: left to
+                                      # itself Plotly turns long names the other way, past
+                                      # the right edge, and draws the chart twice to fit them.
+                                      "tickangle": -30, **grid(theme)}  # fmt: skip
         title = f"{h.device.name} ({h.precision})"
         layout["annotations"].append(_panel_title(title, sum(domain) / 2))
     for i in range(1, n):
@@ -127,6 +130,7 @@ def _axis(i: int) -> str:
     return str(i + 1) if i else ""
 
 
+@fitted
 def hierarchy_figure(views: Sequence[Hierarchy], metric: str, theme: Theme = LIGHT) -> go.Figure:
     """Bars of `metric` per level, nearest first, one panel per device, log y."""
     low, high = _y_range(views, metric)

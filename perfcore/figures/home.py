@@ -10,13 +10,14 @@ import plotly.graph_objects as go
 
 from perfcore import format as fmt
 from perfcore.figures.roofline import X_MAX, X_MIN, op_traces, ridge_trace, roof_traces
-from perfcore.figures.style import LIGHT, Theme, base_layout, log_axis
+from perfcore.figures.style import HALF_WIDTH, LIGHT, Theme, base_layout, fitted, log_axis
 from perfcore.model.roofline import Estimate
 from perfcore.model.specs import Device
 
 HEIGHT = 400  # small: the calculator's inputs and metrics stay in view beside it
 
 
+@fitted(width=HALF_WIDTH)  # beside its inputs
 def calculator_figure(
     device: Device, precision: str, point: Estimate, theme: Theme = LIGHT
 ) -> go.Figure:
@@ -32,7 +33,6 @@ def calculator_figure(
     fig.update_layout(
         xaxis=log_axis(x_low, x_high, "arithmetic intensity (FLOP/byte)", theme=theme),
         yaxis=log_axis(y_low, 10 * top, "attainable FLOP/s", fmt.flops_per_s, theme=theme),
-        legend={"orientation": "h", "yanchor": "top", "y": -0.3},  # below the axis title
-        margin={"t": 10, "l": 10, "b": 10},
+        margin={"t": 10},
     )
     return fig

@@ -15,7 +15,7 @@ from perfcore import format as fmt
 from perfcore.explain.measure_clock import DispatchRow, Pair, Spread
 from perfcore.explain.measure_roofline import Ceiling
 from perfcore.explain.measure_sweep import SweepPoint
-from perfcore.figures.style import LIGHT, Theme, base_layout, color, log_axis
+from perfcore.figures.style import LIGHT, Theme, base_layout, color, fitted, log_axis
 
 REGIME_COLORS = {"overhead": color(4), "utilisation": color(0), "compute roof": color(2)}
 OVERHEAD = "launch overhead ceiling: 2n³ / measured empty call"
@@ -39,6 +39,7 @@ def _line(xy: Sequence[tuple[float, float]], name: str, dash: str, line_color: s
     )
 
 
+@fitted
 def sweep_figure(
     rows: Sequence[SweepPoint],
     overhead: Sequence[tuple[float, float]] = (),
@@ -81,6 +82,7 @@ def sweep_figure(
     return fig
 
 
+@fitted
 def dispatch_figure(rows: Sequence[DispatchRow], theme: Theme = LIGHT) -> go.Figure:
     """Unblocked (dispatch) and blocked (compute) time per size, grouped bars on a log axis."""
     title = "Dispatch vs compute (min of isolated calls)"
@@ -108,6 +110,7 @@ def dispatch_figure(rows: Sequence[DispatchRow], theme: Theme = LIGHT) -> go.Fig
     return fig
 
 
+@fitted
 def pairs_figure(pairs: Sequence[Pair], theme: Theme = LIGHT) -> go.Figure:
     """Each experiment's pair of timings as two horizontal bars, on one log time axis."""
     layout = base_layout("Paired timings: the same work, two ways", "", "", 420, theme)
@@ -138,6 +141,7 @@ def pairs_figure(pairs: Sequence[Pair], theme: Theme = LIGHT) -> go.Figure:
     return fig
 
 
+@fitted
 def spread_figure(s: Spread, theme: Theme = LIGHT) -> go.Figure:
     """Each run's samples as a box, its min marked, and the back-to-back mean as a line."""
     title = "Min vs mean, and the run-to-run spread"
@@ -179,6 +183,7 @@ def spread_figure(s: Spread, theme: Theme = LIGHT) -> go.Figure:
     return fig
 
 
+@fitted
 def ceilings_figure(rows: Sequence[Ceiling], spec_name: str, theme: Theme = LIGHT) -> go.Figure:
     """Each empirical ceiling as a fraction of the spec row's figure (log axis, 100 % marked)."""
     title = f"Empirical ceilings vs {spec_name} (spec)"

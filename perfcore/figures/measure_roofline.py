@@ -14,7 +14,15 @@ import plotly.graph_objects as go
 
 from perfcore import format as fmt
 from perfcore.figures.roofline import X_MAX, X_MIN, measured_traces, overhead_trace, roof_traces
-from perfcore.figures.style import LIGHT, SECOND_DEVICE_DASH, Theme, base_layout, color, log_axis
+from perfcore.figures.style import (
+    LIGHT,
+    SECOND_DEVICE_DASH,
+    Theme,
+    base_layout,
+    color,
+    fitted,
+    log_axis,
+)
 from perfcore.measure.empirical import Level, MeasuredRoofline, Roof
 from perfcore.measure.points import MeasuredPoint
 from perfcore.model.specs import Device
@@ -68,6 +76,7 @@ def _y_range(
     return min([high / 1e6] + [p.flops_per_s_lo / 2 for p in points]), high
 
 
+@fitted
 def measured_roofline_figure(
     roofline: MeasuredRoofline,
     points: Sequence[MeasuredPoint] = (),

@@ -12,7 +12,16 @@ import plotly.graph_objects as go
 
 from perfcore import format as fmt
 from perfcore.explain.occupancy import Occupancy
-from perfcore.figures.style import LIGHT, SECOND_DEVICE_DASH, Theme, base_layout, color, grid, note
+from perfcore.figures.style import (
+    LIGHT,
+    SECOND_DEVICE_DASH,
+    Theme,
+    base_layout,
+    color,
+    fitted,
+    grid,
+    note,
+)
 from perfcore.model.occupancy import TileQuantisation, utilisation, waves
 from perfcore.model.specs import Device
 
@@ -93,6 +102,7 @@ def _chosen(o: Occupancy) -> go.Scatter:
     )
 
 
+@fitted
 def occupancy_sawtooth_figure(
     device: Device,
     chosen: Occupancy | None,
@@ -141,6 +151,7 @@ def _efficiency_bars(compared: dict[str, TileQuantisation], i: int) -> go.Bar:
     )
 
 
+@fitted
 def tile_efficiency_figure(
     compared: dict[str, TileQuantisation], tile: str, theme: Theme = LIGHT
 ) -> go.Figure:

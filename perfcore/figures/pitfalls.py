@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
-from perfcore.figures.style import LIGHT, Theme, base_layout, color, log_axis
+from perfcore.figures.style import LIGHT, Theme, base_layout, color, fitted, log_axis
 from perfcore.model.pitfalls import FasterChip
 from perfcore.model.specs import Device
 
@@ -47,6 +47,7 @@ def _not_published(device: Device, fig: go.Figure) -> go.Figure:
     return fig
 
 
+@fitted
 def faster_chip_figure(
     device: Device, precision: str, result: FasterChip | None, theme: Theme = LIGHT
 ) -> go.Figure:

@@ -16,7 +16,17 @@ import plotly.graph_objects as go
 from perfcore import format as fmt
 from perfcore.explain.precision import Span
 from perfcore.figures.roofline import slanted_roof
-from perfcore.figures.style import LIGHT, Theme, base_layout, color, grid, log_arrow, log_axis, note
+from perfcore.figures.style import (
+    LIGHT,
+    Theme,
+    base_layout,
+    color,
+    fitted,
+    grid,
+    log_arrow,
+    log_axis,
+    note,
+)
 from perfcore.model.precision import PrecisionRow, path
 from perfcore.model.specs import PRECISIONS, Device
 
@@ -137,6 +147,7 @@ def _panel_title(panel: _Panel) -> dict:
     return {"text": panel.title, "x": middle, "y": 1.0, **place}
 
 
+@fitted
 def precision_bars_figure(
     rows: Sequence[PrecisionRow], missing: Sequence[str], theme: Theme = LIGHT
 ) -> go.Figure:
@@ -205,6 +216,7 @@ def _empty(fig: go.Figure, device: Device, theme: Theme) -> go.Figure:
     return fig.update_layout(annotations=[note(text, 0.5, 0.5, theme)])
 
 
+@fitted
 def precision_roofline_figure(
     rows: Sequence[PrecisionRow],
     device: Device,
@@ -229,6 +241,6 @@ def precision_roofline_figure(
         yaxis=log_axis(low, 3 * top, "attainable FLOP/s", fmt.flops_per_s, theme=theme),
         annotations=arrows,
         # Below the plot, wrapping, not beside it: a side legend squeezes the plot at 420 px.
-        legend={"groupclick": "toggleitem", "y": -0.3},  # its group titles clear the x title
+        legend={"groupclick": "toggleitem"},
     )
     return fig

@@ -15,6 +15,7 @@ from perfcore.figures.style import (
     Theme,
     base_layout,
     color,
+    fitted,
     log_axis,
     point_labels,
 )
@@ -282,6 +283,7 @@ def _y_range(devices: Sequence[Device], measured: Sequence[MeasuredPoint]) -> tu
     return low, high
 
 
+@fitted
 def roofline_figure(
     device: Device,
     precision: str,

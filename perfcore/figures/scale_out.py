@@ -8,7 +8,15 @@ import plotly.graph_objects as go
 
 from perfcore import format as fmt
 from perfcore.explain.scale_out import LADDER, AllReduce
-from perfcore.figures.style import LIGHT, SECOND_DEVICE_DASH, Theme, base_layout, color, log_axis
+from perfcore.figures.style import (
+    LIGHT,
+    SECOND_DEVICE_DASH,
+    Theme,
+    base_layout,
+    color,
+    fitted,
+    log_axis,
+)
 
 
 def _hover(r: AllReduce) -> str:
@@ -114,6 +122,7 @@ def _compare_traces(compare: Sequence[AllReduce]) -> list[go.Scatter]:
     return [_total_trace(compare, f"{compare[0].device.name}: ", SECOND_DEVICE_DASH)]
 
 
+@fitted
 def scale_out_figure(
     rows: Sequence[AllReduce],
     chosen: AllReduce,

@@ -6,6 +6,7 @@ theme) and takes its background, text, grid and neutral ink from it, never a lit
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -38,6 +39,16 @@ THEMES = {t.name: t for t in (LIGHT, DARK)}
 # Up to this many points that each stand for a device or an op carry their name as text;
 # past it the names would pile up, and the hover and the table name them instead.
 LABEL_LIMIT = 12
+# Text sizes for margins set before the browser draws (fit_margins), at font size 13: a
+# glyph's mean advance in Chromium's sans-serif is 6.1-7.3 px for labels (8.8 for capitals
+# only), a line of axis text with its padding about 20 px. The widths are a chart's in the
+# wide layout at 1400 px: the main column's, and one of two columns' (measured: 1010 and 462).
+CHAR_PX = 7.5
+LINE_PX = 20
+LEGEND_ROW_PX = 22  # a legend row (measured 21.4)
+FIT_WIDTH = 1000
+HALF_WIDTH = 460
+AUTO_TICK_CHARS = 5  # Plotly's own tick labels: '0.25', '100k', '1.5M'
 
 
 def grid(theme: Theme) -> dict:
@@ -72,13 +83,14 @@ def base_layout(
     """Common layout in `theme`: title, axis titles, legend below, compact margins."""
     return go.Layout(
         title={"text": title, "x": 0.0},
-        # automargin: room for long tick labels ('100 TFLOP/s') and the title beside them.
+        # automargin: room for long tick labels ('100 TFLOP/s') and the title beside them,
+        # where fit_margins' estimate falls short (a narrow screen).
         xaxis={"title": {"text": x_title}, "automargin": True, **grid(theme)},
         yaxis={"title": {"text": y_title}, "automargin": True, **grid(theme)},
-        # Below the x axis title, hanging from its top: a legend that wraps to more rows at
-        # 420 px grows downwards, never over the axis.
-        legend={"orientation": "h", "yanchor": "top", "y": -0.2},
-        margin={"l": 60, "r": 20, "t": 50, "b": 40},
+        # At the foot of the figure, under the x axis title: a legend that wraps to more rows
+        # at 420 px pushes the bottom margin by its own height, never over the axis.
+        legend={"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0},
+        margin={"l": 60, "r": 30, "t": 50, "b": 40},
         height=height,
         hovermode="closest",
         # template "none" plus the few settings we want: building and serialising a figure
@@ -113,3 +125,100 @@ def log_arrow(start: tuple[float, float], end: tuple[float, float]) -> dict:
     return {"x": x, "y": y, "ax": ax, "ay": ay, "xref": "x", "yref": "y", "axref": "x",
             "ayref": "y", "showarrow": True, "arrowhead": 3, "arrowwidth": 1.5,
             "arrowcolor": color(6)}  # fmt: skip
+
+
+def fit_margins(fig: go.Figure, width: int = FIT_WIDTH) -> go.Figure:
+    """`fig` with margins that already hold its tick labels, axis titles and legend.
+
+    Plotly's automargin draws a figure, measures what sticks out and, when a margin has to
+    grow, draws it all again: every chart here paid that second draw on every rerun (the
+    roofline 170 ms instead of 112 ms in Chromium; bench/figures.py). Margins estimated from
+    the labels' lengths (CHAR_PX, LINE_PX) at `width` avoid it; automargin stays as the net
+    where the estimate is short. An estimate only ever widens a builder's own margin.
+    """
+    lay = fig.layout
+    left, right = _side_px(fig, "left"), _side_px(fig, "right")
+    # The x axis's tick labels, its title, then the legend at the foot.
+    bottom = _ticks_px(fig) + (LINE_PX + 4 if _title(lay.xaxis) else 0)
+    bottom += _legend_px(fig, width - left - right)
+    m = lay.margin
+    return fig.update_layout(margin={"l": max(m.l or 0, left), "r": max(m.r or 0, right),
+                                     "b": max(m.b or 0, bottom)})  # fmt: skip
+
+
+def fitted(builder: Callable[..., go.Figure] | None = None, *, width: int = FIT_WIDTH):
+    """A figure builder whose figures come out with fit_margins applied at `width` px (the
+    main column's; HALF_WIDTH for a chart in one of two columns). As @fitted or
+    @fitted(width=...)."""
+
+    def wrap(build_figure: Callable[..., go.Figure]) -> Callable[..., go.Figure]:
+        @functools.wraps(build_figure)
+        def build(*args, **kw) -> go.Figure:
+            return fit_margins(build_figure(*args, **kw), width)
+
+        build.fit_width = width  # what bench/figures.py draws it at
+        return build
+
+    return wrap if builder is None else wrap(builder)
+
+
+def _title(axis) -> bool:
+    return bool(axis.title and axis.title.text)
+
+
+def _ticks_px(fig: go.Figure) -> int:
+    """Height of the x tick labels: 48 px flat; names turned by a set tickangle, as tall as
+    the longest (its longest line) turned."""
+    px = 48
+    for name in [k for k in fig.layout if k.startswith("xaxis")]:
+        axis = fig.layout[name]
+        ref = "x" + name[5:]
+        on_axis = [t for t in fig.data if (getattr(t, "xaxis", None) or "x") == ref]
+        names = axis.categoryarray or [v for t in on_axis for v in getattr(t, "x", None) or ()
+                                       if isinstance(v, str)]  # fmt: skip
+        if not axis.tickangle or not names:
+            continue
+        chars = max(len(line) for c in names for line in str(c).split("<br>"))
+        turned = abs(math.sin(math.radians(axis.tickangle)))
+        px = max(px, round(chars * CHAR_PX * turned) + 44)  # + a turned line's height
+    return px
+
+
+def _side_px(fig: go.Figure, side: str) -> int:
+    """Room for the widest tick labels and the title of the y axes drawn on `side`."""
+    px = 12
+    for name in [k for k in fig.layout if k.startswith("yaxis")]:
+        axis = fig.layout[name]
+        if (axis.side or "left") != side or (side == "left" and axis.overlaying):
+            continue
+        ref = "y" + name[5:]
+        on_axis = [t for t in fig.data if (getattr(t, "yaxis", None) or "y") == ref]
+        labels = axis.ticktext or [v for t in on_axis for v in getattr(t, "y", None) or ()
+                                   if isinstance(v, str)]  # fmt: skip
+        chars = max((len(str(v)) for v in labels), default=AUTO_TICK_CHARS)
+        px = max(px, round(chars * CHAR_PX) + (LINE_PX + 4 if _title(axis) else 0) + 12)
+    return px
+
+
+def _legend_px(fig: go.Figure, width: float) -> int:
+    """Height of the horizontal legend at `width` px: each group's title and rows of entries
+    (a swatch and its name), groups 10 px apart."""
+    shown = [t for t in fig.data if t.name and t.showlegend is not False]
+    if fig.layout.showlegend is False or not shown:
+        return 0
+    if len(shown) < 2 and fig.layout.showlegend is not True and shown[0].showlegend is not True:
+        return 0
+    # Entries flow in rows; a group with a title starts its own block under that title.
+    groups: dict = {}
+    for t in shown:
+        groups.setdefault(t.legendgroup if t.legendgrouptitle.text else None, []).append(t)
+    px = 10 * len(groups)
+    for traces in groups.values():
+        rows, used = 1, 0.0
+        for t in traces:
+            w = 50 + len(t.name) * CHAR_PX  # swatch, gaps, name
+            if used and used + w > width:
+                rows, used = rows + 1, 0.0
+            used += w
+        px += (rows + bool(traces[0].legendgrouptitle.text)) * LEGEND_ROW_PX
+    return px

@@ -10,7 +10,16 @@ import plotly.graph_objects as go
 from perfcore import format as fmt
 from perfcore.explain.workloads import Page, memory_parts, time_by_kind
 from perfcore.figures.roofline import X_MAX, X_MIN, roof_traces
-from perfcore.figures.style import LIGHT, SECOND_DEVICE_DASH, Theme, base_layout, color, log_axis
+from perfcore.figures.style import (
+    HALF_WIDTH,
+    LIGHT,
+    SECOND_DEVICE_DASH,
+    Theme,
+    base_layout,
+    color,
+    fitted,
+    log_axis,
+)
 from perfcore.model.roofline import Estimate
 from perfcore.model.serving import ServingPoint
 from perfcore.model.specs import Device
@@ -46,6 +55,7 @@ def _hover(e: Estimate) -> str:
             f"{fmt.seconds(e.time_floor_s)}")  # fmt: skip
 
 
+@fitted(width=HALF_WIDTH)
 def layer_roofline_figure(
     device: Device,
     precision: str,
@@ -95,6 +105,7 @@ def _marker(p: ServingPoint, label: str, symbol: str, theme: Theme) -> go.Scatte
                       marker={"size": 14, "symbol": symbol, "color": theme.ink})  # fmt: skip
 
 
+@fitted(width=HALF_WIDTH)
 def serving_figure(
     curve: Sequence[ServingPoint],
     crossover: ServingPoint | None = None,
@@ -129,6 +140,7 @@ def serving_figure(
     return fig
 
 
+@fitted(width=HALF_WIDTH)
 def memory_figure(
     bars: Sequence[tuple[str, dict[str, float], float | None, int]], theme: Theme = LIGHT
 ) -> go.Figure:
@@ -187,6 +199,7 @@ def _memory_title(bars) -> str:
     return f"{fmt.capacity(total)} {verdict} {gpus} ({n} × {fmt.capacity(cap)})"
 
 
+@fitted(width=HALF_WIDTH)
 def time_by_kind_figure(
     kinds: Sequence[tuple[str, dict[str, float]]], theme: Theme = LIGHT
 ) -> go.Figure:
@@ -198,8 +211,10 @@ def time_by_kind_figure(
                              hovertext=[fmt.seconds(v) for v in by_kind.values()],
                              hoverinfo="text+name"))  # fmt: skip
     # d3's SI format: 0.004 -> "4m", so the axis reads 4 ms, not 0.004 s.
-    fig.update_layout(barmode="group", yaxis={"title": {"text": "time"}, "tickformat": "~s",
-                                              "ticksuffix": "s"})  # fmt: skip
+    # Names turned one way always: at half width Plotly would turn them itself, past the
+    # right edge, and draw the chart twice to fit them (style.fit_margins).
+    y = {"title": {"text": "time"}, "tickformat": "~s", "ticksuffix": "s"}
+    fig.update_layout(barmode="group", xaxis={"tickangle": -30}, yaxis=y)
     return fig
 
 
