@@ -5,6 +5,7 @@ for the matmul peak. Both sides are the fastest of several calls (other work sha
 machine only adds time), so they compare like with like.
 """
 
+import functools
 import time
 
 import numpy as np
@@ -16,17 +17,40 @@ NUMPY_FLOOR_FACTOR = 2  # memory floor within 2x of numpy's copy (the issue's bo
 DOT_FACTOR = 2  # matmul peak within 2x of a plain jnp.dot at the same size
 
 
-@pytest.fixture(scope="module")
-def records():
-    return jax_bench.run_suite("quick", experiments=("roofline",))
+SWEEPS = 3  # at most: a sweep on a busy 2-core machine can scramble the cache sizes' times
 
 
 @pytest.fixture(scope="module")
-def roofline(records):
-    found = empirical.measured_roofline(records)
-    for line in empirical.describe(found):
-        print(line)
-    return found
+def measured():
+    """(records, roofline) of the first quick sweep that shows a cache level and memory.
+
+    The quick suite times each size for 50 ms; on a shared 2-core machine other work can
+    scramble the small sizes of one sweep (seen once in CI: memory alone was found), so a
+    sweep is repeated up to SWEEPS times. A plateau finder that never finds two fails.
+    """
+    for _ in range(SWEEPS):
+        records = jax_bench.run_suite("quick", experiments=("roofline",))
+        found = empirical.measured_roofline(records)
+        for line in empirical.describe(found):
+            print(line)
+        if len(found.levels) >= 2:
+            break
+    return records, found
+
+
+@pytest.fixture(scope="module")
+def records(measured):
+    return measured[0]
+
+
+@pytest.fixture(scope="module")
+def roofline(measured):
+    return measured[1]
+
+
+def _blocked(fn, x):
+    """fn(x), waited on."""
+    return fn(x).block_until_ready()
 
 
 def fastest(fn, repeats=15) -> float:
@@ -62,18 +86,29 @@ def test_memory_floor_agrees_with_a_numpy_copy_of_the_same_size(roofline):
     assert 1 / NUMPY_FLOOR_FACTOR <= ratio <= NUMPY_FLOOR_FACTOR
 
 
-def test_matmul_peak_agrees_with_a_plain_jnp_dot(records, roofline):
+def test_matmul_peak_agrees_with_a_plain_jnp_dot(measured):
+    """The sweep's fp32 roof against jnp.dot timed here at the same size. On 2 busy cores one
+    of the two can run at half speed (sweeps here gave 87-170 GFLOP/s), so a pair that
+    disagrees is measured again, sweep and dot, up to SWEEPS times; a roof off by a constant
+    factor (a wrong FLOP count) disagrees every time."""
     import jax
     import jax.numpy as jnp
 
-    best = next(r for r in roofline.roofs if r.precision == "fp32")
-    n = next(r.size for r in records if r.label == best.label)
-    a = jnp.ones((int(n), int(n)), jnp.float32)
-    dot = jax.jit(jnp.dot)
-    dot(a, a).block_until_ready()
-    plain = 2 * n**3 / fastest(lambda: dot(a, a).block_until_ready())
-    ratio = best.flops_per_s / plain
-    print(f"fp32 matmul peak / plain jnp.dot at n={int(n)} = {ratio:.2f}")
+    records, roofline = measured
+    for attempt in range(SWEEPS):
+        if attempt:
+            records = jax_bench.run_suite("quick", experiments=("roofline",))
+            roofline = empirical.measured_roofline(records)
+        best = next(r for r in roofline.roofs if r.precision == "fp32")
+        n = next(r.size for r in records if r.label == best.label)
+        a = jnp.ones((int(n), int(n)), jnp.float32)
+        square = jax.jit(lambda x: jnp.dot(x, x))
+        square(a).block_until_ready()
+        plain = 2 * n**3 / fastest(functools.partial(_blocked, square, a))
+        ratio = best.flops_per_s / plain
+        print(f"fp32 matmul peak / plain jnp.dot at n={int(n)} = {ratio:.2f}")
+        if 1 / DOT_FACTOR <= ratio <= DOT_FACTOR:
+            break
     assert 1 / DOT_FACTOR <= ratio <= DOT_FACTOR
 
 
