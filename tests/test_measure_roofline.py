@@ -20,6 +20,15 @@ DOT_FACTOR = 2  # matmul peak within 2x of a plain jnp.dot at the same size
 SWEEPS = 3  # at most: a sweep on a busy 2-core machine can scramble the cache sizes' times
 
 
+def _sweep() -> tuple:
+    """(records, roofline) of one quick roofline sweep, its levels printed."""
+    records = jax_bench.run_suite("quick", experiments=("roofline",))
+    found = empirical.measured_roofline(records)
+    for line in empirical.describe(found):
+        print(line)
+    return records, found
+
+
 @pytest.fixture(scope="module")
 def measured():
     """(records, roofline) of the first quick sweep that shows a cache level and memory.
@@ -29,10 +38,7 @@ def measured():
     sweep is repeated up to SWEEPS times. A plateau finder that never finds two fails.
     """
     for _ in range(SWEEPS):
-        records = jax_bench.run_suite("quick", experiments=("roofline",))
-        found = empirical.measured_roofline(records)
-        for line in empirical.describe(found):
-            print(line)
+        records, found = _sweep()
         if len(found.levels) >= 2:
             break
     return records, found
@@ -97,8 +103,7 @@ def test_matmul_peak_agrees_with_a_plain_jnp_dot(measured):
     records, roofline = measured
     for attempt in range(SWEEPS):
         if attempt:
-            records = jax_bench.run_suite("quick", experiments=("roofline",))
-            roofline = empirical.measured_roofline(records)
+            records, roofline = _sweep()
         best = next(r for r in roofline.roofs if r.precision == "fp32")
         n = next(r.size for r in records if r.label == best.label)
         a = jnp.ones((int(n), int(n)), jnp.float32)

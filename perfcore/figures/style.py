@@ -168,16 +168,24 @@ def _title(axis) -> bool:
     return bool(axis.title and axis.title.text)
 
 
+def _axes(fig: go.Figure, letter: str) -> list[tuple]:
+    """Each `letter` ('x' or 'y') axis of `fig`, with the text values its traces put on it
+    (category names)."""
+    found = []
+    for name in [k for k in fig.layout if k.startswith(f"{letter}axis")]:
+        ref = letter + name[5:]
+        on_axis = [t for t in fig.data if (getattr(t, f"{letter}axis", None) or letter) == ref]
+        texts = [v for t in on_axis for v in getattr(t, letter, None) or () if isinstance(v, str)]
+        found.append((fig.layout[name], texts))
+    return found
+
+
 def _ticks_px(fig: go.Figure) -> int:
     """Height of the x tick labels: 48 px flat; names turned by a set tickangle, as tall as
     the longest (its longest line) turned."""
     px = 48
-    for name in [k for k in fig.layout if k.startswith("xaxis")]:
-        axis = fig.layout[name]
-        ref = "x" + name[5:]
-        on_axis = [t for t in fig.data if (getattr(t, "xaxis", None) or "x") == ref]
-        names = axis.categoryarray or [v for t in on_axis for v in getattr(t, "x", None) or ()
-                                       if isinstance(v, str)]  # fmt: skip
+    for axis, texts in _axes(fig, "x"):
+        names = axis.categoryarray or texts
         if not axis.tickangle or not names:
             continue
         chars = max(len(line) for c in names for line in str(c).split("<br>"))
@@ -189,15 +197,10 @@ def _ticks_px(fig: go.Figure) -> int:
 def _side_px(fig: go.Figure, side: str) -> int:
     """Room for the widest tick labels and the title of the y axes drawn on `side`."""
     px = 12
-    for name in [k for k in fig.layout if k.startswith("yaxis")]:
-        axis = fig.layout[name]
+    for axis, texts in _axes(fig, "y"):
         if (axis.side or "left") != side or (side == "left" and axis.overlaying):
             continue
-        ref = "y" + name[5:]
-        on_axis = [t for t in fig.data if (getattr(t, "yaxis", None) or "y") == ref]
-        labels = axis.ticktext or [v for t in on_axis for v in getattr(t, "y", None) or ()
-                                   if isinstance(v, str)]  # fmt: skip
-        chars = max((len(str(v)) for v in labels), default=AUTO_TICK_CHARS)
+        chars = max((len(str(v)) for v in axis.ticktext or texts), default=AUTO_TICK_CHARS)
         px = max(px, round(chars * CHAR_PX) + (LINE_PX + 4 if _title(axis) else 0) + 12)
     return px
 
