@@ -26,54 +26,47 @@ def show(section: view.Section) -> None:
         st.latex(view.FORMULAS[section.number])
 
 
-def inputs(n: int) -> list:
-    """Columns for a section's inputs, under its title."""
+def inputs(n: int):
+    """A row for a section's inputs (ui.INPUT wide each), under its title."""
     st.subheader(view.TITLES[n])
-    return st.columns(4)
+    return st.container(horizontal=True)
 
 
 with st.container(border=True):
-    c = inputs(1)
-    with c[0]:
-        params = ui.param_count("Decode params", "pf_params")
-    with c[1]:
-        decode_batch = ui.number("Decode batch", "pf_decode_batch", 1, 1, 65536)
+    with inputs(1):
+        params = ui.param_count("Decode params", "pf_params", width=ui.INPUT)
+        decode_batch = ui.number("Decode batch", "pf_decode_batch", 1, 1, 65536, width=ui.INPUT)
     one = view.faster_chip(ctx.device, ctx.precision, params, decode_batch)
     show(one)
     ui.chart("pf_chart", faster_chip_figure, ctx.device, ctx.precision, one.result)
 with st.container(border=True):
-    with inputs(2)[0]:
-        batch = ui.number("Batch (blocks)", "pf_batch", 1, 1, 1_000_000)
+    with inputs(2):
+        batch = ui.number("Batch (blocks)", "pf_batch", 1, 1, 1_000_000, width=ui.INPUT)
     two = view.batch_one(ctx.device, batch)
     show(two)
 with st.container(border=True):
-    c = inputs(3)
-    with c[0]:
-        n = ui.number("Matmul n (n x n x n)", "pf_n", 4096, 1, 65536)
-    with c[1]:
-        half = ui.choice("Half precision", view.HALF_PRECISIONS, "pf_half", "fp16")
+    with inputs(3):
+        n = ui.number("Matmul n (n x n x n)", "pf_n", 4096, 1, 65536, width=ui.INPUT)
+        half = ui.choice("Half precision", view.HALF_PRECISIONS, "pf_half", "fp16", width=ui.INPUT)
     three = view.fp32_path(ctx.device, n, half)
     show(three)
 with st.container(border=True):
-    c = inputs(4)
-    with c[0]:
-        elements = ui.number("Tensor elements", "pf_elements", view.DEFAULT_ELEMENTS, 1, 1e12)
-    with c[1]:
-        copy_dtype = ui.choice("Tensor dtype", PRECISIONS, "pf_copy_dtype", "fp16")
-    with c[2]:
-        iterations = ui.number("Iterations", "pf_iters", 1000, 1, 1e9)
+    with inputs(4):
+        elements = ui.number(
+            "Tensor elements", "pf_elements", view.DEFAULT_ELEMENTS, 1, 1e12, width=ui.INPUT
+        )
+        copy_dtype = ui.choice("Tensor dtype", PRECISIONS, "pf_copy_dtype", "fp16", width=ui.INPUT)
+        iterations = ui.number("Iterations", "pf_iters", 1000, 1, 1e9, width=ui.INPUT)
     four = view.copy_in_loop(ctx.device, elements, copy_dtype, iterations)
     show(four)
 with st.container(border=True):
-    c = inputs(5)
-    with c[0]:
-        shard_params = ui.param_count("Params", "pf_shard_params")
-    with c[1]:
-        shard_dtype = ui.choice("Weights dtype", PRECISIONS, "pf_shard_dtype", "bf16")
-    with c[2]:
-        gpus = ui.number("GPUs per node", "pf_gpus", 8, 1, 72)
-    with c[3]:
-        nodes = ui.number("Nodes", "pf_nodes", 2, 1, 1024)
+    with inputs(5):
+        shard_params = ui.param_count("Params", "pf_shard_params", width=ui.INPUT)
+        shard_dtype = ui.choice(
+            "Weights dtype", PRECISIONS, "pf_shard_dtype", "bf16", width=ui.INPUT
+        )
+        gpus = ui.number("GPUs per node", "pf_gpus", 8, 1, 72, width=ui.INPUT)
+        nodes = ui.number("Nodes", "pf_nodes", 2, 1, 1024, width=ui.INPUT)
     five = view.shard_across_nodes(ctx.device, shard_params, shard_dtype, gpus, nodes)
     show(five)
 sections = [one, two, three, four, five]

@@ -1,5 +1,6 @@
 """Workloads: a whole model on the sidebar's device (and the compare device), every phase."""
 
+import plotly.graph_objects as go
 import streamlit as st
 
 import ui
@@ -18,42 +19,43 @@ LABELS = {"batch": "Batch (sequences)", "context": "Prompt / context tokens",
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
-def built(model, device, compare, setup, theme) -> tuple | str:
-    """The page's numbers and charts, once per input (shared, read-only); or what is missing.
+def priced(model, device, compare, setup) -> view.Page | str:
+    """The page's numbers, once per input (shared, read-only); or what is missing."""
+    try:
+        return view.page(model, device, compare, setup)
+    except ValueError as e:
+        return f"Cannot price this on {device.name}: {e}."
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def figure(model, device, compare, setup, which, theme) -> go.Figure:
+    """The chart called `which` of priced(...), once per input.
 
     A resource, not data: unpickling a go.Figure re-validates it, as slow as building it.
     """
-    try:
-        data = view.page(model, device, compare, setup)
-    except ValueError as e:
-        return f"Cannot price this on {device.name}: {e}."
-    return data, charts.page_figures(data, setup.tp, theme)
+    return charts.page_figure(priced(model, device, compare, setup), which, setup.tp, theme)
 
 
 ctx, models = ui.context(), ui.models()
 st.title("Workloads: a whole model on a whole machine")
 names = list(models)
-top = st.columns([2, 3])
-with top[0]:
+with st.container(horizontal=True, gap="medium"):  # rows of inputs, not columns: see ui.INPUT
     name = ui.choice("Model", names, "wl_model", DEFAULT_MODEL if DEFAULT_MODEL in models
-                     else names[0])  # fmt: skip
-with top[1]:
+                     else names[0], width=2 * ui.INPUT)  # fmt: skip
     phase = ui.choice("Phase", PHASES, "wl_phase", "decode", widget=st.radio, horizontal=True)
 model = models[name]
-cols = st.columns(5)
 numbers = {}
-for col, param in zip(cols, (BATCH, CONTEXT, OUTPUT, TP, DP), strict=True):
-    with col:
+with st.container(horizontal=True):
+    for param in (BATCH, CONTEXT, OUTPUT, TP, DP):
         default = PAGE_DEFAULTS.get(param.name, param.default)
         numbers[param.name] = ui.number(LABELS[param.name], f"wl_{param.name}", default,
-                                        param.lo, param.hi, help=param.help)  # fmt: skip
-cols = st.columns(5)
-bits = [ui.choice(f"{what} bits", BITS, f"wl_{key}_bits", 16, widget=col.selectbox)
-        for col, what, key in zip(cols, ("Weight", "Activation", "KV cache"),
-                                  ("weights", "act", "kv"), strict=False)]  # fmt: skip
-with cols[3]:
+                                        param.lo, param.hi, help=param.help,
+                                        width=ui.INPUT)  # fmt: skip
+with st.container(horizontal=True, vertical_alignment="center"):
+    bits = [ui.choice(f"{what} bits", BITS, f"wl_{key}_bits", 16, width=ui.INPUT)
+            for what, key in zip(("Weight", "Activation", "KV cache"), ("weights", "act", "kv"),
+                                 strict=True)]  # fmt: skip
     fused = ui.flag("Fused attention", "wl_fused", True, help="FlashAttention-style")
-with cols[4]:
     recompute = ui.flag("Recompute (train)", "wl_recompute", False)
 setup = view.Setup(phase, numbers["batch"], numbers["context"], numbers["output_tokens"],
                    Precisions(*bits), fused, numbers["tp"], numbers["dp"], recompute)  # fmt: skip
@@ -61,11 +63,10 @@ st.caption(f"{name}: {model.kv_rule()}; {model.params() / 1e9:.2f}B parameters "
            f"({model.active_params() / 1e9:.2f}B active). Precision: {ROOF_RULE}; the "
            "sidebar's precision is not used here.")  # fmt: skip
 
-page = built(model, ctx.device, ctx.compare, setup, ui.theme())
-if isinstance(page, str):
-    st.error(page)
+data = priced(model, ctx.device, ctx.compare, setup)
+if isinstance(data, str):
+    st.error(data)
     st.stop()
-data, figures = page
 if data.left_out:
     st.warning(data.left_out)
 main = data.views[0]
@@ -79,21 +80,16 @@ if main.generation:
     metrics[3:3] = [("Time to first token", fmt.seconds(g.ttft_s)),
                     ("Time per output token", f"{fmt.seconds(g.tpot_first_s)} → "
                                               f"{fmt.seconds(g.tpot_last_s)}")]  # fmt: skip
-for row in range(0, len(metrics), 4):  # rows of four stay legible on a narrow screen
-    for col, (label, value) in zip(st.columns(4), metrics[row : row + 4], strict=False):
-        col.metric(label, value)
+ui.metrics(metrics)
 
 left, right = st.columns(2)
+with right:  # one chart at a time: the metrics say the results, each chart one question
+    captions = list(view.CHARTS.values())
+    which = ui.choice("Chart", list(view.CHARTS), "wl_chart", widget=st.radio, captions=captions)
+    if which == view.SERVING:
+        st.caption(view.serving_caption(data.serving[0], setup.context))
 with left:
-    ui.plot("wl_layer", figures["layer"])
-with right:
-    ui.plot("wl_serving", figures["serving"])
-    st.caption(view.serving_caption(data.serving[0], setup.context))
-left, right = st.columns(2)
-with left:
-    ui.plot("wl_memory", figures["memory"])
-with right:
-    ui.plot("wl_kinds", figures["kinds"])
+    ui.plot("wl_chart_figure", figure(model, ctx.device, ctx.compare, setup, which, ui.theme()))
 
 ui.takeaway(view.takeaway(model, main, setup))
 ui.table(data.summary, "workloads_summary")

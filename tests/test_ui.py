@@ -1,8 +1,11 @@
-"""ui.tables' pure part: the table a CSV download holds."""
+"""ui's pure parts: the table a CSV download holds; the heap frozen once."""
 
 import math
 
+import pytest
+
 from perfcore.explain import pitfalls, roofline
+from ui import loaders
 from ui.tables import si_table
 
 
@@ -20,3 +23,16 @@ def test_a_table_of_mixed_quantities_names_each_rows_si_unit(specs):
     df = si_table(pitfalls.table(sections))
     assert list(df.columns) == ["#", "belief", "quantity", "value", "unit (SI)"]
     assert df["unit (SI)"].iloc[0] == "fraction" and math.isnan(df["value"].iloc[-1])
+
+
+def test_the_heap_is_frozen_once_per_process_without_asking_gc_each_run(monkeypatch):
+    calls = []
+    monkeypatch.setattr(loaders.gc, "freeze", lambda: calls.append(1))
+    monkeypatch.setattr(loaders.gc, "get_freeze_count", lambda: pytest.fail("walks the heap"))
+    loaders.freeze_heap.cache_clear()
+    try:
+        for _ in range(3):  # three runs
+            loaders.freeze_heap()
+    finally:
+        loaders.freeze_heap.cache_clear()
+    assert calls == [1]

@@ -11,19 +11,46 @@ figure builder, and hold no arithmetic.
 """
 
 from ui.charts import chart, plot, theme
-from ui.loaders import hosted_mode, measurement_module, results_file, results_upload
+from ui.loaders import (
+    freeze_heap,
+    hosted_mode,
+    measurement_module,
+    results_file,
+    results_upload,
+)
 from ui.shell import Context, context, models, pages, remember_pages, sidebar
-from ui.tables import results_download, si_table, spec_caption, table, table_csv, takeaway
-from ui.widgets import choice, flag, multi, number, param_count, reset_notices, show_notices, size
+from ui.tables import (
+    metrics,
+    results_download,
+    si_table,
+    spec_caption,
+    table,
+    table_csv,
+    takeaway,
+)
+from ui.widgets import (
+    INPUT,
+    choice,
+    flag,
+    multi,
+    number,
+    param_count,
+    reset_notices,
+    show_notices,
+    size,
+)
 
 __all__ = [
+    "INPUT",
     "Context",
     "chart",
     "choice",
     "context",
     "flag",
+    "freeze_heap",
     "hosted_mode",
     "measurement_module",
+    "metrics",
     "models",
     "multi",
     "number",

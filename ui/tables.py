@@ -6,6 +6,7 @@ spreadsheet would run escaped, the takeaway, and where each spec comes from.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 
 import pandas as pd
 import streamlit as st
@@ -67,6 +68,17 @@ def results_download(records: tuple[Record, ...], key: str) -> None:
     st.download_button("Download results (JSON)", functools.partial(to_json, records),
                        file_name="results.json", mime="application/json", key=key,
                        on_click="ignore")  # fmt: skip
+
+
+def metrics(items: Iterable[tuple]) -> None:
+    """A row of metrics, each (label, value) or (label, value, help).
+
+    One flex row, not a column per metric: each metric is as wide as its text, so no value is
+    cut, the row wraps on a narrow screen, and the browser lays out one element, not two per
+    metric, on every rerun."""
+    with st.container(horizontal=True, horizontal_alignment="distribute", gap="medium"):
+        for label, value, *help_ in items:
+            st.metric(label, value, help=help_[0] if help_ else None, width="content")
 
 
 def takeaway(text: str) -> None:

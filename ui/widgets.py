@@ -15,6 +15,9 @@ from perfcore.model import validate
 from perfcore.model.ops import PARAMS_RANGE, Param
 
 NOTICES_KEY = "_url_notices"
+# px: an input's width in a row of inputs (st.container(horizontal=True)), which wraps on a
+# narrow screen; a column per input costs the browser twice the elements on every rerun.
+INPUT = 170
 
 
 def reset_notices() -> None:
@@ -91,9 +94,9 @@ def number(label: str, key: str, default: float, lo: float, hi: float, integer: 
     return value
 
 
-def param_count(label: str, key: str, default: float = 7e9) -> float:
+def param_count(label: str, key: str, default: float = 7e9, **kw) -> float:
     """A URL-bound model size in parameters, 1M to 10T."""
-    return number(label, key, default, *PARAMS_RANGE, integer=False, format="%.4g")
+    return number(label, key, default, *PARAMS_RANGE, integer=False, format="%.4g", **kw)
 
 
 def size(param: Param, key: str):
