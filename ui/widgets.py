@@ -20,6 +20,14 @@ NOTICES_KEY = "_url_notices"
 INPUT = 170
 
 
+def reruns(*parts: str) -> dict:
+    """A widget's keyword arguments for an input of a page part (st.fragment(key=...)): its
+    change reruns these parts, in this order, and nothing else of the app: not the sidebar,
+    not the page's other parts. A part that shows what others priced reads it from session
+    state, so name it last."""
+    return {"on_change": st.rerun, "args": (list(parts),)}
+
+
 def reset_notices() -> None:
     """Start this run with no URL notices."""
     st.session_state[NOTICES_KEY] = []
