@@ -215,6 +215,8 @@ class Session:
             kind = fwd.WhichOneof("type")
             if kind == "delta" and fwd.delta.new_element.WhichOneof("type") == "exception":
                 failed = failed or f"exception: {fwd.delta.new_element.exception.message}"
+            if kind == "script_finished" and fwd.script_finished == fwd.FINISHED_EARLY_FOR_RERUN:
+                continue  # cut short by the run it asked for (a callback rerunning parts)
             if kind == "script_finished":
                 elapsed = (time.perf_counter() - start) * 1e3
                 ok = {fwd.FINISHED_SUCCESSFULLY, fwd.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
