@@ -60,17 +60,16 @@ import time
 from pathlib import Path
 
 import first_paint
-from reruns import Target, measure_apptest, run_browser_phase, run_server_phase, targets
+from reruns import (
+    REFERENCE,
+    Target,
+    measure_apptest,
+    run_browser_phase,
+    run_server_phase,
+    targets,
+)
 
 LIMIT = 3.0
-REFERENCE = """import numpy as np
-import plotly.graph_objects as go
-import streamlit as st
-
-freq = st.slider("Frequency", 1, 50, 5, key="freq")
-x = np.linspace(0, 1, 200)
-st.plotly_chart(go.Figure(go.Scatter(x=x, y=np.sin(2 * np.pi * freq * x))))
-"""
 
 
 def report(ts: list[Target], gate: str, limit: float = LIMIT) -> int:

@@ -30,6 +30,17 @@ from live import (  # noqa: E402
     wait_idle,
 )
 
+# The one-chart reference app every page's cost is a multiple of: one st.slider, one
+# go.Scatter of 200 points (pages.py, load.py).
+REFERENCE = """import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+freq = st.slider("Frequency", 1, 50, 5, key="freq")
+x = np.linspace(0, 1, 200)
+st.plotly_chart(go.Figure(go.Scatter(x=x, y=np.sin(2 * np.pi * freq * x))))
+"""
+
 
 @dataclass
 class Target:
