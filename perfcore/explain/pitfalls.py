@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from perfcore import format as fmt
+from perfcore.errors import NotPublished
 from perfcore.model import ops, pitfalls
-from perfcore.model.pitfalls import NotPublished
 from perfcore.model.precision import BYTES_PER_ELEMENT
 from perfcore.model.specs import Device
 
