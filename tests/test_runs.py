@@ -127,11 +127,15 @@ def broken(changes: dict, drop: str = "") -> str:
     """The message of loading the two rows with `changes` to the first (spreadsheet row 2)."""
     first, second = rows()
     first.update(changes)
-    columns = [c for c in first if c != drop]
+    return refusal([first, second], [c for c in first if c != drop])
+
+
+def refusal(records: list[dict], columns: list[str]) -> str:
+    """The RunError message of loading `records` as a CSV of `columns`."""
     out = io.StringIO()
     writer = csv.DictWriter(out, columns, extrasaction="ignore")
     writer.writeheader()
-    writer.writerows([first, second])
+    writer.writerows(records)
     with pytest.raises(RunError) as err:
         load_runs_bytes(out.getvalue().encode(), "mine.csv", MODELS, DEVICES)
     return str(err.value)
@@ -142,33 +146,30 @@ def test_a_missing_column_is_named():
     assert "mine.csv, row 1: missing required column(s) 'metric'" in message
 
 
-def test_an_unknown_model_is_named_with_a_close_match():
-    message = broken({"model": "Llama-2-7b"})
-    assert "mine.csv, row 2, column 'model': got 'Llama-2-7b'" in message
-    assert "did you mean 'Llama-2-7B'?" in message
+REFUSALS = {  # cells changed in the first training row (spreadsheet row 2) -> what is said
+    "unknown model": ({"model": "Llama-2-7b"}, [
+        "row 2, column 'model': got 'Llama-2-7b'; expected a name in the models table "
+        "(did you mean 'Llama-2-7B'?)"]),
+    "negative gpus, fractional tp": ({"gpus": "-8", "tp": "2.5"}, [
+        "row 2, column 'gpus': got '-8'; expected a whole number from 1",
+        "row 2, column 'tp': got '2.5'; expected a whole number from 1"]),
+    # NeMo's GPT-3 175B row: TP 4 x PP 8 x CP 1 x DP 4 = 128 GPUs
+    "layout against gpus": ({"gpus": "64"}, [
+        "row 2, column 'gpus': got 64; expected tp x pp x cp x dp = 128"]),
+    "serving cell, serving metric": ({"input_tokens": "128", "metric": "ttft_ms"}, [
+        "row 2, column 'input_tokens': got 128; expected empty for a train run",
+        "row 2, column 'metric': got 'ttft_ms', a serve metric"]),
+    "precision the device lacks": ({"device": "NVIDIA A100 SXM4 80GB", "precision": "fp8"}, [
+        "row 2, column 'precision': got 'fp8'; expected one NVIDIA A100 SXM4 80GB"]),
+}  # fmt: skip
 
 
-def test_negative_gpus_and_a_fractional_tp_are_named_by_row_and_column():
-    message = broken({"gpus": "-8", "tp": "2.5"})
-    assert "mine.csv, row 2, column 'gpus': got '-8'; expected a whole number from 1" in message
-    assert "mine.csv, row 2, column 'tp': got '2.5'; expected a whole number from 1" in message
-
-
-def test_a_layout_that_does_not_multiply_to_the_gpus_is_refused():
-    """The first training row is NeMo's GPT-3 175B: TP 4 x PP 8 x CP 1 x DP 4 = 128 GPUs."""
-    message = broken({"gpus": "64"})
-    assert "row 2, column 'gpus': got 64; expected tp x pp x cp x dp = 128" in message
-
-
-def test_a_serving_cell_on_a_training_row_and_a_wrong_kind_metric_are_refused():
-    message = broken({"input_tokens": "128", "metric": "ttft_ms"})
-    assert "row 2, column 'input_tokens': got 128; expected empty for a train run" in message
-    assert "row 2, column 'metric': got 'ttft_ms', a serve metric" in message
-
-
-def test_a_precision_the_device_does_not_publish_is_refused():
-    message = broken({"device": "NVIDIA A100 SXM4 80GB", "precision": "fp8"})
-    assert "row 2, column 'precision': got 'fp8'; expected one NVIDIA A100 SXM4 80GB" in message
+@pytest.mark.parametrize("case", REFUSALS)
+def test_a_broken_row_is_named_by_file_row_column_and_value(case):
+    changes, said = REFUSALS[case]
+    message = broken(changes)
+    for text in said:
+        assert f"mine.csv, {text}" in message, message
 
 
 def test_a_flop_rate_without_its_convention_and_a_bad_value_are_refused():
@@ -179,10 +180,5 @@ def test_a_flop_rate_without_its_convention_and_a_bad_value_are_refused():
 
 def test_a_duplicate_name_is_refused():
     first, _ = rows()
-    out = io.StringIO()
-    writer = csv.DictWriter(out, list(first))
-    writer.writeheader()
-    writer.writerows([first, first])
-    with pytest.raises(RunError) as err:
-        load_runs_bytes(out.getvalue().encode(), "mine.csv", MODELS, DEVICES)
-    assert f"got {first['name']!r}, the name of row 2; expected each name once" in str(err.value)
+    message = refusal([first, first], list(first))
+    assert f"got {first['name']!r}, the name of row 2; expected each name once" in message
