@@ -105,6 +105,15 @@ def test_tensorrt_llm_figures_as_printed_and_in_si():
     assert (new.value, new.batch_mode, new.batch) == (28312, "max_throughput", None)
 
 
+def test_vllm_on_mi300x_latency_of_a_static_batch():
+    """ROCm vLLM dev-docker README, Latency Measurements: Llama 3.1 405B FP8 on 8 MI300X (TP 8),
+    batch 1, 128 tokens in and 2,048 out: 48.453 s end to end; at batch 128, 117.027 s."""
+    one = BY_NAME["rocm-vllm-0.10.0-mi300x-llama-3.1-405b-fp8-tp8-b1-128-2048"]
+    many = BY_NAME["rocm-vllm-0.10.0-mi300x-llama-3.1-405b-fp8-tp8-b128-128-2048"]
+    assert (one.engine, one.device, one.replicas) == ("vLLM", "AMD Instinct MI300X", 1)
+    assert (one.value, many.value, many.batch) == (48.453, 117.027, 128)
+
+
 def test_no_bundled_run_is_speculative():
     assert not any(run.speculative for run in RUNS)
 

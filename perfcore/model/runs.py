@@ -51,6 +51,7 @@ METRICS = {
     "output_tokens_per_s_per_gpu": ("serve", 1.0, "output tokens/s per GPU"),
     "ttft_ms": ("serve", 1e-3, "time to first token (s)"),
     "tpot_ms": ("serve", 1e-3, "time per output token after the first (s)"),
+    "latency_s": ("serve", 1.0, "seconds from a static batch's prompts in to its last token out"),
 }
 CHOICES = {
     "kind": ("train", "serve"),
