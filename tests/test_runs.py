@@ -114,6 +114,15 @@ def test_vllm_on_mi300x_latency_of_a_static_batch():
     assert (one.value, many.value, many.batch) == (48.453, 117.027, 128)
 
 
+def test_docs_list_every_source_with_its_row_count():
+    """docs/runs.md's source table has a row `| source_id | ... | <n> train|serve |` per source."""
+    docs = (DEFAULT_PATH.parents[1] / "docs" / "runs.md").read_text()
+    for source_id in {run.source_id for run in RUNS}:
+        runs = [run for run in RUNS if run.source_id == source_id]
+        line = next((ln for ln in docs.splitlines() if ln.startswith(f"| `{source_id}` |")), "")
+        assert f"| {len(runs)} {runs[0].kind} |" in line, (source_id, len(runs), line)
+
+
 def test_no_bundled_run_is_speculative():
     assert not any(run.speculative for run in RUNS)
 
