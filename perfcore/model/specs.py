@@ -44,7 +44,11 @@ REQUIRED_COLUMNS = (
 # Optional columns the loader understands; any other extra column is kept verbatim.
 # On-chip bandwidths are not published by vendors: these are estimates, labelled so.
 # jax_device_kinds: the exact JAX device.device_kind strings of this row, ';'-separated.
-OPTIONAL_COLUMNS = ("l2_bw_tbs_est", "smem_bw_tbs_est", "regs_bw_tbs_est", "jax_device_kinds")
+# scaleup_domain: GPUs one scale-up link joins all-to-all (an HGX board: 8; a GB200 NVL72 rack: 72).
+OPTIONAL_COLUMNS = (
+    "l2_bw_tbs_est", "smem_bw_tbs_est", "regs_bw_tbs_est", "jax_device_kinds", "scaleup_domain",
+)  # fmt: skip
+WHOLE_COLUMNS = ("compute_units", "scaleup_domain")
 KINDS_SEPARATOR = ";"
 
 NUMERIC_SI = {
@@ -63,6 +67,7 @@ NUMERIC_SI = {
     "l2_bw_tbs_est": ("l2_bytes_per_s_est", 1e12),
     "smem_bw_tbs_est": ("smem_bytes_per_s_est", 1e12),
     "regs_bw_tbs_est": ("regs_bytes_per_s_est", 1e12),
+    "scaleup_domain": ("scaleup_domain", 1),
 }
 
 YEAR_MIN, YEAR_MAX = 1990, 2100  # outside this, a year is a typo (e.g. 20222)
@@ -121,6 +126,7 @@ class Device:
     l2_bytes_per_s_est: float | None = None
     smem_bytes_per_s_est: float | None = None
     regs_bytes_per_s_est: float | None = None
+    scaleup_domain: int | None = None  # GPUs in one scale-up (NVLink, ICI...) domain
     source: str = ""
     notes: str = ""
     jax_device_kinds: tuple[str, ...] = ()
@@ -173,7 +179,7 @@ def _convert(column: str, raw: str) -> dict:
     if column not in NUMERIC_SI:
         return {column: text}
     field, scale = NUMERIC_SI[column]
-    if column == "compute_units":
+    if column in WHOLE_COLUMNS:
         return {field: whole(text, column, WHOLE)}
     return {field: _si(number(text, column, POSITIVE, NOT_ZERO), scale)}
 
