@@ -16,6 +16,7 @@ from perfcore.model import ops
 from perfcore.model.comm import (
     CALL_LATENCY_S,
     HierarchicalAllReduce,
+    Leg,
     hierarchical,
     link_bytes_per_s,
 )
@@ -73,6 +74,19 @@ def seconds(
             f"({c.inter.ranks} scale-up domain{'s' if c.inter.ranks > 1 else ''})"
         )
     return c.seconds
+
+
+def hop_seconds(device: Device, n_bytes: float, ranks: int, stride: int = 1) -> float:
+    """One send between neighbours of a ring of `ranks` GPUs `stride` apart (PP stages, CP).
+
+    The ring's slowest hop sets its pace: the scale-out link once the ring leaves the domain.
+    """
+    inside = per_domain(device, ranks, stride) == ranks
+    kind = "scale-up" if inside else "scale-out"
+    bw = scaleup_bytes_per_s(device) if inside else device.scaleout_bytes_per_s
+    if bw is None:
+        raise ValueError(f"{device.name} publishes no {kind} bandwidth for a ring of {ranks} GPUs")
+    return Leg("hop", 2, n_bytes, bw, 0.0, CALL_LATENCY_S[kind], "broadcast").seconds
 
 
 def tp_seconds(model, device: Device, tokens: float, p: Precisions, tp: int) -> float:
