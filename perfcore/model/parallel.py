@@ -10,6 +10,7 @@ parallelism (Megatron): two all-reduces of the layer's activations per layer for
 
 from __future__ import annotations
 
+import functools
 import math
 
 from perfcore.model import ops
@@ -60,6 +61,7 @@ def placed(
     return hierarchical(collective, buffer_bytes, g, math.ceil(ranks / g), up, out)
 
 
+@functools.lru_cache(maxsize=2**16)  # a search asks for the same few collectives many times
 def seconds(
     device: Device, collective: str, buffer_bytes: float, ranks: int, stride: int = 1
 ) -> float:
@@ -76,6 +78,7 @@ def seconds(
     return c.seconds
 
 
+@functools.lru_cache(maxsize=2**16)
 def hop_seconds(device: Device, n_bytes: float, ranks: int, stride: int = 1) -> float:
     """One send between neighbours of a ring of `ranks` GPUs `stride` apart (PP stages, CP).
 
