@@ -206,3 +206,65 @@ def column_value(device: Device, column: str) -> float | None:
     field, scale = NUMERIC_SI[column]
     value = getattr(device, field)
     return None if value is None else value / scale
+
+
+class WhatIfError(ValueError):
+    """A what-if change that cannot apply: one line naming the figure, the value, the fix."""
+
+
+# Figures a what-if may change: CSV column -> (words in the device's new name, unit).
+WHAT_IF = {
+    "memory_bw_tbs": ("memory", "TB/s"), "memory_gb": ("capacity", "GB"),
+    **{f"{p}_tflops": (f"{p.upper()} peak", "TFLOP/s") for p in PRECISIONS if p != "int8"},
+    "int8_tops": ("INT8 peak", "TOP/s"), "scaleup_gbs": ("scale-up", "GB/s"),
+    "scaleup_domain": ("scale-up domain", "GPUs"), "scaleout_gbs": ("network", "GB/s"),
+    "pcie_gbs": ("PCIe", "GB/s"), "tdp_w": ("TDP", "W"),
+}  # fmt: skip
+
+
+def what_if(device: Device, **changes: float) -> Device:
+    """device with figures changed (CSV column names, human units), named as modified."""
+    fields, words = {}, []
+    for column, value in changes.items():
+        if column not in WHAT_IF:
+            raise WhatIfError(f"what-if: unknown figure {column!r}; "
+                              f"expected one of {', '.join(WHAT_IF)}")  # fmt: skip
+        if not (isinstance(value, int | float) and is_positive_finite(float(value))):
+            raise WhatIfError(f"what-if: {column} = {value!r}: expected a positive number")
+        if column in WHOLE_COLUMNS and not float(value).is_integer():
+            raise WhatIfError(f"what-if: {column} = {value!r}: expected a whole number")
+        field, scale = NUMERIC_SI[column]
+        fields[field] = int(value) if column in WHOLE_COLUMNS else float(value) * scale
+        words.append(_changed(column_value(device, column), float(value), *WHAT_IF[column]))
+    name = f"{device.name}, {'; '.join(words)}" if words else device.name
+    return device.replace(name=name, **fields)
+
+
+def _changed(old: float | None, new: float, label: str, unit: str) -> str:
+    """'memory 2× → 6.7 TB/s', 'scale-up domain 8 → 72 GPUs', or 'network → 100 GB/s'."""
+    if old is None:
+        return f"{label} → {new:g} {unit}"
+    if unit == "GPUs":
+        return f"{label} {old:g} → {new:g} {unit}"
+    return f"{label} {new / old:.3g}× → {new:g} {unit}"
+
+
+def parse_what_if(text: str) -> dict[str, float]:
+    """'memory_bw_tbs=6.7,scaleup_domain=72' -> {column: value}; WhatIfError, one line, if not."""
+    changes: dict[str, float] = {}
+    for part in (p.strip() for p in text.split(",")):
+        column, eq, raw = part.partition("=")
+        column = column.strip()
+        if not eq or column not in WHAT_IF:
+            got = column if eq else part
+            raise WhatIfError(f"what-if {part[:40]!r}: expected FIGURE=VALUE with FIGURE one of "
+                              f"{', '.join(WHAT_IF)} (got {got[:40]!r})")  # fmt: skip
+        if column in changes:
+            raise WhatIfError(f"what-if: {column} is given twice")
+        try:
+            changes[column] = float(raw)
+        except ValueError:
+            raise WhatIfError(
+                f"what-if {part[:40]!r}: {raw.strip()[:20]!r} is not a number"
+            ) from None
+    return changes
