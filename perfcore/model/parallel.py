@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import math
 
+from perfcore.errors import NotPublished
 from perfcore.model import ops
 from perfcore.model.comm import (
     CALL_LATENCY_S,
@@ -44,7 +45,7 @@ def per_domain(device: Device, ranks: int, stride: int) -> int:
     if ranks < 2:
         return 1
     if device.scaleup_domain is None:
-        raise ValueError(
+        raise NotPublished(
             f"{device.name} publishes no scale-up domain size (column scaleup_domain), so a "
             f"group of {ranks} GPUs cannot be placed; give one, e.g. --what-if scaleup_domain=8"
         )
@@ -65,13 +66,13 @@ def placed(
 def seconds(
     device: Device, collective: str, buffer_bytes: float, ranks: int, stride: int = 1
 ) -> float:
-    """Seconds of one placed collective; ValueError naming the link the device does not publish."""
+    """Seconds of one placed collective; NotPublished naming a link the device lacks."""
     if ranks < 2:
         return 0.0
     c = placed(device, collective, buffer_bytes, ranks, stride)
     if c.seconds is None:
         link = "scale-up (or PCIe)" if c.intra.seconds is None else "scale-out"
-        raise ValueError(
+        raise NotPublished(
             f"{device.name} publishes no {link} bandwidth for a {collective} over {ranks} GPUs "
             f"({c.inter.ranks} scale-up domain{'s' if c.inter.ranks > 1 else ''})"
         )
@@ -88,7 +89,9 @@ def hop_seconds(device: Device, n_bytes: float, ranks: int, stride: int = 1) -> 
     kind = "scale-up" if inside else "scale-out"
     bw = scaleup_bytes_per_s(device) if inside else device.scaleout_bytes_per_s
     if bw is None:
-        raise ValueError(f"{device.name} publishes no {kind} bandwidth for a ring of {ranks} GPUs")
+        raise NotPublished(
+            f"{device.name} publishes no {kind} bandwidth for a ring of {ranks} GPUs"
+        )
     return Leg("hop", 2, n_bytes, bw, 0.0, CALL_LATENCY_S[kind], "broadcast").seconds
 
 

@@ -27,6 +27,7 @@ from perfcore.model.csvrows import (
     parse_table,
     whole,
 )
+from perfcore.model.validate import InputError
 
 PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
 
@@ -208,7 +209,7 @@ def column_value(device: Device, column: str) -> float | None:
     return None if value is None else value / scale
 
 
-class WhatIfError(ValueError):
+class WhatIfError(InputError):
     """A what-if change that cannot apply: one line naming the figure, the value, the fix."""
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from perfcore.errors import NotPublished
 from perfcore.model import train_cost as tc
 from perfcore.model.layout import Layout, LayoutError, checked, micro_batches
 from perfcore.model.specs import Device
@@ -126,7 +127,7 @@ def optimizer_seconds(t: Training, layout: Layout) -> float:
         local /= layout.dp * layout.cp
     bw = t.device.memory_bytes_per_s
     if bw is None:
-        raise ValueError(f"{t.device.name} publishes no memory bandwidth")
+        raise NotPublished(f"{t.device.name} publishes no memory bandwidth")
     return 2 * local * (tc.WEIGHT_BYTES + tc.GRAD_BYTES + tc.ADAM_BYTES) / bw
 
 
