@@ -22,7 +22,7 @@ class LayoutError(InputError):
     """A layout that cannot exist: names the field, the value and why; one line."""
 
     def __init__(self, field: str, value: object, why: str):
-        self.field, self.value = field, value
+        self.field, self.value, self.why = field, value, why
         super().__init__(f"{field} = {value!r} {why}")
 
 
