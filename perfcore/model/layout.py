@@ -76,15 +76,21 @@ class Layout:
         return " × ".join(parts) + ", " + ", ".join(extra)
 
 
+def tp_problems(model, tp: int) -> list[LayoutError]:
+    """Why TP `tp` cannot split the model's heads (KV heads may be replicated past t)."""
+    found = []
+    if model.heads % tp:
+        found.append(LayoutError("tp", tp, f"does not divide the {model.heads} attention heads"))
+    if model.kv_heads % tp and tp % model.kv_heads:
+        found.append(LayoutError("tp", tp, f"neither divides the {model.kv_heads} KV heads nor "
+                                 "is a multiple of them"))  # fmt: skip
+    return found
+
+
 def problems(layout: Layout, model, gpus: int, seq: int, sequences: int) -> list[LayoutError]:
     """Every reason `layout` cannot run `model` on `gpus` GPUs over `sequences` x `seq` tokens."""
-    t, p, v, c, e = layout.tp, layout.pp, layout.interleave, layout.cp, layout.ep
-    found = []
-    if model.heads % t:
-        found.append(LayoutError("tp", t, f"does not divide the {model.heads} attention heads"))
-    if model.kv_heads % t and t % model.kv_heads:
-        found.append(LayoutError("tp", t, f"neither divides the {model.kv_heads} KV heads nor "
-                                 "is a multiple of them"))  # fmt: skip
+    p, v, c, e = layout.pp, layout.interleave, layout.cp, layout.ep
+    found = tp_problems(model, layout.tp)
     if model.layers % (p * v):
         chunks = f"pp x interleave = {p * v}" if v > 1 else f"pp = {p}"
         found.append(LayoutError("pp", p, f"({chunks}) does not divide the {model.layers} layers"))

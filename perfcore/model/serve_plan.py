@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from perfcore.model import phases, serving
-from perfcore.model.layout import LayoutError
+from perfcore.model.layout import LayoutError, tp_problems
 from perfcore.model.specs import Device
 from perfcore.model.workloads import Precisions
 
@@ -81,16 +81,6 @@ class ServePlan:
         )
 
 
-def tp_problem(model, tp: int) -> LayoutError | None:
-    """Why TP `tp` cannot split the model's heads; None where it can."""
-    if model.heads % tp:
-        return LayoutError("tp", tp, f"does not divide the {model.heads} attention heads")
-    if model.kv_heads % tp and tp % model.kv_heads:
-        return LayoutError("tp", tp, f"neither divides the {model.kv_heads} KV heads nor "
-                           "is a multiple of them")  # fmt: skip
-    return None
-
-
 def max_batch(s: Serving, tp: int) -> int:
     """Requests at I + O tokens whose KV cache fits beside the weights on t GPUs (0: none)."""
     context = s.input_tokens + s.output_tokens
@@ -99,9 +89,9 @@ def max_batch(s: Serving, tp: int) -> int:
 
 def price(s: Serving, tp: int, batch: int) -> ServePlan:
     """The plan of `batch` requests per replica of TP `tp` (LayoutError where TP cannot be)."""
-    problem = tp_problem(s.model, tp)
-    if problem:
-        raise problem
+    problems = tp_problems(s.model, tp)
+    if problems:
+        raise problems[0]
     if tp > s.gpus:
         raise LayoutError("tp", tp, f"is more than the {s.gpus:,} GPUs given")
     p, ctx = s.precisions, s.input_tokens + s.output_tokens / 2
@@ -114,7 +104,7 @@ def price(s: Serving, tp: int, batch: int) -> ServePlan:
 def tps(s: Serving) -> list[int]:
     """TP degrees dividing the GPUs that split the heads, up to SERVE_TP_MAX."""
     top = min(s.gpus, SERVE_TP_MAX)
-    return [t for t in range(1, top + 1) if s.gpus % t == 0 and tp_problem(s.model, t) is None]
+    return [t for t in range(1, top + 1) if s.gpus % t == 0 and not tp_problems(s.model, t)]
 
 
 def plans(s: Serving, tp: int | None = None, batch: int | None = None) -> list[ServePlan]:
