@@ -10,7 +10,6 @@ parallelism (Megatron): two all-reduces of the layer's activations per layer for
 
 from __future__ import annotations
 
-import functools
 import math
 
 from perfcore.errors import NotPublished
@@ -62,7 +61,6 @@ def placed(
     return hierarchical(collective, buffer_bytes, g, math.ceil(ranks / g), up, out)
 
 
-@functools.lru_cache(maxsize=2**16)  # a search asks for the same few collectives many times
 def seconds(
     device: Device, collective: str, buffer_bytes: float, ranks: int, stride: int = 1
 ) -> float:
@@ -79,7 +77,6 @@ def seconds(
     return c.seconds
 
 
-@functools.lru_cache(maxsize=2**16)
 def hop_seconds(device: Device, n_bytes: float, ranks: int, stride: int = 1) -> float:
     """One send between neighbours of a ring of `ranks` GPUs `stride` apart (PP stages, CP).
 

@@ -12,8 +12,21 @@ gathered forward and backward and gradients reduce-scattered every micro-batch).
 
 from __future__ import annotations
 
-from perfcore.model.parallel import TP_COMM_FACTOR, hop_seconds, seconds
-from perfcore.model.train_cost import ACT_BYTES, GRAD_BYTES, WEIGHT_BYTES, forward, stage_params
+from perfcore.model import parallel
+from perfcore.model.parallel import TP_COMM_FACTOR
+from perfcore.model.train_cost import ACT_BYTES, GRAD_BYTES, WEIGHT_BYTES, forward
+
+
+def seconds(t, collective: str, n_bytes: float, ranks: int, stride: int = 1) -> float:
+    """parallel.seconds on the training's device, once per distinct collective."""
+    key = (collective, n_bytes, ranks, stride)
+    return t.once(key, lambda: parallel.seconds(t.device, collective, n_bytes, ranks, stride))
+
+
+def hop_seconds(t, n_bytes: float, ranks: int, stride: int = 1) -> float:
+    """parallel.hop_seconds on the training's device, once per distinct hop."""
+    key = ("hop", n_bytes, ranks, stride)
+    return t.once(key, lambda: parallel.hop_seconds(t.device, n_bytes, ranks, stride))
 
 
 def tp_seconds(t, layout, m: int) -> float:
@@ -21,7 +34,7 @@ def tp_seconds(t, layout, m: int) -> float:
     if layout.tp < 2:
         return 0.0
     buffer = layout.micro_batch * t.seq / layout.cp * t.model.hidden * ACT_BYTES
-    pair = sum(seconds(t.device, c, buffer, layout.tp) for c in ("all-gather", "reduce-scatter"))
+    pair = sum(seconds(t, c, buffer, layout.tp) for c in ("all-gather", "reduce-scatter"))
     per_layer = 2 * pair * TP_COMM_FACTOR[layout.recompute]
     return m * t.model.layers / layout.pp * per_layer
 
@@ -34,7 +47,7 @@ def cp_seconds(t, layout, m: int) -> float:
     kv_heads = max(t.model.kv_heads / layout.tp, 1.0)
     chunk = layout.micro_batch * t.seq / c * 2 * kv_heads * t.model.head_dim * ACT_BYTES
     passes = 3 + (layout.recompute != "none")
-    hop = hop_seconds(t.device, chunk, c, stride=layout.tp)
+    hop = hop_seconds(t, chunk, c, stride=layout.tp)
     return m * t.model.layers / layout.pp * passes * (c - 1) * hop
 
 
@@ -44,7 +57,7 @@ def ep_seconds(t, layout, m: int) -> float:
         return 0.0
     tokens = layout.micro_batch * t.seq / (layout.cp * layout.tp)
     buffer = tokens * t.model.experts_per_token * t.model.hidden * ACT_BYTES
-    one = seconds(t.device, "all-to-all", buffer, layout.ep, stride=layout.tp * layout.cp)
+    one = seconds(t, "all-to-all", buffer, layout.ep, stride=layout.tp * layout.cp)
     calls = 4 + 2 * (layout.recompute == "full")
     return m * t.model.layers / layout.pp * calls * one
 
@@ -55,7 +68,7 @@ def pp_seconds(t, layout, m: int) -> float:
         return 0.0
     act = layout.micro_batch * t.seq / layout.cp * t.model.hidden * ACT_BYTES / layout.tp
     stride = layout.tp * layout.cp * layout.dp
-    return 2 * m * layout.interleave * hop_seconds(t.device, act, layout.pp, stride)
+    return 2 * m * layout.interleave * hop_seconds(t, act, layout.pp, stride)
 
 
 def dp_seconds(t, layout, m: int, params: tuple[float, float]) -> float:
@@ -69,18 +82,18 @@ def dp_seconds(t, layout, m: int, params: tuple[float, float]) -> float:
             continue
         grads, weights = local * GRAD_BYTES, local * WEIGHT_BYTES
         if layout.zero == 0:
-            total += seconds(t.device, "all-reduce", grads, n, stride=layout.tp)
+            total += seconds(t, "all-reduce", grads, n, stride=layout.tp)
             continue
-        rs = seconds(t.device, "reduce-scatter", grads, n, stride=layout.tp)
-        ag = seconds(t.device, "all-gather", weights, n, stride=layout.tp)
+        rs = seconds(t, "reduce-scatter", grads, n, stride=layout.tp)
+        ag = seconds(t, "all-gather", weights, n, stride=layout.tp)
         total += m * (rs + 2 * ag) if layout.zero == 3 else rs + ag
     return total
 
 
 def comm_seconds(t, layout, m: int, compute_s: float) -> dict[str, float]:
     """Every communication time of the step, and the gradient reduce left exposed."""
-    dp = dp_seconds(t, layout, m, stage_params(t.model, layout.pp))
-    f = forward(t.model, t.seq)
+    dp = dp_seconds(t, layout, m, t.stage_params(layout.pp))
+    f = t.once(("forward",), lambda: forward(t.model, t.seq))
     attention = compute_s * f.attention / f.total  # CP's passes hide behind attention's math
     backward = compute_s / m * 2 / 3  # the last micro-batch's backward hides the reduce
     window = compute_s if layout.zero == 3 else backward

@@ -11,7 +11,6 @@ activations per layer after Korthikanti et al. 2022 (16-bit, sequence parallel w
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 from perfcore.model.layout import Layout
@@ -35,7 +34,6 @@ class Forward:
         return self.layers + self.attention + self.head
 
 
-@functools.lru_cache(maxsize=1024)
 def forward(model, seq: int, causal: bool = True) -> Forward:
     """Forward FLOPs per token over sequences of `seq` tokens (windowed layers see their window)."""
     per_layer = model.layer_params(model.experts_per_token) - 2 * model.hidden  # norms aside
@@ -62,7 +60,6 @@ def megatron_flops_per_iteration(batch: int, seq: int, layers: int, hidden: int,
     return 96 * b * s * n * h**2 * (1 + s / (6 * h) + v / (16 * n * h))
 
 
-@functools.lru_cache(maxsize=1024)
 def stage_params(model, pp: int) -> tuple[float, float]:
     """(dense, routed-expert) parameters of the fullest pipeline stage, before any split.
 

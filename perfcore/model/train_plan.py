@@ -9,6 +9,7 @@ Conventions and what is left out: docs/plans.md.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from perfcore.errors import NotPublished
@@ -32,6 +33,7 @@ class Training:
     global_batch_tokens: int
     precision: str = "bf16"
     tokens: float | None = None  # the whole run, for days, GPU-hours and energy
+    memo: dict = field(default_factory=dict, compare=False, repr=False)  # see once()
 
     def __post_init__(self) -> None:
         """LayoutError naming the setting that cannot be trained."""
@@ -43,6 +45,17 @@ class Training:
         if self.global_batch_tokens % self.seq:
             raise LayoutError("global_batch_tokens", self.global_batch_tokens,
                               f"is not a whole number of {self.seq:,}-token sequences")  # fmt: skip
+
+    def once(self, key: tuple, compute: Callable[[], float]):
+        """compute() the first time `key` is asked for; its value after (a search asks for
+        the same collectives and shares thousands of times; this training's memo only)."""
+        if key not in self.memo:
+            self.memo[key] = compute()
+        return self.memo[key]
+
+    def stage_params(self, pp: int) -> tuple[float, float]:
+        """train_cost.stage_params of this model at pp stages."""
+        return self.once(("stage", pp), lambda: tc.stage_params(self.model, pp))
 
     @property
     def sequences(self) -> int:
@@ -84,7 +97,8 @@ class TrainPlan:
     def mfu(self) -> float:
         """Model FLOPs (6N + attention per token) over peak x GPUs x step time."""
         t = self.training
-        flops = tc.model_flops_per_token(t.model, t.seq) * t.global_batch_tokens
+        per_token = t.once(("model flops",), lambda: tc.model_flops_per_token(t.model, t.seq))
+        flops = per_token * t.global_batch_tokens
         return flops / (t.peak_flops_per_s * t.gpus * self.step_s)
 
     @property
@@ -101,7 +115,7 @@ class TrainPlan:
 
 def memory(t: Training, layout: Layout) -> dict[str, float]:
     """Bytes per GPU: weights, gradients, Adam states (ZeRO-split) and activations."""
-    dense, experts = tc.stage_params(t.model, layout.pp)
+    dense, experts = t.stage_params(layout.pp)
     shards = layout.dp * layout.cp
     parts = tc.state_bytes(dense / layout.tp, layout.zero, shards)
     sharded_experts = tc.state_bytes(experts / (layout.tp * layout.ep), layout.zero,
@@ -115,13 +129,14 @@ def memory(t: Training, layout: Layout) -> dict[str, float]:
 
 def compute_seconds(t: Training, layout: Layout) -> float:
     """Hardware FLOPs of the step on one GPU at the device's peak (a bound)."""
-    flops = tc.hardware_flops_per_token(t.model, t.seq, layout.recompute) * t.global_batch_tokens
-    return flops / t.gpus / t.peak_flops_per_s
+    r = layout.recompute
+    per_token = t.once(("flops", r), lambda: tc.hardware_flops_per_token(t.model, t.seq, r))
+    return per_token * t.global_batch_tokens / t.gpus / t.peak_flops_per_s
 
 
 def optimizer_seconds(t: Training, layout: Layout) -> float:
     """Adam's update read and written once at the memory bandwidth (its states are streamed)."""
-    dense, experts = tc.stage_params(t.model, layout.pp)
+    dense, experts = t.stage_params(layout.pp)
     local = dense / layout.tp + experts / (layout.tp * layout.ep)
     if layout.zero >= 1:
         local /= layout.dp * layout.cp
