@@ -71,3 +71,12 @@ def test_training_tp_communication_is_twice_the_forward_three_times_with_recompu
     forward = parallel.tp_seconds(m, h100, 2 * 2048, Precisions(), 8)
     step = phases.train(m, h100, 2, 2048, tp=8, recompute=recompute)
     assert step.comm_s == pytest.approx(factor * forward, rel=1e-12)
+
+
+def test_a_decode_step_on_tp8_pays_a_call_latency_per_all_reduce(specs):
+    """The issue's case: Llama-2-70B decode, batch 8, TP 8 on H100: 2 x 80 = 160 all-reduces
+    of 8 x 8,192 x 2 B = 131,072 B: 2 x 7/8 x 131,072 / 450e9 = 0.5097 µs + 6 µs each,
+    1.0416 ms in all (it was 82 µs with no latency)."""
+    step = phases.decode(load_models()["Llama-2-70B"], specs[H100], 8, 1024, tp=8)
+    assert step.comm_s == pytest.approx(160 * (2 * 7 / 8 * 131072 / 450e9 + 6e-6), rel=1e-12)
+    assert step.comm_s == pytest.approx(1.0416e-3, rel=1e-4)
