@@ -4,6 +4,7 @@
     models, llm        the models, and a whole model priced on a device (perfcore.cli.llm)
     measure            the JAX measurement suite, headless (perfcore.cli.measure)
     collectives        the collectives sweep across local processes (perfcore.cli.collectives)
+    plan train|serve   the best parallel layout, or one priced (perfcore.cli.plan)
 
 Each module's `register(subparsers)` adds its flags and a `run(args) -> exit status`; the
 errors a user can cause become one line and exit 2 in perfcore.cli.common.guarded.
@@ -14,9 +15,9 @@ from __future__ import annotations
 import os
 import sys
 
-from perfcore.cli import calc, collectives, common, llm, measure
+from perfcore.cli import calc, collectives, common, llm, measure, plan
 
-SUBCOMMANDS = (calc, llm, measure, collectives)
+SUBCOMMANDS = (calc, llm, measure, collectives, plan)
 
 
 def parser() -> common.Parser:
