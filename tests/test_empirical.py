@@ -165,3 +165,18 @@ def test_overhead_bound_records_are_no_memory_level_and_get_no_level():
     labelled = empirical.with_levels((*RECORDS, *marked))
     assert [r.level for r in labelled if empirical.is_overhead_bound(r)] == ["", ""]
     assert empirical.bandwidth_curve((*RECORDS, *marked)) == empirical.bandwidth_curve(RECORDS)
+
+
+def test_the_terminal_summary_gives_each_paths_overhead_and_how_many_are_overhead_bound():
+    """Two paths on one device: the loop's 3 records (2 flagged), the Pallas path's 2."""
+    loop, pallas = f"{empirical.PATH_NOTE}loop", f"{empirical.PATH_NOTE}pallas"
+    overhead = f"{empirical.OVERHEAD_NOTE} 4.00 us (copy, loop)"
+    timed = [stream("copy", s, 1e9).noted(loop) for s in (KIB, 4 * KIB, 16 * KIB)]
+    timed = [flagged(timed[0]), flagged(timed[1]), timed[2],
+             *(stream("copy", s, 9e9).noted(pallas) for s in (KIB, 4 * KIB))]  # fmt: skip
+    tiny = record("copy overhead (loop), 16384 passes over 16 float32", (1e-3,), notes=(overhead,))
+    assert report.stream_lines((tiny, *timed)) == [
+        overhead,
+        f"{loop}: 3 records, 2 overhead-bound (not levels)",
+        f"{pallas}: 2 records, 0 overhead-bound (not levels)",
+    ]

@@ -31,6 +31,8 @@ MEMORY = level_names(1)[-1]  # the slowest level's name: device memory
 # per pass for its time to be memory (perfcore.measure.jax_stream): never part of a level.
 OVERHEAD_BOUND = "overhead-bound, not a bandwidth"
 OVERHEAD_NOTE = "overhead per pass"  # how the note of a path's measured overhead begins
+PATH_NOTE = "path: "  # how the note naming a streaming record's path begins (loop, pallas)
+PALLAS_UNUSED = "Pallas path not used: "  # how the note of why a GPU ran the loop only begins
 OVERHEAD_FACTOR = 10  # a pass under 10x the overhead per pass spends over 10 % of its time there
 
 

@@ -13,14 +13,15 @@ three are timed in turn, and the array is donated and carried from call to call.
 from __future__ import annotations
 
 from perfcore import format as fmt
+from perfcore.measure.bench import Measurement
 from perfcore.measure.devices import crosscheck, reported_cost
 from perfcore.measure.jax_bench import Env, free_memory_bytes
+from perfcore.measure.report import ROUND_TRIP
 from perfcore.measure.results import Record
 from perfcore.measure.suites import require_fits
 from perfcore.model import ops
 
 EXPERIMENT = "fusion"
-ROUND_TRIP = "host round trip"  # how the note of the measured round trip per step begins
 FLOPS_PER_STEP = 2  # s*y + s
 
 
@@ -59,12 +60,16 @@ def _saving(k: int, chain: ops.Cost, step: ops.Cost, fused: float, unfused: floa
             "waited on)")  # fmt: skip
 
 
-def _round_trip(k: int, waited: float, dispatched: float) -> str:
-    """The host round trip per step: waited minus not waited, over k steps, as a note."""
-    return (
-        f"{ROUND_TRIP} {fmt.seconds((waited - dispatched) / k)} per step ((median waited "
-        f"{fmt.seconds(waited)} - median not waited {fmt.seconds(dispatched)}) / {k})"
-    )
+def _round_trip(k: int, waited: Measurement, dispatched: Measurement) -> str:
+    """The host round trip per step, waited minus not waited over k steps (medians), a note;
+    a difference inside the larger IQR of the two is said to be no result yet."""
+    difference = waited.median - dispatched.median
+    note = (f"{ROUND_TRIP} {fmt.seconds(difference / k)} per step ((median waited "
+            f"{fmt.seconds(waited.median)} - median not waited {fmt.seconds(dispatched.median)})"
+            f" / {k})")  # fmt: skip
+    if abs(difference) <= max(waited.iqr, dispatched.iqr):
+        note += ", inside the spread (IQR) of the two: not a result yet"
+    return note
 
 
 def _pair(env: Env, k: int, n: int) -> tuple[Record, Record, Record]:
@@ -95,7 +100,7 @@ def _pair(env: Env, k: int, n: int) -> tuple[Record, Record, Record]:
           "size_kind": "elements"}  # fmt: skip
     unfused = {"bytes": per_step or k * step.bytes, "bytes_model": k * step.bytes,
                "notes": (*_bytes_notes(per_step, k * step.bytes),
-                         _round_trip(k, t_waited.median, t_dispatched.median))}  # fmt: skip
+                         _round_trip(k, t_waited, t_dispatched))}  # fmt: skip
     saving = _saving(k, chain, step, t_fused.median, t_dispatched.median)
     return (
         env.record(EXPERIMENT, f"unfused, k={k}", t_dispatched, **unfused, **kw),

@@ -28,8 +28,9 @@ EXPERIMENT = "roofline"
 KERNELS = {"copy": (1, 2, 1), "triad": (2, 3, 2)}
 LOOP, PALLAS = "loop", "pallas"
 PATH_NOTES = {
-    LOOP: "path: loop, one pass per lax.fori_loop iteration (a kernel launch per pass on a GPU)",
-    PALLAS: "path: pallas, every pass inside one kernel launch (Triton)",
+    LOOP: f"{empirical.PATH_NOTE}loop, one pass per lax.fori_loop iteration (on a GPU a kernel "
+    "launch per pass)",
+    PALLAS: f"{empirical.PATH_NOTE}pallas, every pass inside one kernel launch (Triton)",
 }
 BYTES_NOTE = "bytes from the model: cost_analysis does not count a loop body per pass"
 BLOCK = 512  # float32 elements a Pallas program loads and stores per step (4 warps x 4 lanes)
@@ -225,7 +226,7 @@ def sweep(env: Env) -> list[Record]:
     overheads = {(k, p): measure_overhead(env, k, p) for p in chosen for k in KERNELS}
     records = [r for overhead in overheads.values() for r in overhead.records]
     if problem and env.detected.backend == "gpu":  # elsewhere the loop is the only path there is
-        records = [r.noted(f"Pallas path not used: {problem}") for r in records]
+        records = [r.noted(empirical.PALLAS_UNUSED + problem) for r in records]
     for path in chosen:
         for working_set in env.suite.stream_bytes:
             try:
