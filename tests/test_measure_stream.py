@@ -8,7 +8,9 @@ import pytest
 
 from perfcore.measure import empirical, jax_bench, jax_stream, suites
 
-N_SIZES = [1, 16, 1000, 5000, 2**19 + 3]  # one masked block .. 1024 programs of 2 steps each
+# Blocks of 1024: ragged (the last block masked) at 1, 16, 1000, 5000 and 2**20 + 5 (1024
+# programs of 2 steps, the second almost all masked); exact at 4096 and 2**21 (2 steps each).
+N_SIZES = [1, 16, 1000, 4096, 5000, 2**20 + 5, 2**21]
 
 
 @pytest.fixture(scope="module")
@@ -75,6 +77,16 @@ def test_for_a_gpu_the_pallas_path_is_one_triton_kernel_and_the_loop_a_while_loo
     assert "grid_x = 1024" in pallas
     loop = _lowered_for_a_gpu(jax_stream.loop_fn(env, "triad", 8), n)
     assert "stablehlo.while" in loop and "xla.gpu.triton" not in loop
+
+
+def test_the_largest_working_set_of_the_default_suite_lowers_for_a_gpu(env):
+    """8 GiB of copy is 2**31 float32: its last index, 2**31 - 1, is the largest int32, and
+    no bound of 2**31 may appear in the kernel (a mask idx < 2**31 overflows int32)."""
+    n = 2**33 // 4
+    assert n == jax_stream.MAX_PALLAS_ELEMENTS
+    assert "xla.gpu.triton" in _lowered_for_a_gpu(jax_stream.pallas_fn(env, "copy", n, 1), n)
+    with pytest.raises(ValueError, match="int32"):
+        jax_stream.pallas_fn(env, "copy", n + 1, 1)
 
 
 def test_on_a_cpu_the_pallas_path_says_why_it_is_not_used(env):

@@ -33,8 +33,13 @@ PATH_NOTES = {
     PALLAS: f"{empirical.PATH_NOTE}pallas, every pass inside one kernel launch (Triton)",
 }
 BYTES_NOTE = "bytes from the model: cost_analysis does not count a loop body per pass"
-BLOCK = 512  # float32 elements a Pallas program loads and stores per step (4 warps x 4 lanes)
-MAX_PROGRAMS = 1024  # Pallas programs per call: few enough to be resident on a large GPU at once
+# Float32 elements a Pallas program loads and stores per step: 4 warps of 32 threads, 8 each
+# (two 16 B vectors a thread, 4 KiB a program in flight, to hide the memory's latency).
+BLOCK, WARPS = 1024, 4
+# Pallas programs per call: few enough to be resident at once on a large GPU (8 per unit of a
+# 132-unit one), so that each pass sweeps the whole working set before the next begins.
+MAX_PROGRAMS = 1024
+MAX_PALLAS_ELEMENTS = 2**31  # its indices are int32: larger arrays run on the loop path only
 OVERHEAD_ELEMENTS = 16  # the tiny array the overhead is timed over: 64 B, one cache line
 OVERHEAD_PASSES = 2**14  # P: the overhead is the slope between P and 2P passes over it
 
@@ -76,6 +81,7 @@ def _pallas_body(env: Env, kernel: str, n: int, passes: int):
 
     jnp, lax = env.jnp, env.jax.lax
     programs, steps = _programs(n)
+    ragged = programs * steps * BLOCK != n  # only then are the last blocks masked
 
     def body(x_ref, c_ref, s_ref, o_ref):
         s, pid = s_ref[...], pl.program_id(0)
@@ -83,13 +89,13 @@ def _pallas_body(env: Env, kernel: str, n: int, passes: int):
         def sweep(src):  # one pass: pass 0 reads the input, later ones the output (aliased)
             def step(j, carry):
                 idx = (j * programs + pid) * BLOCK + jnp.arange(BLOCK)
-                mask = idx < n
-                value = plgpu.load(src.at[idx], mask=mask, other=0.0)
+                masked = {"mask": idx < n, "other": 0.0} if ragged else {}
+                value = plgpu.load(src.at[idx], **masked)
                 if kernel == "copy":
                     value = value * s
                 else:
-                    value = value + s * plgpu.load(c_ref.at[idx], mask=mask, other=0.0)
-                plgpu.store(o_ref.at[idx], value, mask=mask)
+                    value = value + s * plgpu.load(c_ref.at[idx], **masked)
+                plgpu.store(o_ref.at[idx], value, mask=masked.get("mask"))
                 return carry
 
             lax.fori_loop(0, steps, step, 0)
@@ -108,11 +114,13 @@ def pallas_fn(env: Env, kernel: str, n: int, passes: int, *, interpret: bool = F
     import jax.experimental.pallas.triton as plgpu
     from jax.experimental import pallas as pl
 
+    if n > MAX_PALLAS_ELEMENTS:
+        raise ValueError(f"the Pallas kernel indexes in int32: n = {n} is over 2**31")
     body, programs = _pallas_body(env, kernel, n, passes)
     return pl.pallas_call(
         body, out_shape=env.jax.ShapeDtypeStruct((n,), env.jnp.float32), grid=(programs,),
         input_output_aliases={0: 0}, interpret=interpret, name=f"stream_{kernel}",
-        compiler_params=None if interpret else plgpu.CompilerParams(num_warps=4),
+        compiler_params=None if interpret else plgpu.CompilerParams(num_warps=WARPS),
     )  # fmt: skip
 
 
@@ -229,6 +237,8 @@ def sweep(env: Env) -> list[Record]:
         records = [r.noted(empirical.PALLAS_UNUSED + problem) for r in records]
     for path in chosen:
         for working_set in env.suite.stream_bytes:
+            if path == PALLAS and working_set // 4 > MAX_PALLAS_ELEMENTS:
+                break
             try:
                 records += [stream_record(env, k, working_set, path, overheads[k, path])
                             for k in KERNELS]  # fmt: skip
