@@ -11,6 +11,7 @@ tiny array (P vs 2P passes); a pass too close to it is flagged (empirical.overhe
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -190,7 +191,7 @@ def measure_overhead(env: Env, kernel: str, path: str) -> Overhead:
         for passes, m in zip((p, 2 * p), measured, strict=True)
     )  # fmt: skip
     overhead = Overhead(kernel, path, per_pass, fixed, records)
-    return Overhead(kernel, path, per_pass, fixed, tuple(r.noted(overhead.note) for r in records))
+    return dataclasses.replace(overhead, records=tuple(r.noted(overhead.note) for r in records))
 
 
 def _overhead_notes(per_pass_s: float, overhead: Overhead) -> tuple[str, ...]:
