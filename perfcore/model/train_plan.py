@@ -18,7 +18,7 @@ from perfcore.model.layout import Layout, LayoutError, checked, micro_batches
 from perfcore.model.specs import Device
 from perfcore.model.train_comm import comm_seconds
 
-TRAIN_PRECISIONS = ("bf16", "fp8")
+TRAIN_PRECISIONS = ("bf16", "fp16", "fp8")
 SECONDS_PER_DAY = 86400.0
 
 
@@ -38,7 +38,9 @@ class Training:
     def __post_init__(self) -> None:
         """LayoutError naming the setting that cannot be trained."""
         if self.precision not in TRAIN_PRECISIONS:
-            raise LayoutError("precision", self.precision, "is not one of bf16, fp8")
+            raise LayoutError(
+                "precision", self.precision, f"is not one of {', '.join(TRAIN_PRECISIONS)}"
+            )
         if self.device.peak_flops(self.precision) is None:
             raise LayoutError("precision", self.precision,
                               f"has no published peak on {self.device.name}")  # fmt: skip
