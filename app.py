@@ -28,6 +28,8 @@ PAGES = [
             help="How long does a gradient all-reduce take inside a node and across nodes?"),
     st.Page("app_pages/workloads.py", title="Workloads", icon=":material/model_training:",
             help="A whole LLM: how fast, which bound, does it fit, on how many GPUs?"),
+    st.Page("app_pages/plan.py", title="Plan", icon=":material/account_tree:",
+            help="Which TP × PP × DP trains a model fastest on N GPUs; which plan serves it best?"),
     st.Page("app_pages/pitfalls.py", title="Pitfalls", icon=":material/report:",
             help="What do five beliefs that feel true cost on this device?"),
     st.Page("app_pages/measure.py", title="Measure", icon=":material/timer:",

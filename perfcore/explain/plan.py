@@ -1,0 +1,281 @@
+"""The Plan page, training: every layout that fits searched and ranked, or the one the fixed
+fields leave, with where the best one's step goes, its memory per GPU and a computed takeaway.
+
+A TrainSetup (the page's controls) and a Model on a Device give a TrainView: the Search
+(perfcore.model.search) within the fixed fields. Every figure is a bound; an expected one is
+the bound ÷ the efficiency published runs give (perfcore.model.efficiency) and says so.
+Tables are SI numbers with df.attrs["units"]; the UI formats them. Serving: plan_serve.py.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import pandas as pd
+
+from perfcore import format as fmt
+from perfcore.model import train_plan
+from perfcore.model.efficiency import Efficiency, Sample
+from perfcore.model.layout import RECOMPUTE, Layout, LayoutError, problems
+from perfcore.model.ops import Param
+from perfcore.model.search import Search, search
+from perfcore.model.specs import Device
+from perfcore.model.train_plan import TRAIN_PRECISIONS, Training, TrainPlan
+
+MODES = ("train", "serve")
+PRECISIONS = TRAIN_PRECISIONS  # the training precisions offered
+SEARCHED = "search"  # a choice left to the search; a degree of 0 says the same
+TRAIN_NUMBERS = (
+    Param("gpus", 1024, "GPUs in all", hi=2**20),
+    Param("seq", 8192, "tokens per training sequence", hi=2**21),
+    Param("global_batch_tokens", 2**24, "tokens per optimizer step over all GPUs", hi=2**40),
+    Param("tokens", 15e12, "training tokens in all: days, GPU-hours, energy", False, 1e6, 1e17),
+)  # fmt: skip
+DEGREES = tuple(Param(name, 0, f"{what}; 0: searched", lo=0, hi=2**20) for name, what in (
+    ("tp", "tensor-parallel GPUs"), ("pp", "pipeline stages"), ("dp", "data-parallel replicas"),
+    ("cp", "context-parallel GPUs"), ("ep", "expert-parallel GPUs"),
+    ("micro_batch", "sequences per micro-batch"),
+    ("interleave", "model chunks per stage")))  # fmt: skip
+ZERO_CHOICES = (SEARCHED, 0, 1, 2, 3)
+RECOMPUTE_CHOICES = (SEARCHED, *RECOMPUTE)
+LABELS = {"gpus": "GPUs", "seq": "Sequence (tokens)", "global_batch_tokens": "Batch (tokens)",
+          "tokens": "Training tokens", "precision": "Training precision", "tp": "TP", "pp": "PP",
+          "dp": "DP", "cp": "CP", "ep": "EP", "micro_batch": "Micro-batch", "zero": "ZeRO stage",
+          "interleave": "Chunks per stage", "recompute": "Recompute"}  # fmt: skip
+# time_s_by's parts as a reader names them.
+PARTS = {"compute": "compute", "optimizer": "optimizer", "tp": "TP collectives",
+         "cp": "CP (exposed)", "ep": "EP all-to-all", "pp_bubble": "pipeline bubble",
+         "pp_p2p": "pipeline sends", "dp": "DP reduce (exposed)"}  # fmt: skip
+MEMORY_BARS = 5  # the fastest layouts whose memory the chart sets side by side
+NEAREST = 8  # published runs shown beside the bound
+
+
+@dataclass(frozen=True)
+class TrainSetup:
+    """The training controls: GPUs, sequence, batch, run length, precision, fixed fields."""
+
+    gpus: int = 1024
+    seq: int = 8192
+    global_batch_tokens: int = 2**24
+    tokens: float = 15e12
+    precision: str = "bf16"
+    fixed: tuple[tuple[str, object], ...] = ()  # (layout field, value) the user fixed
+    regimes: ClassVar = ("train",)  # the published runs' regimes this setup is held against
+
+    def setting(self) -> dict:
+        """The settings a published run is near this one by (Run field -> value)."""
+        return {"gpus": self.gpus, "seq_len": self.seq}
+
+    def training(self, model, device: Device) -> Training:
+        """The Training to search (LayoutError naming the setting that cannot be trained)."""
+        return Training(model, device, self.gpus, self.seq, self.global_batch_tokens,
+                        self.precision, self.tokens)  # fmt: skip
+
+
+def fixed_fields(values: dict) -> tuple[tuple[str, object], ...]:
+    """The layout fields a user fixed: degrees above 0, choices other than 'search'."""
+
+    def given(field: str, value: object) -> bool:
+        return value != SEARCHED if field in ("zero", "recompute") else value != 0
+
+    return tuple((k, v) for k, v in values.items() if given(k, v))
+
+
+@dataclass(frozen=True)
+class TrainView:
+    """The search's outcome on one device, and the efficiency its expected figures rest on."""
+
+    found: Search
+    efficiency: Efficiency | None  # the "train" regime's, None with no published runs
+
+    @property
+    def best(self) -> TrainPlan | None:
+        """The fastest layout that fits."""
+        return self.found.best
+
+
+def train_view(model, device: Device, s: TrainSetup, table: dict) -> TrainView:
+    """Every layout within the fixed fields, ranked; LayoutError where none can exist."""
+    t = s.training(model, device)
+    fixed = dict(s.fixed)
+    found = search(t, fixed)
+    if not found.candidates and found.leanest is None and fixed:
+        raise _refusal(t, fixed)
+    return TrainView(found, table.get("train"))
+
+
+def _refusal(t: Training, fixed: dict) -> LayoutError:
+    """Why no layout with these fixed fields exists: the first problem of the layout they
+    make with the rest at 1 (dp from the GPUs), named by its field."""
+    tp, pp, cp = (fixed.get(k, 1) for k in ("tp", "pp", "cp"))
+    dp = fixed.get("dp", max(1, t.gpus // (tp * pp * cp)))
+    layout = Layout(**{**fixed, "tp": tp, "pp": pp, "cp": cp, "dp": dp})  # may refuse itself
+    found = problems(layout, t.model, t.gpus, t.seq, t.sequences)
+    return found[0] if found else LayoutError("gpus", t.gpus, "leave no layout to search")
+
+
+def refusal_text(e: LayoutError) -> str:
+    """A refusal in the page's words: the control, its value and why."""
+    label = LABELS.get(e.field, e.field)
+    value = f"{e.value:,}" if isinstance(e.value, int) else e.value
+    return f"**{label}** = {value} {e.why}."
+
+
+def layouts_table(v: TrainView) -> pd.DataFrame:
+    """One row per layout that fits, fastest first: its fields, step (bound; expected where
+    published runs give an efficiency), MFU, rate, memory per GPU."""
+    eff, plans = v.efficiency, v.found.candidates
+    df = pd.DataFrame({
+        "rank": range(1, len(plans) + 1),
+        "layout": [p.layout.label() for p in plans],
+        **{f: [getattr(p.layout, f) for p in plans] for f in Layout.__dataclass_fields__},
+        "step (bound)": [p.step_s for p in plans],
+        "step, DP not overlapped (bound)": [p.step_no_overlap_s for p in plans],
+        "MFU (bound)": [p.mfu for p in plans],
+        "tokens/s (bound)": [p.tokens_per_s for p in plans],
+        "memory per GPU": [p.memory_total for p in plans],
+    })  # fmt: skip
+    df.attrs["units"] = {"step (bound)": "seconds", "step, DP not overlapped (bound)": "seconds",
+                         "MFU (bound)": "percent", "memory per GPU": "capacity"}  # fmt: skip
+    if eff is not None:  # no column of blanks without published runs
+        df.insert(df.columns.get_loc("step (bound)") + 1, "step (expected)",
+                  [eff.expected_s(p.step_s) for p in plans])  # fmt: skip
+        df.attrs["units"]["step (expected)"] = "seconds"
+    return df
+
+
+def time_parts(plan: TrainPlan) -> dict[str, float]:
+    """Seconds of the step by what it waits on, in the reader's names (zeros left out)."""
+    return {PARTS[k]: s for k, s in plan.time_s_by.items() if s > 0}
+
+
+def memory_bars(v: TrainView) -> list[tuple[str, dict[str, float]]]:
+    """(rank and shape, bytes per GPU by part) of the fastest few layouts."""
+    return [(f"#{i} {shape(p.layout)}", dict(p.memory_bytes))
+            for i, p in enumerate(v.found.candidates[:MEMORY_BARS], 1)]  # fmt: skip
+
+
+def shape(layout: Layout) -> str:
+    """The degrees alone: 'TP 8 × PP 4 × DP 32'."""
+    return layout.label().split(",")[0]
+
+
+def train_metrics(v: TrainView) -> list[tuple[str, str, str]]:
+    """The headline: the best layout's step, MFU, rate, run length and memory, each labelled."""
+    p, eff = v.best, v.efficiency
+    cap = p.training.device.memory_bytes
+    totals = train_plan.run_totals(p)
+    out = [("Step (bound)", fmt.seconds(p.step_s), "the best layout's step, DP overlapped"),
+           ("MFU (bound)", fmt.percent(p.mfu), "6N + attention FLOPs ÷ (peak × GPUs × step)"),
+           ("Tokens/s (bound)", f"{p.tokens_per_s:,.0f}", "all GPUs"),
+           ("Days (bound)", f"{totals['train_days']:,.1f}",
+            f"{fmt.figures(p.training.tokens)} tokens at the bound's rate"),
+           ("Memory per GPU", f"{fmt.capacity(p.memory_total)} of {fmt.capacity(cap)}",
+            "weights, gradients, optimizer and activations")]  # fmt: skip
+    if eff is not None:
+        out.insert(1, ("Step (expected)", fmt.seconds(eff.expected_s(p.step_s)),
+                       eff.derived_from()))  # fmt: skip
+    return out
+
+
+def train_takeaway(v: TrainView) -> str:
+    """Which layout wins and why: its step, its costliest overhead, its activations, and
+    what the next different shape pays instead."""
+    p = v.best
+    if p is None:
+        return no_fit_text(v)
+    t = p.training
+    over = {k: s for k, s in p.time_s_by.items() if k != "compute"}
+    worst = max(over, key=over.get)
+    acts = p.memory_bytes["activations"]
+    text = (f"{shape(p.layout)} wins ({p.layout.label().split(', ', 1)[1]}): step "
+            f"{fmt.seconds(p.step_s)} and MFU {fmt.percent(p.mfu)} at the bound, fastest of "
+            f"{v.found.considered:,} layouts priced for {t.gpus:,} GPUs. Its costliest overhead "
+            f"is the {PARTS[worst]} ({fmt.seconds(over[worst])}, "
+            f"{fmt.percent(over[worst] / p.step_s)} of the step); activations take "
+            f"{fmt.capacity(acts)} of its {fmt.capacity(p.memory_total)} per GPU.")  # fmt: skip
+    rival = next((q for q in v.found.candidates if shape(q.layout) != shape(p.layout)), None)
+    return text + (" " + _rival_text(p, rival) if rival else "")
+
+
+def _rival_text(p: TrainPlan, q: TrainPlan) -> str:
+    """What the fastest layout of another shape pays: its slowdown, the part that grows most,
+    and its memory against the winner's."""
+    grew = {k: q.time_s_by[k] - p.time_s_by[k] for k in p.time_s_by}
+    part = max(grew, key=grew.get)
+    memory = q.memory_total / p.memory_total
+    return (f"The fastest other shape, {shape(q.layout)}, is {fmt.percent(q.step_s / p.step_s - 1)}"
+            f" slower: it spends {fmt.seconds(q.time_s_by[part])} on {PARTS[part]} against "
+            f"{fmt.seconds(p.time_s_by[part])}, and needs {fmt.ratio(memory)} the memory per "
+            f"GPU ({fmt.capacity(q.memory_total)}).")  # fmt: skip
+
+
+def no_fit_text(v: TrainView) -> str:
+    """Why nothing is shown: no layout fits, and what the leanest one needs."""
+    lean = v.found.leanest
+    cap = lean.training.device.memory_bytes
+    return (f"No layout fits: {v.found.considered:,} priced, the leanest "
+            f"({lean.layout.label()}) needs {fmt.capacity(lean.memory_total)} per GPU of "
+            f"{fmt.capacity(cap)}. Add GPUs, shorten the sequence or fix ZeRO 3 and full "
+            "recompute.")  # fmt: skip
+
+
+def nearest(samples, regimes: tuple[str, ...], model: str, device: str, setting: dict
+            ) -> list[Sample]:  # fmt: skip
+    """The NEAREST runs of these regimes: same model and device first, then same model, then
+    same device, then the rest; within a group, by how many factors of 2 the run's settings
+    (`setting`: Run field -> this page's value, e.g. gpus, seq_len) are from this one's."""
+
+    def distance(s: Sample) -> tuple[int, float]:
+        r = s.run
+        group = {0: 0, 2: 1, 1: 2, 3: 3}[(r.model != model) + 2 * (r.device != device)]
+        apart = sum(abs(math.log2(getattr(r, k) / v)) for k, v in setting.items()
+                    if getattr(r, k, None))  # fmt: skip
+        return group, apart
+
+    return sorted((s for s in samples if s.regime in regimes), key=distance)[:NEAREST]
+
+
+@dataclass(frozen=True)
+class Held:
+    """The published runs of a setup's regimes, those nearest it, and their efficiencies."""
+
+    runs: tuple[Sample, ...]
+    nearest: tuple[Sample, ...]
+    efficiencies: tuple[Efficiency, ...]
+
+
+def held(samples, table: dict, model: str, device: str, setup) -> Held:
+    """The published runs the setup is held against (setup.regimes, setup.setting())."""
+    mine = tuple(s for s in samples if s.regime in setup.regimes)
+    near = tuple(nearest(mine, setup.regimes, model, device, setup.setting()))
+    return Held(mine, near, tuple(table[r] for r in setup.regimes if r in table))
+
+
+def runs_table(chosen: list[Sample]) -> pd.DataFrame:
+    """The published runs shown: what they ran, the figure as printed, bound, efficiency."""
+    df = pd.DataFrame({
+        "run": [s.run.name for s in chosen],
+        "regime": [s.regime for s in chosen],
+        "model": [s.run.model for s in chosen],
+        "device": [s.run.device for s in chosen],
+        "GPUs": [s.run.gpus for s in chosen],
+        "published": [f"{s.run.printed} {s.run.metric}" for s in chosen],
+        "measured": [s.measured_s for s in chosen],
+        "bound": [s.bound_s for s in chosen],
+        "efficiency": [s.efficiency for s in chosen],
+        "source": [s.run.source for s in chosen],
+    })  # fmt: skip
+    df.attrs["units"] = {"measured": "seconds", "bound": "seconds", "efficiency": "percent"}
+    return df
+
+
+def runs_caption(h: Held) -> str:
+    """What the runs shown are, and the efficiency each regime's expected figures use."""
+    said = " ".join(f"Expected {e.regime}: {e.derived_from()}." for e in h.efficiencies)
+    return (f"The {len(h.nearest)} published runs nearest this setting (same model and device "
+            f"first) of {len(h.runs)} priced: each run's measured time (as its source printed "
+            "it, converted to seconds) against the bound this model gives at its settings; "
+            f"efficiency = bound ÷ measured. {said}")  # fmt: skip

@@ -1,0 +1,188 @@
+"""The Plan page, serving: every TP x batch on the GPUs priced, the best within the TTFT and
+TPOT limits, the throughput-latency frontier, memory per GPU and a computed takeaway.
+
+A ServeSetup (the page's controls) and a Model on a Device give a ServeView from
+perfcore.model.serve_plan. Every figure is a bound; expected ones are the bound ÷ the
+prefill or decode efficiency published runs give, and say so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import pandas as pd
+
+from perfcore import format as fmt
+from perfcore.model import serve_plan, serving
+from perfcore.model.efficiency import Efficiency
+from perfcore.model.ops import Param
+from perfcore.model.serve_plan import ServePlan, Serving
+from perfcore.model.specs import Device
+from perfcore.model.workloads import Precisions
+
+SERVE_NUMBERS = (
+    Param("gpus", 8, "GPUs in all", hi=2**20),
+    Param("input_tokens", 1024, "prompt tokens per request", hi=2**21),
+    Param("output_tokens", 256, "generated tokens per request", hi=2**21),
+    Param("ttft_ms", 1000, "time-to-first-token limit in ms; 0: none", False, 0, 1e9),
+    Param("tpot_ms", 50, "time-per-output-token limit in ms; 0: none", False, 0, 1e9),
+    Param("tp", 0, "tensor-parallel GPUs per replica; 0: searched", lo=0, hi=1024),
+    Param("batch", 0, "requests in flight per replica; 0: searched", lo=0, hi=2**20),
+)  # fmt: skip
+SERVE_BITS = {"weights": 8, "act": 8, "kv": 8}  # FP8 serving, the page's opening view
+LABELS = {"gpus": "GPUs", "input_tokens": "Input tokens", "output_tokens": "Output tokens",
+          "ttft_ms": "TTFT limit (ms)", "tpot_ms": "TPOT limit (ms)", "tp": "TP",
+          "batch": "Batch per replica"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ServeSetup:
+    """The serving controls: GPUs, request lengths, limits (s; None: none), bits, fixed TP
+    and batch (None: searched)."""
+
+    gpus: int = 8
+    input_tokens: int = 1024
+    output_tokens: int = 256
+    ttft_limit_s: float | None = 1.0
+    tpot_limit_s: float | None = 0.05
+    precisions: Precisions = Precisions(8, 8, 8)
+    tp: int | None = None
+    batch: int | None = None
+    regimes: ClassVar = ("prefill", "decode")  # the published runs' regimes held against
+
+    def setting(self) -> dict:
+        """The settings a published run is near this one by (Run field -> value)."""
+        return {"gpus": self.gpus, "input_tokens": self.input_tokens,
+                "output_tokens": self.output_tokens}  # fmt: skip
+
+    def serving(self, model, device: Device) -> Serving:
+        """The Serving these controls describe."""
+        return Serving(model, device, self.gpus, self.input_tokens, self.output_tokens,
+                       self.precisions, self.ttft_limit_s, self.tpot_limit_s)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ServeView:
+    """Every plan that fits, the best within the limits, the frontier, the efficiencies."""
+
+    setup: ServeSetup
+    candidates: tuple[ServePlan, ...]
+    best: ServePlan | None
+    frontier: tuple[ServePlan, ...]
+    prefill: Efficiency | None
+    decode: Efficiency | None
+
+
+def serve_view(model, device: Device, s: ServeSetup, table: dict) -> ServeView:
+    """Price every (TP, batch) within the fixed ones (LayoutError for a TP that cannot be)."""
+    candidates = serve_plan.plans(s.serving(model, device), s.tp, s.batch)
+    return ServeView(s, tuple(candidates), serve_plan.best(candidates),
+                     tuple(serve_plan.frontier(candidates)), table.get("prefill"),
+                     table.get("decode"))  # fmt: skip
+
+
+def plans_table(v: ServeView) -> pd.DataFrame:
+    """One row per plan that fits, those within the limits first, each group by output
+    tokens/s: latencies, rates, memory limit, whether it is on the frontier."""
+    plans = sorted(v.candidates, key=lambda p: (not p.within(), -p.output_tokens_per_s))
+    on = set(v.frontier)
+    df = pd.DataFrame({
+        "TP": [p.tp for p in plans], "replicas": [p.replicas for p in plans],
+        "batch": [p.batch for p in plans],
+        "TTFT (bound)": [p.ttft_s for p in plans], "TPOT (bound)": [p.tpot_s for p in plans],
+        "output tokens/s (bound)": [p.output_tokens_per_s for p in plans],
+        "per GPU (bound)": [p.per_gpu for p in plans],
+        "max batch (memory)": [p.max_batch for p in plans],
+        "within limits": [p.within() for p in plans],
+        "on the frontier": [p in on for p in plans],
+    })  # fmt: skip
+    df.attrs["units"] = {"TTFT (bound)": "seconds", "TPOT (bound)": "seconds"}
+    if v.decode is not None:  # no column of blanks without published runs
+        df.insert(df.columns.get_loc("TPOT (bound)") + 1, "TPOT (expected)",
+                  [v.decode.expected_s(p.tpot_s) for p in plans])  # fmt: skip
+        df.attrs["units"]["TPOT (expected)"] = "seconds"
+    return df
+
+
+def memory_per_gpu(p: ServePlan) -> dict[str, float]:
+    """Bytes per GPU of a plan: its share of the weights and of its batch's KV cache."""
+    s = p.serving
+    ctx, prec = s.input_tokens + s.output_tokens, s.precisions
+    return {"weights": s.model.params() * prec.w / p.tp,
+            "KV cache": serving.kv_bytes(s.model, p.batch, ctx, prec, p.tp)}  # fmt: skip
+
+
+def best_per_tp(v: ServeView) -> list[ServePlan]:
+    """Each TP's plan with the most output tokens/s (within the limits where one is)."""
+    out = []
+    for tp in sorted({p.tp for p in v.candidates}):
+        mine = [p for p in v.candidates if p.tp == tp]
+        out.append(serve_plan.best(mine) or max(mine, key=lambda p: p.output_tokens_per_s))
+    return out
+
+
+def memory_bars(v: ServeView) -> list[tuple[str, dict[str, float]]]:
+    """(TP and batch, bytes per GPU by part) of each TP's best plan."""
+    return [(f"TP {p.tp}, batch {p.batch}", memory_per_gpu(p)) for p in best_per_tp(v)]
+
+
+def layout_text(p: ServePlan) -> str:
+    """'TP 2 × 4 replicas, batch 128'."""
+    replicas = f"{p.replicas} replica{'s' if p.replicas > 1 else ''}"
+    return f"TP {p.tp} × {replicas}, batch {p.batch}"
+
+
+def serve_metrics(v: ServeView) -> list[tuple[str, str, str]]:
+    """The headline: the best plan's rates and latencies, each labelled."""
+    p = v.best
+    out = [("Output tokens/s (bound)", f"{p.output_tokens_per_s:,.0f}", layout_text(p)),
+           ("Per GPU (bound)", f"{p.per_gpu:,.0f}", "output tokens/s per GPU in use"),
+           ("TPOT (bound)", fmt.seconds(p.tpot_s), "a decode step with its share of prefills"),
+           ("TTFT (bound)", fmt.seconds(p.ttft_s), "one request's prefill")]  # fmt: skip
+    if v.decode is not None:
+        out.insert(3, ("TPOT (expected)", fmt.seconds(v.decode.expected_s(p.tpot_s)),
+                       v.decode.derived_from()))  # fmt: skip
+    if p.joules_per_token is not None:
+        out.append(("Energy per token", f"{p.joules_per_token:.3g} J", "every GPU at TDP"))
+    return out
+
+
+def serve_takeaway(model, v: ServeView) -> str:
+    """Which plan wins, what stops it growing (a limit or memory), and the other TPs."""
+    p = v.best
+    if p is None:
+        return no_plan_text(v)
+    bigger = [q for q in v.candidates if q.tp == p.tp and q.batch > p.batch]
+    if not bigger:
+        stop = f"memory stops it there: {p.max_batch:,} requests' KV cache fit per replica"
+    else:
+        q = min(bigger, key=lambda q: q.batch)
+        stop = f"batch {q.batch} would break the {_broken(q)}"
+    others = [q for q in best_per_tp(v) if q.tp != p.tp and q.within()]
+    rival = max(others, key=lambda q: q.output_tokens_per_s, default=None)
+    rest = "" if rival is None else (
+        f" The best TP {rival.tp} plan gives {rival.per_gpu:,.0f} per GPU, "
+        f"{fmt.percent(1 - rival.per_gpu / p.per_gpu)} less.")  # fmt: skip
+    return (f"{layout_text(p)} wins for {model.name}: {p.output_tokens_per_s:,.0f} output "
+            f"tokens/s ({p.per_gpu:,.0f} per GPU) at a {fmt.seconds(p.tpot_s)} TPOT and a "
+            f"{fmt.seconds(p.ttft_s)} TTFT, bounds; {stop}.{rest}")  # fmt: skip
+
+
+def _broken(q: ServePlan) -> str:
+    """The limit a plan breaks, with its figure against the limit."""
+    s = q.serving
+    if s.tpot_limit_s is not None and q.tpot_s > s.tpot_limit_s:
+        return f"TPOT limit ({fmt.seconds(q.tpot_s)} > {fmt.seconds(s.tpot_limit_s)})"
+    return f"TTFT limit ({fmt.seconds(q.ttft_s)} > {fmt.seconds(s.ttft_limit_s)})"
+
+
+def no_plan_text(v: ServeView) -> str:
+    """Why no plan is shown: none fits in memory, or none meets the limits."""
+    if not v.candidates:
+        return ("No plan fits: the weights leave no room for one request's KV cache on any TP "
+                "that divides the GPUs. Add GPUs or narrow the weights.")  # fmt: skip
+    fastest = min(v.candidates, key=lambda p: (p.tpot_s, p.ttft_s))
+    return (f"No plan meets the limits: the fastest, {layout_text(fastest)}, takes "
+            f"{fmt.seconds(fastest.tpot_s)} per output token and {fmt.seconds(fastest.ttft_s)} "
+            "to the first. Raise a limit, add GPUs or narrow the weights.")  # fmt: skip

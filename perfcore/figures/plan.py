@@ -1,0 +1,208 @@
+"""The Plan page's charts: where a step goes, memory per GPU against capacity, the serving
+frontier, and published runs' measured time against their bound."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+
+from perfcore import format as fmt
+from perfcore.explain import plan as train
+from perfcore.explain import plan_serve as serve
+from perfcore.figures.style import (
+    ESTIMATE_DASH,
+    HALF_WIDTH,
+    LIGHT,
+    Theme,
+    base_layout,
+    color,
+    fitted,
+    log_axis,
+    point_labels,
+)
+from perfcore.figures.workloads import gib_ticks
+from perfcore.model.efficiency import Efficiency, Sample
+from perfcore.model.serve_plan import ServePlan
+
+MEMORY_COLORS = {"weights": 0, "gradients": 3, "optimizer": 4, "activations": 2, "KV cache": 1}
+STEP, MEMORY, FRONTIER = "step", "memory", "frontier"
+TRAIN_CHARTS, SERVE_CHARTS = (STEP, MEMORY), (FRONTIER, MEMORY)
+
+
+@fitted(width=HALF_WIDTH)
+def step_parts_figure(parts: dict[str, float], step_s: float, theme: Theme = LIGHT) -> go.Figure:
+    """Seconds of the best layout's step by what it waits on (a bound), one bar each."""
+    title = f"Where the best layout's {fmt.seconds(step_s)} step goes (bound)"
+    fig = go.Figure(layout=base_layout(title, "", "", 380, theme))
+    names = list(parts)[::-1]  # compute on top
+    fig.add_trace(go.Bar(x=[parts[n] for n in names], y=names, orientation="h", name="bound",
+                         marker={"color": color(0)}, showlegend=False,
+                         hovertext=[f"{fmt.seconds(parts[n])}, {fmt.percent(parts[n] / step_s)} "
+                                    "of the step" for n in names],
+                         hoverinfo="text"))  # fmt: skip
+    # Log seconds: compute dwarfs the overheads the layouts differ by.
+    low = min(parts.values()) / 2
+    fig.update_layout(xaxis=log_axis(low, max(parts.values()) * 2, "seconds per step (bound)",
+                                     fmt.seconds, theme))  # fmt: skip
+    return fig
+
+
+@fitted(width=HALF_WIDTH)
+def memory_per_gpu_figure(
+    bars: Sequence[tuple[str, dict[str, float]]], capacity: float | None, theme: Theme = LIGHT
+) -> go.Figure:
+    """Stacked bytes per GPU by part, one bar per plan, against the device's capacity."""
+    fig = go.Figure(layout=base_layout(_memory_title(bars, capacity), "", "", 420, theme))
+    labels = [name for name, _ in bars]
+    present = [k for k in MEMORY_COLORS if any(k in parts for _, parts in bars)]
+    for part in present:
+        values = [parts.get(part, 0.0) for _, parts in bars]
+        fig.add_trace(go.Bar(x=labels, y=values, name=part,
+                             marker={"color": color(MEMORY_COLORS[part])},
+                             hovertext=[fmt.capacity(v) for v in values],
+                             hoverinfo="text+name"))  # fmt: skip
+    totals = [sum(parts.values()) for _, parts in bars] or [1.0]
+    top = max([*totals, capacity or 0.0])
+    if capacity is not None:
+        fig.add_trace(go.Scatter(x=labels, y=[capacity] * len(labels), mode="lines",
+                                 name=f"capacity {fmt.capacity(capacity)}",
+                                 line={"color": theme.ink, "dash": "dash", "width": 2},
+                                 hoverinfo="name"))  # fmt: skip
+    fig.update_layout(barmode="stack", xaxis={"tickangle": -30},
+                      yaxis={"title": {"text": "memory per GPU"}, **gib_ticks(top)})  # fmt: skip
+    return fig
+
+
+def _memory_title(bars, capacity: float | None) -> str:
+    """The first plan's bytes per GPU against the capacity, said plainly."""
+    if not bars:
+        return "Memory per GPU"
+    total = sum(bars[0][1].values())
+    if capacity is None:
+        return f"{fmt.capacity(total)} per GPU; the capacity is not published"
+    return f"Memory per GPU: {fmt.capacity(total)} of {fmt.capacity(capacity)} for the first"
+
+
+@fitted(width=HALF_WIDTH)
+def frontier_figure(
+    plans: Sequence[ServePlan],
+    frontier: Sequence[ServePlan],
+    best: ServePlan | None,
+    tpot_limit_s: float | None,
+    theme: Theme = LIGHT,
+) -> go.Figure:
+    """Tokens/s per GPU against TPOT for every plan (one colour per TP), the frontier and the
+    best plan within the limits; every point a bound."""
+    fig = go.Figure(layout=base_layout("Throughput against latency (bounds)", "", "", 460, theme))
+    for i, tp in enumerate(sorted({p.tp for p in plans})):
+        mine = [p for p in plans if p.tp == tp]
+        fig.add_trace(go.Scatter(x=[p.tpot_s for p in mine], y=[p.per_gpu for p in mine],
+                                 mode="markers", name=f"TP {tp}",
+                                 marker={"size": 8, "color": color(i)},
+                                 hovertext=[_hover(p) for p in mine],
+                                 hoverinfo="text"))  # fmt: skip
+    if frontier:
+        fig.add_trace(go.Scatter(x=[p.tpot_s for p in frontier], y=[p.per_gpu for p in frontier],
+                                 mode="lines", name="frontier", hoverinfo="skip",
+                                 line={"color": theme.muted, "width": 1.5}))  # fmt: skip
+    if best is not None:
+        fig.add_trace(go.Scatter(x=[best.tpot_s], y=[best.per_gpu], name="best within limits",
+                                 text=[f"TP {best.tp}, batch {best.batch}"],
+                                 mode="markers+text", textposition="top left",
+                                 textfont={"color": theme.text}, hovertext=[_hover(best)],
+                                 hoverinfo="text", marker={"size": 15, "symbol": "star",
+                                                           "color": theme.ink}))  # fmt: skip
+    tpots = [p.tpot_s for p in plans] or [1e-3]
+    rates = [p.per_gpu for p in plans] or [1.0]
+    if tpot_limit_s is not None:
+        fig.add_vline(
+            x=math.log10(tpot_limit_s),
+            line={"color": theme.ink, "dash": "dot"},
+            annotation={"text": "TPOT limit", "font": {"color": theme.text}},
+        )
+        tpots.append(tpot_limit_s)
+    fig.update_layout(
+        xaxis=log_axis(min(tpots) / 1.5, max(tpots) * 1.5, "time per output token", fmt.seconds,
+                       theme),
+        yaxis=log_axis(min(rates) / 2, max(rates) * 2, "output tokens/s per GPU", theme=theme),
+    )  # fmt: skip
+    return fig
+
+
+def _hover(p: ServePlan) -> str:
+    """A plan's layout, latencies and rates."""
+    return (f"TP {p.tp} × {p.replicas}, batch {p.batch}<br>TPOT {fmt.seconds(p.tpot_s)}, "
+            f"TTFT {fmt.seconds(p.ttft_s)}<br>{p.per_gpu:,.0f} tokens/s per GPU")  # fmt: skip
+
+
+@fitted
+def published_runs_figure(
+    samples: Sequence[Sample],
+    nearest: Sequence[Sample],
+    efficiencies: Sequence[Efficiency],
+    theme: Theme = LIGHT,
+) -> go.Figure:
+    """Each published run's measured time against its bound (log-log): the diagonal is the
+    bound, a dotted line per regime its expected figure; the runs nearest the setting named."""
+    fig = go.Figure(layout=base_layout("Published runs: measured against the bound", "", "",
+                                       480, theme))  # fmt: skip
+    chosen = set(map(id, nearest))
+    rest = [s for s in samples if id(s) not in chosen]
+    if rest:
+        fig.add_trace(_runs(rest, "other published runs", theme.muted, {"mode": "markers"}))
+    if nearest:
+        labels = point_labels([s.run.name for s in nearest], "middle right")
+        fig.add_trace(_runs(nearest, "nearest this setting", color(1), labels))
+    every = [v for s in samples for v in (s.bound_s, s.measured_s)] or [1e-3, 1.0]
+    low, high = min(every) / 2, max(every) * 2
+    fig.add_trace(
+        go.Scatter(
+            x=[low, high],
+            y=[low, high],
+            mode="lines",
+            name="at the bound",
+            line={"color": theme.ink, "width": 1.5},
+            hoverinfo="name",
+        )
+    )
+    for i, e in enumerate(efficiencies):
+        fig.add_trace(go.Scatter(x=[low, high], y=[low / e.value, high / e.value], mode="lines",
+                                 name=f"expected {e.regime} (bound ÷ {e.value:.2f})",
+                                 line={"color": color(2 + i), "dash": ESTIMATE_DASH},
+                                 hoverinfo="name"))  # fmt: skip
+    fig.update_layout(xaxis=log_axis(low, high, "bound", fmt.seconds, theme),
+                      yaxis=log_axis(low, high, "measured", fmt.seconds, theme))  # fmt: skip
+    return fig
+
+
+def _runs(samples: Sequence[Sample], name: str, colour: str, labels: dict) -> go.Scatter:
+    """Runs as points at (bound, measured), each named in the hover with its source."""
+    return go.Scatter(x=[s.bound_s for s in samples], y=[s.measured_s for s in samples],
+                      name=name, marker={"size": 9, "color": colour}, **labels,
+                      textfont={"size": 11},
+                      hovertext=[f"<b>{s.run.name}</b><br>{s.regime}: measured "
+                                 f"{fmt.seconds(s.measured_s)}, bound {fmt.seconds(s.bound_s)}"
+                                 f" (efficiency {fmt.percent(s.efficiency)})<br>{s.source[:80]}"
+                                 for s in samples], hoverinfo="text")  # fmt: skip
+
+
+def page_figure(
+    data: train.TrainView | serve.ServeView, which: str, theme: Theme = LIGHT
+) -> go.Figure:
+    """One of the Plan page's charts by name (TRAIN_CHARTS, SERVE_CHARTS); ValueError for
+    another name or mode."""
+    if isinstance(data, train.TrainView) and which in TRAIN_CHARTS:
+        best = data.best
+        if which == STEP:
+            return step_parts_figure(train.time_parts(best), best.step_s, theme)
+        cap = best.training.device.memory_bytes
+        return memory_per_gpu_figure(train.memory_bars(data), cap, theme)
+    if isinstance(data, serve.ServeView) and which in SERVE_CHARTS:
+        if which == FRONTIER:
+            return frontier_figure(data.candidates, data.frontier, data.best,
+                                   data.setup.tpot_limit_s, theme)  # fmt: skip
+        cap = data.candidates[0].serving.device.memory_bytes
+        return memory_per_gpu_figure(serve.memory_bars(data), cap, theme)
+    raise ValueError(f"no Plan chart {which!r} for {type(data).__name__}")
