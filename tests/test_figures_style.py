@@ -2,15 +2,27 @@
 trace, marker, annotation or shape drawn in the background's colour (it would vanish), and
 the points that stand for a device or an op named on the chart where there are few."""
 
+from types import SimpleNamespace
+
 import pytest
 from measured import seed_records
 
 import perfcore.figures as figures
 from perfcore.explain import generations as gen
-from perfcore.explain import hierarchy, occupancy, pitfalls, precision, scale_out, workloads
+from perfcore.explain import (
+    hierarchy,
+    occupancy,
+    pitfalls,
+    plan,
+    plan_serve,
+    precision,
+    scale_out,
+    workloads,
+)
 from perfcore.explain import measure_clock as clock
 from perfcore.explain import measure_roofline as measured
 from perfcore.explain import measure_sweep as sweep
+from perfcore.figures import plan as plan_charts
 from perfcore.figures import workloads as wl
 from perfcore.figures.generations import short_name
 from perfcore.figures.home import calculator_figure
@@ -19,6 +31,7 @@ from perfcore.figures.style import DARK, LABEL_LIMIT, LIGHT, THEMES, point_label
 from perfcore.measure.empirical import measured_roofline
 from perfcore.measure.points import MeasuredPoint
 from perfcore.model import ops
+from perfcore.model.efficiency import Efficiency, Sample
 from perfcore.model.generations import growth
 from perfcore.model.models import load_models
 from perfcore.model.roofline import estimate
@@ -72,6 +85,25 @@ def _workloads(specs, theme):
     return {which: wl.page_figure(page, which, 1, theme) for which in workloads.CHARTS}
 
 
+def _plan(specs, theme):
+    """The Plan page's charts: Llama-3.1-8B trained on 16 H100s, Llama-3.1-70B served on 8,
+    and three published runs (two of them nearest)."""
+    model, device = load_models()["Llama-3.1-8B"], specs[H100]
+    trained = plan.train_view(model, device, plan.TrainSetup(16, 4096, 2**21), {})
+    served = plan_serve.serve_view(load_models()["Llama-3.1-70B"], device,
+                                   plan_serve.ServeSetup(), {})  # fmt: skip
+    times = (("run a", 1.0, 2.0), ("run b", 3.0, 4.0), ("run c", 0.2, 0.5))
+    runs = [Sample(SimpleNamespace(name=n, model="M", device="D", gpus=8), "train", n, b, m)
+            for n, b, m in times]  # fmt: skip
+    eff = Efficiency("train", 0.6, 3, 2, 0.4, 0.75, None, None)
+    return {
+        "step_parts_figure": plan_charts.page_figure(trained, plan_charts.STEP, theme),
+        "memory_per_gpu_figure": plan_charts.page_figure(trained, plan_charts.MEMORY, theme),
+        "frontier_figure": plan_charts.page_figure(served, plan_charts.FRONTIER, theme),
+        "published_runs_figure": plan_charts.published_runs_figure(runs, runs[:2], [eff], theme),
+    }
+
+
 # Every builder, called with a representative input and the theme.
 BUILDERS = {
     "roofline_figure": lambda s, t: figures.roofline_figure(
@@ -123,7 +155,10 @@ BUILDERS = {
     "serving_figure": lambda s, t: _workloads(s, t)[workloads.SERVING],
     "memory_figure": lambda s, t: _workloads(s, t)[workloads.MEMORY],
     "time_by_kind_figure": lambda s, t: _workloads(s, t)[workloads.KINDS],
-}
+    **{name: (lambda s, t, name=name: _plan(s, t)[name])
+       for name in ("step_parts_figure", "memory_per_gpu_figure", "frontier_figure",
+                    "published_runs_figure")},
+}  # fmt: skip
 
 
 def _axes(fig):

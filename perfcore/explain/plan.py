@@ -197,7 +197,17 @@ def train_takeaway(v: TrainView) -> str:
             f"{fmt.percent(over[worst] / p.step_s)} of the step); activations take "
             f"{fmt.capacity(acts)} of its {fmt.capacity(p.memory_total)} per GPU.")  # fmt: skip
     rival = next((q for q in v.found.candidates if shape(q.layout) != shape(p.layout)), None)
-    return text + (" " + _rival_text(p, rival) if rival else "")
+    text += " " + _rival_text(p, rival) if rival else ""
+    return text + (" " + _expected_text(p, v.efficiency) if v.efficiency else "")
+
+
+def _expected_text(p: TrainPlan, eff: Efficiency) -> str:
+    """The best layout's figures at the efficiency published training runs reach."""
+    days = train_plan.run_totals(p).get("train_days")
+    run = f" and {days / eff.value:,.1f} days" if days else ""
+    return (f"Published training runs reach {eff.value:.2f} of their bound (median of "
+            f"{eff.runs}): expect a {fmt.seconds(eff.expected_s(p.step_s))} step, MFU "
+            f"{fmt.percent(p.mfu * eff.value)}{run}.")  # fmt: skip
 
 
 def _rival_text(p: TrainPlan, q: TrainPlan) -> str:

@@ -166,7 +166,38 @@ def serve_takeaway(model, v: ServeView) -> str:
         f"{fmt.percent(1 - rival.per_gpu / p.per_gpu)} less.")  # fmt: skip
     return (f"{layout_text(p)} wins for {model.name}: {p.output_tokens_per_s:,.0f} output "
             f"tokens/s ({p.per_gpu:,.0f} per GPU) at a {fmt.seconds(p.tpot_s)} TPOT and a "
-            f"{fmt.seconds(p.ttft_s)} TTFT, bounds; {stop}.{rest}")  # fmt: skip
+            f"{fmt.seconds(p.ttft_s)} TTFT, bounds; {stop}.{rest}{_expected_text(v)}")  # fmt: skip
+
+
+def expected_within(v: ServeView, q: ServePlan) -> bool:
+    """Whether q's expected TTFT and TPOT (bound ÷ the published efficiency; the bound where
+    no run informs the regime) meet the limits."""
+    s = q.serving
+    ttft = v.prefill.expected_s(q.ttft_s) if v.prefill else q.ttft_s
+    tpot = v.decode.expected_s(q.tpot_s) if v.decode else q.tpot_s
+    return (s.ttft_limit_s is None or ttft <= s.ttft_limit_s) and (
+        s.tpot_limit_s is None or tpot <= s.tpot_limit_s
+    )
+
+
+def _expected_text(v: ServeView) -> str:
+    """Whether the best plan still meets the limits at published efficiencies; if not, the
+    plan that is expected to."""
+    p = v.best
+    if v.decode is None or expected_within(v, p):
+        return ""
+    tpot = v.decode.expected_s(p.tpot_s)
+    ttft = v.prefill.expected_s(p.ttft_s) if v.prefill else p.ttft_s
+    text = (f" Published decode runs reach {v.decode.value:.2f} of their bound: expect "
+            f"{fmt.seconds(tpot)} per token and {fmt.seconds(ttft)} to the first, beyond the "
+            "limits.")  # fmt: skip
+    ok = [q for q in v.candidates if expected_within(v, q)]
+    if not ok:
+        return text + " No plan is expected to meet the limits."
+    q = max(ok, key=lambda q: q.output_tokens_per_s)
+    return text + (f" The fastest plan expected within them is {layout_text(q)}: "
+                   f"{q.output_tokens_per_s * v.decode.value:,.0f} output tokens/s expected "
+                   f"({q.output_tokens_per_s:,.0f} bound).")  # fmt: skip
 
 
 def _broken(q: ServePlan) -> str:

@@ -1,0 +1,189 @@
+"""The Plan page's tables and takeaways (perfcore.explain.plan, plan_serve), checked against
+hand-worked figures where a number is asserted."""
+
+from types import SimpleNamespace
+
+import pytest
+
+from perfcore import format as fmt
+from perfcore.explain import plan
+from perfcore.explain import plan_serve as serve
+from perfcore.model.efficiency import Efficiency, Sample
+from perfcore.model.layout import LayoutError
+from perfcore.model.models import load_models
+
+H100 = "NVIDIA H100 SXM"
+MODELS = load_models()
+L70, L8 = MODELS["Llama-3.1-70B"], MODELS["Llama-3.1-8B"]
+HALF = {r: Efficiency(r, 0.5, 10, 3, 0.3, 0.7, 0.1, 0.2) for r in ("train", "prefill", "decode")}
+SMALL = plan.TrainSetup(gpus=16, seq=4096, global_batch_tokens=2**21, tokens=1e12)
+
+
+@pytest.fixture(scope="module")
+def small(specs):
+    """Llama-3.1-8B on 16 H100s, 512 sequences of 4,096 tokens a step, efficiency 0.5."""
+    return plan.train_view(L8, specs[H100], SMALL, HALF)
+
+
+def test_a_degree_of_zero_and_search_are_left_to_the_search_and_zero_stage_0_is_not():
+    given = {"tp": 0, "pp": 4, "dp": 0, "zero": 0, "recompute": plan.SEARCHED}
+    assert plan.fixed_fields(given) == (("pp", 4), ("zero", 0))
+    assert plan.fixed_fields({"zero": plan.SEARCHED, "recompute": "full"}) == (
+        ("recompute", "full"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("fixed", "said"),
+    [((("tp", 3),), "**TP** = 3 does not divide the 64 attention heads."),  # 64 % 3 = 1
+     ((("pp", 3),), "**PP** = 3 (pp = 3) does not divide the 80 layers."),  # 80 % 3 = 2
+     ((("interleave", 2),), "**Chunks per stage** = 2 needs pp of 2 or more.")],
+)  # fmt: skip
+def test_a_layout_that_cannot_exist_is_refused_naming_its_control(specs, fixed, said):
+    with pytest.raises(LayoutError) as e:
+        plan.train_view(L70, specs[H100], plan.TrainSetup(fixed=fixed), {})
+    assert plan.refusal_text(e.value) == said
+
+
+def test_a_batch_that_is_not_whole_sequences_is_refused_naming_the_batch(specs):
+    with pytest.raises(LayoutError) as e:
+        plan.train_view(L8, specs[H100], plan.TrainSetup(16, 4096, 4096 * 3 + 1), {})
+    assert plan.refusal_text(e.value).startswith("**Batch (tokens)** = 12,289 is not a whole")
+
+
+def test_fixed_fields_hold_for_every_candidate_and_the_rest_fill_the_gpus(specs):
+    """TP 8 × PP 4 fixed on 1,024 GPUs: DP × CP = 1024 / 32 = 32 in every layout."""
+    v = plan.train_view(L70, specs[H100], plan.TrainSetup(fixed=(("tp", 8), ("pp", 4))), {})
+    assert v.found.candidates
+    assert all((p.layout.tp, p.layout.pp) == (8, 4) for p in v.found.candidates)
+    assert {p.layout.dp * p.layout.cp for p in v.found.candidates} == {32}
+
+
+def test_the_layouts_table_is_fastest_first_with_expected_at_bound_over_efficiency(small):
+    df = plan.layouts_table(small)
+    assert len(df) == len(small.found.candidates) and list(df["rank"]) == list(
+        range(1, len(df) + 1)
+    )
+    assert list(df["step (bound)"]) == sorted(df["step (bound)"])
+    # efficiency 0.5: the expected step is twice the bound
+    assert (df["step (expected)"] == 2 * df["step (bound)"]).all()
+    assert df.attrs["units"]["step (expected)"] == "seconds"
+    assert "step (expected)" not in plan.layouts_table(plan.TrainView(small.found, None))
+
+
+def test_the_time_parts_add_up_to_the_step_and_leave_zeros_out(small):
+    best = small.best
+    parts = plan.time_parts(best)
+    assert sum(parts.values()) == pytest.approx(best.step_s, rel=1e-12)
+    assert 0 not in parts.values() and parts["compute"] == best.time_s_by["compute"]
+
+
+def test_the_train_takeaway_names_the_winner_its_numbers_and_the_expected_step(small):
+    best, text = small.best, plan.train_takeaway(small)
+    assert text.startswith(f"{plan.shape(best.layout)} wins")
+    assert f"step {fmt.seconds(best.step_s)} and MFU {fmt.percent(best.mfu)}" in text
+    assert f"{small.found.considered:,} layouts priced for 16 GPUs" in text
+    assert f"expect a {fmt.seconds(2 * best.step_s)} step" in text  # bound ÷ 0.5
+
+
+def test_the_rival_is_the_fastest_other_shape_and_its_costlier_part_is_named(small):
+    best = small.best
+    rival = next(
+        q for q in small.found.candidates if plan.shape(q.layout) != plan.shape(best.layout)
+    )
+    text = plan.train_takeaway(small)
+    assert f"The fastest other shape, {plan.shape(rival.layout)}, is" in text
+    slower = fmt.percent(rival.step_s / best.step_s - 1)
+    assert f"is {slower} slower" in text
+
+
+def test_a_model_that_fits_nowhere_says_what_the_leanest_layout_needs(specs):
+    """Llama-3.1-405B on 8 H100s: 405e9 × 2 bytes of weights alone is 810 GB, over 8 × 80 GiB."""
+    v = plan.train_view(MODELS["Llama-3.1-405B"], specs[H100], plan.TrainSetup(8, 4096, 2**20), {})
+    assert v.best is None and v.found.leanest is not None
+    text = plan.no_fit_text(v)
+    assert text.startswith("No layout fits") and fmt.capacity(v.found.leanest.memory_total) in text
+
+
+def _sample(name, model, device, gpus, regime="train", bound=1.0, measured=2.0):
+    run = SimpleNamespace(name=name, model=model, device=device, gpus=gpus, printed="1",
+                          metric="step_s", source=f"{name}'s paper")  # fmt: skip
+    return Sample(run, regime, name, bound, measured)
+
+
+def test_the_nearest_runs_are_same_model_and_device_then_model_then_device_then_gpus():
+    runs = [_sample("other", "M2", "D2", 1024), _sample("device", "M2", "D", 1024),
+            _sample("model", "M", "D2", 1024), _sample("both far", "M", "D", 64),
+            _sample("both near", "M", "D", 512),
+            _sample("serve", "M", "D", 1024, "decode")]  # fmt: skip
+    got = plan.nearest(runs, ("train",), "M", "D", {"gpus": 1024})
+    # |log2(512/1024)| = 1 < |log2(64/1024)| = 4; the decode run is not a training run
+    assert [s.run.name for s in got] == ["both near", "both far", "model", "device", "other"]
+
+
+def test_the_runs_table_gives_efficiency_as_bound_over_measured_and_the_full_source():
+    df = plan.runs_table([_sample("a", "M", "D", 8, bound=3.0, measured=4.0)])
+    assert df["efficiency"].iloc[0] == 0.75  # 3 / 4
+    assert df["source"].iloc[0] == "a's paper" and df["published"].iloc[0] == "1 step_s"
+
+
+def test_held_keeps_the_setups_regimes_and_their_efficiencies():
+    runs = [_sample("t", "M", "D", 8), _sample("d", "M", "D", 8, "decode")]
+    h = plan.held(runs, HALF, "M", "D", serve.ServeSetup())
+    assert [s.run.name for s in h.runs] == ["d"]
+    assert [e.regime for e in h.efficiencies] == ["prefill", "decode"]
+    assert "Expected decode: bound ÷ 0.50" in plan.runs_caption(h)
+
+
+@pytest.fixture(scope="module")
+def served(specs):
+    """Llama-3.1-70B in FP8 on 8 H100s, 1,024 in and 256 out, TPOT under 50 ms."""
+    return serve.serve_view(L70, specs[H100], serve.ServeSetup(), {})
+
+
+def test_serving_memory_is_the_weights_share_and_the_batchs_kv_cache(served):
+    """TP 2, batch 128, context 1,024 + 256 = 1,280, FP8: KV per token 2 (K, V) × 8 KV heads ×
+    128 × 80 layers × 1 byte = 163,840 B, half of it per GPU; × 1,280 × 128 = 13,421,772,800 B."""
+    p = next(q for q in served.candidates if (q.tp, q.batch) == (2, 128))
+    parts = serve.memory_per_gpu(p)
+    assert parts["KV cache"] == 13_421_772_800
+    assert parts["weights"] == L70.params() * 1 / 2
+
+
+def test_the_best_plan_is_within_the_limits_and_the_table_lists_it_first(served):
+    df = serve.plans_table(served)
+    best = served.best
+    assert best.tpot_s <= 0.05 and best.ttft_s <= 1.0
+    first = df.iloc[0]
+    assert (first["TP"], first["batch"]) == (best.tp, best.batch) and first["within limits"]
+    assert df["on the frontier"].sum() == len(served.frontier)
+
+
+def test_the_serve_takeaway_says_what_stops_the_batch_growing(served):
+    best, text = served.best, serve.serve_takeaway(L70, served)
+    assert text.startswith(f"{serve.layout_text(best)} wins for Llama-3.1-70B")
+    nxt = min((q for q in served.candidates if q.tp == best.tp and q.batch > best.batch),
+              key=lambda q: q.batch)  # fmt: skip
+    assert nxt.tpot_s > 0.05
+    assert (
+        f"batch {nxt.batch} would break the TPOT limit ({fmt.seconds(nxt.tpot_s)} > 50.0 ms)"
+        in text
+    )
+
+
+def test_at_half_the_bound_the_takeaway_names_the_plan_expected_within_the_limits(specs):
+    v = serve.serve_view(L70, specs[H100], serve.ServeSetup(), HALF)
+    assert not serve.expected_within(v, v.best)  # 2 × its TPOT is over 50 ms
+    text = serve.serve_takeaway(L70, v)
+    assert f"expect {fmt.seconds(2 * v.best.tpot_s)} per token" in text
+    ok = [q for q in v.candidates if 2 * q.tpot_s <= 0.05 and 2 * q.ttft_s <= 1.0]
+    q = max(ok, key=lambda q: q.output_tokens_per_s)
+    assert f"The fastest plan expected within them is {serve.layout_text(q)}" in text
+
+
+def test_a_model_whose_weights_fill_every_gpu_has_no_plan(specs):
+    """Llama-3.1-405B at 16 bits on 1 GPU: 810 GB of weights in 80 GiB."""
+    s = serve.ServeSetup(gpus=1, precisions=serve.Precisions(16, 16, 16))
+    v = serve.serve_view(MODELS["Llama-3.1-405B"], specs[H100], s, {})
+    assert v.best is None and not v.candidates
+    assert serve.no_plan_text(v).startswith("No plan fits")

@@ -1,0 +1,98 @@
+"""The Plan page's charts (perfcore.figures.plan): each draws the numbers it is given, where a
+reader would look for them."""
+
+import math
+from types import SimpleNamespace
+
+import pytest
+
+from perfcore import format as fmt
+from perfcore.explain import plan
+from perfcore.explain import plan_serve as serve
+from perfcore.figures import plan as charts
+from perfcore.figures.style import LIGHT
+from perfcore.model.efficiency import Efficiency, Sample
+from perfcore.model.models import load_models
+
+H100 = "NVIDIA H100 SXM"
+L70, L8 = load_models()["Llama-3.1-70B"], load_models()["Llama-3.1-8B"]
+GIB = 2**30
+
+
+def run_sample(name: str, bound: float, measured: float, regime: str = "train") -> Sample:
+    """A published run priced: only what the chart reads."""
+    run = SimpleNamespace(name=name, model="M", device="D", gpus=8)
+    return Sample(run, regime, f"{name}'s paper", bound, measured)
+
+
+SAMPLES = [run_sample("a", 1.0, 2.0), run_sample("b", 4.0, 5.0), run_sample("c", 0.5, 2.0)]
+HALF = Efficiency("train", 0.5, 3, 2, 0.25, 0.8, None, None)
+
+
+def test_the_step_chart_draws_each_part_with_compute_on_top_and_titles_the_step():
+    parts = {"compute": 7.6, "pipeline bubble": 0.18, "DP reduce (exposed)": 0.24}
+    fig = charts.step_parts_figure(parts, 8.02, LIGHT)
+    (bars,) = fig.data
+    assert list(bars.y) == ["DP reduce (exposed)", "pipeline bubble", "compute"]
+    assert list(bars.x) == [0.24, 0.18, 7.6]
+    assert "8.02 s step" in fig.layout.title.text and "(bound)" in fig.layout.title.text
+    # the log axis holds the smallest part at half and the largest at twice
+    assert fig.layout.xaxis.range == pytest.approx((math.log10(0.09), math.log10(15.2)))
+
+
+def test_the_memory_chart_stacks_each_part_and_draws_the_capacity_across():
+    second = {"weights": 15 * GIB, "gradients": 15 * GIB, "activations": 40 * GIB}
+    bars = [("#1", {"weights": 30 * GIB, "activations": 20 * GIB}), ("#2", second)]
+    fig = charts.memory_per_gpu_figure(bars, 80 * GIB, LIGHT)
+    stacked = {t.name: list(t.y) for t in fig.data if t.type == "bar"}
+    assert stacked == {"weights": [30 * GIB, 15 * GIB], "gradients": [0.0, 15 * GIB],
+                       "activations": [20 * GIB, 40 * GIB]}  # fmt: skip
+    (cap,) = [t for t in fig.data if t.type == "scatter"]
+    assert list(cap.y) == [80 * GIB, 80 * GIB] and cap.name == "capacity 80.0 GiB"
+    assert fig.layout.title.text == "Memory per GPU: 50.0 GiB of 80.0 GiB for the first"
+
+
+def test_a_device_without_a_capacity_draws_no_capacity_line():
+    fig = charts.memory_per_gpu_figure([("#1", {"weights": GIB})], None, LIGHT)
+    assert [t.type for t in fig.data] == ["bar"]
+    assert "capacity is not published" in fig.layout.title.text
+
+
+@pytest.fixture(scope="module")
+def served(specs):
+    return serve.serve_view(L70, specs[H100], serve.ServeSetup(), {})
+
+
+def test_the_frontier_chart_has_a_trace_per_tp_the_frontier_the_best_and_the_limit(served):
+    fig = charts.frontier_figure(served.candidates, served.frontier, served.best, 0.05, LIGHT)
+    tps = sorted({p.tp for p in served.candidates})
+    assert [t.name for t in fig.data] == [*(f"TP {t}" for t in tps), "frontier",
+                                          "best within limits"]  # fmt: skip
+    assert sum(len(t.x) for t in fig.data[: len(tps)]) == len(served.candidates)
+    star = fig.data[-1]
+    assert (star.x[0], star.y[0]) == (served.best.tpot_s, served.best.per_gpu)
+    (limit,) = fig.layout.shapes
+    assert limit.x0 == pytest.approx(math.log10(0.05))  # a log axis takes log10 positions
+
+
+def test_the_published_chart_draws_the_bound_diagonal_and_expected_at_bound_over_efficiency():
+    fig = charts.published_runs_figure(SAMPLES, SAMPLES[:1], [HALF], LIGHT)
+    by = {t.name: t for t in fig.data}
+    near, rest = by["nearest this setting"], by["other published runs"]
+    assert (list(near.x), list(near.y)) == ([1.0], [2.0]) and list(near.text) == ["a"]
+    assert sorted(rest.x) == [0.5, 4.0]
+    low, high = 0.25, 10.0  # half the smallest time, twice the largest
+    assert list(by["at the bound"].y) == [low, high]
+    assert list(by["expected train (bound ÷ 0.50)"].y) == [low / 0.5, high / 0.5]
+    assert "efficiency 50.0 %" in near.hovertext[0]
+
+
+def test_page_figure_draws_each_chart_of_each_mode_and_refuses_another_name(specs, served):
+    trained = plan.train_view(L8, specs[H100], plan.TrainSetup(16, 4096, 2**21), {})
+    step = charts.page_figure(trained, charts.STEP)
+    assert fmt.seconds(trained.best.step_s) in step.layout.title.text
+    assert charts.page_figure(served, charts.FRONTIER).layout.title.text.startswith("Throughput")
+    memory = charts.page_figure(served, charts.MEMORY)
+    assert [t.name for t in memory.data if t.type == "bar"] == ["weights", "KV cache"]
+    with pytest.raises(ValueError, match="no Plan chart 'step' for ServeView"):
+        charts.page_figure(served, charts.STEP)
