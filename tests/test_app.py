@@ -9,7 +9,7 @@ from perfcore import load_specs
 from perfcore.format import NOT_PUBLISHED
 
 PAGES = ["home", "roofline", "hierarchy", "generations", "precision", "occupancy", "scale_out",
-         "workloads", "pitfalls", "measure"]  # fmt: skip
+         "workloads", "plan", "pitfalls", "measure"]  # fmt: skip
 DEVICES = list(load_specs())
 TEXT_KINDS = ("title", "header", "subheader", "markdown", "caption", "info", "warning", "error",
               "success", "latex")  # fmt: skip
