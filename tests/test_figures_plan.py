@@ -44,12 +44,13 @@ def test_the_memory_chart_stacks_each_part_and_draws_the_capacity_across():
     second = {"weights": 15 * GIB, "gradients": 15 * GIB, "activations": 40 * GIB}
     bars = [("#1", {"weights": 30 * GIB, "activations": 20 * GIB}), ("#2", second)]
     fig = charts.memory_per_gpu_figure(bars, 80 * GIB, LIGHT)
-    stacked = {t.name: list(t.y) for t in fig.data if t.type == "bar"}
+    stacked = {t.name: list(t.x) for t in fig.data if t.type == "bar"}
     assert stacked == {"weights": [30 * GIB, 15 * GIB], "gradients": [0.0, 15 * GIB],
                        "activations": [20 * GIB, 40 * GIB]}  # fmt: skip
     (cap,) = [t for t in fig.data if t.type == "scatter"]
-    assert list(cap.y) == [80 * GIB, 80 * GIB] and cap.name == "capacity 80.0 GiB"
-    assert fig.layout.title.text == "Memory per GPU: 50.0 GiB of 80.0 GiB for the first"
+    assert list(cap.x) == [80 * GIB, 80 * GIB] and cap.name == "capacity 80.0 GiB"
+    assert list(cap.y) == ["#1", "#2"]
+    assert fig.layout.title.text == "Memory per GPU against the 80.0 GiB each holds"
 
 
 def test_a_device_without_a_capacity_draws_no_capacity_line():
@@ -78,8 +79,8 @@ def test_the_frontier_chart_has_a_trace_per_tp_the_frontier_the_best_and_the_lim
 def test_the_published_chart_draws_the_bound_diagonal_and_expected_at_bound_over_efficiency():
     fig = charts.published_runs_figure(SAMPLES, SAMPLES[:1], [HALF], LIGHT)
     by = {t.name: t for t in fig.data}
-    near, rest = by["nearest this setting"], by["other published runs"]
-    assert (list(near.x), list(near.y)) == ([1.0], [2.0]) and list(near.text) == ["a"]
+    near, rest = by["nearest this setting (numbered as in the table)"], by["other published runs"]
+    assert (list(near.x), list(near.y)) == ([1.0], [2.0]) and list(near.text) == ["1"]
     assert sorted(rest.x) == [0.5, 4.0]
     low, high = 0.25, 10.0  # half the smallest time, twice the largest
     assert list(by["at the bound"].y) == [low, high]

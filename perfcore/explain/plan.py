@@ -267,6 +267,7 @@ def held(samples, table: dict, model: str, device: str, setup) -> Held:
 def runs_table(chosen: list[Sample]) -> pd.DataFrame:
     """The published runs shown: what they ran, the figure as printed, bound, efficiency."""
     df = pd.DataFrame({
+        "#": range(1, len(chosen) + 1),  # as the chart numbers them
         "run": [s.run.name for s in chosen],
         "regime": [s.regime for s in chosen],
         "model": [s.run.model for s in chosen],

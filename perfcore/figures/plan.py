@@ -53,36 +53,38 @@ def step_parts_figure(parts: dict[str, float], step_s: float, theme: Theme = LIG
 def memory_per_gpu_figure(
     bars: Sequence[tuple[str, dict[str, float]]], capacity: float | None, theme: Theme = LIGHT
 ) -> go.Figure:
-    """Stacked bytes per GPU by part, one bar per plan, against the device's capacity."""
-    fig = go.Figure(layout=base_layout(_memory_title(bars, capacity), "", "", 420, theme))
+    """Stacked bytes per GPU by part, one bar per plan, against the device's capacity.
+
+    Bars lie down, the plans' names on the y axis: names under upright bars would have to be
+    turned, and turned names hang past the left margin (Plotly then draws the chart twice).
+    """
+    fig = go.Figure(layout=base_layout(_memory_title(capacity), "", "", 480, theme))
     labels = [name for name, _ in bars]
     present = [k for k in MEMORY_COLORS if any(k in parts for _, parts in bars)]
     for part in present:
         values = [parts.get(part, 0.0) for _, parts in bars]
-        fig.add_trace(go.Bar(x=labels, y=values, name=part,
+        fig.add_trace(go.Bar(x=values, y=labels, orientation="h", name=part,
                              marker={"color": color(MEMORY_COLORS[part])},
                              hovertext=[fmt.capacity(v) for v in values],
                              hoverinfo="text+name"))  # fmt: skip
     totals = [sum(parts.values()) for _, parts in bars] or [1.0]
     top = max([*totals, capacity or 0.0])
-    if capacity is not None:
-        fig.add_trace(go.Scatter(x=labels, y=[capacity] * len(labels), mode="lines",
-                                 name=f"capacity {fmt.capacity(capacity)}",
-                                 line={"color": theme.ink, "dash": "dash", "width": 2},
+    if capacity is not None:  # a tall tick at the capacity across each bar
+        marker = {"symbol": "line-ns-open", "size": 30, "color": theme.ink,
+                  "line": {"width": 3, "color": theme.ink}}  # fmt: skip
+        fig.add_trace(go.Scatter(x=[capacity] * len(labels), y=labels, mode="markers",
+                                 name=f"capacity {fmt.capacity(capacity)}", marker=marker,
                                  hoverinfo="name"))  # fmt: skip
-    fig.update_layout(barmode="stack", xaxis={"tickangle": -30},
-                      yaxis={"title": {"text": "memory per GPU"}, **gib_ticks(top)})  # fmt: skip
+    fig.update_layout(barmode="stack", yaxis={"autorange": "reversed"},
+                      xaxis={"title": {"text": "memory per GPU"}, **gib_ticks(top)})  # fmt: skip
     return fig
 
 
-def _memory_title(bars, capacity: float | None) -> str:
-    """The first plan's bytes per GPU against the capacity, said plainly."""
-    if not bars:
-        return "Memory per GPU"
-    total = sum(bars[0][1].values())
+def _memory_title(capacity: float | None) -> str:
+    """What the bars stand against: the capacity each GPU holds, or that it is unpublished."""
     if capacity is None:
-        return f"{fmt.capacity(total)} per GPU; the capacity is not published"
-    return f"Memory per GPU: {fmt.capacity(total)} of {fmt.capacity(capacity)} for the first"
+        return "Memory per GPU; the capacity is not published"
+    return f"Memory per GPU against the {fmt.capacity(capacity)} each holds"
 
 
 @fitted(width=HALF_WIDTH)
@@ -153,8 +155,10 @@ def published_runs_figure(
     if rest:
         fig.add_trace(_runs(rest, "other published runs", theme.muted, {"mode": "markers"}))
     if nearest:
-        labels = point_labels([s.run.name for s in nearest], "middle right")
-        fig.add_trace(_runs(nearest, "nearest this setting", color(1), labels))
+        # Numbered as the table below numbers them: names would overlap where runs cluster.
+        labels = point_labels([str(i) for i in range(1, len(nearest) + 1)], "middle right")
+        fig.add_trace(_runs(nearest, "nearest this setting (numbered as in the table)",
+                            color(1), labels))  # fmt: skip
     every = [v for s in samples for v in (s.bound_s, s.measured_s)] or [1e-3, 1.0]
     low, high = min(every) / 2, max(every) * 2
     fig.add_trace(
