@@ -187,3 +187,12 @@ def test_a_model_whose_weights_fill_every_gpu_has_no_plan(specs):
     v = serve.serve_view(MODELS["Llama-3.1-405B"], specs[H100], s, {})
     assert v.best is None and not v.candidates
     assert serve.no_plan_text(v).startswith("No plan fits")
+
+
+def test_a_rival_within_a_thousandth_of_the_step_reads_as_a_tie(specs):
+    """Mixtral-8x7B on 64 H100s: DP 64 and DP 32 × CP 2 price within 0.1 % of each other."""
+    v = plan.train_view(MODELS["Mixtral-8x7B"], specs[H100], plan.TrainSetup(64, 4096, 2**22), {})
+    best = v.best
+    rival = next(q for q in v.found.candidates if plan.shape(q.layout) != plan.shape(best.layout))
+    assert rival.step_s - best.step_s <= 1e-3 * best.step_s
+    assert f"{plan.shape(rival.layout)}, ties it (within 0.100 %)" in plan.train_takeaway(v)

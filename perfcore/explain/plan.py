@@ -50,6 +50,7 @@ PARTS = {"compute": "compute", "optimizer": "optimizer", "tp": "TP collectives",
          "pp_p2p": "pipeline sends", "dp": "DP reduce (exposed)"}  # fmt: skip
 MEMORY_BARS = 5  # the fastest layouts whose memory the chart sets side by side
 NEAREST = 8  # published runs shown beside the bound
+TIE = 1e-3  # steps closer than this fraction read as a tie
 
 
 @dataclass(frozen=True)
@@ -211,15 +212,18 @@ def _expected_text(p: TrainPlan, eff: Efficiency) -> str:
 
 
 def _rival_text(p: TrainPlan, q: TrainPlan) -> str:
-    """What the fastest layout of another shape pays: its slowdown, the part that grows most,
-    and its memory against the winner's."""
+    """What the fastest layout of another shape pays: its slowdown and the part that grows
+    most (or that it ties, within TIE), and its memory against the winner's."""
     grew = {k: q.time_s_by[k] - p.time_s_by[k] for k in p.time_s_by}
     part = max(grew, key=grew.get)
-    memory = q.memory_total / p.memory_total
-    return (f"The fastest other shape, {shape(q.layout)}, is {fmt.percent(q.step_s / p.step_s - 1)}"
-            f" slower: it spends {fmt.seconds(q.time_s_by[part])} on {PARTS[part]} against "
-            f"{fmt.seconds(p.time_s_by[part])}, and needs {fmt.ratio(memory)} the memory per "
-            f"GPU ({fmt.capacity(q.memory_total)}).")  # fmt: skip
+    memory = (f"needs {fmt.ratio(q.memory_total / p.memory_total)} the memory per GPU "
+              f"({fmt.capacity(q.memory_total)})")  # fmt: skip
+    head = f"The fastest other shape, {shape(q.layout)},"
+    if q.step_s - p.step_s <= TIE * p.step_s:
+        return f"{head} ties it (within {fmt.percent(TIE)}) and {memory}."
+    return (f"{head} is {fmt.percent(q.step_s / p.step_s - 1)} slower: it spends "
+            f"{fmt.seconds(q.time_s_by[part])} on {PARTS[part]} against "
+            f"{fmt.seconds(p.time_s_by[part])}, and {memory}.")  # fmt: skip
 
 
 def no_fit_text(v: TrainView) -> str:
