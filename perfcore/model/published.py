@@ -1,10 +1,12 @@
 """Every published run of data/runs.csv priced by the plans' own code, and their efficiencies.
 
 A training row is one step of train_plan.price at the row's layout; a serving row is priced by
-serving.generate (static batches), serve_plan (max_throughput: the best rate over the batches
-that fit; concurrency: that batch) as docs/runs.md says. Each gives (regime, bound_s,
+the Workloads phases (static batches: prefill plus every decode step), serve_plan
+(max_throughput: the best rate over the batches that fit; concurrency: that batch) as
+docs/runs.md says. Each gives (regime, bound_s,
 measured_s); a row the model cannot price is kept with its reason. Empty cells take the value
-that keeps the bound a bound: ZeRO 0, micro-batch 1, no recomputation, vp 1 (docs/plans.md).
+that keeps the bound a bound: ZeRO 0, micro-batch 1, no recomputation, the fastest interleave
+(docs/plans.md).
 """
 
 from __future__ import annotations
@@ -12,10 +14,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from perfcore.errors import NotPublished
-from perfcore.model import efficiency, phases, serve_plan, serving
+from perfcore.model import efficiency, phases, serve_plan
 from perfcore.model import train_cost as tc
 from perfcore.model.efficiency import Efficiency, Sample
-from perfcore.model.layout import Layout
+from perfcore.model.layout import Layout, problems
 from perfcore.model.train_plan import Training, price
 from perfcore.model.validate import InputError
 from perfcore.model.workloads import Precisions
@@ -34,11 +36,16 @@ class Priced(NamedTuple):
     unpriced: tuple[tuple[object, str], ...]
 
 
-def layout_of(run) -> Layout:
-    """The row's layout; empty cells: ZeRO 0, micro-batch 1, no recomputation, 1 chunk."""
-    return Layout(tp=run.tp, pp=run.pp, dp=run.dp, cp=run.cp, ep=run.ep, zero=run.zero or 0,
-                  micro_batch=run.micro_batch or 1, recompute=run.recompute or "none",
-                  interleave=run.vp or 1)  # fmt: skip
+def layouts_of(run, model) -> list[Layout]:
+    """The row's layout; empty cells: ZeRO 0, micro-batch 1, no recomputation, and with pp > 1
+    every interleave the layers allow (the fastest is priced: an unpublished vp is not
+    allowed to raise the bound)."""
+    base = {"tp": run.tp, "pp": run.pp, "dp": run.dp, "cp": run.cp, "ep": run.ep,
+            "zero": run.zero or 0, "micro_batch": run.micro_batch or 1,
+            "recompute": run.recompute or "none"}  # fmt: skip
+    if run.vp is not None or run.pp == 1:
+        return [Layout(**base, interleave=run.vp or 1)]
+    return [Layout(**base, interleave=v) for v in range(1, model.layers // run.pp + 1)]
 
 
 def source_flops_per_step(run, model) -> float:
@@ -67,7 +74,10 @@ def train_sample(run, model, device) -> tuple[str, float, float]:
     """(train, the step's bound, the step measured) at the row's layout and precision."""
     t = Training(model, device, run.gpus, run.seq_len, run.global_batch * run.seq_len,
                  run.precision)  # fmt: skip
-    return "train", price(t, layout_of(run)).step_s, measured_step_s(run, model, device)
+    layouts = layouts_of(run, model)
+    ok = [lay for lay in layouts if not problems(lay, model, t.gpus, t.seq, t.sequences)]
+    bound = min(price(t, lay).step_s for lay in ok or layouts[:1])  # [:1]: raises its reason
+    return "train", bound, measured_step_s(run, model, device)
 
 
 def precisions_of(run) -> Precisions:
@@ -80,13 +90,22 @@ def precisions_of(run) -> Precisions:
     return Precisions(w, a, k)
 
 
+def static_seconds(model, device, run, p: Precisions) -> tuple[float, float]:
+    """(prefill, decode) seconds of a static batch: the batch's prefill, then O - 1 steps at
+    the mean context I + O/2 (a step is affine in its context: serving.generate's sum)."""
+    b, i, o, tp = run.batch, run.input_tokens, run.output_tokens, run.tp
+    first = phases.prefill(model, device, b, i, p, tp=tp).time_s
+    step = phases.decode(model, device, b, round(i + o / 2), p, tp=tp).time_s if o > 1 else 0.0
+    return first, (o - 1) * step
+
+
 def static_sample(run, model, device, p: Precisions) -> tuple[str, float, float]:
     """A static batch: TTFT is its prefill; a latency or rate the prefill plus every step."""
     b, i, o, tp = run.batch, run.input_tokens, run.output_tokens, run.tp
     if run.metric == "ttft_ms":
         return "prefill", phases.prefill(model, device, b, i, p, tp=tp).time_s, run.value
-    gen = serving.generate(model, device, b, i, o, p, tp=tp)
-    regime = "decode" if gen.total_s >= 2 * gen.ttft_s else "prefill"
+    first, steps = static_seconds(model, device, run, p)
+    regime = "decode" if steps >= first else "prefill"
     measured = {
         "latency_s": run.value,
         "output_tokens_per_s_per_gpu": b * o / (run.value * tp),
@@ -94,7 +113,7 @@ def static_sample(run, model, device, p: Precisions) -> tuple[str, float, float]
     }.get(run.metric)
     if measured is None:
         raise Unpriced(f"metric {run.metric} is not a static batch's figure")
-    return regime, gen.total_s, measured
+    return regime, first + steps, measured
 
 
 def _serving(run, model, device, p: Precisions) -> serve_plan.Serving:
