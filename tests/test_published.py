@@ -1,6 +1,7 @@
 """Published runs priced by the plans' own code: none beats its bound; their efficiencies."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +13,7 @@ from perfcore.model.published import layouts_of, priced_runs, table
 from perfcore.model.train_plan import Training, price
 
 H100 = "NVIDIA H100 SXM"
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "plans.md"
 PRICED_SHARE = 0.80  # the issue's floor: at least 80 % of the rows priced
 
 
@@ -47,6 +49,17 @@ def test_each_regime_has_an_efficiency_in_0_1_from_several_sources(priced):
         assert 0 < eff.low <= eff.value <= eff.high <= 1, regime
         assert eff.sources >= 2 and eff.loso_median_error is not None, regime
         assert 0 <= eff.loso_median_error <= eff.loso_max_error, regime
+
+
+def test_the_docs_table_is_the_one_computed(priced):
+    """docs/plans.md prints each regime's median, range, runs and errors as table() gives them."""
+    text = DOCS.read_text()
+    for regime, e in table(priced.samples).items():
+        row = (f"| {regime} | {e.value:.3f} | {e.low:.3f}-{e.high:.3f} | {e.runs} | "
+               f"{e.sources} (")  # fmt: skip
+        tail = f"| {e.loso_median_error:.0%} | {e.loso_max_error:.0%} |".replace("%", " %")
+        line = next((ln for ln in text.splitlines() if ln.startswith(row)), "")
+        assert line.endswith(tail), f"docs/plans.md lacks {row}... {tail}"
 
 
 def test_the_leave_one_source_out_error_by_hand():

@@ -41,6 +41,15 @@ def test_fixed_fields_hold_in_every_candidate(specs):
     assert {(p.layout.tp, p.layout.zero) for p in found.candidates} == {(2, 1)}
 
 
+def test_a_pp_not_dividing_the_layers_is_searched_when_given(specs):
+    """Llama-3.1-405B (126 layers) on 8,192 H100s with PP 16, as Llama 3 ran it: the search
+    lists no divisor of 126 of its own, but prices the 16 it is given."""
+    t = Training(MODELS["Llama-3.1-405B"], specs[H100], 8192, 8192, 2048 * 8192)
+    found = search.search(t, {"tp": 8, "pp": 16, "cp": 1})
+    assert found.candidates
+    assert {(p.layout.pp, p.layout.dp) for p in found.candidates} == {(16, 64)}
+
+
 def test_a_model_too_big_for_the_gpus_returns_no_best_and_the_leanest_misfit(specs):
     t = Training(MODELS["Llama-3.1-405B"], specs[H100], 2, 4096, 2 * 4096)
     found = search.search(t)
