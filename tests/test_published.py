@@ -1,6 +1,8 @@
 """Published runs priced by the plans' own code: none beats its bound; their efficiencies."""
 
 import json
+import pickle
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -33,6 +35,25 @@ def test_no_published_run_beats_its_bound(priced):
               f"({s.efficiency - 1:.1%} past it)"
               for s in priced.samples if not s.run.speculative and s.efficiency > 1]  # fmt: skip
     assert not beaten, "runs faster than their bound:\n" + "\n".join(beaten)
+
+
+def test_priced_runs_is_a_tuple_of_samples_that_pickles_with_its_unpriced(priced):
+    """The page caches it (st.cache_data pickles): the tuple and its unpriced list survive."""
+    assert isinstance(priced, tuple) and all(isinstance(s, Sample) for s in priced)
+    again = pickle.loads(pickle.dumps(priced))
+    assert len(again) == len(priced) and again.unpriced == priced.unpriced
+
+
+def test_a_run_the_model_cannot_price_is_kept_with_its_reason(by_name):
+    """Llama 3 Table 4 row 1 moved to PP 127 (more stages than its 126 layers): refused, and
+    kept in `unpriced` with the layout's reason, not dropped."""
+    row = by_name["llama3-405b-table4-row1"].run
+    bad = replace(row, name="pp-127", pp=127, dp=1, gpus=8 * 127)
+    got = priced_runs([row, bad])
+    assert [s.run.name for s in got] == [row.name]
+    ((run, why),) = got.unpriced
+    assert run is bad and "more than the 126 layers" in why
+    assert pickle.loads(pickle.dumps(got)).unpriced[0][1] == why
 
 
 def test_at_least_80_percent_of_the_rows_are_priced_and_the_rest_say_why(priced):

@@ -11,13 +11,14 @@ that keeps the bound a bound: ZeRO 0, micro-batch 1, no recomputation, the faste
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from perfcore.errors import NotPublished
 from perfcore.model import efficiency, phases, serve_plan
 from perfcore.model import train_cost as tc
 from perfcore.model.efficiency import Efficiency, Sample
 from perfcore.model.layout import Layout, problems
+from perfcore.model.models import load_models
+from perfcore.model.runs import load_runs
+from perfcore.model.specs import load_specs
 from perfcore.model.train_plan import Training, price
 from perfcore.model.validate import InputError
 from perfcore.model.workloads import Precisions
@@ -29,11 +30,21 @@ class Unpriced(Exception):
     """A run the model cannot price; the message says why, in one line."""
 
 
-class Priced(NamedTuple):
-    """The runs priced (one Sample each) and those that could not be, each with its reason."""
+class Priced(tuple):
+    """The runs priced, one Sample each (this tuple); `unpriced`: (run, reason) of the rest."""
 
-    samples: tuple[Sample, ...]
     unpriced: tuple[tuple[object, str], ...]
+
+    def __new__(cls, samples=(), unpriced=()):
+        """A tuple of `samples` carrying the runs that could not be priced beside it."""
+        self = super().__new__(cls, samples)
+        self.unpriced = tuple(unpriced)
+        return self
+
+    @property
+    def samples(self) -> tuple[Sample, ...]:
+        """The priced runs as a plain tuple."""
+        return tuple(self)
 
 
 def layouts_of(run, model) -> list[Layout]:
@@ -45,7 +56,7 @@ def layouts_of(run, model) -> list[Layout]:
             "recompute": run.recompute or "none"}  # fmt: skip
     if run.vp is not None or run.pp == 1:
         return [Layout(**base, interleave=run.vp or 1)]
-    return [Layout(**base, interleave=v) for v in range(1, model.layers // run.pp + 1)]
+    return [Layout(**base, interleave=v) for v in range(1, max(1, model.layers // run.pp) + 1)]
 
 
 def source_flops_per_step(run, model) -> float:
@@ -157,7 +168,10 @@ SERVE = {"static": static_sample, "max_throughput": max_throughput_sample,
 
 def sample_of(run, models: dict, specs: dict) -> tuple[str, float, float]:
     """(regime, bound_s, measured_s) of one run; Unpriced with the reason where it cannot be."""
-    model, device = models[run.model], specs[run.device]
+    model, device = models.get(run.model), specs.get(run.device)
+    if model is None or device is None:
+        what = f"model {run.model!r}" if model is None else f"device {run.device!r}"
+        raise Unpriced(f"{what} is not in the tables given")
     try:
         if run.kind == "train":
             return train_sample(run, model, device)
@@ -167,19 +181,11 @@ def sample_of(run, models: dict, specs: dict) -> tuple[str, float, float]:
 
 
 def priced_runs(runs=None, models=None, specs=None) -> Priced:
-    """Every run priced (data/runs.csv and the bundled tables by default), and the rest with why."""
-    if models is None:
-        from perfcore.model.models import load_models
-
-        models = load_models()
-    if specs is None:
-        from perfcore.model.specs import load_specs
-
-        specs = load_specs()
-    if runs is None:
-        from perfcore.model.runs import load_runs
-
-        runs = load_runs(models=models, devices=specs)
+    """Every run priced, a tuple[Sample, ...] (data/runs.csv and the bundled tables by
+    default); its `.unpriced` holds each run the model cannot price, with the reason."""
+    models = load_models() if models is None else models
+    specs = load_specs() if specs is None else specs
+    runs = load_runs(models=models, devices=specs) if runs is None else runs
     samples, unpriced = [], []
     for run in runs:
         try:
@@ -194,5 +200,5 @@ def priced_runs(runs=None, models=None, specs=None) -> Priced:
 def table(samples=None) -> dict[str, Efficiency]:
     """Efficiency per regime from the priced runs, speculative-decoding runs left out."""
     if samples is None:
-        samples = priced_runs().samples
+        samples = priced_runs()
     return efficiency.efficiencies(s for s in samples if not getattr(s.run, "speculative", False))
