@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from perfcore.cli import main
-from perfcore.model import efficiency
+from perfcore.model import efficiency, phases, serve_plan
 from perfcore.model.efficiency import Sample
 from perfcore.model.models import load_models
-from perfcore.model.published import layouts_of, priced_runs, table
+from perfcore.model.published import layouts_of, precisions_of, priced_runs, table
 from perfcore.model.train_plan import Training, price
 
 H100 = "NVIDIA H100 SXM"
@@ -152,3 +152,20 @@ def test_the_plans_expected_figures_are_filled_for_70b_on_1024_h100s(capsys):
             "per_gpu_expected")  # fmt: skip
     assert all(serve[k] is not None and serve[k] > 0 for k in keys)
     assert serve["tpot_s_expected"] > serve["tpot_s"] and "decode" in serve["expected_from"]["tpot"]
+
+
+def test_a_throughput_run_is_decode_when_its_steps_take_half_the_tpot_or_more(priced, specs):
+    """max_throughput rows: the regime follows the best plan's decode step (at the mean context
+    I + O/2) against its TPOT, which also carries the prefills the step takes in."""
+    models = load_models()
+    for s in priced:
+        run = s.run
+        if run.batch_mode != "max_throughput":
+            continue
+        model, device, p = models[run.model], specs[run.device], precisions_of(run)
+        serving = serve_plan.Serving(model, device, run.gpus, run.input_tokens,
+                                     run.output_tokens, p)  # fmt: skip
+        best = max(serve_plan.plans(serving, run.tp), key=lambda q: q.output_tokens_per_s)
+        context = round(run.input_tokens + run.output_tokens / 2)
+        step = phases.decode(model, device, best.batch, context, p, tp=run.tp).time_s
+        assert s.regime == ("decode" if step >= best.tpot_s / 2 else "prefill"), run.name

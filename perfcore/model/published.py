@@ -134,7 +134,9 @@ def _serving(run, model, device, p: Precisions) -> serve_plan.Serving:
 
 def _rate_sample(plan: serve_plan.ServePlan, run) -> tuple[str, float, float]:
     """(regime, seconds per output token over all the run's GPUs: bound, measured)."""
-    first_share = plan.batch / plan.serving.output_tokens * plan.ttft_s
+    s = plan.serving
+    per_request = serve_plan.prefill_per_request(s, plan.tp, plan.batch, plan.ttft_s)
+    first_share = plan.batch / s.output_tokens * per_request
     regime = "decode" if plan.tpot_s >= 2 * first_share else "prefill"
     rate = run.value * (run.gpus if run.metric == "output_tokens_per_s_per_gpu" else 1)
     return regime, 1 / plan.output_tokens_per_s, 1 / rate
