@@ -169,3 +169,17 @@ def test_a_throughput_run_is_decode_when_its_steps_take_half_the_tpot_or_more(pr
         context = round(run.input_tokens + run.output_tokens / 2)
         step = phases.decode(model, device, best.batch, context, p, tp=run.tp).time_s
         assert s.regime == ("decode" if step >= best.tpot_s / 2 else "prefill"), run.name
+
+
+def test_the_human_output_says_what_each_expected_figure_rests_on(capsys):
+    """`plan train` and `plan serve` without --json: an `expected` line, then what it is from."""
+    train = ["plan", "train", "--model", "Llama-3.1-8B", "--device", H100, "--gpus", "8",
+             "--seq", "4096", "--global-batch-tokens", str(64 * 4096), "--dp", "8"]  # fmt: skip
+    assert main(train) == 0
+    out = capsys.readouterr().out
+    assert "expected   step" in out and "published train runs" in out
+    serve = ["plan", "serve", "--model", "Llama-3.1-8B", "--device", H100, "--gpus", "8",
+             "--input-tokens", "512", "--output-tokens", "128", "--tpot-ms", "50"]  # fmt: skip
+    assert main(serve) == 0
+    out = capsys.readouterr().out
+    assert "published prefill runs" in out and "published decode runs" in out
