@@ -124,6 +124,17 @@ def test_gptj_first_token_on_an_l40s_by_hand(by_name):
     assert 7.003e-3 < s.bound_s < 1.15 * 7.003e-3
 
 
+def test_a_70b_static_decode_on_mi300x_by_hand(by_name):
+    """ROCm vLLM 0.10, Llama-3.1-70B FP8 on 8 MI300X (TP 8), batch 1, 128 in, 2,048 out: each
+    of the 2,047 decode steps reads 70,553,706,496 / 8 = 8,819,213,312 weight bytes at
+    5.3 TB/s (1.6640 ms) and waits on 2 x 80 TP all-reduces at 6 µs each plus their bytes
+    (0.9651 ms): 2,047 x 2.6291 ms = 5.382 s; the prefill and KV reads add under 1 %.
+    Measured 17.236 s."""
+    s = by_name["rocm-vllm-0.10.0-mi300x-llama-3.1-70b-fp8-tp8-b1-128-2048"]
+    assert s.regime == "decode" and s.measured_s == pytest.approx(17.236)
+    assert 5.382 < s.bound_s < 1.01 * 5.382
+
+
 def test_llama3_405b_at_pp_16_is_priced_on_its_uneven_stages(by_name):
     """Table 4 rows 1-3: 126 layers over PP 16 are priced (8 on the slowest stage)."""
     rows = [f"llama3-405b-table4-row{i}" for i in (1, 2, 3)]
