@@ -15,7 +15,7 @@ from perfcore.errors import NotPublished
 from perfcore.model import efficiency, phases, serve_plan
 from perfcore.model import train_cost as tc
 from perfcore.model.efficiency import Efficiency, Sample
-from perfcore.model.layout import Layout, problems
+from perfcore.model.layout import Layout, LayoutError, problems
 from perfcore.model.models import load_models
 from perfcore.model.runs import load_runs
 from perfcore.model.specs import load_specs
@@ -178,7 +178,7 @@ def sample_of(run, models: dict, specs: dict) -> tuple[str, float, float]:
         if run.kind == "train":
             return train_sample(run, model, device)
         return SERVE[run.batch_mode](run, model, device, precisions_of(run))
-    except (InputError, NotPublished) as e:  # a refused layout, a figure unpublished
+    except (LayoutError, InputError, NotPublished) as e:  # a refused layout, a figure unpublished
         raise Unpriced(str(e)) from None
 
 
