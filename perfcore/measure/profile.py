@@ -164,15 +164,16 @@ def price(module: hlo.Module, instruction: hlo.Instruction, cost) -> Priced:
     shapes = _shapes(module, instruction)
     if instruction.opcode in hlo.CONTROL:
         return Priced(instruction, kind, *where, None, None, IN_BODY, shapes)
-    flops, n_bytes, _ = cost(hlo.one_op_module(module, instruction))
-    if hlo.is_library_matmul(instruction):
+    moved = sum(hlo.shape_bytes(hlo.operand_shape(module, o)) for o in instruction.operands)
+    if hlo.is_library_matmul(instruction):  # its result: the product, then a scratch buffer
+        n_bytes = moved + hlo.shape_bytes(hlo.ARRAY.search(instruction.shape).group(0))
         flops_shapes = hlo.library_flops(module, instruction)
         source = SHAPES if flops_shapes is not None else NO_COST
         return Priced(instruction, kind, *where, flops_shapes, n_bytes, source, shapes)
     if kind == hlo.CUSTOM:
-        moved = sum(hlo.shape_bytes(hlo.operand_shape(module, o)) for o in instruction.operands)
         n_bytes = moved + hlo.shape_bytes(instruction.shape)
         return Priced(instruction, kind, *where, None, n_bytes, NO_COST, shapes)
+    flops, n_bytes, _ = cost(hlo.one_op_module(module, instruction))
     return Priced(instruction, kind, *where, flops, n_bytes, COST_MODEL, shapes)
 
 
@@ -281,7 +282,8 @@ def _program(join: _Join, key: tuple[str, int], runs: list[list[Event]], ops: li
     covered = tuple(sum(o.samples_s[step] for o in ops if o.cost_source != NOT_IN_HLO)
                     for step in range(len(runs)))  # fmt: skip
     module = join.modules.get(key)
-    total = join.cost(module_source(module)) if module else (None, None, None)
+    total = join.cost(module_source(module)) if module else (-1.0, -1.0, -1.0)
+    total = (None, None) if min(total[:2]) < 0 else total[:2]  # XLA writes -1 for "unknown"
     flops = sum(o.flops for o in ops if o.flops is not None)
     notes = _differences(flops, total[0], ops)
     return Program(key[0], key[1], tuple(_wall(r, dispatches, used) for r in runs), span, busy,
@@ -305,7 +307,8 @@ def _differences(flops: float, module_flops: float | None, ops: list[Op]) -> tup
     unpriced = [o.name for o in ops if o.cost_source == NO_COST]
     if unpriced:
         notes.append(f"no cost model for {', '.join(unpriced[:5])}: their FLOPs are unknown")
-    if module_flops is not None and not looped and abs(flops - module_flops) > 1e-9 * module_flops:
+    off = module_flops is not None and abs(flops - module_flops) > 1e-9 * module_flops
+    if off and not looped and not unpriced:
         notes.append("untraced instructions (a loop condition, constants) carry the rest")
     return tuple(notes)
 

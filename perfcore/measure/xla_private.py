@@ -51,6 +51,12 @@ def module_text(module_proto: bytes) -> str:
         raise PrivateApiError(f"{error}; {check_version()}") from None
 
 
+def module_proto(text: str) -> bytes:
+    """A serialized HloModuleProto of HLO module text (to build a capture from text)."""
+    _, hlo, _ = _lib()
+    return hlo.hlo_module_from_text(text).as_serialized_hlo_module_proto()
+
+
 def compiled_texts(compiled: Any) -> list[str]:
     """The optimized HLO text of each module of a jax Compiled."""
     return [m.to_string() for m in compiled.runtime_executable().hlo_modules()]
