@@ -11,7 +11,7 @@ import re
 import jax
 import pytest
 
-from perfcore.measure import hlo, jax_profile, xla_private, xspace
+from perfcore.measure import hlo, jax_profile, profile_records, results, xla_private, xspace
 from perfcore.measure.profile_examples import EXAMPLES
 
 STEPS = 5
@@ -147,3 +147,19 @@ def test_sources_name_the_example_lines(profiles):
     matmul = next(o for o in p.ops if o.category == hlo.MATMUL)
     assert matmul.source.endswith("profile_examples.py:" + matmul.source.rsplit(":", 1)[1])
     assert "profile_examples.py" in matmul.source
+
+
+@pytest.mark.parametrize("suffix", [".json", ".csv"])
+def test_a_profile_round_trips_through_a_results_file(profiles, tmp_path, suffix):
+    """Version 3: one record per op plus the step; flops per step, occurrences, samples."""
+    p, _, _ = profiles["scan"]
+    records = profile_records.to_records(p)
+    loaded = results.load_results(results.save_results(records, tmp_path / f"p{suffix}"))
+    assert loaded == records
+    ops = profile_records.profile_records(loaded)
+    assert len(ops) == len(p.ops) and all(r.experiment == "profile" for r in ops)
+    matmul = next(r for r in ops if r.category == hlo.MATMUL)
+    assert matmul.occurrences == 8 and matmul.flops == 8 * 4_194_304
+    assert len(matmul.measurement.samples) == STEPS
+    (step,) = profile_records.step_records(loaded)
+    assert step.flops == sum(r.flops for r in ops if r.flops is not None)

@@ -124,6 +124,7 @@ class Profile:
     programs: tuple[Program, ...]
     notes: tuple[str, ...] = ()
     trace_dir: str = ""
+    jax_version: str = ""
     call_s: tuple[float, ...] = ()  # perf_counter around each profiled call, when profiled here
 
     def top(self, share: float = 0.8) -> tuple[Op, ...]:
@@ -333,4 +334,5 @@ def join(capture: Capture, module_text=None, cost=None) -> Profile:
         programs.append(_program(state, key, runs, mine))
         ops += mine
     ops.sort(key=lambda o: -o.total_s)
-    return Profile(capture.label, capture.backend, capture.devices, tuple(ops), tuple(programs))
+    return Profile(capture.label, capture.backend, capture.devices, tuple(ops), tuple(programs),
+                   jax_version=capture.jax_version)  # fmt: skip

@@ -81,8 +81,9 @@ def _lever(op: Op, bound: str, fraction: float | None) -> str:
     """The diagnosis of an op with a cost, placed on its roofs (or not: no roof)."""
     small = op.per_occurrence_s < SMALL_OP_S
     if small and (fraction is None or fraction < FAR_BELOW):
-        return (f"overhead-bound: {fmt.seconds(op.per_occurrence_s)} a run, far below both "
-                "roofs; batch it or fuse it with its neighbours")  # fmt: skip
+        where = "far below both roofs" if fraction is not None else "too short to reach a roof"
+        return (f"overhead-bound: {fmt.seconds(op.per_occurrence_s)} a run, {where}; batch "
+                "it or fuse it with its neighbours")  # fmt: skip
     if fraction is None:
         return "no roof for this device: pick its specs row or measure its roofline"
     share = fmt.percent(fraction)

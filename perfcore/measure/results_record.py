@@ -18,8 +18,9 @@ from perfcore.measure.schema import column
 from perfcore.model.specs import PRECISIONS
 
 FORMAT = "perfcore-results"
-VERSION = 2
-VERSIONS = (1, 2)  # versions this code loads; version 1 is upgraded on load (results_v1)
+VERSION = 3
+VERSIONS = (1, 2, 3)  # versions this code loads; version 1 is upgraded on load (results_v1)
+PROFILE = "profile"  # the experiment of a profiled program's ops (version 3)
 PRECISION_DOC = "which roof applies: " + ", ".join(f"`{p}`" for p in PRECISIONS) + " or empty"
 # Written for readers after the measurement's fields, checked against the samples on load.
 DERIVED = (
@@ -71,11 +72,13 @@ class Record:
     )  # fmt: skip
     flops: float | None = column(
         "amount", "FLOPs per call used for FLOP/s: cost_analysis where reported, else the "
-        "model; empty when not applicable", default=None,
+        "model; a profiled op's per step (all its occurrences); empty when not applicable "
+        "or unknown (a kernel with no cost model)", default=None,
     )  # fmt: skip
     bytes: float | None = column(
-        "amount", "bytes per call: cost_analysis `bytes accessed`, else the model", default=None
-    )
+        "amount", "bytes per call: cost_analysis `bytes accessed`, else the model; a "
+        "profiled op's per step", default=None,
+    )  # fmt: skip
     flops_model: float | None = column(
         "amount", "FLOPs per call from perfcore.model.ops (the cross-check)", default=None
     )
@@ -83,7 +86,8 @@ class Record:
         "amount", "bytes per call from perfcore.model.ops", default=None
     )
     flops_source: str = column(
-        "flops_source", "where `flops` came from: `cost_analysis` or `model`; empty when none",
+        "flops_source", "where `flops` came from: `cost_analysis` (XLA's cost model), "
+        "`model`, or `shapes` (a library matmul's 2·M·N·K); empty when none",
         default="",
     )  # fmt: skip
     measurement: Measurement = column("measurement", "the measurement's fields and statistics")
@@ -94,6 +98,24 @@ class Record:
     notes: tuple[str, ...] = column(
         "notes", "remarks, each one line (a cost_analysis disagreement, the run-to-run "
         "spread); CSV: one per line of the cell", optional=True, default=(),
+    )  # fmt: skip
+    category: str = column(
+        "text", "a profiled op's category (`matmul/conv`, `elementwise fusion`, `reduction`, "
+        "`data movement`, `collective`, `custom call`, `other`) or `step` for a program's "
+        "whole step; empty for other experiments", optional=True, default="",
+    )  # fmt: skip
+    source: str = column(
+        "text", "a profiled op's source `file:line` from its HLO metadata; empty when unknown",
+        optional=True, default="",
+    )  # fmt: skip
+    occurrences: int | None = column(
+        "count", "times a profiled op ran per step (a loop body: once per iteration); "
+        "empty for other experiments", optional=True, default=None,
+    )  # fmt: skip
+    diagnosis: str = column(
+        "text", "a profiled op's bounding roof, its fraction of it and what to change, "
+        "computed when the file was written; empty for other experiments",
+        optional=True, default="",
     )  # fmt: skip
 
     @property

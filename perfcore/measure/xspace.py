@@ -10,6 +10,7 @@ is opened with its sizes checked first, so a zip bomb is refused unread.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import zipfile
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ HLO_PROTO = "Hlo Proto"  # the metadata plane stat holding a program's HloProto
 # XSpace field numbers (tsl/profiler/protobuf/xplane.proto)
 SPACE_PLANES, PLANE_NAME, PLANE_LINES, PLANE_EVENT_META, PLANE_STAT_META = 1, 2, 3, 4, 5
 META_NAME, META_STATS, STAT_META_ID, STAT_META_NAME = 2, 5, 1, 2
-STAT_ID, STAT_UINT, STAT_INT, STAT_BYTES = 1, 3, 4, 6
+STAT_ID, STAT_UINT, STAT_INT, STAT_STR, STAT_BYTES, PLANE_STATS = 1, 3, 4, 5, 6, 6
 
 
 class CaptureError(ValueError):
@@ -67,6 +68,7 @@ class Capture:
     modules: dict[tuple[str, int], bytes]
     backend: str
     devices: tuple[str, ...]
+    jax_version: str = ""  # the JAX that made the capture, where its metadata says
 
 
 def _varint(data: bytes, i: int, label: str) -> tuple[int, int]:
@@ -135,6 +137,16 @@ def hlo_modules(plane: list, label: str) -> dict[tuple[str, int], bytes]:
             name = _first(meta, META_NAME).decode("utf-8", "replace").rsplit("(", 1)[0]
             modules[(name, int(pid))] = _first(module, 1)
     return modules
+
+
+def plane_stats(plane: list, label: str) -> dict[str, str]:
+    """A plane's own text stats by name (e.g. the metadata plane's `jax_version`)."""
+    names, out = _stat_names(plane, label), {}
+    for stat in (fields(v, label) for n, v in plane if n == PLANE_STATS):
+        text = _first(stat, STAT_STR, None)
+        if isinstance(text, bytes):
+            out[names.get(_first(stat, STAT_ID, 0), "")] = text.decode("utf-8", "replace")
+    return out
 
 
 def walk(data: bytes, label: str) -> tuple[list[str], dict[tuple[str, int], bytes]]:
@@ -222,4 +234,14 @@ def parse_capture(data: bytes, label: str, limit: int = CAPTURE_LIMIT_BYTES) -> 
     names, modules = walk(data, label)
     from perfcore.measure import xspace_events  # imports jax.profiler
 
-    return xspace_events.capture(data, label, names, modules)
+    found = xspace_events.capture(data, label, names, modules)
+    return dataclasses.replace(found, jax_version=_jax_version(data, label))
+
+
+def _jax_version(data: bytes, label: str) -> str:
+    """The `jax_version` stat of the capture's metadata plane; empty when absent."""
+    for n, v in fields(data, label):
+        plane = fields(v, label) if n == SPACE_PLANES else []
+        if plane and _first(plane, PLANE_NAME) == METADATA_PLANE.encode():
+            return plane_stats(plane, label).get("jax_version", "")
+    return ""
