@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from perfcore import format as fmt
+from perfcore.cli.measure import progress_printer
 from perfcore.measure import (
     bench,
     distributed,
@@ -32,7 +33,6 @@ from perfcore.measure import (
     results,
     suites,
 )
-from perfcore.measure.cli import progress_printer
 from perfcore.model import ops
 
 TIME_LIMIT_S = 480  # the whole check, on one GPU

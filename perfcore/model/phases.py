@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from perfcore.errors import NotPublished
 from perfcore.model import parallel
 from perfcore.model.ops import Cost, Param
 from perfcore.model.roofline import estimate, roofs, t_lower
@@ -118,13 +119,13 @@ def price(op: Op, peak: float, bw: float) -> Priced:
 
 
 def priced(name: str, device: Device, p: Precisions, ops: list[Op], comm_s: float) -> Phase:
-    """Price every op on `device`; ValueError naming the missing figure when unpublished."""
+    """Price every op on `device`; NotPublished naming the missing figure."""
     precision = math_precision(device, p)
     if precision is None:
-        raise ValueError(missing_peak(device, p))
+        raise NotPublished(missing_peak(device, p))
     roof = roofs(device, precision)
     if roof is None:
-        raise ValueError(f"{device.name} publishes no memory bandwidth")
+        raise NotPublished(f"{device.name} publishes no memory bandwidth")
     peak, bw = roof
     return Phase(name, tuple(price(op, peak, bw) for op in ops), peak, bw, comm_s, precision)
 
