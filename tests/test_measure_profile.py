@@ -163,3 +163,15 @@ def test_a_profile_round_trips_through_a_results_file(profiles, tmp_path, suffix
     assert len(matmul.measurement.samples) == STEPS
     (step,) = profile_records.step_records(loaded)
     assert step.flops == sum(r.flops for r in ops if r.flops is not None)
+
+
+def test_the_cli_reads_a_trace_folder_and_prints_the_top_ops(profiles, tmp_path, capsys):
+    from perfcore.cli import main
+
+    p, _, _ = profiles["mlp"]
+    out = tmp_path / "mlp.csv"
+    assert main(["profile", "--trace", p.trace_dir, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert p.ops[0].name in printed and f"wrote {out}" in printed
+    loaded = profile_records.profile_records(results.load_results(out))
+    assert {r.label for r in loaded} == {o.name for o in p.ops}

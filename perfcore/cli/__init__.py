@@ -4,6 +4,7 @@
     models, llm        the models, and a whole model priced on a device (perfcore.cli.llm)
     measure            the JAX measurement suite, headless (perfcore.cli.measure)
     collectives        the collectives sweep across local processes (perfcore.cli.collectives)
+    profile            a JAX program's ops on the roofline, from a capture or an example
 
 Each module's `register(subparsers)` adds its flags and a `run(args) -> exit status`; the
 errors a user can cause become one line and exit 2 in perfcore.cli.common.guarded.
@@ -14,9 +15,9 @@ from __future__ import annotations
 import os
 import sys
 
-from perfcore.cli import calc, collectives, common, llm, measure
+from perfcore.cli import calc, collectives, common, llm, measure, profile
 
-SUBCOMMANDS = (calc, llm, measure, collectives)
+SUBCOMMANDS = (calc, llm, measure, collectives, profile)
 
 
 def parser() -> common.Parser:

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from perfcore import format as fmt
 from perfcore.measure import hlo
-from perfcore.measure.empirical import MeasuredRoofline
+from perfcore.measure.devices import match_device
+from perfcore.measure.empirical import MeasuredRoofline, measured_roofline
 from perfcore.measure.profile import IN_BODY, NO_COST, NOT_IN_HLO, Op, Program
 from perfcore.model.roofline import attainable
 from perfcore.model.specs import Device
@@ -108,6 +109,17 @@ def assess(op: Op, roofs: Roofs | None) -> Assessment:
         return Assessment("", None, None, "no cost model (a custom kernel): time only")
     bound, roof, fraction = _placed(op, roofs) if roofs else ("", None, None)
     return Assessment(bound, roof, fraction, _lever(op, bound, fraction))
+
+
+def roofs_for(
+    device: str, specs: dict[str, Device], spec: Device | None = None, roofline_records=()
+) -> Roofs | None:
+    """The roofs an op on device is held to: the row picked, else the row device names, else
+    the measured roofline in roofline_records (the `roofline` experiment's); None if none."""
+    row = spec or match_device(device, specs)
+    if row is not None:
+        return spec_roofs(row)
+    return measured_roofs(measured_roofline(tuple(roofline_records)), device)
 
 
 def program_diagnosis(program: Program) -> str:

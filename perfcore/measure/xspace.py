@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from perfcore.errors import FileProblems
+
 UPLOAD_LIMIT_BYTES = 5 * 2**20  # the hosted app's upload limit (.streamlit/config.toml)
 CAPTURE_LIMIT_BYTES = 512 * 2**20  # a capture read from disk or unzipped, at most
 ZIP_RATIO_LIMIT = 100  # uncompressed / compressed size above which a zip member is refused
@@ -30,12 +32,15 @@ META_NAME, META_STATS, STAT_META_ID, STAT_META_NAME = 2, 5, 1, 2
 STAT_ID, STAT_UINT, STAT_INT, STAT_STR, STAT_BYTES, PLANE_STATS = 1, 3, 4, 5, 6, 6
 
 
-class CaptureError(ValueError):
+class CaptureError(FileProblems):
     """A capture that cannot be read; the message is one line naming the file and why."""
 
     def __init__(self, label: str, problem: str):
-        self.label, self.problem = str(label), problem
-        super().__init__(f"{self.label}: {problem}")
+        super().__init__(label, [problem])
+        self.problem = problem
+
+    def __str__(self) -> str:
+        return f"{self.label}: {self.problem}"
 
 
 class Event(NamedTuple):

@@ -1,0 +1,130 @@
+"""The Profile page's tables and takeaways: ops by time, time by category, before vs after.
+
+Everything here reads results records of experiment `profile` (perfcore.measure.
+profile_records), so a capture joined here and a file profiled elsewhere read alike. Two
+profiles are compared op by op, an op matched by its name and source line; an op in one
+and not the other is "only before" / "only after".
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from perfcore import format as fmt
+from perfcore.measure.profile_records import profile_records, step_records
+from perfcore.measure.results import Record
+
+OP_UNITS = {"time / step": "seconds", "share": "percent", "FLOPs / step": "flops",
+            "bytes / step": "traffic", "intensity": "intensity", "FLOP/s": "flops_per_s",
+            "bytes/s": "bytes_per_s"}  # fmt: skip
+OP_COLUMNS = ("op", "category", "source", "runs / step", *OP_UNITS, "diagnosis")
+TOP_SHARE = 0.8  # the ops making up this share of the time are "the ops that matter"
+NAMED = 6  # the chart names at most this many ops
+
+
+def _nan(value: float | None) -> float:
+    """value, or NaN for none (an empty cell)."""
+    return math.nan if value is None else value
+
+
+def op_rows(records: tuple[Record, ...]) -> list[dict]:
+    """One row per profiled op, slowest first, with its share of the op time."""
+    ops = profile_records(records)
+    total = sum(r.measurement.median for r in ops) or 1.0
+    return [{"op": r.label, "category": r.category, "source": r.source,
+             "runs / step": r.occurrences, "time / step": r.measurement.median,
+             "share": r.measurement.median / total, "FLOPs / step": _nan(r.flops),
+             "bytes / step": _nan(r.bytes),
+             "intensity": r.flops / r.bytes if r.flops is not None and r.bytes else math.nan,
+             "FLOP/s": _nan(r.flops_per_s), "bytes/s": _nan(r.bytes_per_s),
+             "diagnosis": r.diagnosis} for r in ops]  # fmt: skip
+
+
+def op_table(records: tuple[Record, ...]) -> pd.DataFrame:
+    """The op table: every op by time per step, its costs, rates and diagnosis."""
+    df = pd.DataFrame(op_rows(records), columns=list(OP_COLUMNS))
+    df.attrs["units"] = dict(OP_UNITS)
+    return df
+
+
+def category_times(records: tuple[Record, ...]) -> dict[str, float]:
+    """Time per step (s) of each op category, largest first."""
+    times: dict[str, float] = {}
+    for r in profile_records(records):
+        times[r.category] = times.get(r.category, 0.0) + r.measurement.median
+    return dict(sorted(times.items(), key=lambda kv: -kv[1]))
+
+
+def top_ops(records: tuple[Record, ...], share: float = TOP_SHARE) -> tuple[Record, ...]:
+    """The slowest ops that together make up `share` of the op time per step."""
+    ops, running, out = profile_records(records), 0.0, []
+    total = sum(r.measurement.median for r in ops)
+    for r in ops:
+        if running >= share * total:
+            break
+        out.append(r)
+        running += r.measurement.median
+    return tuple(out)
+
+
+def headline(records: tuple[Record, ...]) -> str:
+    """The takeaway: the step's time, how few ops take most of it, and what the top one needs."""
+    ops, top = profile_records(records), top_ops(records)
+    if not ops:
+        return "No profiled ops in these records."
+    total = sum(r.measurement.median for r in ops)
+    first = top[0]
+    return (f"{len(top)} of {len(ops)} ops take {fmt.percent(TOP_SHARE)} of the "
+            f"{fmt.seconds(total)} of op time per step. The slowest, {first.label} "
+            f"({first.category}, {first.source or 'no source line'}), is "
+            f"{first.diagnosis or 'not diagnosed'}.")  # fmt: skip
+
+
+def step_lines(records: tuple[Record, ...]) -> list[str]:
+    """One line per profiled program: its device time per step, and its notes."""
+    return [f"{r.label}: device span {fmt.seconds(r.measurement.median)} per step "
+            f"(median of {r.measurement.n}); {'; '.join(r.notes)}. {r.diagnosis}"
+            for r in step_records(records)]  # fmt: skip
+
+
+def diagnoses(records: tuple[Record, ...]) -> list[str]:
+    """The top ops' diagnoses, one line each, in order of time."""
+    return [f"{r.label} ({fmt.seconds(r.measurement.median)} per step): {r.diagnosis}"
+            for r in top_ops(records)]  # fmt: skip
+
+
+def _key(r: Record) -> tuple[str, str]:
+    """How an op is matched across two profiles: its name and source line."""
+    return (r.label, r.source)
+
+
+def compare(before: tuple[Record, ...], after: tuple[Record, ...]) -> pd.DataFrame:
+    """Per-op time per step before and after, the change (s and fraction), totals first."""
+    a = {_key(r): r.measurement.median for r in profile_records(before)}
+    b = {_key(r): r.measurement.median for r in profile_records(after)}
+    rows = [{"op": "all ops", "source": "", "before": sum(a.values()), "after": sum(b.values())}]
+    for key in sorted(a.keys() | b.keys(), key=lambda k: -max(a.get(k, 0), b.get(k, 0))):
+        rows.append({"op": key[0], "source": key[1], "before": a.get(key, math.nan),
+                     "after": b.get(key, math.nan)})  # fmt: skip
+    df = pd.DataFrame(rows, columns=["op", "source", "before", "after"])
+    df["change"] = df["after"] - df["before"]
+    df["change %"] = df["change"] / df["before"]
+    df["status"] = ["only after" if math.isnan(x) else "only before" if math.isnan(y) else ""
+                    for x, y in zip(df["before"], df["after"], strict=True)]  # fmt: skip
+    df.attrs["units"] = {"before": "seconds", "after": "seconds", "change": "seconds",
+                         "change %": "percent"}  # fmt: skip
+    return df
+
+
+def compare_headline(table: pd.DataFrame) -> str:
+    """The before/after takeaway: the total change and the op that moved most."""
+    total = table.iloc[0]
+    ops = table.iloc[1:].dropna(subset=["change"])
+    moved = ops.loc[ops["change"].abs().idxmax()] if len(ops) else None
+    text = (f"Op time per step {fmt.seconds(total['before'])} before, "
+            f"{fmt.seconds(total['after'])} after ({fmt.percent(total['change %'])}).")  # fmt: skip
+    if moved is not None:
+        text += f" The largest change: {moved['op']}, {fmt.seconds(moved['change'])}."
+    return text
