@@ -10,6 +10,7 @@ the step, so a loop body run N times counts N times (cost_analysis() counts it o
 
 from __future__ import annotations
 
+import bisect
 import re
 import statistics
 from collections import defaultdict
@@ -202,11 +203,13 @@ def _steps(events: list[Event]) -> list[list[Event]]:
 def _wall(run: list[Event], dispatches: list[float], used: set[float]) -> float | None:
     """Host wall of one step: from its call's dispatch to its last op's end, seconds."""
     first = min(e.start_ns for e in run)
-    before = [d for d in dispatches if d <= first and d not in used]
-    if not before:
+    at = bisect.bisect_right(dispatches, first) - 1
+    while at >= 0 and dispatches[at] in used:
+        at -= 1
+    if at < 0:
         return None
-    used.add(before[-1])
-    return (max(e.start_ns + e.duration_ns for e in run) - before[-1]) * NS
+    used.add(dispatches[at])
+    return (max(e.start_ns + e.duration_ns for e in run) - dispatches[at]) * NS
 
 
 def _dispatches(capture: Capture, module: str) -> list[float]:
@@ -231,19 +234,23 @@ class _Join:
             self.prices[key] = price(module, found, self.cost) if found else UNKNOWN
         return self.prices[key]
 
-    def is_leaf(self, key) -> bool:
-        """False for a loop or call whose body's ops are traced themselves."""
-        found = self.priced(key).instruction
-        return found is None or found.opcode not in hlo.CONTROL
+    def containers(self, program: tuple[str, int], names) -> set[str]:
+        """The names among `names` of loops or calls, whose body's ops are traced themselves."""
+        out = set()
+        for name in names:
+            found = self.priced((*program, name)).instruction
+            if found is not None and found.opcode in hlo.CONTROL:
+                out.add(name)
+        return out
 
 
-def _own_ns(join: _Join, program: tuple[str, int], event: Event, run: list[Event]) -> float:
+def _own_ns(event: Event, run: list[Event], containers: set[str]) -> float:
     """An event's own time, ns: a loop's or call's duration less the ops traced inside it."""
-    if join.is_leaf((*program, event.op)):
+    if event.op not in containers:
         return event.duration_ns
     end = event.start_ns + event.duration_ns
-    inside = sum(e.duration_ns for e in run if e is not event and event.start_ns <= e.start_ns < end
-                 and join.is_leaf((*program, e.op)))  # fmt: skip
+    inside = sum(e.duration_ns for e in run if e.op not in containers
+                 and event.start_ns <= e.start_ns < end)  # fmt: skip
     return max(0.0, event.duration_ns - inside)
 
 
@@ -256,9 +263,11 @@ def _program_ops(join: _Join, program: tuple[str, int], runs: list[list[Event]])
     """The ops of one program: per instruction, time and occurrences in each step."""
     times: dict[str, list[float]] = defaultdict(lambda: [0.0] * len(runs))
     counts: dict[str, list[int]] = defaultdict(lambda: [0] * len(runs))
+    containers = join.containers(program, {e.op for run in runs for e in run})
     for step, run in enumerate(runs):
         for e in run:
-            times[e.op][step] += _own_ns(join, program, e, run) * NS
+            own = _own_ns(e, run, containers) if containers else e.duration_ns
+            times[e.op][step] += own * NS
             counts[e.op][step] += 1
     ops = []
     for name, samples in times.items():
@@ -276,9 +285,9 @@ def _program(join: _Join, key: tuple[str, int], runs: list[list[Event]], ops: li
     """The Program of one module's steps."""
     used: set[float] = set()
     dispatches = _dispatches(join.capture, key[0])
-    span = tuple((max(e.start_ns + e.duration_ns for e in r) - min(e.start_ns for e in r)) * NS
-                 for r in runs)  # fmt: skip
-    busy = tuple(_merged([(e.start_ns, e.start_ns + e.duration_ns) for e in r]) * NS for r in runs)
+    intervals = [[(e.start_ns, e.start_ns + e.duration_ns) for e in r] for r in runs]
+    span = tuple((max(b for _, b in r) - min(a for a, _ in r)) * NS for r in intervals)
+    busy = tuple(_merged(r) * NS for r in intervals)
     op_s = tuple(sum(o.samples_s[step] for o in ops) for step in range(len(runs)))
     covered = tuple(sum(o.samples_s[step] for o in ops if o.cost_source != NOT_IN_HLO)
                     for step in range(len(runs)))  # fmt: skip

@@ -33,12 +33,18 @@ class Roofs:
 
     label: str
     flops_per_s: tuple[tuple[str, float], ...]
-    bytes_per_s: float | None
+    bytes_per_s: float | None  # device memory's
+    levels: tuple[tuple[str, float, float], ...] = ()  # (name, largest working set, bytes/s)
 
     def peak(self, precision: str) -> float | None:
         """The flat roof at precision (else fp32's, the vector roof); None when neither."""
         roofs = dict(self.flops_per_s)
         return roofs.get(precision) or roofs.get("fp32")
+
+    def bandwidth(self, working_set: float) -> tuple[str, float | None]:
+        """The memory level a working set (bytes) fits in, fastest first, and its bytes/s."""
+        fits = [(name, bw) for name, hi, bw in self.levels if working_set <= hi]
+        return fits[0] if fits else ("memory", self.bytes_per_s)
 
 
 def spec_roofs(device: Device) -> Roofs:
@@ -54,7 +60,8 @@ def measured_roofs(roofline: MeasuredRoofline, device: str) -> Roofs | None:
         return None
     peaks = tuple((r.name, r.flops_per_s) for r in roofline.roofs)
     bandwidth = roofline.levels[-1].bytes_per_s if roofline.levels else None
-    return Roofs(f"{device} measured roofline (roofline experiment)", peaks, bandwidth)
+    levels = tuple((lv.name, lv.plateau.hi_bytes, lv.bytes_per_s) for lv in roofline.levels)
+    return Roofs(f"{device} measured roofline (roofline experiment)", peaks, bandwidth, levels)
 
 
 @dataclass(frozen=True)
@@ -69,7 +76,8 @@ class Assessment:
 
 def _placed(op: Op, roofs: Roofs) -> tuple[str, float | None, float | None]:
     """(bound, attainable FLOP/s, fraction of the bounding roof) of an op with a cost."""
-    peak, bandwidth = roofs.peak(op.precision), roofs.bytes_per_s
+    working_set = (op.bytes or 0.0) / max(op.occurrences, 1)
+    peak, (_, bandwidth) = roofs.peak(op.precision), roofs.bandwidth(working_set)
     if peak is None or not bandwidth or op.intensity is None:
         return "", None, None
     roof, bound = attainable(op.intensity, peak, bandwidth)

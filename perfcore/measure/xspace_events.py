@@ -28,16 +28,25 @@ def _backend(names: list[str]) -> str:
 
 def _op_events(plane, device: str) -> list[Event]:
     """The XLA op events of one plane."""
-    out = []
+    out, make = [], Event._make
     for line in plane.lines:
         for e in line.events:
             stats = dict(e.stats)
-            op = stats.get("hlo_op")
-            if op is None:
-                continue
-            out.append(Event(str(stats.get("hlo_module", "")), int(stats.get("program_id", 0)),
-                             str(op), int(stats.get("run_id", 0)), e.start_ns, e.duration_ns,
-                             device))  # fmt: skip
+            if "hlo_op" in stats:
+                get = stats.get
+                out.append(
+                    make(
+                        (
+                            get("hlo_module", ""),
+                            int(get("program_id", 0)),
+                            get("hlo_op"),
+                            int(get("run_id", 0)),
+                            e.start_ns,
+                            e.duration_ns,
+                            device,
+                        )
+                    )
+                )
     return out
 
 
