@@ -13,9 +13,32 @@ import math
 import pandas as pd
 
 from perfcore import format as fmt
-from perfcore.measure.profile_records import profile_records, step_records
+from perfcore.measure.devices import match_device
+from perfcore.measure.empirical import measured_roofline
+from perfcore.measure.profile import Profile
+from perfcore.measure.profile_assess import Roofs, measured_roofs, spec_roofs
+from perfcore.measure.profile_records import (
+    profile_records,
+    rediagnosed,
+    step_records,
+    to_records,
+)
 from perfcore.measure.results import Record
+from perfcore.model.specs import Device
 
+INTRO = (
+    "Which ops take the time, what bounds each, how far below its roof it is, and what to "
+    "change. Each op is an HLO instruction of a captured program: its device time per step "
+    "(measured, median over the profiled steps) beside its FLOPs and bytes from XLA's cost "
+    "model, placed on the roofline of the device it ran on."
+)
+CAPTURE_HOW = (
+    "Capture your own: `with jax.profiler.trace('trace'):` around a few synchronized calls "
+    "of a jitted step, then upload `trace/plugins/profile/*/*.xplane.pb` (or zip the folder); "
+    "or run `python -m perfcore profile --trace trace` and upload its results file."
+)
+MEASURED_ROOFS = "this machine's measured roofline"
+NO_OPS = "No profile yet: upload a capture or a results file, or profile a built-in program."
 OP_UNITS = {"time / step": "seconds", "share": "percent", "FLOPs / step": "flops",
             "bytes / step": "traffic", "intensity": "intensity", "FLOP/s": "flops_per_s",
             "bytes/s": "bytes_per_s"}  # fmt: skip
@@ -78,7 +101,7 @@ def headline(records: tuple[Record, ...]) -> str:
     first = top[0]
     return (f"{len(top)} of {len(ops)} ops take {fmt.percent(TOP_SHARE)} of the "
             f"{fmt.seconds(total)} of op time per step. The slowest, {first.label} "
-            f"({first.category}, {first.source or 'no source line'}), is "
+            f"({first.category}, {first.source or 'no source line'}): "
             f"{first.diagnosis or 'not diagnosed'}.")  # fmt: skip
 
 
@@ -128,3 +151,42 @@ def compare_headline(table: pd.DataFrame) -> str:
     if moved is not None:
         text += f" The largest change: {moved['op']}, {fmt.seconds(moved['change'])}."
     return text
+
+
+def device_of(item: Profile | tuple[Record, ...]) -> str:
+    """The device a profile or its records ran on."""
+    if isinstance(item, Profile):
+        return item.devices[0] if item.devices else item.backend
+    ops = profile_records(item)
+    return ops[0].device if ops else ""
+
+
+def roof_options(specs: dict[str, Device]) -> list[str]:
+    """The roofs a profile can be judged against: the measured roofline, or a specs row."""
+    return [MEASURED_ROOFS, *specs]
+
+
+def default_roofs(device: str, specs: dict[str, Device]) -> str:
+    """The specs row the device names, else the measured roofline."""
+    row = match_device(device, specs)
+    return row.name if row else MEASURED_ROOFS
+
+
+def roofs(choice: str, specs: dict[str, Device], device: str, measured: tuple[Record, ...]):
+    """The Roofs picked: a specs row's, or the measured roofline of `measured`; None if none."""
+    if choice in specs:
+        return spec_roofs(specs[choice])
+    return measured_roofs(measured_roofline(measured), device)
+
+
+def as_records(item: Profile | tuple[Record, ...], judged: Roofs | None) -> tuple[Record, ...]:
+    """A profile's records, or a results file's, each op diagnosed against `judged`."""
+    return to_records(item, judged) if isinstance(item, Profile) else rediagnosed(item, judged)
+
+
+def roofs_line(judged: Roofs | None) -> str:
+    """Which roofs the points and diagnoses are held to."""
+    if judged is None:
+        return ("No roof for this device: measure its roofline on the Measure page, or pick "
+                "a specs row. Points are measured; diagnoses name no fraction.")  # fmt: skip
+    return f"Roofs (points and diagnoses): {judged.label}."

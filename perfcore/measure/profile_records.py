@@ -9,13 +9,14 @@ and a file measured elsewhere read back the same (profile_records, step_records)
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from datetime import UTC, datetime
 
 from perfcore import format as fmt
 from perfcore.measure import hlo
 from perfcore.measure.bench import Measurement
-from perfcore.measure.profile import SHAPES, Op, Profile, Program
+from perfcore.measure.profile import COST_MODEL, SHAPES, Op, Profile, Program
 from perfcore.measure.profile_assess import Roofs, assess, program_diagnosis
 from perfcore.measure.results_record import PROFILE, Record
 
@@ -96,3 +97,20 @@ def profile_records(records: tuple[Record, ...]) -> tuple[Record, ...]:
 def step_records(records: tuple[Record, ...]) -> tuple[Record, ...]:
     """The whole-step records of profiled programs."""
     return tuple(r for r in records if r.experiment == PROFILE and r.category == STEP)
+
+
+def op_of(record: Record) -> Op:
+    """The Op a profiled op's record was written from (what assess() needs to judge it)."""
+    notes = dict(n.split(": ", 1) for n in record.notes if n.startswith("cost: "))
+    shapes = next((n.removeprefix("shapes ") for n in record.notes if n.startswith("shapes ")), "")
+    cost = notes.get("cost") or (SHAPES if record.flops_source == "shapes" else COST_MODEL)
+    return Op("", 0, record.label, "", record.category, record.source, record.precision,
+              record.device, record.occurrences or 1, record.measurement.samples, record.flops,
+              record.bytes, cost, shapes)  # fmt: skip
+
+
+def rediagnosed(records: tuple[Record, ...], roofs: Roofs | None) -> tuple[Record, ...]:
+    """The records, each profiled op's diagnosis computed anew against `roofs`."""
+    return tuple(dataclasses.replace(r, diagnosis=assess(op_of(r), roofs).diagnosis)
+                 if r.experiment == PROFILE and r.category != STEP else r
+                 for r in records)  # fmt: skip
