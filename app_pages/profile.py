@@ -49,7 +49,7 @@ st.caption(view.roofs_line(judged))
 ui.chart("pr_roofline", profile_roofline_figure, profile_records(records), judged, named=named)
 for line in view.step_lines(records):
     st.caption(line)
-ui.table(view.op_table(records), "profile_ops", empty="—")
+ui.table(view.op_table(records, judged), "profile_ops", empty="—")
 ui.results_download(records, "pr_download")
 ui.chart("pr_categories", category_figure, view.category_times(records))
 st.subheader("What to change")

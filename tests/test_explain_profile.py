@@ -69,3 +69,15 @@ def test_records_are_diagnosed_anew_against_the_roofs_picked(specs):
 def test_the_headline_names_the_slowest_op_and_its_source():
     first = profile_records(PROFILE)[0]
     assert first.label in view.headline(PROFILE) and first.source in view.headline(PROFILE)
+
+
+def test_each_op_names_its_bounding_roof_and_its_fraction(specs):
+    """On the H100 SXM (fp32 66.9 TFLOP/s, 3.35 TB/s, ridge 20 FLOP/B): a matmul at 39
+    FLOP/B is compute-bound, its fraction FLOP/s / 66.9e12; a tanh at 0.12 FLOP/B is
+    memory-bound, its fraction bytes/s / 3.35e12."""
+    df = view.op_table(PROFILE, spec_roofs(specs["NVIDIA H100 SXM"]))
+    matmul = df[df["category"] == "matmul/conv"].iloc[0]
+    tanh = df[df["category"] == "elementwise fusion"].iloc[0]
+    assert matmul["bound by"] == "compute" and tanh["bound by"] == "memory"
+    assert matmul["fraction of roof"] == pytest.approx(matmul["FLOP/s"] / 66.9e12)
+    assert tanh["fraction of roof"] == pytest.approx(tanh["bytes/s"] / 3.35e12)

@@ -101,3 +101,14 @@ def test_a_link_opens_the_same_view_and_a_stale_value_falls_back():
     assert at.selectbox(key="pr_roofs").value == H100
     at = upload(run_page("profile", {"pr_named": "lots"}), "pr_before", "m.json", MLP)
     assert notices(at) and at.number_input(key="pr_named").value == 6
+
+
+def test_a_local_instance_profiles_a_built_in_program():
+    """The scan example, profiled here: its matmul runs 8 times a step."""
+    at = run_page("profile", {"pr_example": "scan"}, timeout=180)
+    at.button(key="pr_run").click().run()
+    assert not at.exception
+    table = at.dataframe[0].value
+    matmul = table[table["category"] == "matmul/conv"].iloc[0]
+    assert matmul["runs / step"] == 8
+    assert titles(at)[0] == "Each op on the roofline"

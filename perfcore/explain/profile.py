@@ -16,8 +16,9 @@ from perfcore import format as fmt
 from perfcore.measure.devices import match_device
 from perfcore.measure.empirical import measured_roofline
 from perfcore.measure.profile import Profile
-from perfcore.measure.profile_assess import Roofs, measured_roofs, spec_roofs
+from perfcore.measure.profile_assess import Roofs, assess, measured_roofs, spec_roofs
 from perfcore.measure.profile_records import (
+    op_of,
     profile_records,
     rediagnosed,
     step_records,
@@ -41,8 +42,10 @@ MEASURED_ROOFS = "this machine's measured roofline"
 NO_OPS = "No profile yet: upload a capture or a results file, or profile a built-in program."
 OP_UNITS = {"time / step": "seconds", "share": "percent", "FLOPs / step": "flops",
             "bytes / step": "traffic", "intensity": "intensity", "FLOP/s": "flops_per_s",
-            "bytes/s": "bytes_per_s"}  # fmt: skip
-OP_COLUMNS = ("op", "category", "source", "runs / step", *OP_UNITS, "diagnosis")
+            "bytes/s": "bytes_per_s", "roof there": "flops_per_s",
+            "fraction of roof": "percent"}  # fmt: skip
+OP_COLUMNS = ("op", "category", "source", "runs / step", *list(OP_UNITS)[:7], "bound by",
+              *list(OP_UNITS)[7:], "diagnosis")  # fmt: skip
 TOP_SHARE = 0.8  # the ops making up this share of the time are "the ops that matter"
 NAMED = 6  # the chart names at most this many ops
 
@@ -52,8 +55,15 @@ def _nan(value: float | None) -> float:
     return math.nan if value is None else value
 
 
-def op_rows(records: tuple[Record, ...]) -> list[dict]:
-    """One row per profiled op, slowest first, with its share of the op time."""
+def _judged(r: Record, roofs: Roofs | None) -> dict:
+    """The op's bounding roof (compute or memory), that roof at its intensity, the fraction."""
+    a = assess(op_of(r), roofs)
+    return {"bound by": a.bound, "roof there": _nan(a.roof_flops_per_s),
+            "fraction of roof": _nan(a.fraction)}  # fmt: skip
+
+
+def op_rows(records: tuple[Record, ...], roofs: Roofs | None = None) -> list[dict]:
+    """One row per profiled op, slowest first: its share of the op time, costs, rates, roof."""
     ops = profile_records(records)
     total = sum(r.measurement.median for r in ops) or 1.0
     return [{"op": r.label, "category": r.category, "source": r.source,
@@ -62,12 +72,12 @@ def op_rows(records: tuple[Record, ...]) -> list[dict]:
              "bytes / step": _nan(r.bytes),
              "intensity": r.flops / r.bytes if r.flops is not None and r.bytes else math.nan,
              "FLOP/s": _nan(r.flops_per_s), "bytes/s": _nan(r.bytes_per_s),
-             "diagnosis": r.diagnosis} for r in ops]  # fmt: skip
+             **_judged(r, roofs), "diagnosis": r.diagnosis} for r in ops]  # fmt: skip
 
 
-def op_table(records: tuple[Record, ...]) -> pd.DataFrame:
-    """The op table: every op by time per step, its costs, rates and diagnosis."""
-    df = pd.DataFrame(op_rows(records), columns=list(OP_COLUMNS))
+def op_table(records: tuple[Record, ...], roofs: Roofs | None = None) -> pd.DataFrame:
+    """The op table: every op by time per step, its costs, rates, roof and diagnosis."""
+    df = pd.DataFrame(op_rows(records, roofs), columns=list(OP_COLUMNS))
     df.attrs["units"] = dict(OP_UNITS)
     return df
 
