@@ -3,13 +3,17 @@ ops against the roofs picked (the diagnoses follow the pick), compares before an
 refuses a bad capture in one line, and opens from a link."""
 
 import dataclasses
+import gzip
+import io
 import json
+import zipfile
 from pathlib import Path
 
+import pytest
 from conftest import notices, run_page
 
 from perfcore.explain import profile as view
-from perfcore.measure import results, xla_private, xspace_write
+from perfcore.measure import results, xla_private, xspace, xspace_write
 from perfcore.measure.bench import Measurement
 
 DATA = Path(__file__).parent / "data" / "profile"
@@ -85,11 +89,32 @@ def test_a_gpu_capture_is_judged_against_its_spec_row():
     assert "no cost model" in table["diagnosis"].iloc[1]
 
 
-def test_a_bad_capture_is_one_line_and_the_page_goes_on():
-    at = upload(run_page("profile"), "pr_before", "bad.xplane.pb", b"not a capture")
+def _zip(name: str, data: bytes) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(name, data)
+    return out.getvalue()
+
+
+BAD = {
+    "empty": ("bad.xplane.pb", b"", "empty file"),
+    "truncated": ("bad.xplane.pb", xspace_write.xspace({("m", 1): b"\x0a\x01m"}, [])[:-3],
+                  "truncated"),
+    "not protobuf": ("bad.xplane.pb", b"not a capture", "not a profiler capture"),
+    "wrong type": ("renamed.xplane.pb", gzip.compress(b"{}"), "gzip"),  # the uploader filters .gz
+    "zip bomb": ("trace.zip", _zip("t/h.xplane.pb", bytes(2 * 2**20)), "zip bomb"),
+    "over the limit": ("big.xplane.pb", b"\x0a" * (xspace.UPLOAD_LIMIT_BYTES + 1),
+                       "over the limit"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", BAD)
+def test_a_bad_capture_is_one_line_and_the_page_goes_on(case):
+    name, data, match = BAD[case]
+    at = upload(run_page("profile"), "pr_before", name, data)
     assert not at.exception
     (error,) = at.error
-    assert "bad.xplane.pb: not a profiler capture" in error.value and "\n" not in error.value
+    assert error.value.startswith(name) and match in error.value and "\n" not in error.value
     assert any(view.NO_OPS in i.value for i in at.info)
 
 
