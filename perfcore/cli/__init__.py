@@ -4,6 +4,7 @@
     models, llm        the models, and a whole model priced on a device (perfcore.cli.llm)
     measure            the JAX measurement suite, headless (perfcore.cli.measure)
     collectives        the collectives sweep across local processes (perfcore.cli.collectives)
+    plan train|serve   the best parallel layout, or one priced (perfcore.cli.plan)
     profile            a JAX program's ops on the roofline, from a capture or an example
 
 Each module's `register(subparsers)` adds its flags and a `run(args) -> exit status`; the
@@ -15,9 +16,9 @@ from __future__ import annotations
 import os
 import sys
 
-from perfcore.cli import calc, collectives, common, llm, measure, profile
+from perfcore.cli import calc, collectives, common, llm, measure, plan, profile
 
-SUBCOMMANDS = (calc, llm, measure, collectives, profile)
+SUBCOMMANDS = (calc, llm, measure, collectives, plan, profile)
 
 
 def parser() -> common.Parser:

@@ -2,8 +2,10 @@
 
 Time two ways: the sum of per-op roofline times (each op bound on its own, t_lower) and
 the single-roofline bound of the whole phase (t_lower of its total FLOPs and bytes).
-Tensor-parallel all-reduces add their time to both (no overlap). The compute roof is
-the device's peak at the precision the math runs in: the wider of weights and activations.
+Tensor-parallel all-reduces add their time to both (no overlap); in training they are 2x
+the forward's (3x with full recomputation: parallel.TP_COMM_FACTOR), not the FLOP factor.
+The compute roof is the device's peak at the precision the math runs in: the wider of
+weights and activations.
 """
 
 from __future__ import annotations
@@ -188,9 +190,8 @@ def train(
     recompute: bool = False,
 ) -> Phase:
     """One training step of batch x seq tokens per data-parallel replica, Adam update included."""
-    factor = RECOMPUTE_FACTOR if recompute else TRAIN_FACTOR
-    tokens = batch * seq
-    comm = factor * parallel.tp_seconds(model, device, tokens, p, tp)
+    factor = parallel.TP_COMM_FACTOR["full" if recompute else "none"]
+    comm = factor * parallel.tp_seconds(model, device, batch * seq, p, tp)
     comm += parallel.dp_seconds(model, device, p, tp, dp)
     return priced("train", device, p, train_ops(model, batch, seq, p, fused, tp, recompute), comm)
 
