@@ -75,3 +75,20 @@ def test_gpu_steps_keep_their_idle_gaps(joined):
     assert g.steps == 3
     assert g.busy_s == pytest.approx((80e-6,) * 3) and g.span_s == pytest.approx((84e-6,) * 3)
     assert g.wall_s == (None, None, None)  # no host dispatch events in this capture
+
+
+def test_a_gemm_launching_two_kernels_is_still_one_run_of_its_flops():
+    """cuBLAS may split one gemm into two kernels (a split-K reduction): two events per step
+    for one instruction outside any loop. Its time is both kernels', its FLOPs one gemm's."""
+    events = []
+    for run in range(2):
+        t = 1_000_000 * run
+        events += [
+            xspace_write.OpEvent("custom-call.1", "jit_step", 7, run, t, 40_000),
+            xspace_write.OpEvent("custom-call.1", "jit_step", 7, run, t + 41_000, 5_000),
+        ]
+    proto = xla_private.module_proto(HLO.read_text())
+    data = xspace_write.xspace({("jit_step", 7): proto}, events)
+    (gemm,) = profile.join(xspace.parse_capture(data, "split.xplane.pb")).ops
+    assert gemm.occurrences == 1 and gemm.flops == 268_435_456
+    assert gemm.samples_s == pytest.approx((45e-6, 45e-6))

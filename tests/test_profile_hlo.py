@@ -75,3 +75,14 @@ def test_shapes_price_every_array_of_a_tuple():
 def test_text_that_is_not_hlo_is_refused():
     with pytest.raises(ValueError, match="HloModule"):
         hlo.parse_module("not a module")
+
+
+def test_a_loop_body_runs_its_trip_count_per_step():
+    """A scan of 5 steps (XLA:CPU's while, known_trip_count 5): its body's ops run 5 times,
+    the condition's 6, the entry's once."""
+    module = hlo.parse_module((DATA / "cpu_scan.hlo").read_text())
+    body = module.instructions["%ynn_fusion"]
+    cond = module.instructions["%wrapped_compare"]
+    entry = module.instructions["%copy.6"]
+    assert [hlo.runs_per_step(module, i) for i in (body, cond, entry)] == [5, 6, 1]
+    assert hlo.trip_count(module.instructions["%while.5"]) == 5

@@ -300,6 +300,25 @@ def trip_count(instruction: Instruction) -> int | None:
     return int(n) if n is not None else None
 
 
+def runs_per_step(module: Module, instruction: Instruction) -> int | None:
+    """How often the instruction runs per execution of its module: the product of the known
+    trip counts of the while loops around it; None when one of those counts is unknown."""
+    callers = {c: i for body in module.computations.values() for i in body for c in i.calls}
+    runs, where = 1, instruction.computation
+    while where != module.entry:
+        caller = callers.get(where)
+        if caller is None:
+            return None
+        if caller.opcode == "while":
+            count = trip_count(caller)
+            if count is None:
+                return None
+            body = re.search(r"\bbody=(%[\w.\-]+)", caller.attrs)
+            runs *= count if body and body.group(1) == where else count + 1  # else: condition
+        where = caller.computation
+    return runs
+
+
 def one_op_module(module: Module, instruction: Instruction) -> str:
     """HLO text of a module whose entry computes only this instruction from parameters.
 

@@ -234,6 +234,15 @@ class _Join:
             self.prices[key] = price(module, found, self.cost) if found else UNKNOWN
         return self.prices[key]
 
+    def occurrences(self, program: tuple[str, int], priced: Priced, counts: list[int]) -> int:
+        """Runs per step: the events counted on the CPU backend; on a GPU or TPU, where one
+        op may launch several kernels, the loops' trip counts where XLA knew them."""
+        seen = round(statistics.median(counts))
+        if self.capture.backend == "cpu" or priced.instruction is None:
+            return seen
+        runs = hlo.runs_per_step(self.modules[program], priced.instruction)
+        return seen if runs is None else runs
+
     def containers(self, program: tuple[str, int], names) -> set[str]:
         """The names among `names` of loops or calls, whose body's ops are traced themselves."""
         out = set()
@@ -272,7 +281,7 @@ def _program_ops(join: _Join, program: tuple[str, int], runs: list[list[Event]])
     ops = []
     for name, samples in times.items():
         p = join.priced((*program, name))
-        n = round(statistics.median(counts[name]))
+        n = join.occurrences(program, p, counts[name])
         flops, n_bytes = (_times(p.flops, n), _times(p.bytes, n))
         opcode = p.instruction.opcode if p.instruction else ""
         ops.append(Op(program[0], program[1], name, opcode, p.category, p.source, p.precision,
