@@ -175,3 +175,9 @@ def test_the_cli_reads_a_trace_folder_and_prints_the_top_ops(profiles, tmp_path,
     assert p.ops[0].name in printed and f"wrote {out}" in printed
     loaded = profile_records.profile_records(results.load_results(out))
     assert {r.label for r in loaded} == {o.name for o in p.ops}
+
+
+def test_perfcore_profile_is_the_stable_name():
+    import perfcore
+
+    assert perfcore.profile is jax_profile.profile
