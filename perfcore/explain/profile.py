@@ -9,6 +9,7 @@ and not the other is "only before" / "only after".
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pandas as pd
 
@@ -66,7 +67,7 @@ def op_rows(records: tuple[Record, ...], roofs: Roofs | None = None) -> list[dic
     """One row per profiled op, slowest first: its share of the op time, costs, rates, roof."""
     ops = profile_records(records)
     total = sum(r.measurement.median for r in ops) or 1.0
-    return [{"op": r.label, "category": r.category, "source": r.source,
+    return [{"op": r.label, "category": r.category, "source": short_source(r.source),
              "runs / step": r.occurrences, "time / step": r.measurement.median,
              "share": r.measurement.median / total, "FLOPs / step": _nan(r.flops),
              "bytes / step": _nan(r.bytes),
@@ -111,15 +112,26 @@ def headline(records: tuple[Record, ...]) -> str:
     first = top[0]
     return (f"{len(top)} of {len(ops)} ops take {fmt.percent(TOP_SHARE)} of the "
             f"{fmt.seconds(total)} of op time per step. The slowest, {first.label} "
-            f"({first.category}, {first.source or 'no source line'}): "
+            f"({first.category}, {short_source(first.source) or 'no source line'}): "
             f"{first.diagnosis or 'not diagnosed'}.")  # fmt: skip
 
 
 def step_lines(records: tuple[Record, ...]) -> list[str]:
-    """One line per profiled program: its device time per step, and its notes."""
+    """One line per profiled program: its device time per step, its notes, its diagnosis."""
     return [f"{r.label}: device span {fmt.seconds(r.measurement.median)} per step "
-            f"(median of {r.measurement.n}); {'; '.join(r.notes)}. {r.diagnosis}"
+            f"(measured, median of {r.measurement.n}); {'; '.join(r.notes)}. "
+            f"{r.diagnosis[:1].upper()}{r.diagnosis[1:]}."
             for r in step_records(records)]  # fmt: skip
+
+
+def short_source(source: str, root: Path | None = None) -> str:
+    """A source `file:line` relative to root (default: the working directory) when under it."""
+    path, _, line = source.rpartition(":")
+    try:
+        shown = Path(path).relative_to(root or Path.cwd())
+    except ValueError:
+        return source
+    return f"{shown}:{line}"
 
 
 def diagnoses(records: tuple[Record, ...]) -> list[str]:

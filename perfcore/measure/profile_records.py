@@ -61,7 +61,7 @@ def _step_record(program: Program, device: str, common: dict, warmup: int) -> Re
     busy = f"device busy {fmt.seconds(statistics.median(program.busy_s))} a step"
     covered = f"op coverage {fmt.percent(program.coverage)}"
     module = "" if program.module_flops is None else (
-        f"cost_analysis() {program.module_flops:.6g} FLOPs"
+        f"cost_analysis() {fmt.flops(program.module_flops)}, the ops {fmt.flops(program.flops)}"
     )  # fmt: skip
     notes = tuple(filter(None, [f"program {program.module} (id {program.program_id})", wall,
                                 busy, covered, module, *program.notes]))  # fmt: skip
