@@ -41,12 +41,12 @@ CAPTURE_HOW = (
 )
 MEASURED_ROOFS = "this machine's measured roofline"
 NO_OPS = "No profile yet: upload a capture or a results file, or profile a built-in program."
-OP_UNITS = {"time / step": "seconds", "share": "percent", "FLOPs / step": "flops",
-            "bytes / step": "traffic", "intensity": "intensity", "FLOP/s": "flops_per_s",
+OP_UNITS = {"time / step": "seconds", "total time": "seconds", "share": "percent",
+            "FLOPs / step": "flops", "bytes / step": "traffic", "intensity": "intensity", "FLOP/s": "flops_per_s",
             "bytes/s": "bytes_per_s", "roof there": "flops_per_s",
             "fraction of roof": "percent"}  # fmt: skip
-OP_COLUMNS = ("op", "category", "source", "runs / step", *list(OP_UNITS)[:7], "bound by",
-              *list(OP_UNITS)[7:], "diagnosis")  # fmt: skip
+OP_COLUMNS = ("op", "category", "source", "runs / step", *list(OP_UNITS)[:8], "bound by",
+              *list(OP_UNITS)[8:], "diagnosis")  # fmt: skip
 TOP_SHARE = 0.8  # the ops making up this share of the time are "the ops that matter"
 NAMED = 6  # the chart names at most this many ops
 
@@ -69,6 +69,7 @@ def op_rows(records: tuple[Record, ...], roofs: Roofs | None = None) -> list[dic
     total = sum(r.measurement.median for r in ops) or 1.0
     return [{"op": r.label, "category": r.category, "source": short_source(r.source),
              "runs / step": r.occurrences, "time / step": r.measurement.median,
+             "total time": sum(r.measurement.samples),
              "share": r.measurement.median / total, "FLOPs / step": _nan(r.flops),
              "bytes / step": _nan(r.bytes),
              "intensity": r.flops / r.bytes if r.flops is not None and r.bytes else math.nan,

@@ -58,7 +58,8 @@ def _step_record(program: Program, device: str, common: dict, warmup: int) -> Re
     """One program's whole-step record."""
     walls = [w for w in program.wall_s if w is not None]
     wall = f"host wall {fmt.seconds(statistics.median(walls))} a step" if walls else ""
-    busy = f"device busy {fmt.seconds(statistics.median(program.busy_s))} a step"
+    busy = (f"device busy {fmt.seconds(statistics.median(program.busy_s))} a step, idle "
+            f"between ops {fmt.seconds(statistics.median(program.idle_s))}")  # fmt: skip
     covered = f"op coverage {fmt.percent(program.coverage)}"
     module = "" if program.module_flops is None else (
         f"cost_analysis() {fmt.flops(program.module_flops)}, the ops {fmt.flops(program.flops)}"
