@@ -42,8 +42,8 @@ CAPTURE_HOW = (
 MEASURED_ROOFS = "this machine's measured roofline"
 NO_OPS = "No profile yet: upload a capture or a results file, or profile a built-in program."
 OP_UNITS = {"time / step": "seconds", "total time": "seconds", "share": "percent",
-            "FLOPs / step": "flops", "bytes / step": "traffic", "intensity": "intensity", "FLOP/s": "flops_per_s",
-            "bytes/s": "bytes_per_s", "roof there": "flops_per_s",
+            "FLOPs / step": "flops", "bytes / step": "traffic", "intensity": "intensity",
+            "FLOP/s": "flops_per_s", "bytes/s": "bytes_per_s", "roof there": "flops_per_s",
             "fraction of roof": "percent"}  # fmt: skip
 OP_COLUMNS = ("op", "category", "source", "runs / step", *list(OP_UNITS)[:8], "bound by",
               *list(OP_UNITS)[8:], "diagnosis")  # fmt: skip
