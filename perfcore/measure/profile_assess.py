@@ -10,6 +10,7 @@ too small to reach either roof, lower the precision or fix the tiles of a slow m
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 
 from perfcore import format as fmt
@@ -24,6 +25,7 @@ FAR_BELOW = 0.1  # fraction of its roof under which an op is far below it
 SMALL_OP_S = 20e-6  # an occurrence this short is dominated by launch/dispatch overhead
 LOW_COMPUTE = 0.5  # a compute-bound op under this fraction of its roof leaves compute unused
 IDLE_SHARE = 0.2  # device idle over this share of a step points at the host
+DISPATCH_BOUND = 2  # a host wall this many times the device span: the host sets the pace
 MEMORY_KINDS = (hlo.ELEMENTWISE, hlo.DATA, hlo.REDUCTION)
 
 
@@ -96,6 +98,9 @@ def _lever(op: Op, bound: str, fraction: float | None) -> str:
     if fraction is None:
         return "no roof for this device: pick its specs row or measure its roofline"
     share = fmt.percent(fraction)
+    if fraction > 1:
+        return (f"above its roof ({share}): the roof is lower than what this op reached; "
+                "measure the roofline again, or check the op's FLOPs and bytes")  # fmt: skip
     if bound == "memory" and op.category in MEMORY_KINDS:
         return (f"memory-bound {op.category} at {share} of bandwidth: fuse it into the op "
                 "that produces or consumes it (one round trip through memory fewer)")  # fmt: skip
@@ -132,13 +137,13 @@ def roofs_for(
 
 def program_diagnosis(program: Program) -> str:
     """What a program's step says about the host: idle device, or dispatch longer than work."""
-    span, idle = sum(program.span_s), sum(program.idle_s)
+    span, idle = statistics.median(program.span_s), statistics.median(program.idle_s)
     walls = [w for w in program.wall_s if w is not None]
     if span and idle / span > IDLE_SHARE:
         return (f"device idle {fmt.percent(idle / span)} of the step between ops: a host "
                 "sync or dispatch between them; jit more of the step into one program")  # fmt: skip
-    if walls and sum(walls) > 2 * span:
-        return (f"host wall {fmt.seconds(sum(walls) / len(walls))} a step for "
-                f"{fmt.seconds(span / program.steps)} of device work: dispatch-bound, do more "
-                "work per call (batch, or loop on the device with lax.scan)")  # fmt: skip
+    if walls and statistics.median(walls) > DISPATCH_BOUND * span:
+        return (f"host wall {fmt.seconds(statistics.median(walls))} a step for "
+                f"{fmt.seconds(span)} of device work: dispatch-bound, do more work per call "
+                "(batch, or loop on the device with lax.scan)")  # fmt: skip
     return "the device is busy for the step: the ops' own roofs bound it"
