@@ -84,3 +84,9 @@ def test_a_host_wall_far_over_the_device_span_is_dispatch_bound():
 def test_roofs_come_from_the_matched_row_else_the_measured_roofline(specs):
     assert "H100" in roofs_for("NVIDIA H100 80GB HBM3", specs).label
     assert roofs_for("cpu", specs) is None
+
+
+def test_an_op_above_its_roof_says_so_and_is_not_clamped():
+    """2 GFLOP in 10 ms: 200 GFLOP/s over a 100 GFLOP/s roof, fraction 2 as measured."""
+    a = assess(op(hlo.MATMUL, 2e9, 2e7, 0.01), ROOFS)
+    assert a.fraction == pytest.approx(2.0) and a.diagnosis.startswith("above its roof")
