@@ -133,7 +133,6 @@ def test_on_a_cpu_the_roof_is_its_measured_ceilings_until_a_row_is_picked(monkey
 
 
 def test_run_with_the_quick_suite_measures_this_cpu():
-    pytest.importorskip("jax")
     at = run_page("measure", QUICK)
     at.button(key="me_run").click().run()
     assert not at.exception and not at.error
