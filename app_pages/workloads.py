@@ -4,6 +4,7 @@ import streamlit as st
 
 import ui
 from perfcore import format as fmt
+from perfcore.errors import NotPublished, report_bug
 from perfcore.explain import workloads as view
 from perfcore.figures import workloads as charts
 from perfcore.model.phases import BATCH, CONTEXT, DP, OUTPUT, PHASES, ROOF_RULE, TP
@@ -25,8 +26,10 @@ def built(model, device, compare, setup, theme) -> tuple | str:
     """
     try:
         data = view.page(model, device, compare, setup)
-    except ValueError as e:
+    except NotPublished as e:
         return f"Cannot price this on {device.name}: {e}."
+    except Exception:  # a bug, not the input: logged with its traceback, said as such
+        return report_bug(f"the Workloads page, pricing {model.name} on {device.name}")
     return data, charts.page_figures(data, setup.tp, theme)
 
 

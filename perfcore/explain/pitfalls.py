@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from perfcore import format as fmt
+from perfcore.errors import NotPublished
 from perfcore.model import ops, pitfalls
-from perfcore.model.pitfalls import NotPublished
 from perfcore.model.precision import BYTES_PER_ELEMENT
 from perfcore.model.specs import Device
 
@@ -41,14 +41,6 @@ FORMULAS = {
     r"t_{\text{mem}} = \frac{S\,k}{\beta_{\text{mem}}}",
     5: r"\text{bytes} = 2\,\frac{N-1}{N}\cdot\frac{\text{params}\cdot b}{g},\qquad "
     r"t = \frac{\text{bytes}}{\beta_{\text{net}}}",
-}
-FIELDS = {
-    "memory_bytes_per_s": "a memory bandwidth",
-    "memory_bytes": "a memory capacity",
-    "compute_units": "a compute-unit count",
-    "pcie_bytes_per_s": "a PCIe bandwidth",
-    "scaleout_bytes_per_s": "a scale-out (network) bandwidth",
-    **{f"{p}_flops_per_s": f"a {p} peak" for p in BYTES_PER_ELEMENT},
 }
 _SECONDS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
 
@@ -102,9 +94,7 @@ def _guard(number: int, belief: str, device: Device, price: Callable[[], Section
     try:
         return price()
     except NotPublished as e:
-        field = str(e).rsplit(" ", 1)[-1]
-        needs = FIELDS.get(field, field)
-        verdict = f"{fmt.NOT_PUBLISHED}: {device.name} does not publish {needs}."
+        verdict = f"{fmt.NOT_PUBLISHED}: {device.name} does not publish a {e.words}."
         return Section(number, belief, (), verdict)
 
 

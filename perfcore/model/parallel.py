@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+from perfcore.errors import NotPublished
 from perfcore.model import ops
 from perfcore.model.comm import hierarchical_allreduce, link_bytes_per_s
 from perfcore.model.specs import Device
@@ -35,7 +36,8 @@ def tp_seconds(model, device: Device, tokens: float, p: Precisions, tp: int) -> 
     buffer = tokens * model.hidden * p.a
     link = scaleup_bytes_per_s(device)
     if link is None:
-        raise ValueError(f"{device.name} publishes no scale-up or PCIe bandwidth for TP {tp}")
+        fields = ("scaleup_bytes_per_s", "pcie_bytes_per_s")
+        raise NotPublished(device.name, fields, "scale-up or PCIe bandwidth", f"for TP {tp}")
     one = hierarchical_allreduce(buffer, tp, 1, link, None).seconds
     return TP_ALLREDUCES_PER_LAYER * model.layers * one
 
@@ -61,7 +63,8 @@ def dp_seconds(model, device: Device, p: Precisions, tp: int, dp: int) -> float:
     grads = gradient_bytes(model, p, tp)
     seconds = hierarchical_allreduce(grads, per_node, nodes, up, out).seconds
     if seconds is None:
-        raise ValueError(f"{device.name} publishes no link bandwidth for DP {dp} on {nodes} nodes")
+        fields = ("scaleup_bytes_per_s", "scaleout_bytes_per_s")
+        raise NotPublished(device.name, fields, "link bandwidth", f"for DP {dp} on {nodes} nodes")
     return seconds
 
 

@@ -9,12 +9,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from perfcore.errors import NotPublished
 from perfcore.model import ops
 from perfcore.model.comm import link_bytes_per_s, ring_allreduce_bytes, transfer_time
 from perfcore.model.occupancy import idle_units, utilisation
 from perfcore.model.precision import BYTES_PER_ELEMENT
 from perfcore.model.roofline import Limiter, attainable
 from perfcore.model.specs import Device
+from perfcore.model.specs import require as _require
+
+__all__ = ["NotPublished", "batch_one", "copy_in_loop", "faster_chip", "fp32_path",
+           "shard_across_nodes"]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -132,18 +137,6 @@ def shard_across_nodes(
     return ShardAcrossNodes(weights, fits, network, seconds)
 
 
-class NotPublished(ValueError):
-    """A pitfall needs a figure the device does not publish."""
-
-
 def _peak(device: Device, precision: str) -> float:
     """The device's peak at `precision`; NotPublished where it has none."""
     return _require(device, f"{precision}_flops_per_s")
-
-
-def _require(device: Device, field: str) -> float:
-    """The device's figure `field`; NotPublished naming it where the cell is empty."""
-    value = getattr(device, field)
-    if value is None:
-        raise NotPublished(f"{device.name} does not publish {field}")
-    return value

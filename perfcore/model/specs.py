@@ -18,7 +18,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import BinaryIO
 
-from perfcore.errors import FileProblems
+from perfcore.errors import FileProblems, NotPublished
 from perfcore.model.csvrows import (
     Expected,
     Schema,
@@ -139,6 +139,26 @@ class Device:
     def replace(self, **changes) -> Device:
         """A copy with some figures changed (for what-if inputs)."""
         return dataclasses.replace(self, **changes)
+
+
+# A Device figure in words, for a NotPublished that names it.
+FIGURE_WORDS = {
+    "memory_bytes_per_s": "memory bandwidth",
+    "memory_bytes": "memory capacity",
+    "compute_units": "compute-unit count",
+    "pcie_bytes_per_s": "PCIe bandwidth",
+    "scaleup_bytes_per_s": "scale-up bandwidth",
+    "scaleout_bytes_per_s": "scale-out (network) bandwidth",
+    **{f"{p}_flops_per_s": f"{p} peak" for p in PRECISIONS},
+}
+
+
+def require(device: Device, field: str, needed_for: str = "") -> float:
+    """The device's figure `field`; NotPublished naming it where the cell is empty."""
+    value = getattr(device, field)
+    if value is None:
+        raise NotPublished(device.name, (field,), FIGURE_WORDS.get(field, field), needed_for)
+    return value
 
 
 def is_positive_finite(value: float) -> bool:
