@@ -29,6 +29,8 @@ EXPERIMENT = "roofline"
 EXTRA_PRECISION = {"float8_e4m3fn": "fp8", "float8_e5m2": "fp8"}
 # (arrays in the working set, arrays moved per pass, FLOPs per element per pass) per kernel.
 KERNELS = {"copy": (1, 2, 1), "triad": (2, 3, 2)}
+# The runtime's codes for "this backend has no kernel for that type" (XLA status codes).
+UNSUPPORTED = ("UNIMPLEMENTED", "INVALID_ARGUMENT")
 BYTES_NOTE = "bytes from the model: cost_analysis does not count a loop body per pass"
 
 
@@ -65,16 +67,25 @@ def _matmul_sweep(env: Env, dtype: str) -> list[Record]:
     return records
 
 
-def _supported(env: Env, dtype: str) -> bool:
-    """True when a small matmul of dtype compiles and runs on this device."""
+def _unsupported(env: Env, dtype: str) -> str | None:
+    """Why this backend does not run dtype, or None where a small matmul of it runs.
+
+    Only "not a dtype this JAX knows" and the runtime's UNSUPPORTED codes drop a dtype; any
+    other failure (out of memory, a driver fault, a bug) propagates and stops the run."""
     jnp = env.jnp
+    try:
+        jnp.dtype(dtype)
+    except TypeError:
+        return f"{dtype} (not a dtype this JAX knows)"
     try:
         with env.jax.enable_x64(dtype == "float64"):
             a = jnp.ones((8, 8), dtype)
             env.jax.block_until_ready(jnp.matmul(a, a))
-    except Exception:  # noqa: BLE001 - any failure means "not on this device"
-        return False
-    return True
+    except env.jax.errors.JaxRuntimeError as error:
+        if error.error_code_string not in UNSUPPORTED:
+            raise
+        return f"{dtype} ({error.error_code_string} on the {env.detected.backend} backend)"
+    return None
 
 
 def _stream_fn(env: Env, kernel: str, passes: int):
@@ -127,7 +138,13 @@ def _stream_sweep(env: Env) -> list[Record]:
 
 
 def run(env: Env) -> list[Record]:
-    """Matmul roofs for every dtype JAX runs here, then the bandwidth sweep with its levels."""
-    matmuls = [r for d in env.suite.roofline_dtypes if _supported(env, d)
+    """Matmul roofs for every dtype JAX runs here, then the bandwidth sweep with its levels;
+    a dtype this backend does not run is named in every record's notes."""
+    dropped = {d: why for d in env.suite.roofline_dtypes if (why := _unsupported(env, d))}
+    matmuls = [r for d in env.suite.roofline_dtypes if d not in dropped
                for r in _matmul_sweep(env, d)]  # fmt: skip
-    return [*matmuls, *empirical.with_levels(tuple(_stream_sweep(env)))]
+    records = [*matmuls, *empirical.with_levels(tuple(_stream_sweep(env)))]
+    if not dropped:
+        return records
+    note = f"not measured, the backend does not run: {', '.join(dropped.values())}"
+    return [r.noted(note) for r in records]
