@@ -35,7 +35,7 @@ DEFAULT_PATH = Path(__file__).resolve().parents[2] / "data" / "specs.csv"
 # column -> (Device field, multiplier to SI). Order is the documented schema.
 REQUIRED_COLUMNS = (
     "name", "vendor", "year", "architecture", "form_factor", "compute_units",
-    "memory_gb", "memory_bw_tbs", "l2_mb", "smem_kb_per_unit", "regs_kb_per_unit",
+    "memory_gib", "memory_bw_tbs", "l2_mib", "smem_kb_per_unit", "regs_kb_per_unit",
     "fp64_tflops", "fp32_tflops", "tf32_tflops", "bf16_tflops", "fp16_tflops",
     "fp8_tflops", "int8_tops", "fp4_tflops", "scaleup_gbs", "scaleout_gbs", "pcie_gbs",
     "tdp_w", "source", "notes",
@@ -49,9 +49,9 @@ KINDS_SEPARATOR = ";"
 
 NUMERIC_SI = {
     "compute_units": ("compute_units", 1),
-    "memory_gb": ("memory_bytes", 1024**3),
+    "memory_gib": ("memory_bytes", 1024**3),
     "memory_bw_tbs": ("memory_bytes_per_s", 1e12),
-    "l2_mb": ("l2_bytes", 1024**2),
+    "l2_mib": ("l2_bytes", 1024**2),
     "smem_kb_per_unit": ("smem_bytes_per_unit", 1024),
     "regs_kb_per_unit": ("regs_bytes_per_unit", 1024),
     **{f"{p}_tflops": (f"{p}_flops_per_s", 1e12) for p in PRECISIONS if p != "int8"},
@@ -88,7 +88,10 @@ class SpecError(FileProblems):
         return self.label
 
 
-SCHEMA = Schema(REQUIRED_COLUMNS, OPTIONAL_COLUMNS, "device", SpecError)
+# Columns renamed to say their unit (they always held GiB and MiB); files with the old
+# header still load.
+RENAMED = (("memory_gb", "memory_gib"), ("l2_mb", "l2_mib"))
+SCHEMA = Schema(REQUIRED_COLUMNS, OPTIONAL_COLUMNS, "device", SpecError, RENAMED)
 
 
 @dataclass(frozen=True)
