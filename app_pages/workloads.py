@@ -74,7 +74,8 @@ if data.left_out:
 main = data.views[0]
 metrics = [("Time (sum of ops)", fmt.seconds(main.phase.time_s)),
            ("Single-roofline bound", fmt.seconds(main.phase.time_bound_s)),
-           (f"Intensity ({main.phase.bound}-bound)", fmt.intensity(main.phase.intensity)),
+           (f"Intensity ({main.phase.bound}-bound)",
+            fmt.intensity(main.phase.intensity, unit="FLOP/B")),  # a quarter-width box
            ("Tokens/s", f"{main.tokens_per_s:,.0f}"),
            ("Memory per GPU", fmt.capacity(main.memory.total))]  # fmt: skip
 if main.generation:

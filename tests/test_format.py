@@ -84,3 +84,9 @@ def test_headers_carry_the_display_unit_and_downloads_the_si_unit():
 def test_figures_stay_short_for_any_size():
     assert [fmt.figures(v) for v in (0.1394, 1365.3, 999_999.0)] == ["0.139", "1,365", "999,999"]
     assert fmt.figures(3.333e19) == "3.33×10¹⁹" and fmt.figures(2e6) == "2.00×10⁶"
+
+
+def test_intensity_has_a_short_unit_for_a_narrow_metric_box():
+    """'11.1 FLOP/byte' overflowed a quarter-width metric at 1400 px (224 px in 223)."""
+    assert fmt.intensity(11.08) == "11.1 FLOP/byte"
+    assert fmt.intensity(11.08, unit="FLOP/B") == "11.1 FLOP/B"
