@@ -46,9 +46,9 @@ def test_a_negative_latency_from_noise_is_held_at_zero():
 
 
 def test_a_sweep_whose_time_does_not_grow_has_no_bandwidth():
-    with pytest.raises(ValueError):
+    with pytest.raises(linkfit.NoFit, match="does not grow"):
         linkfit.fit_alpha_beta("all-reduce", 8, [1e3, 1e6], [2e-3, 1e-3])
-    with pytest.raises(ValueError):
+    with pytest.raises(linkfit.NoFit, match="two different sizes"):
         linkfit.fit_alpha_beta("all-reduce", 8, [1e3, 1e3], [1e-3, 1e-3])
 
 
@@ -92,3 +92,20 @@ def test_sweep_reads_collective_ranks_sizes_and_medians_in_size_order():
     collective, n, sizes, seconds = linkfit.sweep(records)
     assert (collective, n, sizes) == ("all-to-all", 4, [1024, 4096])
     assert seconds == [1024 * 1e-9 + 1e-5, 4096 * 1e-9 + 1e-5]
+
+
+def test_a_sweep_that_cannot_be_fitted_is_noted_and_a_bug_in_the_fit_propagates(monkeypatch):
+    """The old catch took any ValueError for 'too noisy a sweep', a bug in the fit included."""
+    from perfcore.measure import jax_collectives
+
+    flat = [record("all-reduce", 8, s, 1e-3) for s in SIZES]  # time does not grow with size
+    notes = {n for r in jax_collectives._with_fit(flat) for n in r.notes}
+    assert any(n.startswith("no alpha-beta fit: all-reduce: time does not grow") for n in notes)
+
+    def buggy(*args):
+        raise ValueError("shapes (2,) and (3,) not aligned")
+
+    monkeypatch.setattr(linkfit, "fit_and_check", buggy)
+    growing = [record("all-reduce", 8, s, s * 1e-9 + 1e-5) for s in SIZES]
+    with pytest.raises(ValueError, match="not aligned"):
+        jax_collectives._with_fit(growing)
