@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import ui
+from perfcore.errors import NotPublished, report_bug
 from perfcore.explain import plan as view
 from perfcore.explain import plan_serve as serve
 from perfcore.figures import plan as charts
@@ -50,8 +51,10 @@ def priced(model, device, setup) -> view.TrainView | serve.ServeView | str:
         return serve.serve_view(model, device, setup, table)
     except LayoutError as e:
         return view.refusal_text(e)
-    except ValueError as e:
+    except NotPublished as e:
         return f"Cannot price this on {device.name}: {e}."
+    except Exception:  # a bug, not the input: logged with its traceback, said as such
+        return report_bug(f"the Plan page, pricing {model.name} on {device.name}")
 
 
 @st.cache_resource(show_spinner=False, max_entries=128)

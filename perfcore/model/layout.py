@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from perfcore.model.validate import InputError
+from perfcore.errors import UserError
 
 RECOMPUTE = ("none", "selective", "full")
 ZERO_STAGES = (0, 1, 2, 3)
 DEGREE_MAX = 2**20  # past this a degree is a typo
 
 
-class LayoutError(InputError):
+class LayoutError(UserError):
     """A layout that cannot exist: names the field, the value and why; one line."""
 
     def __init__(self, field: str, value: object, why: str):

@@ -145,7 +145,7 @@ def optimizer_seconds(t: Training, layout: Layout) -> float:
         local /= layout.dp * layout.cp
     bw = t.device.memory_bytes_per_s
     if bw is None:
-        raise NotPublished(f"{t.device.name} publishes no memory bandwidth")
+        raise NotPublished(t.device.name, ("memory_bytes_per_s",), "memory bandwidth")
     return 2 * local * (tc.WEIGHT_BYTES + tc.GRAD_BYTES + tc.ADAM_BYTES) / bw
 
 
