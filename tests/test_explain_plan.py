@@ -36,7 +36,8 @@ def test_a_degree_of_zero_and_search_are_left_to_the_search_and_zero_stage_0_is_
 @pytest.mark.parametrize(
     ("fixed", "said"),
     [((("tp", 3),), "**TP** = 3 does not divide the 64 attention heads."),  # 64 % 3 = 1
-     ((("pp", 3),), "**PP** = 3 (pp = 3) does not divide the 80 layers."),  # 80 % 3 = 2
+     ((("pp", 3),), "**PP** = 3 does not divide the 1,024 GPUs (tp x pp x cp = 3)."),
+     ((("pp", 128),), "**PP** = 128 (pp = 128 stages) is more than the 80 layers."),
      ((("interleave", 2),), "**Chunks per stage** = 2 needs pp of 2 or more.")],
 )  # fmt: skip
 def test_a_layout_that_cannot_exist_is_refused_naming_its_control(specs, fixed, said):

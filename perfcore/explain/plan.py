@@ -108,13 +108,19 @@ def train_view(model, device: Device, s: TrainSetup, table: dict) -> TrainView:
 
 
 def _refusal(t: Training, fixed: dict) -> LayoutError:
-    """Why no layout with these fixed fields exists: the first problem of the layout they
-    make with the rest at 1 (dp from the GPUs), named by its field."""
+    """Why no layout with these fixed fields exists, named by its field: the first problem of
+    a fixed field in the layout they make with the rest at 1 (dp from the GPUs); else fixed
+    degrees that do not divide the GPUs; else the layout's first problem."""
     tp, pp, cp = (fixed.get(k, 1) for k in ("tp", "pp", "cp"))
     dp = fixed.get("dp", max(1, t.gpus // (tp * pp * cp)))
     layout = Layout(**{**fixed, "tp": tp, "pp": pp, "cp": cp, "dp": dp})  # may refuse itself
     found = problems(layout, t.model, t.gpus, t.seq, t.sequences)
-    return found[0] if found else LayoutError("gpus", t.gpus, "leave no layout to search")
+    own = [e for e in found if e.field in fixed]  # dp and the GPU count follow from them
+    if own or not t.gpus % (tp * pp * cp):
+        return (own or found or [LayoutError("gpus", t.gpus, "leave no layout to search")])[0]
+    field = next(k for k in ("pp", "tp", "cp") if k in fixed)
+    return LayoutError(field, fixed[field], f"does not divide the {t.gpus:,} GPUs "
+                       f"(tp x pp x cp = {tp * pp * cp:,})")  # fmt: skip
 
 
 def refusal_text(e: LayoutError) -> str:
