@@ -116,6 +116,7 @@ def train_results(data: view.TrainView, model, ctx, setup) -> None:
     ui.metrics(view.train_metrics(data))
     ui.takeaway(view.train_takeaway(data))
     charts_row(model, ctx, setup, charts.TRAIN_CHARTS)
+    st.caption(view.layouts_caption(data))
     ui.table(view.layouts_table(data), "plan_train_layouts")
 
 

@@ -62,14 +62,21 @@ def test_fixed_fields_hold_for_every_candidate_and_the_rest_fill_the_gpus(specs)
 
 def test_the_layouts_table_is_fastest_first_with_expected_at_bound_over_efficiency(small):
     df = plan.layouts_table(small)
-    assert len(df) == len(small.found.candidates) and list(df["rank"]) == list(
-        range(1, len(df) + 1)
-    )
+    assert len(df) == min(100, len(small.found.candidates))
+    assert list(df["rank"]) == list(range(1, len(df) + 1))
     assert list(df["step (bound)"]) == sorted(df["step (bound)"])
     # efficiency 0.5: the expected step is twice the bound
     assert (df["step (expected)"] == 2 * df["step (bound)"]).all()
     assert df.attrs["units"]["step (expected)"] == "seconds"
     assert "step (expected)" not in plan.layouts_table(plan.TrainView(small.found, None))
+
+
+def test_the_table_holds_the_fastest_hundred_and_its_caption_says_how_many_fit(specs):
+    v = plan.train_view(L70, specs[H100], plan.TrainSetup(), {})
+    fit = len(v.found.candidates)
+    assert fit > 100 and len(plan.layouts_table(v)) == 100
+    assert plan.layouts_caption(v).startswith(f"{fit:,} of the {v.found.considered:,} layouts")
+    assert "the fastest 100," in plan.layouts_caption(v)
 
 
 def test_the_time_parts_add_up_to_the_step_and_leave_zeros_out(small):

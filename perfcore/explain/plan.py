@@ -51,6 +51,7 @@ PARTS = {"compute": "compute", "optimizer": "optimizer", "tp": "TP collectives",
 MEMORY_BARS = 5  # the fastest layouts whose memory the chart sets side by side
 NEAREST = 8  # published runs shown beside the bound
 TIE = 1e-3  # steps closer than this fraction read as a tie
+TABLE_ROWS = 100  # the table's fastest layouts (every one that fits would send thousands)
 
 
 @dataclass(frozen=True)
@@ -131,9 +132,9 @@ def refusal_text(e: LayoutError) -> str:
 
 
 def layouts_table(v: TrainView) -> pd.DataFrame:
-    """One row per layout that fits, fastest first: its fields, step (bound; expected where
-    published runs give an efficiency), MFU, rate, memory per GPU."""
-    eff, plans = v.efficiency, v.found.candidates
+    """One row per layout that fits, the fastest TABLE_ROWS first: its fields, step (bound;
+    expected where published runs give an efficiency), MFU, rate, memory per GPU."""
+    eff, plans = v.efficiency, v.found.candidates[:TABLE_ROWS]
     df = pd.DataFrame({
         "rank": range(1, len(plans) + 1),
         "layout": [p.layout.label() for p in plans],
@@ -151,6 +152,15 @@ def layouts_table(v: TrainView) -> pd.DataFrame:
                   [eff.expected_s(p.step_s) for p in plans])  # fmt: skip
         df.attrs["units"]["step (expected)"] = "seconds"
     return df
+
+
+def layouts_caption(v: TrainView) -> str:
+    """What the table holds: how many layouts fit, of how many priced, and which are shown."""
+    fit, shown = len(v.found.candidates), min(len(v.found.candidates), TABLE_ROWS)
+    which = f"the fastest {shown:,}" if shown < fit else "all of them"
+    return (f"{fit:,} of the {v.found.considered:,} layouts priced fit in memory; {which}, "
+            "fastest first. Step and MFU are bounds; expected = bound ÷ the efficiency "
+            "published training runs reach.")  # fmt: skip
 
 
 def time_parts(plan: TrainPlan) -> dict[str, float]:
