@@ -82,6 +82,11 @@ def percent(fraction: float | None, digits: int = 3) -> str:
     return NOT_PUBLISHED if fraction is None else f"{_sig(fraction * 100, digits)} %"
 
 
+def tokens_per_s(value: float | None, digits: int = 3) -> str:
+    """A token rate as '13,569 tokens/s' (all its integer digits, thousands grouped)."""
+    return NOT_PUBLISHED if value is None else f"{_sig(value, digits, grouped=True)} tokens/s"
+
+
 def ratio(value: float | None, digits: int = 2) -> str:
     """A ratio as '7.9x'."""
     return NOT_PUBLISHED if value is None else f"{_sig(value, digits, grouped=True)}x"
@@ -111,6 +116,7 @@ KINDS = {
     "intensity": ("FLOP/byte", _ONE),
     "percent": ("%", ((0.01, ""),)),
     "ratio": ("x", _ONE),
+    "tokens_per_s": ("tokens/s", _ONE),
 }
 SI_UNITS = {kind: unit for kind, (unit, _) in KINDS.items()} | {"percent": "fraction"}
 TABLE_DIGITS, TABLE_MAX_DECIMALS = 3, 4

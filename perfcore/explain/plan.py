@@ -142,11 +142,12 @@ def layouts_table(v: TrainView) -> pd.DataFrame:
         "step (bound)": [p.step_s for p in plans],
         "step, DP not overlapped (bound)": [p.step_no_overlap_s for p in plans],
         "MFU (bound)": [p.mfu for p in plans],
-        "tokens/s (bound)": [p.tokens_per_s for p in plans],
+        "rate (bound)": [p.tokens_per_s for p in plans],
         "memory per GPU": [p.memory_total for p in plans],
     })  # fmt: skip
     df.attrs["units"] = {"step (bound)": "seconds", "step, DP not overlapped (bound)": "seconds",
-                         "MFU (bound)": "percent", "memory per GPU": "capacity"}  # fmt: skip
+                         "MFU (bound)": "percent", "rate (bound)": "tokens_per_s",
+                         "memory per GPU": "capacity"}  # fmt: skip
     if eff is not None:  # no column of blanks without published runs
         df.insert(df.columns.get_loc("step (bound)") + 1, "step (expected)",
                   [eff.expected_s(p.step_s) for p in plans])  # fmt: skip

@@ -91,13 +91,15 @@ def plans_table(v: ServeView) -> pd.DataFrame:
         "TP": [p.tp for p in plans], "replicas": [p.replicas for p in plans],
         "batch": [p.batch for p in plans],
         "TTFT (bound)": [p.ttft_s for p in plans], "TPOT (bound)": [p.tpot_s for p in plans],
-        "output tokens/s (bound)": [p.output_tokens_per_s for p in plans],
-        "per GPU (bound)": [p.per_gpu for p in plans],
+        "output (bound)": [p.output_tokens_per_s for p in plans],
+        "output per GPU (bound)": [p.per_gpu for p in plans],
         "max batch (memory)": [p.max_batch for p in plans],
         "within limits": [p.within() for p in plans],
         "on the frontier": [p in on for p in plans],
     })  # fmt: skip
-    df.attrs["units"] = {"TTFT (bound)": "seconds", "TPOT (bound)": "seconds"}
+    df.attrs["units"] = {"TTFT (bound)": "seconds", "TPOT (bound)": "seconds",
+                         "output (bound)": "tokens_per_s",
+                         "output per GPU (bound)": "tokens_per_s"}  # fmt: skip
     if v.decode is not None:  # no column of blanks without published runs
         df.insert(df.columns.get_loc("TPOT (bound)") + 1, "TPOT (expected)",
                   [v.decode.expected_s(p.tpot_s) for p in plans])  # fmt: skip

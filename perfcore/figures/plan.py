@@ -128,7 +128,10 @@ def frontier_figure(
     fig.update_layout(
         xaxis=log_axis(min(tpots) / 1.5, max(tpots) * 1.5, "time per output token", fmt.seconds,
                        theme),
-        yaxis=log_axis(min(rates) / 2, max(rates) * 2, "output tokens/s per GPU", theme=theme),
+        # decades labelled in whole tokens/s: Plotly's own log labels crowd every 2..9
+        yaxis=log_axis(min(min(rates) / 2, 10 ** math.floor(math.log10(min(rates)))),
+                       max(rates) * 2, "output tokens/s per GPU", lambda v, _: f"{v:,.0f}",
+                       theme),
     )  # fmt: skip
     return fig
 
