@@ -36,7 +36,7 @@ for col, (label, value) in zip(cols, view.growth_headline(g), strict=False):
 bound_help = f"Devices on which {op} is memory-bound, of those publishing {precision}"
 cols[3].metric(f"Memory-bound ({precision})", view.bound_count(rows), help=bound_help)
 ui.chart("ge_chart", ridge_by_year_figure, rows, cost, precision, (old, new))
-if ui.flag("Chart the growth, old to new", "ge_growth"):  # the metrics above say it first
+if ui.toggle("Chart the growth, old to new", "ge_growth"):  # the metrics above say it first
     ui.chart("ge_growth_chart", growth_figure, g, old, new, precision)
 ui.table(view.table(rows, precision, cost), "generations")
 ui.takeaway(view.takeaway(rows, cost, precision, g, (old, new)))

@@ -47,7 +47,7 @@ compared = view.tiles_compared(m, n, ctx.device)
 tile_metrics = view.tile_metrics(compared, tile)
 for col, (label, value) in zip(st.columns(len(tile_metrics)), tile_metrics, strict=True):
     col.metric(label, value)
-if ui.flag("Chart every tile shape", "oc_tile_chart"):  # the metrics give the chosen one
+if ui.toggle("Chart every tile shape", "oc_tile_chart"):  # the metrics give the chosen one
     ui.chart("oc_tiles", tile_efficiency_figure, compared, tile)
 ui.table(view.tile_table(compared), "tile_quantisation")
 ui.takeaway(view.takeaway(chosen, compared, tile, ctx.device))

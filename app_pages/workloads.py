@@ -52,9 +52,9 @@ bits = [ui.choice(f"{what} bits", BITS, f"wl_{key}_bits", 16, widget=col.selectb
         for col, what, key in zip(cols, ("Weight", "Activation", "KV cache"),
                                   ("weights", "act", "kv"), strict=False)]  # fmt: skip
 with cols[3]:
-    fused = ui.flag("Fused attention", "wl_fused", True, help="FlashAttention-style")
+    fused = ui.toggle("Fused attention", "wl_fused", True, help="FlashAttention-style")
 with cols[4]:
-    recompute = ui.flag("Recompute (train)", "wl_recompute", False)
+    recompute = ui.toggle("Recompute (train)", "wl_recompute", False)
 setup = view.Setup(phase, numbers["batch"], numbers["context"], numbers["output_tokens"],
                    Precisions(*bits), fused, numbers["tp"], numbers["dp"], recompute)  # fmt: skip
 st.caption(f"{name}: {model.kv_rule()}; {model.params() / 1e9:.2f}B parameters "
