@@ -36,9 +36,9 @@ RECORDS = (
     matmul("float32", "fp32", 512, 2 * 512**3 / 50e9),
     matmul("float32", "fp32", 1024, 2 * 1024**3 / 80e9),
     matmul("bfloat16", "bf16", 1024, 2 * 1024**3 / 20e9),
-    *(stream("copy", s, 100e9) for s in (16 * KIB, 64 * KIB, 256 * KIB)),
+    *(stream("scale", s, 100e9) for s in (16 * KIB, 64 * KIB, 256 * KIB)),
     *(stream("triad", s, 90e9) for s in (16 * KIB, 64 * KIB, 256 * KIB)),
-    *(stream("copy", s, 20e9) for s in (64 * MIB, 256 * MIB)),
+    *(stream("scale", s, 20e9) for s in (64 * MIB, 256 * MIB)),
     *(stream("triad", s, 25e9) for s in (64 * MIB, 256 * MIB)),
 )
 
@@ -84,13 +84,13 @@ def test_a_ceiling_is_the_fastest_sample_and_a_level_the_median_over_its_plateau
     slow_tail = matmul("float32", "fp32", 1024, 2 * 1024**3 / 80e9)
     assert empirical.best_rate(slow_tail, slow_tail.flops) == pytest.approx(80e9)
     assert slow_tail.flops_per_s == pytest.approx(80e9 / 1.5)  # the median: not a ceiling
-    curve = [stream("copy", s, bw) for s, bw in ((16 * KIB, 90e9), (64 * KIB, 100e9),
+    curve = [stream("scale", s, bw) for s, bw in ((16 * KIB, 90e9), (64 * KIB, 100e9),
                                                   (256 * KIB, 120e9))]  # fmt: skip
     (level,) = empirical.levels(tuple(curve))
     assert level.bytes_per_s == pytest.approx(100e9)
 
 
-@pytest.mark.parametrize("kernel", ["copy", "triad"])
+@pytest.mark.parametrize("kernel", ["scale", "triad"])
 def test_an_unlevelled_streaming_record_with_flops_is_never_a_compute_roof(kernel):
     flopping = dataclasses.replace(stream(kernel, 64 * MIB, 1e15), flops=1e12, precision="fp32")
     assert not flopping.level and empirical.is_stream(flopping)

@@ -4,11 +4,12 @@ Compute roofs: for each dtype JAX runs here, an (n x n) @ (n x n) matmul over th
 sides, stopping after a call longer than roofline_call_s; the roof is the best FLOP/s
 (perfcore.measure.empirical rates each record at its fastest sample).
 Memory roofs: two streaming kernels over working sets from inside the first cache to far
-beyond the last, x <- s*x ("copy": one read, one write) and a <- a + s*c ("triad": two reads,
-one write). s is a traced scalar so XLA can neither drop nor fold the pass; the loop carry is
-donated so no call allocates (fresh pages would time the OS's page faults, not the memory);
-each iteration is a separate pass over the arrays (no unrolling, which would fuse passes);
-a call repeats passes until it streams stream_pass_bytes, so a call's fixed cost stays small.
+beyond the last, x <- s*x ("scale", STREAM's scale in place: one read, one write) and
+a <- a + s*c ("triad": two reads, one write). s is a traced scalar so XLA can neither drop
+nor fold the pass; the loop carry is donated so no call allocates (fresh pages would time the
+OS's page faults, not the memory); each iteration is a separate pass over the arrays (no
+unrolling, which would fuse passes); a call repeats passes until it
+streams stream_pass_bytes, so a call's fixed cost stays small.
 Levels are found from the curve by perfcore.measure.plateaus (perfcore.measure.empirical).
 """
 
@@ -28,7 +29,7 @@ EXPERIMENT = "roofline"
 # Dtypes the dtype-to-precision table of perfcore.measure.devices does not name.
 EXTRA_PRECISION = {"float8_e4m3fn": "fp8", "float8_e5m2": "fp8"}
 # (arrays in the working set, arrays moved per pass, FLOPs per element per pass) per kernel.
-KERNELS = {"copy": (1, 2, 1), "triad": (2, 3, 2)}
+KERNELS = {"scale": (1, 2, 1), "triad": (2, 3, 2)}
 BYTES_NOTE = "bytes from the model: cost_analysis does not count a loop body per pass"
 
 
@@ -81,13 +82,13 @@ def _stream_fn(env: Env, kernel: str, passes: int):
     """kernel repeated `passes` times in one call, one pass per loop iteration."""
     lax = env.jax.lax
 
-    def copy(x, c, s):
+    def scale(x, c, s):
         return lax.fori_loop(0, passes, lambda i, x: x * s, x)
 
     def triad(a, c, s):
         return lax.fori_loop(0, passes, lambda i, a: a + s * c, a)
 
-    return {"copy": copy, "triad": triad}[kernel]
+    return {"scale": scale, "triad": triad}[kernel]
 
 
 def _stream_record(env: Env, kernel: str, working_set: int) -> Record:

@@ -87,7 +87,7 @@ register(
 register(
     Experiment("roofline", "measured roofline", "perfcore.measure.jax_roofline:run",
                lambda s: len(s.roofline_dtypes) * len(s.roofline_sides) + 2 * len(s.stream_bytes),
-               "best matmul FLOP/s per dtype; copy and triad bandwidth per working set, "
+               "best matmul FLOP/s per dtype; scale and triad bandwidth per working set, "
                "with each memory level's plateau found from the data",
                heavy=True, takes="about 2 min on a CPU, about 1 min on a GPU"),
     Experiment("collectives", "collectives over all devices",
