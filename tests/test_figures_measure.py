@@ -7,7 +7,7 @@ from measured import seed_records
 
 from perfcore.explain import measure_clock as clock
 from perfcore.explain import measure_roofline as roofs
-from perfcore.explain import measure_sweep as model
+from perfcore.explain import measure_sweep
 from perfcore.figures import (
     ceilings_figure,
     dispatch_figure,
@@ -34,9 +34,12 @@ def h100(specs):
 
 
 def test_the_sweep_draws_one_trace_per_regime_under_both_ceilings(h100):
-    rows = model.sweep(RECORDS)
+    rows = measure_sweep.sweep(RECORDS)
     fig = sweep_figure(
-        rows, model.overhead_by_n(RECORDS), model.roof_by_n(RECORDS, h100), h100.name
+        rows,
+        measure_sweep.overhead_by_n(RECORDS),
+        measure_sweep.roof_by_n(RECORDS, h100),
+        h100.name,
     )
     names = _names(fig)
     assert names[0].startswith("spec roof at I(n), NVIDIA H100 SXM bf16")
@@ -47,7 +50,7 @@ def test_the_sweep_draws_one_trace_per_regime_under_both_ceilings(h100):
 
 
 def test_the_sweep_points_are_the_measured_rates_with_min_max_bars(h100):
-    rows = model.sweep(RECORDS)
+    rows = measure_sweep.sweep(RECORDS)
     fig = sweep_figure(rows)
     assert [t.y[0] for t in fig.data] == [r.flops_per_s for r in rows]
     assert all(t.error_y.array is not None for t in fig.data)

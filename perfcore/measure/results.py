@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfcore.errors import FileProblems
-from perfcore.measure import results_v1
+from perfcore.measure import renamed, results_v1
 from perfcore.measure.bench import Measurement
 from perfcore.measure.parsers import PARSERS
 from perfcore.measure.schema import Column, column, columns
@@ -74,7 +74,7 @@ class Record:
         optional=True, default="",
     )  # fmt: skip
     level: str = column(
-        "text", "memory level or plateau the record belongs to, e.g. `L2`; empty when none",
+        "text", "memory level (plateau) of the record, e.g. `cache 1`, `memory`; empty when none",
         optional=True, default="",
     )  # fmt: skip
     flops: float | None = column(
@@ -260,7 +260,7 @@ def _records(rows: list, where: str, label: str) -> tuple[Record, ...]:
     first = 2 if where == "row" else 0  # CSV rows count from the header line, row 1
     records, problems = [], []
     for number, row in enumerate(rows, start=first):
-        record, row_problems = parse_record(row)
+        record, row_problems = parse_record(renamed.current(row))
         records.append(record)
         problems += [f"{where} {number}: {p}" for p in row_problems]
     if problems:
