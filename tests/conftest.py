@@ -37,7 +37,7 @@ NO_CHROMIUM = (
     "`brew install --cask chromium` (then link its binary as `chromium`), on Windows "
     "`winget install Hibbiki.Chromium`"
 )
-SEED = "NVIDIA H100 SXM (round figures)"
+ROUND_H100 = "NVIDIA H100 SXM (round figures)"  # the hand calculation's
 
 
 def pytest_addoption(parser):
@@ -89,8 +89,8 @@ def specs():
 
 @pytest.fixture(scope="session")
 def h100(specs):
-    """The seed's rounded H100 SXM row (990 TFLOP/s, 3.35 TB/s)."""
-    return specs[SEED]
+    """The hand calculation's round-figures H100 SXM row (990 TFLOP/s, 3.35 TB/s)."""
+    return specs[ROUND_H100]
 
 
 def run_page(page: str, query: dict | None = None, timeout: float = 60):

@@ -3,11 +3,11 @@
 import dataclasses
 
 import pytest
-from measured import seed_records
+from measured import lesson_records
 
 from perfcore.explain import measure_sweep
 
-RECORDS = seed_records()
+RECORDS = lesson_records()
 T_EMPTY = 10e-6
 
 

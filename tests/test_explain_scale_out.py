@@ -1,19 +1,19 @@
-"""The scale-out page's numbers: the seed's DEMO 6 ladder, conventions, legs, algbw and busbw."""
+"""The scale-out page's numbers: printed table 6 ladder, conventions, legs, algbw and busbw."""
 
 import math
 
 import pytest
-from conftest import SEED
+from conftest import ROUND_H100
 
 from perfcore.explain import scale_out as view
 from perfcore.format import NOT_PUBLISHED
 from perfcore.model.comm import hierarchical_allreduce, ring_allreduce_bytes
 
-SEED_SETUP = view.setup(7e9, "bf16", 8, 2)
+HAND_SETUP = view.setup(7e9, "bf16", 8, 2)
 
 
-def _at(specs, name=SEED, **changes):
-    """The all-reduce on device `name` at the seed setup with some inputs changed."""
+def _at(specs, name=ROUND_H100, **changes):
+    """The all-reduce on device `name` at the hand calculation's setup with some inputs changed."""
     args = {"params": 7e9, "precision": "bf16", "gpus_per_node": 8, "nodes": 2, **changes}
     return view.allreduce(specs[name], view.setup(**args))
 
@@ -31,7 +31,7 @@ def _values(metrics):
         (16, "3.28 GB", "92.8 ms", "71 %"),
     ],
 )
-def test_seed_demo6_rows_are_shown_as_the_seed_prints_them(specs, nodes, net_bytes, total, share):
+def test_printed_rows_are_shown_as_printed(specs, nodes, net_bytes, total, share):
     shown = _values(view.leg_metrics(_at(specs, nodes=nodes)))
     whole = _values(view.whole_metrics(_at(specs, nodes=nodes)))
     assert shown["Network leg: bytes per GPU"] == net_bytes
@@ -39,7 +39,7 @@ def test_seed_demo6_rows_are_shown_as_the_seed_prints_them(specs, nodes, net_byt
     assert whole["All-reduce time"] == total
 
 
-def test_seed_one_node_is_24_5_gb_in_27_2_ms_over_the_scale_up_link(specs):
+def test_round_one_node_is_24_5_gb_in_27_2_ms_over_the_scale_up_link(specs):
     shown = _values(view.leg_metrics(_at(specs, nodes=1)))
     assert (shown["In-node leg: bytes per GPU"], shown["In-node leg: time"]) == (
         "24.5 GB",
@@ -48,8 +48,8 @@ def test_seed_one_node_is_24_5_gb_in_27_2_ms_over_the_scale_up_link(specs):
     assert shown["Network leg: time"] == "none"
 
 
-def test_table_holds_the_seed_rows(specs):
-    df = view.table(view.sweep(specs[SEED], SEED_SETUP), 2).set_index("nodes")
+def test_table_holds_the_printed_rows(specs):
+    df = view.table(view.sweep(specs[ROUND_H100], HAND_SETUP), 2).set_index("nodes")
     columns = ["GPUs", "network bytes per GPU", "all-reduce time", "network share of time"]
     got = {n: tuple(df.loc[n, columns]) for n in (1, 2, 4, 16)}
     want = {
@@ -63,7 +63,7 @@ def test_table_holds_the_seed_rows(specs):
 
 
 def test_legs_agree_with_comm_hierarchical_allreduce(specs):
-    d = specs[SEED]
+    d = specs[ROUND_H100]
     ar = _at(specs, nodes=4, scaleup_alpha_us=2, scaleout_alpha_us=5)
     ref = hierarchical_allreduce(
         14e9, 8, 4, d.scaleup_bytes_per_s, d.scaleout_bytes_per_s, 2e-6, 5e-6
@@ -132,7 +132,7 @@ def test_device_with_no_links_shows_not_published_for_both(specs):
 
 
 def test_table_has_si_columns_and_not_published_cells(specs):
-    df = view.table(view.sweep(specs["NVIDIA V100 SXM2"], SEED_SETUP), 2)
+    df = view.table(view.sweep(specs["NVIDIA V100 SXM2"], HAND_SETUP), 2)
     assert list(df["nodes"]) == list(view.LADDER)
     assert df.loc[1, "network bytes per GPU"] == pytest.approx(1.75e9)
     assert math.isnan(df.loc[1, "all-reduce time"])
@@ -141,11 +141,11 @@ def test_table_has_si_columns_and_not_published_cells(specs):
 
 
 def test_table_adds_the_chosen_node_count(specs):
-    df = view.table(view.sweep(specs[SEED], view.setup(7e9, "bf16", 8, 100)), 100)
+    df = view.table(view.sweep(specs[ROUND_H100], view.setup(7e9, "bf16", 8, 100)), 100)
     assert list(df["nodes"])[-1] == 100
 
 
-def test_takeaway_gives_the_seed_byte_share_time_share_and_link_ratio(specs):
+def test_takeaway_gives_the_printed_byte_share_time_share_and_link_ratio(specs):
     text = view.takeaway(_at(specs))
     assert "7.1 % of the bytes" in text and "56 % of the time" in text and "18x slower" in text
 

@@ -3,7 +3,7 @@
 import math
 
 import pytest
-from measured import seed_records
+from measured import lesson_records
 
 from perfcore.explain import measure_clock as clock
 from perfcore.explain import measure_roofline as roofs
@@ -21,7 +21,7 @@ from perfcore.figures.style import DARK
 from perfcore.measure.empirical import MeasuredRoofline, measured_roofline
 from perfcore.measure.points import measured_points
 
-RECORDS = seed_records()
+RECORDS = lesson_records()
 
 
 def _names(fig) -> list[str]:
@@ -47,6 +47,15 @@ def test_the_sweep_draws_one_trace_per_regime_under_both_ceilings(h100):
     assert [n.split(":")[1].split("(")[0].strip() for n in names[2:]] == [
         "overhead", "utilisation", "compute roof"]  # fmt: skip
     assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+
+
+def test_the_sweep_title_names_the_regimes_the_records_show():
+    """The timing lessons' sweep has all three; a sweep that never left overhead has one."""
+    rows = measure_sweep.sweep(RECORDS)
+    title = sweep_figure(rows).layout.title.text
+    assert title == "Matmul size sweep: three regimes (overhead, utilisation, compute roof)"
+    small = [r for r in rows if r.regime == "overhead"]
+    assert sweep_figure(small).layout.title.text == "Matmul size sweep: one regime (overhead)"
 
 
 def test_the_sweep_points_are_the_measured_rates_with_min_max_bars(h100):

@@ -3,7 +3,7 @@ trace, marker, annotation or shape drawn in the background's colour (it would va
 the points that stand for a device or an op named on the chart where there are few."""
 
 import pytest
-from measured import seed_records
+from measured import lesson_records
 
 import perfcore.figures as figures
 from perfcore.explain import generations as gen
@@ -24,7 +24,7 @@ from perfcore.model.models import load_models
 from perfcore.model.roofline import estimate
 
 H100, A100, V100 = "NVIDIA H100 SXM", "NVIDIA A100 SXM4 80GB", "NVIDIA V100 SXM2"
-RECORDS = seed_records()
+RECORDS = lesson_records()
 MEASURED = MeasuredPoint("matmul 4096", 1.4e11, 1e8, 2e-3, 7e13, 6.4e13, 7.8e13, 5e10, "bf16",
                          "isolated calls, min", "test device", "gpu")  # fmt: skip
 ROOFLINE = measured_roofline(RECORDS)

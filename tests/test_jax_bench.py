@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from perfcore.explain import measure_clock as clock
 from perfcore.measure import cli as measure_cli
 from perfcore.measure import devices, jax_bench, registry, results
 from perfcore.measure.suites import SUITES, DeviceMemoryError
@@ -67,12 +68,21 @@ def test_the_sweep_marks_a_regime_for_every_size(quick_run):
     assert [r.size for r in sized] == list(QUICK.matmul_sizes)
 
 
-def test_methods_are_recorded_as_the_seeds_describe(quick_run):
+def test_methods_are_recorded_as_the_timing_lessons_describe(quick_run):
     by_label = {(r.experiment, r.label): r.measurement for r in quick_run[0]}
     assert not by_label["timer", "naive timer"].synced
     assert by_label["timer", "synchronized"].synced
     assert by_label["blocking", "block every call"].calls_per_sample == QUICK.loop_calls
     assert by_label["compile", "first call"].warmup == 0
+
+
+def test_the_compile_note_gives_the_ratio_the_page_shows(quick_run):
+    """One statistic per record (min of isolated first calls, mean of the steady loop): the
+    record's note and the Measure page's compile pair divide the same two numbers."""
+    (pair,) = [p for p in clock.pairs(quick_run[0]) if p.title == "compile vs steady state"]
+    first = next(r for r in quick_run[0] if (r.experiment, r.label) == ("compile", "first call"))
+    assert pair.b_s == first.measurement.min
+    assert f"first call / steady step = {pair.b_s / pair.a_s:.0f} (min of" in first.note
 
 
 def test_progress_runs_from_zero_to_one_without_going_back(quick_run):

@@ -1,4 +1,4 @@
-"""The seeds' JAX experiments on whatever device JAX sees, a CPU included and labelled so.
+"""The classic timing experiments in JAX, on whatever device JAX sees (a CPU labelled so).
 
 Every timing goes through perfcore.measure.bench: compiled and warmed outside the clock, with
 block_until_ready as the sync. FLOPs and bytes come from compiled.cost_analysis(),
@@ -238,7 +238,7 @@ def _elementwise(env: Env) -> list[Record]:
 
 
 def _square(env: Env, n: int) -> Case:
-    """The clock seed's x @ x on an n x n float32 array of ones."""
+    """The timing lessons' x @ x on an n x n float32 array of ones."""
     model = ops.Cost(2 * n**3, 2 * n * n * 4, f"x @ x, n={n}")  # x is read once: 2 matrices move
     require_fits(model.bytes, free_memory_bytes(), f"matmul {n}x{n}x{n} float32")
     return compile_case(env, lambda x: x @ x, (env.jnp.ones((n, n)),), model, matmul=True)
@@ -281,7 +281,8 @@ def _compile(env: Env) -> list[Record]:
     first = env.measure(lambda: jax.jit(_mlp_fn())(params, x), warmup=0, repeats=s.compile_runs)
     case = compile_case(env, _mlp_fn(), (params, x), model, matmul=True)
     steady = env.loop(case.run, 20)
-    ratio = f"first call / steady step = {first.median / steady.mean:.0f}"
+    ratio = (f"first call / steady step = {first.statistic / steady.statistic:.0f} "
+             "(min of the first calls / mean of the steady loop)")  # fmt: skip
     return [env.record("compile", "first call", first, case, notes=(ratio,), **_NO_WORK),
             env.record("compile", "steady step", steady, case)]  # fmt: skip
 

@@ -59,29 +59,29 @@ def default_selection() -> list[str]:
     return [name for name, experiment in EXPERIMENTS.items() if not experiment.heavy]
 
 
-def _seed(name: str, title: str, count: Callable[[Suite], int], help: str) -> Experiment:
+def _classic(name: str, title: str, count: Callable[[Suite], int], help: str) -> Experiment:
     """An experiment whose runner is jax_bench's _<name>."""
     return Experiment(name, title, f"{JAX_BENCH}:_{name}", count, help)
 
 
 register(
-    _seed("timer", "naive vs synchronized timer", lambda s: 2,
+    _classic("timer", "naive vs synchronized timer", lambda s: 2,
           "the same matmul loop timed without and with block_until_ready"),
-    _seed("barriers", "implicit barriers", lambda s: 2,
+    _classic("barriers", "implicit barriers", lambda s: 2,
           "reading a value every step vs accumulating on the device"),
-    _seed("sweep", "matmul size sweep", lambda s: 1 + len(s.matmul_sizes),
+    _classic("sweep", "matmul size sweep", lambda s: 1 + len(s.matmul_sizes),
           "achieved FLOP/s per matmul size, after the cost of an empty call"),
-    _seed("elementwise", "elementwise diagnosis", lambda s: 4,
+    _classic("elementwise", "elementwise diagnosis", lambda s: 4,
           "add, mul, sin and sigmoid on one large array"),
-    _seed("dispatch", "dispatch vs compute", lambda s: 2 * len(s.dispatch_sizes),
+    _classic("dispatch", "dispatch vs compute", lambda s: 2 * len(s.dispatch_sizes),
           "isolated calls, unblocked and blocked, at each size"),
-    _seed("compile", "compile vs steady state", lambda s: 2,
+    _classic("compile", "compile vs steady state", lambda s: 2,
           "a small MLP's first call against its steady step"),
-    _seed("blocking", "block at the end vs every call", lambda s: 2,
+    _classic("blocking", "block at the end vs every call", lambda s: 2,
           "the same loop blocked once or on every call"),
-    _seed("spread", "min vs mean, run-to-run spread", lambda s: s.spread_runs + 1,
+    _classic("spread", "min vs mean, run-to-run spread", lambda s: s.spread_runs + 1,
           "repeated runs of one measurement and a back-to-back mean"),
-    _seed("ceilings", "empirical ceilings", lambda s: 2,
+    _classic("ceilings", "empirical ceilings", lambda s: 2,
           "the largest matmul's FLOP/s and a device-memory copy's bytes/s"),
 )  # fmt: skip
 register(
