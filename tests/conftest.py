@@ -7,6 +7,7 @@ saying how to install Chromium, where there is none.
 """
 
 import functools
+import re
 import shutil
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 
 from perfcore import load_specs
 
-# (file-name prefix, markers). A module importing jax_bench is also marked jax.
+# (file-name prefix, markers). A module naming jax_bench, jax_env or jax_classic is also jax.
 TIERS = (
     ("test_browser", ("browser", "slow")),
     ("test_server", ("server", "slow")),
@@ -29,7 +30,7 @@ MARKERS = {
     "browser": "drives headless Chromium (skipped, saying how to install it, where absent)",
     "server": "serves the app with `streamlit run` or inspects how it is shipped",
     "network": "reaches PyPI, gigabytes for the CUDA wheels; runs only with --network",
-    "jax": "imports JAX (perfcore.measure.jax_bench) and times on its default device",
+    "jax": "runs JAX experiments (jax_bench, jax_env, jax_classic) on its default device",
 }
 FAST = " and ".join(f"not {m}" for m in ("slow", "browser", "server", "network", "jax"))
 NO_CHROMIUM = (
@@ -64,7 +65,7 @@ def pytest_ignore_collect(collection_path: Path, config):
 def tier(path: Path) -> tuple[str, ...]:
     """The markers a test module gets from its file name and its imports."""
     marks = {m for prefix, ms in TIERS if path.name.startswith(prefix) for m in ms}
-    if "jax_bench" in path.read_text():
+    if re.search(r"\bjax_(bench|env|classic)\b", path.read_text()):
         marks.add("jax")
     return tuple(sorted(marks))
 

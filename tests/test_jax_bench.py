@@ -1,4 +1,5 @@
-"""perfcore.measure.jax_bench: every experiment on CPU JAX at small sizes, the lock, the CLI."""
+"""perfcore.measure.jax_bench and jax_classic: every classic experiment on CPU JAX at small
+sizes, the lock, the CLI."""
 
 import dataclasses
 import math
@@ -11,12 +12,14 @@ import pytest
 
 from perfcore.explain import measure_clock as clock
 from perfcore.measure import cli as measure_cli
-from perfcore.measure import devices, jax_bench, registry, results
+from perfcore.measure import devices, jax_bench, jax_classic, registry, results
 from perfcore.measure.suites import SUITES, DeviceMemoryError
 
 QUICK = SUITES["quick"]
 # The experiments this module runs (others register their own, tested in their own files).
-OWN = tuple(n for n, e in registry.EXPERIMENTS.items() if e.runner.startswith(registry.JAX_BENCH))
+OWN = tuple(
+    n for n, e in registry.EXPERIMENTS.items() if e.runner.__module__ == jax_classic.__name__
+)
 
 
 def test_importing_perfcore_does_not_import_jax():
@@ -170,7 +173,7 @@ def _fail(env):
 
 
 def test_an_exception_inside_a_run_releases_the_lock(monkeypatch):
-    broken = registry.Experiment("broken", "fails", f"{__name__}:_fail", lambda s: 1)
+    broken = registry.Experiment("broken", "fails", _fail, lambda s: 1)
     monkeypatch.setitem(registry.EXPERIMENTS, "broken", broken)
     with pytest.raises(RuntimeError, match="injected fault"):
         jax_bench.run_suite("quick", experiments=("timer", "broken"))
@@ -199,7 +202,7 @@ def test_a_backend_that_fails_to_start_releases_the_lock(monkeypatch):
 
 
 def test_a_run_that_fails_while_another_waits_lets_the_other_finish(monkeypatch):
-    broken = registry.Experiment("broken", "fails", f"{__name__}:_fail", lambda s: 1)
+    broken = registry.Experiment("broken", "fails", _fail, lambda s: 1)
     monkeypatch.setitem(registry.EXPERIMENTS, "broken", broken)
     queued, finished = threading.Event(), []
 

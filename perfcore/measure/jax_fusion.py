@@ -11,7 +11,7 @@ measured. The array is donated and carried from call to call, so no call allocat
 from __future__ import annotations
 
 from perfcore.measure.devices import crosscheck, reported_cost
-from perfcore.measure.jax_bench import Env, free_memory_bytes
+from perfcore.measure.jax_env import Env, free_memory_bytes
 from perfcore.measure.results import Record
 from perfcore.measure.suites import require_fits
 from perfcore.model import ops

@@ -20,7 +20,7 @@ import math
 
 from perfcore import format as fmt
 from perfcore.measure import empirical
-from perfcore.measure.jax_bench import Env, compile_case, free_memory_bytes
+from perfcore.measure.jax_env import Env, compile_case, free_memory_bytes
 from perfcore.measure.results import Record
 from perfcore.measure.suites import DeviceMemoryError, require_fits
 from perfcore.model import ops
