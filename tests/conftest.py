@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from perfcore import load_specs
+from tests.support.pages import ROUND_H100
 
 # (file-name prefix, markers). A module naming jax_bench, jax_env or jax_classic is also jax.
 TIERS = (
@@ -38,7 +39,6 @@ NO_CHROMIUM = (
     "`brew install --cask chromium` (then link its binary as `chromium`), on Windows "
     "`winget install Hibbiki.Chromium`"
 )
-ROUND_H100 = "NVIDIA H100 SXM (round figures)"  # the hand calculation's
 
 
 def pytest_addoption(parser):
@@ -92,39 +92,3 @@ def specs():
 def h100(specs):
     """The hand calculation's round-figures H100 SXM row (990 TFLOP/s, 3.35 TB/s)."""
     return specs[ROUND_H100]
-
-
-def run_page(page: str, query: dict | None = None, timeout: float = 60):
-    """An AppTest of app.py opened on app_pages/<page>.py, optionally from a link's query."""
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file("../app.py", default_timeout=timeout)
-    at.query_params.update(query or {})
-    at.run()
-    if page != "home":
-        at.switch_page(f"app_pages/{page}.py").run()
-    return at
-
-
-def notices(at) -> list[str]:
-    """The URL-fallback notices an AppTest run shows."""
-    return [w.value for w in at.warning if "was ignored" in w.value]
-
-
-def table_text(at, index: int = 0):
-    """What a table shows: each cell as the browser prints it (a printf number format, the
-    placeholder where missing), each header with its unit."""
-    import json
-
-    import pandas as pd
-
-    element = at.dataframe[index]
-    config = json.loads(element.proto.columns or "{}")
-    shown = element.value.astype(object)
-    for column in shown.columns:
-        printf = config.get(column, {}).get("type_config", {}).get("format", "")
-        python = printf.replace("%", "{:", 1) + "}" if printf else "{}"
-        shown[column] = [element.proto.placeholder if pd.isna(v) else python.format(v)
-                         for v in shown[column]]  # fmt: skip
-    labels = {c: v.get("label", c) for c, v in config.items()}
-    return shown.rename(columns=labels)

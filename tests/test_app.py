@@ -3,13 +3,11 @@
 import re
 
 import pytest
-from conftest import ROUND_H100, notices, run_page, table_text
 
 from perfcore import load_specs
 from perfcore.format import NOT_PUBLISHED
+from tests.support.pages import PAGES, ROUND_H100, notices, run_page, table_text
 
-PAGES = ["home", "roofline", "hierarchy", "generations", "precision", "occupancy", "scale_out",
-         "workloads", "pitfalls", "measure"]  # fmt: skip
 DEVICES = list(load_specs())
 TEXT_KINDS = ("title", "header", "subheader", "markdown", "caption", "info", "warning", "error",
               "success", "latex")  # fmt: skip

@@ -5,11 +5,11 @@ import dataclasses
 import math
 
 import pytest
-from measured import H100_KIND, lesson_records
 
 from perfcore.explain import measure as view
 from perfcore.measure import registry
 from perfcore.measure.suites import SUITES, DeviceMemoryError
+from tests.support.measured import H100_KIND, lesson_records
 
 RECORDS = lesson_records()
 CPU_RECORDS = tuple(dataclasses.replace(r, device="cpu", backend="cpu", spec_name="")

@@ -3,10 +3,10 @@
 import dataclasses
 
 import pytest
-from measured import US, lesson_records, matmul
 
 from perfcore.explain import measure_clock as clock
 from perfcore.measure.bench import ISOLATED
+from tests.support.measured import US, lesson_records, matmul
 
 RECORDS = lesson_records()
 

@@ -4,11 +4,11 @@ import dataclasses
 import math
 
 import pytest
-from measured import lesson_records
 
 from perfcore.explain import measure_roofline as roofs
 from perfcore.measure.empirical import MEMORY, measured_roofline
 from perfcore.measure.points import measured_points
+from tests.support.measured import lesson_records
 
 RECORDS = lesson_records()
 ROOFLINE = measured_roofline(RECORDS)

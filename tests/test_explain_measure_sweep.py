@@ -3,9 +3,9 @@
 import dataclasses
 
 import pytest
-from measured import lesson_records
 
 from perfcore.explain import measure_sweep
+from tests.support.measured import lesson_records
 
 RECORDS = lesson_records()
 T_EMPTY = 10e-6

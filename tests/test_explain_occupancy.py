@@ -1,9 +1,9 @@
 """The occupancy page's numbers: printed table 5 ladder, presets, tiles, the takeaway."""
 
 import pytest
-from hand_tables import WAVE_ROWS
 
 from perfcore.explain import occupancy as view
+from tests.support.hand_tables import WAVE_ROWS
 
 
 def _takeaway(device, batch, per_seq=1):

@@ -1,10 +1,10 @@
 """The pitfalls page's numbers: printed table 7, priced per device, not published per belief."""
 
 import pytest
-from conftest import ROUND_H100
 
 from perfcore.explain import pitfalls as view
 from perfcore.format import NOT_PUBLISHED
+from tests.support.pages import ROUND_H100
 
 
 def _five(specs, name=ROUND_H100, precision="bf16"):

@@ -1,10 +1,10 @@
 """The precision page's numbers: printed table 4 rows, the span, the unpublished, the takeaway."""
 
 import pytest
-from hand_tables import PRECISION_ROWS
 
 from perfcore.explain import precision as view
 from perfcore.model.precision import LABELS, matmul_sweep
+from tests.support.hand_tables import PRECISION_ROWS
 
 TF = 1e12
 

@@ -3,11 +3,11 @@
 import math
 
 import pytest
-from conftest import ROUND_H100
 
 from perfcore.explain import scale_out as view
 from perfcore.format import NOT_PUBLISHED
 from perfcore.model.comm import hierarchical_allreduce, ring_allreduce_bytes
+from tests.support.pages import ROUND_H100
 
 HAND_SETUP = view.setup(7e9, "bf16", 8, 2)
 

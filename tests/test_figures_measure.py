@@ -3,7 +3,6 @@
 import math
 
 import pytest
-from measured import lesson_records
 
 from perfcore.explain import measure_clock as clock
 from perfcore.explain import measure_roofline as roofs
@@ -20,6 +19,7 @@ from perfcore.figures.measure_roofline import ABOVE, measured_roofline_figure
 from perfcore.figures.style import DARK
 from perfcore.measure.empirical import MeasuredRoofline, measured_roofline
 from perfcore.measure.points import measured_points
+from tests.support.measured import lesson_records
 
 RECORDS = lesson_records()
 

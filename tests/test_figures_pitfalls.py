@@ -1,11 +1,11 @@
 """The faster-chip chart: compute roof, memory roof and attainable per case, on a log axis."""
 
 import pytest
-from conftest import ROUND_H100
 
 from perfcore.explain import pitfalls as view
 from perfcore.figures import faster_chip_figure
 from perfcore.figures.pitfalls import CASES
+from tests.support.pages import ROUND_H100
 
 
 def _figure(specs, name=ROUND_H100, precision="bf16", batch=1):

@@ -3,10 +3,10 @@
 import math
 
 import pytest
-from conftest import ROUND_H100
 
 from perfcore.explain import scale_out as view
 from perfcore.figures import scale_out_figure
+from tests.support.pages import ROUND_H100
 
 
 def _figure(specs, name=ROUND_H100, nodes=2, compare=None, **changes):

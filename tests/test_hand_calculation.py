@@ -4,7 +4,6 @@ compared at the precision it prints them.
 """
 
 import pytest
-from hand_tables import PRECISION_ROWS, WAVE_ROWS
 
 from perfcore import (
     attainable,
@@ -27,6 +26,7 @@ from perfcore.model.pitfalls import (
     shard_across_nodes,
 )
 from perfcore.model.precision import matmul_at
+from tests.support.hand_tables import PRECISION_ROWS, WAVE_ROWS
 
 TF = 1e12
 

@@ -1,6 +1,6 @@
 """The generations page: the printed growth on screen, inputs move numbers, links restore it."""
 
-from conftest import ROUND_H100, notices, run_page
+from tests.support.pages import ROUND_H100, notices, run_page
 
 FP16 = {"precision": "fp16"}
 

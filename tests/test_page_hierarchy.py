@@ -2,7 +2,7 @@
 
 import json
 
-from conftest import ROUND_H100, notices, run_page, table_text
+from tests.support.pages import ROUND_H100, notices, run_page, table_text
 
 ROUND_FP16 = {"device": ROUND_H100, "precision": "fp16"}
 

@@ -10,14 +10,14 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import notices, run_page
-from measured import lesson_records
 
 from perfcore.explain import measure as view
 from perfcore.explain.measure_sweep import sweep
 from perfcore.figures.measure import sweep_title
 from perfcore.measure import jax_bench, registry, results
 from perfcore.measure.suites import DeviceMemoryError
+from tests.support.measured import lesson_records
+from tests.support.pages import notices, run_page
 
 QUICK = {"me_suite": "quick", "me_experiments": ["dispatch", "sweep"]}
 

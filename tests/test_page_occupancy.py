@@ -1,7 +1,8 @@
 """The occupancy page: the 133-block cliff one click away, numbers move, links restore it."""
 
 import pytest
-from conftest import ROUND_H100, notices, run_page
+
+from tests.support.pages import ROUND_H100, notices, run_page
 
 
 def _metric(at, label: str) -> str:

@@ -1,9 +1,9 @@
 """The pitfalls page in AppTest: the printed numbers, controls move them, links and junk."""
 
 import pytest
-from conftest import ROUND_H100, notices, run_page
 
 from perfcore.format import NOT_PUBLISHED
+from tests.support.pages import ROUND_H100, notices, run_page
 
 
 def metric(at, label: str) -> str:

@@ -2,10 +2,10 @@
 
 import pandas as pd
 import pytest
-from conftest import ROUND_H100, notices, run_page, table_text
-from hand_tables import PRECISION_ROWS
 
 from perfcore.model.precision import LABELS
+from tests.support.hand_tables import PRECISION_ROWS
+from tests.support.pages import ROUND_H100, notices, run_page, table_text
 
 
 def _metric(at, start: str) -> str:

@@ -3,11 +3,10 @@
 import dataclasses
 import json
 
-from conftest import ROUND_H100, notices, run_page, table_text
-from measured import lesson_records
-
 from perfcore.explain import roofline as view
 from perfcore.measure import results
+from tests.support.measured import lesson_records
+from tests.support.pages import ROUND_H100, notices, run_page, table_text
 
 
 def table(at):

@@ -1,9 +1,9 @@
 """The scale-out page in AppTest: controls move numbers, links restore views, junk falls back."""
 
 import pytest
-from conftest import ROUND_H100, notices, run_page
 
 from perfcore.format import NOT_PUBLISHED
+from tests.support.pages import ROUND_H100, notices, run_page
 
 # ui.number notices a non-integer link value, but Streamlit's binding truncates 2.5 to 2
 # instead of showing the default: a ui.py matter, reported rather than worked around here.

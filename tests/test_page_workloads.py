@@ -1,9 +1,9 @@
 """The workloads page in AppTest: every model on a few devices, links, hostile links."""
 
 import pytest
-from conftest import notices, run_page
 
 from perfcore.model.models import load_models
+from tests.support.pages import notices, run_page
 
 MODELS = list(load_models())
 DEVICES = ["NVIDIA H100 SXM", "NVIDIA A100 SXM4 80GB", "AMD Instinct MI300X"]

@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
-from measured import lesson_records
 
 from perfcore.measure import results
 from perfcore.measure.bench import ISOLATED, LOOP, Measurement
 from perfcore.measure.results import Record, ResultsError
+from tests.support.measured import lesson_records
 
 STAMP = "2025-01-31T12:00:00+00:00"
 
