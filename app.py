@@ -4,8 +4,6 @@ The folder is not called pages/: Streamlit auto-discovers a pages/ folder (its v
 multi-page mode), which would bypass this script and its sidebar on a page's first run.
 """
 
-import gc
-
 import streamlit as st
 
 import ui
@@ -44,9 +42,4 @@ ui.sidebar()
 page.run()
 with notices:
     ui.show_notices()
-
-# Once per process, after the first run has imported the heavy modules (pandas, plotly, the
-# page's perfcore): move them out of the collector's sight. The live server collects garbage
-# after every run; with them frozen that walk is short (PERFORMANCE.md).
-if gc.get_freeze_count() == 0:
-    gc.freeze()
+ui.freeze_heap()

@@ -30,11 +30,9 @@ if note := view.precision_note(old, new, ctx.precision, shared):
     st.info(note, icon=":material/swap_horiz:")
 cost = view.op_cost(op, precision, sizes)
 rows = view.rows(ctx.specs, vendors, precision, cost)
-cols = st.columns(4)
-for col, (label, value) in zip(cols, view.growth_headline(g), strict=False):
-    col.metric(label, value)
 bound_help = f"Devices on which {op} is memory-bound, of those publishing {precision}"
-cols[3].metric(f"Memory-bound ({precision})", view.bound_count(rows), help=bound_help)
+bound = (f"Memory-bound ({precision})", view.bound_count(rows), bound_help)
+ui.metrics([*view.growth_headline(g), bound])
 ui.chart("ge_chart", ridge_by_year_figure, rows, cost, precision, (old, new))
 if ui.toggle("Chart the growth, old to new", "ge_growth"):  # the metrics above say it first
     ui.chart("ge_growth_chart", growth_figure, g, old, new, precision)

@@ -24,8 +24,7 @@ if result is None:
 else:
     with right:
         ui.chart("home_chart", calculator_figure, ctx.device, ctx.precision, result)
-    for col, (label, value) in zip(st.columns(4), home.metrics(result), strict=True):
-        col.metric(label, value)
+    ui.metrics(home.metrics(result))
     ui.takeaway(home.takeaway(result))
 ui.spec_caption(ctx.device)
 st.markdown(home.KINDS_OF_NUMBER)

@@ -16,17 +16,15 @@ st.latex(
 captions = view.preset_captions(units)
 radio = {"widget": st.radio, "horizontal": True, "captions": captions}
 preset = ui.choice("Batch (sequences)", view.PRESETS, "oc_preset", **radio)
-left, right = st.columns(2)
-with left:
+with st.container(horizontal=True):  # a row of inputs, not columns: see ui.INPUT
     unused = preset != view.CUSTOM
-    custom = ui.number("Your batch", "oc_batch", 1, 1, view.BATCH_MAX, disabled=unused)
-with right:
-    per_seq = ui.number("Blocks per sequence", "oc_per_seq", 1, 1, view.PER_SEQUENCE_MAX)
+    custom = ui.number("Your batch", "oc_batch", 1, 1, view.BATCH_MAX, disabled=unused,
+                       width=ui.INPUT)  # fmt: skip
+    per_seq = ui.number("Blocks per sequence", "oc_per_seq", 1, 1, view.PER_SEQUENCE_MAX,
+                        width=ui.INPUT)  # fmt: skip
 batch = view.batch_for(preset, custom, units)
 chosen = view.occupancy(ctx.device, batch, per_seq)
-metrics = view.metrics(chosen)
-for col, (label, value) in zip(st.columns(len(metrics)), metrics, strict=True):
-    col.metric(label, value)
+ui.metrics(view.metrics(chosen))
 ui.chart("oc_sawtooth", occupancy_sawtooth_figure, ctx.device, chosen, ctx.compare)
 ui.table(view.table(view.ladder(ctx.device, batch, per_seq), batch), "occupancy")
 
@@ -36,17 +34,12 @@ st.latex(
     r"\right\rceil,\qquad \text{efficiency} = \frac{MN}{\text{tiles}\cdot t_M t_N} \cdot "
     r"\frac{\text{tiles}}{\text{waves} \cdot \text{units}}"
 )
-cols = st.columns(3)
-with cols[0]:
-    m = ui.number("M (rows of C)", "oc_m", 4096, 1, view.SIZE_MAX)
-with cols[1]:
-    n = ui.number("N (columns of C)", "oc_n", 4096, 1, view.SIZE_MAX)
-with cols[2]:
-    tile = ui.choice("Tile shape", view.TILES, "oc_tile", view.DEFAULT_TILE)
+with st.container(horizontal=True):  # a row of inputs, not columns: see ui.INPUT
+    m = ui.number("M (rows of C)", "oc_m", 4096, 1, view.SIZE_MAX, width=ui.INPUT)
+    n = ui.number("N (columns of C)", "oc_n", 4096, 1, view.SIZE_MAX, width=ui.INPUT)
+    tile = ui.choice("Tile shape", view.TILES, "oc_tile", view.DEFAULT_TILE, width=ui.INPUT)
 compared = view.tiles_compared(m, n, ctx.device)
-tile_metrics = view.tile_metrics(compared, tile)
-for col, (label, value) in zip(st.columns(len(tile_metrics)), tile_metrics, strict=True):
-    col.metric(label, value)
+ui.metrics(view.tile_metrics(compared, tile))
 if ui.toggle("Chart every tile shape", "oc_tile_chart"):  # the metrics give the chosen one
     ui.chart("oc_tiles", tile_efficiency_figure, compared, tile)
 ui.table(view.tile_table(compared), "tile_quantisation")

@@ -15,15 +15,14 @@ st.latex(
     r"\max\left(\frac{2mnk}{P_{\text{peak}}(b)},\; \frac{b\,(mk + kn + mn)}{\beta}\right)"
 )
 sizes = {}
-for param, col in zip(ops.CATALOG["matmul"][1], st.columns(3), strict=True):
-    with col:
+with st.container(horizontal=True):  # a row of inputs, not columns: see ui.INPUT
+    for param in ops.CATALOG["matmul"][1]:
         label = f"{param.name} ({param.help})"
-        sizes[param.name] = ui.number(label, f"pr_{param.name}", param.default, 1, view.SIZE_MAX)
+        sizes[param.name] = ui.number(label, f"pr_{param.name}", param.default, 1,
+                                      view.SIZE_MAX, width=ui.INPUT)  # fmt: skip
 rows = matmul_sweep(ctx.device, **sizes)
 span = view.span(rows)
-metrics = view.metrics(span)
-for col, (label, value) in zip(st.columns(len(metrics)), metrics, strict=True):
-    col.metric(label, value)
+ui.metrics(view.metrics(span))
 st.caption(view.missing_note(ctx.device, rows))
 ui.chart("pr_roofline", precision_roofline_figure, rows, ctx.device, span)
 if ui.toggle("Chart peak and time floor per precision", "pr_bars"):  # the table has them too

@@ -10,15 +10,11 @@ from perfcore.model.specs import PRECISIONS
 
 ctx = ui.context()
 st.title("Scale-out: all-reduce across GPUs and nodes")
-cols = st.columns(4)
-with cols[0]:
-    params = ui.param_count("Parameters (gradients)", "so_params")
-with cols[1]:
-    dtype = ui.choice("Gradient dtype", PRECISIONS, "so_dtype", "bf16")
-with cols[2]:
-    gpus = ui.number("GPUs per node", "so_gpus", 8, 1, 72)
-with cols[3]:
-    nodes = ui.number("Nodes", "so_nodes", 2, 1, 1024)
+with st.container(horizontal=True):  # a row of inputs, not columns: see ui.INPUT
+    params = ui.param_count("Parameters (gradients)", "so_params", width=ui.INPUT)
+    dtype = ui.choice("Gradient dtype", PRECISIONS, "so_dtype", "bf16", width=ui.INPUT)
+    gpus = ui.number("GPUs per node", "so_gpus", 8, 1, 72, width=ui.INPUT)
+    nodes = ui.number("Nodes", "so_nodes", 2, 1, 1024, width=ui.INPUT)
 convention = ui.choice(
     "Bandwidth convention",
     CONVENTIONS,
@@ -53,8 +49,7 @@ with st.expander("Latency per hop (alpha): estimates; 0 counts bandwidth only"):
 setup = view.setup(params, dtype, gpus, nodes, convention, alpha_up, alpha_out)
 chosen = view.allreduce(ctx.device, setup)
 for metrics in (view.link_metrics(chosen), view.leg_metrics(chosen), view.whole_metrics(chosen)):
-    for col, m in zip(st.columns(len(metrics)), metrics, strict=True):
-        col.metric(m.label, m.value, help=m.help)
+    ui.metrics((m.label, m.value, m.help) for m in metrics)
 st.latex(view.FORMULA)
 rows = view.sweep(ctx.device, setup)
 ui.chart("so_chart", scale_out_figure, rows, chosen, view.sweep(ctx.compare, setup))

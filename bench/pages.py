@@ -1,7 +1,7 @@
 """Page cost: each page's rerun time as a multiple of a one-slider, one-Plotly-line page.
 
     .venv/bin/python -m bench.pages [--rounds 6] [--browser-n 8] [--apptest-n 15]
-                                    [--paint-rounds 3] [PAGE ...]
+                                    [--paint-rounds 3] [--control sidebar|page] [PAGE ...]
 
 The reference page (one st.slider, one go.Scatter of 200 points) is written to a temp dir
 and measured in the same run as app.py's pages (in app.py's order), three ways, each shown
@@ -9,13 +9,15 @@ as page / reference. Absolute times vary ~10 % between runs on these machines; r
 measured together do not (PERFORMANCE.md). Both apps are served by `streamlit run` from
 the repository root, so both get its .streamlit/config.toml.
 
-1. AppTest: AppTest.from_file, switch to the page, change a widget, time at.run(); min of
-   N. In-process and without the live server's post-run gc.collect(2), so it understates a
-   live rerun, the tiny reference's most of all; shown, not gated.
+1. AppTest: AppTest.from_file, switch to the page, change the sidebar Precision, time
+   at.run(); min of N. In-process and without the live server's post-run gc.collect(2),
+   so it understates a live rerun, the tiny reference's most of all; shown, not gated.
 2. browser: one server per app, headless Chromium. A widget change (the sidebar Precision,
-   bf16 <-> fp16, on every page of app.py; a click on the reference slider's track,
-   20 <-> 30) is timed in the page from the WebSocket send of its rerun message to the
-   page receiving the ForwardMsg script_finished, on which the front end drops the
+   bf16 <-> fp16, on every page of app.py, a rerun of the whole app; or with --control page
+   the page's own first number input, its value <-> twice it, typed and Enter, which on a
+   page made of parts (st.fragment) reruns that part alone; a click on the reference
+   slider's track, 20 <-> 30) is timed in the page from the WebSocket send of its rerun
+   message to the page receiving the ForwardMsg script_finished, on which the front end drops the
    "running" indicator. Includes the browser's handling of the deltas that arrive first
    (drawing the charts). Each change alternates with one on the reference, open in a tab
    beside the page's, and the ratio is median(page) / median(those paired reference
@@ -58,17 +60,16 @@ import time
 from pathlib import Path
 
 from bench import first_paint
-from bench.reruns import Target, measure_apptest, run_browser_phase, run_server_phase, targets
+from bench.reruns import (
+    REFERENCE,
+    Target,
+    measure_apptest,
+    run_browser_phase,
+    run_server_phase,
+    targets,
+)
 
 LIMIT = 3.0
-REFERENCE = """import numpy as np
-import plotly.graph_objects as go
-import streamlit as st
-
-freq = st.slider("Frequency", 1, 50, 5, key="freq")
-x = np.linspace(0, 1, 200)
-st.plotly_chart(go.Figure(go.Scatter(x=x, y=np.sin(2 * np.pi * freq * x))))
-"""
 
 
 def report(ts: list[Target], gate: str, limit: float = LIMIT) -> int:
@@ -93,7 +94,8 @@ def report(ts: list[Target], gate: str, limit: float = LIMIT) -> int:
                 failed += not ok
                 verdict = "PASS" if ok else "FAIL"
         jax = f"JAX ({', '.join(sorted(t.jax))})" if t.jax else ""
-        print(f"{t.name:<12}{cells}{verdict} {jax} {t.error[:300]}".rstrip())
+        changed = f"changed {t.key}" if t is not ref else ""
+        print(f"{t.name:<12}{cells}{verdict} {changed} {jax} {t.error[:300]}".rstrip())
     n_browser = max(len(t.browser_ms) for t in ts[1:])
     n_server = max(len(t.server_ms) for t in ts[1:])
     print(f"(page / reference, the reference's column its median over the run. browser: median "
@@ -114,6 +116,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--gate", choices=["server", "browser", "apptest"], default="server")
     ap.add_argument("--paint-rounds", type=int, default=3, help="first paints per page (0: none)")
     ap.add_argument("--limit", type=float, default=LIMIT, help="the gate's ratio (default 3)")
+    ap.add_argument("--control", choices=["sidebar", "page"], default="sidebar",
+                    help="what each page changes: the sidebar Precision, or the page's "
+                         "first number input (AppTest always changes the sidebar)")  # fmt: skip
     ap.add_argument("pages", nargs="*", help="page script stems to measure (default: all)")
     args = ap.parse_args(argv)
     started = time.monotonic()
@@ -121,7 +126,7 @@ def main(argv: list[str]) -> int:
         reference = Path(tmp) / "reference.py"
         reference.write_text(REFERENCE)
         try:
-            ts = targets(reference, args.pages)
+            ts = targets(reference, args.pages, args.control)
         except ValueError as e:
             ap.error(str(e))
         for t in ts:

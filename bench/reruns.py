@@ -27,6 +27,17 @@ from tests.support.live import (
     wait_idle,
 )
 
+# The one-chart reference app every page's cost is a multiple of: one st.slider, one
+# go.Scatter of 200 points (pages.py, load.py).
+REFERENCE = """import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+freq = st.slider("Frequency", 1, 50, 5, key="freq")
+x = np.linspace(0, 1, 200)
+st.plotly_chart(go.Figure(go.Scatter(x=x, y=np.sin(2 * np.pi * freq * x))))
+"""
+
 
 @dataclass
 class Target:
@@ -36,8 +47,9 @@ class Target:
     script: Path  # what AppTest and `streamlit run` open
     page: str | None  # the page AppTest switches to (None: the script itself)
     path: str  # URL path on its server
-    key: str  # the widget changed
+    key: str  # the widget changed (a page control's key is found in the browser)
     values: tuple  # alternated
+    control: str = "sidebar"  # "sidebar": the sidebar Precision; "page": the page's own input
     apptest_ms: float = float("nan")
     browser_ms: list[float] = field(default_factory=list)
     server_ms: list[float] = field(default_factory=list)
@@ -48,16 +60,37 @@ class Target:
     error: str = ""
 
 
-def targets(reference: Path, only: list[str]) -> list[Target]:
+def targets(reference: Path, only: list[str], control: str = "sidebar") -> list[Target]:
     """The reference first, then every page of app.py (or those whose script stem is in
-    `only`); ValueError for a name in `only` that is no page."""
+    `only`), each changing `control` (see Target); ValueError for a name in `only` that is
+    no page."""
     pages = [(Path(s).stem, s, p) for s, p in app_pages()]
     unknown = sorted(set(only) - {name for name, _, _ in pages})
     if unknown:
         raise ValueError(f"no page {', '.join(unknown)} in app.py: {[n for n, _, _ in pages]}")
     ref = Target("reference", reference, None, "/", "freq", (30, 20))
-    return [ref, *(Target(name, ROOT / "app.py", s, p, "precision", ("fp16", "bf16"))
+    return [ref, *(Target(name, ROOT / "app.py", s, p, "precision", ("fp16", "bf16"), control)
                    for name, s, p in pages if not only or name in only)]  # fmt: skip
+
+
+# The page's own first input, as a user finds it: the first enabled number input in the main
+# area (the one tests/test_browser.py changes too).
+FIRST_NUMBER = '[data-testid="stMain"] [data-testid="stNumberInputField"]:not([disabled])'
+
+
+def find_page_control(page, t: Target) -> None:
+    """Point a page-control target at the page's first number input: its key, and its value
+    alternating with twice it (else half). A page with none keeps the sidebar Precision."""
+    fields = page.locator(FIRST_NUMBER).filter(visible=True)
+    if not fields.count():
+        t.control = "sidebar"
+        return
+    field = fields.first
+    value, hi = (field.evaluate(f"e => Number(e.{a} || NaN)") for a in ("value", "max"))
+    new = value * 2 if not hi <= value * 2 else value / 2
+    classes = field.evaluate("e => e.closest('[class*=\"st-key-\"]').className")
+    t.key = next(c for c in classes.split() if c.startswith("st-key-")).removeprefix("st-key-")
+    t.values = (f"{new:g}", f"{value:g}")
 
 
 def jax_loaded(server: Server) -> bool:
@@ -98,6 +131,11 @@ def change(page, t: Target, value) -> None:
         box = track.bounding_box()
         track.click(position={"x": box["width"] * (value - 1) / 49, "y": box["height"] / 2})
         return
+    if t.control == "page":  # type the number, then Enter, as a user does
+        field = page.locator(f'[data-testid="stMain"] .st-key-{t.key} input').first
+        field.fill(value)
+        field.press("Enter")
+        return
     sidebar = page.locator('[data-testid="stSidebar"]')
     sidebar.get_by_role("combobox", name="Precision").click()
     page.get_by_role("option", name=value, exact=True).click()
@@ -137,6 +175,8 @@ def run_browser_phase(ts: list[Target], n: int) -> None:
         for t in ts[1:]:
             try:
                 page = open_page(context, app.url + t.path)
+                if t.control == "page":
+                    find_page_control(page, t)
                 for i in range(n + 2):
                     ms = browser_rerun(page, t, t.values[i % 2])
                     ref_ms = browser_rerun(ref_page, reference, next(ref_values))
@@ -158,6 +198,17 @@ class Session:
     def __init__(self, ws, reruns: list[bytes]):
         self.ws, self.reruns, self.i = ws, reruns, 0
 
+    def start(self) -> None:
+        """The session's first run: the whole page (a rerun message with no fragment, so a
+        page part's later reruns find their part)."""
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+
+        msg = BackMsg.FromString(self.reruns[0])
+        msg.rerun_script.ClearField("fragment_id")
+        self.reruns = [msg.SerializeToString(), *self.reruns]
+        self.rerun()
+        self.reruns, self.i = self.reruns[1:], 0
+
     def rerun(self) -> float:
         """Send the next rerun message; ms until its script_finished arrives. RuntimeError,
         once the run has finished, when it showed an exception or did not finish cleanly."""
@@ -172,9 +223,12 @@ class Session:
             kind = fwd.WhichOneof("type")
             if kind == "delta" and fwd.delta.new_element.WhichOneof("type") == "exception":
                 failed = failed or f"exception: {fwd.delta.new_element.exception.message}"
+            if kind == "script_finished" and fwd.script_finished == fwd.FINISHED_EARLY_FOR_RERUN:
+                continue  # cut short by the run it asked for (a callback rerunning parts)
             if kind == "script_finished":
                 elapsed = (time.perf_counter() - start) * 1e3
-                if fwd.script_finished != ForwardMsg.FINISHED_SUCCESSFULLY:
+                ok = {fwd.FINISHED_SUCCESSFULLY, fwd.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
+                if fwd.script_finished not in ok:
                     failed = failed or f"script finished with {fwd.script_finished}"
                 if failed:
                     raise RuntimeError(failed)
@@ -191,6 +245,7 @@ def run_server_phase(ts: list[Target], rounds: int) -> None:
         open_stream(ref.url) as ref_ws,
     ):
         ref_session = Session(ref_ws, reference.reruns)
+        ref_session.start()
         for _ in range(3):  # the session's first run, then warm-up
             ref_session.rerun()
         for t in ts[1:]:
@@ -199,6 +254,7 @@ def run_server_phase(ts: list[Target], rounds: int) -> None:
             try:
                 with open_stream(app.url) as ws:
                     page = Session(ws, t.reruns)
+                    page.start()
                     for _ in range(3):
                         page.rerun()
                     for _ in range(rounds):

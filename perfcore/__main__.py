@@ -1,4 +1,4 @@
-"""`python -m perfcore`: see perfcore.cli."""
+"""`python -m perfcore`: one main, in perfcore.cli."""
 
 import sys
 

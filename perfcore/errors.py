@@ -11,3 +11,7 @@ class FileProblems(ValueError):
         self.problems = list(problems)
         listing = "\n".join(f"  - {p}" for p in self.problems)
         super().__init__(f"{self.label}: {len(self.problems)} problem(s)\n{listing}")
+
+
+class NotPublished(ValueError):
+    """A calculation needs a figure its device does not publish (an empty spec cell)."""

@@ -9,7 +9,7 @@ Tables keep numbers: column_scale picks one prefix and decimal count for a whole
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 NOT_PUBLISHED = "not published"
@@ -133,6 +133,33 @@ class Scale:
     def text(self, value: float) -> str:
         """One SI value as the column shows it, without the unit ('989', '0.139')."""
         return f"{value / self.factor:,.{self.decimals}f}"
+
+
+def fixed(value: float, kind: str, decimals: int) -> str:
+    """value in its own prefix of `kind` (a KINDS name) with a fixed count of decimals, so a
+    ceiling reads with the precision of its neighbours: '990.0 TFLOP/s'."""
+    unit, prefixes = KINDS[kind]
+    factor, prefix = _prefix(abs(value), prefixes)
+    return f"{value / factor:.{decimals}f} {prefix}{unit}"
+
+
+def trimmed(value: float, kind: str, digits: int = 4) -> str:
+    """value to `digits` figures in its prefix of `kind`, trailing zeros dropped: '64 GB/s',
+    '37.5 GB/s' (a published rate, shown as printed)."""
+    number, unit = globals()[kind](value, digits).split(" ", 1)
+    return f"{number.rstrip('0').rstrip('.') if '.' in number else number} {unit}"
+
+
+def alike(values: Sequence[float], kind: str, decimals: int = 2) -> tuple[str, ...]:
+    """Values in one prefix of `kind`, the largest's (down to a tenth of it: '0.52 s'), with
+    `decimals` decimals, so they compare at a glance; each in its own prefix instead where
+    the smallest would print as zero."""
+    unit, prefixes = KINDS[kind]
+    top = max(abs(v) for v in values)
+    factor, prefix = next(((f, p) for f, p in prefixes if top >= f / 10), prefixes[-1])
+    if min(abs(v) for v in values) / factor < 0.5 * 10**-decimals:
+        return tuple(globals()[kind](v) for v in values)
+    return tuple(f"{v / factor:.{decimals}f} {prefix}{unit}" for v in values)
 
 
 def figures(value: float) -> str:

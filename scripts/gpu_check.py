@@ -6,10 +6,13 @@ Needs only jax, numpy (and torch or cupy for a reference, where importable): no 
 no network. Detects the GPU and its specs row, runs every experiment (the classic timings,
 the measured roofline, collectives over all local GPUs, fusion; under 8 minutes on one GPU)
 and prints each record beside the spec roof at its intensity and precision, then the
-measured roofline against the spec row, and a torch or cupy reference. With fewer than two
-GPUs the collectives also run across 2 local processes on the CPU (jax.distributed), so that
-path is exercised. Measured points are never clamped: one above its roof is flagged. Exits 2
-when JAX sees no GPU; --tiny runs the quick suite on whatever device JAX sees (a CPU too).
+measured roofline against the spec row, the bandwidth sweep's overhead per pass for each path
+(loop: a kernel launch per pass; pallas: every pass inside one kernel) and how many working
+sets each found overhead-bound, fusion's host round trip per step, and a torch or cupy
+reference. With fewer than two GPUs the collectives also run across 2 local processes on the
+CPU (jax.distributed), so that path is exercised. Measured points are never clamped: one
+above its roof is flagged. Exits 2 when JAX sees no GPU; --tiny runs the quick suite on
+whatever device JAX sees (a CPU too).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import time
 from pathlib import Path
 
 from perfcore import format as fmt
+from perfcore.cli.measure import progress_printer
 from perfcore.measure import (
     bench,
     distributed,
@@ -32,7 +36,6 @@ from perfcore.measure import (
     results,
     suites,
 )
-from perfcore.measure.cli import progress_printer
 from perfcore.model import ops
 
 TIME_LIMIT_S = 480  # the whole check, on one GPU

@@ -147,3 +147,24 @@ def test_a_difference_smaller_than_the_run_to_run_spread_is_not_a_result():
     faster = Measurement((5400e-6,))
     assert not bench.is_a_result(runs[0], faster, spread)
     assert bench.is_a_result(runs[0], Measurement((3000e-6,)), spread)
+
+
+def test_interleaved_takes_one_sample_of_each_fn_per_round_each_waited_on():
+    """One fake device (10 us dispatch, 5 ms work a call): fn a makes one call, fn b two.
+    Each sample is synced before its clock stops, so a = 10 us + 5 ms and b = 10 us + 10 ms
+    (b's second dispatch hides under its first call's work); the order is a, b each round."""
+    device, order = FakeDevice(), []
+
+    def fn(name, calls):
+        def run():
+            order.append(name)
+            return [device.call() for _ in range(calls)][-1]
+
+        return run
+
+    a, b = bench.interleaved((fn("a", 1), fn("b", 2)), sync=device.sync, clock=device.clock,
+                             warmup=1, repeats=4)  # fmt: skip
+    assert a.samples == pytest.approx((5.01e-3,) * 4)
+    assert b.samples == pytest.approx((10.01e-3,) * 4)
+    assert order == ["a", "b"] * 5  # one warmup each, then 4 rounds in turn
+    assert a.method == ISOLATED and a.warmup == 1 and a.synced

@@ -1,18 +1,22 @@
 """The calculator command line: listing, pricing, JSON, and one-line errors with exit 2."""
 
+import ast
 import contextlib
 import io
 import json
 import math
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import perfcore
 from perfcore import load_specs, ops
 from perfcore.cli import main
+from perfcore.cli.common import guarded, out_path
 
 ROUND_H100 = "NVIDIA H100 SXM (round figures)"  # the hand calculation's
 
@@ -215,3 +219,54 @@ def test_any_in_range_calc_prints_valid_json_of_finite_non_negative_numbers(argv
     numbers = [v for v in result.values() if not isinstance(v, str)]
     assert len(numbers) == 8
     assert all(math.isfinite(v) and v >= 0 for v in numbers)
+
+
+def test_the_command_line_is_one_package_with_one_parser():
+    """Only perfcore/cli/ builds argument parsers (the collectives worker, a spawned process's
+    own entry, aside): before, llm_cli, measure/cli and measure/distributed each had one."""
+    root = Path(perfcore.__file__).parent
+    users = sorted(
+        str(path.relative_to(root))
+        for path in root.rglob("*.py")
+        if any(
+            isinstance(node, ast.Import) and any(a.name == "argparse" for a in node.names)
+            for node in ast.walk(ast.parse(path.read_text()))
+        )
+    )
+    assert [u for u in users if not u.startswith("cli/")] == ["measure/distributed.py"]
+
+
+def test_a_bug_is_not_dressed_up_as_a_users_error():
+    def broken() -> str:
+        raise ValueError("a bug inside the model")
+
+    with pytest.raises(ValueError, match="a bug inside"):
+        guarded(broken)
+
+
+@pytest.mark.parametrize(
+    ("command", "out"),
+    [("measure", "results.txt"), ("measure", "file/r.json"), ("collectives", "file/r.json")],
+)
+def test_out_is_checked_before_anything_is_measured(tmp_path, command, out):
+    """An --out that cannot be written (a wrong suffix, a path under a file: refused even for
+    root) exits 2 naming --out, and JAX is never imported, so no measurement started."""
+    (tmp_path / "file").write_text("")
+    code = (
+        "import sys; from perfcore.cli import main; "
+        f"status = main([{command!r}, '--out', {str(tmp_path / out)!r}]); "
+        "print(status, 'jax' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.split() == ["2", "False"]
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"error: --out {tmp_path / out}")
+
+
+def test_an_existing_out_file_survives_the_probe(tmp_path):
+    out = tmp_path / "kept.json"
+    out.write_text("{}")
+    assert out_path(str(out), "measure") == out
+    assert out.read_text() == "{}"
+    assert out_path(str(tmp_path / "new" / "r.csv"), "measure").parent.is_dir()
+    assert not (tmp_path / "new" / "r.csv").exists()

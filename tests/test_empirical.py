@@ -140,3 +140,43 @@ def test_a_version_1_file_with_ceilings_still_gives_a_measured_roofline(name):
     assert [lv.name for lv in found.levels] == ["memory"]
     assert found.levels[0].bytes_per_s == empirical.best_rate(copy, copy.bytes)
     assert found.roofs and all(r.label != "copy" for r in found.roofs)
+
+
+def test_a_pass_within_the_factor_of_the_overhead_is_overhead_bound():
+    """Factor 10: a 9 us pass against a 1 us overhead per pass is flagged, 11 us is not."""
+    assert empirical.overhead_bound(9e-6, 1e-6) and not empirical.overhead_bound(11e-6, 1e-6)
+
+
+def flagged(record):
+    """The record flagged as the streaming sweep flags an overhead-bound pass."""
+    return record.noted(empirical.OVERHEAD_BOUND)
+
+
+def test_overhead_bound_records_are_no_memory_level_and_get_no_level():
+    """Between the 100 GB/s cache and the 25 GB/s memory, two working sets whose passes were
+    about the loop's overhead read 50 GB/s: unflagged they would be a level 'cache 2'
+    (a flat pair, slower than the cache); flagged they are left out, as if not measured."""
+    between = tuple(stream("scale", s, 50e9) for s in (1 * MIB, 4 * MIB))
+    assert [lv.name for lv in empirical.levels((*RECORDS, *between))] == [
+        "cache 1", "cache 2", "memory"
+    ]  # fmt: skip
+    marked = tuple(flagged(r) for r in between)
+    assert empirical.levels((*RECORDS, *marked)) == empirical.levels(RECORDS)
+    labelled = empirical.with_levels((*RECORDS, *marked))
+    assert [r.level for r in labelled if empirical.is_overhead_bound(r)] == ["", ""]
+    assert empirical.bandwidth_curve((*RECORDS, *marked)) == empirical.bandwidth_curve(RECORDS)
+
+
+def test_the_terminal_summary_gives_each_paths_overhead_and_how_many_are_overhead_bound():
+    """Two paths on one device: the loop's 3 records (2 flagged), the Pallas path's 2."""
+    loop, pallas = f"{empirical.PATH_NOTE}loop", f"{empirical.PATH_NOTE}pallas"
+    overhead = f"{empirical.OVERHEAD_NOTE} 4.00 us (scale, loop)"
+    timed = [stream("scale", s, 1e9).noted(loop) for s in (KIB, 4 * KIB, 16 * KIB)]
+    timed = [flagged(timed[0]), flagged(timed[1]), timed[2],
+             *(stream("scale", s, 9e9).noted(pallas) for s in (KIB, 4 * KIB))]  # fmt: skip
+    tiny = record("scale overhead (loop), 16384 passes over 16 float32", (1e-3,), notes=(overhead,))
+    assert report.stream_lines((tiny, *timed)) == [
+        overhead,
+        f"{loop}: 3 records, 2 overhead-bound (not levels)",
+        f"{pallas}: 2 records, 0 overhead-bound (not levels)",
+    ]

@@ -55,11 +55,14 @@ def test_time_by_kind_has_one_bar_group_per_device_and_communication(specs, llam
     assert "communication" in fig.data[0].x and fig.data[0].y[-1] > 0
 
 
-def test_page_figures_builds_the_four_charts_for_both_devices(specs, llama):
+def test_page_figure_builds_each_chart_by_name_for_both_devices(specs, llama):
     data = view.page(llama, specs[H100], specs["NVIDIA A100 SXM4 80GB"], view.Setup())
-    figs = charts.page_figures(data, 1, DARK)
-    assert list(figs) == ["layer", "serving", "memory", "kinds"]
-    assert len(figs["kinds"].data) == 2 and len(figs["memory"].data[0].x) == 2
+    figs = {which: charts.page_figure(data, which, 1, DARK) for which in view.CHARTS}
+    assert list(figs) == [view.LAYER, view.SERVING, view.MEMORY, view.KINDS]
+    assert len(figs[view.KINDS].data) == 2 and len(figs[view.MEMORY].data[0].x) == 2
+    assert figs[view.SERVING].layout.title.text.startswith("Time per token")
+    with pytest.raises(ValueError, match="no workloads chart 'pie'.*Ops on the roofline, Serv"):
+        charts.page_figure(data, "pie", 1, DARK)
 
 
 def test_memory_ticks_are_binary_like_capacities():

@@ -84,3 +84,22 @@ def test_headers_carry_the_display_unit_and_downloads_the_si_unit():
 def test_figures_stay_short_for_any_size():
     assert [fmt.figures(v) for v in (0.1394, 1365.3, 999_999.0)] == ["0.139", "1,365", "999,999"]
     assert fmt.figures(3.333e19) == "3.33×10¹⁹" and fmt.figures(2e6) == "2.00×10⁶"
+
+
+def test_fixed_keeps_its_decimals_in_the_values_own_prefix():
+    assert fmt.fixed(989.5e12, "flops_per_s", 1) == "989.5 TFLOP/s"
+    assert fmt.fixed(67e12, "flops_per_s", 1) == "67.0 TFLOP/s"
+    assert fmt.fixed(80 * 1024**3, "capacity", 2) == "80.00 GiB"
+
+
+def test_trimmed_shows_a_rate_as_published():
+    assert fmt.trimmed(64e9, "bytes_per_s") == "64 GB/s"
+    assert fmt.trimmed(37.5e9, "bytes_per_s") == "37.5 GB/s"
+    assert fmt.trimmed(3.35e12, "bytes_per_s") == "3.35 TB/s"
+
+
+def test_alike_prints_values_in_one_prefix_down_to_a_tenth_of_it():
+    assert fmt.alike((0.524, 0.0104), "seconds") == ("0.52 s", "0.01 s")
+    assert fmt.alike((2.5e-3, 1.3e-4), "seconds") == ("2.50 ms", "0.13 ms")
+    # 0.1 ms at a scale of seconds would print 0.00 s: each keeps its own prefix then
+    assert fmt.alike((0.52, 1e-4), "seconds") == ("520 ms", "100 µs")

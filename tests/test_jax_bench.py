@@ -10,8 +10,8 @@ import time
 
 import pytest
 
+from perfcore.cli import main
 from perfcore.explain import measure_clock as clock
-from perfcore.measure import cli as measure_cli
 from perfcore.measure import devices, jax_bench, jax_classic, registry, results
 from perfcore.measure.suites import SUITES, DeviceMemoryError
 
@@ -26,7 +26,7 @@ def test_importing_perfcore_does_not_import_jax():
     code = (
         "import sys, perfcore, perfcore.measure.jax_bench, perfcore.measure.results, "
         "perfcore.measure.registry, "
-        "perfcore.measure.cli, perfcore.measure.devices, perfcore.measure.suites, "
+        "perfcore.cli, perfcore.measure.devices, perfcore.measure.suites, "
         "perfcore.measure.points; sys.exit('jax' in sys.modules)"
     )
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
@@ -152,7 +152,7 @@ def test_the_lock_serializes_two_concurrent_runs():
 
 def test_measure_command_writes_a_loadable_results_file(tmp_path, capsys):
     out = tmp_path / "timer.csv"
-    code = measure_cli.main(["--suite", "quick", "--experiment", "timer", "--out", str(out)])
+    code = main(["measure", "--suite", "quick", "--experiment", "timer", "--out", str(out)])
     assert code == 0
     assert [r.label for r in results.load_results(out)] == ["naive timer", "synchronized"]
     captured = capsys.readouterr()
@@ -160,9 +160,9 @@ def test_measure_command_writes_a_loadable_results_file(tmp_path, capsys):
 
 
 def test_measure_command_refuses_bad_arguments_before_measuring(tmp_path, capsys):
-    assert measure_cli.main(["--out", str(tmp_path / "r.txt")]) == 2
-    assert measure_cli.main(["--suite", "huge", "--out", str(tmp_path / "r.json")]) == 2
-    assert measure_cli.main(["--list"]) == 0
+    assert main(["measure", "--out", str(tmp_path / "r.txt")]) == 2
+    assert main(["measure", "--suite", "huge", "--out", str(tmp_path / "r.json")]) == 2
+    assert main(["measure", "--list"]) == 0
     assert "quick" in capsys.readouterr().out
 
 

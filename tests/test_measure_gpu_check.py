@@ -43,4 +43,15 @@ def test_tiny_runs_on_the_cpu_and_writes_the_results_file(tmp_path):
     assert "dashboard modules: []" in done.stdout
     assert "busbw" in done.stdout and "alpha-beta fit" in done.stdout
     assert "fusion fused, k=8: saving predicted 88% (bytes)" in done.stdout
+    assert "fusion unfused, k=8: host round trip" in done.stdout
     assert {r.experiment for r in load_results(out)} == {"fusion", "collectives"}
+
+
+def test_tiny_prints_the_bandwidth_sweeps_overhead_per_pass_and_its_path(tmp_path):
+    args = ("--tiny", "--experiment", "roofline", "--experiment", "collectives", "--out",
+            str(tmp_path / "check.json"))  # fmt: skip
+    done = gpu_check(*args, xla_flags="--xla_force_host_platform_device_count=2")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "overhead per pass" in done.stdout and "(scale, loop: slope of" in done.stdout
+    assert "path: loop, one pass per lax.fori_loop iteration" in done.stdout
+    assert "18 records, 0 overhead-bound (not levels)" in done.stdout  # 9 sizes x 2 kernels

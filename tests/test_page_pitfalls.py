@@ -125,3 +125,17 @@ def test_table_lists_all_five_beliefs(round_page):
 def test_takeaway_sums_up_the_five(round_page):
     text = next(i.value for i in round_page.info if "Read this" in i.value)
     assert "0.76 %" in text and "35.0 ms" in text
+
+
+def test_a_beliefs_input_reruns_it_and_keeps_the_summary_in_step():
+    """16 nodes: belief 5's network time is 65.6 ms (test_more_nodes_raise_the_network_time);
+    the run after the change sends belief 5 and the summary alone (AppTest shows that run's
+    elements), and the summary's table and takeaway carry the new time."""
+    at = run_page("pitfalls", {"device": ROUND_H100})
+    at.number_input(key="pf_nodes").set_value(16).run()
+    assert [m.label for m in at.metric] == ["network time per step"]
+    assert not at.get("plotly_chart")  # belief 1's chart was not sent again
+    table = at.dataframe[0].value
+    row = table[table["quantity"] == "network time per step"]
+    assert row["value"].tolist() == ["65.6 ms"]  # shown in its own unit
+    assert "sharding across 16 nodes adds 65.6 ms" in at.info[0].value

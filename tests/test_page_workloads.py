@@ -1,5 +1,7 @@
 """The workloads page in AppTest: every model on a few devices, links, hostile links."""
 
+import json
+
 import pytest
 
 from perfcore.model.models import load_models
@@ -7,6 +9,11 @@ from tests.support.pages import notices, run_page
 
 MODELS = list(load_models())
 DEVICES = ["NVIDIA H100 SXM", "NVIDIA A100 SXM4 80GB", "AMD Instinct MI300X"]
+
+
+def chart_titles(at) -> list[str]:
+    """The titles of the charts the page drew."""
+    return [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
 
 
 def metric(at, label: str) -> str:
@@ -51,7 +58,7 @@ def test_a_model_that_does_not_fit_says_so_plainly():
 def test_a_link_restores_the_view():
     query = {"device": "NVIDIA H100 SXM", "wl_model": "Mixtral-8x7B", "wl_phase": "prefill",
              "wl_batch": "4", "wl_context": "2048", "wl_weights_bits": "8", "wl_fused": "false",
-             "wl_tp": "2"}  # fmt: skip
+             "wl_tp": "2", "wl_chart": "Memory"}  # fmt: skip
     at = run_page("workloads", query)
     assert not at.exception and not notices(at)
     assert at.selectbox(key="wl_model").value == "Mixtral-8x7B"
@@ -62,17 +69,21 @@ def test_a_link_restores_the_view():
     )
     assert at.selectbox(key="wl_weights_bits").value == 8
     assert at.toggle(key="wl_fused").value is False
+    assert at.radio(key="wl_chart").value == "Memory"
+    (title,) = chart_titles(at)  # the memory chart alone, its verdict in the title
+    assert "fits on 2 GPUs" in title
 
 
 def test_a_hostile_link_falls_back_with_notices():
     query = {"device": "NVIDIA H100 SXM", "wl_model": "<script>", "wl_batch": "-3",
-             "wl_kv_bits": "3", "wl_tp": "1e999"}  # fmt: skip
+             "wl_kv_bits": "3", "wl_tp": "1e999", "wl_chart": "pie"}  # fmt: skip
     at = run_page("workloads", query)
     assert not at.exception
     said = " ".join(notices(at))
-    for key in ("wl_model", "wl_batch", "wl_kv_bits", "wl_tp"):
+    for key in ("wl_model", "wl_batch", "wl_kv_bits", "wl_tp", "wl_chart"):
         assert key in said
     assert at.selectbox(key="wl_model").value == "Llama-3.1-8B"
+    assert at.radio(key="wl_chart").value == "Ops on the roofline"
 
 
 def test_a_precision_the_device_lacks_is_named_not_drawn():

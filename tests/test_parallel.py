@@ -1,27 +1,57 @@
-"""Tensor- and data-parallel communication, priced with the existing all-reduce model."""
+"""Where a parallel group sits and what its collectives cost, priced by comm's one model."""
 
 import pytest
 
-from perfcore.model import parallel
-from perfcore.model.comm import ring_allreduce_bytes
+from perfcore.model import parallel, phases
 from perfcore.model.models import load_models
 from perfcore.model.workloads import Precisions
 
 H100 = "NVIDIA H100 SXM"
 
 
-def test_tp_is_two_ring_all_reduces_per_layer_on_the_link_per_direction(specs):
+def test_tp_in_the_domain_is_two_all_reduces_per_layer_each_with_a_call_latency(specs):
+    """Llama-3.1-8B, 16 tokens, TP 4 on H100 (NVLink 900 GB/s both ways = 450e9 per direction).
+
+    Buffer S = 16 x 4096 x 2 B = 131,072 B; a ring sends 2 x 3/4 x S = 196,608 B per GPU:
+    196,608 / 450e9 = 0.43691 µs, + 6 µs call latency = 6.43691 µs; x 2 per layer x 32 layers
+    = 411.962 µs.
+    """
     m, h100 = load_models()["Llama-3.1-8B"], specs[H100]
-    buffer = 16 * 4096 * 2
-    one = ring_allreduce_bytes(buffer, 4) / (h100.scaleup_bytes_per_s / 2)
-    assert parallel.tp_seconds(m, h100, 16, Precisions(), 4) == pytest.approx(2 * 32 * one)
+    assert parallel.tp_seconds(m, h100, 16, Precisions(), 4) == pytest.approx(411.962e-6, rel=1e-5)
     assert parallel.tp_seconds(m, h100, 16, Precisions(), 1) == 0
 
 
-def test_dp_layout_fills_nodes_of_eight_after_tp():
-    assert parallel.dp_layout(1, 4) == (4, 1)
-    assert parallel.dp_layout(2, 16) == (4, 4)
-    assert parallel.dp_layout(8, 3) == (1, 3)
+def test_a_tp_group_larger_than_the_domain_is_priced_across_nodes(specs):
+    """Llama-3.1-405B, 4,096 tokens, TP 64 on H100 (8 per NVLink domain, IB 50 GB/s).
+
+    S = 4,096 x 16,384 x 2 = 134,217,728 B. In the domain: 2 x 7/8 x S / 450e9 = 521.96 µs
+    + 6 µs = 527.96 µs. Across 8 domains on the 1/8 shard: 2 x 7/8 x S/8 / 50e9 = 587.20 µs
+    + 20 µs = 607.20 µs. One all-reduce 1,135.16 µs; x 2 x 126 layers = 0.28606 s. At TP 8
+    (one domain) it is 2 x 126 x 527.96 µs = 0.13305 s: TP 64 costs more, not less.
+    """
+    m, h100 = load_models()["Llama-3.1-405B"], specs[H100]
+    tp64 = parallel.tp_seconds(m, h100, 4096, Precisions(), 64)
+    tp8 = parallel.tp_seconds(m, h100, 4096, Precisions(), 8)
+    assert tp64 == pytest.approx(0.28606, rel=1e-4)
+    assert tp8 == pytest.approx(0.13305, rel=1e-4)
+    rack = h100.replace(scaleup_domain=72)  # the same group inside one 72-GPU domain
+    assert parallel.placed(rack, "all-reduce", 1e6, 64).inter.ranks == 1
+
+
+def test_groups_fill_the_domain_after_the_inner_dimensions():
+    """8-GPU domain: DP 4 at TP 1 fits; DP 16 at TP 2 holds 4 per domain; at TP 8 one each."""
+
+    class Box:
+        name, scaleup_domain = "box", 8
+
+    assert parallel.per_domain(Box, 4, 1) == 4
+    assert parallel.per_domain(Box, 16, 2) == 4
+    assert parallel.per_domain(Box, 3, 8) == 1
+
+
+def test_a_device_without_a_domain_size_refuses_a_group_and_says_what_to_give(specs):
+    with pytest.raises(ValueError, match="publishes no scale-up domain size.*scaleup_domain=8"):
+        parallel.per_domain(specs["NVIDIA L4"], 2, 1)
 
 
 def test_dp_gradient_all_reduce_grows_with_nodes(specs):
@@ -29,3 +59,24 @@ def test_dp_gradient_all_reduce_grows_with_nodes(specs):
     in_node = parallel.dp_seconds(m, h100, Precisions(), 1, 8)
     across = parallel.dp_seconds(m, h100, Precisions(), 1, 64)
     assert 0 < in_node < across
+
+
+@pytest.mark.parametrize(("recompute", "factor"), [(False, 2), (True, 3)])
+def test_training_tp_communication_is_twice_the_forward_three_times_with_recompute(
+    specs, recompute, factor
+):
+    """Megatron TP: 2 all-reduces per layer forward, 2 backward; full recomputation adds the
+    forward's 2 again. So 2x the forward's communication (3x), not the FLOP factor (3x, 4x)."""
+    m, h100 = load_models()["Llama-3.1-8B"], specs[H100]
+    forward = parallel.tp_seconds(m, h100, 2 * 2048, Precisions(), 8)
+    step = phases.train(m, h100, 2, 2048, tp=8, recompute=recompute)
+    assert step.comm_s == pytest.approx(factor * forward, rel=1e-12)
+
+
+def test_a_decode_step_on_tp8_pays_a_call_latency_per_all_reduce(specs):
+    """The issue's case: Llama-2-70B decode, batch 8, TP 8 on H100: 2 x 80 = 160 all-reduces
+    of 8 x 8,192 x 2 B = 131,072 B: 2 x 7/8 x 131,072 / 450e9 = 0.5097 µs + 6 µs each,
+    1.0416 ms in all (it was 82 µs with no latency)."""
+    step = phases.decode(load_models()["Llama-2-70B"], specs[H100], 8, 1024, tp=8)
+    assert step.comm_s == pytest.approx(160 * (2 * 7 / 8 * 131072 / 450e9 + 6e-6), rel=1e-12)
+    assert step.comm_s == pytest.approx(1.0416e-3, rel=1e-4)

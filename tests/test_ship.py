@@ -217,7 +217,7 @@ def build_context() -> list[str]:
 
 def test_dockerignore_keeps_what_the_app_runs_and_drops_the_rest():
     context = set(build_context())
-    needed = ["app.py", "ui.py", "pyproject.toml", "README.md", "data/specs.csv",
+    needed = ["app.py", "ui/__init__.py", "pyproject.toml", "README.md", "data/specs.csv",
               ".streamlit/config.toml", "perfcore/__init__.py"]  # fmt: skip
     needed += [p.relative_to(ROOT).as_posix() for p in (ROOT / "app_pages").glob("*.py")]
     assert set(needed) <= context

@@ -390,3 +390,44 @@ def test_bundled_rows_name_their_jax_device_kinds(bundled):
     assert bundled["NVIDIA H100 SXM"].jax_device_kinds == ("NVIDIA H100 80GB HBM3",)
     assert bundled["Google TPU v5e"].jax_device_kinds == ("TPU v5 lite",)
     assert bundled[ROUND_H100].jax_device_kinds == ()
+
+
+def test_scaleup_domain_is_an_optional_whole_number_column():
+    columns = (*REQUIRED_COLUMNS, "scaleup_domain")
+    data = csv_bytes(row(scaleup_domain="72"), row(name="other"), columns=columns)
+    first, second = load_specs_bytes(data, "x").values()
+    assert (first.scaleup_domain, second.scaleup_domain) == (72, None)
+    (plain,) = load_specs_bytes(csv_bytes(row()), "x").values()
+    assert plain.scaleup_domain is None
+    with pytest.raises(SpecError, match="scaleup_domain"):
+        load_specs_bytes(csv_bytes(row(scaleup_domain="7.5"), columns=columns), "x")
+
+
+def test_every_bundled_domain_says_where_it_comes_from(specs):
+    for d in specs.values():
+        assert "Scale-up domain" in d.notes, d.name
+        assert d.scaleup_domain is None or f"Scale-up domain {d.scaleup_domain}:" in d.notes
+
+
+def test_what_if_names_the_device_as_modified(specs):
+    from perfcore.model.specs import parse_what_if, what_if
+
+    h100 = specs["NVIDIA H100 SXM"]
+    changed = what_if(h100, **parse_what_if("memory_bw_tbs=6.7,scaleup_domain=72"))
+    assert changed.name == "NVIDIA H100 SXM, memory 2× → 6.7 TB/s; scale-up domain 8 → 72 GPUs"
+    assert changed.memory_bytes_per_s == 6.7e12 and changed.scaleup_domain == 72
+    assert changed.bf16_flops_per_s == h100.bf16_flops_per_s
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [("memory_bw=6.7", "FIGURE one of"), ("memory_bw_tbs=fast", "'fast' is not a number"),
+     ("memory_bw_tbs=-1", "positive"), ("scaleup_domain=7.5", "whole number"),
+     ("tdp_w=1,tdp_w=2", "given twice"), ("memory_bw_tbs=nan", "positive")],
+)  # fmt: skip
+def test_a_bad_what_if_is_one_typed_line(specs, text, words):
+    from perfcore.model.specs import WhatIfError, parse_what_if, what_if
+
+    with pytest.raises(WhatIfError, match=words) as err:
+        what_if(specs["NVIDIA H100 SXM"], **parse_what_if(text))
+    assert "\n" not in str(err.value)

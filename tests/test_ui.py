@@ -1,14 +1,17 @@
-"""ui.py's pure parts: the table a CSV download holds."""
+"""ui's pure parts: the table a CSV download holds; the heap frozen once."""
 
 import math
 
-import ui
+import pytest
+
 from perfcore.explain import pitfalls, roofline
+from ui import loaders
+from ui.tables import si_table
 
 
 def test_the_download_keeps_si_numbers_at_full_precision_with_si_units_in_the_headers(h100):
     points = roofline.op_points(h100, "fp16", {"matmul": {"m": 4096, "n": 4096, "k": 4096}})
-    df = ui.si_table(roofline.table(points))
+    df = si_table(roofline.table(points))
     row = df.iloc[0]
     assert row["attainable (FLOP/s)"] == 990e12 and row["time floor (s)"] == 2 * 4096**3 / 990e12
     assert row["share of peak (fraction)"] == 1.0 and row["bytes (B)"] == 3 * 4096**2 * 2
@@ -17,6 +20,19 @@ def test_the_download_keeps_si_numbers_at_full_precision_with_si_units_in_the_he
 def test_a_table_of_mixed_quantities_names_each_rows_si_unit(specs):
     sections = [pitfalls.batch_one(specs["Google TPU v4"], 1)]
     sections += [pitfalls.copy_in_loop(specs["Google TPU v4"], 4096**2, "fp16", 10)]
-    df = ui.si_table(pitfalls.table(sections))
+    df = si_table(pitfalls.table(sections))
     assert list(df.columns) == ["#", "belief", "quantity", "value", "unit (SI)"]
     assert df["unit (SI)"].iloc[0] == "fraction" and math.isnan(df["value"].iloc[-1])
+
+
+def test_the_heap_is_frozen_once_per_process_without_asking_gc_each_run(monkeypatch):
+    calls = []
+    monkeypatch.setattr(loaders.gc, "freeze", lambda: calls.append(1))
+    monkeypatch.setattr(loaders.gc, "get_freeze_count", lambda: pytest.fail("walks the heap"))
+    loaders.freeze_heap.cache_clear()
+    try:
+        for _ in range(3):  # three runs
+            loaders.freeze_heap()
+    finally:
+        loaders.freeze_heap.cache_clear()
+    assert calls == [1]

@@ -10,12 +10,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import pandas as pd
 
 from perfcore import format as fmt
+from perfcore.errors import NotPublished
 from perfcore.model import ops, pitfalls
-from perfcore.model.pitfalls import NotPublished
 from perfcore.model.precision import BYTES_PER_ELEMENT
 from perfcore.model.specs import Device
 
@@ -50,7 +51,10 @@ FIELDS = {
     "scaleout_bytes_per_s": "a scale-out (network) bandwidth",
     **{f"{p}_flops_per_s": f"a {p} peak" for p in BYTES_PER_ELEMENT},
 }
-_SECONDS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+
+# A ceiling to one decimal in its prefix ('990.0 TFLOP/s'); a link rate as published ('64 GB/s').
+_CEILING = partial(fmt.fixed, kind="flops_per_s", decimals=1)
+_RATE = partial(fmt.trimmed, kind="bytes_per_s")
 
 
 @dataclass(frozen=True)
@@ -111,26 +115,6 @@ def _guard(number: int, belief: str, device: Device, price: Callable[[], Section
 def _q(label: str, value: float, kind: str, text: Callable, help: str = "") -> Quantity:
     """A Quantity of `kind` (a perfcore.format function name; '' for a count) printed by text."""
     return Quantity(label, value, kind, text(value), help)
-
-
-def _ceiling(flops_per_s: float) -> str:
-    """A FLOP/s ceiling to one decimal in its prefix ('990.0 TFLOP/s')."""
-    mantissa = flops_per_s / 1000 ** math.floor(math.log10(flops_per_s) / 3)
-    return fmt.flops_per_s(flops_per_s, math.floor(math.log10(mantissa)) + 2)
-
-
-def _rate(bytes_per_s: float) -> str:
-    """A link rate without trailing zeros: '64 GB/s', '37.5 GB/s'."""
-    number, unit = fmt.bytes_per_s(bytes_per_s, 4).split(" ", 1)
-    return f"{number.rstrip('0').rstrip('.') if '.' in number else number} {unit}"
-
-
-def _pair_seconds(a: float, b: float) -> tuple[str, str]:
-    """Two times in the unit of the larger, two decimals, so they compare at a glance ('0.52 s')."""
-    scale, unit = next(((f, u) for f, u in _SECONDS if max(a, b) >= f / 10), _SECONDS[-1])
-    if min(a, b) / scale < 0.005:  # two decimals would print 0.00: keep each its own unit
-        return fmt.seconds(a), fmt.seconds(b)
-    return f"{a / scale:.2f} {unit}", f"{b / scale:.2f} {unit}"
 
 
 def faster_chip(device: Device, precision: str, params: float, batch: int) -> Section:
@@ -208,9 +192,9 @@ def _fp32_path(device: Device, n: int, half: str, belief: str) -> Section:
     ratio = fmt.ratio(r.ceiling_ratio, 3)
     q = (
         _q(f"{h} tensor path intensity", r.tensor_intensity, "intensity", fmt.intensity),
-        _q(f"{h} tensor path ceiling", r.tensor_ceiling, "flops_per_s", _ceiling, derived),
+        _q(f"{h} tensor path ceiling", r.tensor_ceiling, "flops_per_s", _CEILING, derived),
         _q("FP32 vector path intensity", r.fp32_intensity, "intensity", fmt.intensity),
-        _q("FP32 vector path ceiling", r.fp32_ceiling, "flops_per_s", _ceiling, derived),
+        _q("FP32 vector path ceiling", r.fp32_ceiling, "flops_per_s", _CEILING, derived),
         _q("ceiling lost", r.ceiling_ratio, "ratio", lambda v: ratio, "tensor / FP32 ceiling"),
     )
     paths = " vs ".join(f"{a.text} → {b.text}" for a, b in (q[:2], q[2:4]))
@@ -235,14 +219,14 @@ def _copy_in_loop(device: Device, tensor_bytes: float, iterations: int, belief: 
             "PCIe, per direction",
             r.pcie_bytes_per_s,
             "bytes_per_s",
-            _rate,
+            _RATE,
             "Spec halved: one direction.",
         ),
         _q("time over PCIe", r.pcie_s, "seconds", fmt.seconds),
         _q("same bytes over device memory", r.memory_s, "seconds", fmt.seconds),
         _q("PCIe is further away by", r.distance, "ratio", fmt.ratio),
     )
-    pcie, memory = _pair_seconds(r.pcie_s, r.memory_s)
+    pcie, memory = fmt.alike((r.pcie_s, r.memory_s), "seconds")
     hoist = f"Hoisted: {q[0].text} once, {fmt.ratio(iterations)} less traffic."
     verdict = (
         f"{q[1].text} at {q[2].text} = {pcie} of pure copying vs {memory} over device memory: "
@@ -290,7 +274,7 @@ def _shard(
         _q("one device's memory", device.memory_bytes, "capacity", fmt.capacity),
         _q("fits on one device", r.fits, "", lambda v: "yes" if v else "no"),
         _q("network bytes per GPU per step", r.network_bytes, "traffic", fmt.traffic),
-        _q("network link (one direction)", device.scaleout_bytes_per_s, "bytes_per_s", _rate),
+        _q("network link (one direction)", device.scaleout_bytes_per_s, "bytes_per_s", _RATE),
         _q("network time per step", r.network_s, "seconds", fmt.seconds, "Derived: bytes / link."),
     )
     summary = f"sharding across {nodes} nodes adds {q[5].text} of network per step"

@@ -118,7 +118,7 @@ def allreduce(device: Device, s: Setup) -> AllReduce:
     up, out = scaleup_used(device, s.convention), device.scaleout_bytes_per_s
     latencies = (s.scaleup_latency_s, s.scaleout_latency_s)
     m = hierarchical_allreduce(s.buffer_bytes, s.gpus_per_node, s.nodes, up, out, *latencies)
-    return AllReduce(m.buffer_bytes, m.intra, m.inter, device, s)
+    return AllReduce(m.buffer_bytes, m.intra, m.inter, device=device, setup=s)
 
 
 def sweep(device: Device | None, s: Setup) -> list[AllReduce]:

@@ -24,6 +24,13 @@ KIND_GROUPS = {"projection": "projections", "attention": "attention", "mlp": "ML
                "embedding": "elementwise", "optimizer": "optimizer"}  # fmt: skip
 COMMUNICATION = "communication"
 CROSSOVER_CONTEXTS = (128, 1024, 8192, 32768)
+# The page's charts, one at a time (the metrics above them say the result first): each name is
+# the picker's label and the link's value, with the question the chart answers.
+LAYER, SERVING, MEMORY, KINDS = "Ops on the roofline", "Serving curve", "Memory", "Time by kind"
+CHARTS = {LAYER: "which bound each op of one layer meets",
+          SERVING: "time per token against tokens/s: where latency turns up",
+          MEMORY: "does it fit: weights, KV cache and activations per GPU",
+          KINDS: "where the time goes: op groups and communication"}  # fmt: skip
 
 
 @dataclass(frozen=True)

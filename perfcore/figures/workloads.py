@@ -8,7 +8,16 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
-from perfcore.explain.workloads import Page, memory_parts, time_by_kind
+from perfcore.explain.workloads import (
+    CHARTS,
+    KINDS,
+    LAYER,
+    MEMORY,
+    SERVING,
+    Page,
+    memory_parts,
+    time_by_kind,
+)
 from perfcore.figures.roofline import X_MAX, X_MIN, roof_traces
 from perfcore.figures.style import (
     HALF_WIDTH,
@@ -218,17 +227,20 @@ def time_by_kind_figure(
     return fig
 
 
-def page_figures(page: Page, tp: int, theme: Theme = LIGHT) -> dict[str, go.Figure]:
-    """The workloads page's four charts, by name: layer, serving, memory, kinds."""
+def page_figure(page: Page, which: str, tp: int, theme: Theme = LIGHT) -> go.Figure:
+    """One of the workloads page's charts by name (explain.workloads.CHARTS); ValueError for
+    another name."""
     main = page.views[0]
-    names = tuple(v.device.name for v in page.views) + ("",)
-    compare = page.serving[1].curve if len(page.serving) > 1 else ()
-    bars = [(v.device.name, memory_parts(v.memory), v.memory.capacity, tp) for v in page.views]
-    return {
-        "layer": layer_roofline_figure(main.device, main.phase.precision, *page.layer, theme),
-        "serving": serving_figure(page.serving[0].curve, page.serving[0].crossover, compare,
-                                  names[:2], theme),
-        "memory": memory_figure(bars, theme),
-        "kinds": time_by_kind_figure([(v.device.name, time_by_kind(v)) for v in page.views],
-                                     theme),
-    }  # fmt: skip
+    if which == LAYER:
+        return layer_roofline_figure(main.device, main.phase.precision, *page.layer, theme)
+    if which == SERVING:
+        names = tuple(v.device.name for v in page.views) + ("",)
+        compare = page.serving[1].curve if len(page.serving) > 1 else ()
+        return serving_figure(page.serving[0].curve, page.serving[0].crossover, compare,
+                              names[:2], theme)  # fmt: skip
+    if which == MEMORY:
+        bars = [(v.device.name, memory_parts(v.memory), v.memory.capacity, tp) for v in page.views]
+        return memory_figure(bars, theme)
+    if which == KINDS:
+        return time_by_kind_figure([(v.device.name, time_by_kind(v)) for v in page.views], theme)
+    raise ValueError(f"no workloads chart {which!r}: expected one of {', '.join(CHARTS)}")

@@ -184,6 +184,33 @@ def measure(
     )
 
 
+def interleaved(
+    fns: Sequence[Callable[[], Any]],
+    *,
+    sync: Callable[[Any], Any],
+    clock: Callable[[], float] = time.perf_counter,
+    warmup: int = 3,
+    repeats: int = 25,
+    budget_s: float = 1.0,
+) -> tuple[Measurement, ...]:
+    """Isolated calls of several fns taken in turn, one sample of each per round; one
+    Measurement per fn. A drift in the machine's speed then shifts every fn alike, so
+    their medians compare (budget_s is the whole run's; at least 3 rounds, or repeats)."""
+    if not fns or repeats < 1 or budget_s <= 0 or warmup < 0:
+        raise ValueError("interleaved needs fns, repeats >= 1, budget_s > 0, warmup >= 0")
+    for fn in fns:
+        _warm_up(fn, sync, warmup)
+    rounds: list[list[float]] = []
+
+    def take() -> float:
+        rounds.append([_time_sample(fn, sync, clock, 1, True) for fn in fns])
+        return 0.0
+
+    _take_samples(take, clock, repeats, budget_s)
+    return tuple(Measurement(samples=tuple(r[i] for r in rounds), warmup=warmup)
+                 for i in range(len(fns)))  # fmt: skip
+
+
 def measure_loop(
     fn: Callable[[], Any], *, sync: Callable[[Any], Any], calls: int = 10, **kw: Any
 ) -> Measurement:

@@ -1,10 +1,10 @@
-"""`python -m perfcore collectives --processes N`: the collectives sweep across N processes.
+"""The worker processes behind `python -m perfcore collectives` (perfcore.cli.collectives).
 
-Spawns N local processes, each joining jax.distributed with a coordinator on 127.0.0.1 at
+launch() spawns N local processes, each joining jax.distributed with a coordinator on 127.0.0.1 at
 a free port (process 0 hosts it). Collectives then span every process's devices, as on a
 multi-host machine; between CPU processes they go over gloo (jax's
 jax_cpu_collectives_implementation). Every process times the same calls; process 0 writes
-the results file. The parent imports no JAX. Exit status 2 when a process fails or hangs.
+the results file. The parent imports no JAX.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from perfcore.measure import registry, report, results
+from perfcore.measure import results
 
 WORKER = "perfcore.measure.distributed"
 TIMEOUT_S = 600.0
@@ -80,39 +80,6 @@ def worker(args: argparse.Namespace) -> int:
     if args.process_id == 0:
         results.save_results(records, args.out)
     jax.distributed.shutdown()
-    return 0
-
-
-def register(subparsers) -> argparse.ArgumentParser:
-    """Add the `collectives` subcommand to a parent's subparsers; its parser."""
-    parser = subparsers.add_parser(
-        "collectives", help="the collectives sweep across N local processes", description=__doc__
-    )
-    parser.add_argument("--processes", type=int, default=2, help="processes to spawn (>= 2)")
-    parser.add_argument("--suite", default="default", help="suite name (sizes)")
-    parser.add_argument("--out", help="results file, .json or .csv (default: results/*.json)")
-    parser.set_defaults(run=run)
-    return parser
-
-
-def run(args: argparse.Namespace) -> int:
-    """Spawn the processes, then summarise the results file process 0 wrote; the exit status."""
-    from perfcore.measure.cli import default_out
-
-    out = Path(args.out) if args.out else default_out()
-    problem = registry.jax_available()
-    if not 2 <= args.processes <= 64:
-        problem = f"--processes {args.processes}: expected an integer from 2 to 64"
-    elif out.suffix.lower() not in (".json", ".csv"):
-        problem = f"--out {out}: expected a file name ending in .json or .csv"
-    if not problem:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        problem = launch(args.processes, args.suite, out.resolve())
-    if problem:
-        print(f"error: {problem}", file=sys.stderr)
-        return 2
-    print("\n".join(report.collectives_lines(results.load_results(out))))
-    print(f"wrote {out}")
     return 0
 
 

@@ -3,9 +3,10 @@
 One flat roof per precision: the best matmul FLOP/s of the `roofline` experiment's size
 sweep and the `ceilings` experiment's largest matmul. One slanted roof per memory level:
 the bandwidth plateaus of the roofline experiment's streaming sweep (perfcore.measure.plateaus),
-each working set rated by the better of its two kernels; without that sweep, the ceilings'
-device-memory copy is the one level. Streaming records (size_kind "bytes", a level, the
-ceilings' copy) are memory roofs only, whatever FLOPs they carry.
+each working set rated by the better of its kernels and paths, leaving out any record flagged
+overhead-bound; without that sweep, the ceilings' device-memory copy is the one level.
+Streaming records (size_kind "bytes", a level, the ceilings' copy) are memory roofs only,
+whatever FLOPs they carry.
 
 The statistic, chosen once here: a ceiling is the best rate the device sustains, so each
 record is rated at its FASTEST sample (other work sharing the machine only ever adds time);
@@ -26,6 +27,13 @@ EXPERIMENT = "roofline"
 CEILINGS = "ceilings"  # the quick suite's two ceilings: its largest matmul and a copy
 CEILINGS_COPY = "copy"  # the ceilings' copy: files before version 2 give it no size_kind
 MEMORY = level_names(1)[-1]  # the slowest level's name: device memory
+# The note of a streaming record whose pass took too little longer than the loop's overhead
+# per pass for its time to be memory (perfcore.measure.jax_stream): never part of a level.
+OVERHEAD_BOUND = "overhead-bound, not a bandwidth"
+OVERHEAD_NOTE = "overhead per pass"  # how the note of a path's measured overhead begins
+PATH_NOTE = "path: "  # how the note naming a streaming record's path begins (loop, pallas)
+PALLAS_UNUSED = "Pallas path not used: "  # how the note of why a GPU ran the loop only begins
+OVERHEAD_FACTOR = 10  # a pass under 10x the overhead per pass spends over 10 % of its time there
 
 
 @dataclass(frozen=True)
@@ -91,9 +99,20 @@ def is_stream(record: Record) -> bool:
     )
 
 
+def overhead_bound(pass_s: float, overhead_per_pass_s: float) -> bool:
+    """True when a pass of pass_s seconds is under OVERHEAD_FACTOR x the overhead per pass."""
+    return pass_s < OVERHEAD_FACTOR * overhead_per_pass_s
+
+
+def is_overhead_bound(record: Record) -> bool:
+    """True for a streaming record flagged as timing per-pass overhead, not memory."""
+    return OVERHEAD_BOUND in record.notes
+
+
 def _is_sweep_stream(record: Record) -> bool:
-    """True for a record of the roofline experiment's streaming sweep."""
-    return record.experiment == EXPERIMENT and is_stream(record) and record.size is not None
+    """True for a record of the streaming sweep that times memory (not flagged overhead-bound)."""
+    return (record.experiment == EXPERIMENT and is_stream(record) and record.size is not None
+            and not is_overhead_bound(record))  # fmt: skip
 
 
 def bandwidth_curve(records: tuple[Record, ...]) -> dict[float, float]:

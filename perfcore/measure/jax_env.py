@@ -101,6 +101,11 @@ class Env:
         kw = {"repeats": self.suite.repeats, "budget_s": self.suite.budget_s} | kw
         return bench.measure(fn, sync=self.jax.block_until_ready, **kw)
 
+    def interleaved(self, fns: tuple[Callable[[], Any], ...], **kw: Any) -> tuple:
+        """fns timed in turn by bench.interleaved (one Measurement each), the suite's budget."""
+        kw = {"repeats": self.suite.repeats, "budget_s": self.suite.budget_s * len(fns)} | kw
+        return bench.interleaved(fns, sync=self.jax.block_until_ready, **kw)
+
     def loop(self, fn: Callable[[], Any], calls: int, **kw: Any) -> Measurement:
         """fn timed as a back-to-back loop of `calls` calls per sample (mean per call)."""
         return self.measure(fn, method=bench.LOOP, calls_per_sample=calls, **kw)

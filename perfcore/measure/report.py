@@ -11,6 +11,8 @@ from perfcore import format as fmt
 from perfcore.measure import empirical, linkfit
 from perfcore.measure.results import Record
 
+ROUND_TRIP = "host round trip"  # how the fusion experiment's round-trip note begins
+
 
 def roofline_lines(records: tuple[Record, ...]) -> list[str]:
     """The measured roofline: a flat roof per precision, a bandwidth per memory level."""
@@ -18,6 +20,23 @@ def roofline_lines(records: tuple[Record, ...]) -> list[str]:
     if not (roofline.roofs or roofline.levels):
         return []
     return ["measured roofline (fastest sample of each record):", *empirical.describe(roofline)]
+
+
+def _notes_starting(records: tuple[Record, ...], prefix: str) -> list[str]:
+    """Each distinct note of the records that starts with prefix, in order."""
+    return list(dict.fromkeys(n for r in records for n in r.notes if n.startswith(prefix)))
+
+
+def stream_lines(records: tuple[Record, ...]) -> list[str]:
+    """The bandwidth sweep's paths: overhead per pass, working sets timed and overhead-bound."""
+    sweep = tuple(r for r in records if r.experiment == empirical.EXPERIMENT)
+    streams = [r for r in sweep if empirical.is_stream(r) and r.size is not None]
+    lines = [*_notes_starting(sweep, empirical.OVERHEAD_NOTE)]
+    for path in _notes_starting(tuple(streams), empirical.PATH_NOTE):
+        timed = [r for r in streams if path in r.notes]
+        bound = sum(map(empirical.is_overhead_bound, timed))
+        lines.append(f"{path}: {len(timed)} records, {bound} overhead-bound (not levels)")
+    return lines + _notes_starting(sweep, empirical.PALLAS_UNUSED)
 
 
 def collectives_lines(records: tuple[Record, ...]) -> list[str]:
@@ -37,11 +56,13 @@ def collectives_lines(records: tuple[Record, ...]) -> list[str]:
 
 
 def fusion_lines(records: tuple[Record, ...]) -> list[str]:
-    """Each fused chain's predicted and measured saving over its unfused run."""
+    """Each fused chain's predicted and measured saving, and each chain's host round trip."""
     return [f"fusion {r.label}: {n}" for r in records if r.experiment == "fusion"
-            for n in r.notes if n.startswith("saving")]  # fmt: skip
+            for n in r.notes if n.startswith("saving")
+            or (n.startswith(ROUND_TRIP) and "waited" not in r.label)]  # fmt: skip
 
 
 def lines(records: tuple[Record, ...]) -> list[str]:
     """Every summary that applies to the records."""
-    return [*roofline_lines(records), *collectives_lines(records), *fusion_lines(records)]
+    return [*roofline_lines(records), *stream_lines(records), *collectives_lines(records),
+            *fusion_lines(records)]  # fmt: skip

@@ -1,10 +1,11 @@
 """Collectives: what each GPU sends, and how long the link takes to carry it.
 
 A ring all-reduce sends 2(N-1)/N x S bytes per GPU (reduce-scatter then all-gather,
-each (N-1)/N x S); this is bandwidth-optimal and what NCCL's ring does. Time is
-alpha-beta: steps x latency + bytes / bandwidth. nccl-tests vocabulary: algbw = S / t,
-busbw = algbw x the collective's factor. Link figures marketed as "both directions"
-(NVLink, PCIe) are halved under the per-direction convention; the seed uses them whole.
+each (N-1)/N x S); this is bandwidth-optimal and what NCCL's ring does. Time is alpha-beta:
+a call latency (per link kind) + steps x hop latency + bytes / bandwidth. nccl-tests
+vocabulary: algbw = S / t, busbw = algbw x the collective's factor. Link figures marketed as
+"both directions" (NVLink, PCIe) are halved under the per-direction convention; the seed
+uses them whole.
 """
 
 from __future__ import annotations
@@ -32,6 +33,12 @@ RING_STEPS = {
     "all-to-all": lambda n: n - 1,
     "broadcast": lambda n: n - 1,
 }
+
+
+# Seconds of one small-message collective call, per link kind (nccl-tests, docs/plans.md):
+# 8 x H100 HGX, NVLSTree all-reduce of 128 B: about 6 µs (NVIDIA/nccl#1259); two A100
+# nodes over HDR InfiniBand, all-reduce of 8 B: 19-20 µs (NVIDIA/nccl-tests#150).
+CALL_LATENCY_S = {"scale-up": 6e-6, "scale-out": 20e-6}
 
 
 def collective_factor(collective: str, n_ranks: int) -> float:
@@ -78,18 +85,20 @@ def busbw(algbw_bytes_per_s: float, collective: str, n_ranks: int) -> float:
 
 @dataclass(frozen=True)
 class Leg:
-    """One ring all-reduce leg over `ranks` GPUs: bytes always, a time where the link is known."""
+    """One ring leg over `ranks` GPUs: bytes always, a time where the link is known."""
 
     name: str
     ranks: int
     bytes_per_gpu: float
     bytes_per_s: float | None
-    latency_s: float = 0.0
+    latency_s: float = 0.0  # per hop of the ring
+    call_latency_s: float = 0.0  # once per call (a small message's whole time)
+    collective: str = "all-reduce"
 
     @property
     def steps(self) -> int:
-        """Latency hops of the ring: 2(N-1), none for one rank."""
-        return RING_STEPS["all-reduce"](self.ranks) if self.ranks > 1 else 0
+        """Latency hops of the ring (2(N-1) for an all-reduce), none for one rank."""
+        return RING_STEPS[self.collective](self.ranks) if self.ranks > 1 else 0
 
     @property
     def seconds(self) -> float | None:
@@ -98,16 +107,18 @@ class Leg:
             return 0.0
         if self.bytes_per_s is None:
             return None
-        return alpha_beta_time(self.bytes_per_gpu, self.bytes_per_s, self.latency_s, self.steps)
+        hops = alpha_beta_time(self.bytes_per_gpu, self.bytes_per_s, self.latency_s, self.steps)
+        return self.call_latency_s + hops
 
 
 @dataclass(frozen=True)
 class HierarchicalAllReduce:
-    """All-reduce in the node over the scale-up link, then across nodes on the 1/g shard."""
+    """A collective in the node over the scale-up link, then across nodes on the 1/g shard."""
 
     buffer_bytes: float
     intra: Leg
     inter: Leg
+    collective: str = "all-reduce"
 
     @property
     def ranks(self) -> int:
@@ -134,9 +145,9 @@ class HierarchicalAllReduce:
 
     @property
     def busbw(self) -> float | None:
-        """nccl-tests busbw, bytes/s: algbw x 2(n-1)/n over all n GPUs."""
+        """nccl-tests busbw, bytes/s: algbw x the collective's factor (2(n-1)/n all-reduce)."""
         a = self.algbw
-        return None if a is None else busbw(a, "all-reduce", self.ranks)
+        return None if a is None else busbw(a, self.collective, self.ranks)
 
     @property
     def byte_share(self) -> float | None:
@@ -168,3 +179,30 @@ def hierarchical_allreduce(
     inter_bytes = ring_allreduce_bytes(buffer_bytes / g, nodes)
     inter = Leg("network leg", nodes, inter_bytes, scaleout_bytes_per_s, scaleout_latency_s)
     return HierarchicalAllReduce(buffer_bytes, intra, inter)
+
+
+def hierarchical(
+    collective: str,
+    buffer_bytes: float,
+    per_domain: int,
+    domains: int,
+    up: tuple[float | None, float],
+    out: tuple[float | None, float],
+) -> HierarchicalAllReduce:
+    """`collective` over per_domain x domains GPUs: first in each domain, then across domains.
+
+    up and out are (bytes/s, call latency s) of the scale-up and scale-out links. All-reduce,
+    reduce-scatter and all-gather run the second leg on the 1/g shard; an all-to-all sends
+    (g-1)/n of the buffer inside the domain and (n-g)/n across it, n = g x domains.
+    """
+    g, n = per_domain, per_domain * domains
+    if collective == "all-to-all":
+        inner, outer = buffer_bytes * (g - 1) / n, buffer_bytes * (n - g) / n
+        legs = (g, inner), (domains, outer)
+    else:
+        inner = collective_bytes(collective, buffer_bytes, g)
+        legs = (g, inner), (domains, collective_bytes(collective, buffer_bytes / g, domains))
+    (ranks_in, bytes_in), (ranks_out, bytes_out) = legs
+    intra = Leg("in-domain leg", ranks_in, bytes_in, up[0], 0.0, up[1], collective)
+    inter = Leg("network leg", ranks_out, bytes_out, out[0], 0.0, out[1], collective)
+    return HierarchicalAllReduce(buffer_bytes, intra, inter, collective)

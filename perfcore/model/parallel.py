@@ -1,49 +1,103 @@
-"""Tensor and data parallelism: the all-reduces they add, priced with perfcore.model.comm.
+"""Where a parallel group sits, and the collectives it adds, priced by perfcore.model.comm.
 
-Tensor parallelism over t GPUs (Megatron): two all-reduces of the layer's activations per
-layer (after the attention output and after the MLP down projection), a ring over the
-scale-up link at its per-direction rate (PCIe where no scale-up link is published). Data
-parallelism for training: one gradient all-reduce per step, hierarchical (in the node,
-then across nodes) with GPUS_PER_NODE GPUs per node shared by the TP and DP groups.
+Ranks are numbered with the innermost dimension first (TP, then CP, then DP, then PP, as
+Megatron places them), so a group whose members are `stride` ranks apart holds
+domain // stride of them in each scale-up domain (an HGX board: 8 GPUs; a GB200 NVL72 rack:
+72). A group that fits in one domain runs on the scale-up link; a larger one runs its first
+leg in the domain and its second across domains over the scale-out network. Tensor
+parallelism (Megatron): two all-reduces of the layer's activations per layer forward.
 """
 
 from __future__ import annotations
 
 import math
 
+from perfcore.errors import NotPublished
 from perfcore.model import ops
-from perfcore.model.comm import hierarchical_allreduce, link_bytes_per_s
+from perfcore.model.comm import (
+    CALL_LATENCY_S,
+    HierarchicalAllReduce,
+    Leg,
+    hierarchical,
+    link_bytes_per_s,
+)
 from perfcore.model.specs import Device
 from perfcore.model.workloads import Op, Precisions
 
-GPUS_PER_NODE = 8
 TP_ALLREDUCES_PER_LAYER = 2
+# Training TP communication as a multiple of the forward's: the backward repeats the forward's
+# two all-reduces per layer; full recomputation runs the forward's once more (selective
+# recomputation recomputes attention inside the TP region, with no communication).
+TP_COMM_FACTOR = {"none": 2, "selective": 2, "full": 3}
 ADAM_STATE_BYTES = 12  # per parameter: fp32 master copy + two fp32 moments
 ADAM_FLOPS = 10  # per parameter per update (moments, bias correction, step)
 
 
 def scaleup_bytes_per_s(device: Device) -> float | None:
-    """The in-node link per direction: scale-up (NVLink...), else PCIe; None if neither."""
+    """The in-domain link per direction: scale-up (NVLink...), else PCIe; None if neither."""
     marketed = device.scaleup_bytes_per_s or device.pcie_bytes_per_s
     return None if marketed is None else link_bytes_per_s(marketed, "per-direction")
+
+
+def per_domain(device: Device, ranks: int, stride: int) -> int:
+    """Members of a group of `ranks` GPUs, `stride` ranks apart, inside one scale-up domain."""
+    if ranks < 2:
+        return 1
+    if device.scaleup_domain is None:
+        raise NotPublished(
+            f"{device.name} publishes no scale-up domain size (column scaleup_domain), so a "
+            f"group of {ranks} GPUs cannot be placed; give one, e.g. --what-if scaleup_domain=8"
+        )
+    return min(ranks, max(1, device.scaleup_domain // stride))
+
+
+def placed(
+    device: Device, collective: str, buffer_bytes: float, ranks: int, stride: int = 1
+) -> HierarchicalAllReduce:
+    """`collective` over `ranks` GPUs `stride` apart: in the domain, then across domains."""
+    g = per_domain(device, ranks, stride)
+    up = (scaleup_bytes_per_s(device), CALL_LATENCY_S["scale-up"])
+    out = (device.scaleout_bytes_per_s, CALL_LATENCY_S["scale-out"])
+    return hierarchical(collective, buffer_bytes, g, math.ceil(ranks / g), up, out)
+
+
+def seconds(
+    device: Device, collective: str, buffer_bytes: float, ranks: int, stride: int = 1
+) -> float:
+    """Seconds of one placed collective; NotPublished naming a link the device lacks."""
+    if ranks < 2:
+        return 0.0
+    c = placed(device, collective, buffer_bytes, ranks, stride)
+    if c.seconds is None:
+        link = "scale-up (or PCIe)" if c.intra.seconds is None else "scale-out"
+        raise NotPublished(
+            f"{device.name} publishes no {link} bandwidth for a {collective} over {ranks} GPUs "
+            f"({c.inter.ranks} scale-up domain{'s' if c.inter.ranks > 1 else ''})"
+        )
+    return c.seconds
+
+
+def hop_seconds(device: Device, n_bytes: float, ranks: int, stride: int = 1) -> float:
+    """One send between neighbours of a ring of `ranks` GPUs `stride` apart (PP stages, CP).
+
+    The ring's slowest hop sets its pace: the scale-out link once the ring leaves the domain.
+    """
+    inside = per_domain(device, ranks, stride) == ranks
+    kind = "scale-up" if inside else "scale-out"
+    bw = scaleup_bytes_per_s(device) if inside else device.scaleout_bytes_per_s
+    if bw is None:
+        raise NotPublished(
+            f"{device.name} publishes no {kind} bandwidth for a ring of {ranks} GPUs"
+        )
+    return Leg("hop", 2, n_bytes, bw, 0.0, CALL_LATENCY_S[kind], "broadcast").seconds
 
 
 def tp_seconds(model, device: Device, tokens: float, p: Precisions, tp: int) -> float:
     """Seconds of TP all-reduces in one forward pass over `tokens` tokens; 0 at t = 1."""
     if tp < 2:
         return 0.0
-    buffer = tokens * model.hidden * p.a
-    link = scaleup_bytes_per_s(device)
-    if link is None:
-        raise ValueError(f"{device.name} publishes no scale-up or PCIe bandwidth for TP {tp}")
-    one = hierarchical_allreduce(buffer, tp, 1, link, None).seconds
+    one = seconds(device, "all-reduce", tokens * model.hidden * p.a, tp)
     return TP_ALLREDUCES_PER_LAYER * model.layers * one
-
-
-def dp_layout(tp: int, dp: int) -> tuple[int, int]:
-    """(DP ranks per node, nodes) when each node holds GPUS_PER_NODE GPUs split into TP groups."""
-    per_node = max(1, min(dp, GPUS_PER_NODE // tp))
-    return per_node, math.ceil(dp / per_node)
 
 
 def gradient_bytes(model, p: Precisions, tp: int) -> float:
@@ -52,17 +106,8 @@ def gradient_bytes(model, p: Precisions, tp: int) -> float:
 
 
 def dp_seconds(model, device: Device, p: Precisions, tp: int, dp: int) -> float:
-    """Seconds of the gradient all-reduce of one training step; 0 at d = 1."""
-    if dp < 2:
-        return 0.0
-    per_node, nodes = dp_layout(tp, dp)
-    up = scaleup_bytes_per_s(device)
-    out = device.scaleout_bytes_per_s
-    grads = gradient_bytes(model, p, tp)
-    seconds = hierarchical_allreduce(grads, per_node, nodes, up, out).seconds
-    if seconds is None:
-        raise ValueError(f"{device.name} publishes no link bandwidth for DP {dp} on {nodes} nodes")
-    return seconds
+    """Seconds of the gradient all-reduce of one training step over DP groups t ranks apart."""
+    return seconds(device, "all-reduce", gradient_bytes(model, p, tp), dp, stride=tp)
 
 
 def optimizer_op(model, p: Precisions, tp: int) -> Op:

@@ -2,14 +2,17 @@
 
 Time two ways: the sum of per-op roofline times (each op bound on its own, t_lower) and
 the single-roofline bound of the whole phase (t_lower of its total FLOPs and bytes).
-Tensor-parallel all-reduces add their time to both (no overlap). The compute roof is
-the device's peak at the precision the math runs in: the wider of weights and activations.
+Tensor-parallel all-reduces add their time to both (no overlap); in training they are 2x
+the forward's (3x with full recomputation: parallel.TP_COMM_FACTOR), not the FLOP factor.
+The compute roof is the device's peak at the precision the math runs in: the wider of
+weights and activations.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from perfcore.errors import NotPublished
 from perfcore.model import parallel
 from perfcore.model.ops import Cost, Param
 from perfcore.model.roofline import estimate, roofs, t_lower
@@ -118,13 +121,13 @@ def price(op: Op, peak: float, bw: float) -> Priced:
 
 
 def priced(name: str, device: Device, p: Precisions, ops: list[Op], comm_s: float) -> Phase:
-    """Price every op on `device`; ValueError naming the missing figure when unpublished."""
+    """Price every op on `device`; NotPublished naming the missing figure."""
     precision = math_precision(device, p)
     if precision is None:
-        raise ValueError(missing_peak(device, p))
+        raise NotPublished(missing_peak(device, p))
     roof = roofs(device, precision)
     if roof is None:
-        raise ValueError(f"{device.name} publishes no memory bandwidth")
+        raise NotPublished(f"{device.name} publishes no memory bandwidth")
     peak, bw = roof
     return Phase(name, tuple(price(op, peak, bw) for op in ops), peak, bw, comm_s, precision)
 
@@ -187,9 +190,8 @@ def train(
     recompute: bool = False,
 ) -> Phase:
     """One training step of batch x seq tokens per data-parallel replica, Adam update included."""
-    factor = RECOMPUTE_FACTOR if recompute else TRAIN_FACTOR
-    tokens = batch * seq
-    comm = factor * parallel.tp_seconds(model, device, tokens, p, tp)
+    factor = parallel.TP_COMM_FACTOR["full" if recompute else "none"]
+    comm = factor * parallel.tp_seconds(model, device, batch * seq, p, tp)
     comm += parallel.dp_seconds(model, device, p, tp, dp)
     return priced("train", device, p, train_ops(model, batch, seq, p, fused, tp, recompute), comm)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from perfcore.errors import NotPublished
 from perfcore.model import ops
 from perfcore.model.comm import link_bytes_per_s, ring_allreduce_bytes, transfer_time
 from perfcore.model.occupancy import idle_units, utilisation
@@ -130,10 +131,6 @@ def shard_across_nodes(
     seconds = transfer_time(network, _require(device, "scaleout_bytes_per_s"))
     fits = weights <= _require(device, "memory_bytes")
     return ShardAcrossNodes(weights, fits, network, seconds)
-
-
-class NotPublished(ValueError):
-    """A pitfall needs a figure the device does not publish."""
 
 
 def _peak(device: Device, precision: str) -> float:

@@ -27,6 +27,7 @@ from perfcore.model.csvrows import (
     positive,
     whole,
 )
+from perfcore.model.validate import InputError
 
 PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
 
@@ -44,7 +45,11 @@ REQUIRED_COLUMNS = (
 # Optional columns the loader understands; any other extra column is kept verbatim.
 # On-chip bandwidths are not published by vendors: these are estimates, labelled so.
 # jax_device_kinds: the exact JAX device.device_kind strings of this row, ';'-separated.
-OPTIONAL_COLUMNS = ("l2_bw_tbs_est", "smem_bw_tbs_est", "regs_bw_tbs_est", "jax_device_kinds")
+# scaleup_domain: GPUs one scale-up link joins all-to-all (an HGX board: 8; a GB200 NVL72 rack: 72).
+OPTIONAL_COLUMNS = (
+    "l2_bw_tbs_est", "smem_bw_tbs_est", "regs_bw_tbs_est", "jax_device_kinds", "scaleup_domain",
+)  # fmt: skip
+WHOLE_COLUMNS = ("compute_units", "scaleup_domain")
 KINDS_SEPARATOR = ";"
 
 NUMERIC_SI = {
@@ -63,6 +68,7 @@ NUMERIC_SI = {
     "l2_bw_tbs_est": ("l2_bytes_per_s_est", 1e12),
     "smem_bw_tbs_est": ("smem_bytes_per_s_est", 1e12),
     "regs_bw_tbs_est": ("regs_bytes_per_s_est", 1e12),
+    "scaleup_domain": ("scaleup_domain", 1),
 }
 
 YEAR_MIN, YEAR_MAX = 1990, 2100  # outside this, a year is a typo (e.g. 20222)
@@ -121,6 +127,7 @@ class Device:
     l2_bytes_per_s_est: float | None = None
     smem_bytes_per_s_est: float | None = None
     regs_bytes_per_s_est: float | None = None
+    scaleup_domain: int | None = None  # GPUs in one scale-up (NVLink, ICI...) domain
     source: str = ""
     notes: str = ""
     jax_device_kinds: tuple[str, ...] = ()
@@ -173,7 +180,7 @@ def _convert(column: str, raw: str) -> dict:
     if column not in NUMERIC_SI:
         return {column: text}
     field, scale = NUMERIC_SI[column]
-    if column == "compute_units":
+    if column in WHOLE_COLUMNS:
         return {field: whole(text, column, WHOLE)}
     return {field: _si(positive(text, column, POSITIVE, NOT_ZERO), scale)}
 
@@ -200,3 +207,65 @@ def column_value(device: Device, column: str) -> float | None:
     field, scale = NUMERIC_SI[column]
     value = getattr(device, field)
     return None if value is None else value / scale
+
+
+class WhatIfError(InputError):
+    """A what-if change that cannot apply: one line naming the figure, the value, the fix."""
+
+
+# Figures a what-if may change: CSV column -> (words in the device's new name, unit).
+WHAT_IF = {
+    "memory_bw_tbs": ("memory", "TB/s"), "memory_gb": ("capacity", "GB"),
+    **{f"{p}_tflops": (f"{p.upper()} peak", "TFLOP/s") for p in PRECISIONS if p != "int8"},
+    "int8_tops": ("INT8 peak", "TOP/s"), "scaleup_gbs": ("scale-up", "GB/s"),
+    "scaleup_domain": ("scale-up domain", "GPUs"), "scaleout_gbs": ("network", "GB/s"),
+    "pcie_gbs": ("PCIe", "GB/s"), "tdp_w": ("TDP", "W"),
+}  # fmt: skip
+
+
+def what_if(device: Device, **changes: float) -> Device:
+    """device with figures changed (CSV column names, human units), named as modified."""
+    fields, words = {}, []
+    for column, value in changes.items():
+        if column not in WHAT_IF:
+            raise WhatIfError(f"what-if: unknown figure {column!r}; "
+                              f"expected one of {', '.join(WHAT_IF)}")  # fmt: skip
+        if not (isinstance(value, int | float) and is_positive_finite(float(value))):
+            raise WhatIfError(f"what-if: {column} = {value!r}: expected a positive number")
+        if column in WHOLE_COLUMNS and not float(value).is_integer():
+            raise WhatIfError(f"what-if: {column} = {value!r}: expected a whole number")
+        field, scale = NUMERIC_SI[column]
+        fields[field] = int(value) if column in WHOLE_COLUMNS else float(value) * scale
+        words.append(_changed(column_value(device, column), float(value), *WHAT_IF[column]))
+    name = f"{device.name}, {'; '.join(words)}" if words else device.name
+    return device.replace(name=name, **fields)
+
+
+def _changed(old: float | None, new: float, label: str, unit: str) -> str:
+    """'memory 2× → 6.7 TB/s', 'scale-up domain 8 → 72 GPUs', or 'network → 100 GB/s'."""
+    if old is None:
+        return f"{label} → {new:g} {unit}"
+    if unit == "GPUs":
+        return f"{label} {old:g} → {new:g} {unit}"
+    return f"{label} {new / old:.3g}× → {new:g} {unit}"
+
+
+def parse_what_if(text: str) -> dict[str, float]:
+    """'memory_bw_tbs=6.7,scaleup_domain=72' -> {column: value}; WhatIfError, one line, if not."""
+    changes: dict[str, float] = {}
+    for part in (p.strip() for p in text.split(",")):
+        column, eq, raw = part.partition("=")
+        column = column.strip()
+        if not eq or column not in WHAT_IF:
+            got = column if eq else part
+            raise WhatIfError(f"what-if {part[:40]!r}: expected FIGURE=VALUE with FIGURE one of "
+                              f"{', '.join(WHAT_IF)} (got {got[:40]!r})")  # fmt: skip
+        if column in changes:
+            raise WhatIfError(f"what-if: {column} is given twice")
+        try:
+            changes[column] = float(raw)
+        except ValueError:
+            raise WhatIfError(
+                f"what-if {part[:40]!r}: {raw.strip()[:20]!r} is not a number"
+            ) from None
+    return changes

@@ -66,7 +66,7 @@ def _workloads(specs, theme):
     """The Workloads page's four charts, H100 against A100, Llama-3.1-8B decode."""
     model = load_models()["Llama-3.1-8B"]
     page = workloads.page(model, specs[H100], specs[A100], workloads.Setup())
-    return wl.page_figures(page, 1, theme)
+    return {which: wl.page_figure(page, which, 1, theme) for which in workloads.CHARTS}
 
 
 # Every builder, called with a representative input and the theme.
@@ -116,8 +116,8 @@ BUILDERS = {
     "measured_roofline_figure": lambda s, t: measured_roofline_figure(
         ROOFLINE, [MEASURED], [False], s[H100], "bf16", theme=t
     ),  # fmt: skip
-    "layer_roofline_figure": lambda s, t: _workloads(s, t)["layer"],
-    "serving_figure": lambda s, t: _workloads(s, t)["serving"],
-    "memory_figure": lambda s, t: _workloads(s, t)["memory"],
-    "time_by_kind_figure": lambda s, t: _workloads(s, t)["kinds"],
+    "layer_roofline_figure": lambda s, t: _workloads(s, t)[workloads.LAYER],
+    "serving_figure": lambda s, t: _workloads(s, t)[workloads.SERVING],
+    "memory_figure": lambda s, t: _workloads(s, t)[workloads.MEMORY],
+    "time_by_kind_figure": lambda s, t: _workloads(s, t)[workloads.KINDS],
 }

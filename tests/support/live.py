@@ -36,7 +36,9 @@ CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-d
                  "--disable-sync", "--no-first-run"]  # fmt: skip
 VIEWPORT = {"width": 1400, "height": 1000}
 # Records every WebSocket send (time, base64 payload) and the arrival time of every ForwardMsg
-# with top-level field 6 (script_finished) set: `done.length` counts finished runs. (stApp's
+# with top-level field 6 (script_finished) set, except FINISHED_EARLY_FOR_RERUN (2), a run
+# cut short by the next (as when a widget's callback reruns page parts alone): `done.length`
+# counts finished runs. (stApp's
 # data-test-script-state is no clock: React may batch a fast run's running -> notRunning into
 # one render.) Also notes the DOM's last change.
 PROBE_JS = """(() => {
@@ -47,7 +49,7 @@ PROBE_JS = """(() => {
                            while (c & 128); return x; };
     while (i < b.length) {
       const tag = varint(), wire = tag & 7;
-      if (tag >> 3 === 6 && wire === 0) return true;
+      if (tag >> 3 === 6 && wire === 0) return varint() !== 2;
       if (wire === 0) varint(); else if (wire === 2) { const n = varint(); i += n; }
       else if (wire === 1) i += 8; else if (wire === 5) i += 4; else return false;
     }

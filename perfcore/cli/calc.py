@@ -1,4 +1,4 @@
-"""The calculator command line: `specs` lists devices, `calc` prices one operation.
+"""`specs` lists the devices, `calc` prices one operation on one of them.
 
 `python -m perfcore calc --device NAME --precision bf16 --op matmul --m 4096 --n 4096
 --k 4096` prints FLOPs, bytes, intensity, ridge, attainable, limiter and the time floor
@@ -10,14 +10,9 @@ flag the op does not take exits 2 naming the flag, the value and the range.
 from __future__ import annotations
 
 import argparse
-import difflib
-import json
-import math
-import os
-import sys
-from collections.abc import Callable
 
 from perfcore import format as fmt
+from perfcore.cli.common import UsageError, flag, guarded, pick, to_json
 from perfcore.model import ops, validate
 from perfcore.model.precision import BYTES_PER_ELEMENT
 from perfcore.model.roofline import estimate_on
@@ -25,29 +20,6 @@ from perfcore.model.specs import PRECISIONS, Device, load_specs
 
 # Every size flag of every catalog op: calc takes them all and refuses the op's strangers.
 SIZE_NAMES = sorted({p.name for _, params in ops.CATALOG.values() for p in params})
-
-
-class UsageError(Exception):
-    """A bad name or value on the command line; exit status 2."""
-
-
-def closest(value: str, valid) -> str:
-    """A one-line 'unknown X; did you mean ...' message."""
-    near = difflib.get_close_matches(value, list(valid), n=3, cutoff=0.4)
-    hint = ", ".join(near) if near else ", ".join(list(valid)[:8])
-    return f"{value!r}; closest valid: {hint}"
-
-
-def pick(kind: str, value: str, valid) -> str:
-    """value if it is among `valid`, else UsageError with the closest names."""
-    if value not in valid:
-        raise UsageError(f"unknown {kind} {closest(value, valid)}")
-    return value
-
-
-def flag(name: str) -> str:
-    """The command-line flag of a catalog size: d_head -> --d-head."""
-    return "--" + name.replace("_", "-")
 
 
 def sizes(op: str, given: dict[str, str | None]) -> dict[str, float]:
@@ -96,14 +68,6 @@ def calc(device: Device, precision: str, cost: ops.Cost) -> dict:
     }
 
 
-def to_json(result: dict) -> str:
-    """result as strict JSON: a non-finite number becomes null, never a bare NaN."""
-    clean = {
-        k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in result.items()
-    }
-    return json.dumps(clean, indent=2, allow_nan=False)
-
-
 def render_calc(r: dict) -> str:
     """The calculator's result as aligned human-readable lines."""
     rows = [
@@ -130,19 +94,11 @@ def render_specs(specs: dict[str, Device]) -> str:
     return "\n".join(lines)
 
 
-class Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line naming the fix, not the whole usage text."""
-
-    def error(self, message: str):
-        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
-
-
-def parser() -> argparse.ArgumentParser:
-    """The argument parser, with one flag per catalog size."""
-    p = Parser(prog="python -m perfcore", description=__doc__.splitlines()[0])
-    sub = p.add_subparsers(dest="command", required=True)
+def register(sub) -> None:
+    """Add `specs` and `calc` (one flag per catalog size) to the subcommands."""
     s = sub.add_parser("specs", help="list the devices in the specs file")
     s.add_argument("--specs", help="a specs CSV (default: data/specs.csv)")
+    s.set_defaults(run=lambda args: guarded(lambda: render_specs(load_specs(args.specs))))
     c = sub.add_parser("calc", help="price one operation on one device")
     c.add_argument("--specs", help="a specs CSV (default: data/specs.csv)")
     c.add_argument("--device", required=True)
@@ -151,14 +107,7 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--json", action="store_true", help="machine-readable output")
     for name in SIZE_NAMES:  # raw strings: validate.param checks them against the op's Param
         c.add_argument(flag(name), dest=name, metavar="N")
-    from perfcore import llm_cli
-    from perfcore.measure import cli as measure_cli
-    from perfcore.measure import distributed
-
-    measure_cli.register(sub)
-    llm_cli.register(sub)
-    distributed.register(sub)
-    return p
+    c.set_defaults(run=lambda args: guarded(lambda: run_calc(args)))
 
 
 def run_calc(args: argparse.Namespace) -> str:
@@ -170,43 +119,3 @@ def run_calc(args: argparse.Namespace) -> str:
     checked = sizes(op, {name: getattr(args, name) for name in SIZE_NAMES})
     result = calc(device, precision, ops.build(op, BYTES_PER_ELEMENT[precision], **checked))
     return to_json(result) if args.json else render_calc(result)
-
-
-def guarded(work: Callable[[], str]) -> int:
-    """Print work()'s text, exit 0; a bad input or unreadable file is one line, exit 2."""
-    try:
-        out = work()
-    except (UsageError, ValueError) as e:  # FileProblems and validate.InputError included
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except OSError as e:
-        print(f"error: cannot read {e.filename or 'the file'}: {e.strerror}", file=sys.stderr)
-        return 2
-    print(out)
-    return 0
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run one subcommand; specs and calc here, the others through their own `run`."""
-    if args.command == "calc":
-        return guarded(lambda: run_calc(args))
-    if args.command == "specs":
-        return guarded(lambda: render_specs(load_specs(args.specs)))
-    return args.run(args)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Entry point; returns the exit status. A reader that closes the pipe early (`| head`)
-    ends the output quietly, as other command-line tools do."""
-    try:
-        args = parser().parse_args(argv)
-    except SystemExit as done:  # --help, or a usage error already printed
-        return done.code
-    try:
-        status = run(args)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # Python's documented recipe: point stdout at devnull so the exit flush cannot fail.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
-    return status

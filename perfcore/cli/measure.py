@@ -2,7 +2,8 @@
 
 The same experiments as the dashboard's measure page, on JAX's default device. Progress
 goes to stderr, a summary table to stdout, the records to --out (.json or .csv; see
-docs/results-format.md). Exit status 2 when JAX is missing or a size does not fit.
+docs/results-format.md), whose place is checked before anything is measured. Exit status 2
+when JAX is missing, a name is unknown, --out cannot be written or a size does not fit.
 """
 
 from __future__ import annotations
@@ -10,32 +11,25 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import TextIO
 
 from perfcore import format as fmt
+from perfcore.cli.common import UsageError, guarded, out_path, pick
 from perfcore.measure import registry, report, results, suites
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The measure command's options."""
+def register(subparsers) -> None:
+    """Add `measure` to the subcommands."""
+    parser = subparsers.add_parser(
+        "measure", help="run the JAX measurement suite headless", description=__doc__
+    )
     parser.add_argument("--suite", default="default", help="suite name (see --list)")
     parser.add_argument("--out", help="results file, .json or .csv (default: results/*.json)")
     parser.add_argument(
         "--experiment", action="append", help="run only this experiment (repeatable)"
     )
     parser.add_argument("--list", action="store_true", help="list suites and experiments")
-
-
-def register(subparsers) -> argparse.ArgumentParser:
-    """Add the `measure` subcommand to a parent's subparsers; its parser."""
-    parser = subparsers.add_parser(
-        "measure", help="run the JAX measurement suite headless", description=__doc__
-    )
-    add_arguments(parser)
-    parser.set_defaults(run=run)
-    return parser
+    parser.set_defaults(run=lambda args: guarded(lambda: run(args)))
 
 
 def listing() -> str:
@@ -72,60 +66,40 @@ def summary(records: tuple[results.Record, ...]) -> str:
     return "\n".join(lines)
 
 
-def default_out() -> Path:
-    """results/measure-<UTC time>.json under the working directory."""
-    return Path("results") / f"measure-{datetime.now(UTC):%Y%m%dT%H%M%SZ}.json"
+def jax_or_usage_error() -> None:
+    """UsageError saying how to install JAX where it is missing."""
+    missing = registry.jax_available()
+    if missing:
+        raise UsageError(missing)
 
 
-def _out_problem(out: Path) -> str | None:
-    """Why the results file cannot be written there, checked before measuring; else None."""
-    if out.suffix.lower() not in (".json", ".csv"):
-        return f"--out {out}: expected a file name ending in .json or .csv"
-    return None
+NOTHING_MEASURED = (
+    "nothing was measured: collectives need 2 or more devices (on a CPU, "
+    "XLA_FLAGS=--xla_force_host_platform_device_count=8; or run "
+    "`python -m perfcore collectives --processes 2`)"
+)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the suite and write the results file; the exit status."""
+def run(args: argparse.Namespace) -> str:
+    """Check every name and --out, run the suite, write the results file; the summary."""
     if args.list:
-        print(listing())
-        return 0
-    out = Path(args.out) if args.out else default_out()
-    problem = registry.jax_available() or _out_problem(out)
-    if problem:
-        print(f"error: {problem}", file=sys.stderr)
-        return 2
+        return listing()
+    suite = pick("suite", args.suite, suites.SUITES)
+    experiments = tuple(pick("experiment", e, registry.EXPERIMENTS) for e in args.experiment or ())
+    out = out_path(args.out, "measure")
+    jax_or_usage_error()
     from perfcore.measure import jax_bench  # the experiments, only when measuring
 
-    try:
-        records = jax_bench.run_suite(
-            args.suite,
-            experiments=tuple(args.experiment or ()),
-            progress=progress_printer(sys.stderr),
-            wait_callback=lambda message: print(message, file=sys.stderr),
-        )
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    records = jax_bench.run_suite(
+        suite,
+        experiments=experiments,
+        progress=progress_printer(sys.stderr),
+        wait_callback=lambda message: print(message, file=sys.stderr),
+    )
     if not records:
-        print("error: nothing was measured: collectives need 2 or more devices (on a CPU, "
-              "XLA_FLAGS=--xla_force_host_platform_device_count=8; or run "
-              "`python -m perfcore collectives --processes 2`)", file=sys.stderr)  # fmt: skip
-        return 2
+        raise UsageError(NOTHING_MEASURED)
     first = records[0]
-    print(f"device {first.device} ({first.backend}), spec row {first.spec_name or 'unknown'}, "
-          f"JAX {first.jax_version}")  # fmt: skip
-    print("\n".join([summary(records), *report.lines(records)]))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    print(f"wrote {results.save_results(records, out)}")
-    return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    """`python -m perfcore.measure.cli`: the measure command on its own; the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m perfcore measure", description=__doc__)
-    add_arguments(parser)
-    return run(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    head = (f"device {first.device} ({first.backend}), spec row {first.spec_name or 'unknown'}, "
+            f"JAX {first.jax_version}")  # fmt: skip
+    wrote = f"wrote {results.save_results(records, out)}"
+    return "\n".join([head, summary(records), *report.lines(records), wrote])

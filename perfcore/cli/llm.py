@@ -9,10 +9,9 @@ Unknown names and numbers out of range exit 2 with a one-line error.
 from __future__ import annotations
 
 import argparse
-import json
 
 from perfcore import format as fmt
-from perfcore.cli import flag, guarded, pick
+from perfcore.cli.common import flag, guarded, pick, to_json
 from perfcore.model import phases, serving, validate
 from perfcore.model.models import load_models
 from perfcore.model.phases import NUMBERS
@@ -93,7 +92,7 @@ def render_models(models: dict) -> str:
 
 
 def register(subparsers) -> None:
-    """Add the `llm` and `models` subcommands to a parent's subparsers."""
+    """Add `models` and `llm` to the subcommands."""
     m = subparsers.add_parser("models", help="list the models in the models file")
     m.add_argument("--models", help="a models CSV (default: data/models.csv)")
     m.set_defaults(run=run_models)
@@ -131,6 +130,6 @@ def run_llm(args: argparse.Namespace) -> int:
         n = {p.name: validate.param(p, getattr(args, p.name), flag(p.name)) for p in NUMBERS}
         p = Precisions(args.weights_bits, args.act_bits, args.kv_bits)
         r = result(model, device, phase, n, p, not args.unfused_attention, args.recompute)
-        return json.dumps(r, indent=2, allow_nan=False) if args.json else render(r)
+        return to_json(r) if args.json else render(r)
 
     return guarded(work)

@@ -1,0 +1,253 @@
+"""`python -m perfcore plan train|serve`: the best parallel layout, or one layout priced.
+
+`plan train --model Llama-3.1-70B --device "NVIDIA H100 SXM" --gpus 1024 --seq 8192
+--global-batch-tokens 16777216 --tokens 15e12` searches every layout that fits and ranks
+them (`best`, `candidates`); any of --tp --pp --dp --cp --ep --zero --micro-batch
+--recompute --interleave prices that one layout instead (unset fields at their defaults,
+dp from the GPUs). `plan serve ... --input-tokens 1024 --output-tokens 256 --tpot-ms 50`
+finds the TP x replicas x batch with the most output tokens/s within the limits (without
+limits, also the throughput-latency frontier). `--what-if memory_bw_tbs=6.7` changes the
+device. Every figure is a bound; `_expected` ones are bound ÷ an efficiency derived from
+published runs (null until runs are loaded). Bad flags: one line, exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from perfcore import format as fmt
+from perfcore.cli.common import UsageError, flag, guarded, pick, to_json
+from perfcore.model import efficiency, serve_plan, train_plan, validate
+from perfcore.model.layout import RECOMPUTE, Layout, LayoutError
+from perfcore.model.models import load_models
+from perfcore.model.ops import Param
+from perfcore.model.search import search
+from perfcore.model.specs import load_specs, parse_what_if, what_if
+from perfcore.model.train_plan import TRAIN_PRECISIONS, Training
+from perfcore.model.workloads import BITS, Precisions
+
+BIG = 2**40
+TRAIN_NUMBERS = (
+    Param("gpus", 8, "GPUs in all", hi=2**20), Param("seq", 4096, "tokens per sequence", hi=2**21),
+    Param("global_batch_tokens", 2**22, "tokens per optimizer step, all GPUs", hi=BIG),
+    Param("tokens", 1e12, "training tokens in all (days, GPU-hours, energy)", False, 1, 1e17),
+    Param("top", 10, "candidates to list", hi=10_000),
+)  # fmt: skip
+LAYOUT_NUMBERS = (
+    Param("tp", 1, "tensor-parallel GPUs", hi=2**20), Param("pp", 1, "pipeline stages", hi=2**20),
+    Param("dp", 1, "data-parallel replicas", hi=2**20),
+    Param("cp", 1, "context-parallel GPUs", hi=2**20),
+    Param("ep", 1, "expert-parallel GPUs", hi=2**20),
+    Param("zero", 0, "ZeRO stage 0-3", lo=0, hi=3),
+    Param("micro_batch", 1, "sequences per micro-batch", hi=2**20),
+    Param("interleave", 1, "model chunks per pipeline stage", hi=2**10),
+)  # fmt: skip
+SERVE_NUMBERS = (
+    Param("gpus", 8, "GPUs in all", hi=2**20),
+    Param("input_tokens", 1024, "prompt tokens per request", hi=2**21),
+    Param("output_tokens", 256, "generated tokens per request", hi=2**21),
+    Param("tp", 1, "tensor-parallel GPUs per replica", hi=1024),
+    Param("batch", 1, "requests in flight per replica", hi=2**20),
+    Param("ttft_ms", 1000, "time-to-first-token limit, ms", False, 1e-3, 1e9),
+    Param("tpot_ms", 50, "time-per-output-token limit, ms", False, 1e-3, 1e9),
+)  # fmt: skip
+
+
+def numbers(args, params) -> dict:
+    """The given flags among `params`, each checked against its range (None where not given)."""
+    raw = {p.name: getattr(args, p.name) for p in params}
+    return {p.name: None if raw[p.name] is None else validate.param(p, raw[p.name], flag(p.name))
+            for p in params}  # fmt: skip
+
+
+def resolve(args) -> tuple:
+    """(model, device) from the names, the files and --what-if."""
+    models, specs = load_models(args.models), load_specs(args.specs)
+    model = models[pick("model", args.model, models)]
+    device = specs[pick("device", args.device, specs)]
+    if args.what_if is not None:
+        device = what_if(device, **parse_what_if(args.what_if))
+    return model, device
+
+
+def train_dict(plan: train_plan.TrainPlan, table: dict) -> dict:
+    """One priced layout as the JSON shows it (SI units; null where a figure is missing)."""
+    eff = table.get("train")
+    expected = efficiency.expected(plan.step_s, "train", table)
+    out = {"layout": plan.layout.as_dict(), "label": plan.layout.label(), "step_s": plan.step_s,
+           "step_no_overlap_s": plan.step_no_overlap_s, "step_expected_s": expected,
+           "expected_from": eff.derived_from() if eff else "no published runs loaded",
+           "mfu": plan.mfu, "mfu_expected": plan.mfu * eff.value if eff else None,
+           "tokens_per_s": plan.tokens_per_s, "time_s_by": plan.time_s_by,
+           "dp_s": {"overlapped": plan.time_s_by["dp"], "not_overlapped": plan.dp_s},
+           "memory_bytes": plan.memory_bytes, "memory_total_bytes": plan.memory_total,
+           "capacity_bytes": plan.training.device.memory_bytes, "fits": plan.fits}  # fmt: skip
+    totals = train_plan.run_totals(plan)
+    if totals and eff:
+        totals["train_days_expected"] = totals["train_days"] / eff.value
+    return {**out, **totals}
+
+
+def run_train(args: argparse.Namespace) -> str:
+    """`plan train`: price the layout given, or search them all."""
+    model, device = resolve(args)
+    n, fixed = numbers(args, TRAIN_NUMBERS), numbers(args, LAYOUT_NUMBERS)
+    missing = [flag(k) for k in ("gpus", "seq", "global_batch_tokens") if n[k] is None]
+    if missing:
+        raise UsageError(f"plan train needs {', '.join(missing)}")
+    if args.recompute is not None:
+        fixed["recompute"] = pick("recompute", args.recompute, RECOMPUTE)
+    precision = pick("precision", args.precision, TRAIN_PRECISIONS)
+    t = Training(model, device, n["gpus"], n["seq"], n["global_batch_tokens"], precision,
+                 n["tokens"])  # fmt: skip
+    table = efficiency.published()
+    head = {"model": model.name, "device": device.name, "gpus": t.gpus, "seq": t.seq,
+            "global_batch_tokens": t.global_batch_tokens, "precision": precision,
+            "tokens": t.tokens}  # fmt: skip
+    given = {k: v for k, v in fixed.items() if v is not None}
+    if given:
+        result = {**head, **train_dict(train_plan.price(t, layout_of(t, given)), table)}
+        return to_json(result) if args.json else render_train(result)
+    found = search(t, top=n["top"] or 10)
+    lean = found.leanest
+    result = {**head, "considered": found.considered,
+              "best": train_dict(found.best, table) if found.best else None,
+              "candidates": [train_dict(p, table) for p in found.candidates],
+              "leanest_misfit": train_dict(lean, table) if lean else None}  # fmt: skip
+    return to_json(result) if args.json else render_search(result)
+
+
+def layout_of(t: Training, given: dict) -> Layout:
+    """The layout of the flags given; dp from the GPUs when not given."""
+    tp, pp, cp = (given.get(k, 1) for k in ("tp", "pp", "cp"))
+    dp = given.get("dp", max(1, t.gpus // (tp * pp * cp)))
+    return Layout(**{**given, "tp": tp, "pp": pp, "cp": cp, "dp": dp})
+
+
+def serve_dict(p: serve_plan.ServePlan, table: dict) -> dict:
+    """One serving plan as the JSON shows it, with its expected figures where runs inform them."""
+    ttft_e = efficiency.expected(p.ttft_s, "prefill", table)
+    tpot_e = efficiency.expected(p.tpot_s, "decode", table)
+    rate_e = None if tpot_e is None else p.replicas * p.batch / tpot_e
+    return {"layout": {"tp": p.tp, "replicas": p.replicas, "batch": p.batch},
+            "ttft_s": p.ttft_s, "tpot_s": p.tpot_s, "output_tokens_per_s": p.output_tokens_per_s,
+            "per_gpu": p.per_gpu, "ttft_s_expected": ttft_e, "tpot_s_expected": tpot_e,
+            "output_tokens_per_s_expected": rate_e,
+            "per_gpu_expected": None if rate_e is None else rate_e / (p.tp * p.replicas),
+            "max_batch": p.max_batch, "fits": p.fits,
+            "joules_per_token": p.joules_per_token}  # fmt: skip
+
+
+def run_serve(args: argparse.Namespace) -> str:
+    """`plan serve`: the best TP x replicas x batch within the limits, and the frontier."""
+    model, device = resolve(args)
+    n = numbers(args, SERVE_NUMBERS)
+    missing = [flag(k) for k in ("gpus", "input_tokens", "output_tokens") if n[k] is None]
+    if missing:
+        raise UsageError(f"plan serve needs {', '.join(missing)}")
+    p = Precisions(args.weights_bits, args.act_bits, args.kv_bits)
+    ms = {k: None if n[k] is None else n[k] / 1e3 for k in ("ttft_ms", "tpot_ms")}
+    s = serve_plan.Serving(model, device, n["gpus"], n["input_tokens"], n["output_tokens"], p,
+                           ms["ttft_ms"], ms["tpot_ms"])  # fmt: skip
+    candidates = serve_plan.plans(s, n["tp"], n["batch"])
+    best, table = serve_plan.best(candidates), efficiency.published()
+    head = {"model": model.name, "device": device.name, "gpus": s.gpus,
+            "input_tokens": s.input_tokens, "output_tokens": s.output_tokens,
+            "precisions": {"weights": p.weights, "activations": p.activations, "kv": p.kv},
+            "ttft_limit_s": s.ttft_limit_s, "tpot_limit_s": s.tpot_limit_s,
+            "considered": len(candidates)}  # fmt: skip
+    if best is None:
+        why = "no plan fits in memory" if not candidates else "no plan meets the limits"
+        result = {**head, "layout": None, "fits": False, "reason": why}
+    else:
+        result = {**head, **serve_dict(best, table)}
+    if s.ttft_limit_s is None and s.tpot_limit_s is None:
+        result["frontier"] = [serve_dict(q, table) for q in serve_plan.frontier(candidates)]
+    return to_json(result) if args.json else render_serve(result)
+
+
+def render_train(r: dict) -> str:
+    """One priced layout as aligned lines."""
+    rows = [("layout", r["label"]), ("step", f"{fmt.seconds(r['step_s'])} (bound)"),
+            ("MFU", f"{r['mfu']:.1%} (bound)"), ("tokens/s", f"{r['tokens_per_s']:,.0f}"),
+            ("memory", f"{fmt.capacity(r['memory_total_bytes'])} per GPU of "
+                       f"{fmt.capacity(r['capacity_bytes'])}; fits: {r['fits']}"),
+            *((k, fmt.seconds(v) if v else "none") for k, v in r["time_s_by"].items())]  # fmt: skip
+    if "train_days" in r:
+        rows += [
+            ("days", f"{r['train_days']:,.1f} (bound)"),
+            ("GPU-hours", f"{r['gpu_hours']:,.0f}"),
+        ]
+    return "\n".join(f"{k:<10} {v}" for k, v in rows)
+
+
+def render_search(r: dict) -> str:
+    """The ranked layouts, one line each, then the best in full."""
+    if r["best"] is None:
+        lean = r["leanest_misfit"]
+        need = fmt.capacity(lean["memory_total_bytes"]) if lean else "?"
+        return f"no layout fits ({r['considered']:,} looked at; the leanest needs {need} per GPU)"
+    lines = [f"{fmt.seconds(c['step_s']):>10}  MFU {c['mfu']:6.1%}  {c['label']}"
+             for c in r["candidates"]]  # fmt: skip
+    return "\n".join([f"{r['considered']:,} layouts priced; fastest first:", *lines, "best:",
+                      render_train(r["best"])])  # fmt: skip
+
+
+def render_serve(r: dict) -> str:
+    """The best serving plan as aligned lines."""
+    if r["layout"] is None:
+        return f"{r['reason']} ({r['considered']} plans looked at)"
+    lay = r["layout"]
+    rows = [("layout", f"TP {lay['tp']} × {lay['replicas']} replicas, batch {lay['batch']}"),
+            ("TTFT", fmt.seconds(r["ttft_s"])), ("TPOT", fmt.seconds(r["tpot_s"])),
+            ("tokens/s", f"{r['output_tokens_per_s']:,.0f} ({r['per_gpu']:,.0f} per GPU)"),
+            ("max batch", f"{r['max_batch']:,}")]  # fmt: skip
+    return "\n".join(f"{k:<10} {v}" for k, v in rows)
+
+
+def as_flags(work):
+    """work, with a LayoutError about a setting that has a flag named by its flag."""
+
+    def run() -> str:
+        """work(), a layout's refusal naming the flag that set it."""
+        try:
+            return work()
+        except LayoutError as e:
+            raise UsageError(f"{flag(e.field)} {e.value}: {e.why}") from None
+
+    return run
+
+
+def _common(c) -> None:
+    """Flags both plan commands take."""
+    c.add_argument("--models", help="a models CSV (default: data/models.csv)")
+    c.add_argument("--specs", help="a specs CSV (default: data/specs.csv)")
+    c.add_argument("--model", required=True, help="a name from `python -m perfcore models`")
+    c.add_argument("--device", required=True, help="a name from `python -m perfcore specs`")
+    c.add_argument(
+        "--what-if",
+        dest="what_if",
+        metavar="FIGURE=VALUE,...",
+        help="change the device's figures, e.g. memory_bw_tbs=6.7,scaleup_domain=72",
+    )
+    c.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def register(subparsers) -> None:
+    """Add `plan train` and `plan serve` to the subcommands."""
+    plan = subparsers.add_parser("plan", help="the best parallel layout for training or serving")
+    sub = plan.add_subparsers(dest="plan", required=True)
+    t = sub.add_parser("train", help="a training layout, priced or searched", description=__doc__)
+    _common(t)
+    for param in (*TRAIN_NUMBERS, *LAYOUT_NUMBERS):
+        t.add_argument(flag(param.name), dest=param.name, metavar="N", help=param.help)
+    t.add_argument("--recompute", help=" | ".join(RECOMPUTE))
+    t.add_argument("--precision", default="bf16", help=" | ".join(TRAIN_PRECISIONS))
+    t.set_defaults(run=lambda args: guarded(as_flags(lambda: run_train(args))))
+    s = sub.add_parser("serve", help="a serving plan within latency limits", description=__doc__)
+    _common(s)
+    for param in SERVE_NUMBERS:
+        s.add_argument(flag(param.name), dest=param.name, metavar="N", help=param.help)
+    for part in ("weights", "act", "kv"):
+        s.add_argument(f"--{part}-bits", type=int, choices=BITS, default=16)
+    s.set_defaults(run=lambda args: guarded(as_flags(lambda: run_serve(args))))

@@ -1,0 +1,88 @@
+"""`python -m perfcore plan train|serve`: the JSON keys the issue lists, and one-line errors."""
+
+import json
+
+import pytest
+
+from perfcore.cli import main
+
+H100 = "NVIDIA H100 SXM"
+TRAIN = ["plan", "train", "--model", "Llama-3.1-8B", "--device", H100, "--gpus", "16",
+         "--seq", "2048", "--global-batch-tokens", str(64 * 2048)]  # fmt: skip
+SERVE = ["plan", "serve", "--model", "Llama-3.1-8B", "--device", H100, "--gpus", "4",
+         "--input-tokens", "512", "--output-tokens", "128"]  # fmt: skip
+PLAN_KEYS = {"layout", "step_s", "step_expected_s", "mfu", "mfu_expected", "tokens_per_s",
+             "memory_bytes", "fits", "time_s_by"}  # fmt: skip
+LAYOUT_KEYS = {"tp", "pp", "dp", "cp", "ep", "zero", "micro_batch", "recompute"}
+TIME_KEYS = {"compute", "tp", "pp_bubble", "pp_p2p", "dp", "cp", "ep"}
+SERVE_KEYS = {"layout", "ttft_s", "tpot_s", "output_tokens_per_s", "per_gpu", "ttft_s_expected",
+              "tpot_s_expected", "output_tokens_per_s_expected", "per_gpu_expected",
+              "max_batch", "fits", "joules_per_token"}  # fmt: skip
+
+
+def run_json(capsys, argv) -> dict:
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_a_given_layout_is_priced_with_every_key(capsys):
+    r = run_json(capsys, [*TRAIN, "--tp", "2", "--pp", "2", "--zero", "1", "--tokens", "1e12"])
+    assert set(r) >= PLAN_KEYS | {"train_days", "gpu_hours", "energy_kwh"}
+    assert set(r["layout"]) >= LAYOUT_KEYS and set(r["time_s_by"]) >= TIME_KEYS
+    assert set(r["memory_bytes"]) == {"weights", "gradients", "optimizer", "activations"}
+    assert (r["layout"]["tp"], r["layout"]["pp"], r["layout"]["dp"]) == (2, 2, 4)
+    assert r["step_s"] == pytest.approx(sum(r["time_s_by"].values()))
+
+
+def test_without_a_layout_it_searches_and_ranks(capsys):
+    r = run_json(capsys, [*TRAIN, "--top", "3"])
+    assert set(r["best"]) >= PLAN_KEYS and len(r["candidates"]) == 3
+    steps = [c["step_s"] for c in r["candidates"]]
+    assert steps == sorted(steps) and r["best"]["step_s"] == steps[0]
+
+
+def test_serve_gives_the_best_plan_within_the_limits(capsys):
+    r = run_json(capsys, [*SERVE, "--tpot-ms", "20", "--ttft-ms", "500"])
+    assert set(r) >= SERVE_KEYS and set(r["layout"]) == {"tp", "replicas", "batch"}
+    assert r["tpot_s"] <= 0.02 and r["ttft_s"] <= 0.5 and "frontier" not in r
+
+
+def test_serve_without_limits_adds_the_frontier(capsys):
+    r = run_json(capsys, SERVE)
+    assert r["frontier"] and set(r["frontier"][0]) >= SERVE_KEYS
+
+
+def test_what_if_and_a_models_file_are_used(capsys, tmp_path):
+    r = run_json(capsys, [*SERVE, "--what-if", "memory_bw_tbs=6.7"])
+    assert r["device"] == "NVIDIA H100 SXM, memory 2× → 6.7 TB/s"
+    models = tmp_path / "m.csv"
+    from perfcore.model.models import DEFAULT_PATH
+
+    lines = DEFAULT_PATH.read_text().splitlines()
+    models.write_text(
+        "\n".join([lines[0], *(row for row in lines if row.startswith("Llama-3.1-8B,"))])
+    )
+    r = run_json(capsys, [*SERVE, "--models", str(models)])
+    assert r["model"] == "Llama-3.1-8B"
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [([*TRAIN, "--tp", "3"], "--tp 3: does not divide the 32 attention heads"),
+     ([*TRAIN, "--pp", "5"], "--pp 5"), ([*TRAIN, "--zero", "4"], "--zero = '4'"),
+     ([*TRAIN, "--recompute", "often"], "unknown recompute"),
+     ([*TRAIN, "--precision", "fp4"], "unknown precision"),
+     ([*TRAIN, "--gpus", "0"], "--gpus = '0'"), ([*TRAIN, "--seq", "4.5"], "--seq = '4.5'"),
+     ([*TRAIN, "--what-if", "speed=2"], "FIGURE=VALUE"), ([*TRAIN, "--tokens", "nan"], "--tokens"),
+     ([*TRAIN, "--tp", "2", "--dp", "3"], "--gpus 16: is not tp x pp x dp x cp = 6"),
+     ([*TRAIN[:-2], "--global-batch-tokens", "1000"], "whole number of 2,048-token"),
+     ([*TRAIN, "--models", "/nonexistent.csv"], "cannot read"),
+     ([*SERVE, "--tp", "3"], "--tp 3"), ([*SERVE, "--tpot-ms", "0"], "--tpot-ms"),
+     ([*SERVE, "--kv-bits", "3"], "invalid choice"),
+     (["plan", "train", "--model", "Llama-3.1-8B", "--device", H100], "needs --gpus"),
+     ([*SERVE[:5], "Nope", *SERVE[6:]], "unknown device")],
+)  # fmt: skip
+def test_every_bad_flag_is_one_line_and_exit_2(capsys, argv, words):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 1

@@ -1,0 +1,65 @@
+"""The layout search: every layout it returns exists and fits, ranked; weak scaling holds."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from perfcore.model import search, train_plan
+from perfcore.model.layout import Layout, problems
+from perfcore.model.models import load_models
+from perfcore.model.train_plan import Training
+
+H100 = "NVIDIA H100 SXM"
+MODELS = load_models()
+
+
+def test_every_candidate_exists_fits_and_they_come_fastest_first(specs):
+    t = Training(MODELS["Llama-3.1-70B"], specs[H100], 64, 4096, 256 * 4096)
+    found = search.search(t)
+    assert found.candidates and found.considered >= len(found.candidates)
+    for plan in found.candidates:
+        assert problems(plan.layout, t.model, 64, 4096, 256) == []
+        assert plan.fits and plan.memory_total <= specs[H100].memory_bytes
+    times = [p.step_s for p in found.candidates]
+    assert times == sorted(times)
+    assert found.best is found.candidates[0]
+
+
+def test_the_best_is_no_slower_than_any_layout_priced_by_hand(specs):
+    """A hand-picked layout (TP 8, DP 8, ZeRO-1, selective recompute) is a searched one, so
+    the best layout's step is at most its step."""
+    t = Training(MODELS["Llama-3.1-70B"], specs[H100], 64, 4096, 256 * 4096)
+    hand = train_plan.price(t, Layout(tp=8, dp=8, zero=1, recompute="selective"))
+    assert hand.fits
+    assert search.search(t).best.step_s <= hand.step_s
+
+
+def test_fixed_fields_hold_in_every_candidate(specs):
+    t = Training(MODELS["Llama-3.1-8B"], specs[H100], 16, 2048, 64 * 2048)
+    found = search.search(t, {"tp": 2, "zero": 1})
+    assert found.candidates
+    assert {(p.layout.tp, p.layout.zero) for p in found.candidates} == {(2, 1)}
+
+
+def test_a_model_too_big_for_the_gpus_returns_no_best_and_the_leanest_misfit(specs):
+    t = Training(MODELS["Llama-3.1-405B"], specs[H100], 2, 4096, 2 * 4096)
+    found = search.search(t)
+    assert found.best is None
+    assert found.leanest is not None and found.leanest.fits is False
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from([8, 16, 32, 64]), st.sampled_from([1, 2, 4]))
+def test_weak_scaling_twice_the_gpus_and_batch_never_lowers_the_best_tokens_per_s(specs, n, k):
+    """Any layout on N GPUs exists on 2N with twice the DP degree and the same work per
+    replica; only its gradient reduce grows, by less than 2x, so the best rate cannot drop."""
+    model, h100 = MODELS["Llama-3.1-8B"], specs[H100]
+    one = search.search(Training(model, h100, n, 2048, n * k * 2048)).best
+    two = search.search(Training(model, h100, 2 * n, 2048, 2 * n * k * 2048)).best
+    assert two.tokens_per_s >= one.tokens_per_s * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("n", [12, 1000])
+def test_degrees_are_divisors_of_the_gpus(specs, n):
+    t = Training(MODELS["Llama-3.1-8B"], specs[H100], n, 2048, 4 * n * 2048)
+    assert all(n % (tp * cp * pp) == 0 for tp, cp, pp, _ in search.degrees(t, {}))

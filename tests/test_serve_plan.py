@@ -1,0 +1,65 @@
+"""Serving plans: TP x replicas x batch within latency limits, the frontier, memory, energy."""
+
+import pytest
+
+from perfcore.model import phases, serve_plan, serving
+from perfcore.model.layout import LayoutError
+from perfcore.model.models import load_models
+from perfcore.model.workloads import Precisions
+
+H100 = "NVIDIA H100 SXM"
+MODELS = load_models()
+FP8 = Precisions(8, 8, 8)
+
+
+@pytest.fixture(scope="module")
+def setup(specs):
+    return serve_plan.Serving(MODELS["Llama-3.1-70B"], specs[H100], 8, 1024, 256, FP8)
+
+
+def test_a_plan_is_the_decode_step_plus_its_share_of_prefills(setup):
+    """TP 4, batch 32: TTFT = one 1,024-token prefill; TPOT = a decode step at context
+    1,024 + 128 plus 32/256 of a prefill; 2 replicas x 32 tokens per TPOT."""
+    plan = serve_plan.price(setup, 4, 32)
+    first = phases.prefill(setup.model, setup.device, 1, 1024, FP8, tp=4).time_s
+    step = phases.decode(setup.model, setup.device, 32, 1152, FP8, tp=4).time_s
+    assert plan.ttft_s == pytest.approx(first)
+    assert plan.tpot_s == pytest.approx(step + 32 / 256 * first)
+    assert plan.output_tokens_per_s == pytest.approx(2 * 32 / plan.tpot_s)
+    assert plan.per_gpu == pytest.approx(plan.output_tokens_per_s / 8)
+    assert plan.joules_per_token == pytest.approx(700 * 8 / plan.output_tokens_per_s)
+
+
+def test_max_batch_is_the_kv_cache_that_fits_beside_the_weights(setup):
+    limit = serve_plan.max_batch(setup, 4)
+    assert limit == serving.max_sequences(setup.model, setup.device, 1280, FP8, 4)
+    assert all(p.batch <= p.max_batch for p in serve_plan.plans(setup))
+
+
+def test_the_best_plan_meets_the_limits_and_beats_every_other_that_does(specs):
+    s = serve_plan.Serving(MODELS["Llama-3.1-70B"], specs[H100], 8, 1024, 256, FP8, 0.5, 0.05)
+    candidates = serve_plan.plans(s)
+    best = serve_plan.best(candidates)
+    assert best.ttft_s <= 0.5 and best.tpot_s <= 0.05
+    assert all(best.output_tokens_per_s >= p.output_tokens_per_s
+               for p in candidates if p.within())  # fmt: skip
+
+
+def test_the_frontier_trades_latency_for_throughput(setup):
+    """Along the frontier TPOT rises and tokens/s per GPU rises with it; nothing off it beats
+    a frontier point on both."""
+    front = serve_plan.frontier(serve_plan.plans(setup))
+    assert len(front) > 2
+    pairs = zip(front, front[1:], strict=False)
+    assert all(a.tpot_s <= b.tpot_s and a.per_gpu < b.per_gpu for a, b in pairs)
+
+
+def test_a_limit_nothing_meets_gives_no_best(specs):
+    s = serve_plan.Serving(MODELS["Llama-3.1-70B"], specs[H100], 8, 1024, 256, FP8, None, 1e-4)
+    assert serve_plan.best(serve_plan.plans(s)) is None
+
+
+def test_a_tp_that_cannot_split_the_heads_is_refused_with_the_field(setup):
+    with pytest.raises(LayoutError, match="64 attention heads") as err:
+        serve_plan.price(setup, 3, 1)
+    assert err.value.field == "tp"

@@ -1,0 +1,109 @@
+"""Page parts over the app's websocket, as the front end sends them: a control inside a part
+(st.fragment) reruns that part alone.
+
+Each test opens a page (one full run), then changes one control the way the browser does: a
+rerun message carrying the widget's new value and the part it sits in. What the server sends
+back is the rerun: every element it re-sends. (The link is the front end's: it writes a bound
+widget's value into the URL itself. tests/test_browser.py changes each page's first number
+input, inside a part on Pitfalls and Workloads, and checks the link and that it reopens.)
+"""
+
+from dataclasses import dataclass
+
+import pytest
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from tests.support.live import ROOT, WAIT_MS, open_stream, serve
+
+WAIT_S = WAIT_MS / 1e3
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    with serve(ROOT / "app.py") as server:
+        yield server.url
+
+
+@dataclass
+class Run:
+    """One script run's messages: the elements sent (type, key, part) and how it ended."""
+
+    elements: list[tuple[str, str, str]]  # (element type, widget key or "", fragment id)
+    finished: int
+    widgets: dict[str, tuple[str, str]]  # widget key -> (widget id, fragment id)
+    page_hash: str
+
+
+def receive(ws) -> Run:
+    """Messages up to the run's end (a run cut short for the one it asked for goes on)."""
+    run = Run([], -1, {}, "")
+    while True:
+        msg = ForwardMsg.FromString(ws.recv(timeout=WAIT_S))
+        kind = msg.WhichOneof("type")
+        if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            element = msg.delta.new_element
+            which = element.WhichOneof("type")
+            inner = getattr(element, which)
+            key = getattr(inner, "id", "")
+            key = key.rsplit("-", 1)[-1] if "-" in key else ""  # ids end with the user's key
+            run.elements.append((which, key, msg.delta.fragment_id))
+            if key:
+                run.widgets[key] = (inner.id, msg.delta.fragment_id)
+        elif kind == "new_session":
+            run.page_hash = msg.new_session.page_script_hash
+        elif kind == "script_finished" and msg.script_finished != msg.FINISHED_EARLY_FOR_RERUN:
+            run.finished = msg.script_finished
+            return run
+
+
+def open_page(ws, page: str) -> Run:
+    ws.send(BackMsg(rerun_script={"page_name": page}).SerializeToString())
+    return receive(ws)
+
+
+def change(ws, opened: Run, key: str, **value) -> Run:
+    """Set the widget `key` (double_value=, string_value=: its proto field) as the browser does,
+    within the part it sits in; the run that follows."""
+    widget_id, fragment_id = opened.widgets[key]
+    msg = BackMsg(rerun_script={"page_script_hash": opened.page_hash, "fragment_id": fragment_id})
+    msg.rerun_script.widget_states.widgets.add(id=widget_id, **value)
+    ws.send(msg.SerializeToString())
+    return receive(ws)
+
+
+def test_a_pitfall_input_reruns_its_belief_and_the_summary(app_url):
+    with open_stream(app_url) as ws:
+        opened = open_page(ws, "pitfalls")
+        assert opened.finished == ForwardMsg.FINISHED_SUCCESSFULLY
+        assert [e for e, _, _ in opened.elements].count("metric") == 5
+        run = change(ws, opened, "pf_batch", double_value=64)  # belief 2: batch 1 wastes the chip
+    assert run.finished == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
+    kinds = [e for e, _, _ in run.elements]
+    # Belief 2's heading and one metric, the summary's table and takeaway; not the other four
+    # beliefs, not the chart (belief 1), not the sidebar's pickers, not the page's title.
+    assert kinds.count("metric") == 1 and kinds.count("dataframe") == 1, kinds
+    assert kinds.count("heading") == 1 and "plotly_chart" not in kinds and "selectbox" not in kinds
+    summary = next(f for e, _, f in opened.elements if e == "dataframe")
+    assert {f for _, _, f in run.elements} == {opened.widgets["pf_batch"][1], summary}
+
+
+def test_a_workload_input_reruns_the_workload_not_the_sidebar(app_url):
+    with open_stream(app_url) as ws:
+        opened = open_page(ws, "workloads")
+        run = change(ws, opened, "wl_batch", double_value=32)
+    assert run.finished == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
+    keys = {k for _, k, _ in run.elements}
+    assert "wl_batch" in keys and "wl_chart" in keys  # the workload, with its chart inside
+    assert not keys & {"device", "precision", "compare"}, keys  # the sidebar stays as it was
+    assert [e for e, _, _ in run.elements].count("heading") == 0  # so does the title
+
+
+def test_the_workload_chart_picker_reruns_the_chart_alone(app_url):
+    with open_stream(app_url) as ws:
+        opened = open_page(ws, "workloads")
+        run = change(ws, opened, "wl_chart", string_value="Memory")
+    kinds = [e for e, _, _ in run.elements]
+    assert run.finished == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
+    assert kinds.count("plotly_chart") == 1 and "metric" not in kinds, kinds
+    assert "arrow_data_frame" not in kinds and "number_input" not in kinds

@@ -1,0 +1,83 @@
+"""Training FLOPs and memory in closed form, against the papers' own formulas and figures."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from perfcore.model import train_cost as tc
+from perfcore.model.layout import Layout
+from perfcore.model.models import Model, load_models
+
+# GPT-3 175B as Narayanan et al. 2021 train it: vocabulary padded to 51,200, sequence 2,048.
+GPT3 = Model(name="GPT-3 175B (Megatron)", family="GPT", layers=96, hidden=12288, heads=96,
+             kv_heads=96, head_dim=128, intermediate=4 * 12288, gated_mlp=False, vocab=51200,
+             tied_embeddings=True, max_context=2048, published_params=175e9)  # fmt: skip
+
+
+def test_megatron_eq3_for_gpt3_175b_at_batch_1536():
+    """Narayanan et al. 2021, eq. 3, Table 1's 175B row (B = 1536, s = 2048, l = 96,
+    h = 12288, V = 51200): 96·1536·2048·96·12288² = 4.37764e18, times
+    (1 + 2048/73728 + 51200/18874368) = 1.030491, is 4.51097e18 FLOPs per iteration."""
+    assert tc.megatron_flops_per_iteration(1536, 2048, 96, 12288, 51200) == pytest.approx(
+        4.51097e18, rel=1e-5
+    )
+
+
+def test_hardware_flops_with_full_recompute_are_megatrons_eq3():
+    """Eq. 3 counts 4 forwards of the layers (24 h² + 4 s h per token each: the full, unmasked
+    s x s scores) and 3 of the logit layer (2 V h): the count here with recompute = full and
+    no causal mask must give the same number, to rounding."""
+    ours = tc.hardware_flops_per_token(GPT3, 2048, "full", causal=False) * 1536 * 2048
+    assert ours == pytest.approx(tc.megatron_flops_per_iteration(1536, 2048, 96, 12288, 51200),
+                                 rel=1e-12)  # fmt: skip
+
+
+def test_model_flops_are_6n_plus_causal_attention_for_llama_70b():
+    """Llama-3.1-70B at s = 8,192: N = params - the input embedding (128,256 x 8,192) - the
+    norms (2 h per layer + h), 6N per token; causal attention 6 x layers x heads x head_dim x
+    (s + 1) (each query sees (s + 1) / 2 keys on average, 4 FLOPs per key and head dim, x 3)."""
+    m = load_models()["Llama-3.1-70B"]
+    n = m.params() - m.vocab * m.hidden - (2 * m.layers + 1) * m.hidden
+    expected = 6 * n + 6 * m.layers * m.heads * m.head_dim * (8192 + 1)
+    assert tc.model_flops_per_token(m, 8192) == pytest.approx(expected, rel=1e-9)
+
+
+KORTHIKANTI = [("none", 358_612_992), ("selective", 106_954_752), ("full", 6_291_456)]
+
+
+@pytest.mark.parametrize(("recompute", "expected"), KORTHIKANTI)
+def test_korthikanti_activation_memory_per_layer_for_the_three_recompute_modes(recompute, expected):
+    """Korthikanti et al. 2022 (s = 2048, b = 1, h = 12288, a = 96, t = 8, SP on):
+    none sbh(34 + 5as/h)/t = 2048·12288·(34 + 80)/8 = 358,612,992 B; selective 34 sbh/t =
+    106,954,752 B; full 2 sbh/t = 6,291,456 B."""
+    layout = Layout(tp=8, recompute=recompute)
+    assert tc.activation_bytes_per_layer(GPT3, layout, 2048) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(("zero", "gb"), [(0, 120.0), (1, 31.4), (2, 16.6), (3, 1.9)])
+def test_zero_stage_memory_matches_the_zero_paper(zero, gb):
+    """Rajbhandari et al. 2020, Figure 1: 7.5B parameters, 64 GPUs, K = 12: (2 + 2 + 12) Ψ =
+    120 GB; P_os 31.4 GB; P_os+g 16.6 GB; P_os+g+p 1.9 GB (printed to 0.1 GB)."""
+    total = sum(tc.state_bytes(7.5e9, zero, 64).values())
+    assert total / 1e9 == pytest.approx(gb, abs=0.05)
+
+
+def test_the_1f1b_bubble():
+    """(p - 1) / (m + p - 1): p = 4, m = 8 -> 3/11; interleaved v = 2, p = 8, m = 64 ->
+    3.5 / 67.5; one stage has none."""
+    assert tc.bubble_fraction(4, 8) == pytest.approx(3 / 11)
+    assert tc.bubble_fraction(8, 64, 2) == pytest.approx(3.5 / 67.5)
+    assert tc.bubble_fraction(1, 5) == 0
+
+
+@given(st.integers(1, 64), st.integers(1, 512), st.integers(1, 4))
+def test_the_bubble_falls_with_micro_batches(p, m, v):
+    assert tc.bubble_fraction(p, m + 1, v) <= tc.bubble_fraction(p, m, v)
+
+
+def test_interleaving_holds_more_micro_batches_in_flight():
+    """Korthikanti §4.2.3: min(m, p) micro-batches, x (1 + (p - 1)/(p v)) interleaved:
+    p = 4, v = 2, m = 16 -> 4 x (1 + 3/8) = 5.5."""
+    assert tc.in_flight(Layout(pp=4), 16) == 4
+    assert tc.in_flight(Layout(pp=4, interleave=2), 16) == pytest.approx(5.5)
+    assert tc.in_flight(Layout(pp=4), 2) == 2

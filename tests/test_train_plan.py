@@ -1,0 +1,104 @@
+"""A training step priced for a layout: hand-worked parts, and how memory and time must move."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from perfcore.model import train_comm
+from perfcore.model.layout import Layout
+from perfcore.model.models import load_models
+from perfcore.model.train_plan import Training, price, run_totals
+
+H100 = "NVIDIA H100 SXM"
+MODELS = load_models()
+
+
+@pytest.fixture(scope="module")
+def h100(specs):
+    return specs[H100]
+
+
+def llama8b(h100, gpus=8, batch_tokens=64 * 4096, **kw):
+    return Training(MODELS["Llama-3.1-8B"], h100, gpus, 4096, batch_tokens, **kw)
+
+
+@pytest.mark.parametrize(("zero", "ms"), [(0, 62.4636), (1, 62.4696)])
+def test_the_gradient_reduce_in_one_node_by_hand(h100, zero, ms):
+    """Llama-3.1-8B (8,030,261,248 parameters), DP 8 in one 8-GPU NVLink domain, bf16 grads:
+    S = 16,060,522,496 B. ZeRO-0: ring all-reduce 2 x 7/8 x S / 450e9 = 62.4576 ms + 6 µs =
+    62.4636 ms. ZeRO-1: reduce-scatter of grads + all-gather of weights, each 7/8 x S / 450e9
+    = 31.2288 ms + 6 µs: 62.4696 ms."""
+    plan = price(llama8b(h100), Layout(dp=8, zero=zero, micro_batch=8))
+    assert plan.dp_s == pytest.approx(ms * 1e-3, rel=1e-5)
+
+
+def test_zero3_gathers_the_weights_forward_and_backward_every_micro_batch(h100):
+    """ZeRO-3, 8 sequences per replica in micro-batches of 2: m = 4, each an all-gather forward,
+    one backward and a reduce-scatter: 4 x 3 x 31.2348 ms = 374.818 ms."""
+    plan = price(llama8b(h100), Layout(dp=8, zero=3, micro_batch=2))
+    assert plan.dp_s == pytest.approx(0.374818, rel=1e-5)
+
+
+def test_the_reduce_is_shown_overlapped_with_the_backward_and_not(h100):
+    """Exposed = reduce - the last micro-batch's backward (2/3 of its compute), never below 0."""
+    plan = price(llama8b(h100), Layout(dp=8, micro_batch=8))
+    backward = plan.time_s_by["compute"] * 2 / 3  # one micro-batch: m = 1
+    assert plan.time_s_by["dp"] == pytest.approx(max(0.0, plan.dp_s - backward))
+    assert plan.step_no_overlap_s - plan.step_s == pytest.approx(plan.dp_s - plan.time_s_by["dp"])
+
+
+def test_training_tp_communication_is_2x_the_forward_and_3x_with_full_recompute(h100):
+    """TP 8 with SP: the forward's 2 all-gathers + 2 reduce-scatters per layer run again in the
+    backward (2x); full recomputation runs the forward's once more (3x): 3/2 of none's."""
+    t = llama8b(h100)
+    none, full = (train_comm.tp_seconds(t, Layout(tp=8, recompute=r, micro_batch=8), 8)
+                  for r in ("none", "full"))  # fmt: skip
+    selective = train_comm.tp_seconds(t, Layout(tp=8, recompute="selective", micro_batch=8), 8)
+    assert full / none == pytest.approx(1.5) and selective == none
+
+
+def test_the_bubble_is_p_minus_1_micro_batches_of_one_stage(h100):
+    """PP 4, m = 16: bubble = 3 x (compute + TP) / 16, so a fraction 3 / 19 of the 1F1B time."""
+    plan = price(llama8b(h100, gpus=4), Layout(pp=4, micro_batch=4))
+    parts = plan.time_s_by
+    assert parts["pp_bubble"] == pytest.approx(3 * (parts["compute"] + parts["tp"]) / 16)
+
+
+def test_a_run_of_t_tokens_takes_its_steps_and_tdp_energy(h100):
+    """15e12 tokens at tokens_per_s: days = T / rate / 86,400; energy = 700 W x GPUs x time."""
+    plan = price(llama8b(h100, tokens=15e12), Layout(dp=8, micro_batch=8))
+    seconds = 15e12 / plan.tokens_per_s
+    totals = run_totals(plan)
+    assert totals["train_days"] == pytest.approx(seconds / 86400)
+    assert totals["gpu_hours"] == pytest.approx(8 * seconds / 3600)
+    assert totals["energy_kwh"] == pytest.approx(700 * 8 * seconds / 3.6e6)
+
+
+def test_mfu_at_the_bound_on_one_gpu_is_the_model_over_hardware_share(h100):
+    """One GPU, no recompute: step = compute + optimizer, so MFU = compute / step < 1."""
+    plan = price(llama8b(h100, gpus=1, batch_tokens=4096), Layout())
+    assert plan.mfu == pytest.approx(plan.time_s_by["compute"] / plan.step_s)
+    assert plan.mfu < 1
+
+
+seventy = st.fixed_dictionaries({
+    "tp": st.sampled_from([1, 2, 4]), "pp": st.sampled_from([1, 2, 4]),
+    "zero": st.sampled_from([0, 1, 2]), "recompute": st.sampled_from(["none", "selective", "full"]),
+})  # fmt: skip
+
+
+def _memory(h100, tp, pp, zero, recompute):
+    """Bytes per GPU of Llama-3.1-70B, 512 GPUs, 512 sequences of 4,096, micro-batch 1."""
+    dp = 512 // (tp * pp)
+    t = Training(MODELS["Llama-3.1-70B"], h100, 512, 4096, 512 * 4096)
+    return price(t, Layout(tp=tp, pp=pp, dp=dp, zero=zero, recompute=recompute)).memory_total
+
+
+@settings(max_examples=40, deadline=None)
+@given(seventy)
+def test_memory_per_gpu_falls_with_tp_pp_and_the_zero_stage(specs, f):
+    h100 = specs[H100]
+    here = _memory(h100, **f)
+    assert _memory(h100, **{**f, "tp": f["tp"] * 2}) <= here
+    assert _memory(h100, **{**f, "pp": f["pp"] * 2}) <= here
+    assert _memory(h100, **{**f, "zero": f["zero"] + 1}) <= here

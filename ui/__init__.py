@@ -1,0 +1,76 @@
+"""The dashboard's UI layer, one module per job; pages call these, then perfcore, then one
+figure builder, and hold no arithmetic.
+
+- charts: the page's theme, and each figure built once per input in it;
+- loaders: the bundled CSVs, a user's uploads and results files, JAX's module on first need;
+- widgets: URL-bound widgets, and the notices for link values that fell back to defaults;
+- tables: tables in engineering units, SI downloads, the takeaway, where a spec comes from;
+- shell: the shared sidebar, what it chose for this run, the navigation's pages.
+
+`import ui` gives all of them under one name (ui.number, ui.chart, ...).
+"""
+
+from ui.charts import chart, plot, theme
+from ui.loaders import (
+    freeze_heap,
+    hosted_mode,
+    measurement_module,
+    results_file,
+    results_upload,
+)
+from ui.shell import Context, context, models, pages, remember_pages, sidebar
+from ui.tables import (
+    metrics,
+    results_download,
+    si_table,
+    spec_caption,
+    table,
+    table_csv,
+    takeaway,
+)
+from ui.widgets import (
+    INPUT,
+    choice,
+    multi,
+    number,
+    param_count,
+    reruns,
+    reset_notices,
+    show_notices,
+    size,
+    toggle,
+)
+
+__all__ = [
+    "INPUT",
+    "Context",
+    "chart",
+    "choice",
+    "context",
+    "toggle",
+    "freeze_heap",
+    "hosted_mode",
+    "measurement_module",
+    "metrics",
+    "models",
+    "multi",
+    "number",
+    "pages",
+    "param_count",
+    "plot",
+    "remember_pages",
+    "reruns",
+    "reset_notices",
+    "results_download",
+    "results_file",
+    "results_upload",
+    "show_notices",
+    "si_table",
+    "sidebar",
+    "size",
+    "spec_caption",
+    "table",
+    "table_csv",
+    "takeaway",
+    "theme",
+]

@@ -1,0 +1,127 @@
+"""What the app loads: the bundled CSVs, a user's uploads (validated, cached by content),
+results files, and JAX's measurement module on first need.
+
+An upload that does not validate is shown with every problem and left out; the bundled rows
+stay. Nothing here is part of a page's link.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import importlib
+import os
+
+import streamlit as st
+
+from perfcore.errors import FileProblems
+from perfcore.explain.measure import known_spec, not_this_device
+from perfcore.measure.points import MeasuredPoint, measured_points
+from perfcore.measure.results import Record, ResultsError, load_results_bytes
+from perfcore.model.models import Model, load_models, load_models_bytes
+from perfcore.model.specs import Device, load_specs, load_specs_bytes
+
+HOSTED_ENV = "PERFCORE_HOSTED"
+RESULTS_HELP = "From `python -m perfcore measure` or the Measure page. Not part of the link."
+
+
+def hosted_mode() -> bool:
+    """True when PERFCORE_HOSTED is set (not '', '0' or 'false'): live measurement is off."""
+    return os.environ.get(HOSTED_ENV, "").strip().lower() not in ("", "0", "false")
+
+
+@st.cache_data(show_spinner=False)
+def bundled_specs() -> dict[str, Device]:
+    """data/specs.csv, loaded once per server process."""
+    return load_specs()
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def uploaded_specs(data: bytes, label: str) -> dict[str, Device]:
+    """A user's specs CSV, validated; raises SpecError with every problem."""
+    return load_specs_bytes(data, label)
+
+
+@st.cache_data(show_spinner=False)
+def bundled_models() -> dict[str, Model]:
+    """data/models.csv, loaded once per server process."""
+    return load_models()
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def uploaded_models(data: bytes, label: str) -> dict[str, Model]:
+    """A user's models CSV, validated; raises ModelError with every problem."""
+    return load_models_bytes(data, label)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def uploaded_records(data: bytes, label: str) -> tuple[Record, ...]:
+    """A results file's records; raises ResultsError naming every bad field."""
+    return load_results_bytes(data, label)
+
+
+def with_upload(bundled: dict, path: str, label: str, key: str, help_: str, load, check=None):
+    """The bundled rows plus the user's uploaded CSV (a sidebar uploader) when it validates,
+    and what they are; check(rows, name), when given, looks over the uploaded rows."""
+    upload = st.sidebar.file_uploader(label, type=["csv"], key=key, help=help_)
+    if upload is None:
+        return bundled, path
+    try:
+        mine = load(upload.getvalue(), upload.name)
+    except FileProblems as e:
+        st.sidebar.error(f"Kept the bundled {path}: {upload.name} has problems.")
+        st.sidebar.code(str(e), language=None, wrap_lines=True)
+        return bundled, path
+    if check is not None:
+        check(mine, upload.name)
+    return {**bundled, **mine}, f"{path} + {upload.name}"
+
+
+def results_file(key: str) -> tuple[Record, ...]:
+    """An uploader for a results file (python -m perfcore measure); () when none or invalid."""
+    kinds = ["json", "csv"]
+    upload = st.file_uploader(
+        "Measured results (JSON or CSV)", type=kinds, key=key, help=RESULTS_HELP
+    )
+    if upload is None:
+        return ()
+    try:
+        return uploaded_records(upload.getvalue(), upload.name)
+    except ResultsError as e:
+        st.error(f"{upload.name} was not overlaid: it has problems.")
+        st.code(str(e), language=None, wrap_lines=True)
+        return ()
+
+
+def results_upload(key: str, device: Device, specs: dict[str, Device]) -> tuple[MeasuredPoint, ...]:
+    """An uploaded file's measured points, only if measured on `device`; () otherwise."""
+    records = results_file(key)
+    if records and known_spec(records, specs) != device:
+        st.caption(not_this_device(records, device))
+        return ()
+    return measured_points(records)
+
+
+@st.cache_resource(show_spinner="Starting JAX (once per server)...")
+def measurement_module():
+    """perfcore.measure.jax_bench with JAX imported, then frozen out of the collector.
+
+    Imported on first need (a Run), never to draw a page; gc.freeze() afterwards keeps the
+    live server's per-run garbage collection from walking JAX's objects (PERFORMANCE.md).
+    """
+    module = importlib.import_module("perfcore.measure.jax_bench")
+    module.start_jax()
+    gc.freeze()
+    return module
+
+
+@functools.cache
+def freeze_heap() -> None:
+    """Once per process, after the first run has imported the heavy modules (pandas, plotly,
+    the page's perfcore): move them out of the collector's sight. The live server collects
+    garbage after every run; with them frozen that walk is short (PERFORMANCE.md).
+
+    Remembered rather than asked of gc: gc.get_freeze_count() walks every frozen object,
+    9 ms a run on this heap.
+    """
+    gc.freeze()

@@ -1,0 +1,96 @@
+"""The app's shell: the shared sidebar, what it chose for this run, and the navigation.
+
+app.py builds the sidebar before the page; a page reads its choices with context() and
+models(), and a fragment rerun (the page's part alone) reads the last full run's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from perfcore.model.models import Model
+from perfcore.model.sanity import sanity_problems
+from perfcore.model.specs import PRECISIONS, Device
+from ui.charts import THEME_KEY, active_theme
+from ui.loaders import bundled_models, bundled_specs, uploaded_models, uploaded_specs, with_upload
+from ui.widgets import choice
+
+DEFAULT_DEVICE = "NVIDIA H100 SXM"
+DEFAULT_PRECISION = "bf16"
+NO_COMPARE = "(none)"
+UPLOAD_HELP = "Same columns as data/specs.csv; adds or overrides rows. Not part of the link."
+MODELS_HELP = "Same columns as data/models.csv; adds or overrides rows. Not part of the link."
+_CONTEXT = "_perfcore_context"
+_MODELS = "_perfcore_models"
+_PAGES = "_perfcore_pages"
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the sidebar chose for this run: the devices, the precision, the spec set."""
+
+    specs: dict[str, Device]
+    device: Device
+    precision: str
+    compare: Device | None
+    specs_label: str
+
+
+def _specs_from_upload() -> tuple[dict[str, Device], str]:
+    """The bundled specs, plus the user's uploaded CSV when it validates."""
+    return with_upload(bundled_specs(), "data/specs.csv", "Your own specs CSV",
+                       "specs_upload", UPLOAD_HELP, uploaded_specs, _warn_implausible)  # fmt: skip
+
+
+def _models_from_upload() -> dict[str, Model]:
+    """The bundled models, plus the user's uploaded models CSV when it validates."""
+    found, _ = with_upload(bundled_models(), "data/models.csv", "Your own models CSV",
+                           "models_upload", MODELS_HELP, uploaded_models)  # fmt: skip
+    return found
+
+
+def _warn_implausible(mine: dict[str, Device], label: str) -> None:
+    """Beside the device picker: each uploaded figure that looks typed in the wrong unit."""
+    problems = [f"- {p}" for d in mine.values() for p in sanity_problems(d)]
+    if problems:
+        head = f"{label} loaded, but these figures look implausible (device: column, why):"
+        st.sidebar.warning("\n".join([head, *problems]), icon=":material/rule:")
+
+
+def sidebar() -> Context:
+    """The shared sidebar: device (grouped by vendor), precision, compare-with, own specs."""
+    specs, label = _specs_from_upload()
+    st.session_state[_MODELS] = _models_from_upload()
+    names = sorted(specs, key=lambda n: (specs[n].vendor, specs[n].year, n))
+    with st.sidebar:
+        device = choice("Device", names, "device", DEFAULT_DEVICE if DEFAULT_DEVICE in specs
+                        else names[0])  # fmt: skip
+        precision = choice("Precision", PRECISIONS, "precision", DEFAULT_PRECISION)
+        compare = choice("Compare with", [NO_COMPARE, *names], "compare", NO_COMPARE)
+    other = None if compare in (NO_COMPARE, device) else specs[compare]
+    ctx = Context(specs, specs[device], precision, other, label)
+    st.session_state[_CONTEXT] = ctx
+    st.session_state[THEME_KEY] = active_theme()
+    return ctx
+
+
+def models() -> dict[str, Model]:
+    """The models this run offers: data/models.csv plus the sidebar's upload, by name."""
+    return st.session_state.get(_MODELS) or bundled_models()
+
+
+def context() -> Context:
+    """The sidebar's choices for this run (app.py builds the sidebar before the page)."""
+    return st.session_state[_CONTEXT]
+
+
+def remember_pages(pages: list) -> None:
+    """Keep the navigation's pages for this run, so a page can link to the others."""
+    st.session_state[_PAGES] = pages
+
+
+def pages() -> list:
+    """The navigation's pages (st.Page; each one's help says what it answers)."""
+    return st.session_state.get(_PAGES, [])

@@ -1,0 +1,124 @@
+"""URL-bound widgets: every widget that defines a view is bound to the link.
+
+Each wrapper binds its widget to the URL (bind="query-params") and checks the link's raw
+value first: Streamlit drops an invalid value silently, so we say so with a visible notice,
+shown at the top of the page (app.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import streamlit as st
+
+from perfcore.model import validate
+from perfcore.model.ops import PARAMS_RANGE, Param
+
+NOTICES_KEY = "_url_notices"
+# px: an input's width in a row of inputs (st.container(horizontal=True)), which wraps on a
+# narrow screen; a column per input costs the browser twice the elements on every rerun.
+INPUT = 170
+
+
+def reruns(*parts: str) -> dict:
+    """A widget's keyword arguments for an input of a page part (st.fragment(key=...)): its
+    change reruns these parts, in this order, and nothing else of the app: not the sidebar,
+    not the page's other parts. A part that shows what others priced reads it from session
+    state, so name it last."""
+    return {"on_change": st.rerun, "args": (list(parts),)}
+
+
+def reset_notices() -> None:
+    """Start this run with no URL notices."""
+    st.session_state[NOTICES_KEY] = []
+
+
+def show_notices() -> None:
+    """Render this run's notices about link values that fell back to defaults."""
+    for text in st.session_state.get(NOTICES_KEY, []):
+        st.warning(text, icon=":material/link_off:")
+
+
+def _notice(key: str, raw: object, expected: str, shown: object) -> None:
+    """Record that the link's value for `key` was not usable, and what is shown instead."""
+    given = str(raw).replace("`", "")[:60]
+    now = f"{shown:g}" if isinstance(shown, float) else shown
+    text = f"The link's `{key}={given}` was ignored (expected {expected}); showing {now}."
+    st.session_state.setdefault(NOTICES_KEY, []).append(text)
+
+
+def _raw(key: str) -> str | list[str] | None:
+    """The link's raw value for `key` (a list when repeated), or None."""
+    if key not in st.query_params:
+        return None
+    values = st.query_params.get_all(key)
+    return values[0] if len(values) == 1 else values
+
+
+def choice(label: str, options: Sequence, key: str, default=None, widget=None, **kw):
+    """A URL-bound single choice (selectbox by default; st.radio or st.select_slider too)."""
+    options, raw = list(options), _raw(key)
+    default = options[0] if default is None else default
+    widget = widget or st.selectbox
+    if widget is st.select_slider:
+        kw["value"] = default
+    else:
+        kw["index"] = options.index(default)
+    value = widget(label, options, key=key, bind="query-params", **kw)
+    if raw is not None and raw not in [str(o) for o in options]:
+        _notice(key, raw, "one of the listed options", value)
+    return value
+
+
+def multi(label: str, options: Sequence, key: str, default: Sequence, **kw) -> list:
+    """A URL-bound multiselect (repeated ?key=a&key=b in the link)."""
+    raw = _raw(key)
+    given = [raw] if isinstance(raw, str) else raw or []
+    value = st.multiselect(
+        label, options, default=list(default), key=key, bind="query-params", **kw
+    )
+    if any(v not in [str(o) for o in options] for v in given):
+        _notice(key, ", ".join(given), "values from the listed options", ", ".join(value))
+    return value
+
+
+def number(label: str, key: str, default: float, lo: float, hi: float, integer: bool = True, **kw):
+    """A URL-bound number input in [lo, hi]; an integer unless `integer` is False.
+
+    Integers use a float widget shown without decimals: Streamlit's integer widget
+    crashes on a link value of inf or 1e999 before any check of ours can run.
+    """
+    raw = _raw(key)
+    if integer:
+        kw = {"step": 1.0, "format": "%.0f", **kw}
+    value = st.number_input(label, min_value=float(lo), max_value=float(hi),
+                            value=float(default), key=key, bind="query-params", **kw)  # fmt: skip
+    value = round(value) if integer else value
+    if raw is not None:
+        try:
+            validate.number(raw, key, lo, hi, integer)
+        except validate.InputError:
+            _notice(key, raw, validate.expected(lo, hi, integer), value)
+    return value
+
+
+def param_count(label: str, key: str, default: float = 7e9, **kw) -> float:
+    """A URL-bound model size in parameters, 1M to 10T."""
+    return number(label, key, default, *PARAMS_RANGE, integer=False, format="%.4g", **kw)
+
+
+def size(param: Param, key: str):
+    """A URL-bound number input for one catalog op size."""
+    style = {} if param.integer else {"format": "%.4g"}
+    return number(
+        param.name, key, param.default, param.lo, param.hi, param.integer, help=param.help, **style
+    )
+
+
+def toggle(label: str, key: str, default: bool = False, **kw) -> bool:
+    """A URL-bound toggle (?key=true / ?key=false)."""
+    raw = _raw(key)
+    value = st.toggle(label, value=default, key=key, bind="query-params", **kw)
+    if raw is not None and raw not in ("true", "false"):
+        _notice(key, raw, "true or false", value)
+    return value
