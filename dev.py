@@ -74,12 +74,24 @@ def test(args: list[str]) -> int:
     return lint or style or tests
 
 
+def app_port(args: list[str], default: str = "8501") -> str:
+    """The port `streamlit run` serves on: the last --server.port in args, else `default`."""
+    port = default
+    for i, arg in enumerate(args):
+        if arg == "--server.port" and i + 1 < len(args):
+            port = args[i + 1]
+        elif arg.startswith("--server.port="):
+            port = arg.partition("=")[2]
+    return port
+
+
 def main(argv: list[str]) -> int:
     command, rest = (argv[0], argv[1:]) if argv else ("", [])
     if command == "app":
         ensure_venv("")
-        run = [str(BIN / "streamlit"), "run", "app.py", "--server.port", "8501", *rest]
-        print("perfcore dashboard: http://localhost:8501 (Ctrl+C stops it)", flush=True)
+        port = app_port(rest)
+        run = [str(BIN / "streamlit"), "run", "app.py", "--server.port", port, *rest]
+        print(f"perfcore dashboard: http://localhost:{port} (Ctrl+C stops it)", flush=True)
         return subprocess.call(run, cwd=ROOT)
     if command == "test":
         return test(rest)

@@ -34,7 +34,7 @@ bound_help = f"Devices on which {op} is memory-bound, of those publishing {preci
 bound = (f"Memory-bound ({precision})", view.bound_count(rows), bound_help)
 ui.metrics([*view.growth_headline(g), bound])
 ui.chart("ge_chart", ridge_by_year_figure, rows, cost, precision, (old, new))
-if ui.flag("Chart the growth, old to new", "ge_growth"):  # the metrics above say it first
+if ui.toggle("Chart the growth, old to new", "ge_growth"):  # the metrics above say it first
     ui.chart("ge_growth_chart", growth_figure, g, old, new, precision)
 ui.table(view.table(rows, precision, cost), "generations")
 ui.takeaway(view.takeaway(rows, cost, precision, g, (old, new)))

@@ -10,7 +10,7 @@ from perfcore.errors import report_bug
 from perfcore.explain import measure as view
 from perfcore.explain import measure_clock as clock
 from perfcore.explain import measure_roofline as measured
-from perfcore.explain import measure_sweep as model
+from perfcore.explain import measure_sweep as sweep_view
 from perfcore.figures import (
     ceilings_figure,
     dispatch_figure,
@@ -98,16 +98,16 @@ def show(records: tuple, spec) -> None:
     st.markdown(view.precision_note(records))
     ui.table(view.table(records), "measurements", empty="—")
     ui.results_download(records, "me_download")
-    rows = model.sweep(records)
+    rows = sweep_view.sweep(records)
     if rows:
-        overhead, roof = model.overhead_by_n(records), model.roof_by_n(records, spec)
+        overhead, roof = sweep_view.overhead_by_n(records), sweep_view.roof_by_n(records, spec)
         ui.chart("me_sweep", sweep_figure, rows, overhead, roof, spec.name if spec else "")
-        st.caption(model.sweep_sentence(records))
+        st.caption(sweep_view.sweep_sentence(records))
     points, roofline = view.overlay(live, uploaded), measured_roofline(records)
     ui.chart(
         "me_roofline", measured_roofline_figure, roofline, points,
         measured.above(points, roofline, spec), spec,
-        view.roof_precision(records, ctx.precision), model.overhead_ceiling(records),
+        view.roof_precision(records, ctx.precision), sweep_view.overhead_ceiling(records),
         measured.title(records, spec),
     )  # fmt: skip
     if roofline.roofs or roofline.levels:

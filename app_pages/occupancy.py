@@ -40,7 +40,7 @@ with st.container(horizontal=True):  # a row of inputs, not columns: see ui.INPU
     tile = ui.choice("Tile shape", view.TILES, "oc_tile", view.DEFAULT_TILE, width=ui.INPUT)
 compared = view.tiles_compared(m, n, ctx.device)
 ui.metrics(view.tile_metrics(compared, tile))
-if ui.flag("Chart every tile shape", "oc_tile_chart"):  # the metrics give the chosen one
+if ui.toggle("Chart every tile shape", "oc_tile_chart"):  # the metrics give the chosen one
     ui.chart("oc_tiles", tile_efficiency_figure, compared, tile)
 ui.table(view.tile_table(compared), "tile_quantisation")
 ui.takeaway(view.takeaway(chosen, compared, tile, ctx.device))

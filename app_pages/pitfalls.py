@@ -20,7 +20,7 @@ st.title("Five things that feel true and are not")
 st.caption(
     f"Each belief priced on {ctx.device.name} at the inputs below (sidebar: {ctx.precision})."
 )
-formulas = ui.flag("Show the formulas", "pf_formulas")  # the verdicts say the result first
+formulas = ui.toggle("Show the formulas", "pf_formulas")  # the verdicts say the result first
 
 
 def show(section: view.Section, formulas: bool) -> None:

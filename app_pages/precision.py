@@ -25,7 +25,7 @@ span = view.span(rows)
 ui.metrics(view.metrics(span))
 st.caption(view.missing_note(ctx.device, rows))
 ui.chart("pr_roofline", precision_roofline_figure, rows, ctx.device, span)
-if ui.flag("Chart peak and time floor per precision", "pr_bars"):  # the table has them too
+if ui.toggle("Chart peak and time floor per precision", "pr_bars"):  # the table has them too
     ui.chart("pr_bars_chart", precision_bars_figure, rows, view.not_published(rows))
 ui.table(view.table(rows), "precision")
 ui.takeaway(view.takeaway(rows, ctx.device))

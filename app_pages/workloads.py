@@ -65,8 +65,8 @@ def inputs(models: dict) -> tuple[str, view.Setup]:
         bits = [ui.choice(f"{what} bits", BITS, f"wl_{key}_bits", 16, width=ui.INPUT)
                 for what, key in zip(("Weight", "Activation", "KV cache"),
                                      ("weights", "act", "kv"), strict=True)]  # fmt: skip
-        fused = ui.flag("Fused attention", "wl_fused", True, help="FlashAttention-style")
-        recompute = ui.flag("Recompute (train)", "wl_recompute", False)
+        fused = ui.toggle("Fused attention", "wl_fused", True, help="FlashAttention-style")
+        recompute = ui.toggle("Recompute (train)", "wl_recompute", False)
     n = numbers
     setup = view.Setup(phase, n["batch"], n["context"], n["output_tokens"], Precisions(*bits),
                        fused, n["tp"], n["dp"], recompute)  # fmt: skip

@@ -1,9 +1,9 @@
 """Chart draw cost: every figure builder's chart drawn by Plotly.js in headless Chromium, as
 a multiple of a one-trace reference chart drawn in the same run.
 
-    .venv/bin/python bench/figures.py [--n 8] [BUILDER ...]
+    .venv/bin/python -m bench.figures [--n 8] [BUILDER ...]
 
-Each figure (tests/test_figures_style.py's BUILDERS: every builder with representative
+Each figure (tests/support/figures.py's BUILDERS: every builder with representative
 inputs, light theme) is drawn with Plotly.newPlot into a fresh div at the width it is laid out
 for (style.FIT_WIDTH, or HALF_WIDTH for a builder made @fitted(width=HALF_WIDTH)), N times;
 the median is shown against the reference's (pages.py's sine of 200 points). Streamlit draws a
@@ -34,14 +34,11 @@ import plotly
 import plotly.graph_objects as go
 import plotly.io as pio
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-
-from live import chromium  # noqa: E402
-from test_figures_style import BUILDERS  # noqa: E402
-
-import perfcore.figures as figures  # noqa: E402
-from perfcore.figures import home, measure_roofline, style, workloads  # noqa: E402
-from perfcore.model.specs import load_specs  # noqa: E402
+import perfcore.figures as figures
+from perfcore.figures import home, measure_roofline, style, workloads
+from perfcore.model.specs import load_specs
+from tests.support.figures import BUILDERS
+from tests.support.live import chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"

@@ -11,7 +11,14 @@ from __future__ import annotations
 import statistics
 import time
 
-from reruns import ROOT, chromium, jax_loaded, new_context, open_page, serve  # tests/live.py's
+from bench.reruns import (  # tests/support/live.py's
+    ROOT,
+    chromium,
+    jax_loaded,
+    new_context,
+    open_page,
+    serve,
+)
 
 PAGES = {"roofline": "/roofline", "measure": "/measure"}
 

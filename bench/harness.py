@@ -5,7 +5,7 @@ harness and of timeit (blocking on the result), by both methods: isolated calls 
 a back-to-back loop (mean per call). They agree when their difference is within the larger
 run-to-run spread of the two. Then the harness's matmul FLOP/s beside numpy's, same size.
 
-    .venv/bin/python bench/harness.py
+    .venv/bin/python -m bench.harness
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Load: N concurrent sessions on one `streamlit run app.py`, each opening pages by link.
 
-    .venv/bin/python bench/load.py [--sessions 1,5,20,50] [--seconds 60] [--total 10000]
+    .venv/bin/python -m bench.load [--sessions 1,5,20,50] [--seconds 60] [--total 10000]
 
 Each session is a websocket client (reruns.Session over live.open_stream: no browser) that
 sends, back to back with no think time, the rerun message the front end sends when a link is
@@ -33,7 +33,7 @@ from itertools import product
 from pathlib import Path
 from urllib.parse import urlencode
 
-from reruns import REFERENCE, Session, app_pages, open_stream, serve
+from bench.reruns import REFERENCE, Session, app_pages, open_stream, serve
 
 DEVICES = ("NVIDIA H100 SXM", "AMD Instinct MI300X", "Google TPU v5p", "NVIDIA A100 SXM4 80GB")
 PRECISIONS = ("bf16", "fp16", "fp8", "fp32")

@@ -1,6 +1,6 @@
 """Page cost: each page's rerun time as a multiple of a one-slider, one-Plotly-line page.
 
-    .venv/bin/python bench/pages.py [--rounds 6] [--browser-n 8] [--apptest-n 15]
+    .venv/bin/python -m bench.pages [--rounds 6] [--browser-n 8] [--apptest-n 15]
                                     [--paint-rounds 3] [--control sidebar|page] [PAGE ...]
 
 The reference page (one st.slider, one go.Scatter of 200 points) is written to a temp dir
@@ -44,7 +44,7 @@ page measured while its server had JAX loaded (seen in /proc/PID/maps) is marked
    roofline page, until its first run is drawn; Measure must paint before JAX is imported.
 
 The three rerun measurements are in reruns.py; the server, the browser and the page probe come
-from tests/live.py, shared with the end-to-end tests.
+from tests/support/live.py, shared with the end-to-end tests.
 
 Prints a table and PASS/FAIL per page; exits 1 on any FAIL or any page that raised.
 About 2-3 minutes on 2 cores.
@@ -59,8 +59,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import first_paint
-from reruns import (
+from bench import first_paint
+from bench.reruns import (
     REFERENCE,
     Target,
     measure_apptest,

@@ -5,7 +5,7 @@ memo: nothing priced before), timed with time.perf_counter; the table gives the 
 and the median, the layouts priced and the layouts that fit. Goal: under 1 s at 1,024 GPUs
 and under 5 s at 16,384. The last line times what a `plan` command adds once: pricing the
 225 published runs of data/runs.csv and their efficiency table (perfcore.model.published).
-Run: `PYTHONPATH=$PWD python bench/plan.py`.
+Run: `.venv/bin/python -m bench.plan`.
 """
 
 from __future__ import annotations

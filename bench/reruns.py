@@ -2,21 +2,18 @@
 headless Chromium on a served app, and the browser's rerun messages replayed over a
 websocket. Each fills its column of a Target; pages.py's docstring gives the method.
 
-Serving, the browser and the page probe are tests/live.py's, shared with the end-to-end tests.
+Serving, the browser and the page probe are tests/support/live.py's, shared with the e2e tests.
 """
 
 from __future__ import annotations
 
 import base64
 import itertools
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-
-from live import (  # noqa: E402
+from tests.support.live import (
     ROOT,
     WAIT_MS,
     Server,

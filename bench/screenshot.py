@@ -1,6 +1,6 @@
 """Save full-page PNGs of the dashboard's pages, in light and dark, as a user sees them.
 
-    .venv/bin/python bench/screenshot.py [OUT_DIR] [--page roofline] [--query precision=fp8]
+    .venv/bin/python -m bench.screenshot [OUT_DIR] [--page roofline] [--query precision=fp8]
                                          [--theme light|dark|both] [--width 1400]
 
 Writes OUT_DIR/<page>_<theme>.png (default OUT_DIR: build/screenshots, which git ignores) for
@@ -17,9 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-
-from live import PINNED, app_pages, chromium, new_context, open_page, serve, wait_idle  # noqa: E402
+from tests.support.live import PINNED, app_pages, chromium, new_context, open_page, serve, wait_idle
 
 ROOT = Path(__file__).resolve().parent.parent
 THEMES = ("light", "dark")

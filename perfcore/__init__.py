@@ -1,9 +1,10 @@
 """perfcore: a pure-Python model of accelerator performance, and honest JAX measurement.
 
 SI units throughout (FLOPs, bytes, seconds). Importing perfcore imports none of
-streamlit, plotly or jax: those load only in the dashboard, figures and
-perfcore.measure.jax_bench. perfcore.model is the arithmetic, perfcore.measure the clock;
-perfcore.profile(fn, *args) traces a JAX step and joins every op with its cost.
+streamlit, plotly or jax: those load only in the dashboard, figures and a
+measurement run (perfcore.measure.jax_env, perfcore.measure.distributed).
+perfcore.model is the arithmetic, perfcore.measure the clock; perfcore.profile(fn, *args)
+traces a JAX step and joins every op with its cost.
 """
 
 from perfcore.model import ops

@@ -3,7 +3,7 @@
     PYTHONPATH=. python3 scripts/gpu_check.py [--suite default] [--out results/gpu_check.json]
 
 Needs only jax, numpy (and torch or cupy for a reference, where importable): no install,
-no network. Detects the GPU and its specs row, runs every experiment (the seeds' timings,
+no network. Detects the GPU and its specs row, runs every experiment (the classic timings,
 the measured roofline, collectives over all local GPUs, fusion; under 8 minutes on one GPU)
 and prints each record beside the spec roof at its intensity and precision, then the
 measured roofline against the spec row, the bandwidth sweep's overhead per pass for each path

@@ -8,14 +8,16 @@ saying how to install Chromium, where there is none, and fail where CI=true (a r
 
 import functools
 import os
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
 from perfcore import load_specs
+from tests.support.pages import ROUND_H100
 
-# (file-name prefix, markers). A module importing jax_bench is also marked jax.
+# (file-name prefix, markers). A module naming jax_bench, jax_env or jax_classic is also jax.
 TIERS = (
     ("test_browser", ("browser", "slow")),
     ("test_server", ("server", "slow")),
@@ -31,7 +33,7 @@ MARKERS = {
     "failed under CI=true)",
     "server": "serves the app with `streamlit run` or inspects how it is shipped",
     "network": "reaches PyPI, gigabytes for the CUDA wheels; runs only with --network",
-    "jax": "imports JAX (perfcore.measure.jax_bench) and times on its default device",
+    "jax": "runs JAX experiments (jax_bench, jax_env, jax_classic) on its default device",
 }
 FAST = " and ".join(f"not {m}" for m in ("slow", "browser", "server", "network", "jax"))
 NO_CHROMIUM = (
@@ -39,7 +41,6 @@ NO_CHROMIUM = (
     "`brew install --cask chromium` (then link its binary as `chromium`), on Windows "
     "`winget install Hibbiki.Chromium`"
 )
-SEED = "NVIDIA H100 SXM (round figures)"
 
 
 def pytest_addoption(parser):
@@ -66,7 +67,7 @@ def pytest_ignore_collect(collection_path: Path, config):
 def tier(path: Path) -> tuple[str, ...]:
     """The markers a test module gets from its file name and its imports."""
     marks = {m for prefix, ms in TIERS if path.name.startswith(prefix) for m in ms}
-    if "jax_bench" in path.read_text():
+    if re.search(r"\bjax_(bench|env|classic)\b", path.read_text()):
         marks.add("jax")
     return tuple(sorted(marks))
 
@@ -97,41 +98,5 @@ def specs():
 
 @pytest.fixture(scope="session")
 def h100(specs):
-    """The seed's rounded H100 SXM row (990 TFLOP/s, 3.35 TB/s)."""
-    return specs[SEED]
-
-
-def run_page(page: str, query: dict | None = None, timeout: float = 60):
-    """An AppTest of app.py opened on app_pages/<page>.py, optionally from a link's query."""
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file("../app.py", default_timeout=timeout)
-    at.query_params.update(query or {})
-    at.run()
-    if page != "home":
-        at.switch_page(f"app_pages/{page}.py").run()
-    return at
-
-
-def notices(at) -> list[str]:
-    """The URL-fallback notices an AppTest run shows."""
-    return [w.value for w in at.warning if "was ignored" in w.value]
-
-
-def table_text(at, index: int = 0):
-    """What a table shows: each cell as the browser prints it (a printf number format, the
-    placeholder where missing), each header with its unit."""
-    import json
-
-    import pandas as pd
-
-    element = at.dataframe[index]
-    config = json.loads(element.proto.columns or "{}")
-    shown = element.value.astype(object)
-    for column in shown.columns:
-        printf = config.get(column, {}).get("type_config", {}).get("format", "")
-        python = printf.replace("%", "{:", 1) + "}" if printf else "{}"
-        shown[column] = [element.proto.placeholder if pd.isna(v) else python.format(v)
-                         for v in shown[column]]  # fmt: skip
-    labels = {c: v.get("label", c) for c, v in config.items()}
-    return shown.rename(columns=labels)
+    """The hand calculation's round-figures H100 SXM row (990 TFLOP/s, 3.35 TB/s)."""
+    return specs[ROUND_H100]

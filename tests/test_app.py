@@ -3,13 +3,11 @@
 import re
 
 import pytest
-from conftest import SEED, notices, run_page, table_text
 
 from perfcore import load_specs
 from perfcore.format import NOT_PUBLISHED
+from tests.support.pages import PAGES, ROUND_H100, notices, run_page, table_text
 
-PAGES = ["home", "roofline", "hierarchy", "generations", "precision", "occupancy", "scale_out",
-         "workloads", "plan", "pitfalls", "measure"]  # fmt: skip
 DEVICES = list(load_specs())
 TEXT_KINDS = ("title", "header", "subheader", "markdown", "caption", "info", "warning", "error",
               "success", "latex")  # fmt: skip
@@ -33,9 +31,9 @@ def test_every_page_runs_with_a_compared_device_and_every_precision(page):
 
 
 def test_a_link_opens_with_its_sidebar_values():
-    at = run_page("home", {"device": SEED, "precision": "fp8", "compare": "NVIDIA B200"})
+    at = run_page("home", {"device": ROUND_H100, "precision": "fp8", "compare": "NVIDIA B200"})
     values = [at.selectbox(key=k).value for k in ("device", "precision", "compare")]
-    assert values == [SEED, "fp8", "NVIDIA B200"]
+    assert values == [ROUND_H100, "fp8", "NVIDIA B200"]
 
 
 @pytest.mark.parametrize(
@@ -51,7 +49,7 @@ def test_hostile_link_values_fall_back_with_a_notice(query, key):
 
 
 def test_quick_calculator_moves_with_its_inputs():
-    at = run_page("home", {"device": SEED, "precision": "fp16"})
+    at = run_page("home", {"device": ROUND_H100, "precision": "fp16"})
     at.number_input(key="calc_flops").set_value(2 * 4096**3).run()
     at.number_input(key="calc_bytes").set_value(3 * 4096**2 * 2).run()
     assert [m.value for m in at.metric][:2] == ["1,365", "compute"]

@@ -141,7 +141,7 @@ def test_invalid_measurements_are_refused(kwargs):
 
 
 def test_a_difference_smaller_than_the_run_to_run_spread_is_not_a_result():
-    runs = [Measurement((5929.7e-6,)), Measurement((7167.1e-6,))]  # the seed's 21 % range
+    runs = [Measurement((5929.7e-6,)), Measurement((7167.1e-6,))]  # the timing lessons' 21 % range
     spread = bench.run_to_run_spread(runs)
     assert spread == pytest.approx(0.2087, abs=1e-4)
     faster = Measurement((5400e-6,))

@@ -17,7 +17,9 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from live import (
+
+from perfcore.figures.style import THEMES
+from tests.support.live import (
     PINNED,
     app_pages,
     chromium,
@@ -27,8 +29,6 @@ from live import (
     serve,
     wait_idle,
 )
-
-from perfcore.figures.style import THEMES
 
 WAIT_MS = 45_000
 ERRORS = ('[data-testid="stException"], '

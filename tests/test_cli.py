@@ -18,7 +18,7 @@ from perfcore import load_specs, ops
 from perfcore.cli import main
 from perfcore.cli.common import guarded, out_path
 
-SEED = "NVIDIA H100 SXM (round figures)"
+ROUND_H100 = "NVIDIA H100 SXM (round figures)"  # the hand calculation's
 
 
 def test_specs_lists_every_device(capsys, specs):
@@ -28,7 +28,7 @@ def test_specs_lists_every_device(capsys, specs):
 
 
 def test_calc_prints_every_number_of_the_roofline(capsys):
-    argv = ["calc", "--device", SEED, "--precision", "fp16", "--op", "matmul"]
+    argv = ["calc", "--device", ROUND_H100, "--precision", "fp16", "--op", "matmul"]
     assert main([*argv, "--m", "4096", "--n", "4096", "--k", "4096"]) == 0
     out = capsys.readouterr().out
     shown = ["137 GFLOP", "101 MB", "1365 FLOP/byte", "296 FLOP/byte", "990 TFLOP/s"]
@@ -37,7 +37,10 @@ def test_calc_prints_every_number_of_the_roofline(capsys):
 
 
 def test_calc_json_is_machine_readable(capsys):
-    assert main(["calc", "--device", SEED, "--precision", "fp16", "--op", "decode", "--json"]) == 0
+    assert (
+        main(["calc", "--device", ROUND_H100, "--precision", "fp16", "--op", "decode", "--json"])
+        == 0
+    )
     result = json.loads(capsys.readouterr().out)
     assert result["limiter"] == "memory"
     assert result["intensity"] == pytest.approx(1.0)
@@ -53,7 +56,7 @@ def test_calc_json_is_machine_readable(capsys):
     ],
 )
 def test_unknown_names_exit_2_with_the_closest_valid_names(capsys, flag, value, closest):
-    argv = {"--device": SEED, "--precision": "bf16", "--op": "matmul", flag: value}
+    argv = {"--device": ROUND_H100, "--precision": "bf16", "--op": "matmul", flag: value}
     assert main(["calc", *[x for kv in argv.items() for x in kv]]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
@@ -66,13 +69,23 @@ def test_an_unpublished_precision_is_a_clear_error(capsys):
 
 
 def test_python_dash_m_runs_the_cli():
-    cmd = [sys.executable, "-m", "perfcore", "calc", "--device", SEED, "--op", "add", "--json"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "perfcore",
+        "calc",
+        "--device",
+        ROUND_H100,
+        "--op",
+        "add",
+        "--json",
+    ]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     assert json.loads(out)["limiter"] == "memory"
 
 
-H100 = ["--device", SEED]
-# (argv after `calc --device SEED`, a substring of the one-line error). Each exits 2.
+H100 = ["--device", ROUND_H100]
+# (argv after `calc --device ROUND_H100`, a substring of the one-line error). Each exits 2.
 BAD_CALC = [
     (["--op", "add", "--n", "0"], "--n = '0'"),
     (["--op", "attention", "--seq", "0"], "--seq = '0'"),

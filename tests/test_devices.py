@@ -76,7 +76,7 @@ def test_h100_nvl_never_matches_the_h100_sxm_row(specs, device_kind):
     assert devices.match_device(device_kind, specs) is None
 
 
-def test_the_seed_row_claims_no_device_kind(specs, h100):
+def test_the_round_figures_row_claims_no_device_kind(specs, h100):
     assert h100.jax_device_kinds == ()
 
 

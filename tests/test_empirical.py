@@ -36,9 +36,9 @@ RECORDS = (
     matmul("float32", "fp32", 512, 2 * 512**3 / 50e9),
     matmul("float32", "fp32", 1024, 2 * 1024**3 / 80e9),
     matmul("bfloat16", "bf16", 1024, 2 * 1024**3 / 20e9),
-    *(stream("copy", s, 100e9) for s in (16 * KIB, 64 * KIB, 256 * KIB)),
+    *(stream("scale", s, 100e9) for s in (16 * KIB, 64 * KIB, 256 * KIB)),
     *(stream("triad", s, 90e9) for s in (16 * KIB, 64 * KIB, 256 * KIB)),
-    *(stream("copy", s, 20e9) for s in (64 * MIB, 256 * MIB)),
+    *(stream("scale", s, 20e9) for s in (64 * MIB, 256 * MIB)),
     *(stream("triad", s, 25e9) for s in (64 * MIB, 256 * MIB)),
 )
 
@@ -84,13 +84,13 @@ def test_a_ceiling_is_the_fastest_sample_and_a_level_the_median_over_its_plateau
     slow_tail = matmul("float32", "fp32", 1024, 2 * 1024**3 / 80e9)
     assert empirical.best_rate(slow_tail, slow_tail.flops) == pytest.approx(80e9)
     assert slow_tail.flops_per_s == pytest.approx(80e9 / 1.5)  # the median: not a ceiling
-    curve = [stream("copy", s, bw) for s, bw in ((16 * KIB, 90e9), (64 * KIB, 100e9),
+    curve = [stream("scale", s, bw) for s, bw in ((16 * KIB, 90e9), (64 * KIB, 100e9),
                                                   (256 * KIB, 120e9))]  # fmt: skip
     (level,) = empirical.levels(tuple(curve))
     assert level.bytes_per_s == pytest.approx(100e9)
 
 
-@pytest.mark.parametrize("kernel", ["copy", "triad"])
+@pytest.mark.parametrize("kernel", ["scale", "triad"])
 def test_an_unlevelled_streaming_record_with_flops_is_never_a_compute_roof(kernel):
     flopping = dataclasses.replace(stream(kernel, 64 * MIB, 1e15), flops=1e12, precision="fp32")
     assert not flopping.level and empirical.is_stream(flopping)
@@ -156,7 +156,7 @@ def test_overhead_bound_records_are_no_memory_level_and_get_no_level():
     """Between the 100 GB/s cache and the 25 GB/s memory, two working sets whose passes were
     about the loop's overhead read 50 GB/s: unflagged they would be a level 'cache 2'
     (a flat pair, slower than the cache); flagged they are left out, as if not measured."""
-    between = tuple(stream("copy", s, 50e9) for s in (1 * MIB, 4 * MIB))
+    between = tuple(stream("scale", s, 50e9) for s in (1 * MIB, 4 * MIB))
     assert [lv.name for lv in empirical.levels((*RECORDS, *between))] == [
         "cache 1", "cache 2", "memory"
     ]  # fmt: skip
@@ -170,11 +170,11 @@ def test_overhead_bound_records_are_no_memory_level_and_get_no_level():
 def test_the_terminal_summary_gives_each_paths_overhead_and_how_many_are_overhead_bound():
     """Two paths on one device: the loop's 3 records (2 flagged), the Pallas path's 2."""
     loop, pallas = f"{empirical.PATH_NOTE}loop", f"{empirical.PATH_NOTE}pallas"
-    overhead = f"{empirical.OVERHEAD_NOTE} 4.00 us (copy, loop)"
-    timed = [stream("copy", s, 1e9).noted(loop) for s in (KIB, 4 * KIB, 16 * KIB)]
+    overhead = f"{empirical.OVERHEAD_NOTE} 4.00 us (scale, loop)"
+    timed = [stream("scale", s, 1e9).noted(loop) for s in (KIB, 4 * KIB, 16 * KIB)]
     timed = [flagged(timed[0]), flagged(timed[1]), timed[2],
-             *(stream("copy", s, 9e9).noted(pallas) for s in (KIB, 4 * KIB))]  # fmt: skip
-    tiny = record("copy overhead (loop), 16384 passes over 16 float32", (1e-3,), notes=(overhead,))
+             *(stream("scale", s, 9e9).noted(pallas) for s in (KIB, 4 * KIB))]  # fmt: skip
+    tiny = record("scale overhead (loop), 16384 passes over 16 float32", (1e-3,), notes=(overhead,))
     assert report.stream_lines((tiny, *timed)) == [
         overhead,
         f"{loop}: 3 records, 2 overhead-bound (not levels)",

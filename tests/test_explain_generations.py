@@ -1,4 +1,4 @@
-"""The generations page's numbers: the seed's DEMO 3 growth, verdicts per device, takeaway."""
+"""The generations page's numbers: printed table 3 growth, verdicts per device, takeaway."""
 
 import math
 
@@ -21,7 +21,7 @@ def _takeaway(specs, precision="fp16", old=V100, new=H100, vendors=None, **sizes
     return view.takeaway(rows, cost, precision, growth(*pair, precision), pair)
 
 
-def test_seed_growth_v100_to_the_seed_h100_row_is_demo3s(specs, h100):
+def test_round_growth_v100_to_the_round_h100_row_is_as_printed(specs, h100):
     g = growth(specs[V100], h100, "fp16")
     assert view.growth_headline(g) == [
         ("Arithmetic grew", "7.9x"),

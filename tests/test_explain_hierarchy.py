@@ -1,17 +1,17 @@
-"""The hierarchy page's numbers: the seed's DEMO 1 trips, kinds, per-unit labels, takeaway."""
+"""The hierarchy page's numbers: printed table 1 trips, kinds, per-unit labels, takeaway."""
 
 import pytest
 
 from perfcore.explain import hierarchy as view
 from perfcore.model.hierarchy import ESTIMATE, UNKNOWN
 
-DEMO1 = [990000, 29700000, 198000000, 495000000, 1980000000, 4950000000]
+PRINTED_FORGONE = [990000, 29700000, 198000000, 495000000, 1980000000, 4950000000]
 FORGONE = "FLOPs forgone per trip"
 
 
-def test_seed_flops_forgone_are_demo1s_printed_values(h100):
+def test_round_flops_forgone_are_the_printed_values(h100):
     df = view.table([view.hierarchy(h100, "fp16")])
-    assert list(df[FORGONE][:6]) == pytest.approx(DEMO1)
+    assert list(df[FORGONE][:6]) == pytest.approx(PRINTED_FORGONE)
     assert df.attrs["units"][FORGONE] == "flops"
 
 
@@ -82,7 +82,7 @@ def test_capacity_ratio_is_none_where_shared_memory_is_unpublished(specs):
     assert view.capacity_ratio(view.hierarchy(specs["Google TPU v4"], "bf16")) is None
 
 
-def test_takeaway_quotes_the_seeds_device_memory_trip(h100):
+def test_takeaway_quotes_the_printed_device_memory_trip(h100):
     text = view.takeaway(view.hierarchy(h100, "fp16"))
     assert "495 MFLOP" in text and "1.98 GFLOP" in text
     assert "228 KiB" in text and "80.0 GiB" in text

@@ -5,7 +5,7 @@ import re
 from perfcore.explain import generations, home, pitfalls, scale_out
 
 
-def test_quick_calc_reproduces_the_seed_matmul(h100):
+def test_quick_calc_reproduces_the_printed_matmul(h100):
     e = home.quick_calc(h100, "fp16", 2 * 4096**3, 3 * 4096**2 * 2)
     assert (round(e.intensity), e.limiter, e.attainable_flops_per_s) == (1365, "compute", 990e12)
 
@@ -31,3 +31,11 @@ def test_metrics_are_short_enough_for_a_four_column_row(h100):
     shown = home.metrics(home.quick_calc(h100, "fp16", 137.4e9, 100.7e6))
     assert [v for _, v in shown] == ["1,364", "compute", "990 TFLOP/s", "139 µs"]
     assert max(len(v) for _, v in shown) <= 11
+
+
+def test_the_kinds_of_number_are_as_many_as_the_heading_says():
+    """The heading counts the kinds in words; the list below it holds one bullet per kind."""
+    words = {"Two": 2, "Three": 3, "Four": 4}
+    heading = re.match(r"\*\*(\w+) kinds of number", home.KINDS_OF_NUMBER)
+    bullets = re.findall(r"^- \*\*", home.KINDS_OF_NUMBER, re.MULTILINE)
+    assert heading and words[heading[1]] == len(bullets) == 3

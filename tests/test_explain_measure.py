@@ -5,13 +5,13 @@ import dataclasses
 import math
 
 import pytest
-from measured import H100_KIND, seed_records
 
 from perfcore.explain import measure as view
 from perfcore.measure import registry
 from perfcore.measure.suites import SUITES, BackendFailed, DeviceMemoryError
+from tests.support.measured import H100_KIND, lesson_records
 
-RECORDS = seed_records()
+RECORDS = lesson_records()
 CPU_RECORDS = tuple(dataclasses.replace(r, device="cpu", backend="cpu", spec_name="")
                     for r in RECORDS)  # fmt: skip
 
@@ -82,8 +82,10 @@ def test_a_naive_timing_gets_no_achieved_rate():
     assert math.isnan(naive["FLOP/s at the median"]) and not naive["synced"]
 
 
-def test_the_precision_that_ran_is_read_from_the_records():
-    assert "bfloat16 work ran at **bf16**" in view.precision_note(RECORDS)
+def test_the_roof_per_dtype_is_read_from_the_records_and_says_it_is_looked_up():
+    note = view.precision_note(RECORDS)
+    assert "bfloat16 work under the **bf16** roof" in note
+    assert "looked up" in note and "not one observed" in note  # says what it is
     tf32 = tuple(dataclasses.replace(r, dtype="float32", precision="tf32") for r in RECORDS)
     assert "TF32" in view.precision_note(tf32)
     assert view.roof_precision(RECORDS, "fp8") == "bf16"

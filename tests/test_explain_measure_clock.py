@@ -1,17 +1,17 @@
-"""The clock seed read back from records: with the seed's numbers, the seed's sentences."""
+"""The timing lessons read back from records: with their printed numbers, their sentences."""
 
 import dataclasses
 
 import pytest
-from measured import US, matmul, seed_records
 
 from perfcore.explain import measure_clock as clock
 from perfcore.measure.bench import ISOLATED
+from tests.support.measured import US, lesson_records, matmul
 
-RECORDS = seed_records()
+RECORDS = lesson_records()
 
 
-def test_the_dispatch_table_is_the_seeds_table():
+def test_the_dispatch_table_is_the_timing_lessons_table():
     rows = clock.dispatch(RECORDS)
     assert [r.n for r in rows] == [128, 512, 1024]
     table = clock.dispatch_table(rows)
@@ -21,7 +21,7 @@ def test_the_dispatch_table_is_the_seeds_table():
     assert table["compute / dispatch"].round().tolist() == [10, 40, 359]
 
 
-def test_the_dispatch_sentence_gives_the_seeds_factor_38_for_512():
+def test_the_dispatch_sentence_gives_the_timing_lessons_factor_38_for_512():
     text = clock.dispatch_sentence(clock.dispatch(RECORDS))
     assert "between 14.9 µs and 18.4 µs" in text
     assert "a factor of 38x for 512x more arithmetic" in text
@@ -36,7 +36,7 @@ def test_columns_that_do_not_separate_are_not_called_a_result():
     assert "too small to pull the columns apart" in clock.dispatch_sentence(clock.dispatch(flat))
 
 
-def test_pairs_give_the_seeds_ratios():
+def test_pairs_give_the_timing_lessons_ratios():
     by = {p.title: p for p in clock.pairs(RECORDS)}
     assert list(by) == [t for _, _, t, _, _ in clock.PAIRS.values()]
     assert "one compile costs 110 steady steps" in by["compile vs steady state"].sentence
@@ -56,7 +56,7 @@ def test_a_pair_inside_its_spread_is_not_a_result_yet():
     assert "not a result yet" in blocking.sentence
 
 
-def test_the_spread_is_the_seeds_21_percent_and_says_what_is_not_a_result():
+def test_the_spread_is_the_timing_lessons_21_percent_and_says_what_is_not_a_result():
     s = clock.spread(RECORDS)
     assert len(s.runs) == 5 and s.mins[0] == pytest.approx(5929.7e-6)
     assert s.run_to_run == pytest.approx((7167.1 - 5929.7) / 5929.7)

@@ -4,13 +4,13 @@ import dataclasses
 import math
 
 import pytest
-from measured import seed_records
 
 from perfcore.explain import measure_roofline as roofs
 from perfcore.measure.empirical import MEMORY, measured_roofline
 from perfcore.measure.points import measured_points
+from tests.support.measured import lesson_records
 
-RECORDS = seed_records()
+RECORDS = lesson_records()
 ROOFLINE = measured_roofline(RECORDS)
 COPY_BPS = 536870912 / 200e-6  # the ceilings' copy: bytes / fastest sample
 MATMUL_FLOPS = 2 * 4096**3 / 870e-6  # the ceilings' best matmul

@@ -1,9 +1,9 @@
-"""The occupancy page's numbers: the seed's DEMO 5 ladder, presets, tiles, the takeaway."""
+"""The occupancy page's numbers: printed table 5 ladder, presets, tiles, the takeaway."""
 
 import pytest
-from seed import DEMO5
 
 from perfcore.explain import occupancy as view
+from tests.support.hand_tables import WAVE_ROWS
 
 
 def _takeaway(device, batch, per_seq=1):
@@ -11,7 +11,7 @@ def _takeaway(device, batch, per_seq=1):
     return view.takeaway(chosen, view.tiles_compared(4096, 4096, device), "128x128", device)
 
 
-def test_the_ladder_is_the_seeds_demo5_table(h100):
+def test_the_ladder_is_the_hand_calculations_table(h100):
     df = view.table(view.ladder(h100, 1), 1)
     got = [
         (b, w, f"{u * 100:.1f}", i)
@@ -23,7 +23,7 @@ def test_the_ladder_is_the_seeds_demo5_table(h100):
             strict=True,
         )
     ]
-    assert got == DEMO5
+    assert got == WAVE_ROWS
     assert list(df["blocks"]) == list(df["batch (sequences)"])
 
 
@@ -33,7 +33,7 @@ def test_the_ladder_adds_and_marks_the_chosen_batch(h100):
     assert list(df[df["your batch"]]["batch (sequences)"]) == [200]
 
 
-def test_the_presets_stand_for_the_seeds_batches_on_this_device(h100, specs):
+def test_the_presets_stand_for_the_printed_batches_on_this_device(h100, specs):
     assert view.preset_captions(132)[5:8] == ["132", "133", "264"]
     assert [view.batch_for(p, 7, 132) for p in view.PRESETS] == [
         7,

@@ -1,15 +1,15 @@
-"""The pitfalls page's numbers: the seed's DEMO 7, priced per device, not published per belief."""
+"""The pitfalls page's numbers: printed table 7, priced per device, not published per belief."""
 
 import pytest
-from conftest import SEED
 
 from perfcore.errors import NotPublished
 from perfcore.explain import pitfalls as view
 from perfcore.format import NOT_PUBLISHED
+from tests.support.pages import ROUND_H100
 
 
-def _five(specs, name=SEED, precision="bf16"):
-    """The five sections at the seed's inputs on device `name`."""
+def _five(specs, name=ROUND_H100, precision="bf16"):
+    """The five sections at the hand calculation's inputs on device `name`."""
     d = specs[name]
     return [
         view.faster_chip(d, precision, 7e9, 1),
@@ -25,18 +25,18 @@ def _texts(section):
     return [q.text for q in section.quantities]
 
 
-def test_seed_faster_chip_is_3_35_3_35_6_70_and_gains_nothing(specs):
+def test_round_faster_chip_is_3_35_3_35_6_70_and_gains_nothing(specs):
     texts = _texts(_five(specs)[0])
     assert texts == ["1.00 FLOP/byte", "3.35 TFLOP/s", "3.35 TFLOP/s", "6.70 TFLOP/s", "0 FLOP/s"]
 
 
-def test_seed_batch_one_uses_0_76_percent_and_idles_131_of_132(specs):
+def test_round_batch_one_uses_0_76_percent_and_idles_131_of_132(specs):
     section = _five(specs)[1]
     assert _texts(section) == ["0.76 %", "131 of 132", "132"]
     assert section.verdict == "You are renting 132 compute units and using 1: 131 sit idle."
 
 
-def test_seed_fp32_path_is_1365_to_990_vs_683_to_67_costing_14_8x(specs):
+def test_round_fp32_path_is_1365_to_990_vs_683_to_67_costing_14_8x(specs):
     section = _five(specs)[2]
     assert _texts(section) == [
         "1365 FLOP/byte",
@@ -48,14 +48,14 @@ def test_seed_fp32_path_is_1365_to_990_vs_683_to_67_costing_14_8x(specs):
     assert section.verdict.startswith("1365 FLOP/byte → 990.0 TFLOP/s vs 683 FLOP/byte → 67.0")
 
 
-def test_seed_copy_in_loop_is_0_52_s_against_0_01_s_52x_further(specs):
+def test_round_copy_in_loop_is_0_52_s_against_0_01_s_52x_further(specs):
     section = _five(specs)[3]
     assert _texts(section) == ["33.6 MB", "33.6 GB", "64 GB/s", "524 ms", "10.0 ms", "52x"]
     assert "0.52 s of pure copying vs 0.01 s over device memory" in section.verdict
     assert "1,000x less traffic" in section.verdict
 
 
-def test_seed_shard_fits_and_costs_1_75_gb_at_50_gb_s_35_ms(specs):
+def test_round_shard_fits_and_costs_1_75_gb_at_50_gb_s_35_ms(specs):
     section = _five(specs)[4]
     assert _texts(section) == ["13.0 GiB", "80.0 GiB", "yes", "1.75 GB", "50 GB/s", "35.0 ms"]
     assert "13.0 GiB fits in 80.0 GiB" in section.verdict
@@ -63,43 +63,51 @@ def test_seed_shard_fits_and_costs_1_75_gb_at_50_gb_s_35_ms(specs):
 
 
 def test_faster_chip_turns_compute_bound_with_a_big_batch(specs):
-    section = view.faster_chip(specs[SEED], "bf16", 7e9, 1024)
+    section = view.faster_chip(specs[ROUND_H100], "bf16", 7e9, 1024)
     assert "compute-bound" in section.verdict
     assert section.quantities[-1].value == pytest.approx(990e12)
 
 
 def test_batch_past_a_full_wave_idles_most_of_the_second(specs):
-    assert view.batch_one(specs[SEED], 133).quantities[1].text == "131 of 132"
-    assert "none idle" in view.batch_one(specs[SEED], 264).verdict
+    assert view.batch_one(specs[ROUND_H100], 133).quantities[1].text == "131 of 132"
+    assert "none idle" in view.batch_one(specs[ROUND_H100], 264).verdict
 
 
 def test_bf16_half_path_names_itself(specs):
-    section = view.fp32_path(specs[SEED], 4096, "bf16")
+    section = view.fp32_path(specs[ROUND_H100], 4096, "bf16")
     assert "BF16" in section.belief and section.quantities[0].label.startswith("BF16")
 
 
 def test_copy_dtype_and_iterations_scale_the_pcie_time(specs):
-    base = view.copy_in_loop(specs[SEED], view.DEFAULT_ELEMENTS, "fp16", 1000).quantities[3].value
-    wider = view.copy_in_loop(specs[SEED], view.DEFAULT_ELEMENTS, "fp32", 2000).quantities[3].value
+    base = (
+        view.copy_in_loop(specs[ROUND_H100], view.DEFAULT_ELEMENTS, "fp16", 1000)
+        .quantities[3]
+        .value
+    )
+    wider = (
+        view.copy_in_loop(specs[ROUND_H100], view.DEFAULT_ELEMENTS, "fp32", 2000)
+        .quantities[3]
+        .value
+    )
     assert wider == pytest.approx(4 * base)
 
 
 def test_a_single_copy_has_nothing_to_hoist(specs):
-    assert "Hoisted" not in view.copy_in_loop(specs[SEED], 4096, "fp16", 1).verdict
+    assert "Hoisted" not in view.copy_in_loop(specs[ROUND_H100], 4096, "fp16", 1).verdict
 
 
 def test_tiny_times_keep_their_own_units_rather_than_print_zero(specs):
-    assert "0.00" not in view.copy_in_loop(specs[SEED], 4096, "fp16", 10).verdict
+    assert "0.00" not in view.copy_in_loop(specs[ROUND_H100], 4096, "fp16", 10).verdict
 
 
 def test_a_model_too_big_for_one_device_must_be_sharded(specs):
-    section = view.shard_across_nodes(specs[SEED], 70e9, "fp32", 8, 4)
+    section = view.shard_across_nodes(specs[ROUND_H100], 70e9, "fp32", 8, 4)
     assert section.quantities[2].text == "no"
     assert "does not fit in 80.0 GiB, so it must be sharded" in section.verdict
 
 
 def test_one_node_moves_nothing_over_the_network(specs):
-    section = view.shard_across_nodes(specs[SEED], 7e9, "bf16", 8, 1)
+    section = view.shard_across_nodes(specs[ROUND_H100], 7e9, "bf16", 8, 1)
     assert section.quantities[-1].value == 0
     assert "nothing crosses the network" in section.verdict
 
@@ -127,16 +135,16 @@ def test_table_marks_an_unpublished_belief_in_one_row(specs):
     assert len(unpublished) == 1 and unpublished.isna().all()
 
 
-def test_takeaway_prices_all_five_on_the_seed(specs):
-    text = view.takeaway(_five(specs), specs[SEED])
+def test_takeaway_prices_all_five_on_the_round_h100(specs):
+    text = view.takeaway(_five(specs), specs[ROUND_H100])
     for part in ("gains 0 FLOP/s", "0.76 %", "14.8x", "52x", "35.0 ms"):
         assert part in text
 
 
 def test_takeaway_changes_with_device_and_names_missing_beliefs(specs):
-    seed = view.takeaway(_five(specs), specs[SEED])
+    round_h100 = view.takeaway(_five(specs), specs[ROUND_H100])
     tpu = view.takeaway(_five(specs, "Google TPU v4"), specs["Google TPU v4"])
-    assert seed != tpu and "(3, 4, 5: not published" in tpu
+    assert round_h100 != tpu and "(3, 4, 5: not published" in tpu
 
 
 @pytest.mark.parametrize(
@@ -151,8 +159,12 @@ def test_every_device_and_precision_prices_or_says_not_published(specs, precisio
 
 def test_takeaway_changes_with_the_inputs(specs):
     five = _five(specs)
-    more = [*five[:3], view.copy_in_loop(specs[SEED], view.DEFAULT_ELEMENTS, "fp16", 5000), five[4]]
-    assert view.takeaway(more, specs[SEED]) != view.takeaway(five, specs[SEED])
+    more = [
+        *five[:3],
+        view.copy_in_loop(specs[ROUND_H100], view.DEFAULT_ELEMENTS, "fp16", 5000),
+        five[4],
+    ]
+    assert view.takeaway(more, specs[ROUND_H100]) != view.takeaway(five, specs[ROUND_H100])
 
 
 def test_headline_and_details_show_every_quantity_once(specs):

@@ -1,10 +1,10 @@
-"""The precision page's numbers: the seed's DEMO 4 rows, the span, the unpublished, the takeaway."""
+"""The precision page's numbers: printed table 4 rows, the span, the unpublished, the takeaway."""
 
 import pytest
-from seed import DEMO4
 
 from perfcore.explain import precision as view
 from perfcore.model.precision import LABELS, matmul_sweep
+from tests.support.hand_tables import PRECISION_ROWS
 
 TF = 1e12
 
@@ -17,8 +17,8 @@ def _row(df, label):
     return df[df["precision"] == label].iloc[0]
 
 
-@pytest.mark.parametrize(("precision", "bpe", "peak", "ridge", "intensity"), DEMO4)
-def test_the_table_holds_the_seeds_demo4_rows(h100, precision, bpe, peak, ridge, intensity):
+@pytest.mark.parametrize(("precision", "bpe", "peak", "ridge", "intensity"), PRECISION_ROWS)
+def test_the_table_holds_the_hand_calculations_rows(h100, precision, bpe, peak, ridge, intensity):
     r = _row(view.table(_rows(h100)), LABELS[precision])
     got = (r["bytes per element"], f"{r['peak (spec)'] / TF:.0f}")
     assert got == (bpe, peak)
@@ -83,7 +83,7 @@ def test_without_fp64_the_widest_is_the_fp32_vector_path_not_tf32(specs):
     assert s.widest.precision == "fp32"
 
 
-def test_the_takeaway_quotes_the_seeds_fp32_against_fp8_comparison(h100):
+def test_the_takeaway_quotes_the_printed_fp32_against_fp8_comparison(h100):
     text = view.takeaway(_rows(h100), h100)
     assert "137 GFLOP" in text
     assert "FP32 (201.3 MB, 67.00 TFLOP/s)" in text

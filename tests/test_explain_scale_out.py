@@ -1,22 +1,22 @@
-"""The scale-out page's numbers: the seed's DEMO 6 ladder, conventions, legs, algbw and busbw."""
+"""The scale-out page's numbers: printed table 6 ladder, conventions, legs, algbw and busbw."""
 
 import math
 
 import pytest
-from conftest import SEED
 
 from perfcore.explain import scale_out as view
 from perfcore.format import NOT_PUBLISHED
+from tests.support.pages import ROUND_H100
 
-# The published hand calculation (DEMO 6) uses the scale-up figure as marketed: its golden
-# tests below pass that convention explicitly. Every other test takes the default, per
+# The published hand calculation (the two-node all-reduce) uses the scale-up figure as marketed:
+# its golden tests below pass that convention explicitly. Every other test takes the default, per
 # direction (a ring sends and receives at once, at half the both-directions figure).
 PUBLISHED = {"convention": "as-marketed"}
-SEED_SETUP = view.setup(7e9, "bf16", 8, 2, **PUBLISHED)
+HAND_SETUP = view.setup(7e9, "bf16", 8, 2, **PUBLISHED)
 PRINTED = 0.005  # the published table prints 3 significant figures: half a unit in the last
 
 
-def _at(specs, name=SEED, **changes):
+def _at(specs, name=ROUND_H100, **changes):
     """The all-reduce on device `name` of 7B bf16 gradients over 8 GPUs x 2 nodes, changed."""
     args = {"params": 7e9, "precision": "bf16", "gpus_per_node": 8, "nodes": 2, **changes}
     return view.allreduce(specs[name], view.setup(**args))
@@ -41,7 +41,7 @@ def _values(metrics):
         (16, "3.28 GB", "92.8 ms", "71 %"),
     ],
 )
-def test_seed_demo6_rows_are_shown_as_the_seed_prints_them(specs, nodes, net_bytes, total, share):
+def test_printed_rows_are_shown_as_printed(specs, nodes, net_bytes, total, share):
     shown = _values(view.leg_metrics(_at(specs, nodes=nodes, **PUBLISHED)))
     whole = _values(view.whole_metrics(_at(specs, nodes=nodes, **PUBLISHED)))
     assert shown["Network leg: bytes per GPU"] == net_bytes
@@ -49,7 +49,7 @@ def test_seed_demo6_rows_are_shown_as_the_seed_prints_them(specs, nodes, net_byt
     assert whole["All-reduce time"] == total
 
 
-def test_seed_one_node_is_24_5_gb_in_27_2_ms_over_the_scale_up_link(specs):
+def test_round_one_node_is_24_5_gb_in_27_2_ms_over_the_scale_up_link(specs):
     shown = _values(view.leg_metrics(_at(specs, nodes=1, **PUBLISHED)))
     assert (shown["In-node leg: bytes per GPU"], shown["In-node leg: time"]) == (
         "24.5 GB",
@@ -58,8 +58,8 @@ def test_seed_one_node_is_24_5_gb_in_27_2_ms_over_the_scale_up_link(specs):
     assert shown["Network leg: time"] == "none"
 
 
-def test_table_holds_the_seed_rows(specs):
-    df = view.table(view.sweep(specs[SEED], SEED_SETUP), 2).set_index("nodes")
+def test_table_holds_the_printed_rows(specs):
+    df = view.table(view.sweep(specs[ROUND_H100], HAND_SETUP), 2).set_index("nodes")
     columns = ["GPUs", "network bytes per GPU", "all-reduce time", "network share of time"]
     got = {n: tuple(df.loc[n, columns]) for n in (1, 2, 4, 16)}
     want = {  # the published table: time in ms to 3 figures, the share to a whole percent
@@ -154,11 +154,11 @@ def test_table_has_si_columns_and_not_published_cells(specs):
 
 
 def test_table_adds_the_chosen_node_count(specs):
-    df = view.table(view.sweep(specs[SEED], view.setup(7e9, "bf16", 8, 100)), 100)
+    df = view.table(view.sweep(specs[ROUND_H100], view.setup(7e9, "bf16", 8, 100)), 100)
     assert list(df["nodes"])[-1] == 100
 
 
-def test_takeaway_gives_the_seed_byte_share_time_share_and_link_ratio(specs):
+def test_takeaway_gives_the_printed_byte_share_time_share_and_link_ratio(specs):
     text = view.takeaway(_at(specs, **PUBLISHED))
     assert "7.1 % of the bytes" in text and "56 % of the time" in text and "18x slower" in text
 

@@ -20,7 +20,7 @@ def test_the_y_axis_is_log_for_every_metric(h100, metric):
     assert _fig(h100, metric).layout.yaxis.type == "log"
 
 
-def test_flops_forgone_bars_stand_at_the_seeds_values(h100):
+def test_flops_forgone_bars_stand_at_the_printed_values(h100):
     (bar,) = _bars(_fig(h100, "FLOPs forgone"))
     assert bar.name == view.FORGONE_KIND
     assert [round(y) for y in bar.y[:6]] == [

@@ -6,7 +6,6 @@ tests/test_browser.py checks the outcome on the live pages (no chart's margins g
 
 import plotly.graph_objects as go
 import pytest
-from test_figures_style import BUILDERS
 
 from perfcore.figures.style import (
     CHAR_PX,
@@ -17,6 +16,7 @@ from perfcore.figures.style import (
     fit_margins,
     fitted,
 )
+from tests.support.figures import BUILDERS
 
 
 def _fig(*traces, x_title="", y_title="", **layout) -> go.Figure:

@@ -3,11 +3,10 @@
 import math
 
 import pytest
-from measured import seed_records
 
 from perfcore.explain import measure_clock as clock
 from perfcore.explain import measure_roofline as roofs
-from perfcore.explain import measure_sweep as model
+from perfcore.explain import measure_sweep
 from perfcore.figures import (
     ceilings_figure,
     dispatch_figure,
@@ -20,8 +19,9 @@ from perfcore.figures.measure_roofline import ABOVE, measured_roofline_figure
 from perfcore.figures.style import DARK
 from perfcore.measure.empirical import MeasuredRoofline, measured_roofline
 from perfcore.measure.points import measured_points
+from tests.support.measured import lesson_records
 
-RECORDS = seed_records()
+RECORDS = lesson_records()
 
 
 def _names(fig) -> list[str]:
@@ -34,9 +34,12 @@ def h100(specs):
 
 
 def test_the_sweep_draws_one_trace_per_regime_under_both_ceilings(h100):
-    rows = model.sweep(RECORDS)
+    rows = measure_sweep.sweep(RECORDS)
     fig = sweep_figure(
-        rows, model.overhead_by_n(RECORDS), model.roof_by_n(RECORDS, h100), h100.name
+        rows,
+        measure_sweep.overhead_by_n(RECORDS),
+        measure_sweep.roof_by_n(RECORDS, h100),
+        h100.name,
     )
     names = _names(fig)
     assert names[0].startswith("spec roof at I(n), NVIDIA H100 SXM bf16")
@@ -46,8 +49,17 @@ def test_the_sweep_draws_one_trace_per_regime_under_both_ceilings(h100):
     assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
 
 
+def test_the_sweep_title_names_the_regimes_the_records_show():
+    """The timing lessons' sweep has all three; a sweep that never left overhead has one."""
+    rows = measure_sweep.sweep(RECORDS)
+    title = sweep_figure(rows).layout.title.text
+    assert title == "Matmul size sweep: three regimes (overhead, utilisation, compute roof)"
+    small = [r for r in rows if r.regime == "overhead"]
+    assert sweep_figure(small).layout.title.text == "Matmul size sweep: one regime (overhead)"
+
+
 def test_the_sweep_points_are_the_measured_rates_with_min_max_bars(h100):
-    rows = model.sweep(RECORDS)
+    rows = measure_sweep.sweep(RECORDS)
     fig = sweep_figure(rows)
     assert [t.y[0] for t in fig.data] == [r.flops_per_s for r in rows]
     assert all(t.error_y.array is not None for t in fig.data)

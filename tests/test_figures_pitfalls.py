@@ -1,14 +1,14 @@
 """The faster-chip chart: compute roof, memory roof and attainable per case, on a log axis."""
 
 import pytest
-from conftest import SEED
 
 from perfcore.explain import pitfalls as view
 from perfcore.figures import faster_chip_figure
 from perfcore.figures.pitfalls import CASES
+from tests.support.pages import ROUND_H100
 
 
-def _figure(specs, name=SEED, precision="bf16", batch=1):
+def _figure(specs, name=ROUND_H100, precision="bf16", batch=1):
     """The chart for a 7e9-param decode step on device `name`."""
     d = specs[name]
     return faster_chip_figure(d, precision, view.faster_chip(d, precision, 7e9, batch).result)
@@ -34,7 +34,7 @@ def test_y_axis_is_log(specs):
     assert _figure(specs).layout.yaxis.type == "log"
 
 
-def test_seed_attainable_bars_are_3_35_3_35_6_70_tflops(specs):
+def test_round_attainable_bars_are_3_35_3_35_6_70_tflops(specs):
     got = _bars(_figure(specs), "attainable = min of the two")
     assert got == pytest.approx([3.35e12, 3.35e12, 6.70e12])
 

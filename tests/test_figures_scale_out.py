@@ -3,14 +3,14 @@
 import math
 
 import pytest
-from conftest import SEED
 
 from perfcore.explain import scale_out as view
 from perfcore.figures import scale_out_figure
+from tests.support.pages import ROUND_H100
 
 
-def _figure(specs, name=SEED, nodes=2, compare=None, **changes):
-    """The chart for device `name` at the seed setup with `nodes` chosen."""
+def _figure(specs, name=ROUND_H100, nodes=2, compare=None, **changes):
+    """The chart for device `name` at the hand calculation's setup with `nodes` chosen."""
     s = view.setup(7e9, "bf16", 8, nodes, **changes)
     rows = view.sweep(specs[name], s)
     other = view.sweep(specs[compare] if compare else None, s)
@@ -38,7 +38,7 @@ def test_x_axis_widens_only_past_64_nodes(specs):
     assert _figure(specs, nodes=128).layout.xaxis.range[1] == pytest.approx(math.log10(128))
 
 
-def test_chosen_marker_sits_on_the_seed_total(specs):
+def test_chosen_marker_sits_on_the_printed_total(specs):
     # the published hand calculation's total, which uses the scale-up figure as marketed
     marker = _trace(_figure(specs, nodes=16, convention="as-marketed"), "chosen: 16 nodes")
     assert (marker.x[0], f"{marker.y[0] * 1e3:.1f}") == (16, "92.8")

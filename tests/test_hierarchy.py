@@ -1,4 +1,5 @@
-"""The hierarchy: nearest first, every figure labelled as spec, estimate or not published."""
+"""The hierarchy: on the device nearest first, then its links; every figure labelled as spec,
+estimate or not published."""
 
 import pytest
 

@@ -1,4 +1,5 @@
-"""perfcore.measure.jax_bench: every experiment on CPU JAX at small sizes, the lock, the CLI."""
+"""perfcore.measure.jax_bench and jax_classic: every classic experiment on CPU JAX at small
+sizes, the lock, the CLI."""
 
 import dataclasses
 import math
@@ -11,12 +12,15 @@ import jax  # a hard dependency: without it this module fails to import, it does
 import pytest
 
 from perfcore.cli import main
-from perfcore.measure import devices, jax_bench, registry, results
+from perfcore.explain import measure_clock as clock
+from perfcore.measure import devices, jax_bench, jax_classic, registry, results
 from perfcore.measure.suites import SUITES, DeviceMemoryError
 
 QUICK = SUITES["quick"]
 # The experiments this module runs (others register their own, tested in their own files).
-OWN = tuple(n for n, e in registry.EXPERIMENTS.items() if e.runner.startswith(registry.JAX_BENCH))
+OWN = tuple(
+    n for n, e in registry.EXPERIMENTS.items() if e.runner.__module__ == jax_classic.__name__
+)
 
 
 def test_importing_perfcore_does_not_import_jax():
@@ -65,12 +69,21 @@ def test_the_sweep_marks_a_regime_for_every_size(quick_run):
     assert [r.size for r in sized] == list(QUICK.matmul_sizes)
 
 
-def test_methods_are_recorded_as_the_seeds_describe(quick_run):
+def test_methods_are_recorded_as_the_timing_lessons_describe(quick_run):
     by_label = {(r.experiment, r.label): r.measurement for r in quick_run[0]}
     assert not by_label["timer", "naive timer"].synced
     assert by_label["timer", "synchronized"].synced
     assert by_label["blocking", "block every call"].calls_per_sample == QUICK.loop_calls
     assert by_label["compile", "first call"].warmup == 0
+
+
+def test_the_compile_note_gives_the_ratio_the_page_shows(quick_run):
+    """One statistic per record (min of isolated first calls, mean of the steady loop): the
+    record's note and the Measure page's compile pair divide the same two numbers."""
+    (pair,) = [p for p in clock.pairs(quick_run[0]) if p.title == "compile vs steady state"]
+    first = next(r for r in quick_run[0] if (r.experiment, r.label) == ("compile", "first call"))
+    assert pair.b_s == first.measurement.min
+    assert f"first call / steady step = {pair.b_s / pair.a_s:.0f} (min of" in first.note
 
 
 def test_progress_runs_from_zero_to_one_without_going_back(quick_run):
@@ -158,7 +171,7 @@ def _fail(env):
 
 
 def test_an_exception_inside_a_run_releases_the_lock(monkeypatch):
-    broken = registry.Experiment("broken", "fails", f"{__name__}:_fail", lambda s: 1)
+    broken = registry.Experiment("broken", "fails", _fail, lambda s: 1)
     monkeypatch.setitem(registry.EXPERIMENTS, "broken", broken)
     with pytest.raises(RuntimeError, match="injected fault"):
         jax_bench.run_suite("quick", experiments=("timer", "broken"))
@@ -187,7 +200,7 @@ def test_a_backend_that_fails_to_start_releases_the_lock(monkeypatch):
 
 
 def test_a_run_that_fails_while_another_waits_lets_the_other_finish(monkeypatch):
-    broken = registry.Experiment("broken", "fails", f"{__name__}:_fail", lambda s: 1)
+    broken = registry.Experiment("broken", "fails", _fail, lambda s: 1)
     monkeypatch.setitem(registry.EXPERIMENTS, "broken", broken)
     queued, finished = threading.Event(), []
 

@@ -52,6 +52,6 @@ def test_tiny_prints_the_bandwidth_sweeps_overhead_per_pass_and_its_path(tmp_pat
             str(tmp_path / "check.json"))  # fmt: skip
     done = gpu_check(*args, xla_flags="--xla_force_host_platform_device_count=2")
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "overhead per pass" in done.stdout and "(copy, loop: slope of" in done.stdout
+    assert "overhead per pass" in done.stdout and "(scale, loop: slope of" in done.stdout
     assert "path: loop, one pass per lax.fori_loop iteration" in done.stdout
     assert "18 records, 0 overhead-bound (not levels)" in done.stdout  # 9 sizes x 2 kernels

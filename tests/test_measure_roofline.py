@@ -113,6 +113,6 @@ def test_every_dtype_that_runs_here_has_a_flat_roof(roofline):
 
 def test_records_keep_raw_samples_method_and_level(records):
     streams = [r for r in records if r.size_kind == "bytes"]
-    assert {r.label.split()[0] for r in streams} == {"copy", "triad"}
+    assert {r.label.split()[0] for r in streams} == {"scale", "triad"}
     assert all(r.measurement.n >= 3 and r.measurement.method for r in streams)
     assert {r.level for r in streams} >= {"memory"}

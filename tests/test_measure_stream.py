@@ -24,16 +24,16 @@ def _interpreted(env, kernel, n, passes):
 
 
 @pytest.mark.parametrize("n", N_SIZES)
-def test_the_pallas_copy_computes_x_times_s_to_the_r_exactly(env, n):
+def test_the_pallas_scale_computes_x_times_s_to_the_r_exactly(env, n):
     """x * 0.5**3 is exact in float32 (a power of two), and with s = 1.3 the oracle is numpy
     multiplying by s three times in float32: both equal bit for bit."""
     x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
-    copy = _interpreted(env, "copy", n, 3)
-    assert np.array_equal(np.asarray(copy(x, x, np.float32(0.5))), x * np.float32(0.125))
+    scale = _interpreted(env, "scale", n, 3)
+    assert np.array_equal(np.asarray(scale(x, x, np.float32(0.5))), x * np.float32(0.125))
     expected = x.copy()
     for _ in range(3):
         expected = expected * np.float32(1.3)
-    assert np.array_equal(np.asarray(copy(x, x, np.float32(1.3))), expected)
+    assert np.array_equal(np.asarray(scale(x, x, np.float32(1.3))), expected)
 
 
 @pytest.mark.parametrize("n", N_SIZES)
@@ -46,9 +46,9 @@ def test_the_pallas_triad_computes_a_plus_r_s_c_exactly(env, n):
     assert np.array_equal(got, a + 2 * c)
 
 
-@pytest.mark.parametrize(("kernel", "moved", "flops"), [("copy", 2, 1), ("triad", 3, 2)])
+@pytest.mark.parametrize(("kernel", "moved", "flops"), [("scale", 2, 1), ("triad", 3, 2)])
 def test_the_modelled_bytes_are_r_passes_of_reads_and_a_write(kernel, moved, flops):
-    """copy reads x and writes it (2 x 4 B per element), triad reads a and c and writes a
+    """scale reads x and writes it (2 x 4 B per element), triad reads a and c and writes a
     (3 x 4 B): r = 7 passes over n = 1000 float32 move 7 * moved * 4000 bytes."""
     cost = jax_stream.stream_cost(kernel, 1000, 7)
     assert cost.bytes == 7 * moved * 4 * 1000
@@ -56,10 +56,10 @@ def test_the_modelled_bytes_are_r_passes_of_reads_and_a_write(kernel, moved, flo
 
 
 def test_passes_are_the_fewest_that_stream_the_pass_bytes():
-    """2**24 B over copy of 4096 float32 (32 KiB a pass) is 512 passes; 1 pass at most size."""
-    assert jax_stream.passes_for("copy", 4096, 2**24) == 512
+    """2**24 B over scale of 4096 float32 (32 KiB a pass) is 512 passes; 1 pass at most size."""
+    assert jax_stream.passes_for("scale", 4096, 2**24) == 512
     assert jax_stream.passes_for("triad", 1000, 12001) == 2  # 12000 B a pass: one more needed
-    assert jax_stream.passes_for("copy", 2**28, 2**24) == 1
+    assert jax_stream.passes_for("scale", 2**28, 2**24) == 1
 
 
 def _lowered_for_a_gpu(fn, n):
@@ -80,13 +80,13 @@ def test_for_a_gpu_the_pallas_path_is_one_triton_kernel_and_the_loop_a_while_loo
 
 
 def test_the_largest_working_set_of_the_default_suite_lowers_for_a_gpu(env):
-    """8 GiB of copy is 2**31 float32: its last index, 2**31 - 1, is the largest int32, and
+    """8 GiB of scale is 2**31 float32: its last index, 2**31 - 1, is the largest int32, and
     no bound of 2**31 may appear in the kernel (a mask idx < 2**31 overflows int32)."""
     n = 2**33 // 4
     assert n == jax_stream.MAX_PALLAS_ELEMENTS
-    assert "xla.gpu.triton" in _lowered_for_a_gpu(jax_stream.pallas_fn(env, "copy", n, 1), n)
+    assert "xla.gpu.triton" in _lowered_for_a_gpu(jax_stream.pallas_fn(env, "scale", n, 1), n)
     with pytest.raises(ValueError, match="int32"):
-        jax_stream.pallas_fn(env, "copy", n + 1, 1)
+        jax_stream.pallas_fn(env, "scale", n + 1, 1)
 
 
 def test_on_a_cpu_the_pallas_path_says_why_it_is_not_used(env):
@@ -96,7 +96,7 @@ def test_on_a_cpu_the_pallas_path_says_why_it_is_not_used(env):
 
 @pytest.fixture(scope="module")
 def overhead(env):
-    return jax_stream.measure_overhead(env, "copy", jax_stream.LOOP)
+    return jax_stream.measure_overhead(env, "scale", jax_stream.LOOP)
 
 
 def test_the_loop_overhead_per_pass_is_reported_and_positive(overhead):
@@ -122,7 +122,7 @@ def test_every_stream_record_names_its_path_and_its_pass_against_the_overhead(sw
 
 
 def test_on_this_cpu_no_working_set_is_overhead_bound(swept):
-    """The smallest pass here (copy over 16 KiB) took about 150 ns against a 4 ns overhead
+    """The smallest pass here (scale over 16 KiB) took about 150 ns against a 4 ns overhead
     per pass (38x, above the factor 10): on a CPU the sweep's levels come from every size,
     as before the overhead was measured."""
     assert not [r.label for r in swept if empirical.is_overhead_bound(r)]

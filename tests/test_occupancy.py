@@ -1,4 +1,4 @@
-"""Waves and utilisation: bounded, quantised, and the seed's 132 vs 133 cliff."""
+"""Waves and utilisation: bounded, quantised, and the hand calculation's 132 vs 133 cliff."""
 
 import pytest
 from hypothesis import given

@@ -8,12 +8,11 @@ import csv
 import io
 
 import pytest
-from conftest import run_page
 from streamlit.runtime.media_file_manager import MediaFileManager
-from test_app import PAGES
 
 from perfcore.format import FORMULA_START
 from perfcore.model.specs import DEFAULT_PATH
+from tests.support.pages import PAGES, run_page
 
 HOSTILE = '=HYPERLINK("http://x","y")'
 SOURCE = "@SUM(1+1)"

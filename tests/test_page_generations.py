@@ -1,6 +1,6 @@
-"""The generations page: the seed's growth on screen, numbers move with inputs, links restore it."""
+"""The generations page: the printed growth on screen, inputs move numbers, links restore it."""
 
-from conftest import SEED, notices, run_page
+from tests.support.pages import ROUND_H100, notices, run_page
 
 FP16 = {"precision": "fp16"}
 
@@ -9,8 +9,8 @@ def _metrics(at) -> list[str]:
     return [m.value for m in at.metric]
 
 
-def test_at_fp16_v100_to_the_seed_h100_grows_as_demo3_printed():
-    at = run_page("generations", {**FP16, "ge_new": SEED})
+def test_at_fp16_v100_to_the_round_h100_grows_as_printed():
+    at = run_page("generations", {**FP16, "ge_new": ROUND_H100})
     assert _metrics(at)[:3] == ["7.9x", "3.7x", "2.1x"]
 
 

@@ -1,10 +1,10 @@
-"""The hierarchy page: the seed's trips on screen, numbers move with inputs, links restore it."""
+"""The hierarchy page: the printed trips on screen, numbers move with inputs, links restore it."""
 
 import json
 
-from conftest import SEED, notices, run_page, table_text
+from tests.support.pages import ROUND_H100, notices, run_page, table_text
 
-SEED_FP16 = {"device": SEED, "precision": "fp16"}
+ROUND_FP16 = {"device": ROUND_H100, "precision": "fp16"}
 
 
 def _trip(at) -> str:
@@ -16,15 +16,15 @@ def _y_title(at) -> str:
     return json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["yaxis"]["title"]["text"]
 
 
-def test_the_seeds_demo1_flops_forgone_are_in_the_table():
-    at = run_page("hierarchy", SEED_FP16)
+def test_the_hand_calculations_flops_forgone_are_in_the_table():
+    at = run_page("hierarchy", ROUND_FP16)
     shown = table_text(at)["FLOPs forgone per trip (MFLOP)"]
     assert list(shown[:6]) == ["0.99", "29.70", "198.00", "495.00", "1,980.00", "4,950.00"]
     assert _trip(at) == "495 MFLOP"
 
 
 def test_a_narrower_precision_raises_the_flops_one_trip_forgoes():
-    at = run_page("hierarchy", SEED_FP16)
+    at = run_page("hierarchy", ROUND_FP16)
     at.selectbox(key="precision").set_value("fp8").run()
     assert _trip(at) == "990 MFLOP"
     at.selectbox(key="precision").set_value("fp32").run()
@@ -32,14 +32,14 @@ def test_a_narrower_precision_raises_the_flops_one_trip_forgoes():
 
 
 def test_the_metric_control_changes_what_the_chart_plots():
-    at = run_page("hierarchy", SEED_FP16)
+    at = run_page("hierarchy", ROUND_FP16)
     assert _y_title(at).startswith("FLOPs forgone")
     at.radio(key="hi_metric").set_value("bandwidth").run()
     assert _y_title(at) == "bandwidth (bytes/s)"
 
 
 def test_a_compared_device_gets_its_own_trip_and_rows():
-    at = run_page("hierarchy", {**SEED_FP16, "compare": "NVIDIA V100 SXM2"})
+    at = run_page("hierarchy", {**ROUND_FP16, "compare": "NVIDIA V100 SXM2"})
     assert [m.value for m in at.metric][:2] == ["495 MFLOP", "62.5 MFLOP"]
     assert len(at.dataframe[0].value) == 14
     assert "7.9x fewer" in at.info[0].value
@@ -52,7 +52,7 @@ def test_an_unpublished_precision_shows_not_published():
 
 
 def test_a_link_opens_the_page_on_its_metric():
-    at = run_page("hierarchy", {**SEED_FP16, "hi_metric": "latency"})
+    at = run_page("hierarchy", {**ROUND_FP16, "hi_metric": "latency"})
     assert at.radio(key="hi_metric").value == "latency"
     assert _y_title(at) == "latency (s, order-of-magnitude estimate)"
     assert not notices(at)

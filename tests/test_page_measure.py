@@ -11,12 +11,14 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import notices, run_page
-from measured import seed_records
 
 from perfcore.explain import measure as view
+from perfcore.explain.measure_sweep import sweep
+from perfcore.figures.measure import sweep_title
 from perfcore.measure import jax_bench, registry, results
 from perfcore.measure.suites import BackendFailed, DeviceMemoryError
+from tests.support.measured import lesson_records
+from tests.support.pages import notices, run_page
 
 QUICK = {"me_suite": "quick", "me_experiments": ["dispatch", "sweep"]}
 
@@ -31,22 +33,22 @@ def texts(at, kind: str) -> list[str]:
 
 
 def upload(at, records=None):
-    """Upload a results file (JSON) of records, by default the seeds' GPU records."""
-    data = results.to_json(records or seed_records()).encode()
+    """Upload a results file (JSON) of records, by default the timing lessons' GPU records."""
+    data = results.to_json(records or lesson_records()).encode()
     uploader = next(u for u in at.file_uploader if u.key == "me_results")
     return uploader.set_value(("results.json", data, "application/json")).run()
 
 
 @pytest.fixture
 def fake_run(monkeypatch):
-    """run_suite replaced: it reports progress and waiting, then returns the seeds' records."""
+    """run_suite replaced: it reports progress and waiting, then returns the lessons' records."""
     calls = []
 
     def run_suite(suite, *, experiments, progress, wait_callback, specs):
         calls.append((suite, experiments))
         wait_callback(registry.WAITING)
         progress(0.5, "halfway")
-        return seed_records()
+        return lesson_records()
 
     monkeypatch.setattr(jax_bench, "run_suite", run_suite)
     return calls
@@ -94,7 +96,7 @@ def test_run_draws_the_records_and_a_widget_change_keeps_them(fake_run):
     assert at.dataframe[0].value["what"].tolist()[:2] == ["naive timer", "synchronized"]
     assert any("spread of 20.9 %" in t for t in texts(at, "info"))
     at.selectbox(key="precision").set_value("fp8").run()
-    assert len(fake_run) == 1 and len(at.dataframe[0].value) == len(seed_records())
+    assert len(fake_run) == 1 and len(at.dataframe[0].value) == len(lesson_records())
     assert any(t.startswith("Measured roofline") and "NVIDIA H100 SXM" in t for t in titles(at))
     assert not registry.measurement_in_progress()
 
@@ -114,7 +116,7 @@ def test_the_default_selection_is_the_quick_set_and_the_heavy_ones_are_opt_in(fa
 
 def test_on_a_cpu_the_roof_is_its_measured_ceilings_until_a_row_is_picked(monkeypatch):
     def run_suite(suite, **kw):
-        return cpu(seed_records())
+        return cpu(lesson_records())
 
     monkeypatch.setattr(jax_bench, "run_suite", run_suite)
     at = run_page("measure")
@@ -142,7 +144,7 @@ def test_run_with_the_quick_suite_measures_this_cpu():
     assert {r.backend for r in records} == {"cpu"}
     assert set(at.dataframe[0].value["experiment"]) == {"dispatch", "sweep"}
     shown = titles(at)
-    assert shown[0] == "Matmul size sweep: one kernel, three regimes"
+    assert shown[0] == sweep_title(sweep(records))  # the regimes this run found
     assert shown[1].startswith("Measured roofline — cpu") and "Dispatch vs compute" in shown[2]
     at.selectbox(key="me_spec").set_value("NVIDIA A100 SXM4 80GB").run()
     assert "beside NVIDIA A100 SXM4 80GB's spec" in titles(at)[1]
@@ -175,7 +177,7 @@ def test_a_fault_in_a_run_is_said_and_the_next_run_works(monkeypatch, caplog, er
     bug = not isinstance(error, (DeviceMemoryError, BackendFailed))
     assert logged == ([error] if bug else [])  # a bug's traceback goes to the server log
     assert view.STATE not in at.session_state and not at.session_state[view.RUNNING]
-    monkeypatch.setattr(jax_bench, "run_suite", lambda *a, **kw: seed_records())
+    monkeypatch.setattr(jax_bench, "run_suite", lambda *a, **kw: lesson_records())
     at.button(key="me_run").click().run()
     assert not at.exception and not at.error and at.session_state[view.STATE]
 
@@ -191,7 +193,7 @@ def test_a_run_stopped_mid_way_is_reported_on_the_next_render(fake_run):
 
 def test_a_link_opens_with_its_experiments_suite_and_spec_row():
     query = QUICK | {"me_spec": "NVIDIA L4"}
-    at = upload(run_page("measure", query), cpu(seed_records()))
+    at = upload(run_page("measure", query), cpu(lesson_records()))
     assert at.multiselect(key="me_experiments").value == ["dispatch", "sweep"]
     assert at.radio(key="me_suite").value == "quick"
     assert at.selectbox(key="me_spec").value == "NVIDIA L4"
@@ -206,7 +208,7 @@ def test_a_link_opens_with_its_experiments_suite_and_spec_row():
 )  # fmt: skip
 def test_garbage_link_values_fall_back_with_a_notice(key, value, shown):
     at = run_page("measure", {key: value})
-    at = upload(at, cpu(seed_records())) if key == "me_spec" else at  # the picker needs records
+    at = upload(at, cpu(lesson_records())) if key == "me_spec" else at  # the picker needs records
     assert not at.exception
     assert any(f"`{key}=" in text for text in notices(at))
     if shown is not None:

@@ -1,9 +1,8 @@
 """The sidebar's models upload: a good file adds its rows to ui.models(), a broken one is
 listed problem by problem and the app keeps the bundled models."""
 
-from conftest import run_page
-
 from perfcore.model.models import DEFAULT_PATH, load_models
+from tests.support.pages import run_page
 
 MODELS_KEY = "_perfcore_models"  # where the sidebar leaves ui.models() for the pages
 

@@ -1,15 +1,16 @@
 """The occupancy page: the 133-block cliff one click away, numbers move, links restore it."""
 
 import pytest
-from conftest import SEED, notices, run_page
+
+from tests.support.pages import ROUND_H100, notices, run_page
 
 
 def _metric(at, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
 
-def test_the_seed_h100_opens_on_batch_one_with_131_units_idle():
-    at = run_page("occupancy", {"device": SEED})
+def test_the_round_h100_opens_on_batch_one_with_131_units_idle():
+    at = run_page("occupancy", {"device": ROUND_H100})
     assert _metric(at, "utilisation") == "0.758 %"
     assert _metric(at, "idle units (last wave)") == "131 of 132"
     ladder = at.dataframe[0].value
@@ -17,7 +18,7 @@ def test_the_seed_h100_opens_on_batch_one_with_131_units_idle():
 
 
 def test_one_click_shows_the_133_block_cliff():
-    at = run_page("occupancy", {"device": SEED})
+    at = run_page("occupancy", {"device": ROUND_H100})
     at.radio(key="oc_preset").set_value("units").run()
     assert _metric(at, "utilisation") == "100 %"
     at.radio(key="oc_preset").set_value("units + 1").run()
@@ -26,7 +27,7 @@ def test_one_click_shows_the_133_block_cliff():
 
 
 def test_a_bigger_batch_raises_utilisation_within_a_wave():
-    at = run_page("occupancy", {"device": SEED})
+    at = run_page("occupancy", {"device": ROUND_H100})
     at.number_input(key="oc_batch").set_value(64).run()
     assert _metric(at, "utilisation") == "48.5 %"
     at.number_input(key="oc_batch").set_value(512).run()
@@ -34,20 +35,20 @@ def test_a_bigger_batch_raises_utilisation_within_a_wave():
 
 
 def test_more_blocks_per_sequence_raise_the_blocks():
-    at = run_page("occupancy", {"device": SEED, "oc_batch": "33"})
+    at = run_page("occupancy", {"device": ROUND_H100, "oc_batch": "33"})
     at.number_input(key="oc_per_seq").set_value(4).run()
     assert (_metric(at, "blocks"), _metric(at, "utilisation")) == ("132", "100 %")
 
 
 def test_a_larger_matrix_needs_more_tiles():
-    at = run_page("occupancy", {"device": SEED})
+    at = run_page("occupancy", {"device": ROUND_H100})
     before = int(_metric(at, "tiles"))
     at.number_input(key="oc_m").set_value(8192).run()
     assert int(_metric(at, "tiles")) == 2 * before
 
 
 def test_a_link_opens_the_page_on_the_cliff_with_its_tile():
-    query = {"device": SEED, "oc_preset": "units + 1", "oc_tile": "256x128", "oc_m": "3000"}
+    query = {"device": ROUND_H100, "oc_preset": "units + 1", "oc_tile": "256x128", "oc_m": "3000"}
     at = run_page("occupancy", query)
     assert at.radio(key="oc_preset").value == "units + 1"
     assert at.selectbox(key="oc_tile").value == "256x128"
@@ -67,13 +68,13 @@ def test_a_link_opens_the_page_on_the_cliff_with_its_tile():
     ],
 )
 def test_garbage_link_values_fall_back_with_a_notice(key, value):
-    at = run_page("occupancy", {"device": SEED, key: value})
+    at = run_page("occupancy", {"device": ROUND_H100, key: value})
     assert not at.exception
     assert any(f"`{key}=" in text for text in notices(at))
     assert _metric(at, "utilisation") == "0.758 %"
 
 
 def test_the_compared_device_is_named_in_the_spec_captions():
-    at = run_page("occupancy", {"device": SEED, "compare": "NVIDIA A100 SXM4 80GB"})
+    at = run_page("occupancy", {"device": ROUND_H100, "compare": "NVIDIA A100 SXM4 80GB"})
     assert not at.exception
     assert any("NVIDIA A100 SXM4 80GB" in c.value for c in at.caption)

@@ -1,9 +1,9 @@
-"""The pitfalls page in AppTest: the seed's numbers, controls move them, links and junk."""
+"""The pitfalls page in AppTest: the printed numbers, controls move them, links and junk."""
 
 import pytest
-from conftest import SEED, notices, run_page
 
 from perfcore.format import NOT_PUBLISHED
+from tests.support.pages import ROUND_H100, notices, run_page
 
 
 def metric(at, label: str) -> str:
@@ -17,9 +17,9 @@ def metric(at, label: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def seed_page():
-    """The page on the seed's H100 at its default (the seed's) inputs."""
-    return run_page("pitfalls", {"device": SEED})
+def round_page():
+    """The page on the round-figures H100 at its default (the hand calculation's) inputs."""
+    return run_page("pitfalls", {"device": ROUND_H100})
 
 
 @pytest.mark.parametrize(
@@ -43,40 +43,40 @@ def seed_page():
         ("network time per step", "35.0 ms"),
     ],
 )
-def test_seed_demo7_numbers_are_on_the_page(seed_page, label, value):
-    assert metric(seed_page, label) == value
+def test_round_printed_numbers_are_on_the_page(round_page, label, value):
+    assert metric(round_page, label) == value
 
 
-def test_each_belief_shows_one_headline_metric_the_chart_and_formulas_on_demand(seed_page):
-    assert len(seed_page.metric) == 5 and len(seed_page.get("plotly_chart")) == 1
-    assert not seed_page.latex
-    at = run_page("pitfalls", {"device": SEED, "pf_formulas": "true"})
+def test_each_belief_shows_one_headline_metric_the_chart_and_formulas_on_demand(round_page):
+    assert len(round_page.metric) == 5 and len(round_page.get("plotly_chart")) == 1
+    assert not round_page.latex
+    at = run_page("pitfalls", {"device": ROUND_H100, "pf_formulas": "true"})
     assert len(at.latex) == 5 and at.toggle(key="pf_formulas").value
-    assert [m.value for m in at.metric] == [m.value for m in seed_page.metric]
+    assert [m.value for m in at.metric] == [m.value for m in round_page.metric]
 
 
-def test_seed_verdicts_give_the_seed_sentences(seed_page):
-    text = " ".join(m.value for m in seed_page.markdown)
+def test_round_verdicts_give_the_printed_sentences(round_page):
+    text = " ".join(m.value for m in round_page.markdown)
     assert "1365 FLOP/byte → 990.0 TFLOP/s vs 683 FLOP/byte → 67.0 TFLOP/s" in text
     assert "0.52 s of pure copying vs 0.01 s" in text
     assert "13.0 GiB fits in 80.0 GiB" in text
 
 
 def test_more_iterations_raise_the_copy_time():
-    at = run_page("pitfalls", {"device": SEED})
+    at = run_page("pitfalls", {"device": ROUND_H100})
     at.number_input(key="pf_iters").set_value(2000).run()
     assert metric(at, "time over PCIe") == "1.05 s"
 
 
 def test_more_nodes_raise_the_network_time():
-    at = run_page("pitfalls", {"device": SEED})
+    at = run_page("pitfalls", {"device": ROUND_H100})
     at.number_input(key="pf_nodes").set_value(16).run()
     assert metric(at, "network time per step") == "65.6 ms"
 
 
 def test_a_link_opens_with_its_pitfall_values():
     query = {
-        "device": SEED,
+        "device": ROUND_H100,
         "pf_decode_batch": "64",
         "pf_half": "bf16",
         "pf_iters": "10",
@@ -104,7 +104,7 @@ def test_a_link_opens_with_its_pitfall_values():
     ],
 )
 def test_garbage_link_values_fall_back_with_a_notice(key, value):
-    at = run_page("pitfalls", {"device": SEED, key: value})
+    at = run_page("pitfalls", {"device": ROUND_H100, key: value})
     assert not at.exception
     assert any(f"`{key}=" in text for text in notices(at))
     assert metric(at, "network time per step") == "35.0 ms"
@@ -118,12 +118,12 @@ def test_a_device_missing_a_figure_shows_not_published_for_that_belief_only():
     assert metric(at, "utilisation") == "1.2 %"
 
 
-def test_table_lists_all_five_beliefs(seed_page):
-    assert sorted(set(seed_page.dataframe[0].value["#"])) == [1, 2, 3, 4, 5]
+def test_table_lists_all_five_beliefs(round_page):
+    assert sorted(set(round_page.dataframe[0].value["#"])) == [1, 2, 3, 4, 5]
 
 
-def test_takeaway_sums_up_the_five(seed_page):
-    text = next(i.value for i in seed_page.info if "Read this" in i.value)
+def test_takeaway_sums_up_the_five(round_page):
+    text = next(i.value for i in round_page.info if "Read this" in i.value)
     assert "0.76 %" in text and "35.0 ms" in text
 
 
@@ -131,7 +131,7 @@ def test_a_beliefs_input_reruns_it_and_keeps_the_summary_in_step():
     """16 nodes: belief 5's network time is 65.6 ms (test_more_nodes_raise_the_network_time);
     the run after the change sends belief 5 and the summary alone (AppTest shows that run's
     elements), and the summary's table and takeaway carry the new time."""
-    at = run_page("pitfalls", {"device": SEED})
+    at = run_page("pitfalls", {"device": ROUND_H100})
     at.number_input(key="pf_nodes").set_value(16).run()
     assert [m.label for m in at.metric] == ["network time per step"]
     assert not at.get("plotly_chart")  # belief 1's chart was not sent again

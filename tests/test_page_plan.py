@@ -1,7 +1,7 @@
 """The Plan page in AppTest: its defaults, links that restore train and serve views, hostile
 links, a layout that cannot exist, a model that fits nowhere, and the takeaway's numbers."""
 
-from conftest import notices, run_page
+from tests.support.pages import notices, run_page
 
 H100 = {"device": "NVIDIA H100 SXM"}
 

@@ -1,21 +1,21 @@
-"""The precision page: the seed's DEMO 4 on screen, sizes move the numbers, links restore it."""
+"""The precision page: printed table 4 on screen, sizes move the numbers, links restore it."""
 
 import pandas as pd
 import pytest
-from conftest import SEED, notices, run_page, table_text
-from seed import DEMO4
 
 from perfcore.model.precision import LABELS
+from tests.support.hand_tables import PRECISION_ROWS
+from tests.support.pages import ROUND_H100, notices, run_page, table_text
 
 
 def _metric(at, start: str) -> str:
     return next(m.value for m in at.metric if m.label.startswith(start))
 
 
-def test_the_seed_h100_shows_the_demo4_peaks_ridges_and_intensities():
-    at = run_page("precision", {"device": SEED})
+def test_the_round_h100_shows_printed_peaks_ridges_and_intensities():
+    at = run_page("precision", {"device": ROUND_H100})
     df = at.dataframe[0].value.set_index("precision")
-    for precision, _, *expected in DEMO4:
+    for precision, _, *expected in PRECISION_ROWS:
         r = df.loc[LABELS[precision]]
         peak, ridge, intensity = (float(r[c]) for c in ("peak (spec)", "ridge", "intensity"))
         got = (f"{peak:.0f}", f"{ridge:.0f}", f"{intensity:.0f}")  # peak shown in TFLOP/s
@@ -30,7 +30,7 @@ def _time_floors(at) -> list[float]:
 
 
 def test_a_bigger_matmul_raises_the_flops_and_the_time_floor():
-    at = run_page("precision", {"device": SEED})
+    at = run_page("precision", {"device": ROUND_H100})
     before = _time_floors(at)
     at.number_input(key="pr_m").set_value(8192).run()
     assert _metric(at, "FLOPs") == "275 GFLOP"
@@ -39,7 +39,9 @@ def test_a_bigger_matmul_raises_the_flops_and_the_time_floor():
 
 
 def test_a_link_opens_the_page_with_its_sizes():
-    at = run_page("precision", {"device": SEED, "pr_m": "1024", "pr_n": "2048", "pr_k": "512"})
+    at = run_page(
+        "precision", {"device": ROUND_H100, "pr_m": "1024", "pr_n": "2048", "pr_k": "512"}
+    )
     sizes = [at.number_input(key=f"pr_{d}").value for d in "mnk"]
     assert sizes == [1024, 2048, 512]
     assert _metric(at, "FLOPs") == "2.15 GFLOP"
@@ -50,7 +52,7 @@ def test_a_link_opens_the_page_with_its_sizes():
     ("key", "value"), [("pr_m", "abc"), ("pr_n", "-3"), ("pr_k", "99999999"), ("pr_m", "nan")]
 )
 def test_garbage_link_values_fall_back_to_4096_with_a_notice(key, value):
-    at = run_page("precision", {"device": SEED, key: value})
+    at = run_page("precision", {"device": ROUND_H100, key: value})
     assert not at.exception
     assert any(f"`{key}=" in text and "showing 4096" in text for text in notices(at))
     assert at.number_input(key=key).value == 4096
@@ -69,5 +71,5 @@ def test_an_unpublished_precision_is_listed_as_not_published():
 
 
 def test_the_vector_and_tensor_paths_are_a_column_of_the_table():
-    at = run_page("precision", {"device": SEED})
+    at = run_page("precision", {"device": ROUND_H100})
     assert at.dataframe[0].value["path"].tolist()[:3] == ["vector", "vector", "tensor"]

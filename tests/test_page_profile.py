@@ -10,11 +10,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import notices, run_page
 
 from perfcore.explain import profile as view
 from perfcore.measure import results, xla_private, xspace, xspace_write
 from perfcore.measure.bench import Measurement
+from tests.support.pages import notices, run_page
 
 DATA = Path(__file__).parent / "data" / "profile"
 MLP = (DATA / "mlp_profile.json").read_bytes()

@@ -3,11 +3,10 @@
 import dataclasses
 import json
 
-from conftest import SEED, notices, run_page, table_text
-from measured import seed_records
-
 from perfcore.explain import roofline as view
 from perfcore.measure import results
+from tests.support.measured import lesson_records
+from tests.support.pages import ROUND_H100, notices, run_page, table_text
 
 
 def table(at):
@@ -15,7 +14,7 @@ def table(at):
 
 
 def test_a_bigger_batch_moves_decode_up_the_memory_roof():
-    at = run_page("roofline", {"device": SEED, "precision": "fp16", "rf_ops": "decode"})
+    at = run_page("roofline", {"device": ROUND_H100, "precision": "fp16", "rf_ops": "decode"})
     before = table_text(at)["attainable (TFLOP/s)"].iloc[0]
     at.number_input(key="rf_decode_batch").set_value(64).run()
     after = table_text(at)["attainable (TFLOP/s)"].iloc[0]
@@ -23,7 +22,7 @@ def test_a_bigger_batch_moves_decode_up_the_memory_roof():
 
 
 def test_a_link_opens_with_its_ops_sizes_and_precision():
-    query = {"device": SEED, "precision": "fp8", "rf_ops": ["matmul", "attention"],
+    query = {"device": ROUND_H100, "precision": "fp8", "rf_ops": ["matmul", "attention"],
              "rf_matmul_m": "256", "rf_attention_seq": "512"}  # fmt: skip
     at = run_page("roofline", query)
     assert at.multiselect(key="rf_ops").value == ["matmul", "attention"]
@@ -44,14 +43,14 @@ def test_junk_in_the_link_falls_back_with_a_notice():
 
 
 def test_switching_precision_draws_the_arrow():
-    at = run_page("roofline", {"device": SEED, "precision": "fp16"})
+    at = run_page("roofline", {"device": ROUND_H100, "precision": "fp16"})
     at.selectbox(key="precision").set_value("fp8").run()
     spec = at.get("plotly_chart")[0].proto.spec
     assert '"moved from the previous precision"' in spec
 
 
 def test_the_takeaway_counts_the_memory_bound_ops():
-    at = run_page("roofline", {"device": SEED, "precision": "fp16"})
+    at = run_page("roofline", {"device": ROUND_H100, "precision": "fp16"})
     text = next(i.value for i in at.info if "Read this" in i.value)
     assert "3 of 5 ops sit below it" in text
     at.multiselect(key="rf_ops").set_value(["matmul"]).run()
@@ -76,7 +75,7 @@ def upload_results(at, records):
 
 
 def test_measured_points_are_overlaid_only_on_the_device_they_ran_on():
-    h100 = seed_records()
+    h100 = lesson_records()
     at = upload_results(run_page("roofline"), h100)  # the default device is the H100 SXM
     names = [t.get("name", "") for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"]]
     assert any(n.startswith("measured") for n in names)

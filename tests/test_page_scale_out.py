@@ -1,9 +1,9 @@
 """The scale-out page in AppTest: controls move numbers, links restore views, junk falls back."""
 
 import pytest
-from conftest import SEED, notices, run_page
 
 from perfcore.format import NOT_PUBLISHED
+from tests.support.pages import ROUND_H100, notices, run_page
 
 # ui.number notices a non-integer link value, but Streamlit's binding truncates 2.5 to 2
 # instead of showing the default: a ui.py matter, reported rather than worked around here.
@@ -14,17 +14,17 @@ def metric(at, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
 
-MARKETED = {"device": SEED, "so_convention": "as-marketed"}
+MARKETED = {"device": ROUND_H100, "so_convention": "as-marketed"}
 
 
 @pytest.fixture(scope="module")
-def seed_page():
-    """The seed's H100, as marketed, other inputs at their defaults (7e9 bf16, 8 GPUs x 2 nodes)."""
+def round_page():
+    """The round-figures H100, as marketed, other inputs at defaults (7e9 bf16, 8 GPUs x 2)."""
     return run_page("scale_out", MARKETED)
 
 
 def test_the_page_opens_per_direction_and_as_marketed_is_one_click_away():
-    at = run_page("scale_out", {"device": SEED})
+    at = run_page("scale_out", {"device": ROUND_H100})
     assert at.radio(key="so_convention").value == "per-direction"
     per_direction = [
         metric(at, m) for m in ("Link ratio, up / out", "Share of time on the network")
@@ -36,9 +36,9 @@ def test_the_page_opens_per_direction_and_as_marketed_is_one_click_away():
     assert metric(at, "Link ratio, up / out") == "18x"
 
 
-def test_seed_defaults_show_demo6_in_node_and_two_node_numbers(seed_page):
+def test_round_defaults_show_printed_in_node_and_two_node_numbers(round_page):
     got = [
-        metric(seed_page, label)
+        metric(round_page, label)
         for label in (
             "In-node leg: bytes per GPU",
             "In-node leg: time",
@@ -50,8 +50,8 @@ def test_seed_defaults_show_demo6_in_node_and_two_node_numbers(seed_page):
     assert got == ["24.5 GB", "27.2 ms", "1.75 GB", "62.2 ms", "56 %"]
 
 
-def test_seed_table_shows_four_and_sixteen_nodes(seed_page):
-    df = seed_page.dataframe[0].value.set_index("nodes")  # shown in GB, ms and %
+def test_round_table_shows_four_and_sixteen_nodes(round_page):
+    df = round_page.dataframe[0].value.set_index("nodes")  # shown in GB, ms and %
     columns = ["network bytes per GPU", "all-reduce time", "network share of time"]
     assert [round(v, 1) for v in df.loc[4, columns]] == [2.6, 79.7, 65.9]
     assert [round(v, 1) for v in df.loc[16, columns]] == [3.3, 92.8, 70.7]
@@ -75,7 +75,7 @@ def test_per_direction_convention_doubles_the_in_node_time():
 
 def test_a_link_opens_with_its_scale_out_values():
     query = {
-        "device": SEED,
+        "device": ROUND_H100,
         "so_nodes": "4",
         "so_gpus": "4",
         "so_dtype": "fp32",
@@ -104,14 +104,14 @@ def test_a_link_opens_with_its_scale_out_values():
     ],
 )
 def test_garbage_link_values_fall_back_with_a_notice(key, value):
-    at = run_page("scale_out", {"device": SEED, key: value})
+    at = run_page("scale_out", {"device": ROUND_H100, key: value})
     assert not at.exception
     assert any(f"`{key}=" in text for text in notices(at))
     assert metric(at, "All-reduce time") == "89.4 ms"
 
 
 def test_a_fractional_count_is_flagged_and_the_notice_names_what_is_shown():
-    at = run_page("scale_out", {"device": SEED, "so_gpus": "2.5"})
+    at = run_page("scale_out", {"device": ROUND_H100, "so_gpus": "2.5"})
     assert any("`so_gpus=2.5` was ignored" in t and "showing 2." in t for t in notices(at))
 
 
@@ -123,6 +123,6 @@ def test_device_without_a_network_figure_shows_not_published_and_keeps_the_in_no
     assert metric(at, "In-node leg: time") == "163 ms"
 
 
-def test_takeaway_is_computed_from_the_numbers(seed_page):
-    text = next(i.value for i in seed_page.info if "Read this" in i.value)
+def test_takeaway_is_computed_from_the_numbers(round_page):
+    text = next(i.value for i in round_page.info if "Read this" in i.value)
     assert "7.1 % of the bytes" in text and "18x slower" in text

@@ -4,9 +4,9 @@ import json
 import logging
 
 import pytest
-from conftest import notices, run_page
 
 from perfcore.model.models import load_models
+from tests.support.pages import notices, run_page
 
 MODELS = list(load_models())
 DEVICES = ["NVIDIA H100 SXM", "NVIDIA A100 SXM4 80GB", "AMD Instinct MI300X"]

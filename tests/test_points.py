@@ -71,7 +71,7 @@ def test_points_skip_naive_timings_and_records_without_work():
     )
 
 
-def test_regimes_follow_the_seed_overhead_utilisation_roof():
+def test_regimes_follow_the_sweep_overhead_utilisation_roof():
     assert points.regime(15e-6, 10e-6, 1e12, 100e12) == "overhead"
     assert points.regime(1e-3, 10e-6, 10e12, 100e12) == "utilisation"
     assert points.regime(5e-3, 10e-6, 90e12, 100e12) == "compute roof"

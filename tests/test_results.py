@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
-from measured import seed_records
 
 from perfcore.measure import results
 from perfcore.measure.bench import ISOLATED, LOOP, Measurement
 from perfcore.measure.results import Record, ResultsError
+from tests.support.measured import lesson_records
 
 STAMP = "2025-01-31T12:00:00+00:00"
 
@@ -80,7 +80,7 @@ def test_files_are_written_as_version_2():
 @pytest.mark.parametrize("name", ["v1.json", "v1.csv"])
 def test_version_1_files_load_with_the_regime_and_sizes_typed(name):
     loaded = results.load_results(FIXTURES / name)
-    assert loaded == seed_records_as_v2()
+    assert loaded == lesson_records_as_v2()
     sweep = [r for r in loaded if r.experiment == "sweep" and r.size]
     assert [(r.size, r.regime, r.notes) for r in sweep] == [
         (256, "overhead", ()),
@@ -91,9 +91,9 @@ def test_version_1_files_load_with_the_regime_and_sizes_typed(name):
     assert add.notes == ("cost_analysis FLOPs 1.6e+07 vs model 1.7e+07",)
 
 
-def seed_records_as_v2() -> tuple[Record, ...]:
+def lesson_records_as_v2() -> tuple[Record, ...]:
     """The records the v1 fixtures were written from, as version 2 types them."""
-    records = list(seed_records())
+    records = list(lesson_records())
     records[8] = records[8].noted("cost_analysis FLOPs 1.6e+07 vs model 1.7e+07")
     return tuple(records)
 

@@ -15,15 +15,14 @@ from pathlib import Path
 
 import pytest
 import requests
-from conftest import run_page
-from live import XSRF, open_stream, serve
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.NewSession_pb2 import Config
-from test_app import PAGES
 
 from perfcore.measure import results
 from perfcore.measure.bench import ISOLATED, Measurement
+from tests.support.live import XSRF, open_stream, serve
+from tests.support.pages import PAGES, run_page
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())

@@ -1,16 +1,11 @@
 """A short bench/load.py: five sessions opening pages by link for 10 s, not one error."""
 
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-
-import load  # noqa: E402
-
-from perfcore import load_specs  # noqa: E402
+from bench import load
+from perfcore import load_specs
 
 
 def test_the_load_links_name_real_devices_and_precisions():

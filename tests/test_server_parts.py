@@ -11,9 +11,10 @@ input, inside a part on Pitfalls and Workloads, and checks the link and that it 
 from dataclasses import dataclass
 
 import pytest
-from live import ROOT, WAIT_MS, open_stream, serve
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from tests.support.live import ROOT, WAIT_MS, open_stream, serve
 
 WAIT_S = WAIT_MS / 1e3
 

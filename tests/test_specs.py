@@ -46,9 +46,9 @@ ISSUE_DEVICES = (
     "Intel Gaudi 2",
     "Intel Gaudi 3",
 )
-SEED = "NVIDIA H100 SXM (round figures)"
+ROUND_H100 = "NVIDIA H100 SXM (round figures)"
 
-# One valid row (the seed's rounded H100), for tests that must not depend on data/specs.csv.
+# One valid row (the round-figures H100), for tests that must not depend on data/specs.csv.
 VALID_ROW = dict(
     zip(
         REQUIRED_COLUMNS,
@@ -200,9 +200,9 @@ def test_bundled_rows_have_no_sanity_problems(bundled):
     assert {name: sanity_problems(d) for name, d in bundled.items() if sanity_problems(d)} == {}
 
 
-def test_default_path_holds_the_issue_devices_and_the_seed(bundled):
+def test_default_path_holds_the_issue_devices_and_the_round_h100(bundled):
     assert len(bundled) >= 24
-    assert set(ISSUE_DEVICES) | {SEED} <= set(bundled)
+    assert set(ISSUE_DEVICES) | {ROUND_H100} <= set(bundled)
 
 
 def test_devices_are_keyed_by_name_in_file_order():
@@ -213,13 +213,13 @@ def test_devices_are_keyed_by_name_in_file_order():
 
 
 def test_peak_flops_is_dense_si_flop_per_s(bundled):
-    assert bundled[SEED].peak_flops("bf16") == 990e12
+    assert bundled[ROUND_H100].peak_flops("bf16") == 990e12
 
 
-def test_seed_row_holds_the_seed_figures_in_si(bundled):
-    seed = bundled[SEED]
-    assert (seed.memory_bytes, seed.memory_bytes_per_s) == (80 * 1024**3, 3.35e12)
-    assert (seed.fp32_flops_per_s, seed.compute_units) == (67e12, 132)
+def test_round_row_holds_the_printed_figures_in_si(bundled):
+    h100 = bundled[ROUND_H100]
+    assert (h100.memory_bytes, h100.memory_bytes_per_s) == (80 * 1024**3, 3.35e12)
+    assert (h100.fp32_flops_per_s, h100.compute_units) == (67e12, 132)
 
 
 def test_peak_flops_is_none_where_unpublished():
@@ -340,17 +340,17 @@ def doubled(device: Device, *fields: str, factor: float = 2) -> Device:
 
 
 def test_sanity_flags_bf16_and_fp16_doubled_as_a_sparse_headline(bundled):
-    typo = doubled(bundled[SEED], "bf16_flops_per_s", "fp16_flops_per_s")
+    typo = doubled(bundled[ROUND_H100], "bf16_flops_per_s", "fp16_flops_per_s")
     assert any("'bf16_tflops'" in p and "2:4-sparse" in p for p in sanity_problems(typo))
 
 
 def test_sanity_flags_memory_bandwidth_typed_in_bits(bundled):
-    typo = doubled(bundled[SEED], "memory_bytes_per_s", factor=8)
+    typo = doubled(bundled[ROUND_H100], "memory_bytes_per_s", factor=8)
     assert any("'memory_bw_tbs' = 26.8" in p and "Gb/s" in p for p in sanity_problems(typo))
 
 
 def test_sanity_flags_scaleout_typed_in_bits(bundled):
-    typo = doubled(bundled[SEED], "scaleout_bytes_per_s", factor=8)
+    typo = doubled(bundled[ROUND_H100], "scaleout_bytes_per_s", factor=8)
     assert any("'scaleout_gbs' = 400" in p and "Gb/s" in p for p in sanity_problems(typo))
 
 
@@ -388,7 +388,7 @@ def test_a_file_without_jax_device_kinds_still_loads():
 def test_bundled_rows_name_their_jax_device_kinds(bundled):
     assert bundled["NVIDIA H100 SXM"].jax_device_kinds == ("NVIDIA H100 80GB HBM3",)
     assert bundled["Google TPU v5e"].jax_device_kinds == ("TPU v5 lite",)
-    assert bundled[SEED].jax_device_kinds == ()
+    assert bundled[ROUND_H100].jax_device_kinds == ()
 
 
 def test_scaleup_domain_is_an_optional_whole_number_column():

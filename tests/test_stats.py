@@ -1,4 +1,4 @@
-"""perfcore.measure.stats: known values, the seed's spread, and invariants of the vocabulary."""
+"""perfcore.measure.stats: known values, the lessons' spread, and invariants of the vocabulary."""
 
 import pytest
 from hypothesis import given
@@ -28,8 +28,8 @@ def test_a_single_sample_has_no_spread():
     assert stats.run_to_run_spread([7.0]) == 0
 
 
-def test_run_to_run_spread_reproduces_the_seeds_21_percent():
-    # what_the_clock_caught.txt: five runs put the 1024 figure between 5929.7 and 7167.1 µs.
+def test_run_to_run_spread_reproduces_the_timing_lessons_21_percent():
+    # The timing lessons: five runs put the 1024 figure between 5929.7 and 7167.1 µs.
     spread = stats.run_to_run_spread([5929.7e-6, 6400e-6, 7167.1e-6, 6100e-6, 6900e-6])
     assert round(spread, 2) == 0.21
 

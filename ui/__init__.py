@@ -32,7 +32,6 @@ from ui.tables import (
 from ui.widgets import (
     INPUT,
     choice,
-    flag,
     multi,
     number,
     param_count,
@@ -40,6 +39,7 @@ from ui.widgets import (
     reset_notices,
     show_notices,
     size,
+    toggle,
 )
 
 __all__ = [
@@ -48,7 +48,7 @@ __all__ = [
     "chart",
     "choice",
     "context",
-    "flag",
+    "toggle",
     "freeze_heap",
     "hosted_mode",
     "measurement_module",

@@ -115,7 +115,7 @@ def size(param: Param, key: str):
     )
 
 
-def flag(label: str, key: str, default: bool = False, **kw) -> bool:
+def toggle(label: str, key: str, default: bool = False, **kw) -> bool:
     """A URL-bound toggle (?key=true / ?key=false)."""
     raw = _raw(key)
     value = st.toggle(label, value=default, key=key, bind="query-params", **kw)

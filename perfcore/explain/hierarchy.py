@@ -89,7 +89,7 @@ class LevelRow:
 
 @dataclass(frozen=True)
 class Hierarchy:
-    """A device's levels at one precision, nearest first."""
+    """A device's levels at one precision, in perfcore.model.hierarchy.levels' order."""
 
     device: Device
     precision: str

@@ -18,7 +18,7 @@ FORMULA = r"\qquad ".join(
 )
 
 KINDS_OF_NUMBER = """\
-**Two kinds of number, never mixed silently.**
+**Three kinds of number, never mixed silently.**
 
 - **Published spec** — a vendor's datasheet figure (peak FLOP/s, bandwidth,
   capacity), one row of `data/specs.csv` with its source. A ceiling nobody reaches.

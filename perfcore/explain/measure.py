@@ -155,14 +155,18 @@ def source_line(records: tuple[Record, ...], live: bool) -> str:
 
 
 def precision_note(records: tuple[Record, ...]) -> str:
-    """Which precision really ran, per dtype, read from the records."""
+    """The roof each dtype's points sit under, from the records, and where that came from."""
     ran = sorted({(r.dtype, r.precision) for r in records if r.flops and r.precision})
     if not ran:
         return "No record did arithmetic with a precision to report."
-    said = ", ".join(f"{dtype} work ran at **{p}**" for dtype, p in ran)
+    said = ", ".join(f"{dtype} work under the **{p}** roof" for dtype, p in ran)
     tf32 = any(d == "float32" and p == "tf32" for d, p in ran)
-    why = " (JAX's default float32 matmul precision uses TF32 tensor cores here)" * tf32
-    return f"Precision that ran (from the records): {said}{why}; each point sits under that roof."
+    why = " (JAX's default float32 matmul precision selects TF32 on this backend)" * tf32
+    return (
+        f"Roof per dtype: {said}{why}. Each record's precision was looked up when it was "
+        "measured, from its dtype, the backend and JAX's matmul-precision setting: the "
+        "precision those ask for, not one observed on the hardware."
+    )
 
 
 def roof_precision(records: tuple[Record, ...], fallback: str) -> str:

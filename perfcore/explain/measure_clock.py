@@ -1,6 +1,6 @@
-"""The clock seed's rows: dispatch vs compute, the paired timings, min vs mean and spread.
+"""The timing lessons' rows: dispatch vs compute, the paired timings, min vs mean and spread.
 
-what_the_clock_caught.txt, read from records: an unblocked clock measures the enqueue, a
+The timing lessons, read from records: an unblocked clock measures the enqueue, a
 first call measures the compile, blocking every call measures the round trip, and the
 run-to-run spread of a min says how large a difference must be to be a result. Each time
 is its record's named statistic (min of isolated calls, mean of a back-to-back loop).
@@ -18,7 +18,7 @@ from perfcore.measure.bench import Measurement, is_a_result
 from perfcore.measure.results import Record
 
 ALIKE = 2.0  # elementwise ops within this factor of each other take "similar time"
-# experiment -> (a, b, title, the numbers, what the seed concludes when b exceeds a).
+# experiment -> (a, b, title, the numbers, what the lesson concludes when b exceeds a).
 PAIRS = {
     "timer": ("naive timer", "synchronized", "naive vs synchronized timer",
               "The naive timer reads {a} per call, the synchronized one {b} ({r})",
@@ -36,7 +36,7 @@ PAIRS = {
 
 
 def verdict(a: Measurement, b: Measurement, conclusion: str) -> str:
-    """The seed's conclusion when b exceeds a by more than either's spread; else why not."""
+    """The lesson's conclusion when b exceeds a by more than either's spread; else why not."""
     noise = max(a.spread, b.spread)
     if b.statistic > a.statistic and is_a_result(a, b, noise):
         return f": {conclusion}."
@@ -77,7 +77,7 @@ def dispatch_table(rows: list[DispatchRow]) -> pd.DataFrame:
 
 
 def dispatch_sentence(rows: list[DispatchRow]) -> str:
-    """The clock seed's reading of the table, with this run's numbers, if they bear it out."""
+    """The timing lessons' reading of the table, with this run's numbers, if they bear it out."""
     if len(rows) < 2:
         return ""
     d, c = [r.dispatch_s for r in rows], [r.compute_s for r in rows]
@@ -107,7 +107,7 @@ class Pair:
 
 
 def pairs(records: tuple[Record, ...]) -> list[Pair]:
-    """The seeds' paired timings present in records, in PAIRS order."""
+    """The timing lessons' paired timings present in records, in PAIRS order."""
     found = {(r.experiment, r.label): r.measurement for r in records}
     out = []
     for experiment, (a, b, title, numbers, conclusion) in PAIRS.items():

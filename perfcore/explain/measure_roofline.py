@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from perfcore.explain.measure_sweep import spec_peak
-from perfcore.measure.empirical import MEMORY, Level, MeasuredRoofline, Roof
+from perfcore.measure.empirical import MEMORY, MeasuredLevel, MeasuredRoofline, Roof
 from perfcore.measure.points import MeasuredPoint, above_roof
 from perfcore.measure.results import Record
 from perfcore.model.specs import Device
@@ -25,7 +25,7 @@ UNITS = {"compute": "flops_per_s", "bandwidth": "bytes_per_s", "spec compute": "
          "spec bandwidth": "bytes_per_s", "fraction of spec": "percent"}  # fmt: skip
 
 
-def spec_figure(roof: Roof | Level, spec: Device | None) -> float | None:
+def spec_figure(roof: Roof | MeasuredLevel, spec: Device | None) -> float | None:
     """The spec row's figure for the same roof (device memory only for levels); else None."""
     if spec is None:
         return None
@@ -34,7 +34,7 @@ def spec_figure(roof: Roof | Level, spec: Device | None) -> float | None:
     return spec.memory_bytes_per_s if roof.name == MEMORY else None
 
 
-def _row(roof: Roof | Level, spec: Device | None) -> dict:
+def _row(roof: Roof | MeasuredLevel, spec: Device | None) -> dict:
     """One roof's table row: its value and the spec row's, in the column of its kind."""
     figure = spec_figure(roof, spec)
     kind, value = (("compute", roof.flops_per_s) if isinstance(roof, Roof)

@@ -1,6 +1,6 @@
 """The matmul sweep's rows and its two ceilings.
 
-performance_model.txt: one kernel, three regimes. Each size's achieved FLOP/s (FLOPs over
+One kernel over sizes passes through up to three regimes. Each size's achieved FLOP/s (FLOPs over
 the median seconds per call) sits under two ceilings: the spec roof at its intensity
 I(n) = 2n / 3b, and the launch-overhead ceiling 2n³ / t_empty, from the measured cost of an
 empty call. (The measured roofs against the spec row: explain.measure_roofline.)

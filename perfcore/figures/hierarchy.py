@@ -103,7 +103,7 @@ def _panel_title(text: str, x: float) -> dict:
 
 
 def _panels(views: Sequence[Hierarchy], metric: str, low: float, high: float, theme: Theme) -> dict:
-    """One panel per device side by side, levels nearest first, one shared log y axis."""
+    """One panel per device side by side, levels in the hierarchy's order, one shared log y axis."""
     n, gap = len(views), 0.02
     y_text = y_title(metric, views[0].precision)
     y_axis = log_axis(low, high, y_text, theme=theme)
@@ -132,7 +132,7 @@ def _axis(i: int) -> str:
 
 @fitted
 def hierarchy_figure(views: Sequence[Hierarchy], metric: str, theme: Theme = LIGHT) -> go.Figure:
-    """Bars of `metric` per level, nearest first, one panel per device, log y."""
+    """Bars of `metric` per level in the hierarchy's order, one panel per device, log y."""
     low, high = _y_range(views, metric)
     traces = []
     for i, h in enumerate(views):

@@ -39,6 +39,15 @@ def _line(xy: Sequence[tuple[float, float]], name: str, dash: str, line_color: s
     )
 
 
+def sweep_title(rows: Sequence[SweepPoint]) -> str:
+    """The sweep's title from the regimes its rows were found in, smallest size's first."""
+    regimes = [r for r in dict.fromkeys(row.regime for row in rows) if r]
+    if not regimes:
+        return "Matmul size sweep: no regime noted"
+    count = {1: "one regime", 2: "two regimes", 3: "three regimes"}.get(len(regimes))
+    return f"Matmul size sweep: {count or f'{len(regimes)} regimes'} ({', '.join(regimes)})"
+
+
 @fitted
 def sweep_figure(
     rows: Sequence[SweepPoint],
@@ -48,7 +57,7 @@ def sweep_figure(
     theme: Theme = LIGHT,
 ) -> go.Figure:
     """Achieved FLOP/s against n on log-log axes, one trace per regime, under both ceilings."""
-    title = "Matmul size sweep: one kernel, three regimes"
+    title = sweep_title(rows)
     fig = go.Figure(layout=base_layout(title, "", "", theme=theme))
     if roof:
         name = f"spec roof at I(n), {spec_name} {rows[0].precision} (published spec)"

@@ -23,7 +23,7 @@ from perfcore.figures.style import (
     fitted,
     log_axis,
 )
-from perfcore.measure.empirical import Level, MeasuredRoofline, Roof
+from perfcore.measure.empirical import MeasuredLevel, MeasuredRoofline, Roof
 from perfcore.measure.points import MeasuredPoint
 from perfcore.model.specs import Device
 
@@ -42,7 +42,7 @@ def _flat(roof: Roof, start: float, i: int) -> go.Scatter:
     )  # fmt: skip
 
 
-def _slanted(level: Level, top: float, first: bool, theme: Theme) -> go.Scatter:
+def _slanted(level: MeasuredLevel, top: float, first: bool, theme: Theme) -> go.Scatter:
     """A measured memory roof: bandwidth x intensity, up to the highest compute roof."""
     value = level.bytes_per_s
     return go.Scatter(

@@ -52,7 +52,7 @@ class Roof:
 
 
 @dataclass(frozen=True)
-class Level:
+class MeasuredLevel:
     """A slanted memory roof: a named plateau of the bandwidth curve."""
 
     name: str
@@ -75,7 +75,7 @@ class MeasuredRoofline:
     """Flat roofs (best first) and memory levels (fastest first) measured on one device."""
 
     roofs: tuple[Roof, ...]
-    levels: tuple[Level, ...]
+    levels: tuple[MeasuredLevel, ...]
 
     def roof_at(self, intensity: float, precision: str) -> float | None:
         """min(flat roof, fastest level x intensity), FLOP/s; None when either is missing."""
@@ -125,24 +125,26 @@ def bandwidth_curve(records: tuple[Record, ...]) -> dict[float, float]:
     return curve
 
 
-def _ceilings_copy(records: tuple[Record, ...]) -> tuple[Level, ...]:
+def _ceilings_copy(records: tuple[Record, ...]) -> tuple[MeasuredLevel, ...]:
     """The ceilings' copy as the one device-memory level; () without one."""
     rated = [(best_rate(r, r.bytes), r) for r in records if r.experiment == CEILINGS]
     copies = [(bw, r) for bw, r in rated if bw and is_stream(r)]
     if not copies:
         return ()
     bandwidth, copy = max(copies, key=lambda pair: pair[0])
-    return (Level(MEMORY, Plateau((copy.size or copy.bytes,), (bandwidth,))),)
+    return (MeasuredLevel(MEMORY, Plateau((copy.size or copy.bytes,), (bandwidth,))),)
 
 
-def _sweep_levels(records: tuple[Record, ...]) -> tuple[Level, ...]:
+def _sweep_levels(records: tuple[Record, ...]) -> tuple[MeasuredLevel, ...]:
     """The plateaus of the streaming sweep's bandwidth curve, named, fastest first."""
     curve = bandwidth_curve(records)
     plateaus = find_plateaus(tuple(curve), tuple(curve.values())) if curve else ()
-    return tuple(Level(n, p) for n, p in zip(level_names(len(plateaus)), plateaus, strict=True))
+    return tuple(
+        MeasuredLevel(n, p) for n, p in zip(level_names(len(plateaus)), plateaus, strict=True)
+    )
 
 
-def levels(records: tuple[Record, ...]) -> tuple[Level, ...]:
+def levels(records: tuple[Record, ...]) -> tuple[MeasuredLevel, ...]:
     """The memory levels of the streaming sweep, fastest first; else the ceilings' copy."""
     return _sweep_levels(records) or _ceilings_copy(records)
 

@@ -16,7 +16,7 @@ import math
 
 from perfcore import format as fmt
 from perfcore.measure import linkfit
-from perfcore.measure.jax_bench import Env, free_memory_bytes
+from perfcore.measure.jax_env import Env, free_memory_bytes
 from perfcore.measure.results import Record
 from perfcore.measure.suites import require_fits
 from perfcore.model import comm

@@ -15,7 +15,7 @@ from __future__ import annotations
 from perfcore import format as fmt
 from perfcore.measure.bench import Measurement
 from perfcore.measure.devices import crosscheck, reported_cost
-from perfcore.measure.jax_bench import Env, free_memory_bytes
+from perfcore.measure.jax_env import Env, free_memory_bytes
 from perfcore.measure.report import ROUND_TRIP
 from perfcore.measure.results import Record
 from perfcore.measure.suites import require_fits

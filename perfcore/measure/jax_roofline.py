@@ -3,7 +3,7 @@
 Compute roofs: for each dtype JAX runs here, an (n x n) @ (n x n) matmul over the suite's
 sides, stopping after a call longer than roofline_call_s; the roof is the best FLOP/s
 (perfcore.measure.empirical rates each record at its fastest sample).
-Memory roofs: the bandwidth sweep of perfcore.measure.jax_stream (copy and triad over working
+Memory roofs: the bandwidth sweep of perfcore.measure.jax_stream (scale and triad over working
 sets from inside the first cache to far beyond the last, each path's overhead per pass timed
 and overhead-bound working sets flagged).
 Levels are found from the curve by perfcore.measure.plateaus (perfcore.measure.empirical).
@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 
 from perfcore.measure import empirical, jax_stream
-from perfcore.measure.jax_bench import Env, compile_case, free_memory_bytes
+from perfcore.measure.jax_env import Env, compile_case, free_memory_bytes
 from perfcore.measure.results import Record
 from perfcore.measure.suites import DeviceMemoryError, require_fits
 from perfcore.model import ops

@@ -1,6 +1,6 @@
 """The bandwidth sweep: streaming kernels over working sets, and what a pass costs beyond memory.
 
-x <- s*x ("copy": STREAM's scale, one read and one write) and a <- a + s*c ("triad"), s a traced
+x <- s*x ("scale": STREAM's scale, one read and one write) and a <- a + s*c ("triad"), s a traced
 scalar; a call repeats passes until it streams stream_pass_bytes, its carry donated (no call
 allocates). Two paths: "loop", a lax.fori_loop with one pass per iteration (on a GPU each pass
 is a kernel launch plus loop bookkeeping), on every backend; and on a GPU also "pallas", one
@@ -19,14 +19,14 @@ import numpy as np
 
 from perfcore import format as fmt
 from perfcore.measure import empirical
-from perfcore.measure.jax_bench import Env, free_memory_bytes
+from perfcore.measure.jax_env import Env, free_memory_bytes
 from perfcore.measure.results import Record
 from perfcore.measure.suites import DeviceMemoryError, require_fits
 from perfcore.model import ops
 
 EXPERIMENT = "roofline"
 # (arrays in the working set, arrays moved per pass, FLOPs per element per pass) per kernel.
-KERNELS = {"copy": (1, 2, 1), "triad": (2, 3, 2)}
+KERNELS = {"scale": (1, 2, 1), "triad": (2, 3, 2)}
 LOOP, PALLAS = "loop", "pallas"
 PATH_NOTES = {
     LOOP: f"{empirical.PATH_NOTE}loop, one pass per lax.fori_loop iteration (on a GPU a kernel "
@@ -60,13 +60,13 @@ def loop_fn(env: Env, kernel: str, passes: int):
     """kernel repeated `passes` times in one call, one pass per fori_loop iteration."""
     lax = env.jax.lax
 
-    def copy(x, c, s):
+    def scale(x, c, s):
         return lax.fori_loop(0, passes, lambda i, x: x * s, x)
 
     def triad(a, c, s):
         return lax.fori_loop(0, passes, lambda i, a: a + s * c, a)
 
-    return {"copy": copy, "triad": triad}[kernel]
+    return {"scale": scale, "triad": triad}[kernel]
 
 
 def _programs(n: int) -> tuple[int, int]:
@@ -92,7 +92,7 @@ def _pallas_body(env: Env, kernel: str, n: int, passes: int):
                 idx = (j * programs + pid) * BLOCK + jnp.arange(BLOCK)
                 masked = {"mask": idx < n, "other": 0.0} if ragged else {}
                 value = plgpu.load(src.at[idx], **masked)
-                if kernel == "copy":
+                if kernel == "scale":
                     value = value * s
                 else:
                     value = value + s * plgpu.load(c_ref.at[idx], **masked)
@@ -143,13 +143,13 @@ def _callable(env: Env, kernel: str, path: str, n: int, passes: int, scale: floa
 def pallas_problem(env: Env) -> str | None:
     """Why the Pallas path cannot time here (not a GPU, no build, a wrong result); None if it can.
 
-    The check: 3 passes of copy with s = 0.5 over 1000 random float32 must equal x / 8 exactly.
+    The check: 3 passes of scale with s = 0.5 over 1000 random float32 must equal x / 8 exactly.
     """
     if env.detected.backend != "gpu":
         return f"the Pallas path runs on a GPU only, this backend is {env.detected.backend!r}"
     x = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
     try:  # any failure to lower or compile means the path is not available here, reported
-        fn = env.jax.jit(pallas_fn(env, "copy", x.size, 3))
+        fn = env.jax.jit(pallas_fn(env, "scale", x.size, 3))
         got = np.asarray(fn(env.jnp.asarray(x), env.jnp.asarray(x), env.jnp.float32(0.5)))
     except Exception as error:  # noqa: BLE001 - reported in the records, never dropped
         return f"the Pallas kernel does not build here: {type(error).__name__}: {error}"[:300]

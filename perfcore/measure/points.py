@@ -3,7 +3,7 @@
 A synchronized record with FLOPs and bytes is a point at intensity = FLOPs / bytes and
 the record's FLOP/s at the median, with error bars from the fastest and slowest samples.
 Against a device's spec roof a point may sit above it (a wrong FLOP count, the wrong
-precision's roof): it is flagged, never moved. regime() names the seed's three regimes.
+precision's roof): it is flagged, never moved. regime() names a size sweep's three regimes.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def above_roof(point: MeasuredPoint, device: Device) -> bool:
 
 
 def regime(seconds: float, overhead_s: float, flops_per_s: float, roof: float) -> str:
-    """'overhead', 'compute roof' or 'utilisation': which of the seed's regimes a call is in."""
+    """'overhead', 'compute roof' or 'utilisation': which of a sweep's regimes a call is in."""
     if seconds < OVERHEAD_FACTOR * overhead_s:
         return "overhead"
     return "compute roof" if flops_per_s >= ROOF_FRACTION * roof else "utilisation"

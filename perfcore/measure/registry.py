@@ -1,33 +1,32 @@
-"""The experiments a measurement run can time, by name, without importing JAX.
+"""The experiments a measurement run can time, by name, each with the function that runs it.
 
-Each Experiment names its runner as "module:function"; the runner (a function of a
-jax_bench.Env returning Records) is imported only when the experiment runs, so the
-dashboard and the CLI list, describe and pick experiments before JAX is loaded.
-A module adding experiments calls register(); the process-wide lock lives here too.
+An Experiment holds its runner, a public function of a jax_env.Env returning Records
+(jax_classic, jax_roofline, jax_collectives, jax_fusion). Those modules import JAX only
+inside a run, so the dashboard and the CLI list, describe and pick experiments before JAX
+is loaded. A module adding experiments calls register(); the process-wide lock lives here.
 """
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from perfcore.measure import jax_classic, jax_collectives, jax_fusion, jax_roofline
 from perfcore.measure.suites import Suite
 
 WAITING = "waiting for another measurement"
-JAX_BENCH = "perfcore.measure.jax_bench"
 
 
 @dataclass(frozen=True)
 class Experiment:
-    """One experiment: its id, title, help line, runner path and measurement count."""
+    """One experiment: its id, title, help line, runner function and measurement count."""
 
     name: str
     title: str
-    runner: str  # "module:function", imported when the experiment runs
+    runner: Callable[[Any], list]  # a jax_env.Env -> its Records; imports JAX when called
     count: Callable[[Suite], int]
     help: str = ""
     heavy: bool = False  # long-running: opt-in, left out of the page's default selection
@@ -38,11 +37,6 @@ class Experiment:
         """The experiment in one line: id, title, what it times, and how long if heavy."""
         what = f" ({self.help})" if self.help else ""
         return f"**{self.name}**: {self.title}{what}" + (f", {self.takes}" if self.takes else "")
-
-    def load(self) -> Callable[[Any], list]:
-        """The runner function (imports its module, and so JAX's experiments, on first use)."""
-        module, function = self.runner.split(":")
-        return getattr(importlib.import_module(module), function)
 
 
 EXPERIMENTS: dict[str, Experiment] = {}
@@ -59,43 +53,41 @@ def default_selection() -> list[str]:
     return [name for name, experiment in EXPERIMENTS.items() if not experiment.heavy]
 
 
-def _seed(name: str, title: str, count: Callable[[Suite], int], help: str) -> Experiment:
-    """An experiment whose runner is jax_bench's _<name>."""
-    return Experiment(name, title, f"{JAX_BENCH}:_{name}", count, help)
-
-
+# The classic experiments: quick, the page's default selection.
 register(
-    _seed("timer", "naive vs synchronized timer", lambda s: 2,
-          "the same matmul loop timed without and with block_until_ready"),
-    _seed("barriers", "implicit barriers", lambda s: 2,
-          "reading a value every step vs accumulating on the device"),
-    _seed("sweep", "matmul size sweep", lambda s: 1 + len(s.matmul_sizes),
-          "achieved FLOP/s per matmul size, after the cost of an empty call"),
-    _seed("elementwise", "elementwise diagnosis", lambda s: 4,
-          "add, mul, sin and sigmoid on one large array"),
-    _seed("dispatch", "dispatch vs compute", lambda s: 2 * len(s.dispatch_sizes),
-          "isolated calls, unblocked and blocked, at each size"),
-    _seed("compile", "compile vs steady state", lambda s: 2,
-          "a small MLP's first call against its steady step"),
-    _seed("blocking", "block at the end vs every call", lambda s: 2,
-          "the same loop blocked once or on every call"),
-    _seed("spread", "min vs mean, run-to-run spread", lambda s: s.spread_runs + 1,
-          "repeated runs of one measurement and a back-to-back mean"),
-    _seed("ceilings", "empirical ceilings", lambda s: 2,
-          "the largest matmul's FLOP/s and a device-memory copy's bytes/s"),
+    Experiment("timer", "naive vs synchronized timer", jax_classic.timer, lambda s: 2,
+               "the same matmul loop timed without and with block_until_ready"),
+    Experiment("barriers", "implicit barriers", jax_classic.barriers, lambda s: 2,
+               "reading a value every step vs accumulating on the device"),
+    Experiment("sweep", "matmul size sweep", jax_classic.sweep, lambda s: 1 + len(s.matmul_sizes),
+               "achieved FLOP/s per matmul size, after the cost of an empty call"),
+    Experiment("elementwise", "elementwise diagnosis", jax_classic.elementwise, lambda s: 4,
+               "add, mul, sin and sigmoid on one large array"),
+    Experiment("dispatch", "dispatch vs compute", jax_classic.dispatch,
+               lambda s: 2 * len(s.dispatch_sizes),
+               "isolated calls, unblocked and blocked, at each size"),
+    Experiment("compile", "compile vs steady state", jax_classic.compile_vs_steady, lambda s: 2,
+               "a small MLP's first call against its steady step"),
+    Experiment("blocking", "block at the end vs every call", jax_classic.blocking, lambda s: 2,
+               "the same loop blocked once or on every call"),
+    Experiment("spread", "min vs mean, run-to-run spread", jax_classic.spread,
+               lambda s: s.spread_runs + 1,
+               "repeated runs of one measurement and a back-to-back mean"),
+    Experiment("ceilings", "empirical ceilings", jax_classic.ceilings, lambda s: 2,
+               "the largest matmul's FLOP/s and a device-memory copy's bytes/s"),
 )  # fmt: skip
 register(
-    Experiment("roofline", "measured roofline", "perfcore.measure.jax_roofline:run",
+    Experiment("roofline", "measured roofline", jax_roofline.run,
                lambda s: len(s.roofline_dtypes) * len(s.roofline_sides) + 2 * len(s.stream_bytes),
-               "best matmul FLOP/s per dtype; copy and triad bandwidth per working set, "
+               "best matmul FLOP/s per dtype; scale and triad bandwidth per working set, "
                "with each memory level's plateau found from the data",
                heavy=True, takes="about 2 min on a CPU, about 1 min on a GPU"),
     Experiment("collectives", "collectives over all devices",
-               "perfcore.measure.jax_collectives:run", lambda s: 4 * len(s.collective_bytes),
+               jax_collectives.run, lambda s: 4 * len(s.collective_bytes),
                "all-reduce, all-gather, reduce-scatter and all-to-all per message size: "
                "algbw, busbw and a fitted alpha-beta model", heavy=True,
                takes="seconds with one device, minutes over several (up to 1 GiB per device)"),
-    Experiment("fusion", "fusion, priced and measured", "perfcore.measure.jax_fusion:run",
+    Experiment("fusion", "fusion, priced and measured", jax_fusion.run,
                lambda s: 2 * len(s.fusion_chain),
                "a chain of k elementwise ops run one call each vs fused under one jit",
                heavy=True, takes="about 10 s on a CPU, a few seconds on a GPU"),

@@ -14,7 +14,7 @@ import json
 import math
 from pathlib import Path
 
-from perfcore.measure import results_v1
+from perfcore.measure import renamed, results_v1
 from perfcore.measure.bench import Measurement
 from perfcore.measure.parsers import PARSERS
 from perfcore.measure.results_codec import (
@@ -86,7 +86,7 @@ def _records(rows: list, where: str, label: str) -> tuple[Record, ...]:
     first = 2 if where == "row" else 0  # CSV rows count from the header line, row 1
     records, problems = [], []
     for number, row in enumerate(rows, start=first):
-        record, row_problems = parse_record(row)
+        record, row_problems = parse_record(renamed.current(row))
         records.append(record)
         problems += [f"{where} {number}: {p}" for p in row_problems]
     if problems:

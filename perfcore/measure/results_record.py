@@ -67,7 +67,7 @@ class Record:
         optional=True, default="",
     )  # fmt: skip
     level: str = column(
-        "text", "memory level or plateau the record belongs to, e.g. `L2`; empty when none",
+        "text", "memory level (plateau) of the record, e.g. `cache 1`, `memory`; empty when none",
         optional=True, default="",
     )  # fmt: skip
     flops: float | None = column(

@@ -1,7 +1,7 @@
 """What a measurement run times: named suites of sizes and budgets, and the memory guard.
 
 A Suite fixes every size the experiments use (matrix sides, element counts, loop lengths)
-and the time budget per measurement. The default suite follows the seeds at GPU sizes; on a
+and the time budget per measurement. The default suite runs the timing lessons' sizes on a GPU; on a
 CPU a named suite runs in float32 with sides capped so it finishes in about a minute. Any
 size whose arrays would not fit in free device memory is refused before allocating.
 """

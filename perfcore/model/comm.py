@@ -4,8 +4,8 @@ A ring all-reduce sends 2(N-1)/N x S bytes per GPU (reduce-scatter then all-gath
 each (N-1)/N x S); this is bandwidth-optimal and what NCCL's ring does. Time is alpha-beta:
 a call latency (per link kind) + steps x hop latency + bytes / bandwidth. nccl-tests
 vocabulary: algbw = S / t, busbw = algbw x the collective's factor. Link figures marketed as
-"both directions" (NVLink, PCIe) are halved under the per-direction convention; the seed
-uses them whole.
+"both directions" (NVLink, PCIe) are halved under the per-direction convention; the round-figure
+hand calculation uses them whole.
 """
 
 from __future__ import annotations

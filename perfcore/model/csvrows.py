@@ -236,7 +236,7 @@ def whole(text: str, column: str, expected: str, lo: int = 1, hi: int | None = N
     return int(text)
 
 
-def number(text: str, column: str, expected: str, why_positive: str = "") -> Decimal | None:
+def positive(text: str, column: str, expected: str, why_positive: str = "") -> Decimal | None:
     """The cell as an exact decimal above zero, None when empty; Expected otherwise."""
     if not text:
         return None

@@ -65,7 +65,7 @@ def _per_direction(marketed_bytes_per_s: float | None) -> float | None:
 
 
 def levels(device: Device) -> list[Level]:
-    """The device's hierarchy from registers out to the network, nearest first."""
+    """The device's levels, registers to device memory nearest first, then its links out."""
     d = device
     return [
         _level("registers", d.regs_bytes_per_unit, d.regs_bytes_per_s_est, ESTIMATE, per_unit=True),

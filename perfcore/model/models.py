@@ -22,8 +22,8 @@ from perfcore.model.csvrows import (
     at,
     boolean,
     load_from,
-    number,
     parse_table,
+    positive,
     whole,
 )
 
@@ -273,7 +273,7 @@ def _value(column: str, text: str) -> int | float | bool:
     """A non-empty cell of `column` converted; Expected says what belongs there."""
     expected = _expected(column)
     if column in BILLIONS:
-        count = float(number(text, column, expected) * Decimal(10**9))
+        count = float(positive(text, column, expected) * Decimal(10**9))
         if not math.isfinite(count):
             raise Expected(expected + " (this one is out of range)")
         return count

@@ -30,7 +30,7 @@ def ridge_point(peak_flops_per_s: float, bytes_per_s: float) -> float:
 def attainable(
     intensity: float, peak_flops_per_s: float, bytes_per_s: float
 ) -> tuple[float, Limiter]:
-    """Attainable FLOP/s and the roof that limits it; a tie counts as compute (as the seed)."""
+    """Attainable FLOP/s and the roof that limits it; a tie counts as compute."""
     memory_roof = bytes_per_s * intensity
     if memory_roof >= peak_flops_per_s:
         return peak_flops_per_s, "compute"

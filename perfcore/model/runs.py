@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from perfcore.errors import FileProblems
-from perfcore.model.csvrows import Expected, Schema, at, boolean, load_from, number, parse_table
+from perfcore.model.csvrows import Expected, Schema, at, boolean, load_from, parse_table, positive
 from perfcore.model.csvrows import whole as whole_cell
 from perfcore.model.specs import PRECISIONS
 
@@ -231,7 +231,7 @@ def _value(text: str) -> dict:
     """The value cell as printed, kept as text until the metric (another cell) gives its unit."""
     if not text:
         raise Expected(VALUE + " (every run needs one)")
-    number(text, "value", VALUE, " (never 0 or negative)")
+    positive(text, "value", VALUE, " (never 0 or negative)")
     return {"printed": text}
 
 

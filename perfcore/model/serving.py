@@ -53,7 +53,7 @@ class Memory:
 def kv_bytes(model, batch: int, context: int, p: Precisions, tp: int = 1) -> float:
     """KV cache bytes on one GPU: batch sequences of `context` tokens, heads split t ways."""
     share = kv_heads_per_gpu(model, tp) / model.kv_heads
-    return batch * model.kv_cache_bytes(p.k, context) * share
+    return batch * model.kv_cache_bytes(p.kv_bytes_per_element, context) * share
 
 
 def inference_memory(

@@ -23,8 +23,8 @@ from perfcore.model.csvrows import (
     Expected,
     Schema,
     load_from,
-    number,
     parse_table,
+    positive,
     whole,
 )
 
@@ -204,7 +204,7 @@ def _convert(column: str, raw: str) -> dict:
     field, scale = NUMERIC_SI[column]
     if column in WHOLE_COLUMNS:
         return {field: whole(text, column, WHOLE)}
-    return {field: _si(number(text, column, POSITIVE, NOT_ZERO), scale)}
+    return {field: _si(positive(text, column, POSITIVE, NOT_ZERO), scale)}
 
 
 def _year(text: str) -> int:

@@ -38,7 +38,7 @@ class Precisions:
         return self.activations / 8
 
     @property
-    def k(self) -> float:
+    def kv_bytes_per_element(self) -> float:
         """Bytes per KV cache element."""
         return self.kv / 8
 
@@ -119,7 +119,7 @@ def _linear(
     """X(tokens x d_in) @ W(d_in x d_out) with its own weight, activation and KV precisions."""
     flops = ops.linear(1, d_in, d_out).flops * tokens  # 2 FLOPs per multiply-add
     weights = (d_in * d_out + bias) * p.w
-    x_in, y_out = tokens * d_in * p.a, tokens * d_out * (p.k if kv_out else p.a)
+    x_in, y_out = tokens * d_in * p.a, tokens * d_out * (p.kv_bytes_per_element if kv_out else p.a)
     cost = ops.Cost(flops, weights + x_in + y_out, name)
     kv_write = y_out if kv_out else 0.0
     return Op(name, kind, cost, 1, weights, 0.0, kv_write, params, 0.0 if kv_out else y_out)
@@ -157,7 +157,7 @@ def attention_ops(model, s: Pass, p: Precisions, window: int | None) -> list[Op]
     heads, kv_heads, d = model.heads / s.tp, kv_heads_per_gpu(model, s.tp), model.head_dim
     w = s.kv if window is None else min(window, s.kv)
     q_bytes = s.tokens * heads * d * p.a
-    kv_bytes = s.batch * w * 2 * kv_heads * d * (p.k if s.cache else p.a)
+    kv_bytes = s.batch * w * 2 * kv_heads * d * (p.kv_bytes_per_element if s.cache else p.a)
     kv_read = kv_bytes if s.cache else 0.0
     if s.fused:  # FlashAttention: skips masked blocks, the scores never leave the chip
         n = s.batch * heads * pairs(s.q, s.kv, s.causal, window)

@@ -1,18 +1,18 @@
-"""The seed's printed tables, copied verbatim from ../shared/seeds/gpu_from_scratch.out.
+"""The hand calculation's printed tables (round H100 figures), copied verbatim from its output.
 
 Shared by the golden tests and the page tests that show the same rows.
 """
 
-# DEMO 4: precision, bytes/element, peak TF/s, ridge FLOP/byte, intensity FLOP/byte.
-DEMO4 = [
+# Table 4: precision, bytes/element, peak TF/s, ridge FLOP/byte, intensity FLOP/byte.
+PRECISION_ROWS = [
     ("fp32", 4, "67", "20", "683"),
     ("tf32", 4, "495", "148", "683"),
     ("fp16", 2, "990", "296", "1365"),
     ("fp8", 1, "1979", "591", "2731"),
 ]
 
-# DEMO 5: batch (= blocks), waves, utilisation %, SMs idle, on 132 SMs.
-DEMO5 = [
+# Table 5: batch (= blocks), waves, utilisation %, SMs idle, on 132 SMs.
+WAVE_ROWS = [
     (1, 1, "0.8", 131),
     (8, 1, "6.1", 124),
     (32, 1, "24.2", 100),

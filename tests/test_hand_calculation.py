@@ -1,11 +1,9 @@
-"""Every number gpu_from_scratch.py prints, recomputed through perfcore's public API.
-
-Expected values are copied verbatim from ../shared/seeds/gpu_from_scratch.out and
-compared at the precision the seed prints them.
+"""Every number the hand calculation on round H100 figures prints, recomputed through
+perfcore's public API. Expected values are copied verbatim from its printed output and
+compared at the precision it prints them.
 """
 
 import pytest
-from seed import DEMO4, DEMO5
 
 from perfcore import (
     attainable,
@@ -28,6 +26,7 @@ from perfcore.model.pitfalls import (
     shard_across_nodes,
 )
 from perfcore.model.precision import matmul_at
+from tests.support.hand_tables import PRECISION_ROWS, WAVE_ROWS
 
 TF = 1e12
 
@@ -41,7 +40,7 @@ def test_ridge_of_the_rtx_4090_row(specs):
     assert f"{ridge_point(d.peak_flops('fp16'), d.memory_bytes_per_s):.0f}" == "164"
 
 
-def test_demo1_hierarchy_rows(h100):
+def test_hierarchy_hierarchy_rows(h100):
     expected = [  # level, capacity bytes, bandwidth B/s, FLOPs missed
         ("registers", 256 * 1024, 100e12, 990000),
         ("shared memory/L1", 228 * 1024, 20e12, 29700000),
@@ -61,14 +60,14 @@ def test_demo1_hierarchy_rows(h100):
         assert round(flops_forgone(h100.peak_flops("fp16"), level.latency_s)) == missed
 
 
-def test_demo1_marks_latency_and_on_chip_bandwidth_as_estimates(h100):
+def test_hierarchy_marks_latency_and_on_chip_bandwidth_as_estimates(h100):
     got = {lv.name: lv for lv in levels(h100)}
     assert all(lv.latency_kind == "estimate" for lv in got.values())
     assert got["registers"].bandwidth_kind == "estimate"
     assert got["device memory"].bandwidth_kind == "vendor spec"
 
 
-DEMO2 = [
+ROOFLINE_ROWS = [
     (ops.elementwise_add(64 * 1024 * 1024), "0.167", "0.6", "memory"),
     (ops.matvec(4096), "1.000", "3.3", "memory"),
     (ops.matmul(4096, 4096, 4096), "1365.333", "990.0", "compute"),
@@ -78,13 +77,13 @@ DEMO2 = [
 ]
 
 
-@pytest.mark.parametrize(("cost", "intensity", "tflops", "bound"), DEMO2)
-def test_demo2_roofline_rows(h100, cost, intensity, tflops, bound):
+@pytest.mark.parametrize(("cost", "intensity", "tflops", "bound"), ROOFLINE_ROWS)
+def test_roofline_rows(h100, cost, intensity, tflops, bound):
     reach, limiter = attainable(cost.intensity, h100.peak_flops("fp16"), h100.memory_bytes_per_s)
     assert (f"{cost.intensity:.3f}", f"{reach / TF:.1f}", limiter) == (intensity, tflops, bound)
 
 
-def test_demo2_ridge_and_headlines(h100):
+def test_roofline_ridge_and_headlines(h100):
     peak, bw = h100.peak_flops("fp16"), h100.memory_bytes_per_s
     assert f"{ridge_point(peak, bw):.1f}" == "295.5"
     add = ops.elementwise_add(64 * 1024 * 1024)
@@ -93,8 +92,8 @@ def test_demo2_ridge_and_headlines(h100):
     assert f"{ridge_point(peak, bw) / decode.intensity:.0f}" == "296"
 
 
-def test_demo2_op_names_match_the_seed():
-    assert [c.name for c, *_ in DEMO2] == [
+def test_roofline_op_names_match_the_printed_table():
+    assert [c.name for c, *_ in ROOFLINE_ROWS] == [
         "element-wise add, n=67108864",
         "mat-vec 4096x4096",
         "mat-mul 4096x4096x4096",
@@ -112,26 +111,26 @@ def test_demo2_op_names_match_the_seed():
         ("NVIDIA H100 SXM (round figures)", "3.35", "990", "296"),
     ],
 )
-def test_demo3_generation_rows(specs, name, hbm, peak, ridge):
+def test_generation_rows(specs, name, hbm, peak, ridge):
     d = specs[name]
     p, bw = d.peak_flops("fp16"), d.memory_bytes_per_s
     assert (f"{bw / TF:.2f}", f"{p / TF:.0f}", f"{ridge_point(p, bw):.0f}") == (hbm, peak, ridge)
 
 
-def test_demo3_growth_v100_to_h100(specs, h100):
+def test_generations_growth_v100_to_h100(specs, h100):
     g = growth(specs["NVIDIA V100 SXM2"], h100, "fp16")
     assert (f"{g.arithmetic:.1f}", f"{g.bandwidth:.1f}", f"{g.ridge:.1f}") == ("7.9", "3.7", "2.1")
 
 
-@pytest.mark.parametrize(("precision", "bpe", "peak", "ridge", "intensity"), DEMO4)
-def test_demo4_precision_rows(h100, precision, bpe, peak, ridge, intensity):
+@pytest.mark.parametrize(("precision", "bpe", "peak", "ridge", "intensity"), PRECISION_ROWS)
+def test_precision_rows(h100, precision, bpe, peak, ridge, intensity):
     row = matmul_at(h100, precision, 4096, 4096, 4096)
     got = (row.bytes_per_element, f"{row.peak_flops_per_s / TF:.0f}", f"{row.ridge:.0f}")
     assert got == (bpe, peak, ridge)
     assert (f"{row.cost.intensity:.0f}", row.limiter) == (intensity, "compute")
 
 
-def test_demo4_same_maths_fewer_bytes(h100):
+def test_precision_same_maths_fewer_bytes(h100):
     fp32, fp8 = (matmul_at(h100, p, 4096, 4096, 4096) for p in ("fp32", "fp8"))
     assert f"{fp32.cost.flops / 1e9:.0f}" == f"{fp8.cost.flops / 1e9:.0f}" == "137"
     assert (f"{fp32.cost.bytes / 1e6:.1f}", f"{fp8.cost.bytes / 1e6:.1f}") == ("201.3", "50.3")
@@ -139,15 +138,15 @@ def test_demo4_same_maths_fewer_bytes(h100):
     assert f"{fp8.peak_flops_per_s / fp32.peak_flops_per_s:.0f}" == "30"
 
 
-@pytest.mark.parametrize(("batch", "n_waves", "util", "idle"), DEMO5)
-def test_demo5_occupancy_rows(h100, batch, n_waves, util, idle):
+@pytest.mark.parametrize(("batch", "n_waves", "util", "idle"), WAVE_ROWS)
+def test_occupancy_rows(h100, batch, n_waves, util, idle):
     units = h100.compute_units
     assert units == 132
     got = (waves(batch, units), f"{utilisation(batch, units) * 100:.1f}", idle_units(batch, units))
     assert got == (n_waves, util, idle)
 
 
-def test_demo5_batch_one_headline(h100):
+def test_occupancy_batch_one_headline(h100):
     assert f"{utilisation(1, h100.compute_units) * 100:.2f}" == "0.76"
 
 
@@ -156,7 +155,7 @@ def test_demo5_batch_one_headline(h100):
     [(1, "24.5", "27.2", None), (2, "1.75", "62.2", "56"), (4, "2.62", "79.7", "66"),
      (16, "3.28", "92.8", "71")],
 )  # fmt: skip
-def test_demo6_scale_out_rows(h100, nodes, per_gpu_gb, ms, share):
+def test_scale_out_rows(h100, nodes, per_gpu_gb, ms, share):
     grads = 7e9 * 2
     ar = hierarchical_allreduce(
         grads, 8, nodes, h100.scaleup_bytes_per_s, h100.scaleout_bytes_per_s
@@ -168,14 +167,14 @@ def test_demo6_scale_out_rows(h100, nodes, per_gpu_gb, ms, share):
         assert f"{ar.network_share * 100:.0f}" == share
 
 
-def test_demo6_link_ratio_and_byte_share(h100):
+def test_scale_out_link_ratio_and_byte_share(h100):
     assert f"{h100.scaleup_bytes_per_s / h100.scaleout_bytes_per_s:.0f}" == "18"
     intra = ring_allreduce_bytes(14e9, 8)
     inter = ring_allreduce_bytes(14e9 / 8, 2)
     assert f"{inter / intra * 100:.1f}" == "7.1"
 
 
-def test_demo7_faster_chip(h100):
+def test_pitfall_faster_chip(h100):
     r = faster_chip(h100, "fp16", ops.decode_step(7e9, 1))
     assert f"{r.cost.intensity:.2f}" == "1.00"
     got = [(f"{a / TF:.2f}", lim) for a, lim in (r.today, r.double_peak, r.double_bandwidth)]
@@ -183,26 +182,26 @@ def test_demo7_faster_chip(h100):
     assert f"{r.gain_from_peak / TF:.0f}" == "0"
 
 
-def test_demo7_batch_one(h100):
+def test_pitfall_batch_one(h100):
     r = batch_one(h100)
     assert (f"{r.utilisation * 100:.2f}", r.idle_units, r.units) == ("0.76", 131, 132)
 
 
-def test_demo7_fp32_path(h100):
+def test_pitfall_fp32_path(h100):
     r = fp32_path(h100, 4096, "fp16")
     assert (f"{r.tensor_intensity:.0f}", f"{r.tensor_ceiling / TF:.1f}") == ("1365", "990.0")
     assert (f"{r.fp32_intensity:.0f}", f"{r.fp32_ceiling / TF:.1f}") == ("683", "67.0")
     assert f"{r.ceiling_ratio:.1f}" == "14.8"
 
 
-def test_demo7_copy_in_loop(h100):
+def test_pitfall_copy_in_loop(h100):
     r = copy_in_loop(h100, 4096 * 4096 * 2, 1000)
     assert (f"{r.tensor_bytes / 1e6:.1f}", f"{r.total_bytes / 1e9:.1f}") == ("33.6", "33.6")
     assert f"{r.pcie_bytes_per_s / 1e9:.0f}" == "64"
     assert (f"{r.pcie_s:.2f}", f"{r.memory_s:.2f}", f"{r.distance:.0f}") == ("0.52", "0.01", "52")
 
 
-def test_demo7_shard_across_nodes(h100):
+def test_pitfall_shard_across_nodes(h100):
     r = shard_across_nodes(h100, 7e9, 2, gpus_per_node=8, nodes=2)
     assert (f"{r.weight_bytes / 1e9:.1f}", r.fits) == ("14.0", True)
     assert (f"{r.network_bytes / 1e9:.2f}", f"{r.network_s * 1e3:.1f}") == ("1.75", "35.0")
@@ -214,7 +213,7 @@ def test_demo7_shard_across_nodes(h100):
     [(0.01, "9.9", "memory"), (0.5, "495.0", "memory"), (1, "990.0", "compute"),
      (2, "990.0", "compute"), (100, "990.0", "compute")],
 )  # fmt: skip
-def test_demo8_min_of_two_lines(h100, scale, tflops, bound):
+def test_roofline_min_of_two_lines(h100, scale, tflops, bound):
     peak, bw = h100.peak_flops("fp16"), h100.memory_bytes_per_s
     ridge = ridge_point(peak, bw)
     assert f"{ridge:.4f}" == "295.5224"

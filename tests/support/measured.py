@@ -1,4 +1,4 @@
-"""Records as a GPU run would write them, with the seeds' own numbers, for the measure tests."""
+"""Records as a GPU run would write them, with the timing lessons' printed numbers."""
 
 from perfcore.measure.bench import ISOLATED, LOOP, Measurement
 from perfcore.measure.results import Record
@@ -26,8 +26,8 @@ def matmul(experiment: str, label: str, n: int, seconds: float, **kw) -> Record:
     return record(experiment, label, seconds, **(cost | kw))
 
 
-def seed_records() -> tuple[Record, ...]:
-    """Every experiment, timed as performance_model.txt and what_the_clock_caught.txt print."""
+def lesson_records() -> tuple[Record, ...]:
+    """Every experiment, timed as the timing lessons print them."""
     no_work = {"precision": "", "dtype": "float32"}
     return (
         matmul("timer", "naive timer", 4096, 0.052 * MS, synced=False),

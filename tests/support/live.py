@@ -23,7 +23,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 60
 WAIT_MS = 60_000  # the longest any one page wait may take (a caller may pass its own)
 XSRF = "_streamlit_xsrf"

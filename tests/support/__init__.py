@@ -1,0 +1,3 @@
+"""What the tests and bench/ share: the app served and driven in Chromium (live), records
+as a GPU run writes them (measured), the hand calculation's printed tables (hand_tables),
+AppTest helpers and the page list (pages), one sample chart per figure builder (figures)."""

@@ -1,0 +1,173 @@
+"""One sample chart per figure builder: BUILDERS maps each builder's name to a function of
+(specs, theme) drawing it from representative inputs (the timing lessons' records, three
+devices, catalog ops). The theme tests, the margin tests and bench/figures.py draw these."""
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import perfcore.figures as figures
+from perfcore.explain import generations as gen
+from perfcore.explain import (
+    hierarchy,
+    occupancy,
+    pitfalls,
+    plan,
+    plan_serve,
+    precision,
+    scale_out,
+    workloads,
+)
+from perfcore.explain import measure_clock as clock
+from perfcore.explain import measure_roofline as measured
+from perfcore.explain import measure_sweep as sweep
+from perfcore.explain import profile as profile_view
+from perfcore.figures import plan as plan_charts
+from perfcore.figures import workloads as wl
+from perfcore.figures.home import calculator_figure
+from perfcore.figures.measure_roofline import measured_roofline_figure
+from perfcore.measure.empirical import measured_roofline
+from perfcore.measure.points import MeasuredPoint
+from perfcore.measure.profile_assess import spec_roofs
+from perfcore.measure.profile_records import profile_records
+from perfcore.measure.results import load_results
+from perfcore.model import ops
+from perfcore.model.efficiency import Efficiency, Sample
+from perfcore.model.generations import growth
+from perfcore.model.models import load_models
+from perfcore.model.roofline import estimate
+from tests.support.measured import lesson_records
+
+H100, A100, V100 = "NVIDIA H100 SXM", "NVIDIA A100 SXM4 80GB", "NVIDIA V100 SXM2"
+RECORDS = lesson_records()
+PROFILE = load_results(Path(__file__).parents[1] / "data" / "profile" / "mlp_profile.json")
+MEASURED = MeasuredPoint("matmul 4096", 1.4e11, 1e8, 2e-3, 7e13, 6.4e13, 7.8e13, 5e10, "bf16",
+                         "isolated calls, min", "test device", "gpu")  # fmt: skip
+ROOFLINE = measured_roofline(RECORDS)
+
+
+def sample_ops(d):
+    """Three catalog ops on device d at bf16."""
+    costs = [ops.matmul(4096, 4096, 4096), ops.decode_step(7e9, 1), ops.elementwise_add(1 << 24)]
+    return [estimate(d.peak_flops("bf16"), d.memory_bytes_per_s, c) for c in costs]
+
+
+def ridge_chart(specs, theme, vendors=None):
+    """The ridge-by-year chart of fp16 attention over `vendors` (default: all of them)."""
+    cost = gen.op_cost("attention", "fp16", {"seq": 512, "d_head": 64})
+    rows = gen.rows(specs, vendors or gen.vendors(specs), "fp16", cost)
+    return figures.ridge_by_year_figure(rows, cost, "fp16", (specs[V100], specs[H100]), theme)
+
+
+def _precision_rows(d):
+    from perfcore.model.precision import matmul_sweep
+
+    return matmul_sweep(d, 4096, 4096, 4096)
+
+
+def _scale_out(specs, theme):
+    s = scale_out.setup(7e9, "bf16", 8, 2)
+    rows, other = scale_out.sweep(specs[H100], s), scale_out.sweep(specs[A100], s)
+    return figures.scale_out_figure(rows, scale_out.allreduce(specs[H100], s), other, theme)
+
+
+def _occupancy(specs, theme):
+    d = specs[H100]
+    return figures.occupancy_sawtooth_figure(d, occupancy.occupancy(d, 133), specs[A100], theme)
+
+
+def _faster_chip(specs, theme):
+    d = specs[H100]
+    result = pitfalls.faster_chip(d, "bf16", 7e9, 1).result
+    return figures.faster_chip_figure(d, "bf16", result, theme)
+
+
+def _workloads(specs, theme):
+    """The Workloads page's four charts, H100 against A100, Llama-3.1-8B decode."""
+    model = load_models()["Llama-3.1-8B"]
+    page = workloads.page(model, specs[H100], specs[A100], workloads.Setup())
+    return {which: wl.page_figure(page, which, 1, theme) for which in workloads.CHARTS}
+
+
+# Every builder, called with a representative input and the theme.
+def _plan(specs, theme):
+    """The Plan page's charts: Llama-3.1-8B trained on 16 H100s, Llama-3.1-70B served on 8,
+    and three published runs (two of them nearest)."""
+    model, device = load_models()["Llama-3.1-8B"], specs[H100]
+    trained = plan.train_view(model, device, plan.TrainSetup(16, 4096, 2**21), {})
+    served = plan_serve.serve_view(load_models()["Llama-3.1-70B"], device,
+                                   plan_serve.ServeSetup(), {})  # fmt: skip
+    times = (("run a", 1.0, 2.0), ("run b", 3.0, 4.0), ("run c", 0.2, 0.5))
+    runs = [Sample(SimpleNamespace(name=n, model="M", device="D", gpus=8), "train", n, b, m)
+            for n, b, m in times]  # fmt: skip
+    eff = Efficiency("train", 0.6, 3, 2, 0.4, 0.75, None, None)
+    return {
+        "step_parts_figure": plan_charts.page_figure(trained, plan_charts.STEP, theme),
+        "memory_per_gpu_figure": plan_charts.page_figure(trained, plan_charts.MEMORY, theme),
+        "frontier_figure": plan_charts.page_figure(served, plan_charts.FRONTIER, theme),
+        "published_runs_figure": plan_charts.published_runs_figure(runs, runs[:2], [eff], theme),
+    }
+
+
+BUILDERS = {
+    "roofline_figure": lambda s, t: figures.roofline_figure(
+        s[H100],
+        "bf16",
+        sample_ops(s[H100]),
+        s[A100],
+        [MEASURED],
+        overhead=[(1, 1e9), (1e3, 1e12)],
+        theme=t,
+    ),  # fmt: skip
+    "calculator_figure": lambda s, t: calculator_figure(s[H100], "bf16", sample_ops(s[H100])[0], t),
+    "ridge_by_year_figure": ridge_chart,
+    "growth_figure": lambda s, t: figures.growth_figure(
+        growth(s[V100], s[H100], "fp16"), s[V100], s[H100], "fp16", t
+    ),  # fmt: skip
+    "hierarchy_figure": lambda s, t: figures.hierarchy_figure(
+        hierarchy.hierarchies(s[H100], s[A100], "bf16"), "bandwidth", t
+    ),  # fmt: skip
+    "precision_bars_figure": lambda s, t: figures.precision_bars_figure(
+        _precision_rows(s[H100]), precision.not_published(_precision_rows(s[H100])), t
+    ),  # fmt: skip
+    "precision_roofline_figure": lambda s, t: figures.precision_roofline_figure(
+        _precision_rows(s[H100]), s[H100], precision.span(_precision_rows(s[H100])), t
+    ),  # fmt: skip
+    "occupancy_sawtooth_figure": _occupancy,
+    "tile_efficiency_figure": lambda s, t: figures.tile_efficiency_figure(
+        occupancy.tiles_compared(4096, 4096, s[H100]), occupancy.DEFAULT_TILE, t
+    ),  # fmt: skip
+    "faster_chip_figure": _faster_chip,
+    "scale_out_figure": _scale_out,
+    "sweep_figure": lambda s, t: figures.sweep_figure(
+        sweep.sweep(RECORDS),
+        sweep.overhead_by_n(RECORDS),
+        sweep.roof_by_n(RECORDS, s[H100]),
+        H100,
+        t,
+    ),  # fmt: skip
+    "dispatch_figure": lambda s, t: figures.dispatch_figure(clock.dispatch(RECORDS), t),
+    "pairs_figure": lambda s, t: figures.pairs_figure(clock.pairs(RECORDS), t),
+    "spread_figure": lambda s, t: figures.spread_figure(clock.spread(RECORDS), t),
+    "ceilings_figure": lambda s, t: figures.ceilings_figure(
+        measured.ceilings(ROOFLINE, s[H100]), H100, t
+    ),  # fmt: skip
+    "measured_roofline_figure": lambda s, t: measured_roofline_figure(
+        ROOFLINE, [MEASURED], [False], s[H100], "bf16", theme=t
+    ),  # fmt: skip
+    "layer_roofline_figure": lambda s, t: _workloads(s, t)[workloads.LAYER],
+    "serving_figure": lambda s, t: _workloads(s, t)[workloads.SERVING],
+    "memory_figure": lambda s, t: _workloads(s, t)[workloads.MEMORY],
+    "time_by_kind_figure": lambda s, t: _workloads(s, t)[workloads.KINDS],
+    "profile_roofline_figure": lambda s, t: figures.profile_roofline_figure(
+        profile_records(PROFILE), spec_roofs(s[H100]), theme=t
+    ),  # fmt: skip
+    "category_figure": lambda s, t: figures.category_figure(
+        profile_view.category_times(PROFILE), theme=t
+    ),  # fmt: skip
+    "compare_figure": lambda s, t: figures.compare_figure(
+        profile_view.compare(PROFILE, PROFILE[:4]), theme=t
+    ),  # fmt: skip
+    **{name: (lambda s, t, name=name: _plan(s, t)[name])
+       for name in ("step_parts_figure", "memory_per_gpu_figure", "frontier_figure",
+                    "published_runs_figure")},
+}  # fmt: skip

@@ -1,0 +1,45 @@
+"""AppTest helpers for the page tests: a page opened from app.py (as a link would), the
+URL-fallback notices it shows, a table as the browser prints it, and the pages in order."""
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+ROUND_H100 = "NVIDIA H100 SXM (round figures)"  # the hand calculation's device
+PAGES = ["home", "roofline", "hierarchy", "generations", "precision", "occupancy", "scale_out",
+         "workloads", "plan", "pitfalls", "measure"]  # fmt: skip
+
+
+def run_page(page: str, query: dict | None = None, timeout: float = 60):
+    """An AppTest of app.py opened on app_pages/<page>.py, optionally from a link's query."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+    at.query_params.update(query or {})
+    at.run()
+    if page != "home":
+        at.switch_page(f"app_pages/{page}.py").run()
+    return at
+
+
+def notices(at) -> list[str]:
+    """The URL-fallback notices an AppTest run shows."""
+    return [w.value for w in at.warning if "was ignored" in w.value]
+
+
+def table_text(at, index: int = 0):
+    """What a table shows: each cell as the browser prints it (a printf number format, the
+    placeholder where missing), each header with its unit."""
+    import json
+
+    import pandas as pd
+
+    element = at.dataframe[index]
+    config = json.loads(element.proto.columns or "{}")
+    shown = element.value.astype(object)
+    for column in shown.columns:
+        printf = config.get(column, {}).get("type_config", {}).get("format", "")
+        python = printf.replace("%", "{:", 1) + "}" if printf else "{}"
+        shown[column] = [element.proto.placeholder if pd.isna(v) else python.format(v)
+                         for v in shown[column]]  # fmt: skip
+    labels = {c: v.get("label", c) for c, v in config.items()}
+    return shown.rename(columns=labels)
