@@ -35,6 +35,7 @@ def test_a_link_restores_the_changed_device_named_as_changed(page):
     at = run_page(page, {"device": H100, "what_if": CHANGE})
     assert not at.exception and not notices(at)
     assert at.text_input(key="what_if").value == CHANGE
+    assert at.get("popover")[0].proto.popover.label == "What-if: 2 figures changed"
     assert any(t.startswith(f"What-if — {NAMED}: ") for t in texts(at, "caption"))
     assert not any(t.startswith(f"Published spec — {H100}:") for t in texts(at, "caption"))
 

@@ -51,9 +51,11 @@ def control(device: Device, precision: str) -> Device:
 
 
 def _device(device: Device) -> Device:
-    """The device as the link's text changes it (for the button's label); as published if not."""
+    """The device as the text changes it, for the button drawn before the text's widget: the
+    session's text, or on a session's first run the link's; as published if it fails."""
+    text = st.session_state[KEY] if KEY in st.session_state else st.query_params.get(KEY)
     try:
-        return apply_what_if(device, str(st.session_state.get(KEY) or ""))
+        return apply_what_if(device, str(text or ""))
     except WhatIfError:
         return device
 
