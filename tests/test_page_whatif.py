@@ -10,6 +10,8 @@ from measured import seed_records
 
 from perfcore.measure import results
 
+PAGES = ["home", "roofline", "hierarchy", "generations", "precision", "occupancy", "scale_out",
+         "workloads", "pitfalls", "measure"]  # fmt: skip
 H100 = "NVIDIA H100 SXM"
 CHANGE = "memory_bw_tbs=6.7,scaleup_domain=72"
 NAMED = "NVIDIA H100 SXM, memory 2× → 6.7 TB/s; scale-up domain 8 → 72 GPUs"
@@ -17,6 +19,11 @@ NAMED = "NVIDIA H100 SXM, memory 2× → 6.7 TB/s; scale-up domain 8 → 72 GPUs
 
 def charts(at) -> list[dict]:
     return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def names(at) -> list[str]:
+    """The trace names of the page's first chart."""
+    return [str(t.get("name", "")) for t in charts(at)[0]["data"]]
 
 
 def texts(at, kind: str) -> list[str]:
@@ -119,3 +126,24 @@ def test_roofline_measured_points_meet_the_published_roofs_not_the_what_ifs():
     assert any(
         t.startswith(f"The measured points ran on {H100}, not") for t in texts(at, "caption")
     )
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_runs_on_a_device_with_every_field_changed(page):
+    query = {"device": H100, "precision": "fp8", "compare": H100,
+             "what_if": "peak_x=1.5,fp8_tflops=4000,memory_bw_tbs=8,memory_gb=192,"
+                        "scaleup_gbs=1800,scaleup_domain=72,scaleout_gbs=100"}  # fmt: skip
+    at = run_page(page, query)
+    assert not at.exception and not notices(at)
+    captions = texts(at, "caption")
+    if page not in ("generations", "measure"):  # those two show every published row
+        assert any(t.startswith(f"What-if — {H100}, every peak 1.5×; FP8 peak") for t in captions)
+    if page in ("roofline", "hierarchy", "occupancy", "scale_out", "workloads"):
+        assert any(t.startswith(f"Published spec — {H100}: ") for t in captions)  # compared
+
+
+def test_the_published_row_is_compared_with_its_own_what_if_not_with_itself():
+    at = run_page("roofline", {"device": H100, "compare": H100})
+    assert not any(n.startswith(f"{H100}: ") for n in names(at))
+    at = run_page("roofline", {"device": H100, "compare": H100, "what_if": CHANGE})
+    assert any(n.startswith(f"{H100}: ") for n in names(at))

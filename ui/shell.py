@@ -88,7 +88,8 @@ def sidebar() -> Context:
         compare = choice("Compare with", [NO_COMPARE, *names], "compare", NO_COMPARE)
     with changes:
         modified = whatif.control(specs[device], precision)
-    other = None if compare in (NO_COMPARE, device) else specs[compare]
+    # The published row beside its own what-if is a comparison; beside itself it is not.
+    other = None if compare == NO_COMPARE or specs[compare] == modified else specs[compare]
     ctx = Context(specs, modified, precision, other, label, specs[device])
     st.session_state[_CONTEXT] = ctx
     st.session_state[THEME_KEY] = active_theme()
