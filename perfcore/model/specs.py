@@ -225,6 +225,7 @@ WHAT_IF = {
 # too, is set after it).
 PEAK_SCALE = "peak_x"
 FIGURES = (PEAK_SCALE, *WHAT_IF)
+OUT_OF_RANGE = "expected a finite figure (this one is out of range)"
 WHAT_IF_MARK = "what_if"  # the key in Device.extra of a what-if's changes, as text
 
 
@@ -256,7 +257,7 @@ def what_if(device: Device, **changes: float) -> Device:
         field, scale = NUMERIC_SI[column]
         fields[field] = int(value) if column in WHOLE_COLUMNS else float(value) * scale
         if not is_positive_finite(float(fields[field])):
-            raise WhatIfError(f"what-if: {column} = {value!r}: expected a finite figure")
+            raise WhatIfError(f"what-if: {column} = {value!r}: {OUT_OF_RANGE}")
         words.append(_changed(column_value(device, column), float(value), *WHAT_IF[column]))
     if not words:
         return device
@@ -269,7 +270,7 @@ def _scaled_peaks(device: Device, factor: float, fields: dict) -> dict:
     kept = [p for p in device.published_precisions() if f"{p}_flops_per_s" not in fields]
     scaled = {f"{p}_flops_per_s": device.peak_flops(p) * factor for p in kept}
     if not all(is_positive_finite(v) for v in scaled.values()):
-        raise WhatIfError(f"what-if: {PEAK_SCALE} = {factor!r}: expected a finite figure")
+        raise WhatIfError(f"what-if: {PEAK_SCALE} = {factor!r}: {OUT_OF_RANGE}")
     return scaled
 
 
