@@ -32,6 +32,8 @@ PAGES = [
             help="What do five beliefs that feel true cost on this device?"),
     st.Page("app_pages/measure.py", title="Measure", icon=":material/timer:",
             help="What does this machine really reach, timed with JAX?"),
+    st.Page("app_pages/profile.py", title="Profile", icon=":material/troubleshoot:",
+            help="Which ops of my program take the time, and what bounds each?"),
 ]  # fmt: skip
 
 page = st.navigation(PAGES)

@@ -6,6 +6,7 @@ The page draws before JAX is imported: JAX starts (and finds the device) on Run.
 import streamlit as st
 
 import ui
+from perfcore.errors import report_bug
 from perfcore.explain import measure as view
 from perfcore.explain import measure_clock as clock
 from perfcore.explain import measure_roofline as measured
@@ -21,7 +22,7 @@ from perfcore.figures import (
 from perfcore.figures.measure_roofline import measured_roofline_figure
 from perfcore.measure import registry
 from perfcore.measure.empirical import measured_roofline
-from perfcore.measure.suites import SUITES
+from perfcore.measure.suites import SUITES, BackendFailed, DeviceMemoryError
 
 ctx = ui.context()
 st.title("Measure: the clock done right")
@@ -48,8 +49,12 @@ def measure(suite: str, names: list[str]) -> None:
             progress=lambda fraction, message: bar.progress(fraction, text=message),
             wait_callback=lambda message: waiting.info(message, icon=":material/hourglass:"),
         )  # fmt: skip
-    except Exception as error:  # noqa: BLE001 - any fault in a run is reported, not raised
+    except (DeviceMemoryError, BackendFailed) as error:  # too big, or the device failed
         st.error(view.fault(error), icon=":material/error:")
+        return
+    except Exception:  # noqa: BLE001 - a bug: logged with its traceback, said as one
+        where = f"the Measure page's run of {', '.join(names)}"
+        st.error(f"{report_bug(where)} {view.KEPT}", icon=":material/error:")
         return
     finally:
         st.session_state[view.RUNNING] = False

@@ -10,6 +10,7 @@ import streamlit as st
 
 import ui
 from perfcore import format as fmt
+from perfcore.errors import NotPublished, report_bug
 from perfcore.explain import workloads as view
 from perfcore.figures import workloads as charts
 from perfcore.model.phases import BATCH, CONTEXT, DP, OUTPUT, PHASES, ROOF_RULE, TP
@@ -28,8 +29,10 @@ def priced(model, device, compare, setup) -> view.Page | str:
     """The page's numbers, once per input (shared, read-only); or what is missing."""
     try:
         return view.page(model, device, compare, setup)
-    except ValueError as e:
+    except NotPublished as e:
         return f"Cannot price this on {device.name}: {e}."
+    except Exception:  # a bug, not the input: logged with its traceback, said as such
+        return report_bug(f"the Workloads page, pricing {model.name} on {device.name}")
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -74,7 +77,8 @@ def headline(main: view.View) -> None:
     """The main device's numbers: time, bound, intensity, rates, memory."""
     metrics = [("Time (sum of ops)", fmt.seconds(main.phase.time_s)),
                ("Single-roofline bound", fmt.seconds(main.phase.time_bound_s)),
-               (f"Intensity ({main.phase.bound}-bound)", fmt.intensity(main.phase.intensity)),
+               (f"Intensity ({main.phase.bound}-bound)",
+                fmt.intensity(main.phase.intensity, unit="FLOP/B")),  # a quarter-width box
                ("Tokens/s", f"{main.tokens_per_s:,.0f}"),
                ("Memory per GPU", fmt.capacity(main.memory.total))]  # fmt: skip
     if main.generation:

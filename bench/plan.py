@@ -3,7 +3,9 @@
 Method: each search runs REPEATS times in this process, each on a new Training (so a cold
 memo: nothing priced before), timed with time.perf_counter; the table gives the min
 and the median, the layouts priced and the layouts that fit. Goal: under 1 s at 1,024 GPUs
-and under 5 s at 16,384. Run: `PYTHONPATH=$PWD python bench/plan.py`.
+and under 5 s at 16,384. The last line times what a `plan` command adds once: pricing the
+225 published runs of data/runs.csv and their efficiency table (perfcore.model.published).
+Run: `PYTHONPATH=$PWD python bench/plan.py`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import statistics
 import time
 
 from perfcore.model.models import load_models
+from perfcore.model.published import priced_runs, table
 from perfcore.model.search import search
 from perfcore.model.specs import load_specs
 from perfcore.model.train_plan import Training
@@ -47,6 +50,14 @@ def main() -> None:
         best = found.best.layout.label() if found.best else "none fits"
         print(f"{name:<16} {gpus:>6,} {min(times):>7.3f} {statistics.median(times):>9.3f} "
               f"{found.considered:>7,} {len(found.candidates):>6,}  {best}")  # fmt: skip
+    times = []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        priced = priced_runs()
+        table(priced.samples)
+        times.append(time.perf_counter() - start)
+    print(f"{'published runs':<23} {min(times):>7.3f} {statistics.median(times):>9.3f} "
+          f"{len(priced.samples):>7,}  (priced and tabled, files read each time)")  # fmt: skip
 
 
 if __name__ == "__main__":

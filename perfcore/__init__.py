@@ -2,7 +2,8 @@
 
 SI units throughout (FLOPs, bytes, seconds). Importing perfcore imports none of
 streamlit, plotly or jax: those load only in the dashboard, figures and
-perfcore.measure.jax_bench. perfcore.model is the arithmetic, perfcore.measure the clock.
+perfcore.measure.jax_bench. perfcore.model is the arithmetic, perfcore.measure the clock;
+perfcore.profile(fn, *args) traces a JAX step and joins every op with its cost.
 """
 
 from perfcore.model import ops
@@ -17,9 +18,19 @@ __all__ = [
     "attainable",
     "load_specs",
     "ops",
+    "profile",
     "ridge_point",
     "ring_allreduce_bytes",
     "transfer_time",
     "utilisation",
     "waves",
 ]
+
+
+def __getattr__(name: str):
+    """perfcore.profile, loaded on first use (perfcore.model never loads perfcore.measure)."""
+    if name == "profile":
+        from perfcore.measure.jax_profile import profile
+
+        return profile
+    raise AttributeError(f"module 'perfcore' has no attribute {name!r}")

@@ -72,9 +72,9 @@ def seconds(value: float | None, digits: int = 3) -> str:
     return _scaled(value, "s", _SUBUNIT, digits)
 
 
-def intensity(value: float | None, digits: int = 3) -> str:
-    """Arithmetic intensity as '295 FLOP/byte'."""
-    return NOT_PUBLISHED if value is None else f"{_sig(value, digits)} FLOP/byte"
+def intensity(value: float | None, digits: int = 3, unit: str = "FLOP/byte") -> str:
+    """Arithmetic intensity as '295 FLOP/byte' (unit="FLOP/B" where a metric box is narrow)."""
+    return NOT_PUBLISHED if value is None else f"{_sig(value, digits)} {unit}"
 
 
 def percent(fraction: float | None, digits: int = 3) -> str:

@@ -3,10 +3,11 @@
 Tiers are markers given by file name, so a new test file lands in its tier by being named
 as STYLE.md asks: `python3 dev.py test --fast` deselects every marked tier and runs the pure
 core, explain and figure tests. Network tests run only with --network; browser tests skip,
-saying how to install Chromium, where there is none.
+saying how to install Chromium, where there is none, and fail where CI=true (a required tier).
 """
 
 import functools
+import os
 import shutil
 from pathlib import Path
 
@@ -26,7 +27,8 @@ TIERS = (
 )
 MARKERS = {
     "slow": "starts a server, a browser, JAX or many AppTest runs (left out by --fast)",
-    "browser": "drives headless Chromium (skipped, saying how to install it, where absent)",
+    "browser": "drives headless Chromium (where absent: skipped saying how to install it; "
+    "failed under CI=true)",
     "server": "serves the app with `streamlit run` or inspects how it is shipped",
     "network": "reaches PyPI, gigabytes for the CUDA wheels; runs only with --network",
     "jax": "imports JAX (perfcore.measure.jax_bench) and times on its default device",
@@ -71,14 +73,20 @@ def tier(path: Path) -> tuple[str, ...]:
 
 def pytest_collection_modifyitems(config, items):
     network = config.getoption("--network")
-    chromium = shutil.which("chromium") is not None
     for item in items:
         for name in tier(item.path):
             item.add_marker(name)
         if "network" in item.keywords and not network:
             item.add_marker(pytest.mark.skip(reason="reaches PyPI: run with --network"))
-        if "browser" in item.keywords and not chromium:
-            item.add_marker(pytest.mark.skip(reason=NO_CHROMIUM))
+
+
+def pytest_runtest_setup(item):
+    """A browser test where Chromium is missing: skipped saying how to install it, or, under
+    CI=true, failed saying so (the browser tier is required there)."""
+    if "browser" in item.keywords and shutil.which("chromium") is None:
+        if os.environ.get("CI", "").lower() in ("true", "1"):
+            pytest.fail(f"CI=true and the browser tier cannot run: it {NO_CHROMIUM}")
+        pytest.skip(NO_CHROMIUM)
 
 
 @pytest.fixture(scope="session")

@@ -38,7 +38,7 @@ def test_a_link_opens_the_changed_device_and_its_fields_wait_for_the_popover(pag
     button = page.locator('[data-testid="stSidebar"]').get_by_text("What-if: 2 figures changed")
     closed = inputs(page)
     button.first.click()
-    field = page.get_by_label("Capacity (GB)")
+    field = page.get_by_label("Capacity (GiB)")
     field.wait_for()
     assert inputs(page) == closed + 8  # the text, seven figures: none drawn while closed
     assert page.get_by_label("Memory (TB/s)").input_value() == "6.7"
@@ -46,8 +46,8 @@ def test_a_link_opens_the_changed_device_and_its_fields_wait_for_the_popover(pag
     field.fill("160")
     field.press("Enter")
     wait_idle(page, n, "the capacity field", WAIT_MS)
-    page.wait_for_function("location.search.includes('memory_gb')", timeout=WAIT_MS)
+    page.wait_for_function("location.search.includes('memory_gib')", timeout=WAIT_MS)
     query = parse_qs(urlsplit(page.url).query)
-    assert query["what_if"] == ["memory_bw_tbs=6.7,scaleup_domain=72,memory_gb=160"]
-    assert "capacity 2× → 160 GB" in page.locator("h3").first.inner_text()
+    assert query["what_if"] == ["memory_bw_tbs=6.7,scaleup_domain=72,memory_gib=160"]
+    assert "capacity 2× → 160 GiB" in page.locator("h3").first.inner_text()
     assert not page.js_errors

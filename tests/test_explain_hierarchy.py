@@ -54,8 +54,9 @@ def test_a_link_has_no_capacity_not_an_unpublished_one(h100):
 
 def test_link_bandwidths_carry_their_convention(h100):
     df = view.table([view.hierarchy(h100, "fp16")]).set_index("level")
-    assert df.loc["scale-up link", "bandwidth convention"] == "both directions, as marketed"
-    assert df.loc["PCIe (host)", "bandwidth convention"] == "both directions, as marketed"
+    halved = "one direction, half the marketed both-directions figure"
+    assert df.loc["scale-up link", "bandwidth convention"] == halved
+    assert df.loc["PCIe (host)", "bandwidth convention"] == halved
     assert df.loc["scale-out network", "bandwidth convention"] == "one direction"
 
 

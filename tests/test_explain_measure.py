@@ -9,7 +9,7 @@ from measured import H100_KIND, seed_records
 
 from perfcore.explain import measure as view
 from perfcore.measure import registry
-from perfcore.measure.suites import SUITES, DeviceMemoryError
+from perfcore.measure.suites import SUITES, BackendFailed, DeviceMemoryError
 
 RECORDS = seed_records()
 CPU_RECORDS = tuple(dataclasses.replace(r, device="cpu", backend="cpu", spec_name="")
@@ -56,9 +56,11 @@ def test_points_of_another_device_are_not_overlaid():
 def test_faults_are_said_with_what_was_kept():
     memory = view.fault(DeviceMemoryError("matmul 9x9x9 needs 1e9 bytes: refused"))
     assert memory.startswith("matmul 9x9x9")
-    gone = view.fault(RuntimeError("Unable to initialize backend 'cuda'"))
-    assert "backend failed" in gone and "No records were kept" in gone
-    assert "ZeroDivisionError: boom" in view.fault(ZeroDivisionError("boom"))
+    gone = view.fault(BackendFailed("starting JAX", "", "Unable to initialize backend 'cuda'"))
+    assert gone.startswith("JAX's runtime failed in starting JAX: Unable to initialize backend")
+    assert "No records were kept" in gone
+    oom = view.fault(BackendFailed("roofline", "RESOURCE_EXHAUSTED", "Out of memory"))
+    assert oom.startswith("JAX's runtime failed (RESOURCE_EXHAUSTED) in roofline: Out of memory")
 
 
 def test_the_table_names_method_and_spread_in_si_units():

@@ -3,6 +3,7 @@
 import pytest
 from conftest import SEED
 
+from perfcore.errors import NotPublished
 from perfcore.explain import pitfalls as view
 from perfcore.format import NOT_PUBLISHED
 
@@ -170,3 +171,15 @@ def test_headline_and_details_show_every_quantity_once(specs):
 def _rest(s: view.Section) -> list:
     """The quantities not in the headline, in order."""
     return [q for q in s.quantities if q not in s.headline]
+
+
+def test_the_missing_figure_is_read_from_the_errors_field_not_its_text(specs):
+    """The old guard took the message's last word as the field: a message that goes on after
+    the field ("... for the copy") named 'copy' as the missing figure."""
+    device = specs["NVIDIA L4"]
+
+    def price():
+        raise NotPublished(device.name, ("pcie_bytes_per_s",), "PCIe bandwidth", "for the copy")
+
+    section = view._guard(4, "It's only a copy.", device, price)
+    assert section.verdict == f"{NOT_PUBLISHED}: NVIDIA L4 does not publish a PCIe bandwidth."

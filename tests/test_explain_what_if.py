@@ -11,7 +11,7 @@ def test_the_fields_show_the_published_figure_at_the_chosen_precision(specs):
     rows = {column: (label, shown) for column, label, shown in view.fields(specs[SEED], "fp16")}
     assert rows["fp16_tflops"] == ("FP16 peak (TFLOP/s)", "990")
     assert rows["memory_bw_tbs"] == ("Memory (TB/s)", "3.35")
-    assert rows["memory_gb"][1] == "80" and rows["scaleup_domain"][1] == "8"
+    assert rows["memory_gib"][1] == "80" and rows["scaleup_domain"][1] == "8"
     assert list(rows)[0] == "peak_x" and "bf16_tflops" not in rows
 
 

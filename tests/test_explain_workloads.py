@@ -89,3 +89,28 @@ def test_serving_caption_says_plainly_when_the_weights_fill_the_gpus(specs, mode
     sv = view.serving_view(models["Mixtral-8x7B"], specs[H100], view.Setup(context=128))
     assert sv.curve == ()
     assert view.serving_caption(sv, 128).startswith("No sequence at context 128 fits")
+
+
+def test_a_compare_device_without_a_peak_is_left_out_naming_the_figure(specs, models):
+    """V100 (2017) publishes no 8-bit peak: 8-bit weights and activations cannot be priced."""
+    s = view.Setup(precisions=view.Precisions(8, 8, 8))
+    page = view.page(models["Llama-3.1-8B"], specs[H100], specs["NVIDIA V100 SXM2"], s)
+    assert len(page.views) == 1
+    assert page.left_out.startswith("NVIDIA V100 SXM2 is left out: NVIDIA V100 SXM2 publishes no ")
+    assert "fp8 or int8 peak" in page.left_out
+
+
+def test_a_bug_while_pricing_the_compare_device_is_not_dressed_up_as_a_missing_figure(
+    specs, models, monkeypatch
+):
+    """The old page caught every ValueError, so a bug read 'A100 is left out: ...'."""
+    priced = view.view
+
+    def buggy(model, device, s):
+        if device.name == A100:
+            raise ValueError("a bug: shapes do not line up")
+        return priced(model, device, s)
+
+    monkeypatch.setattr(view, "view", buggy)
+    with pytest.raises(ValueError, match="a bug"):
+        view.page(models["Llama-3.1-8B"], specs[H100], specs[A100], view.Setup())

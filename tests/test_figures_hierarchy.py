@@ -42,7 +42,7 @@ def test_specs_and_estimates_are_separate_traces(h100):
 
 def test_the_bandwidth_chart_shows_each_links_convention(h100):
     labels = [x for b in _bars(_fig(h100, "bandwidth")) for x in b.x]
-    assert "scale-up link (both directions)" in labels
+    assert "scale-up link (one direction)" in labels
     assert "scale-out net (one direction)" in labels
 
 

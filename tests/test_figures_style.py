@@ -2,6 +2,8 @@
 trace, marker, annotation or shape drawn in the background's colour (it would vanish), and
 the points that stand for a device or an op named on the chart where there are few."""
 
+from pathlib import Path
+
 import pytest
 from measured import seed_records
 
@@ -11,6 +13,7 @@ from perfcore.explain import hierarchy, occupancy, pitfalls, precision, scale_ou
 from perfcore.explain import measure_clock as clock
 from perfcore.explain import measure_roofline as measured
 from perfcore.explain import measure_sweep as sweep
+from perfcore.explain import profile as profile_view
 from perfcore.figures import workloads as wl
 from perfcore.figures.generations import short_name
 from perfcore.figures.home import calculator_figure
@@ -18,6 +21,9 @@ from perfcore.figures.measure_roofline import measured_roofline_figure
 from perfcore.figures.style import DARK, LABEL_LIMIT, LIGHT, THEMES, point_labels
 from perfcore.measure.empirical import measured_roofline
 from perfcore.measure.points import MeasuredPoint
+from perfcore.measure.profile_assess import spec_roofs
+from perfcore.measure.profile_records import profile_records
+from perfcore.measure.results import load_results
 from perfcore.model import ops
 from perfcore.model.generations import growth
 from perfcore.model.models import load_models
@@ -25,6 +31,7 @@ from perfcore.model.roofline import estimate
 
 H100, A100, V100 = "NVIDIA H100 SXM", "NVIDIA A100 SXM4 80GB", "NVIDIA V100 SXM2"
 RECORDS = seed_records()
+PROFILE = load_results(Path(__file__).parent / "data" / "profile" / "mlp_profile.json")
 MEASURED = MeasuredPoint("matmul 4096", 1.4e11, 1e8, 2e-3, 7e13, 6.4e13, 7.8e13, 5e10, "bf16",
                          "isolated calls, min", "test device", "gpu")  # fmt: skip
 ROOFLINE = measured_roofline(RECORDS)
@@ -123,6 +130,15 @@ BUILDERS = {
     "serving_figure": lambda s, t: _workloads(s, t)[workloads.SERVING],
     "memory_figure": lambda s, t: _workloads(s, t)[workloads.MEMORY],
     "time_by_kind_figure": lambda s, t: _workloads(s, t)[workloads.KINDS],
+    "profile_roofline_figure": lambda s, t: figures.profile_roofline_figure(
+        profile_records(PROFILE), spec_roofs(s[H100]), theme=t
+    ),  # fmt: skip
+    "category_figure": lambda s, t: figures.category_figure(
+        profile_view.category_times(PROFILE), theme=t
+    ),  # fmt: skip
+    "compare_figure": lambda s, t: figures.compare_figure(
+        profile_view.compare(PROFILE, PROFILE[:4]), theme=t
+    ),  # fmt: skip
 }
 
 

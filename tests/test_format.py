@@ -103,3 +103,9 @@ def test_alike_prints_values_in_one_prefix_down_to_a_tenth_of_it():
     assert fmt.alike((2.5e-3, 1.3e-4), "seconds") == ("2.50 ms", "0.13 ms")
     # 0.1 ms at a scale of seconds would print 0.00 s: each keeps its own prefix then
     assert fmt.alike((0.52, 1e-4), "seconds") == ("520 ms", "100 µs")
+
+
+def test_intensity_has_a_short_unit_for_a_narrow_metric_box():
+    """'11.1 FLOP/byte' overflowed a quarter-width metric at 1400 px (224 px in 223)."""
+    assert fmt.intensity(11.08) == "11.1 FLOP/byte"
+    assert fmt.intensity(11.08, unit="FLOP/B") == "11.1 FLOP/B"

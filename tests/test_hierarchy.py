@@ -1,5 +1,7 @@
 """The hierarchy: nearest first, every figure labelled as spec, estimate or not published."""
 
+import pytest
+
 from perfcore.model.hierarchy import ESTIMATE, SPEC, UNKNOWN, flops_forgone, levels
 
 
@@ -30,4 +32,13 @@ def test_kinds_say_spec_or_estimate(h100):
 
 
 def test_flops_forgone_is_peak_times_latency():
-    assert flops_forgone(1e15, 500e-9) == 1e15 * 500e-9
+    """By hand: 1 PFLOP/s for a 500 ns round trip forgoes 1e15 x 5e-7 = 500 million FLOPs."""
+    assert flops_forgone(1e15, 500e-9) == pytest.approx(5e8, rel=1e-12)
+
+
+def test_links_are_per_direction_by_default(h100):
+    """The round-figure H100 row: NVLink 900 GB/s and PCIe 128 GB/s marketed both directions
+    are 450 and 64 GB/s one way; InfiniBand NDR's 50 GB/s is already one direction."""
+    got = {lv.name: lv.bytes_per_s for lv in levels(h100)}
+    assert (got["scale-up link"], got["PCIe (host)"]) == (450e9, 64e9)
+    assert got["scale-out network"] == 50e9

@@ -28,7 +28,7 @@ def test_an_impossible_value_is_refused_naming_its_field(fields, field, words):
 @pytest.mark.parametrize(
     ("model", "fields", "gpus", "field", "words"),
     [("Llama-3.1-70B", {"tp": 3, "dp": 1}, 3, "tp", "64 attention heads"),
-     ("Llama-3.1-70B", {"tp": 16, "pp": 3}, 48, "pp", "80 layers"),
+     ("Llama-3.1-70B", {"pp": 81}, 81, "pp", "more than the 80 layers"),
      ("Llama-3.1-70B", {"tp": 8, "dp": 4}, 64, "gpus", "= 32"),
      ("Llama-3.1-70B", {"tp": 8, "dp": 8, "micro_batch": 5}, 64, "micro_batch", "sequences"),
      ("Llama-3.1-70B", {"cp": 3, "dp": 1}, 3, "cp", "2 x cp"),

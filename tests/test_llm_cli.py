@@ -56,7 +56,7 @@ def test_eight_bit_weights_on_a100_run_the_math_at_int8(capsys):
 def test_json_stays_valid_where_capacity_is_unpublished(capsys, tmp_path):
     lines = (Path(__file__).parents[1] / "data" / "specs.csv").read_text().splitlines()
     cells = next(v for v in lines if v.startswith(H100 + ",")).split(",")
-    cells[0], cells[6] = "No capacity GPU", ""  # memory_gb empty: not published
+    cells[0], cells[6] = "No capacity GPU", ""  # memory_gib empty: not published
     path = tmp_path / "specs.csv"
     path.write_text(lines[0] + "\n" + ",".join(cells) + "\n")
     r = run_json(capsys, "--model", "Llama-2-7B", "--device", "No capacity GPU",

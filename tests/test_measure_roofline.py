@@ -1,8 +1,8 @@
-"""The measured roofline on this machine's CPU: cache and memory plateaus, per-dtype peaks.
+"""The measured roofline on this machine's CPU: cache and memory rates, per-dtype peaks.
 
-References timed in the same test: a plain numpy copy for the memory floor, a plain jnp.dot
-for the matmul peak. Both sides are the fastest of several calls (other work sharing the
-machine only adds time), so they compare like with like.
+Every check has a fixed tolerance and runs once. References: a plain numpy copy for the
+memory floor; for the matmul, a plain timing interleaved with the harness's, sample by sample.
+Each side is the fastest of several calls (other work sharing the machine only adds time).
 """
 
 import functools
@@ -14,44 +14,22 @@ import pytest
 from perfcore.measure import empirical, jax_bench
 
 NUMPY_FLOOR_FACTOR = 2  # memory floor within 2x of numpy's copy (the issue's bound)
-DOT_FACTOR = 2  # matmul peak within 2x of a plain jnp.dot at the same size
+CACHE_OVER_MEMORY = 1.5  # the best in-cache rate beats the best far-beyond-cache rate by this
+HARNESS_FACTOR = 1.5  # the harness's fastest matmul within 1.5x of plain timing, interleaved
 
 
-SWEEPS = 3  # at most: a sweep on a busy 2-core machine can scramble the cache sizes' times
+@pytest.fixture(scope="module")
+def records():
+    """One quick roofline sweep (measured once: no sweep is repeated until it looks right)."""
+    return jax_bench.run_suite("quick", experiments=("roofline",))
 
 
-def _sweep() -> tuple:
-    """(records, roofline) of one quick roofline sweep, its levels printed."""
-    records = jax_bench.run_suite("quick", experiments=("roofline",))
+@pytest.fixture(scope="module")
+def roofline(records):
     found = empirical.measured_roofline(records)
     for line in empirical.describe(found):
         print(line)
-    return records, found
-
-
-@pytest.fixture(scope="module")
-def measured():
-    """(records, roofline) of the first quick sweep that shows a cache level and memory.
-
-    The quick suite times each size for 50 ms; on a shared 2-core machine other work can
-    scramble the small sizes of one sweep (seen once in CI: memory alone was found), so a
-    sweep is repeated up to SWEEPS times. A plateau finder that never finds two fails.
-    """
-    for _ in range(SWEEPS):
-        records, found = _sweep()
-        if len(found.levels) >= 2:
-            break
-    return records, found
-
-
-@pytest.fixture(scope="module")
-def records(measured):
-    return measured[0]
-
-
-@pytest.fixture(scope="module")
-def roofline(measured):
-    return measured[1]
+    return found
 
 
 def _blocked(fn, x):
@@ -69,12 +47,19 @@ def fastest(fn, repeats=15) -> float:
     return min(times)
 
 
-def test_at_least_a_cache_plateau_and_a_memory_plateau_are_found(roofline):
-    assert len(roofline.levels) >= 2
-    cache, memory = roofline.levels[0], roofline.levels[-1]
-    assert cache.bytes_per_s > memory.bytes_per_s
-    assert cache.plateau.hi_bytes < memory.plateau.lo_bytes
-    assert memory.name == "memory"
+def test_working_sets_inside_the_caches_stream_faster_than_memory(records, roofline):
+    """Measured in the same sweep, so what holds is robust on a busy machine: other work only
+    adds time, which lowers a rate, and the best of several in-cache sizes (<= 1 MiB) is lowered
+    only if every one of them is hit. A CPU's L1/L2 stream 3-10x faster than its DRAM. How the
+    plateau finder splits a clean curve into levels is tested on known curves in
+    test_plateaus.py; here the slowest level it finds must be memory."""
+    streams = [r for r in records if r.size_kind == "bytes"]
+    rate = {r.label: r.bytes / r.measurement.min for r in streams}
+    cache = max(rate[r.label] for r in streams if r.size <= 2**20)
+    memory = max(rate[r.label] for r in streams if r.size >= 2**27)
+    print(f"best in-cache {cache / 1e9:.1f} GB/s, best beyond the caches {memory / 1e9:.1f} GB/s")
+    assert cache >= CACHE_OVER_MEMORY * memory
+    assert roofline.levels and roofline.levels[-1].name == "memory"
 
 
 def test_the_sweep_runs_from_inside_the_first_cache_to_far_beyond_the_last(records):
@@ -92,29 +77,34 @@ def test_memory_floor_agrees_with_a_numpy_copy_of_the_same_size(roofline):
     assert 1 / NUMPY_FLOOR_FACTOR <= ratio <= NUMPY_FLOOR_FACTOR
 
 
-def test_matmul_peak_agrees_with_a_plain_jnp_dot(measured):
-    """The sweep's fp32 roof against jnp.dot timed here at the same size. On 2 busy cores one
-    of the two can run at half speed (sweeps here gave 87-170 GFLOP/s), so a pair that
-    disagrees is measured again, sweep and dot, up to SWEEPS times; a roof off by a constant
-    factor (a wrong FLOP count) disagrees every time."""
+def test_the_fp32_roof_counts_2n_cubed_flops(records, roofline):
+    """A wrong FLOP count would put the roof off by a constant factor: by hand, the record of
+    the roof's (n x n) @ (n x n) matmul counts 2 n^3 FLOPs (FLOPs, not MACs)."""
+    best = next(r for r in roofline.roofs if r.precision == "fp32")
+    record = next(r for r in records if r.label == best.label)
+    assert record.flops == pytest.approx(2 * record.size**3, rel=0.01)
+
+
+def test_the_harness_times_a_matmul_as_plain_timing_does_interleaved():
+    """The harness (bench.measure: warm-up, block_until_ready, isolated calls) against a plain
+    perf_counter around a blocked jnp.dot, one sample of each in turn, so other work on the
+    machine falls on both alike; the fastest of each agree within HARNESS_FACTOR."""
     import jax
     import jax.numpy as jnp
 
-    records, roofline = measured
-    for attempt in range(SWEEPS):
-        if attempt:
-            records, roofline = _sweep()
-        best = next(r for r in roofline.roofs if r.precision == "fp32")
-        n = next(r.size for r in records if r.label == best.label)
-        a = jnp.ones((int(n), int(n)), jnp.float32)
-        square = jax.jit(lambda x: jnp.dot(x, x))
-        square(a).block_until_ready()
-        plain = 2 * n**3 / fastest(functools.partial(_blocked, square, a))
-        ratio = best.flops_per_s / plain
-        print(f"fp32 matmul peak / plain jnp.dot at n={int(n)} = {ratio:.2f}")
-        if 1 / DOT_FACTOR <= ratio <= DOT_FACTOR:
-            break
-    assert 1 / DOT_FACTOR <= ratio <= DOT_FACTOR
+    from perfcore.measure import bench
+
+    a = jnp.ones((512, 512), jnp.float32)
+    square = jax.jit(lambda x: jnp.dot(x, x))
+    _blocked(square, a)
+    plain, harness = [], []
+    for _ in range(15):
+        plain.append(fastest(functools.partial(_blocked, square, a), repeats=1))
+        m = bench.measure(lambda: square(a), sync=jax.block_until_ready, warmup=1, repeats=1)
+        harness.append(m.min)
+    ratio = min(harness) / min(plain)
+    print(f"harness / plain fastest 512^3 matmul = {ratio:.2f}")
+    assert 1 / HARNESS_FACTOR <= ratio <= HARNESS_FACTOR
 
 
 def test_every_dtype_that_runs_here_has_a_flat_roof(roofline):

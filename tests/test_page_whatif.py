@@ -11,7 +11,7 @@ from measured import seed_records
 from perfcore.measure import results
 
 PAGES = ["home", "roofline", "hierarchy", "generations", "precision", "occupancy", "scale_out",
-         "workloads", "pitfalls", "measure"]  # fmt: skip
+         "workloads", "pitfalls", "measure", "profile"]  # fmt: skip
 H100 = "NVIDIA H100 SXM"
 CHANGE = "memory_bw_tbs=6.7,scaleup_domain=72"
 NAMED = "NVIDIA H100 SXM, memory 2× → 6.7 TB/s; scale-up domain 8 → 72 GPUs"
@@ -95,9 +95,9 @@ def test_a_hostile_what_if_falls_back_to_the_published_row_with_a_notice(text):
 def test_a_field_writes_the_links_text_and_the_text_refills_the_fields():
     at = run_page("home", {"device": H100, "what_if": CHANGE})
     assert at.number_input(key="_wi_field_memory_bw_tbs").value == 6.7
-    at.number_input(key="_wi_field_memory_gb").set_value(160).run()
-    assert at.query_params["what_if"] == f"{CHANGE},memory_gb=160"
-    assert "capacity 2× → 160 GB" in at.subheader[0].value
+    at.number_input(key="_wi_field_memory_gib").set_value(160).run()
+    assert at.query_params["what_if"] == f"{CHANGE},memory_gib=160"
+    assert "capacity 2× → 160 GiB" in at.subheader[0].value
     at.text_input(key="what_if").set_value("peak_x=2").run()
     assert at.number_input(key="_wi_field_memory_bw_tbs").value is None
     assert at.number_input(key="_wi_field_peak_x").value == 2
@@ -105,6 +105,11 @@ def test_a_field_writes_the_links_text_and_the_text_refills_the_fields():
     at.button(key="_wi_clear").click().run()
     assert at.subheader[0].value == f"Quick calculator: {H100} at bf16"
     assert at.number_input(key="_wi_field_peak_x").value is None
+
+
+def test_the_profile_page_says_it_judges_against_the_published_rows():
+    at = run_page("profile", {"device": H100, "what_if": CHANGE})
+    assert not at.exception and any(f"here {H100})" in t for t in texts(at, "info"))
 
 
 def test_the_measure_page_keeps_the_published_spec_and_says_so():
@@ -131,12 +136,12 @@ def test_roofline_measured_points_meet_the_published_roofs_not_the_what_ifs():
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_runs_on_a_device_with_every_field_changed(page):
     query = {"device": H100, "precision": "fp8", "compare": H100,
-             "what_if": "peak_x=1.5,fp8_tflops=4000,memory_bw_tbs=8,memory_gb=192,"
+             "what_if": "peak_x=1.5,fp8_tflops=4000,memory_bw_tbs=8,memory_gib=192,"
                         "scaleup_gbs=1800,scaleup_domain=72,scaleout_gbs=100"}  # fmt: skip
     at = run_page(page, query)
     assert not at.exception and not notices(at)
     captions = texts(at, "caption")
-    if page not in ("generations", "measure"):  # those two show every published row
+    if page not in ("generations", "measure", "profile"):  # these show the published rows
         assert any(t.startswith(f"What-if — {H100}, every peak 1.5×; FP8 peak") for t in captions)
     if page in ("roofline", "hierarchy", "occupancy", "scale_out", "workloads"):
         assert any(t.startswith(f"Published spec — {H100}: ") for t in captions)  # compared

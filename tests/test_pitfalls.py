@@ -13,13 +13,17 @@ from perfcore.model.pitfalls import (
 
 
 def test_a_device_without_a_network_figure_says_so(specs):
-    with pytest.raises(NotPublished, match="scaleout"):
+    with pytest.raises(NotPublished) as caught:
         shard_across_nodes(specs["NVIDIA GeForce RTX 4090"], 7e9)
+    error = caught.value  # the device and the field travel as values, not inside the text
+    assert (error.device, error.fields) == ("NVIDIA GeForce RTX 4090", ("scaleout_bytes_per_s",))
+    assert str(error) == "NVIDIA GeForce RTX 4090 publishes no scale-out (network) bandwidth"
 
 
 def test_a_device_without_an_fp8_peak_says_so(specs):
-    with pytest.raises(NotPublished, match="fp8"):
+    with pytest.raises(NotPublished) as caught:
         faster_chip(specs["NVIDIA V100 SXM2"], "fp8", ops.decode_step(7e9, 1))
+    assert caught.value.fields == ("fp8_flops_per_s",)
 
 
 def test_batch_size_fills_the_machine(h100):

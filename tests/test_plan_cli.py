@@ -69,7 +69,8 @@ def test_what_if_and_a_models_file_are_used(capsys, tmp_path):
 @pytest.mark.parametrize(
     ("argv", "words"),
     [([*TRAIN, "--tp", "3"], "--tp 3: does not divide the 32 attention heads"),
-     ([*TRAIN, "--pp", "5"], "--pp 5"), ([*TRAIN, "--zero", "4"], "--zero = '4'"),
+     ([*TRAIN, "--pp", "33"], "--pp 33: (pp = 33 stages) is more than the 32 layers"),
+     ([*TRAIN, "--zero", "4"], "--zero = '4'"),
      ([*TRAIN, "--recompute", "often"], "unknown recompute"),
      ([*TRAIN, "--precision", "fp4"], "unknown precision"),
      ([*TRAIN, "--gpus", "0"], "--gpus = '0'"), ([*TRAIN, "--seq", "4.5"], "--seq = '4.5'"),

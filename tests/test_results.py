@@ -74,7 +74,7 @@ def test_csv_columns_follow_the_schema_and_every_record_field_has_one():
 
 
 def test_files_are_written_as_version_2():
-    assert json.loads(results.to_json(RECORDS))["version"] == results.VERSION == 2
+    assert json.loads(results.to_json(RECORDS))["version"] == results.VERSION == 3
 
 
 @pytest.mark.parametrize("name", ["v1.json", "v1.csv"])
@@ -149,7 +149,7 @@ MALFORMED = [
     (b"experiment,label\nsweep,x\n", "x.csv", "missing column(s)"),
     (json_with(notes=["two\nlines"]), "x.json", "record 1: field 'notes'"),
     (json_with(size_kind="furlongs"), "x.json", "record 1: field 'size_kind'"),
-    (b'{"format": "perfcore-results", "version": 3, "records": [{}]}', "x.json", "'version'"),
+    (b'{"format": "perfcore-results", "version": 4, "records": [{}]}', "x.json", "'version'"),
 ]
 
 

@@ -1,5 +1,6 @@
 """The roofline is min() of two lines: bounded, equal to one roof, monotone in intensity."""
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -65,9 +66,26 @@ def test_time_floor_agrees_with_attainable(flops, n_bytes, peak, bw):
 
 
 def test_estimate_on_a_device_reads_its_peak_and_bandwidth(h100):
-    cost = ops.matmul(4096, 4096, 4096)
-    assert roofs(h100, "fp16") == (h100.peak_flops("fp16"), h100.memory_bytes_per_s)
-    assert estimate_on(h100, "fp16", cost) == estimate(*roofs(h100, "fp16"), cost)
+    """4096^3 fp16 matmul on the round-figure H100 (990 TFLOP/s, 3.35 TB/s), by hand:
+    FLOPs 2 x 4096^3 = 137,438,953,472; bytes 3 x 4096^2 x 2 = 100,663,296; intensity
+    1365.33 FLOP/byte, past the ridge 990 / 3.35 = 295.5, so compute-bound at 990 TFLOP/s;
+    time floor 137,438,953,472 / 990e12 = 138.83 µs."""
+    got = estimate_on(h100, "fp16", ops.matmul(4096, 4096, 4096))
+    assert roofs(h100, "fp16") == (990e12, 3.35e12)
+    assert (got.limiter, got.attainable_flops_per_s) == ("compute", 990e12)
+    assert got.intensity == pytest.approx(1365.333, rel=1e-6)
+    assert got.ridge == pytest.approx(295.522, rel=1e-5)
+    assert got.time_floor_s == pytest.approx(138.827e-6, rel=1e-5)
+
+
+def test_estimate_of_a_matvec_is_memory_bound_at_bandwidth_times_intensity():
+    """4096 x 4096 fp16 matvec at 990 TFLOP/s, 3.35 TB/s, by hand: FLOPs 2 x 4096^2 =
+    33,554,432; bytes (4096^2 + 2 x 4096) x 2 = 33,570,816; intensity 0.99951 FLOP/byte,
+    attainable 3.35e12 x 0.99951 = 3.3484 TFLOP/s, time floor 33,570,816 / 3.35e12 = 10.021 µs."""
+    got = estimate(990e12, 3.35e12, ops.matvec(4096))
+    assert got.limiter == "memory"
+    assert got.attainable_flops_per_s == pytest.approx(3.34836e12, rel=1e-5)
+    assert got.time_floor_s == pytest.approx(10.0211e-6, rel=1e-4)
 
 
 def test_estimate_on_is_none_where_a_roof_is_unpublished(specs, h100):

@@ -41,6 +41,16 @@ def test_fixed_fields_hold_in_every_candidate(specs):
     assert {(p.layout.tp, p.layout.zero) for p in found.candidates} == {(2, 1)}
 
 
+def test_pp_not_dividing_the_layers_is_searched(specs):
+    """Llama-3.1-405B (126 layers) on 8,192 H100s at TP 8: PP 16, as Llama 3 ran it, is among
+    the layouts searched though 16 does not divide 126; given, it is the only pp priced."""
+    t = Training(MODELS["Llama-3.1-405B"], specs[H100], 8192, 8192, 2048 * 8192)
+    free = search.search(t, {"tp": 8, "cp": 1})
+    assert 16 in {p.layout.pp for p in free.candidates}
+    found = search.search(t, {"tp": 8, "pp": 16, "cp": 1})
+    assert {(p.layout.pp, p.layout.dp) for p in found.candidates} == {(16, 64)}
+
+
 def test_a_model_too_big_for_the_gpus_returns_no_best_and_the_leanest_misfit(specs):
     t = Training(MODELS["Llama-3.1-405B"], specs[H100], 2, 4096, 2 * 4096)
     found = search.search(t)

@@ -30,6 +30,17 @@ def test_a_plan_is_the_decode_step_plus_its_share_of_prefills(setup):
     assert plan.joules_per_token == pytest.approx(700 * 8 / plan.output_tokens_per_s)
 
 
+def test_the_prefills_a_step_takes_in_run_as_one_pass(setup):
+    """Batch 1,024 of 256-token outputs: each step takes in 4 requests, prefilled together
+    (weights read once for 4 x 1,024 tokens), so TPOT = step + 4 x prefill(4) / 4, below the
+    step + 4 x prefill(1) of one pass per request."""
+    plan = serve_plan.price(setup, 8, 1024)
+    four = phases.prefill(setup.model, setup.device, 4, 1024, FP8, tp=8).time_s
+    step = phases.decode(setup.model, setup.device, 1024, 1152, FP8, tp=8).time_s
+    assert plan.tpot_s == pytest.approx(step + four)
+    assert plan.tpot_s < step + 4 * plan.ttft_s
+
+
 def test_max_batch_is_the_kv_cache_that_fits_beside_the_weights(setup):
     limit = serve_plan.max_batch(setup, 4)
     assert limit == serving.max_sequences(setup.model, setup.device, 1280, FP8, 4)

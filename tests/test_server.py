@@ -164,11 +164,6 @@ def results_uploader(at):
     return uploaders[0]
 
 
-# Until the Measure page is written it is a 3-line stub; from then on this test must pass.
-PLACEHOLDER = len((ROOT / "app_pages" / "measure.py").read_text().splitlines()) < 5
-
-
-@pytest.mark.xfail(PLACEHOLDER, reason="app_pages/measure.py is still a placeholder", strict=True)
 def test_hosted_measure_page_refuses_to_measure_and_offers_upload(hosted):
     at = run_page("measure")
     assert not at.exception, at.exception

@@ -121,7 +121,7 @@ EXPECTED = {
         POSITIVE,
         "never 0 or negative",
     ],
-    "zero_value.csv": ["row 2", "column 'memory_gb'", "got '0'", POSITIVE, "never 0"],
+    "zero_value.csv": ["row 2", "column 'memory_gib'", "got '0'", POSITIVE, "never 0"],
     "nan_value.csv": ["row 2", "column 'fp32_tflops'", "got 'NaN'", POSITIVE, "not figures"],
     "infinite_value.csv": ["row 3", "column 'pcie_gbs'", "got 'inf'", POSITIVE, "not figures"],
     "placeholder_value.csv": [
@@ -153,11 +153,11 @@ EXPECTED = {
         "got 'NVIDIA H100 SXM (round figures)', the name of row 2",
         "expected each name once",
     ],
-    "row_number_counts_records.csv": ["row 3", "column 'l2_mb'", "got '40 MB'", "write 40"],
+    "row_number_counts_records.csv": ["row 3", "column 'l2_mib'", "got '40 MB'", "write 40"],
     "several_problems.csv": [
         "row 2, column 'year': got '2022.5'; expected a whole-number year",
         "row 2, column 'bf16_tflops': got '1,979'; " + POSITIVE,
-        "row 3, column 'memory_gb': got '-80'; " + POSITIVE,
+        "row 3, column 'memory_gib': got '-80'; " + POSITIVE,
         "row 3, column 'source': got ''; expected the datasheet",
         "row 3, column 'name': got 'NVIDIA H100 SXM (round figures)', the name of row 2",
     ],
@@ -187,8 +187,7 @@ def load_one(**changes: str) -> Device:
 @pytest.fixture(scope="module")
 def bundled() -> dict[str, Device]:
     """data/specs.csv (test_bundled_rows_have_no_sanity_problems holds it to sanity.py)."""
-    if not DEFAULT_PATH.exists():
-        pytest.skip(f"{DEFAULT_PATH} is not written yet")
+    assert DEFAULT_PATH.exists(), f"{DEFAULT_PATH} is missing: the app ships with it"
     return load_specs()
 
 
@@ -233,7 +232,7 @@ def test_peak_flops_rejects_an_unknown_precision():
 
 
 def test_memory_capacity_is_binary_bytes():
-    assert load_one(memory_gb="80").memory_bytes == 80 * 1024**3
+    assert load_one(memory_gib="80").memory_bytes == 80 * 1024**3
 
 
 def test_memory_bandwidth_is_exact_decimal_bytes_per_s():
@@ -241,7 +240,7 @@ def test_memory_bandwidth_is_exact_decimal_bytes_per_s():
 
 
 def test_empty_cell_is_none_never_zero():
-    device = load_one(l2_mb="", scaleout_gbs="", tdp_w="")
+    device = load_one(l2_mib="", scaleout_gbs="", tdp_w="")
     assert (device.l2_bytes, device.scaleout_bytes_per_s, device.tdp_w) == (None, None, None)
 
 
@@ -433,6 +432,23 @@ def test_a_bad_what_if_is_one_typed_line(specs, text, words):
     assert "\n" not in str(err.value)
 
 
+def test_a_file_with_the_old_column_names_still_loads():
+    """memory_gb and l2_mb were renamed memory_gib and l2_mib (they always held GiB and MiB):
+    a file written with the old header loads, its figures read in the same units."""
+    old = csv_bytes(row()).decode().replace("memory_gib", "memory_gb").replace("l2_mib", "l2_mb")
+    assert "memory_gb," in old and "l2_mb," in old
+    (device,) = load_specs_bytes(old.encode(), "old.csv").values()
+    assert device.memory_bytes == load_one().memory_bytes
+    assert device.l2_bytes == load_one().l2_bytes
+
+
+def test_the_bundled_header_names_binary_capacities_by_their_unit():
+    with open(DEFAULT_PATH, newline="") as f:
+        header = next(csv.reader(f))
+    assert {"memory_gib", "l2_mib"} <= set(header)
+    assert not {"memory_gb", "l2_mb"} & set(header)
+
+
 def test_peak_x_scales_every_published_peak_and_a_given_peak_wins(specs):
     """H100 SXM: BF16 989.4 and FP8 1978.9 TFLOP/s dense; ×2 gives 1978.8 and 3957.8, FP64 stays
     published ×2 too; bf16_tflops=1500 given beside it sets BF16 alone, 1500/989.4 = 1.52×."""
@@ -464,8 +480,8 @@ def test_a_blank_what_if_is_the_published_row_and_a_change_is_marked(specs):
 
     h100 = specs["NVIDIA H100 SXM"]
     assert apply_what_if(h100, "  ") is h100 and changes_of(h100) == ""
-    changed = apply_what_if(h100, "memory_gb=160")
-    assert changes_of(changed) == "memory_gb=160" and changed.source == h100.source
+    changed = apply_what_if(h100, "memory_gib=160")
+    assert changes_of(changed) == "memory_gib=160" and changed.source == h100.source
 
 
 @pytest.mark.parametrize("text", ["memory_bw_tbs=1e300", "peak_x=1e300"])

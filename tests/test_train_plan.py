@@ -1,11 +1,13 @@
 """A training step priced for a layout: hand-worked parts, and how memory and time must move."""
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from perfcore.model import train_comm
-from perfcore.model.layout import Layout
+from perfcore.model.layout import Layout, problems, stage_layers
 from perfcore.model.models import load_models
 from perfcore.model.train_plan import Training, price, run_totals
 
@@ -102,3 +104,30 @@ def test_memory_per_gpu_falls_with_tp_pp_and_the_zero_stage(specs, f):
     assert _memory(h100, **{**f, "tp": f["tp"] * 2}) <= here
     assert _memory(h100, **{**f, "pp": f["pp"] * 2}) <= here
     assert _memory(h100, **{**f, "zero": f["zero"] + 1}) <= here
+
+
+def test_uneven_stages_price_the_fullest_one_405b_at_pp_16(h100):
+    """Llama-3.1-405B, 126 layers over PP 16 (Llama 3 paper, Table 4): ceil(126/16) = 8 layers
+    on the slowest stage, so the step and memory are those of an even 128-layer model at PP 16
+    (8 per stage: the same layers, attention and lm_head per GPU). Activations, selective
+    recompute, TP 8, micro-batch 1, 8,192 tokens: 34 s b h / t = 34 x 8,192 x 16,384 / 8 =
+    570,425,344 B per layer; 8 layers x min(m = 32, p = 16) micro-batches in flight =
+    73,014,444,032 B."""
+    real = MODELS["Llama-3.1-405B"]
+    even = replace(real, name="405B with 128 layers", layers=128)
+    layout = Layout(tp=8, pp=16, dp=64, micro_batch=1, recompute="selective")
+    uneven, whole = (
+        price(Training(m, h100, 8192, 8192, 2048 * 8192), layout) for m in (real, even)
+    )
+    assert stage_layers(126, 16) == 8
+    assert uneven.step_s == pytest.approx(whole.step_s, rel=1e-12)
+    assert uneven.memory_bytes == pytest.approx(whole.memory_bytes, rel=1e-12)
+    assert uneven.memory_bytes["activations"] == pytest.approx(73_014_444_032, rel=1e-12)
+
+
+def test_only_more_stages_than_layers_is_refused():
+    """PP 126 puts one layer per stage; PP 127 leaves a stage with none."""
+    model = MODELS["Llama-3.1-405B"]
+    assert problems(Layout(pp=126), model, 126, 8192, 126) == []
+    (err,) = problems(Layout(pp=127), model, 127, 8192, 127)
+    assert err.field == "pp" and "more than the 126 layers" in str(err)

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from perfcore.errors import UserError
 from perfcore.model import ops, validate
 
 BATCH = ops.Param("batch", 1, "sequences", hi=64)
@@ -18,6 +19,9 @@ def test_an_unusable_value_is_one_line_naming_field_value_and_range(raw):
     message = str(caught.value)
     assert "\n" not in message
     assert message == f"--batch = {raw!r} is not usable: expected an integer from 1 to 64"
+    error = caught.value  # the parts a surface needs, without reading them back from the text
+    assert (error.field, error.given, error.expected) == ("--batch", raw, "an integer from 1 to 64")
+    assert isinstance(error, UserError)
 
 
 @pytest.mark.parametrize(("raw", "value"), [("1", 1), ("64", 64), ("8.0", 8), (" 2e1 ", 20)])

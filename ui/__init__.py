@@ -15,6 +15,7 @@ from ui.loaders import (
     freeze_heap,
     hosted_mode,
     measurement_module,
+    profile_file,
     results_file,
     results_upload,
 )
@@ -51,6 +52,7 @@ __all__ = [
     "freeze_heap",
     "hosted_mode",
     "measurement_module",
+    "profile_file",
     "metrics",
     "models",
     "multi",

@@ -93,6 +93,41 @@ def results_file(key: str) -> tuple[Record, ...]:
         return ()
 
 
+PROFILE_KINDS = ["pb", "zip", "json", "csv"]
+PROFILE_HELP = (
+    "A capture: the .xplane.pb that jax.profiler.trace writes (under plugins/profile/), or the "
+    "trace folder zipped; or a results file of `python -m perfcore profile`."
+)
+
+
+@st.cache_data(show_spinner="Reading the capture...", max_entries=8)
+def uploaded_profile(data: bytes, label: str):
+    """A capture's ops joined with their costs (a Profile); CaptureError if it is not one."""
+    from perfcore.measure import profile, xspace
+
+    return profile.join(xspace.parse_capture(data, label, xspace.UPLOAD_LIMIT_BYTES))
+
+
+def profile_file(label: str, key: str):
+    """An uploader for a capture (a Profile) or a results file (records); None if none or bad."""
+    upload = st.file_uploader(label, type=PROFILE_KINDS, key=key, help=PROFILE_HELP)
+    if upload is None:
+        return None
+    try:
+        if upload.name.lower().endswith((".json", ".csv")):
+            return uploaded_records(upload.getvalue(), upload.name)
+        return uploaded_profile(upload.getvalue(), upload.name)
+    except FileProblems as e:
+        if len(e.problems) == 1:
+            st.error(f"{e.label}: {e.problems[0]}")
+        else:
+            st.error(f"{e.label} was not read: it has problems.")
+            st.code(str(e), language=None, wrap_lines=True)
+    except ImportError:
+        st.error(f"{upload.name}: reading a capture needs JAX here (pip install jax)")
+    return None
+
+
 def results_upload(key: str, device: Device, specs: dict[str, Device]) -> tuple[MeasuredPoint, ...]:
     """An uploaded file's measured points, only if measured on `device`; () otherwise."""
     records = results_file(key)

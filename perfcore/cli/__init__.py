@@ -5,6 +5,7 @@
     measure            the JAX measurement suite, headless (perfcore.cli.measure)
     collectives        the collectives sweep across local processes (perfcore.cli.collectives)
     plan train|serve   the best parallel layout, or one priced (perfcore.cli.plan)
+    profile            a JAX program's ops on the roofline, from a capture or an example
 
 Each module's `register(subparsers)` adds its flags and a `run(args) -> exit status`; the
 errors a user can cause become one line and exit 2 in perfcore.cli.common.guarded.
@@ -15,9 +16,9 @@ from __future__ import annotations
 import os
 import sys
 
-from perfcore.cli import calc, collectives, common, llm, measure, plan
+from perfcore.cli import calc, collectives, common, llm, measure, plan, profile
 
-SUBCOMMANDS = (calc, llm, measure, collectives, plan)
+SUBCOMMANDS = (calc, llm, measure, collectives, plan, profile)
 
 
 def parser() -> common.Parser:

@@ -17,10 +17,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from perfcore.errors import FileProblems
+from perfcore.errors import UserError
 from perfcore.measure.suites import DeviceMemoryError
-from perfcore.model.pitfalls import NotPublished
-from perfcore.model.validate import InputError
 
 
 class UsageError(Exception):
@@ -28,7 +26,7 @@ class UsageError(Exception):
 
 
 # What a user can cause and fix, each with a message naming the flag, file or field.
-USER_ERRORS = (UsageError, InputError, FileProblems, NotPublished, DeviceMemoryError)
+USER_ERRORS = (UsageError, UserError, DeviceMemoryError)
 
 
 class Parser(argparse.ArgumentParser):

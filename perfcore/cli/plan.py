@@ -7,8 +7,9 @@ them (`best`, `candidates`); any of --tp --pp --dp --cp --ep --zero --micro-batc
 dp from the GPUs). `plan serve ... --input-tokens 1024 --output-tokens 256 --tpot-ms 50`
 finds the TP x replicas x batch with the most output tokens/s within the limits (without
 limits, also the throughput-latency frontier). `--what-if memory_bw_tbs=6.7` changes the
-device. Every figure is a bound; `_expected` ones are bound ÷ an efficiency derived from
-published runs (null until runs are loaded). Bad flags: one line, exit 2.
+device. Every figure is a bound; `_expected` ones are bound ÷ an efficiency per regime
+derived from the published runs of data/runs.csv (perfcore.model.published), each saying
+what it rests on (`expected_from`). Bad flags: one line, exit 2.
 """
 
 from __future__ import annotations
@@ -134,6 +135,9 @@ def serve_dict(p: serve_plan.ServePlan, table: dict) -> dict:
             "per_gpu": p.per_gpu, "ttft_s_expected": ttft_e, "tpot_s_expected": tpot_e,
             "output_tokens_per_s_expected": rate_e,
             "per_gpu_expected": None if rate_e is None else rate_e / (p.tp * p.replicas),
+            "expected_from": {regime: eff.derived_from() if eff else "no published runs loaded"
+                              for regime, eff in (("ttft", table.get("prefill")),
+                                                  ("tpot", table.get("decode")))},
             "max_batch": p.max_batch, "fits": p.fits,
             "joules_per_token": p.joules_per_token}  # fmt: skip
 
@@ -178,6 +182,11 @@ def render_train(r: dict) -> str:
             ("days", f"{r['train_days']:,.1f} (bound)"),
             ("GPU-hours", f"{r['gpu_hours']:,.0f}"),
         ]
+    if r["step_expected_s"] is not None:
+        rows += [("expected", f"step {fmt.seconds(r['step_expected_s'])}, MFU "
+                  f"{r['mfu_expected']:.1%}" + (f", {r['train_days_expected']:,.1f} days"
+                  if "train_days_expected" in r else "")),
+                 ("from", r["expected_from"])]  # fmt: skip
     return "\n".join(f"{k:<10} {v}" for k, v in rows)
 
 
@@ -202,6 +211,13 @@ def render_serve(r: dict) -> str:
             ("TTFT", fmt.seconds(r["ttft_s"])), ("TPOT", fmt.seconds(r["tpot_s"])),
             ("tokens/s", f"{r['output_tokens_per_s']:,.0f} ({r['per_gpu']:,.0f} per GPU)"),
             ("max batch", f"{r['max_batch']:,}")]  # fmt: skip
+    if r["tpot_s_expected"] is not None:
+        rows += [("expected", f"TTFT {fmt.seconds(r['ttft_s_expected'])}, TPOT "
+                  f"{fmt.seconds(r['tpot_s_expected'])}, "
+                  f"{r['output_tokens_per_s_expected']:,.0f} tokens/s "
+                  f"({r['per_gpu_expected']:,.0f} per GPU)"),
+                 ("TTFT from", r["expected_from"]["ttft"]),
+                 ("TPOT from", r["expected_from"]["tpot"])]  # fmt: skip
     return "\n".join(f"{k:<10} {v}" for k, v in rows)
 
 

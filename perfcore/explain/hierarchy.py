@@ -37,8 +37,8 @@ where a row carries them. Latencies are **order-of-magnitude estimates** from th
 literature, the same for every device and good to about 2x: vendors do not publish them.
 FLOPs forgone is **derived** from the published peak and the estimated latency.
 Register and shared-memory capacities are **per SM/CU**, not per device. Link bandwidths
-keep their vendor's convention: scale-up and PCIe **both directions, as marketed**;
-scale-out **one direction**.
+are **one direction**, the rate a GPU sends at: scale-up and PCIe are marketed as both
+directions at once and are shown halved; scale-out is published one direction.
 """
 
 

@@ -19,7 +19,7 @@ from perfcore.measure.empirical import measured_roofline
 from perfcore.measure.points import MeasuredPoint, measured_points
 from perfcore.measure.registry import EXPERIMENTS
 from perfcore.measure.results import Record
-from perfcore.measure.suites import CPU_MAX_MATMUL, DeviceMemoryError, Suite
+from perfcore.measure.suites import CPU_MAX_MATMUL, BackendFailed, DeviceMemoryError, Suite
 from perfcore.model.specs import Device
 
 STATE = "me_records"  # st.session_state key of the last live run's records
@@ -71,14 +71,16 @@ def no_jax(hint: str) -> str:
     )
 
 
-def fault(error: Exception) -> str:
-    """What went wrong in a run, said on the page; the lock is released and nothing kept."""
+KEPT = "No records were kept from this run; other sessions can measure."
+
+
+def fault(error: DeviceMemoryError | BackendFailed) -> str:
+    """What stopped a run, said on the page: work too big for the device, or JAX's runtime
+    failing (the device or its driver). Any other error is a bug, reported as one."""
     if isinstance(error, DeviceMemoryError):
         return str(error)
-    kept = "No records were kept from this run; other sessions can measure."
-    if isinstance(error, RuntimeError):
-        return f"JAX's backend failed during the run ({error}). {kept}"
-    return f"The run stopped with an error: {type(error).__name__}: {error}. {kept}"
+    code = f" ({error.code})" if error.code else ""
+    return f"JAX's runtime failed{code} in {error.where}: {error.message}. {KEPT}"
 
 
 def page_records(live: tuple[Record, ...], uploaded: tuple[Record, ...]) -> tuple[Record, ...]:

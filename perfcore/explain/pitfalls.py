@@ -43,14 +43,6 @@ FORMULAS = {
     5: r"\text{bytes} = 2\,\frac{N-1}{N}\cdot\frac{\text{params}\cdot b}{g},\qquad "
     r"t = \frac{\text{bytes}}{\beta_{\text{net}}}",
 }
-FIELDS = {
-    "memory_bytes_per_s": "a memory bandwidth",
-    "memory_bytes": "a memory capacity",
-    "compute_units": "a compute-unit count",
-    "pcie_bytes_per_s": "a PCIe bandwidth",
-    "scaleout_bytes_per_s": "a scale-out (network) bandwidth",
-    **{f"{p}_flops_per_s": f"a {p} peak" for p in BYTES_PER_ELEMENT},
-}
 
 # A ceiling to one decimal in its prefix ('990.0 TFLOP/s'); a link rate as published ('64 GB/s').
 _CEILING = partial(fmt.fixed, kind="flops_per_s", decimals=1)
@@ -106,9 +98,7 @@ def _guard(number: int, belief: str, device: Device, price: Callable[[], Section
     try:
         return price()
     except NotPublished as e:
-        field = str(e).rsplit(" ", 1)[-1]
-        needs = FIELDS.get(field, field)
-        verdict = f"{fmt.NOT_PUBLISHED}: {device.name} does not publish {needs}."
+        verdict = f"{fmt.NOT_PUBLISHED}: {device.name} does not publish a {e.words}."
         return Section(number, belief, (), verdict)
 
 

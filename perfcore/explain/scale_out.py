@@ -70,7 +70,7 @@ class Setup:
     precision: str
     gpus_per_node: int
     nodes: int
-    convention: Convention = "as-marketed"
+    convention: Convention = "per-direction"
     scaleup_latency_s: float = 0.0
     scaleout_latency_s: float = 0.0
 
@@ -90,7 +90,7 @@ def setup(
     precision: str,
     gpus_per_node: int,
     nodes: int,
-    convention: Convention = "as-marketed",
+    convention: Convention = "per-direction",
     scaleup_alpha_us: float = 0.0,
     scaleout_alpha_us: float = 0.0,
 ) -> Setup:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from perfcore import format as fmt
+from perfcore.errors import NotPublished
 from perfcore.model import phases, serving
 from perfcore.model.roofline import Estimate, estimate_on
 from perfcore.model.specs import Device
@@ -65,7 +66,7 @@ class View:
 
 
 def view(model, device: Device, s: Setup) -> View:
-    """Price the Setup on `device`; ValueError (naming the missing figure) where it cannot."""
+    """Price the Setup on `device`; NotPublished (naming the missing figure) where it cannot."""
     p, b, ctx = s.precisions, s.batch, s.context
     if s.phase == "train":
         step = phases.train(model, device, b, ctx, p, s.fused, s.tp, s.dp, s.recompute)
@@ -239,12 +240,15 @@ class Page:
 
 
 def page(model, device: Device, compare: Device | None, s: Setup) -> Page:
-    """The page's numbers; ValueError (naming the missing figure) where `device` cannot price."""
+    """The page's numbers; NotPublished (naming the missing figure) where `device` cannot price.
+
+    A compare device that cannot price is left out, saying why; any other error is a bug and
+    propagates (it is not dressed up as a missing figure)."""
     views, left_out = [view(model, device, s)], None
     if compare is not None:
         try:
             views.append(view(model, compare, s))
-        except ValueError as e:
+        except NotPublished as e:
             left_out = f"{compare.name} is left out: {e}."
     serving_views = tuple(serving_view(model, v.device, s) for v in views)
     layer = tuple(layer_points(model, device, s, p) for p in ("prefill", "decode"))

@@ -16,10 +16,14 @@ from perfcore.figures.measure import (
 from perfcore.figures.occupancy import occupancy_sawtooth_figure, tile_efficiency_figure
 from perfcore.figures.pitfalls import faster_chip_figure
 from perfcore.figures.precision import precision_bars_figure, precision_roofline_figure
+from perfcore.figures.profile import category_figure, compare_figure, profile_roofline_figure
 from perfcore.figures.roofline import roofline_figure
 from perfcore.figures.scale_out import scale_out_figure
 
 __all__ = [
+    "category_figure",
+    "compare_figure",
+    "profile_roofline_figure",
     "ceilings_figure",
     "dispatch_figure",
     "faster_chip_figure",

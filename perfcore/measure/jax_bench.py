@@ -24,7 +24,7 @@ from perfcore.measure.devices import Detected, crosscheck, match_device, reporte
 from perfcore.measure.points import measured_points, regime, roof_flops_per_s
 from perfcore.measure.registry import EXPERIMENTS, LOCK, WAITING
 from perfcore.measure.results import Record
-from perfcore.measure.suites import Suite, require_fits, resolve_suite
+from perfcore.measure.suites import BackendFailed, Suite, require_fits, resolve_suite
 from perfcore.model import ops
 from perfcore.model.specs import Device, load_specs
 
@@ -49,7 +49,10 @@ def detect(specs: dict[str, Device] | None = None) -> Detected:
     """The default JAX device, matched to a row of specs (default: data/specs.csv)."""
     jax, _ = _jax()
     specs = load_specs() if specs is None else specs
-    device = jax.local_devices()[0]  # this process's own: jax.distributed lists every process's
+    try:
+        device = jax.local_devices()[0]  # this process's own: jax.distributed lists every one's
+    except RuntimeError as error:  # no backend starts (e.g. a CUDA wheel without its driver)
+        raise BackendFailed("starting JAX", "", str(error)) from error
     kind, memory = device.device_kind, (device.memory_stats() or {}).get("bytes_limit")
     return Detected(
         jax.default_backend(), kind, match_device(kind, specs, memory), jax.__version__,
@@ -346,9 +349,13 @@ def _run_all(names: tuple[str, ...], env_of: Callable, plan: Suite, report: Prog
         done[0] += 1
         report(min(done[0] / total, 0.99), message)
 
+    runtime_error = _jax()[0].errors.JaxRuntimeError
     for name in names:
         report(min(done[0] / total, 0.99), EXPERIMENTS[name].title)
-        records += EXPERIMENTS[name].load()(env_of(tick))
+        try:
+            records += EXPERIMENTS[name].load()(env_of(tick))
+        except runtime_error as error:  # the device or its driver; any other error is a bug
+            raise BackendFailed(name, error.error_code_string, str(error)) from error
     report(1.0, f"done: {len(records)} records")
     return records
 

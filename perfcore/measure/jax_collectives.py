@@ -75,7 +75,7 @@ def _with_fit(records: list[Record]) -> list[Record]:
     rows = linkfit.sweep(records)
     try:
         note = linkfit.fit_note(*linkfit.fit_and_check(*rows))
-    except ValueError as error:  # too noisy a sweep: say so rather than fail the run
+    except linkfit.NoFit as error:  # too noisy a sweep: say so rather than fail the run
         note = f"no alpha-beta fit: {error}"
     return [r.noted(note) for r in records]
 

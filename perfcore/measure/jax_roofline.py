@@ -22,6 +22,8 @@ from perfcore.model import ops
 EXPERIMENT = "roofline"
 # Dtypes the dtype-to-precision table of perfcore.measure.devices does not name.
 EXTRA_PRECISION = {"float8_e4m3fn": "fp8", "float8_e5m2": "fp8"}
+# The runtime's codes for "this backend has no kernel for that type" (XLA status codes).
+UNSUPPORTED = ("UNIMPLEMENTED", "INVALID_ARGUMENT")
 
 
 def _operands(env: Env, n: int, dtype: str) -> tuple:
@@ -57,20 +59,35 @@ def _matmul_sweep(env: Env, dtype: str) -> list[Record]:
     return records
 
 
-def _supported(env: Env, dtype: str) -> bool:
-    """True when a small matmul of dtype compiles and runs on this device."""
+def _unsupported(env: Env, dtype: str) -> str | None:
+    """Why this backend does not run dtype, or None where a small matmul of it runs.
+
+    Only "not a dtype this JAX knows" and the runtime's UNSUPPORTED codes drop a dtype; any
+    other failure (out of memory, a driver fault, a bug) propagates and stops the run."""
     jnp = env.jnp
+    try:
+        jnp.dtype(dtype)
+    except TypeError:
+        return f"{dtype} (not a dtype this JAX knows)"
     try:
         with env.jax.enable_x64(dtype == "float64"):
             a = jnp.ones((8, 8), dtype)
             env.jax.block_until_ready(jnp.matmul(a, a))
-    except Exception:  # noqa: BLE001 - any failure means "not on this device"
-        return False
-    return True
+    except env.jax.errors.JaxRuntimeError as error:
+        if error.error_code_string not in UNSUPPORTED:
+            raise
+        return f"{dtype} ({error.error_code_string} on the {env.detected.backend} backend)"
+    return None
 
 
 def run(env: Env) -> list[Record]:
-    """Matmul roofs for every dtype JAX runs here, then the bandwidth sweep with its levels."""
-    matmuls = [r for d in env.suite.roofline_dtypes if _supported(env, d)
+    """Matmul roofs for every dtype JAX runs here, then the bandwidth sweep with its levels;
+    a dtype this backend does not run is named in every record's notes."""
+    dropped = {d: why for d in env.suite.roofline_dtypes if (why := _unsupported(env, d))}
+    matmuls = [r for d in env.suite.roofline_dtypes if d not in dropped
                for r in _matmul_sweep(env, d)]  # fmt: skip
-    return [*matmuls, *empirical.with_levels(tuple(jax_stream.sweep(env)))]
+    records = [*matmuls, *empirical.with_levels(tuple(jax_stream.sweep(env)))]
+    if not dropped:
+        return records
+    note = f"not measured, the backend does not run: {', '.join(dropped.values())}"
+    return [r.noted(note) for r in records]

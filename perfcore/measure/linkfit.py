@@ -20,6 +20,11 @@ from perfcore.measure.results import Record
 from perfcore.model import comm
 
 
+class NoFit(ValueError):
+    """A sweep the model cannot be fitted to (one size, no time growth): said in the records'
+    notes, not raised; any other error in a fit is a bug and propagates."""
+
+
 @dataclass(frozen=True)
 class AlphaBeta:
     """comm.py's alpha-beta model of one collective over n_ranks, with fitted constants."""
@@ -44,7 +49,7 @@ def _weighted_line(xs: Sequence[float], ts: Sequence[float]) -> tuple[float, flo
     """Intercept and slope of t = a + b x minimising sum(((a + b x - t) / t)^2)."""
     x, t = np.asarray(xs, dtype=float), np.asarray(ts, dtype=float)
     if np.ptp(x) == 0:
-        raise ValueError("a fit needs at least two different sizes")
+        raise NoFit("a fit needs at least two different sizes")
     scaled = np.stack([np.ones_like(x), x], axis=1) / t[:, None]
     (a, b), *_ = np.linalg.lstsq(scaled, np.ones_like(t), rcond=None)
     if a < 0:  # a negative latency is noise: refit through the origin
@@ -58,11 +63,11 @@ def fit_alpha_beta(
 ) -> AlphaBeta:
     """comm.py's model for the collective with alpha and beta fitted to (size, time) pairs."""
     if n_ranks < 2 or len(buffer_bytes) != len(seconds) or min(seconds, default=0) <= 0:
-        raise ValueError("a fit needs >= 2 ranks and one positive time per size")
+        raise NoFit("a fit needs >= 2 ranks and one positive time per size")
     xs = [comm.collective_bytes(collective, s, n_ranks) for s in buffer_bytes]
     a, b = _weighted_line(xs, seconds)
     if b <= 0:
-        raise ValueError(f"{collective}: time does not grow with size; no bandwidth to fit")
+        raise NoFit(f"{collective}: time does not grow with size; no bandwidth to fit")
     return AlphaBeta(collective, n_ranks, a / comm.RING_STEPS[collective](n_ranks), 1 / b)
 
 

@@ -12,7 +12,7 @@ from datetime import datetime
 from perfcore.measure.bench import METHODS
 from perfcore.model.specs import PRECISIONS
 
-FLOPS_SOURCES = ("cost_analysis", "model", "")
+FLOPS_SOURCES = ("cost_analysis", "model", "shapes", "")
 SIZE_KINDS = ("", "side", "elements", "bytes")
 
 
@@ -146,6 +146,7 @@ PARSERS = {
     "samples": _samples,
     "count1": lambda v: _count(v, 1),
     "count0": lambda v: _count(v, 0),
+    "count": lambda v: None if v is None or v == "" else _count(v, 1),
     "method": _choice(METHODS),
     "bool": _bool,
     "derived": _amount,

@@ -110,6 +110,16 @@ class DeviceMemoryError(ValueError):
     """A size refused before allocating because it would not fit in free device memory."""
 
 
+class BackendFailed(RuntimeError):
+    """JAX's runtime failed a call (the device, its driver or the backend, not perfcore's
+    code): where it failed (an experiment, or starting JAX), the runtime's error code, and
+    the runtime's own message, quoted whole."""
+
+    def __init__(self, where: str, code: str, message: str):
+        self.where, self.code, self.message = where, code, message
+        super().__init__(f"{where}: {message}")
+
+
 def require_fits(needed_bytes: float, free_bytes: float | None, what: str) -> None:
     """Raise DeviceMemoryError when needed_bytes exceed FIT_FRACTION of free_bytes."""
     if free_bytes is not None and needed_bytes > FIT_FRACTION * free_bytes:

@@ -40,6 +40,11 @@ class Schema:
     optional: tuple[str, ...]
     noun: str
     error: type[FileProblems]
+    renamed: tuple[tuple[str, str], ...] = ()  # (old column, its name now): old files load
+
+    def current(self, column: str) -> str:
+        """The column's name now: an old header's name mapped to the one that replaced it."""
+        return dict(self.renamed).get(column, column)
 
     @property
     def known(self) -> frozenset[str]:
@@ -65,7 +70,7 @@ def parse_table(data: bytes, label: str, schema: Schema, convert) -> tuple[list,
 def read_table(data: bytes, label: str, schema: Schema) -> tuple[list[str], Rows]:
     """The header and the non-blank data rows, numbered as a spreadsheet numbers rows."""
     records = _records(_text(data, label, schema), label, schema)
-    header = [cell.strip() for cell in records[0]]
+    header = [schema.current(cell.strip()) for cell in records[0]]
     if not "".join(header):
         expected = f"the header ({', '.join(schema.required[:3])}, ...)"
         raise schema.error(label, [f"{label}, row 1: got a blank row; expected {expected}"])

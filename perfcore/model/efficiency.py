@@ -116,5 +116,11 @@ def expected(bound_s: float, regime: str, table: dict[str, Efficiency]) -> float
 
 
 def published() -> dict[str, Efficiency]:
-    """The efficiencies of data/runs.csv once its loader and pricing are wired; {} until then."""
-    return {}
+    """The efficiencies of data/runs.csv priced by the plans' code (published.table()).
+
+    Computed afresh on each call (about a second): caching belongs to the app (DESIGN.md),
+    and a command asks once. Imported here, not at the top: published imports this module.
+    """
+    from perfcore.model.published import table
+
+    return table()

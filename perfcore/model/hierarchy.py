@@ -25,7 +25,9 @@ LATENCY_S = {
     "PCIe (host)": 1000e-9,
 }
 
-BOTH_DIRECTIONS = "both directions, as marketed"
+# Links are shown per direction, the rate one GPU sends at: scale-up and PCIe are marketed
+# as both directions at once and are halved; the scale-out network is published per direction.
+PER_DIRECTION = "one direction, half the marketed both-directions figure"
 ONE_DIRECTION = "one direction"
 
 
@@ -57,6 +59,11 @@ def _level(name: str, capacity, bandwidth, bw_kind: str, **kw) -> Level:
     )
 
 
+def _per_direction(marketed_bytes_per_s: float | None) -> float | None:
+    """A both-directions marketed link figure as one GPU sends: halved; None stays None."""
+    return None if marketed_bytes_per_s is None else marketed_bytes_per_s / 2
+
+
 def levels(device: Device) -> list[Level]:
     """The device's hierarchy from registers out to the network, nearest first."""
     d = device
@@ -66,11 +73,12 @@ def levels(device: Device) -> list[Level]:
                per_unit=True),
         _level("L2 cache", d.l2_bytes, d.l2_bytes_per_s_est, ESTIMATE),
         _level("device memory", d.memory_bytes, d.memory_bytes_per_s, SPEC),
-        _level("scale-up link", None, d.scaleup_bytes_per_s, SPEC,
-               bandwidth_convention=BOTH_DIRECTIONS),
+        _level("scale-up link", None, _per_direction(d.scaleup_bytes_per_s), SPEC,
+               bandwidth_convention=PER_DIRECTION),
         _level("scale-out network", None, d.scaleout_bytes_per_s, SPEC,
                bandwidth_convention=ONE_DIRECTION),
-        _level("PCIe (host)", None, d.pcie_bytes_per_s, SPEC, bandwidth_convention=BOTH_DIRECTIONS),
+        _level("PCIe (host)", None, _per_direction(d.pcie_bytes_per_s), SPEC,
+               bandwidth_convention=PER_DIRECTION),
     ]  # fmt: skip
 
 

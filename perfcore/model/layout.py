@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from perfcore.model.validate import InputError
+from perfcore.errors import UserError
 
 RECOMPUTE = ("none", "selective", "full")
 ZERO_STAGES = (0, 1, 2, 3)
 DEGREE_MAX = 2**20  # past this a degree is a typo
 
 
-class LayoutError(InputError):
+class LayoutError(UserError):
     """A layout that cannot exist: names the field, the value and why; one line."""
 
     def __init__(self, field: str, value: object, why: str):
@@ -91,9 +91,9 @@ def problems(layout: Layout, model, gpus: int, seq: int, sequences: int) -> list
     """Every reason `layout` cannot run `model` on `gpus` GPUs over `sequences` x `seq` tokens."""
     p, v, c, e = layout.pp, layout.interleave, layout.cp, layout.ep
     found = tp_problems(model, layout.tp)
-    if model.layers % (p * v):
-        chunks = f"pp x interleave = {p * v}" if v > 1 else f"pp = {p}"
-        found.append(LayoutError("pp", p, f"({chunks}) does not divide the {model.layers} layers"))
+    if p * v > model.layers:
+        chunks = f"pp x interleave = {p * v} chunks" if v > 1 else f"pp = {p} stages"
+        found.append(LayoutError("pp", p, f"({chunks}) is more than the {model.layers} layers"))
     if c > 1 and seq % (2 * c):
         found.append(LayoutError("cp", c, f"needs the sequence ({seq:,}) in 2 x cp equal chunks"))
     if model.experts % e:
@@ -129,6 +129,16 @@ def checked(layout: Layout, model, gpus: int, seq: int, sequences: int) -> Layou
     if found:
         raise found[0]
     return layout
+
+
+def stage_layers(layers: int, pp: int) -> int:
+    """Layers on the fullest pipeline stage, ceil(layers / pp): the step waits on it.
+
+    Uneven stages are allowed (Llama 3 405B: 126 layers over 16 stages, fewer on the first
+    and last); however they are spread, some stage holds at least ceil(L / p), so pricing that
+    one keeps the bound a bound. 126 over 16: ceil(7.875) = 8.
+    """
+    return -(-layers // pp)
 
 
 def micro_batches(layout: Layout, sequences: int) -> int:

@@ -45,9 +45,10 @@ def per_domain(device: Device, ranks: int, stride: int) -> int:
         return 1
     if device.scaleup_domain is None:
         raise NotPublished(
-            f"{device.name} publishes no scale-up domain size (column scaleup_domain), so a "
-            f"group of {ranks} GPUs cannot be placed; give one, e.g. --what-if scaleup_domain=8"
-        )
+            device.name, ("scaleup_domain",), "scale-up domain size (column scaleup_domain)",
+            f"so a group of {ranks} GPUs cannot be placed; give one, e.g. what-if "
+            "scaleup_domain=8",
+        )  # fmt: skip
     return min(ranks, max(1, device.scaleup_domain // stride))
 
 
@@ -69,11 +70,12 @@ def seconds(
         return 0.0
     c = placed(device, collective, buffer_bytes, ranks, stride)
     if c.seconds is None:
-        link = "scale-up (or PCIe)" if c.intra.seconds is None else "scale-out"
-        raise NotPublished(
-            f"{device.name} publishes no {link} bandwidth for a {collective} over {ranks} GPUs "
-            f"({c.inter.ranks} scale-up domain{'s' if c.inter.ranks > 1 else ''})"
-        )
+        intra = c.intra.seconds is None
+        link = "scale-up (or PCIe)" if intra else "scale-out"
+        fields = ("scaleup_bytes_per_s", "pcie_bytes_per_s") if intra else ("scaleout_bytes_per_s",)
+        domains = f"{c.inter.ranks} scale-up domain{'s' if c.inter.ranks > 1 else ''}"
+        raise NotPublished(device.name, fields, f"{link} bandwidth",
+                           f"for a {collective} over {ranks} GPUs ({domains})")  # fmt: skip
     return c.seconds
 
 
@@ -86,9 +88,10 @@ def hop_seconds(device: Device, n_bytes: float, ranks: int, stride: int = 1) -> 
     kind = "scale-up" if inside else "scale-out"
     bw = scaleup_bytes_per_s(device) if inside else device.scaleout_bytes_per_s
     if bw is None:
-        raise NotPublished(
-            f"{device.name} publishes no {kind} bandwidth for a ring of {ranks} GPUs"
+        fields = (
+            ("scaleup_bytes_per_s", "pcie_bytes_per_s") if inside else ("scaleout_bytes_per_s",)
         )
+        raise NotPublished(device.name, fields, f"{kind} bandwidth", f"for a ring of {ranks} GPUs")
     return Leg("hop", 2, n_bytes, bw, 0.0, CALL_LATENCY_S[kind], "broadcast").seconds
 
 

@@ -44,12 +44,13 @@ def math_precision(device: Device, p: Precisions) -> str | None:
     return next((c for c in MATH_PRECISIONS[bits] if device.peak_flops(c) is not None), None)
 
 
-def missing_peak(device: Device, p: Precisions) -> str:
+def missing_peak(device: Device, p: Precisions) -> NotPublished:
     """What is missing when math_precision is None, and what the device does publish."""
-    bits = max(p.weights, p.activations)
-    wanted = " or ".join(MATH_PRECISIONS[bits])
+    wanted = MATH_PRECISIONS[max(p.weights, p.activations)]
     published = ", ".join(device.published_precisions()) or "none"
-    return f"{device.name} publishes no {wanted} peak (it publishes: {published})"
+    fields = tuple(f"{c}_flops_per_s" for c in wanted)
+    return NotPublished(device.name, fields, f"{' or '.join(wanted)} peak",
+                        f"(it publishes: {published})")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -121,13 +122,13 @@ def price(op: Op, peak: float, bw: float) -> Priced:
 
 
 def priced(name: str, device: Device, p: Precisions, ops: list[Op], comm_s: float) -> Phase:
-    """Price every op on `device`; NotPublished naming the missing figure."""
+    """Price every op on `device`; NotPublished naming the missing figure when unpublished."""
     precision = math_precision(device, p)
     if precision is None:
-        raise NotPublished(missing_peak(device, p))
+        raise missing_peak(device, p)
     roof = roofs(device, precision)
     if roof is None:
-        raise NotPublished(f"{device.name} publishes no memory bandwidth")
+        raise NotPublished(device.name, ("memory_bytes_per_s",), "memory bandwidth")
     peak, bw = roof
     return Phase(name, tuple(price(op, peak, bw) for op in ops), peak, bw, comm_s, precision)
 

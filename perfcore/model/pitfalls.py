@@ -16,6 +16,10 @@ from perfcore.model.occupancy import idle_units, utilisation
 from perfcore.model.precision import BYTES_PER_ELEMENT
 from perfcore.model.roofline import Limiter, attainable
 from perfcore.model.specs import Device
+from perfcore.model.specs import require as _require
+
+__all__ = ["NotPublished", "batch_one", "copy_in_loop", "faster_chip", "fp32_path",
+           "shard_across_nodes"]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -136,11 +140,3 @@ def shard_across_nodes(
 def _peak(device: Device, precision: str) -> float:
     """The device's peak at `precision`; NotPublished where it has none."""
     return _require(device, f"{precision}_flops_per_s")
-
-
-def _require(device: Device, field: str) -> float:
-    """The device's figure `field`; NotPublished naming it where the cell is empty."""
-    value = getattr(device, field)
-    if value is None:
-        raise NotPublished(f"{device.name} does not publish {field}")
-    return value

@@ -2,10 +2,11 @@
 
 Degrees run over divisors only: tp of the GPUs (the heads decide which exist), cp of what
 is left (sequences split in 2 x cp chunks of at least CP_MIN_TOKENS), pp of what is left
-and of the layers, dp the rest; ep over the experts dividing dp x cp; micro-batches over
-divisors of each replica's sequences up to MICRO_BATCH_MAX; interleaving up to
-INTERLEAVE_MAX chunks. Dominated variants are not priced: a higher recompute mode or ZeRO-3
-only where the cheaper variants do not fit (they add compute or communication, nothing else).
+up to the layers (stages need not be even), dp the rest; ep over the experts dividing
+dp x cp; micro-batches over divisors of each replica's sequences up to MICRO_BATCH_MAX;
+interleaving up to INTERLEAVE_MAX chunks. Dominated variants are not priced: a higher
+recompute mode or ZeRO-3 only where the cheaper variants do not fit (they add compute or
+communication, nothing else).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def degrees(t: Training, fixed: dict) -> Iterator[tuple[int, int, int, int]]:
                and t.seq // c >= CP_MIN_TOKENS]  # fmt: skip
         for cp in _choices("cp", fixed, cps):
             left = rest // cp if cp and rest % cp == 0 else 0
-            pps = [p for p in divisors(left) if m.layers % p == 0]
+            pps = divisors(left, m.layers)  # uneven stages too: Llama 3 405B's 126 over 16
             for pp in _choices("pp", fixed, pps):
                 dp = left // pp if pp and left % pp == 0 else 0
                 yield tp, cp, pp, fixed.get("dp", dp)

@@ -3,7 +3,8 @@
 Each replica (t GPUs) keeps `batch` requests in flight (continuous batching, steady state):
 TTFT = one request's prefill of I tokens; TPOT = one decode step of the batch at the mean
 context I + O/2 (a step's cost is affine in its context) plus the prefills it takes in, batch
-/ O of them per step (each request leaves after O tokens and a new one enters). Output
+/ O of them per step (each request leaves after O tokens and a new one enters), run together
+as one pass of max(1, batch // O) prompts. Output
 tokens/s = replicas x batch / TPOT. max_batch: requests whose KV cache at I + O fits
 beside the weights. Energy: every GPU at its TDP. The best plan is the fastest within the
 TTFT and TPOT limits; without limits, the throughput-latency frontier.
@@ -87,6 +88,15 @@ def max_batch(s: Serving, tp: int) -> int:
     return serving.max_sequences(s.model, s.device, context, s.precisions, tp) or 0
 
 
+def prefill_per_request(s: Serving, tp: int, batch: int, first: float) -> float:
+    """Seconds of prefill per request entering the batch: the batch / O prompts a step takes
+    in run as one pass of k = max(1, batch // O) prompts (weights read once), / k."""
+    k = max(1, batch // s.output_tokens)
+    if k == 1:
+        return first
+    return phases.prefill(s.model, s.device, k, s.input_tokens, s.precisions, tp=tp).time_s / k
+
+
 def price(s: Serving, tp: int, batch: int) -> ServePlan:
     """The plan of `batch` requests per replica of TP `tp` (LayoutError where TP cannot be)."""
     problems = tp_problems(s.model, tp)
@@ -97,7 +107,7 @@ def price(s: Serving, tp: int, batch: int) -> ServePlan:
     p, ctx = s.precisions, s.input_tokens + s.output_tokens / 2
     first = phases.prefill(s.model, s.device, 1, s.input_tokens, p, tp=tp).time_s
     step = phases.decode(s.model, s.device, batch, round(ctx), p, tp=tp).time_s
-    tpot = step + batch / s.output_tokens * first  # the prefills interleaved with the steps
+    tpot = step + batch / s.output_tokens * prefill_per_request(s, tp, batch, first)
     return ServePlan(s, tp, s.gpus // tp, batch, first, tpot, max_batch(s, tp))
 
 

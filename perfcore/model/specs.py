@@ -18,7 +18,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import BinaryIO
 
-from perfcore.errors import FileProblems
+from perfcore.errors import FileProblems, NotPublished, UserError
 from perfcore.model.csvrows import (
     Expected,
     Schema,
@@ -27,7 +27,6 @@ from perfcore.model.csvrows import (
     parse_table,
     whole,
 )
-from perfcore.model.validate import InputError
 
 PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
 
@@ -36,7 +35,7 @@ DEFAULT_PATH = Path(__file__).resolve().parents[2] / "data" / "specs.csv"
 # column -> (Device field, multiplier to SI). Order is the documented schema.
 REQUIRED_COLUMNS = (
     "name", "vendor", "year", "architecture", "form_factor", "compute_units",
-    "memory_gb", "memory_bw_tbs", "l2_mb", "smem_kb_per_unit", "regs_kb_per_unit",
+    "memory_gib", "memory_bw_tbs", "l2_mib", "smem_kb_per_unit", "regs_kb_per_unit",
     "fp64_tflops", "fp32_tflops", "tf32_tflops", "bf16_tflops", "fp16_tflops",
     "fp8_tflops", "int8_tops", "fp4_tflops", "scaleup_gbs", "scaleout_gbs", "pcie_gbs",
     "tdp_w", "source", "notes",
@@ -54,9 +53,9 @@ KINDS_SEPARATOR = ";"
 
 NUMERIC_SI = {
     "compute_units": ("compute_units", 1),
-    "memory_gb": ("memory_bytes", 1024**3),
+    "memory_gib": ("memory_bytes", 1024**3),
     "memory_bw_tbs": ("memory_bytes_per_s", 1e12),
-    "l2_mb": ("l2_bytes", 1024**2),
+    "l2_mib": ("l2_bytes", 1024**2),
     "smem_kb_per_unit": ("smem_bytes_per_unit", 1024),
     "regs_kb_per_unit": ("regs_bytes_per_unit", 1024),
     **{f"{p}_tflops": (f"{p}_flops_per_s", 1e12) for p in PRECISIONS if p != "int8"},
@@ -94,7 +93,10 @@ class SpecError(FileProblems):
         return self.label
 
 
-SCHEMA = Schema(REQUIRED_COLUMNS, OPTIONAL_COLUMNS, "device", SpecError)
+# Columns renamed to say their unit (they always held GiB and MiB); files with the old
+# header still load.
+RENAMED = (("memory_gb", "memory_gib"), ("l2_mb", "l2_mib"))
+SCHEMA = Schema(REQUIRED_COLUMNS, OPTIONAL_COLUMNS, "device", SpecError, RENAMED)
 
 
 @dataclass(frozen=True)
@@ -146,6 +148,26 @@ class Device:
     def replace(self, **changes) -> Device:
         """A copy with some figures changed (for what-if inputs)."""
         return dataclasses.replace(self, **changes)
+
+
+# A Device figure in words, for a NotPublished that names it.
+FIGURE_WORDS = {
+    "memory_bytes_per_s": "memory bandwidth",
+    "memory_bytes": "memory capacity",
+    "compute_units": "compute-unit count",
+    "pcie_bytes_per_s": "PCIe bandwidth",
+    "scaleup_bytes_per_s": "scale-up bandwidth",
+    "scaleout_bytes_per_s": "scale-out (network) bandwidth",
+    **{f"{p}_flops_per_s": f"{p} peak" for p in PRECISIONS},
+}
+
+
+def require(device: Device, field: str, needed_for: str = "") -> float:
+    """The device's figure `field`; NotPublished naming it where the cell is empty."""
+    value = getattr(device, field)
+    if value is None:
+        raise NotPublished(device.name, (field,), FIGURE_WORDS.get(field, field), needed_for)
+    return value
 
 
 def is_positive_finite(value: float) -> bool:
@@ -209,13 +231,13 @@ def column_value(device: Device, column: str) -> float | None:
     return None if value is None else value / scale
 
 
-class WhatIfError(InputError):
+class WhatIfError(UserError):
     """A what-if change that cannot apply: one line naming the figure, the value, the fix."""
 
 
 # Figures a what-if may change: CSV column -> (words in the device's new name, unit).
 WHAT_IF = {
-    "memory_bw_tbs": ("memory", "TB/s"), "memory_gb": ("capacity", "GB"),
+    "memory_bw_tbs": ("memory", "TB/s"), "memory_gib": ("capacity", "GiB"),
     **{f"{p}_tflops": (f"{p.upper()} peak", "TFLOP/s") for p in PRECISIONS if p != "int8"},
     "int8_tops": ("INT8 peak", "TOP/s"), "scaleup_gbs": ("scale-up", "GB/s"),
     "scaleup_domain": ("scale-up domain", "GPUs"), "scaleout_gbs": ("network", "GB/s"),

@@ -13,6 +13,7 @@ gathered forward and backward and gradients reduce-scattered every micro-batch).
 from __future__ import annotations
 
 from perfcore.model import parallel
+from perfcore.model.layout import stage_layers
 from perfcore.model.parallel import TP_COMM_FACTOR
 from perfcore.model.train_cost import ACT_BYTES, GRAD_BYTES, WEIGHT_BYTES, forward
 
@@ -36,7 +37,7 @@ def tp_seconds(t, layout, m: int) -> float:
     buffer = layout.micro_batch * t.seq / layout.cp * t.model.hidden * ACT_BYTES
     pair = sum(seconds(t, c, buffer, layout.tp) for c in ("all-gather", "reduce-scatter"))
     per_layer = 2 * pair * TP_COMM_FACTOR[layout.recompute]
-    return m * t.model.layers / layout.pp * per_layer
+    return m * stage_layers(t.model.layers, layout.pp) * per_layer
 
 
 def cp_seconds(t, layout, m: int) -> float:
@@ -48,7 +49,7 @@ def cp_seconds(t, layout, m: int) -> float:
     chunk = layout.micro_batch * t.seq / c * 2 * kv_heads * t.model.head_dim * ACT_BYTES
     passes = 3 + (layout.recompute != "none")
     hop = hop_seconds(t, chunk, c, stride=layout.tp)
-    return m * t.model.layers / layout.pp * passes * (c - 1) * hop
+    return m * stage_layers(t.model.layers, layout.pp) * passes * (c - 1) * hop
 
 
 def ep_seconds(t, layout, m: int) -> float:
@@ -59,7 +60,7 @@ def ep_seconds(t, layout, m: int) -> float:
     buffer = tokens * t.model.experts_per_token * t.model.hidden * ACT_BYTES
     one = seconds(t, "all-to-all", buffer, layout.ep, stride=layout.tp * layout.cp)
     calls = 4 + 2 * (layout.recompute == "full")
-    return m * t.model.layers / layout.pp * calls * one
+    return m * stage_layers(t.model.layers, layout.pp) * calls * one
 
 
 def pp_seconds(t, layout, m: int) -> float:

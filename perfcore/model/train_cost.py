@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perfcore.model.layout import Layout
+from perfcore.model.layout import Layout, stage_layers
 from perfcore.model.workloads import layer_groups, pairs
 
 WEIGHT_BYTES, GRAD_BYTES, ADAM_BYTES = 2, 2, 12  # per parameter (ZeRO paper, K = 12)
@@ -54,6 +54,14 @@ def hardware_flops_per_token(model, seq: int, recompute: str, causal: bool = Tru
     return 3 * f.total + again
 
 
+def stage_flops_per_token(model, seq: int, recompute: str, pp: int) -> float:
+    """Hardware FLOPs per token of the slowest stage x pp: the layers' share scaled by
+    ceil(L/p) x p / L (1 when p divides L), lm_head's as it is (spread over the step)."""
+    head = 3 * forward(model, seq).head
+    imbalance = stage_layers(model.layers, pp) * pp / model.layers
+    return (hardware_flops_per_token(model, seq, recompute) - head) * imbalance + head
+
+
 def megatron_flops_per_iteration(batch: int, seq: int, layers: int, hidden: int, vocab: int):
     """Narayanan et al. 2021, eq. 3 (GPT, full recomputation): 96 B s l h² (1 + s/6h + V/16lh)."""
     b, s, n, h, v = batch, seq, layers, hidden, vocab
@@ -63,12 +71,12 @@ def megatron_flops_per_iteration(batch: int, seq: int, layers: int, hidden: int,
 def stage_params(model, pp: int) -> tuple[float, float]:
     """(dense, routed-expert) parameters of the fullest pipeline stage, before any split.
 
-    One stage holds everything at p = 1; otherwise the fullest holds L/p layers and one
-    vocabulary table (the first stage's embedding or the last's lm_head).
+    One stage holds everything at p = 1; otherwise the fullest holds ceil(L/p) layers and
+    one vocabulary table (the first stage's embedding or the last's lm_head).
     """
     dense_layer = model.layer_params(0 if model.is_moe else 1)  # all but the routed experts
     expert_layer = model.layer_params(model.experts) - dense_layer
-    layers = model.layers / pp
+    layers = stage_layers(model.layers, pp)
     table = model.embedding_params() + model.hidden if pp == 1 else model.vocab * model.hidden
     return layers * dense_layer + table, layers * expert_layer
 

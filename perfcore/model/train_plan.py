@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 
 from perfcore.errors import NotPublished
 from perfcore.model import train_cost as tc
-from perfcore.model.layout import Layout, LayoutError, checked, micro_batches
+from perfcore.model.layout import Layout, LayoutError, checked, micro_batches, stage_layers
 from perfcore.model.specs import Device
 from perfcore.model.train_comm import comm_seconds
 
-TRAIN_PRECISIONS = ("bf16", "fp8")
+TRAIN_PRECISIONS = ("bf16", "fp16", "fp8")
 SECONDS_PER_DAY = 86400.0
 
 
@@ -38,7 +38,9 @@ class Training:
     def __post_init__(self) -> None:
         """LayoutError naming the setting that cannot be trained."""
         if self.precision not in TRAIN_PRECISIONS:
-            raise LayoutError("precision", self.precision, "is not one of bf16, fp8")
+            raise LayoutError(
+                "precision", self.precision, f"is not one of {', '.join(TRAIN_PRECISIONS)}"
+            )
         if self.device.peak_flops(self.precision) is None:
             raise LayoutError("precision", self.precision,
                               f"has no published peak on {self.device.name}")  # fmt: skip
@@ -123,14 +125,15 @@ def memory(t: Training, layout: Layout) -> dict[str, float]:
     out = {k: parts[k] + sharded_experts[k] for k in parts}
     m = micro_batches(layout, t.sequences)
     per_layer = tc.activation_bytes_per_layer(t.model, layout, t.seq)
-    out["activations"] = per_layer * t.model.layers / layout.pp * tc.in_flight(layout, m)
+    layers = stage_layers(t.model.layers, layout.pp)
+    out["activations"] = per_layer * layers * tc.in_flight(layout, m)
     return out
 
 
 def compute_seconds(t: Training, layout: Layout) -> float:
-    """Hardware FLOPs of the step on one GPU at the device's peak (a bound)."""
-    r = layout.recompute
-    per_token = t.once(("flops", r), lambda: tc.hardware_flops_per_token(t.model, t.seq, r))
+    """Hardware FLOPs of the step on one GPU of the slowest stage at the device's peak."""
+    r, p = layout.recompute, layout.pp
+    per_token = t.once(("flops", r, p), lambda: tc.stage_flops_per_token(t.model, t.seq, r, p))
     return per_token * t.global_batch_tokens / t.gpus / t.peak_flops_per_s
 
 
@@ -142,7 +145,7 @@ def optimizer_seconds(t: Training, layout: Layout) -> float:
         local /= layout.dp * layout.cp
     bw = t.device.memory_bytes_per_s
     if bw is None:
-        raise NotPublished(f"{t.device.name} publishes no memory bandwidth")
+        raise NotPublished(t.device.name, ("memory_bytes_per_s",), "memory bandwidth")
     return 2 * local * (tc.WEIGHT_BYTES + tc.GRAD_BYTES + tc.ADAM_BYTES) / bw
 
 

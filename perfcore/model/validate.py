@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import math
 
+from perfcore.errors import InputError
 from perfcore.model.ops import Param
 
-
-class InputError(ValueError):
-    """A number a user gave that is not usable; the message is one line."""
+__all__ = ["InputError", "expected", "number", "param"]
 
 
 def expected(lo: float, hi: float, integer: bool = True) -> str:
@@ -33,7 +32,7 @@ def number(raw: object, field: str, lo: float, hi: float, integer: bool = True) 
     if finite and lo <= value <= hi and (value.is_integer() or not integer):
         return value
     given = str(raw).strip().replace("\n", " ")[:40]
-    raise InputError(f"{field} = {given!r} is not usable: expected {expected(lo, hi, integer)}")
+    raise InputError(field, given, expected(lo, hi, integer))
 
 
 def param(p: Param, raw: object, field: str | None = None) -> float:

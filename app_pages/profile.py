@@ -1,0 +1,67 @@
+"""Profile: a captured program's ops on the roofline of the device it ran on; before vs after.
+
+Upload a capture or a results file (a second one compares); on a local instance a button
+profiles a built-in program. The page draws before JAX is imported.
+"""
+
+import streamlit as st
+
+import ui
+from perfcore.explain import measure as measure_view
+from perfcore.explain import profile as view
+from perfcore.explain import what_if
+from perfcore.figures.profile import category_figure, compare_figure, profile_roofline_figure
+from perfcore.measure import registry
+from perfcore.measure.profile_examples import EXAMPLES
+from perfcore.measure.profile_records import profile_records
+
+LIVE = "pr_live"  # st.session_state key of the last built-in profile taken here
+
+ctx = ui.context()
+st.title("Profile: your program on the roofline")
+st.caption(view.INTRO)
+if ctx.what_if:
+    st.info(what_if.measured_note(ctx.base, ctx.device), icon=":material/compare_arrows:")
+before_col, after_col = st.columns(2)
+with before_col:
+    uploaded = ui.profile_file("Capture or results file", "pr_before")
+with after_col:
+    after = ui.profile_file("After a change (optional, to compare)", "pr_after")
+st.caption(view.CAPTURE_HOW)
+if not ui.hosted_mode() and not registry.jax_available():
+    example = ui.choice("Built-in program", list(EXAMPLES), "pr_example", "mlp", horizontal=True,
+                        widget=st.radio)  # fmt: skip
+    if st.button("Profile it here", key="pr_run", type="primary"):
+        with st.spinner(f"Profiling {example} (5 steps)..."):
+            ui.measurement_module()  # JAX started once per server, out of the collector
+            from perfcore.measure.jax_profile import profile_example
+
+            st.session_state[LIVE] = profile_example(example)
+item = uploaded if uploaded is not None else st.session_state.get(LIVE)
+if item is None:
+    st.info(view.NO_OPS, icon=":material/upload_file:")
+    st.stop()
+device = view.device_of(item)
+choice = ui.choice("Judge against", view.roof_options(ctx.specs), "pr_roofs",
+                   view.default_roofs(device, ctx.specs))  # fmt: skip
+judged = view.roofs(choice, ctx.specs, device, st.session_state.get(measure_view.STATE, ()))
+records = view.as_records(item, judged)
+named = ui.number("Ops named on the chart", "pr_named", 6, 0, 20)
+ui.takeaway(view.headline(records))
+st.caption(view.roofs_line(judged))
+ui.chart("pr_roofline", profile_roofline_figure, profile_records(records), judged, named=named)
+for line in view.step_lines(records):
+    st.caption(line)
+ui.table(view.op_table(records, judged), "profile_ops", empty="—")
+ui.results_download(records, "pr_download")
+ui.chart("pr_categories", category_figure, view.category_times(records))
+st.subheader("What to change")
+for line in view.diagnoses(records):
+    st.markdown(f"- {line}")
+if after is not None:
+    st.subheader("Before and after")
+    later = view.as_records(after, judged)
+    table = view.compare(records, later)
+    ui.takeaway(view.compare_headline(table))
+    ui.chart("pr_compare", compare_figure, table)
+    ui.table(table, "profile_compare", empty="—")

@@ -1,0 +1,96 @@
+"""`python -m perfcore profile`: a JAX program's ops on the roofline, from a capture or here.
+
+`--trace PATH` reads a capture made anywhere (an .xplane.pb, its trace folder, or the folder
+zipped; GPU, TPU or CPU) using the HLO embedded in it; `--example mlp|transformer|scan`
+profiles a built-in program on JAX's default device. Both write a results file (--out, .json
+or .csv, checked before anything runs; docs/results-format.md) and print the ops that take
+80 % of the time. Roofs: --device names a specs row, else the capture's device is matched
+to one, else --roofline gives a results file of the `roofline` experiment measured there.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from perfcore import format as fmt
+from perfcore.cli.common import UsageError, guarded, out_path, pick
+from perfcore.explain import profile as explain
+from perfcore.measure import profile_assess, profile_records, registry, results
+from perfcore.measure.profile_examples import EXAMPLES
+from perfcore.model.specs import load_specs
+
+MAX_STEPS = 100
+
+
+def register(subparsers) -> None:
+    """Add `profile` to the subcommands."""
+    parser = subparsers.add_parser(
+        "profile", help="each op of a JAX program against its roofs", description=__doc__
+    )
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--trace", help="a capture: .xplane.pb, its trace folder, or a .zip")
+    source.add_argument("--example", help=f"profile a built-in program: {', '.join(EXAMPLES)}")
+    parser.add_argument("--steps", default="5", help=f"steps to trace (--example), 1-{MAX_STEPS}")
+    parser.add_argument("--trace-dir", help="where --example keeps its trace (default: a temp dir)")
+    parser.add_argument("--out", help="results file, .json or .csv (default: results/*.json)")
+    parser.add_argument("--device", help="the specs row whose roofs apply (default: matched)")
+    parser.add_argument("--roofline", help="a results file of the roofline experiment")
+    parser.add_argument("--top", default="10", help="at most this many ops printed")
+    parser.set_defaults(run=lambda args: guarded(lambda: run(args)))
+
+
+def _count(raw: str, name: str, hi: int) -> int:
+    """An integer flag in 1..hi, else UsageError naming it."""
+    if not raw.isdigit() or not 1 <= int(raw) <= hi:
+        raise UsageError(f"{name} {raw!r}: expected a whole number from 1 to {hi}")
+    return int(raw)
+
+
+def _profile(args: argparse.Namespace, steps: int):
+    """The joined Profile of --trace or --example."""
+    if args.trace:
+        from perfcore.measure import profile, xspace
+
+        return profile.join(xspace.read_capture(args.trace))
+    missing = registry.jax_available()
+    if missing:
+        raise UsageError(missing)
+    from perfcore.measure import jax_profile
+
+    return jax_profile.profile_example(args.example, steps=steps, trace_dir=args.trace_dir)
+
+
+def top_lines(records: tuple[results.Record, ...], top: int) -> list[str]:
+    """The ops making up 80 % of the time (at most `top`), one line each, then their lever."""
+    lines = [f"{'op':<30} {'category':<18} {'runs':>4} {'time/step':>10} {'share':>6} "
+             f"{'FLOP/step':>10} {'FLOP/s':>12} {'bytes/s':>11}  source"]  # fmt: skip
+    rows = {r["op"]: r for r in explain.op_rows(records)}
+    for r in explain.top_ops(records)[:top]:
+        row = rows[r.label]
+        flops = fmt.flops(r.flops) if r.flops is not None else "no cost"
+        lines.append(f"{r.label:<30.30} {r.category:<18} {r.occurrences or 0:>4} "
+                     f"{fmt.seconds(r.measurement.median):>10} {fmt.percent(row['share']):>6} "
+                     f"{flops:>10} {fmt.flops_per_s(r.flops_per_s) or '':>12} "
+                     f"{fmt.bytes_per_s(r.bytes_per_s) or '':>11}  {r.source}")  # fmt: skip
+        lines.append(f"{'':<30}   {r.diagnosis}")
+    return lines
+
+
+def run(args: argparse.Namespace) -> str:
+    """Check the flags and --out, profile, write the records; the top ops and step lines."""
+    if args.example:
+        pick("example", args.example, EXAMPLES)
+    steps, top = _count(args.steps, "--steps", MAX_STEPS), _count(args.top, "--top", 1000)
+    specs = load_specs()
+    spec = specs[pick("device", args.device, specs)] if args.device else None
+    roofline = results.load_results(args.roofline) if args.roofline else ()
+    out = out_path(args.out, "profile")
+    joined = _profile(args, steps)
+    device = joined.devices[0] if joined.devices else joined.backend
+    roofs = profile_assess.roofs_for(device, specs, spec, roofline)
+    records = profile_records.to_records(joined, roofs, spec_name=spec.name if spec else "")
+    wrote = f"wrote {results.save_results(records, out)}"
+    where = f"roofs: {roofs.label}" if roofs else "roofs: none (pass --device or --roofline)"
+    trace = [f"trace kept in {joined.trace_dir}"] if joined.trace_dir else []
+    head = f"{joined.label}: {joined.backend}, device {device}; {where}"
+    return "\n".join([head, *explain.step_lines(records), *top_lines(records, top), *trace, wrote])

@@ -1,0 +1,139 @@
+"""The Profile page: it opens on how to start, reads a results file or a capture, judges the
+ops against the roofs picked (the diagnoses follow the pick), compares before and after,
+refuses a bad capture in one line, and opens from a link."""
+
+import dataclasses
+import gzip
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+from conftest import notices, run_page
+
+from perfcore.explain import profile as view
+from perfcore.measure import results, xla_private, xspace, xspace_write
+from perfcore.measure.bench import Measurement
+
+DATA = Path(__file__).parent / "data" / "profile"
+MLP = (DATA / "mlp_profile.json").read_bytes()
+H100 = "NVIDIA H100 SXM"
+
+
+def titles(at) -> list[str]:
+    return [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+
+
+def upload(at, key: str, name: str, data: bytes):
+    return at.file_uploader(key=key).upload(name, data, "application/octet-stream").run()
+
+
+def _halved() -> bytes:
+    """The MLP profile with every op's time halved: the 'after' of a change."""
+    records = results.load_results_bytes(MLP, "mlp.json")
+    faster = [dataclasses.replace(r, measurement=Measurement(
+        samples=tuple(s / 2 for s in r.measurement.samples))) for r in records]  # fmt: skip
+    return results.to_json(tuple(faster)).encode()
+
+
+def test_the_page_opens_on_how_to_start():
+    at = run_page("profile")
+    assert not at.exception
+    assert any(view.NO_OPS in i.value for i in at.info)
+    assert titles(at) == []
+
+
+def test_a_results_file_shows_every_op_on_the_roofline_and_in_the_table():
+    at = upload(run_page("profile"), "pr_before", "mlp.json", MLP)
+    assert not at.exception
+    assert titles(at) == ["Each op on the roofline", "Time by category"]
+    table = at.dataframe[0].value
+    assert len(table) == 6 and list(table["op"])[0] == "ynn_fusion.1"
+    assert "ynn_fusion.1" in at.info[0].value  # the takeaway names the slowest op
+
+
+def test_the_diagnoses_follow_the_roofs_picked():
+    at = upload(run_page("profile"), "pr_before", "mlp.json", MLP)
+    unjudged = at.dataframe[0].value["diagnosis"].iloc[0]
+    at.selectbox(key="pr_roofs").set_value(H100).run()
+    judged = at.dataframe[0].value["diagnosis"].iloc[0]
+    assert "no roof" in unjudged and "%" in judged and judged != unjudged
+    assert any(H100 in c.value for c in at.caption)
+
+
+def test_before_and_after_compare_op_by_op():
+    """Every op's time halved: the total falls by 50 %, each op by half its time."""
+    at = upload(run_page("profile"), "pr_before", "mlp.json", MLP)
+    at = upload(at, "pr_after", "after.json", _halved())
+    assert not at.exception
+    assert "Change per op, after - before" in titles(at)
+    assert any("(-50.0 %)" in i.value for i in at.info)
+    compare = at.dataframe[1].value
+    assert (compare["change %"].dropna().round(9) == -50.0).all()  # shown in %
+
+
+def test_a_gpu_capture_is_judged_against_its_spec_row():
+    """A capture of one cuBLAS gemm on an H100: matched to its specs row by device_name."""
+    proto = xla_private.module_proto((DATA / "gpu_step.hlo").read_text())
+    events = [xspace_write.OpEvent(op, "jit_step", 7, run, 100_000 * run + t, d)
+              for run in range(3) for op, t, d in (("custom-call.1", 0, 50_000),
+              ("pallas.1", 52_000, 20_000), ("loop_tanh_fusion", 74_000, 10_000))]  # fmt: skip
+    data = xspace_write.xspace({("jit_step", 7): proto}, events,
+                               device_stats={"device_name": "NVIDIA H100 80GB HBM3"})  # fmt: skip
+    at = upload(run_page("profile"), "pr_before", "gpu.xplane.pb", data)
+    assert not at.exception
+    assert at.selectbox(key="pr_roofs").value == H100
+    table = at.dataframe[0].value
+    assert list(table["op"]) == ["custom-call.1", "pallas.1", "loop_tanh_fusion"]
+    assert "no cost model" in table["diagnosis"].iloc[1]
+
+
+def _zip(name: str, data: bytes) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(name, data)
+    return out.getvalue()
+
+
+BAD = {
+    "empty": ("bad.xplane.pb", b"", "empty file"),
+    "truncated": ("bad.xplane.pb", xspace_write.xspace({("m", 1): b"\x0a\x01m"}, [])[:-3],
+                  "truncated"),
+    "not protobuf": ("bad.xplane.pb", b"not a capture", "not a profiler capture"),
+    "wrong type": ("renamed.xplane.pb", gzip.compress(b"{}"), "gzip"),  # the uploader filters .gz
+    "zip bomb": ("trace.zip", _zip("t/h.xplane.pb", bytes(2 * 2**20)), "zip bomb"),
+    "over the limit": ("big.xplane.pb", b"\x0a" * (xspace.UPLOAD_LIMIT_BYTES + 1),
+                       "over the limit"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", BAD)
+def test_a_bad_capture_is_one_line_and_the_page_goes_on(case):
+    name, data, match = BAD[case]
+    at = upload(run_page("profile"), "pr_before", name, data)
+    assert not at.exception
+    (error,) = at.error
+    assert error.value.startswith(name) and match in error.value and "\n" not in error.value
+    assert any(view.NO_OPS in i.value for i in at.info)
+
+
+def test_a_link_opens_the_same_view_and_a_stale_value_falls_back():
+    at = upload(
+        run_page("profile", {"pr_named": "2", "pr_roofs": H100}), "pr_before", "m.json", MLP
+    )
+    assert at.number_input(key="pr_named").value == 2
+    assert at.selectbox(key="pr_roofs").value == H100
+    at = upload(run_page("profile", {"pr_named": "lots"}), "pr_before", "m.json", MLP)
+    assert notices(at) and at.number_input(key="pr_named").value == 6
+
+
+def test_a_local_instance_profiles_a_built_in_program():
+    """The scan example, profiled here: its matmul runs 8 times a step."""
+    at = run_page("profile", {"pr_example": "scan"}, timeout=180)
+    at.button(key="pr_run").click().run()
+    assert not at.exception
+    table = at.dataframe[0].value
+    matmul = table[table["category"] == "matmul/conv"].iloc[0]
+    assert matmul["runs / step"] == 8
+    assert titles(at)[0] == "Each op on the roofline"
