@@ -37,10 +37,13 @@ def test_a_link_opens_the_changed_device_and_its_fields_wait_for_the_popover(pag
     assert page.locator("h3").first.inner_text() == f"Quick calculator: {NAMED} at bf16"
     button = page.locator('[data-testid="stSidebar"]').get_by_text("What-if: 2 figures changed")
     closed = inputs(page)
-    button.first.click()
     field = page.get_by_label("Capacity (GiB)")
+    assert field.count() == 0  # not drawn while the popover is closed
+    button.first.click()
     field.wait_for()
-    assert inputs(page) == closed + 8  # the text, seven figures: none drawn while closed
+    # the text and seven figures, drawn once open (every element of a run arrives together)
+    page.wait_for_function(f"document.querySelectorAll('input').length >= {closed + 8}")
+    assert inputs(page) == closed + 8
     assert page.get_by_label("Memory (TB/s)").input_value() == "6.7"
     n = runs(page)
     field.fill("160")
