@@ -6,7 +6,7 @@ from conftest import SEED, notices, run_page
 from perfcore.format import NOT_PUBLISHED
 
 # ui.number notices a non-integer link value, but Streamlit's binding truncates 2.5 to 2
-# instead of showing the default: a ui.py matter, reported rather than worked around here.
+# instead of showing the default: a ui/widgets.py matter, reported rather than worked around here.
 
 
 def metric(at, label: str) -> str:
