@@ -9,8 +9,8 @@ from perfcore.model import ops
 from perfcore.model.generations import growth
 
 ctx = ui.context()
-all_vendors = view.vendors(ctx.specs)
-names = view.device_names(ctx.specs)
+all_vendors = view.vendors(ctx.devices)
+names = view.device_names(ctx.devices)
 old_name, new_name = view.default_pair(names)
 title, formula = st.empty(), st.empty()
 vendors = ui.multi("Vendors", all_vendors, "ge_vendors", all_vendors)
@@ -19,8 +19,8 @@ with left:
     op = ui.choice("Operation", list(ops.CATALOG), "ge_op", view.DEFAULT_OP)
     sizes = {p.name: ui.size(p, f"ge_{op}_{p.name}") for p in view.params(op)}
 with right:
-    old = ctx.specs[ui.choice("Older device", names, "ge_old", old_name)]
-    new = ctx.specs[ui.choice("Newer device", names, "ge_new", new_name)]
+    old = ctx.devices[ui.choice("Older device", names, "ge_old", old_name)]
+    new = ctx.devices[ui.choice("Newer device", names, "ge_new", new_name)]
 shared = view.shared_precision(old, new, ctx.precision)
 precision = shared or ctx.precision
 g = growth(old, new, precision)
@@ -29,7 +29,7 @@ formula.latex(view.FORMULA)
 if note := view.precision_note(old, new, ctx.precision, shared):
     st.info(note, icon=":material/swap_horiz:")
 cost = view.op_cost(op, precision, sizes)
-rows = view.rows(ctx.specs, vendors, precision, cost)
+rows = view.rows(ctx.devices, vendors, precision, cost)
 bound_help = f"Devices on which {op} is memory-bound, of those publishing {precision}"
 bound = (f"Memory-bound ({precision})", view.bound_count(rows), bound_help)
 ui.metrics([*view.growth_headline(g), bound])

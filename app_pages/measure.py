@@ -11,6 +11,7 @@ from perfcore.explain import measure as view
 from perfcore.explain import measure_clock as clock
 from perfcore.explain import measure_roofline as measured
 from perfcore.explain import measure_sweep as sweep_view
+from perfcore.explain import what_if
 from perfcore.figures import (
     ceilings_figure,
     dispatch_figure,
@@ -25,6 +26,8 @@ from perfcore.measure.suites import SUITES, BackendFailed, DeviceMemoryError
 
 ctx = ui.context()
 st.title("Measure: the clock done right")
+if ctx.what_if:
+    st.info(what_if.measured_note(ctx.base, ctx.device), icon=":material/compare_arrows:")
 hosted, missing = ui.hosted_mode(), registry.jax_available()
 if hosted:
     st.info(view.HOSTED, icon=":material/cloud_off:")

@@ -9,6 +9,7 @@ import streamlit as st
 import ui
 from perfcore.explain import measure as measure_view
 from perfcore.explain import profile as view
+from perfcore.explain import what_if
 from perfcore.figures.profile import category_figure, compare_figure, profile_roofline_figure
 from perfcore.measure import registry
 from perfcore.measure.profile_examples import EXAMPLES
@@ -19,6 +20,8 @@ LIVE = "pr_live"  # st.session_state key of the last built-in profile taken here
 ctx = ui.context()
 st.title("Profile: your program on the roofline")
 st.caption(view.INTRO)
+if ctx.what_if:
+    st.info(what_if.measured_note(ctx.base, ctx.device), icon=":material/compare_arrows:")
 before_col, after_col = st.columns(2)
 with before_col:
     uploaded = ui.profile_file("Capture or results file", "pr_before")

@@ -4,6 +4,7 @@ import streamlit as st
 
 import ui
 from perfcore.explain import roofline as view
+from perfcore.explain import what_if
 from perfcore.figures import roofline_figure
 from perfcore.model import ops
 from perfcore.model.phases import BATCH, CONTEXT
@@ -42,9 +43,12 @@ previous_precision = st.session_state.get("rf_previous_precision", ctx.precision
 previous = priced_points(previous_precision)
 st.session_state["rf_previous_precision"] = ctx.precision
 with st.expander("Overlay measured points", expanded=False):
-    measured = ui.results_upload("rf_results", ctx.device, ctx.specs)
-ui.chart("rf_chart", roofline_figure, ctx.device, ctx.precision, points, ctx.compare, measured,
-         previous)  # fmt: skip
+    measured = ui.results_upload("rf_results", ctx.base, ctx.specs)
+compare = ctx.base if measured and ctx.what_if else ctx.compare
+if compare is ctx.base:
+    st.caption(what_if.roofline_note(ctx.base))
+ui.chart("rf_chart", roofline_figure, ctx.device, ctx.precision, points, compare, measured,
+         previous, measured_on=ctx.base)  # fmt: skip
 ui.table(view.table(points), "roofline")
 ui.takeaway(view.takeaway(points, ctx.device, ctx.precision))
-ui.spec_caption(ctx.device, ctx.compare)
+ui.spec_caption(ctx.device, compare)

@@ -6,7 +6,7 @@ from perfcore.format import NOT_PUBLISHED
 from tests.support.pages import ROUND_H100, notices, run_page
 
 # ui.number notices a non-integer link value, but Streamlit's binding truncates 2.5 to 2
-# instead of showing the default: a ui.py matter, reported rather than worked around here.
+# instead of showing the default: a ui/widgets.py matter, reported rather than worked around here.
 
 
 def metric(at, label: str) -> str:

@@ -13,6 +13,7 @@ import streamlit as st
 from perfcore.model.models import Model
 from perfcore.model.sanity import sanity_problems
 from perfcore.model.specs import PRECISIONS, Device
+from ui import whatif
 from ui.charts import THEME_KEY, active_theme
 from ui.loaders import bundled_models, bundled_specs, uploaded_models, uploaded_specs, with_upload
 from ui.widgets import choice
@@ -29,13 +30,28 @@ _PAGES = "_perfcore_pages"
 
 @dataclass(frozen=True)
 class Context:
-    """What the sidebar chose for this run: the devices, the precision, the spec set."""
+    """What the sidebar chose for this run: the devices, the precision, the spec set.
+
+    device is the sidebar's what-if of base (base itself when nothing is changed); specs
+    holds the published rows only, so a measurement meets the spec of the device it ran on.
+    """
 
     specs: dict[str, Device]
     device: Device
     precision: str
     compare: Device | None
     specs_label: str
+    base: Device
+
+    @property
+    def what_if(self) -> bool:
+        """True when the sidebar changed the device's figures."""
+        return self.device != self.base
+
+    @property
+    def devices(self) -> dict[str, Device]:
+        """The published rows, and the what-if device beside them when there is one."""
+        return {**self.specs, self.device.name: self.device} if self.what_if else self.specs
 
 
 def _specs_from_upload() -> tuple[dict[str, Device], str]:
@@ -67,10 +83,14 @@ def sidebar() -> Context:
     with st.sidebar:
         device = choice("Device", names, "device", DEFAULT_DEVICE if DEFAULT_DEVICE in specs
                         else names[0])  # fmt: skip
+        changes = st.container()  # under the device, filled once the precision is known
         precision = choice("Precision", PRECISIONS, "precision", DEFAULT_PRECISION)
         compare = choice("Compare with", [NO_COMPARE, *names], "compare", NO_COMPARE)
-    other = None if compare in (NO_COMPARE, device) else specs[compare]
-    ctx = Context(specs, specs[device], precision, other, label)
+    with changes:
+        modified = whatif.control(specs[device], precision)
+    # The published row beside its own what-if is a comparison; beside itself it is not.
+    other = None if compare == NO_COMPARE or specs[compare] == modified else specs[compare]
+    ctx = Context(specs, modified, precision, other, label, specs[device])
     st.session_state[_CONTEXT] = ctx
     st.session_state[THEME_KEY] = active_theme()
     return ctx

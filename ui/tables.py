@@ -12,9 +12,10 @@ import pandas as pd
 import streamlit as st
 
 from perfcore import format as fmt
+from perfcore.explain import what_if
 from perfcore.format import NOT_PUBLISHED, safe_cell
 from perfcore.measure.results import Record, to_json
-from perfcore.model.specs import Device
+from perfcore.model.specs import Device, changes_of
 
 
 def table(df: pd.DataFrame, name: str, empty: str = NOT_PUBLISHED) -> None:
@@ -87,7 +88,8 @@ def takeaway(text: str) -> None:
 
 
 def spec_caption(*devices: Device | None) -> None:
-    """Say where each device's figures come from."""
+    """Say where each device's figures come from (a what-if's: the sidebar and the row's)."""
     for d in devices:
         if d is not None:
-            st.caption(f"Published spec — {d.name}: {d.source}")
+            published = f"Published spec — {d.name}: {d.source}"
+            st.caption(what_if.caption(d) if changes_of(d) else published)

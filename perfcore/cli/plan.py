@@ -5,8 +5,9 @@
 them (`best`, `candidates`); any of --tp --pp --dp --cp --ep --zero --micro-batch
 --recompute --interleave prices that one layout instead (unset fields at their defaults,
 dp from the GPUs). `plan serve ... --input-tokens 1024 --output-tokens 256 --tpot-ms 50`
-finds the TP x replicas x batch with the most output tokens/s within the limits (without
-limits, also the throughput-latency frontier). `--what-if memory_bw_tbs=6.7` changes the
+finds the TP x replicas x batch with the most output tokens/s within the limits, judged on
+the expected latencies where published runs inform them (without limits, also the
+throughput-latency frontier). `--what-if memory_bw_tbs=6.7` changes the
 device. Every figure is a bound; `_expected` ones are bound ÷ an efficiency per regime
 derived from the published runs of data/runs.csv (perfcore.model.published), each saying
 what it rests on (`expected_from`). Bad flags: one line, exit 2.
@@ -154,11 +155,13 @@ def run_serve(args: argparse.Namespace) -> str:
     s = serve_plan.Serving(model, device, n["gpus"], n["input_tokens"], n["output_tokens"], p,
                            ms["ttft_ms"], ms["tpot_ms"])  # fmt: skip
     candidates = serve_plan.plans(s, n["tp"], n["batch"])
-    best, table = serve_plan.best(candidates), efficiency.published()
+    table = efficiency.published()  # limits are judged on the expected latencies where known
+    best = serve_plan.best(candidates, {regime: e.value for regime, e in table.items()})
     head = {"model": model.name, "device": device.name, "gpus": s.gpus,
             "input_tokens": s.input_tokens, "output_tokens": s.output_tokens,
             "precisions": {"weights": p.weights, "activations": p.activations, "kv": p.kv},
             "ttft_limit_s": s.ttft_limit_s, "tpot_limit_s": s.tpot_limit_s,
+            "limits_judged_on": "expected" if table else "bound",
             "considered": len(candidates)}  # fmt: skip
     if best is None:
         why = "no plan fits in memory" if not candidates else "no plan meets the limits"
@@ -211,6 +214,11 @@ def render_serve(r: dict) -> str:
             ("TTFT", fmt.seconds(r["ttft_s"])), ("TPOT", fmt.seconds(r["tpot_s"])),
             ("tokens/s", f"{r['output_tokens_per_s']:,.0f} ({r['per_gpu']:,.0f} per GPU)"),
             ("max batch", f"{r['max_batch']:,}")]  # fmt: skip
+    limits = [f"{k} ≤ {fmt.seconds(r[f'{k.lower()}_limit_s'])}" for k in ("TTFT", "TPOT")
+              if r[f"{k.lower()}_limit_s"] is not None]  # fmt: skip
+    if limits:
+        judged = f"judged on the {r['limits_judged_on']} latencies"
+        rows.append(("limits", f"{', '.join(limits)}, {judged}"))
     if r["tpot_s_expected"] is not None:
         rows += [("expected", f"TTFT {fmt.seconds(r['ttft_s_expected'])}, TPOT "
                   f"{fmt.seconds(r['tpot_s_expected'])}, "

@@ -212,4 +212,4 @@ def roofs_line(judged: Roofs | None) -> str:
     if judged is None:
         return ("No roof for this device: measure its roofline on the Measure page, or pick "
                 "a specs row. Points are measured; diagnoses name no fraction.")  # fmt: skip
-    return f"Roofs (points and diagnoses): {judged.label}."
+    return f"Roofs (points and diagnoses): {judged.label} ({judged.source})."

@@ -293,10 +293,13 @@ def roofline_figure(
     previous: Sequence[Estimate] = (),
     overhead: Sequence[tuple[float, float]] = (),
     theme: Theme = LIGHT,
+    measured_on: Device | None = None,
 ) -> go.Figure:
     """Log-log roofline of `device` (and `compare`), op points, and measured points unclamped.
 
     `overhead`: (intensity, FLOP/s) points of the launch-overhead ceiling, drawn dashed.
+    `measured_on`: the device the measured points ran on, whose roofs they are held against
+    (default `device`; a what-if's points ran on its published row).
     """
     low, high = _y_range([d for d in (device, compare) if d], measured)
     layout = base_layout(f"Roofline — {device.name}", "", "", height=620, theme=theme)
@@ -312,7 +315,8 @@ def roofline_figure(
     fig.add_traces([moves, *op_traces(points, theme)] if moves else op_traces(points, theme))
     if overhead:
         fig.add_trace(overhead_trace(overhead))
-    fig.add_traces(measured_traces(measured, [above_roof(m, device) for m in measured], ABOVE_ROOF))
+    above = [above_roof(m, measured_on or device) for m in measured]
+    fig.add_traces(measured_traces(measured, above, ABOVE_ROOF))
     fig.update_layout(
         xaxis=log_axis(X_MIN, X_MAX, "arithmetic intensity (FLOP/byte)", theme=theme),
         yaxis=log_axis(low, high, "attainable FLOP/s", fmt.flops_per_s, theme=theme),

@@ -37,6 +37,7 @@ class Roofs:
     flops_per_s: tuple[tuple[str, float], ...]
     bytes_per_s: float | None  # device memory's
     levels: tuple[tuple[str, float, float], ...] = ()  # (name, largest working set, bytes/s)
+    source: str = ""  # where the figures come from (a datasheet, an experiment)
 
     def peak(self, precision: str) -> float | None:
         """The flat roof at precision (else fp32's, the vector roof); None when neither."""
@@ -52,8 +53,8 @@ class Roofs:
 def spec_roofs(device: Device) -> Roofs:
     """A specs row's published roofs."""
     peaks = tuple((p, device.peak_flops(p)) for p in device.published_precisions())
-    return Roofs(f"{device.name} spec ({device.source or 'data/specs.csv'})", peaks,
-                 device.memory_bytes_per_s)  # fmt: skip
+    return Roofs(f"{device.name} spec", peaks, device.memory_bytes_per_s,
+                 source=device.source or "data/specs.csv")  # fmt: skip
 
 
 def measured_roofs(roofline: MeasuredRoofline, device: str) -> Roofs | None:
@@ -63,7 +64,7 @@ def measured_roofs(roofline: MeasuredRoofline, device: str) -> Roofs | None:
     peaks = tuple((r.name, r.flops_per_s) for r in roofline.roofs)
     bandwidth = roofline.levels[-1].bytes_per_s if roofline.levels else None
     levels = tuple((lv.name, lv.plateau.hi_bytes, lv.bytes_per_s) for lv in roofline.levels)
-    return Roofs(f"{device} measured roofline (roofline experiment)", peaks, bandwidth, levels)
+    return Roofs(f"{device} measured roofline", peaks, bandwidth, levels, "roofline experiment")
 
 
 @dataclass(frozen=True)

@@ -74,11 +74,13 @@ class ServePlan:
         tdp = self.serving.device.tdp_w
         return None if tdp is None else tdp * self.tp * self.replicas / self.output_tokens_per_s
 
-    def within(self) -> bool:
-        """Whether TTFT and TPOT meet the limits given."""
-        s = self.serving
-        return (s.ttft_limit_s is None or self.ttft_s <= s.ttft_limit_s) and (
-            s.tpot_limit_s is None or self.tpot_s <= s.tpot_limit_s
+    def within(self, efficiency: dict[str, float] | None = None) -> bool:
+        """Whether TTFT and TPOT meet the limits given: the bounds, or with `efficiency`
+        (regime -> published efficiency) the expected figures, bound ÷ efficiency."""
+        s, e = self.serving, efficiency or {}
+        ttft, tpot = self.ttft_s / e.get("prefill", 1.0), self.tpot_s / e.get("decode", 1.0)
+        return (s.ttft_limit_s is None or ttft <= s.ttft_limit_s) and (
+            s.tpot_limit_s is None or tpot <= s.tpot_limit_s
         )
 
 
@@ -127,9 +129,12 @@ def plans(s: Serving, tp: int | None = None, batch: int | None = None) -> list[S
     return [p for p in out if p.fits]
 
 
-def best(candidates: list[ServePlan]) -> ServePlan | None:
-    """The most output tokens/s within the limits; None where none meets them."""
-    ok = [p for p in candidates if p.within()]
+def best(
+    candidates: list[ServePlan], efficiency: dict[str, float] | None = None
+) -> ServePlan | None:
+    """The most output tokens/s within the limits (judged on the expected latencies where
+    `efficiency` gives the regimes'); None where none meets them."""
+    ok = [p for p in candidates if p.within(efficiency)]
     return max(ok, key=lambda p: p.output_tokens_per_s) if ok else None
 
 
