@@ -65,7 +65,8 @@ def served(specs):
 
 
 def test_the_frontier_chart_has_a_trace_per_tp_the_frontier_the_best_and_the_limit(served):
-    fig = charts.frontier_figure(served.candidates, served.frontier, served.best, 0.05, LIGHT)
+    fig = charts.frontier_figure(served.candidates, served.frontier, served.best, 0.05,
+                                 theme=LIGHT)  # fmt: skip
     tps = sorted({p.tp for p in served.candidates})
     assert [t.name for t in fig.data] == [*(f"TP {t}" for t in tps), "frontier",
                                           "best within limits"]  # fmt: skip

@@ -72,20 +72,36 @@ class ServeView:
     frontier: tuple[ServePlan, ...]
     prefill: Efficiency | None
     decode: Efficiency | None
+    bound_best: ServePlan | None  # the best were the limits judged on the bounds alone
+
+    @property
+    def effs(self) -> dict[str, float]:
+        """Regime -> published efficiency, where runs inform it (the limits judge expected
+        latencies there, as `plan serve` does)."""
+        return {e.regime: e.value for e in (self.prefill, self.decode) if e is not None}
+
+    def expected(self, p: ServePlan) -> tuple[float, float]:
+        """(TTFT, TPOT) expected: bound ÷ efficiency; the bound where no run informs it."""
+        e = self.effs
+        return p.ttft_s / e.get("prefill", 1.0), p.tpot_s / e.get("decode", 1.0)
 
 
 def serve_view(model, device: Device, s: ServeSetup, table: dict) -> ServeView:
-    """Price every (TP, batch) within the fixed ones (LayoutError for a TP that cannot be)."""
+    """Price every (TP, batch) within the fixed ones (LayoutError for a TP that cannot be);
+    the best within the limits judged on the expected latencies where runs inform them."""
     candidates = serve_plan.plans(s.serving(model, device), s.tp, s.batch)
-    return ServeView(s, tuple(candidates), serve_plan.best(candidates),
-                     tuple(serve_plan.frontier(candidates)), table.get("prefill"),
-                     table.get("decode"))  # fmt: skip
+    pre, dec = table.get("prefill"), table.get("decode")
+    effs = {e.regime: e.value for e in (pre, dec) if e is not None}
+    return ServeView(s, tuple(candidates), serve_plan.best(candidates, effs or None),
+                     tuple(serve_plan.frontier(candidates)), pre, dec,
+                     serve_plan.best(candidates))  # fmt: skip
 
 
 def plans_table(v: ServeView) -> pd.DataFrame:
-    """One row per plan that fits, those within the limits first, each group by output
-    tokens/s: latencies, rates, memory limit, whether it is on the frontier."""
-    plans = sorted(v.candidates, key=lambda p: (not p.within(), -p.output_tokens_per_s))
+    """One row per plan that fits, those within the limits first (judged as the best is),
+    each group by output tokens/s: latencies, rates, memory limit, limits, the frontier."""
+    effs = v.effs or None
+    plans = sorted(v.candidates, key=lambda p: (not p.within(effs), -p.output_tokens_per_s))
     on = set(v.frontier)
     df = pd.DataFrame({
         "TP": [p.tp for p in plans], "replicas": [p.replicas for p in plans],
@@ -94,7 +110,7 @@ def plans_table(v: ServeView) -> pd.DataFrame:
         "output (bound)": [p.output_tokens_per_s for p in plans],
         "output per GPU (bound)": [p.per_gpu for p in plans],
         "max batch (memory)": [p.max_batch for p in plans],
-        "within limits": [p.within() for p in plans],
+        "within limits (bound)": [p.within() for p in plans],
         "on the frontier": [p in on for p in plans],
     })  # fmt: skip
     df.attrs["units"] = {"TTFT (bound)": "seconds", "TPOT (bound)": "seconds",
@@ -104,6 +120,9 @@ def plans_table(v: ServeView) -> pd.DataFrame:
         df.insert(df.columns.get_loc("TPOT (bound)") + 1, "TPOT (expected)",
                   [v.decode.expected_s(p.tpot_s) for p in plans])  # fmt: skip
         df.attrs["units"]["TPOT (expected)"] = "seconds"
+    if effs:
+        df.insert(df.columns.get_loc("within limits (bound)"), "within limits (expected)",
+                  [p.within(effs) for p in plans])  # fmt: skip
     return df
 
 
@@ -151,7 +170,8 @@ def serve_metrics(v: ServeView) -> list[tuple[str, str, str]]:
 
 
 def serve_takeaway(model, v: ServeView) -> str:
-    """Which plan wins, what stops it growing (a limit or memory), and the other TPs."""
+    """Which plan wins, what stops it growing (a limit or memory), the other TPs, and the
+    plan the bounds alone would have picked where published runs say it misses a limit."""
     p = v.best
     if p is None:
         return no_plan_text(v)
@@ -160,54 +180,45 @@ def serve_takeaway(model, v: ServeView) -> str:
         stop = f"memory stops it there: {p.max_batch:,} requests' KV cache fit per replica"
     else:
         q = min(bigger, key=lambda q: q.batch)
-        stop = f"batch {q.batch} would break the {_broken(q)}"
-    others = [q for q in best_per_tp(v) if q.tp != p.tp and q.within()]
+        stop = f"batch {q.batch} would break the {_broken(v, q)}"
+    others = [q for q in best_per_tp(v) if q.tp != p.tp and q.within(v.effs or None)]
     rival = max(others, key=lambda q: q.output_tokens_per_s, default=None)
     rest = "" if rival is None else (
         f" The best TP {rival.tp} plan gives {rival.per_gpu:,.0f} per GPU, "
         f"{fmt.percent(1 - rival.per_gpu / p.per_gpu)} less.")  # fmt: skip
     return (f"{layout_text(p)} wins for {model.name}: {p.output_tokens_per_s:,.0f} output "
             f"tokens/s ({p.per_gpu:,.0f} per GPU) at a {fmt.seconds(p.tpot_s)} TPOT and a "
-            f"{fmt.seconds(p.ttft_s)} TTFT, bounds; {stop}.{rest}{_expected_text(v)}")  # fmt: skip
+            f"{fmt.seconds(p.ttft_s)} TTFT, bounds{_expected_text(v, p)}; {stop}.{rest}"
+            f"{_bound_pick_text(v)}")  # fmt: skip
 
 
-def expected_within(v: ServeView, q: ServePlan) -> bool:
-    """Whether q's expected TTFT and TPOT (bound ÷ the published efficiency; the bound where
-    no run informs the regime) meet the limits."""
-    s = q.serving
-    ttft = v.prefill.expected_s(q.ttft_s) if v.prefill else q.ttft_s
-    tpot = v.decode.expected_s(q.tpot_s) if v.decode else q.tpot_s
-    return (s.ttft_limit_s is None or ttft <= s.ttft_limit_s) and (
-        s.tpot_limit_s is None or tpot <= s.tpot_limit_s
-    )
-
-
-def _expected_text(v: ServeView) -> str:
-    """Whether the best plan still meets the limits at published efficiencies; if not, the
-    plan that is expected to."""
-    p = v.best
-    if v.decode is None or expected_within(v, p):
+def _expected_text(v: ServeView, p: ServePlan) -> str:
+    """', expected X TPOT and Y TTFT (bound ÷ e)' where published runs inform them."""
+    if not v.effs:
         return ""
-    tpot = v.decode.expected_s(p.tpot_s)
-    ttft = v.prefill.expected_s(p.ttft_s) if v.prefill else p.ttft_s
-    text = (f" Published decode runs reach {v.decode.value:.2f} of their bound: expect "
-            f"{fmt.seconds(tpot)} per token and {fmt.seconds(ttft)} to the first, beyond the "
-            "limits.")  # fmt: skip
-    ok = [q for q in v.candidates if expected_within(v, q)]
-    if not ok:
-        return text + " No plan is expected to meet the limits."
-    q = max(ok, key=lambda q: q.output_tokens_per_s)
-    return text + (f" The fastest plan expected within them is {layout_text(q)}: "
-                   f"{q.output_tokens_per_s * v.decode.value:,.0f} output tokens/s expected "
-                   f"({q.output_tokens_per_s:,.0f} bound).")  # fmt: skip
+    ttft, tpot = v.expected(p)
+    said = " and ".join(f"{k} {v.effs[k]:.2f}" for k in ("decode", "prefill") if k in v.effs)
+    return (f" (expected {fmt.seconds(tpot)} and {fmt.seconds(ttft)}: bound ÷ the published "
+            f"{said} efficiency)")  # fmt: skip
 
 
-def _broken(q: ServePlan) -> str:
-    """The limit a plan breaks, with its figure against the limit."""
-    s = q.serving
-    if s.tpot_limit_s is not None and q.tpot_s > s.tpot_limit_s:
-        return f"TPOT limit ({fmt.seconds(q.tpot_s)} > {fmt.seconds(s.tpot_limit_s)})"
-    return f"TTFT limit ({fmt.seconds(q.ttft_s)} > {fmt.seconds(s.ttft_limit_s)})"
+def _bound_pick_text(v: ServeView) -> str:
+    """The plan the bounds alone pick, where it is not the best: it misses a limit expected."""
+    q = v.bound_best
+    if q is None or q == v.best:
+        return ""
+    return (f" On the bounds alone {layout_text(q)} would win with "
+            f"{q.output_tokens_per_s:,.0f} tokens/s, but published runs say it would break the "
+            f"{_broken(v, q)}.")  # fmt: skip
+
+
+def _broken(v: ServeView, q: ServePlan) -> str:
+    """The limit a plan breaks, judged as the best is, with its figure against the limit."""
+    s, (ttft, tpot) = q.serving, v.expected(q)
+    kind = "expected" if v.effs else "bound"
+    if s.tpot_limit_s is not None and tpot > s.tpot_limit_s:
+        return f"TPOT limit ({kind} {fmt.seconds(tpot)} > {fmt.seconds(s.tpot_limit_s)})"
+    return f"TTFT limit ({kind} {fmt.seconds(ttft)} > {fmt.seconds(s.ttft_limit_s)})"
 
 
 def no_plan_text(v: ServeView) -> str:
@@ -216,6 +227,8 @@ def no_plan_text(v: ServeView) -> str:
         return ("No plan fits: the weights leave no room for one request's KV cache on any TP "
                 "that divides the GPUs. Add GPUs or narrow the weights.")  # fmt: skip
     fastest = min(v.candidates, key=lambda p: (p.tpot_s, p.ttft_s))
+    ttft, tpot = v.expected(fastest)
+    kind = "expected" if v.effs else "bound"
     return (f"No plan meets the limits: the fastest, {layout_text(fastest)}, takes "
-            f"{fmt.seconds(fastest.tpot_s)} per output token and {fmt.seconds(fastest.ttft_s)} "
-            "to the first. Raise a limit, add GPUs or narrow the weights.")  # fmt: skip
+            f"{fmt.seconds(tpot)} per output token and {fmt.seconds(ttft)} to the first "
+            f"({kind}). Raise a limit, add GPUs or narrow the weights.")  # fmt: skip

@@ -93,10 +93,12 @@ def frontier_figure(
     frontier: Sequence[ServePlan],
     best: ServePlan | None,
     tpot_limit_s: float | None,
+    limit_text: str = "TPOT limit",
     theme: Theme = LIGHT,
 ) -> go.Figure:
     """Tokens/s per GPU against TPOT for every plan (one colour per TP), the frontier and the
-    best plan within the limits; every point a bound."""
+    best plan within the limits; every point a bound. tpot_limit_s: where the limit falls
+    on the bound's axis (the limit × the decode efficiency where it judges expected TPOT)."""
     fig = go.Figure(layout=base_layout("Throughput against latency (bounds)", "", "", 460, theme))
     for i, tp in enumerate(sorted({p.tp for p in plans})):
         mine = [p for p in plans if p.tp == tp]
@@ -122,7 +124,7 @@ def frontier_figure(
         fig.add_vline(
             x=math.log10(tpot_limit_s),
             line={"color": theme.ink, "dash": "dot"},
-            annotation={"text": "TPOT limit", "font": {"color": theme.text}},
+            annotation={"text": limit_text, "font": {"color": theme.text}},
         )
         tpots.append(tpot_limit_s)
     fig.update_layout(
@@ -208,8 +210,12 @@ def page_figure(
         return memory_per_gpu_figure(train.memory_bars(data), cap, theme)
     if isinstance(data, serve.ServeView) and which in SERVE_CHARTS:
         if which == FRONTIER:
-            return frontier_figure(data.candidates, data.frontier, data.best,
-                                   data.setup.tpot_limit_s, theme)  # fmt: skip
+            limit, text = data.setup.tpot_limit_s, "TPOT limit"
+            if limit is not None and data.decode is not None:
+                limit *= data.decode.value
+                text = f"TPOT limit, expected (bound × {data.decode.value:.2f})"
+            return frontier_figure(data.candidates, data.frontier, data.best, limit, text,
+                                   theme)  # fmt: skip
         cap = data.candidates[0].serving.device.memory_bytes
         return memory_per_gpu_figure(serve.memory_bars(data), cap, theme)
     raise ValueError(f"no Plan chart {which!r} for {type(data).__name__}")
