@@ -161,7 +161,7 @@ def plan() -> None:
         train_results(data, model, ctx, setup)
     else:
         serve_results(data, model, ctx, setup)
-    runs(name, ctx.device.name, setup)
+    runs(name, ctx.base.name, setup)  # runs ran on the published row, not a what-if
 
 
 def runs(model_name: str, device_name: str, setup) -> None:

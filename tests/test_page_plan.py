@@ -111,3 +111,11 @@ def test_twice_the_gpus_and_twice_the_batch_never_lower_the_tokens_per_s():
     at.number_input(key="plan_global_batch_tokens").set_value(8388608).run()
     assert not at.exception and not at.error
     assert float(metric(at, "Tokens/s (bound)").replace(",", "")) >= before
+
+
+def test_a_what_if_device_is_held_against_runs_on_its_published_row():
+    at = run_page("plan", {**H100, "what_if": "memory_bw_tbs=6.7"})
+    assert not at.exception and not at.error and not notices(at)
+    assert "memory 2× → 6.7 TB/s" in at.caption[0].value
+    runs = at.dataframe[1].value
+    assert list(runs["device"][:2]) == ["NVIDIA H100 SXM"] * 2  # same model and device first
