@@ -24,6 +24,7 @@ TIERS = (
     ("test_ship", ("server", "slow")),
     ("test_page_", ("slow",)),
     ("test_app", ("slow",)),
+    ("test_cli_process", ("slow",)),
     ("test_jax_", ("jax", "slow")),
     ("test_measure_", ("jax", "slow")),
 )
