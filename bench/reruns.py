@@ -18,6 +18,7 @@ from tests.support.live import (
     WAIT_MS,
     Server,
     app_pages,
+    choose,
     chromium,
     new_context,
     open_page,
@@ -136,9 +137,7 @@ def change(page, t: Target, value) -> None:
         field.fill(value)
         field.press("Enter")
         return
-    sidebar = page.locator('[data-testid="stSidebar"]')
-    sidebar.get_by_role("combobox", name="Precision").click()
-    page.get_by_role("option", name=value, exact=True).click()
+    choose(page, "Precision", value)
 
 
 def browser_rerun(page, t: Target, value) -> float:

@@ -22,6 +22,7 @@ from perfcore.figures.style import THEMES
 from tests.support.live import (
     PINNED,
     app_pages,
+    choose,
     chromium,
     new_context,
     open_page,
@@ -78,12 +79,7 @@ def sidebar_choice(page, label: str):
 def pick(page, label: str, option: str) -> None:
     """Choose `option` in the sidebar selectbox labelled `label` and wait for the rerun."""
     before = runs(page)
-    box = sidebar_choice(page, label)
-    # Into the middle first: at the window's foot (a tall sidebar) its list would open below
-    # the window, and Playwright does not scroll an element it can already see.
-    box.evaluate("e => e.scrollIntoView({block: 'center'})")
-    box.click()
-    page.get_by_role("option", name=option, exact=True).click()
+    choose(page, label, option)
     wait_idle(page, before, f"after choosing {label}={option}", WAIT_MS)
 
 

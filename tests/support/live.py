@@ -248,3 +248,13 @@ def open_stream(url: str, token: str | None = None, timeout_s: float = START_TIM
         protocols.append(token)
     return connect(url.replace("http://", "ws://") + "/_stcore/stream", subprotocols=protocols,
                    additional_headers=headers, open_timeout=timeout_s, max_size=None)  # fmt: skip
+
+
+def choose(page, label: str, option: str) -> None:
+    """Choose `option` in the shared sidebar's selectbox labelled `label` (a page may reuse
+    the label). Into the window's middle first: at its foot (a tall sidebar) the list would
+    open below the window, and Playwright does not scroll an element it can already see."""
+    box = page.locator('[data-testid="stSidebar"]').get_by_role("combobox", name=label)
+    box.evaluate("e => e.scrollIntoView({block: 'center'})")
+    box.click()
+    page.get_by_role("option", name=option, exact=True).click()
