@@ -23,6 +23,8 @@ a file: no network. About 30 s on 2 cores.
 from __future__ import annotations
 
 import argparse
+import importlib
+import pkgutil
 import statistics
 import sys
 import tempfile
@@ -35,7 +37,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 import perfcore.figures as figures
-from perfcore.figures import home, measure_roofline, style, workloads
+from perfcore.figures import style
 from perfcore.model.specs import load_specs
 from tests.support.figures import BUILDERS
 from tests.support.live import chromium
@@ -115,9 +117,11 @@ def main(argv: list[str]) -> int:
 
 
 def _builder(name: str):
-    """The builder function called `name` (BUILDERS' keys are the builders' names)."""
-    return next(getattr(m, name) for m in (figures, home, measure_roofline, workloads)
-                if hasattr(m, name))  # fmt: skip
+    """The builder function called `name` (BUILDERS' keys are the builders' names), from
+    whichever module of perfcore.figures defines it."""
+    modules = [importlib.import_module(f"perfcore.figures.{m.name}")
+               for m in pkgutil.iter_modules(figures.__path__)]  # fmt: skip
+    return next(getattr(m, name) for m in modules if hasattr(m, name))
 
 
 if __name__ == "__main__":

