@@ -75,8 +75,11 @@ def memory_per_gpu_figure(
         fig.add_trace(go.Scatter(x=[capacity] * len(labels), y=labels, mode="markers",
                                  name=f"capacity {fmt.capacity(capacity)}", marker=marker,
                                  hoverinfo="name"))  # fmt: skip
-    fig.update_layout(barmode="stack", yaxis={"autorange": "reversed"},
-                      xaxis={"title": {"text": "memory per GPU"}, **gib_ticks(top)})  # fmt: skip
+    fig.update_layout(
+        barmode="stack",
+        yaxis={"autorange": "reversed"},
+        xaxis={"title": {"text": "memory per GPU"}, **gib_ticks(top, most=3)},
+    )  # three labels fit half width upright
     return fig
 
 

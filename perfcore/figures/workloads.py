@@ -172,10 +172,11 @@ def memory_figure(
     return fig
 
 
-def gib_ticks(top: float) -> dict:
-    """Y ticks in binary units (GiB, TiB), as capacities are sized: 1-2-5 steps, up to `top`."""
+def gib_ticks(top: float, most: int = 6) -> dict:
+    """Ticks in binary units (GiB, TiB), as capacities are sized: 1-2-5 steps up to `top`,
+    about `most` of them."""
     steps = (m * 10**e * 2**30 for e in range(12) for m in (1, 2, 5))
-    step = next(s for s in steps if top / s <= 6)
+    step = next(s for s in steps if top / s <= most)
     ticks = [i * step for i in range(math.ceil(top / step) + 1)]
     return {"tickvals": ticks, "ticktext": [fmt.capacity(t) if t else "0" for t in ticks]}
 
