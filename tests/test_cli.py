@@ -15,8 +15,7 @@ import perfcore
 from perfcore import load_specs, ops
 from perfcore.cli import main
 from perfcore.cli.common import guarded, out_path
-
-ROUND_H100 = "NVIDIA H100 SXM (round figures)"  # the hand calculation's
+from tests.support.pages import ROUND_H100
 
 
 def test_specs_lists_every_device(capsys, specs):

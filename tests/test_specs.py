@@ -17,6 +17,7 @@ from perfcore.model.specs import (
     load_specs,
     load_specs_bytes,
 )
+from tests.support.pages import ROUND_H100
 
 BAD_SPECS = Path(__file__).parent / "data" / "bad_specs"
 
@@ -46,7 +47,6 @@ ISSUE_DEVICES = (
     "Intel Gaudi 2",
     "Intel Gaudi 3",
 )
-ROUND_H100 = "NVIDIA H100 SXM (round figures)"
 
 # One valid row (the round-figures H100), for tests that must not depend on data/specs.csv.
 VALID_ROW = dict(
