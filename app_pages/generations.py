@@ -5,8 +5,8 @@ import streamlit as st
 import ui
 from perfcore.explain import generations as view
 from perfcore.figures import growth_figure, ridge_by_year_figure
-from perfcore.model import ops
-from perfcore.model.generations import growth
+from perfcore.model.chip import ops
+from perfcore.model.chip.generations import growth
 
 ctx = ui.context()
 all_vendors = view.vendors(ctx.devices)

@@ -20,9 +20,10 @@ from perfcore.figures import (
     sweep_figure,
 )
 from perfcore.figures.measure_roofline import measured_roofline_figure
-from perfcore.measure import registry
-from perfcore.measure.empirical import measured_roofline
-from perfcore.measure.suites import SUITES, BackendFailed, DeviceMemoryError
+from perfcore.measure.clock import lock
+from perfcore.measure.experiments import registry
+from perfcore.measure.experiments.suites import SUITES, BackendFailed, DeviceMemoryError
+from perfcore.measure.results.empirical import measured_roofline
 
 ctx = ui.context()
 st.title("Measure: the clock done right")
@@ -33,7 +34,7 @@ if hosted:
     st.info(view.HOSTED, icon=":material/cloud_off:")
 elif missing:
     st.warning(view.no_jax(missing), icon=":material/download:")
-if st.session_state.get(view.RUNNING) and not registry.measurement_in_progress():
+if st.session_state.get(view.RUNNING) and not lock.measurement_in_progress():
     st.warning(view.STOPPED, icon=":material/stop_circle:")
     st.session_state[view.RUNNING] = False
 
@@ -72,7 +73,7 @@ def run_panel() -> None:
     st.caption(view.heavy_note())
     suite = ui.choice("Suite", list(SUITES), "me_suite", "default", widget=st.radio,
                       horizontal=True, captions=view.suite_captions(SUITES))  # fmt: skip
-    if registry.measurement_in_progress():
+    if lock.measurement_in_progress():
         st.info(view.WAITING_NOTE, icon=":material/hourglass:")
     if st.button("Run the experiments", key="me_run", type="primary", disabled=not names):
         measure(suite, names)

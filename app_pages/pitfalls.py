@@ -10,7 +10,7 @@ import streamlit as st
 import ui
 from perfcore.explain import pitfalls as view
 from perfcore.figures import faster_chip_figure
-from perfcore.model.specs import PRECISIONS
+from perfcore.model.chip.specs import PRECISIONS
 
 SECTIONS = "_pf_sections"  # belief number -> its priced view.Section, for the summary
 SUMMARY = "pf_summary"

@@ -14,9 +14,9 @@ from perfcore.errors import NotPublished, report_bug
 from perfcore.explain import plan as view
 from perfcore.explain import plan_serve as serve
 from perfcore.figures import plan as charts
-from perfcore.model import published as published_runs
-from perfcore.model.layout import LayoutError
-from perfcore.model.workloads import BITS, Precisions
+from perfcore.model.llm.workloads import BITS, Precisions
+from perfcore.model.plans.layout import LayoutError
+from perfcore.model.runs import published as published_runs
 
 DEFAULT_MODEL = "Llama-3.1-70B"
 

@@ -5,8 +5,8 @@ import streamlit as st
 import ui
 from perfcore.explain import precision as view
 from perfcore.figures import precision_bars_figure, precision_roofline_figure
-from perfcore.model import ops
-from perfcore.model.precision import matmul_sweep
+from perfcore.model.chip import ops
+from perfcore.model.chip.precision import matmul_sweep
 
 ctx = ui.context()
 st.title("Precision is a throughput knob")

@@ -11,9 +11,9 @@ from perfcore.explain import measure as measure_view
 from perfcore.explain import profile as view
 from perfcore.explain import what_if
 from perfcore.figures.profile import category_figure, compare_figure, profile_roofline_figure
-from perfcore.measure import registry
-from perfcore.measure.profile_examples import EXAMPLES
-from perfcore.measure.profile_records import profile_records
+from perfcore.measure.experiments import registry
+from perfcore.measure.profile.examples import EXAMPLES
+from perfcore.measure.profile.records import profile_records
 
 LIVE = "pr_live"  # st.session_state key of the last built-in profile taken here
 
@@ -34,7 +34,7 @@ if not ui.hosted_mode() and not registry.jax_available():
     if st.button("Profile it here", key="pr_run", type="primary"):
         with st.spinner(f"Profiling {example} (5 steps)..."):
             ui.measurement_module()  # JAX started once per server, out of the collector
-            from perfcore.measure.jax_profile import profile_example
+            from perfcore.measure.profile.run import profile_example
 
             st.session_state[LIVE] = profile_example(example)
 item = uploaded if uploaded is not None else st.session_state.get(LIVE)

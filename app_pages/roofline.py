@@ -6,8 +6,8 @@ import ui
 from perfcore.explain import roofline as view
 from perfcore.explain import what_if
 from perfcore.figures import roofline_figure
-from perfcore.model import ops
-from perfcore.model.phases import BATCH, CONTEXT
+from perfcore.model.chip import ops
+from perfcore.model.llm.phases import BATCH, CONTEXT
 
 
 def layer_controls() -> tuple:

@@ -5,8 +5,8 @@ import streamlit as st
 import ui
 from perfcore.explain import scale_out as view
 from perfcore.figures import scale_out_figure
-from perfcore.model.comm import CONVENTIONS
-from perfcore.model.specs import PRECISIONS
+from perfcore.model.chip.comm import CONVENTIONS
+from perfcore.model.chip.specs import PRECISIONS
 
 ctx = ui.context()
 st.title("Scale-out: all-reduce across GPUs and nodes")

@@ -13,8 +13,8 @@ from perfcore import format as fmt
 from perfcore.errors import NotPublished, report_bug
 from perfcore.explain import workloads as view
 from perfcore.figures import workloads as charts
-from perfcore.model.phases import BATCH, CONTEXT, DP, OUTPUT, PHASES, ROOF_RULE, TP
-from perfcore.model.workloads import BITS, Precisions
+from perfcore.model.llm.phases import BATCH, CONTEXT, DP, OUTPUT, PHASES, ROOF_RULE, TP
+from perfcore.model.llm.workloads import BITS, Precisions
 
 DEFAULT_MODEL = "Llama-3.1-8B"
 # The page opens on serving at a useful size: 16 sequences at a 4k context.

@@ -38,7 +38,7 @@ import plotly.io as pio
 
 import perfcore.figures as figures
 from perfcore.figures import style
-from perfcore.model.specs import load_specs
+from perfcore.model.chip.specs import load_specs
 from tests.support.figures import BUILDERS
 from tests.support.live import chromium
 

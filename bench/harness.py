@@ -1,4 +1,4 @@
-"""Harness fidelity on the CPU: perfcore.measure.bench against a plain `timeit` of the same calls.
+"""Harness fidelity on the CPU: measure.clock.harness against a plain `timeit` of the same calls.
 
 For a jitted matmul and a fixed elementwise workload, five interleaved runs each of the
 harness and of timeit (blocking on the result), by both methods: isolated calls (min) and
@@ -18,8 +18,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from perfcore.measure import bench, stats
-from perfcore.model import ops
+from perfcore.measure.clock import harness as bench
+from perfcore.measure.clock import stats
+from perfcore.model.chip import ops
 
 RUNS = 5
 REPEATS = 20

@@ -1,10 +1,10 @@
-"""Times the full training-layout search (perfcore.model.search) at 1,024 and 16,384 GPUs.
+"""Times the full training-layout search (perfcore.model.plans.search) at 1,024 and 16,384 GPUs.
 
 Method: each search runs REPEATS times in this process, each on a new Training (so a cold
 memo: nothing priced before), timed with time.perf_counter; the table gives the min
 and the median, the layouts priced and the layouts that fit. Goal: under 1 s at 1,024 GPUs
 and under 5 s at 16,384. The last line times what a `plan` command adds once: pricing the
-225 published runs of data/runs.csv and their efficiency table (perfcore.model.published).
+225 published runs of data/runs.csv and their efficiency table (perfcore.model.runs.published).
 Run: `.venv/bin/python -m bench.plan`.
 """
 
@@ -14,11 +14,11 @@ import dataclasses
 import statistics
 import time
 
-from perfcore.model.models import load_models
-from perfcore.model.published import priced_runs, table
-from perfcore.model.search import search
-from perfcore.model.specs import load_specs
-from perfcore.model.train_plan import Training
+from perfcore.model.chip.specs import load_specs
+from perfcore.model.llm.models import load_models
+from perfcore.model.plans.search import search
+from perfcore.model.plans.train_plan import Training
+from perfcore.model.runs.published import priced_runs, table
 
 REPEATS = 5
 CASES = (  # (model, GPUs, sequence, global batch tokens): the 16M-token batches of Llama 3

@@ -1,7 +1,7 @@
 """The profile reader's own cost: join time for a large capture, and the profiler's overhead.
 
 1. A capture of 100,000 op events (the XLA:CPU MLP module of tests/data/profile, its three
-   ops over 33,334 steps) written with perfcore.measure.xspace_write, then read and joined
+   ops over 33,334 steps) written with perfcore.measure.profile.write, then read and joined
    as a user's capture is: walk (wire format, stdlib), events (jax.profiler.ProfileData),
    join (XLA's cost model per instruction, steps, programs). Goal: under 2 s in all.
 2. The built-in MLP's step time (perf_counter around each synchronized call, the min of
@@ -19,8 +19,10 @@ from pathlib import Path
 
 import jax
 
-from perfcore.measure import profile, xla_private, xspace, xspace_events, xspace_write
-from perfcore.measure.profile_examples import mlp
+from perfcore.measure.profile import events as xspace_events
+from perfcore.measure.profile import join as profile
+from perfcore.measure.profile import write, xla_private, xspace
+from perfcore.measure.profile.examples import mlp
 
 EVENTS = 100_000
 STEPS = 30
@@ -35,10 +37,10 @@ def big_capture() -> bytes:
     events, t = [], 0
     for i in range(EVENTS):
         op, duration = OPS[i % len(OPS)]
-        events.append(xspace_write.OpEvent(op, "jit_mlp", 8, i // len(OPS), t, duration))
+        events.append(write.OpEvent(op, "jit_mlp", 8, i // len(OPS), t, duration))
         t += duration + 1_000
     proto = xla_private.module_proto(HLO.read_text())
-    return xspace_write.xspace({("jit_mlp", 8): proto}, events, "/host:CPU")
+    return write.xspace({("jit_mlp", 8): proto}, events, "/host:CPU")
 
 
 def _stages(data: bytes) -> tuple[float, float, float, object]:

@@ -2,16 +2,16 @@
 
 SI units throughout (FLOPs, bytes, seconds). Importing perfcore imports none of
 streamlit, plotly or jax: those load only in the dashboard, figures and a
-measurement run (perfcore.measure.jax_env, perfcore.measure.distributed).
+measurement run (perfcore.measure.experiments.env, perfcore.measure.experiments.distributed).
 perfcore.model is the arithmetic, perfcore.measure the clock; perfcore.profile(fn, *args)
 traces a JAX step and joins every op with its cost.
 """
 
-from perfcore.model import ops
-from perfcore.model.comm import ring_allreduce_bytes, transfer_time
-from perfcore.model.occupancy import utilisation, waves
-from perfcore.model.roofline import attainable, ridge_point
-from perfcore.model.specs import Device, SpecError, load_specs
+from perfcore.model.chip import ops
+from perfcore.model.chip.comm import ring_allreduce_bytes, transfer_time
+from perfcore.model.chip.occupancy import utilisation, waves
+from perfcore.model.chip.roofline import attainable, ridge_point
+from perfcore.model.chip.specs import Device, SpecError, load_specs
 
 __all__ = [
     "Device",
@@ -31,7 +31,7 @@ __all__ = [
 def __getattr__(name: str):
     """perfcore.profile, loaded on first use (perfcore.model never loads perfcore.measure)."""
     if name == "profile":
-        from perfcore.measure.jax_profile import profile
+        from perfcore.measure.profile.run import profile
 
         return profile
     raise AttributeError(f"module 'perfcore' has no attribute {name!r}")

@@ -25,18 +25,11 @@ from pathlib import Path
 
 from perfcore import format as fmt
 from perfcore.cli.measure import progress_printer
-from perfcore.measure import (
-    bench,
-    distributed,
-    empirical,
-    jax_bench,
-    points,
-    registry,
-    report,
-    results,
-    suites,
-)
-from perfcore.model import ops
+from perfcore.measure import results
+from perfcore.measure.clock import harness
+from perfcore.measure.experiments import distributed, registry, runner, suites
+from perfcore.measure.results import empirical, points, report
+from perfcore.model.chip import ops
 
 TIME_LIMIT_S = 480  # the whole check, on one GPU
 
@@ -46,7 +39,7 @@ def no_gpu_reason() -> str | None:
     missing = registry.jax_available()
     if missing:
         return missing
-    backend = jax_bench.detect({}).backend
+    backend = runner.detect({}).backend
     if backend != "gpu":
         return (f"JAX's backend is {backend!r}, not a GPU: on a CUDA machine install "
                 "'jax[cuda12]' (pip install -e '.[cuda]') and check nvidia-smi")  # fmt: skip
@@ -113,8 +106,8 @@ def cupy_reference(n: int, copy_elements: int) -> list[str] | None:
 
 def reference_lines(name: str, matmul, copy, sync, n: int) -> list[str]:
     """A 16-bit n x n matmul's FLOP/s and a float32 copy's bytes/s, timed by the same harness."""
-    mm = bench.measure_loop(matmul, sync=lambda _: sync(), calls=10, repeats=10)
-    cp = bench.measure_loop(copy, sync=lambda _: sync(), calls=10, repeats=10)
+    mm = harness.measure_loop(matmul, sync=lambda _: sync(), calls=10, repeats=10)
+    cp = harness.measure_loop(copy, sync=lambda _: sync(), calls=10, repeats=10)
     flops = ops.matmul(n, n, n, 2).flops
     copy_bytes = 2 * 4 * copy().shape[0]  # float32, read once and written once
     bandwidth = fmt.bytes_per_s(copy_bytes / cp.statistic)
@@ -162,10 +155,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     suite = "quick" if args.tiny else args.suite
     start = time.perf_counter()
-    records = jax_bench.run_suite(
+    records = runner.run_suite(
         suite, experiments=tuple(args.experiment or ()), progress=progress_printer(sys.stderr)
     )
-    detected = jax_bench.detect()
+    detected = runner.detect()
     spec = detected.spec
     print(f"{detected.device_kind} ({detected.backend}, JAX {detected.jax_version}); "
           f"spec row: {spec.name if spec else 'none matched: roofs not shown'}")  # fmt: skip

@@ -17,7 +17,8 @@ import pytest
 from perfcore import load_specs
 from tests.support.pages import ROUND_H100
 
-# (file-name prefix, markers). A module naming jax_bench, jax_env or jax_classic is also jax.
+# (file-name prefix, markers). A module importing the experiments' runner, env or classic is
+# also jax.
 TIERS = (
     ("test_browser", ("browser", "slow")),
     ("test_server", ("server", "slow")),
@@ -34,8 +35,13 @@ MARKERS = {
     "failed under CI=true)",
     "server": "serves the app with `streamlit run` or inspects how it is shipped",
     "network": "reaches PyPI, gigabytes for the CUDA wheels; runs only with --network",
-    "jax": "runs JAX experiments (jax_bench, jax_env, jax_classic) on its default device",
+    "jax": "runs JAX experiments (experiments.runner, env, classic) on its default device",
 }
+RUNS_JAX = re.compile(
+    r"^\s*from perfcore\.measure\.experiments"
+    r"(\.(runner|env|classic)\b| import [^\n]*\b(runner|env|classic)\b)",
+    re.M,
+)
 FAST = " and ".join(f"not {m}" for m in ("slow", "browser", "server", "network", "jax"))
 NO_CHROMIUM = (
     "needs `chromium` on PATH: on Debian/Ubuntu `sudo apt-get install chromium`, on macOS "
@@ -68,7 +74,7 @@ def pytest_ignore_collect(collection_path: Path, config):
 def tier(path: Path) -> tuple[str, ...]:
     """The markers a test module gets from its file name and its imports."""
     marks = {m for prefix, ms in TIERS if path.name.startswith(prefix) for m in ms}
-    if re.search(r"\bjax_(bench|env|classic)\b", path.read_text()):
+    if RUNS_JAX.search(path.read_text()):
         marks.add("jax")
     return tuple(sorted(marks))
 

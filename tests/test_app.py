@@ -98,7 +98,7 @@ def _upload_specs(at, rows: dict[str, dict[str, str]]):
     import csv
     import io
 
-    from perfcore.model.specs import DEFAULT_PATH
+    from perfcore.model.chip.specs import DEFAULT_PATH
 
     with open(DEFAULT_PATH, newline="") as f:
         bundled = {r["name"]: r for r in csv.DictReader(f)}

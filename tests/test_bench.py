@@ -1,4 +1,4 @@
-"""perfcore.measure.bench: the harness driven by a fake clock and fake device, and Measurement."""
+"""measure.clock.harness: the harness driven by a fake clock and fake device, and Measurement."""
 
 import math
 import time
@@ -6,8 +6,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from perfcore.measure import bench
-from perfcore.measure.bench import ISOLATED, LOOP, Measurement
+from perfcore.measure.clock import harness
+from perfcore.measure.clock.harness import ISOLATED, LOOP, Measurement
 
 
 class FakeDevice:
@@ -37,7 +37,7 @@ class FakeDevice:
 
 
 def fake_measure(device, **kw):
-    return bench.measure(device.call, sync=device.sync, clock=device.clock, **kw)
+    return harness.measure(device.call, sync=device.sync, clock=device.clock, **kw)
 
 
 def test_warmup_and_compile_are_excluded_from_the_samples():
@@ -72,9 +72,9 @@ def test_naive_timer_on_a_real_asynchronous_device_sees_only_the_enqueue():
         def enqueue():
             return device.submit(time.sleep, work_s)
 
-        naive = bench.measure(enqueue, sync=lambda f: f.result(), warmup=1, repeats=3,
+        naive = harness.measure(enqueue, sync=lambda f: f.result(), warmup=1, repeats=3,
                               blocking=False)  # fmt: skip
-        blocked = bench.measure(enqueue, sync=lambda f: f.result(), warmup=1, repeats=3)
+        blocked = harness.measure(enqueue, sync=lambda f: f.result(), warmup=1, repeats=3)
     assert naive.min < work_s / 4
     assert blocked.min >= work_s
 
@@ -142,11 +142,11 @@ def test_invalid_measurements_are_refused(kwargs):
 
 def test_a_difference_smaller_than_the_run_to_run_spread_is_not_a_result():
     runs = [Measurement((5929.7e-6,)), Measurement((7167.1e-6,))]  # the timing lessons' 21 % range
-    spread = bench.run_to_run_spread(runs)
+    spread = harness.run_to_run_spread(runs)
     assert spread == pytest.approx(0.2087, abs=1e-4)
     faster = Measurement((5400e-6,))
-    assert not bench.is_a_result(runs[0], faster, spread)
-    assert bench.is_a_result(runs[0], Measurement((3000e-6,)), spread)
+    assert not harness.is_a_result(runs[0], faster, spread)
+    assert harness.is_a_result(runs[0], Measurement((3000e-6,)), spread)
 
 
 def test_interleaved_takes_one_sample_of_each_fn_per_round_each_waited_on():
@@ -162,7 +162,7 @@ def test_interleaved_takes_one_sample_of_each_fn_per_round_each_waited_on():
 
         return run
 
-    a, b = bench.interleaved((fn("a", 1), fn("b", 2)), sync=device.sync, clock=device.clock,
+    a, b = harness.interleaved((fn("a", 1), fn("b", 2)), sync=device.sync, clock=device.clock,
                              warmup=1, repeats=4)  # fmt: skip
     assert a.samples == pytest.approx((5.01e-3,) * 4)
     assert b.samples == pytest.approx((10.01e-3,) * 4)

@@ -9,7 +9,7 @@ import gzip
 import pytest
 
 from perfcore.cli import main
-from perfcore.measure import xspace_write
+from perfcore.measure.profile import write
 
 
 def _refused(capsys, argv, match):
@@ -23,7 +23,7 @@ def _refused(capsys, argv, match):
     ("data", "match"),
     [(b"", "empty file"), (b"not a capture at all", "not a profiler capture"),
      (gzip.compress(b"{}"), "gzip"), (b'{"format": "perfcore-results"}', "JSON"),
-     (xspace_write.xspace({("m", 1): b"\x0a\x01m"}, [])[:-3], "truncated")],
+     (write.xspace({("m", 1): b"\x0a\x01m"}, [])[:-3], "truncated")],
 )  # fmt: skip
 def test_a_bad_capture_is_one_line_and_exit_2(capsys, tmp_path, data, match):
     path = tmp_path / "bad.xplane.pb"

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from perfcore.model.comm import (
+from perfcore.model.chip.comm import (
     algbw,
     alpha_beta_time,
     busbw,

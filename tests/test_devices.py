@@ -1,9 +1,9 @@
-"""perfcore.measure.devices: device_kind -> specs row, the roof a run ran under, costs."""
+"""perfcore.measure.clock.devices: device_kind -> specs row, the roof a run ran under, costs."""
 
 import pytest
 
-from perfcore.measure import devices
-from perfcore.model.specs import Device
+from perfcore.measure.clock import devices
+from perfcore.model.chip.specs import Device
 
 
 def device(name: str, vendor: str = "NVIDIA", kinds: tuple[str, ...] = ()) -> Device:

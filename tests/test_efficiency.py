@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from perfcore.model import efficiency
+from perfcore.model.runs import efficiency
 
 
 @dataclass(frozen=True)

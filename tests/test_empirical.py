@@ -1,13 +1,12 @@
-"""perfcore.measure.empirical: the measured hierarchical roofline derived from records."""
+"""perfcore.measure.results.empirical: the measured hierarchical roofline derived from records."""
 
 import dataclasses
 from pathlib import Path
 
 import pytest
 
-from perfcore.measure import empirical, report
-from perfcore.measure.bench import Measurement
-from perfcore.measure.results import Record, load_results
+from perfcore.measure.clock.harness import Measurement
+from perfcore.measure.results import Record, empirical, load_results, report
 
 KIB, MIB = 2**10, 2**20
 

@@ -3,7 +3,7 @@
 import pytest
 
 from perfcore.explain import hierarchy as view
-from perfcore.model.hierarchy import ESTIMATE, UNKNOWN
+from perfcore.model.chip.hierarchy import ESTIMATE, UNKNOWN
 
 PRINTED_FORGONE = [990000, 29700000, 198000000, 495000000, 1980000000, 4950000000]
 FORGONE = "FLOPs forgone per trip"

@@ -7,8 +7,8 @@ import math
 import pytest
 
 from perfcore.explain import measure as view
-from perfcore.measure import registry
-from perfcore.measure.suites import SUITES, BackendFailed, DeviceMemoryError
+from perfcore.measure.experiments import registry
+from perfcore.measure.experiments.suites import SUITES, BackendFailed, DeviceMemoryError
 from tests.support.measured import H100_KIND, lesson_records
 
 RECORDS = lesson_records()

@@ -5,7 +5,7 @@ import dataclasses
 import pytest
 
 from perfcore.explain import measure_clock as clock
-from perfcore.measure.bench import ISOLATED
+from perfcore.measure.clock.harness import ISOLATED
 from tests.support.measured import US, lesson_records, matmul
 
 RECORDS = lesson_records()

@@ -6,8 +6,8 @@ import math
 import pytest
 
 from perfcore.explain import measure_roofline as roofs
-from perfcore.measure.empirical import MEMORY, measured_roofline
-from perfcore.measure.points import measured_points
+from perfcore.measure.results.empirical import MEMORY, measured_roofline
+from perfcore.measure.results.points import measured_points
 from tests.support.measured import lesson_records
 
 RECORDS = lesson_records()

@@ -8,9 +8,9 @@ import pytest
 from perfcore import format as fmt
 from perfcore.explain import plan
 from perfcore.explain import plan_serve as serve
-from perfcore.model.efficiency import Efficiency, Sample
-from perfcore.model.layout import LayoutError
-from perfcore.model.models import load_models
+from perfcore.model.llm.models import load_models
+from perfcore.model.plans.layout import LayoutError
+from perfcore.model.runs.efficiency import Efficiency, Sample
 
 H100 = "NVIDIA H100 SXM"
 MODELS = load_models()

@@ -3,7 +3,7 @@
 import pytest
 
 from perfcore.explain import precision as view
-from perfcore.model.precision import LABELS, matmul_sweep
+from perfcore.model.chip.precision import LABELS, matmul_sweep
 from tests.support.hand_tables import PRECISION_ROWS
 
 TF = 1e12

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from perfcore.explain import profile as view
-from perfcore.measure.bench import Measurement
-from perfcore.measure.profile_assess import spec_roofs
-from perfcore.measure.profile_records import profile_records, rediagnosed
+from perfcore.measure.clock.harness import Measurement
+from perfcore.measure.profile.assess import spec_roofs
+from perfcore.measure.profile.records import profile_records, rediagnosed
 from perfcore.measure.results import load_results
 
 PROFILE = load_results(Path(__file__).parent / "data" / "profile" / "mlp_profile.json")
@@ -73,7 +73,7 @@ def test_the_headline_names_the_slowest_op_and_its_source():
     line = first.source.rsplit(":", 1)[1]
     # captured in /src/project: shown from there when that is the working directory
     at_root = view.short_source(first.source, Path("/src/project"))
-    assert at_root == f"perfcore/measure/profile_examples.py:{line}"
+    assert at_root == f"perfcore/measure/profile_examples.py:{line}"  # as captured
     assert shown == first.source  # elsewhere, as recorded
 
 

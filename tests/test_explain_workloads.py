@@ -3,7 +3,7 @@
 import pytest
 
 from perfcore.explain import workloads as view
-from perfcore.model.models import load_models
+from perfcore.model.llm.models import load_models
 
 H100, A100 = "NVIDIA H100 SXM", "NVIDIA A100 SXM4 80GB"
 

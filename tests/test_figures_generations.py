@@ -2,7 +2,7 @@
 
 from perfcore.explain import generations as view
 from perfcore.figures import growth_figure, ridge_by_year_figure
-from perfcore.model.generations import growth
+from perfcore.model.chip.generations import growth
 
 V100, H100 = "NVIDIA V100 SXM2", "NVIDIA H100 SXM"
 

@@ -17,8 +17,8 @@ from perfcore.figures import (
 from perfcore.figures.measure import OVERHEAD
 from perfcore.figures.measure_roofline import ABOVE, measured_roofline_figure
 from perfcore.figures.style import DARK
-from perfcore.measure.empirical import MeasuredRoofline, measured_roofline
-from perfcore.measure.points import measured_points
+from perfcore.measure.results.empirical import MeasuredRoofline, measured_roofline
+from perfcore.measure.results.points import measured_points
 from tests.support.measured import lesson_records
 
 RECORDS = lesson_records()

@@ -5,7 +5,7 @@ import pytest
 from perfcore.explain import occupancy as view
 from perfcore.figures import occupancy_sawtooth_figure, tile_efficiency_figure
 from perfcore.figures.occupancy import MAX_TEETH, corners
-from perfcore.model.occupancy import utilisation
+from perfcore.model.chip.occupancy import utilisation
 
 H100_UTIL = "utilisation, NVIDIA H100 SXM (round figures) (132 units, spec)"
 

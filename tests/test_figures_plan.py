@@ -11,8 +11,8 @@ from perfcore.explain import plan
 from perfcore.explain import plan_serve as serve
 from perfcore.figures import plan as charts
 from perfcore.figures.style import LIGHT
-from perfcore.model.efficiency import Efficiency, Sample
-from perfcore.model.models import load_models
+from perfcore.model.llm.models import load_models
+from perfcore.model.runs.efficiency import Efficiency, Sample
 
 H100 = "NVIDIA H100 SXM"
 L70, L8 = load_models()["Llama-3.1-70B"], load_models()["Llama-3.1-8B"]

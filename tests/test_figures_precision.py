@@ -7,7 +7,7 @@ import pytest
 from perfcore.explain.precision import not_published, span
 from perfcore.figures import precision_bars_figure, precision_roofline_figure
 from perfcore.figures.precision import CATEGORIES, X_MAX, X_MIN
-from perfcore.model.precision import matmul_sweep
+from perfcore.model.chip.precision import matmul_sweep
 
 VECTOR, TENSOR = "vector path (FP64/FP32 units)", "tensor path (matrix units)"
 

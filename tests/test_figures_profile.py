@@ -8,8 +8,8 @@ import pytest
 
 from perfcore.explain import profile as view
 from perfcore.figures.profile import category_figure, compare_figure, profile_roofline_figure
-from perfcore.measure.profile_assess import Roofs
-from perfcore.measure.profile_records import profile_records
+from perfcore.measure.profile.assess import Roofs
+from perfcore.measure.profile.records import profile_records
 from perfcore.measure.results import load_results
 
 OPS = profile_records(load_results(Path(__file__).parent / "data" / "profile" / "mlp_profile.json"))

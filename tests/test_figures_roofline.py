@@ -7,11 +7,11 @@ import pytest
 
 from perfcore.figures import roofline_figure
 from perfcore.figures.roofline import ABOVE_ROOF, MOVED, OVERHEAD, memory_roofs
-from perfcore.measure.bench import Measurement
-from perfcore.measure.points import measured_point
+from perfcore.measure.clock.harness import Measurement
 from perfcore.measure.results import Record
-from perfcore.model import ops
-from perfcore.model.roofline import estimate, ridge_point
+from perfcore.measure.results.points import measured_point
+from perfcore.model.chip import ops
+from perfcore.model.chip.roofline import estimate, ridge_point
 
 
 def point(label, flops, n_bytes, seconds):

@@ -5,7 +5,7 @@ import pytest
 from perfcore.explain import workloads as view
 from perfcore.figures import workloads as charts
 from perfcore.figures.style import DARK
-from perfcore.model.models import load_models
+from perfcore.model.llm.models import load_models
 
 H100 = "NVIDIA H100 SXM"
 

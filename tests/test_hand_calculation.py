@@ -14,18 +14,18 @@ from perfcore import (
     utilisation,
     waves,
 )
-from perfcore.model.comm import hierarchical_allreduce
-from perfcore.model.generations import growth
-from perfcore.model.hierarchy import flops_forgone, levels
-from perfcore.model.occupancy import idle_units
-from perfcore.model.pitfalls import (
+from perfcore.model.chip.comm import hierarchical_allreduce
+from perfcore.model.chip.generations import growth
+from perfcore.model.chip.hierarchy import flops_forgone, levels
+from perfcore.model.chip.occupancy import idle_units
+from perfcore.model.chip.pitfalls import (
     batch_one,
     copy_in_loop,
     faster_chip,
     fp32_path,
     shard_across_nodes,
 )
-from perfcore.model.precision import matmul_at
+from perfcore.model.chip.precision import matmul_at
 from tests.support.hand_tables import PRECISION_ROWS, WAVE_ROWS
 
 TF = 1e12

@@ -3,7 +3,7 @@ estimate or not published."""
 
 import pytest
 
-from perfcore.model.hierarchy import ESTIMATE, SPEC, UNKNOWN, flops_forgone, levels
+from perfcore.model.chip.hierarchy import ESTIMATE, SPEC, UNKNOWN, flops_forgone, levels
 
 
 def test_levels_run_from_registers_out_to_pcie(h100):

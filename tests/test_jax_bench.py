@@ -1,4 +1,4 @@
-"""perfcore.measure.jax_bench and jax_classic: every classic experiment on CPU JAX at small
+"""perfcore.measure.experiments.runner and classic: every classic experiment on CPU JAX at small
 sizes, the lock, the CLI."""
 
 import dataclasses
@@ -13,22 +13,22 @@ import pytest
 
 from perfcore.cli import main
 from perfcore.explain import measure_clock as clock
-from perfcore.measure import devices, jax_bench, jax_classic, registry, results
-from perfcore.measure.suites import SUITES, DeviceMemoryError
+from perfcore.measure import results
+from perfcore.measure.clock import devices, lock
+from perfcore.measure.experiments import classic, registry, runner
+from perfcore.measure.experiments.suites import SUITES, DeviceMemoryError
 
 QUICK = SUITES["quick"]
 # The experiments this module runs (others register their own, tested in their own files).
-OWN = tuple(
-    n for n, e in registry.EXPERIMENTS.items() if e.runner.__module__ == jax_classic.__name__
-)
+OWN = tuple(n for n, e in registry.EXPERIMENTS.items() if e.runner.__module__ == classic.__name__)
 
 
 def test_importing_perfcore_does_not_import_jax():
     code = (
-        "import sys, perfcore, perfcore.measure.jax_bench, perfcore.measure.results, "
-        "perfcore.measure.registry, "
-        "perfcore.cli, perfcore.measure.devices, perfcore.measure.suites, "
-        "perfcore.measure.points; sys.exit('jax' in sys.modules)"
+        "import sys, perfcore, perfcore.measure.experiments.runner, perfcore.measure.results, "
+        "perfcore.measure.experiments.registry, "
+        "perfcore.cli, perfcore.measure.clock.devices, perfcore.measure.experiments.suites, "
+        "perfcore.measure.results.points; sys.exit('jax' in sys.modules)"
     )
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 
@@ -37,7 +37,7 @@ def test_importing_perfcore_does_not_import_jax():
 def quick_run():
     """Every experiment once with the quick suite, and the progress it reported."""
     reported = []
-    records = jax_bench.run_suite(
+    records = runner.run_suite(
         "quick", experiments=OWN, progress=lambda f, m: reported.append((f, m))
     )
     return records, reported
@@ -100,7 +100,7 @@ def test_real_records_round_trip_through_the_results_file(quick_run, tmp_path):
 
 def test_unblocked_timer_sees_dispatch_blocked_timer_sees_the_matmul():
     suite = dataclasses.replace(QUICK, dispatch_sizes=(512,), repeats=10)
-    naive, blocked = jax_bench.run_suite(suite, experiments=("dispatch",))
+    naive, blocked = runner.run_suite(suite, experiments=("dispatch",))
     assert naive.label == "dispatch 512" and blocked.label == "compute 512"
     assert naive.size == blocked.size == 512
     assert naive.measurement.min * 5 < blocked.measurement.min
@@ -110,7 +110,7 @@ def test_an_oversized_matmul_is_refused_before_allocating():
     huge = dataclasses.replace(QUICK, matmul_sizes=(300_000,))  # 3 x 360 GB of float32
     start = time.perf_counter()
     with pytest.raises(DeviceMemoryError, match="matmul 300000x300000x300000 float32"):
-        jax_bench.run_suite(huge, experiments=("sweep",))
+        runner.run_suite(huge, experiments=("sweep",))
     assert time.perf_counter() - start < 10
     assert not any(a.size > 10**8 for a in jax.live_arrays())
 
@@ -132,7 +132,7 @@ def test_the_lock_serializes_two_concurrent_runs():
             waits.append((name, message))
             b_waiting.set()
 
-        jax_bench.run_suite("quick", experiments=("blocking",), progress=progress,
+        runner.run_suite("quick", experiments=("blocking",), progress=progress,
                             wait_callback=waiting)  # fmt: skip
         spans[name] = (stamps[0], stamps[-1])
 
@@ -143,9 +143,9 @@ def test_the_lock_serializes_two_concurrent_runs():
     second.start()
     first.join(60)
     second.join(60)
-    assert waits == [("b", registry.WAITING)]
+    assert waits == [("b", lock.WAITING)]
     assert spans["a"][1] <= spans["b"][0]
-    assert not registry.measurement_in_progress()
+    assert not lock.measurement_in_progress()
 
 
 def test_measure_command_writes_a_loadable_results_file(tmp_path, capsys):
@@ -174,9 +174,9 @@ def test_an_exception_inside_a_run_releases_the_lock(monkeypatch):
     broken = registry.Experiment("broken", "fails", _fail, lambda s: 1)
     monkeypatch.setitem(registry.EXPERIMENTS, "broken", broken)
     with pytest.raises(RuntimeError, match="injected fault"):
-        jax_bench.run_suite("quick", experiments=("timer", "broken"))
-    assert not registry.measurement_in_progress()
-    assert len(jax_bench.run_suite("quick", experiments=("timer",))) == 2  # the next run works
+        runner.run_suite("quick", experiments=("timer", "broken"))
+    assert not lock.measurement_in_progress()
+    assert len(runner.run_suite("quick", experiments=("timer",))) == 2  # the next run works
 
 
 def test_a_run_stopped_mid_way_releases_the_lock():
@@ -185,18 +185,18 @@ def test_a_run_stopped_mid_way_releases_the_lock():
             raise KeyboardInterrupt  # how a stopped script run unwinds (Streamlit's StopException)
 
     with pytest.raises(KeyboardInterrupt):
-        jax_bench.run_suite("quick", experiments=("timer", "blocking"), progress=stop)
-    assert not registry.measurement_in_progress()
+        runner.run_suite("quick", experiments=("timer", "blocking"), progress=stop)
+    assert not lock.measurement_in_progress()
 
 
 def test_a_backend_that_fails_to_start_releases_the_lock(monkeypatch):
     def gone(specs=None):
         raise RuntimeError("Unable to initialize backend 'cuda'")
 
-    monkeypatch.setattr(jax_bench, "detect", gone)
+    monkeypatch.setattr(runner, "detect", gone)
     with pytest.raises(RuntimeError, match="initialize backend"):
-        jax_bench.run_suite("quick", experiments=("timer",))
-    assert not registry.measurement_in_progress()
+        runner.run_suite("quick", experiments=("timer",))
+    assert not lock.measurement_in_progress()
 
 
 def test_a_run_that_fails_while_another_waits_lets_the_other_finish(monkeypatch):
@@ -209,14 +209,14 @@ def test_a_run_that_fails_while_another_waits_lets_the_other_finish(monkeypatch)
             assert queued.wait(10)  # fail only once the other run is waiting for the lock
 
         with pytest.raises(RuntimeError, match="injected fault"):
-            jax_bench.run_suite("quick", experiments=("broken",), progress=hold)
+            runner.run_suite("quick", experiments=("broken",), progress=hold)
 
     first = threading.Thread(target=failing)
     first.start()
-    while not registry.measurement_in_progress():
+    while not lock.measurement_in_progress():
         time.sleep(0.01)
     waiting = lambda message: queued.set()  # noqa: E731
-    finished += jax_bench.run_suite("quick", experiments=("timer",), wait_callback=waiting)
+    finished += runner.run_suite("quick", experiments=("timer",), wait_callback=waiting)
     first.join(30)
     assert queued.is_set() and [r.label for r in finished] == ["naive timer", "synchronized"]
-    assert not registry.measurement_in_progress()
+    assert not lock.measurement_in_progress()

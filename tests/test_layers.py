@@ -6,6 +6,10 @@ measure on first use) above measure, and the command line beside ui, below the p
 Nothing imports upward. Streamlit is for ui and the pages, Plotly for figures and above,
 JAX for measure. bench/ and the tests share code through tests.support, never
 through sys.path edits, and no module imports a test module or conftest.
+
+Inside model and measure, rooms by job: model runs -> plans -> llm -> chip; measure
+experiments -> results -> clock and profile -> results -> clock. And no import circle
+anywhere, between layers, rooms or two modules of one room.
 """
 
 import ast
@@ -38,6 +42,18 @@ HEAVY = {
     "jax": {"measure", "scripts", "support", "bench", "tests"},
 }
 SUBPACKAGES = {"model", "measure", "explain", "figures"}
+# room -> the rooms of its own layer it may import besides itself (a package's __init__ is
+# its room's); a module of model or measure outside a room is refused by the first test
+ROOMS = {
+    "model.chip": set(),
+    "model.llm": {"model.chip"},
+    "model.plans": {"model.llm", "model.chip"},
+    "model.runs": {"model.plans", "model.llm", "model.chip"},
+    "measure.clock": set(),
+    "measure.results": {"measure.clock"},
+    "measure.experiments": {"measure.results", "measure.clock"},
+    "measure.profile": {"measure.results", "measure.clock"},
+}
 
 
 def layer(module: str) -> str | None:
@@ -100,8 +116,103 @@ def modules() -> dict[str, Path]:
     return found
 
 
+def room(module: str) -> str | None:
+    """The room (model.chip, measure.clock, ...) of a perfcore.model/measure module, else None."""
+    parts = module.split(".")
+    return (
+        ".".join(parts[1:3])
+        if parts[:2] in (["perfcore", "model"], ["perfcore", "measure"]) and len(parts) > 2
+        else None
+    )
+
+
+def room_problems(module: str, source: str) -> list[str]:
+    """Each import of `source` (the module called `module`) into a room its room may not use."""
+    own, out = room(module), []
+    for line, name in imported(ast.parse(source)):
+        target = room(name)
+        same_layer = own and target and own.split(".")[0] == target.split(".")[0]
+        if same_layer and target != own and target not in ROOMS[own]:
+            out.append(f"{module}:{line} ({own}) imports {name} ({target})")
+    return out
+
+
+def graph() -> dict[str, set[str]]:
+    """module -> the first-party modules it imports (lazily too), by dotted name."""
+    mods = modules()
+    return {m: {n for _, n in imported(ast.parse(path.read_text())) if n in mods and n != m}
+            for m, path in mods.items()}  # fmt: skip
+
+
+def circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected set of more than one module (Tarjan): each is an import circle."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in edges.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while not group or group[-1] != v:
+                group.append(stack.pop())
+                on.discard(group[-1])
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return out
+
+
 def test_every_module_is_in_a_layer():
     assert {m for m in modules() if layer(m) is None} == set()
+
+
+def test_every_model_and_measure_module_is_in_a_room():
+    tops = ("perfcore.model.__init__", "perfcore.measure.__init__")
+    ours = [m for m in modules() if m.startswith(("perfcore.model.", "perfcore.measure."))]
+    ours = [m for m in ours if m not in tops]
+    assert [m for m in ours if room(m) not in ROOMS] == []
+
+
+def test_every_room_imports_only_the_rooms_below_it():
+    found = [p for m, path in modules().items() for p in room_problems(m, path.read_text())]
+    assert found == []
+
+
+def test_no_import_circle_anywhere():
+    assert circles(graph()) == []
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("perfcore.model.chip.roofline", "from perfcore.model.llm import workloads"),
+        ("perfcore.model.plans.search", "def f():\n    from perfcore.model.runs import published"),
+        ("perfcore.model.llm.phases", "from perfcore.model.plans.layout import Layout"),
+        ("perfcore.measure.clock.stats", "from perfcore.measure.results import Record"),
+        ("perfcore.measure.profile.join", "from perfcore.measure.experiments import registry"),
+        ("perfcore.measure.experiments.env", "from perfcore.measure.profile import hlo"),
+    ],
+)
+def test_an_import_into_a_higher_room_is_reported(module, source):
+    """The room checker can fail: each of these imports upward or sideways."""
+    (problem,) = room_problems(module, source)
+    assert module in problem
+
+
+def test_a_circle_is_found():
+    """Two modules that import each other, and a longer loop, are each one circle."""
+    edges = {"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": {"e"}, "e": {"c", "a"}, "f": {"a"}}
+    assert circles(edges) == [["a", "b"], ["c", "d", "e"]]
 
 
 def test_every_module_imports_only_the_layers_below_it():
@@ -112,8 +223,8 @@ def test_every_module_imports_only_the_layers_below_it():
 @pytest.mark.parametrize(
     ("module", "source", "says"),
     [
-        ("perfcore.measure.points", "from perfcore.explain import home", "(explain)"),
-        ("perfcore.model.ops", "def f():\n    from perfcore.measure import bench", "(measure)"),
+        ("perfcore.measure.results.points", "from perfcore.explain import home", "(explain)"),
+        ("perfcore.model.chip.ops", "def f():\n    from perfcore import measure", "(measure)"),
         ("perfcore.explain.roofline", "from perfcore.figures import style", "(figures)"),
         ("perfcore.figures.style", "import ui", "(ui)"),
         ("perfcore.figures.style", "import streamlit as st", "imports streamlit"),
@@ -131,7 +242,12 @@ def test_an_upward_import_is_reported(module, source, says):
 
 
 def test_format_and_errors_are_usable_from_every_layer():
-    for module in ("perfcore.model.specs", "perfcore.measure.bench", "ui", "app_pages.home"):
+    for module in (
+        "perfcore.model.chip.specs",
+        "perfcore.measure.clock.harness",
+        "ui",
+        "app_pages.home",
+    ):
         assert problems(module, "from perfcore import format as fmt\nimport perfcore.errors") == []
 
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from perfcore.model.layout import Layout, LayoutError, checked, micro_batches, problems
-from perfcore.model.models import load_models
+from perfcore.model.llm.models import load_models
+from perfcore.model.plans.layout import Layout, LayoutError, checked, micro_batches, problems
 
 
 @pytest.fixture(scope="module")

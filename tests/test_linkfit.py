@@ -1,12 +1,11 @@
-"""perfcore.measure.linkfit: comm.py's alpha-beta model fitted to a sweep, algbw and busbw."""
+"""measure.results.linkfit: comm.py's alpha-beta model fitted to a sweep, algbw and busbw."""
 
 import numpy as np
 import pytest
 
-from perfcore.measure import linkfit
-from perfcore.measure.bench import Measurement
-from perfcore.measure.results import Record
-from perfcore.model import comm
+from perfcore.measure.clock.harness import Measurement
+from perfcore.measure.results import Record, linkfit
+from perfcore.model.chip import comm
 
 SIZES = [4**i for i in range(5, 14)]  # 1 KiB .. 64 MiB
 
@@ -53,7 +52,7 @@ def test_a_sweep_whose_time_does_not_grow_has_no_bandwidth():
 
 
 def record(collective, n, size, seconds):
-    """A collectives record of one size as jax_collectives writes it."""
+    """A collectives record of one size as experiments.collectives writes it."""
     sent = comm.collective_bytes(collective, size, n)
     return Record(
         experiment="collectives", label=f"{collective} {size}", device="cpu", backend="cpu",
@@ -96,10 +95,10 @@ def test_sweep_reads_collective_ranks_sizes_and_medians_in_size_order():
 
 def test_a_sweep_that_cannot_be_fitted_is_noted_and_a_bug_in_the_fit_propagates(monkeypatch):
     """The old catch took any ValueError for 'too noisy a sweep', a bug in the fit included."""
-    from perfcore.measure import jax_collectives
+    from perfcore.measure.experiments import collectives
 
     flat = [record("all-reduce", 8, s, 1e-3) for s in SIZES]  # time does not grow with size
-    notes = {n for r in jax_collectives._with_fit(flat) for n in r.notes}
+    notes = {n for r in collectives._with_fit(flat) for n in r.notes}
     assert any(n.startswith("no alpha-beta fit: all-reduce: time does not grow") for n in notes)
 
     def buggy(*args):
@@ -108,4 +107,4 @@ def test_a_sweep_that_cannot_be_fitted_is_noted_and_a_bug_in_the_fit_propagates(
     monkeypatch.setattr(linkfit, "fit_and_check", buggy)
     growing = [record("all-reduce", 8, s, s * 1e-9 + 1e-5) for s in SIZES]
     with pytest.raises(ValueError, match="not aligned"):
-        jax_collectives._with_fit(growing)
+        collectives._with_fit(growing)

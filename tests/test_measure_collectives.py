@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.measure import linkfit
-from perfcore.measure.jax_collectives import COLLECTIVES
-from perfcore.measure.results import load_results
+from perfcore.measure.experiments.collectives import COLLECTIVES
+from perfcore.measure.results import linkfit, load_results
 
 ROOT = Path(__file__).resolve().parent.parent
 FORCE_8 = "--xla_force_host_platform_device_count=8"

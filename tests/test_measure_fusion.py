@@ -5,13 +5,13 @@ import dataclasses
 
 import pytest
 
-from perfcore.measure import jax_bench, jax_fusion
-from perfcore.measure.devices import CROSSCHECK_TOLERANCE
+from perfcore.measure.clock.devices import CROSSCHECK_TOLERANCE
+from perfcore.measure.experiments import fusion, runner
 
 
 @pytest.fixture(scope="module")
 def records():
-    return {r.label: r for r in jax_bench.run_suite("quick", experiments=("fusion",))}
+    return {r.label: r for r in runner.run_suite("quick", experiments=("fusion",))}
 
 
 @pytest.mark.parametrize("k", [1, 2, 4, 8])
@@ -42,7 +42,7 @@ NO_WAIT_TOLERANCE = 0.10  # the unwaited median may exceed the waited one by at 
 def test_every_unfused_and_fused_record_of_a_chain_is_there_with_the_round_trip(records, k):
     dispatched, waited = records[f"unfused, k={k}"], records[f"unfused, waited every step, k={k}"]
     for r in (dispatched, waited):
-        assert any(n.startswith(jax_fusion.ROUND_TRIP) for n in r.notes)
+        assert any(n.startswith(fusion.ROUND_TRIP) for n in r.notes)
     assert waited.bytes_model == dispatched.bytes_model == k * records[f"fused, k={k}"].bytes_model
     assert "not waited on" in records[f"fused, k={k}"].note  # the saving's reference
 
@@ -54,9 +54,9 @@ def test_k_calls_not_waited_on_take_no_longer_than_with_a_wait_after_each():
     unwaited median is at most the waited one plus 10 % for the noise of 2 shared cores
     (when measured the waited chain took 2.7-3.2x the unwaited: a small step shows the round
     trip, a large one hides it in the step's own time)."""
-    suite = dataclasses.replace(jax_bench.resolve_suite("quick", "cpu"), fusion_chain=(8,),
+    suite = dataclasses.replace(runner.resolve_suite("quick", "cpu"), fusion_chain=(8,),
                                 repeats=25, fusion_elements=2**18, budget_s=10.0)  # fmt: skip
-    by_label = {r.label: r for r in jax_bench.run_suite(suite, experiments=("fusion",))}
+    by_label = {r.label: r for r in runner.run_suite(suite, experiments=("fusion",))}
     dispatched, waited = by_label["unfused, k=8"], by_label["unfused, waited every step, k=8"]
     print(dispatched.note)
     assert dispatched.measurement.n == waited.measurement.n == 25

@@ -11,8 +11,11 @@ import re
 import jax
 import pytest
 
-from perfcore.measure import hlo, jax_profile, profile_records, results, xla_private, xspace
-from perfcore.measure.profile_examples import EXAMPLES
+from perfcore.measure import results
+from perfcore.measure.profile import hlo, run, xla_private
+from perfcore.measure.profile import records as profile_records
+from perfcore.measure.profile.capture import read_capture
+from perfcore.measure.profile.examples import EXAMPLES
 
 STEPS = 5
 
@@ -24,9 +27,9 @@ def profiles(tmp_path_factory):
     for name, make in EXAMPLES.items():
         example = make()
         folder = tmp_path_factory.mktemp(name)
-        p = jax_profile.profile(example.fn, *example.args, steps=STEPS, trace_dir=folder)
+        p = run.profile(example.fn, *example.args, steps=STEPS, trace_dir=folder)
         compiled = jax.jit(example.fn).lower(*example.args).compile()
-        out[name] = (p, compiled.cost_analysis(), xspace.read_capture(folder))
+        out[name] = (p, compiled.cost_analysis(), read_capture(folder))
     return out
 
 
@@ -180,4 +183,4 @@ def test_the_cli_reads_a_trace_folder_and_prints_the_top_ops(profiles, tmp_path,
 def test_perfcore_profile_is_the_stable_name():
     import perfcore
 
-    assert perfcore.profile is jax_profile.profile
+    assert perfcore.profile is run.profile

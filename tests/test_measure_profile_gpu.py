@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.measure import hlo, profile, xla_private, xspace, xspace_write
-from perfcore.measure.profile_assess import assess, spec_roofs
-from perfcore.model.specs import load_specs
+from perfcore.measure.profile import capture, hlo, join, write, xla_private
+from perfcore.measure.profile.assess import assess, spec_roofs
+from perfcore.model.chip.specs import load_specs
 
 HLO = Path(__file__).parent / "data" / "profile" / "gpu_step.hlo"
 DEVICE = "NVIDIA H100 80GB HBM3"
@@ -25,14 +25,12 @@ def joined():
     events, t = [], 1_000
     for run in range(3):
         for op, duration in OPS:
-            events.append(xspace_write.OpEvent(op, "jit_step", 7, 100 + run, t, duration))
+            events.append(write.OpEvent(op, "jit_step", 7, 100 + run, t, duration))
             t += duration + 2_000
         t += 30_000
     proto = xla_private.module_proto(HLO.read_text())
-    data = xspace_write.xspace(
-        {("jit_step", 7): proto}, events, device_stats={"device_name": DEVICE}
-    )
-    return profile.join(xspace.parse_capture(data, "gpu.xplane.pb"))
+    data = write.xspace({("jit_step", 7): proto}, events, device_stats={"device_name": DEVICE})
+    return join.join(capture.parse_capture(data, "gpu.xplane.pb"))
 
 
 def test_a_gpu_capture_reads_as_gpu_on_its_device(joined):
@@ -44,7 +42,7 @@ def test_a_cublas_gemm_gets_2mnk_from_its_shapes(joined):
     (4·(256·512 + 512·1024) = 2,621,440 bytes) and writes the product (4·256·1024 =
     1,048,576), its s8 scratch buffer not counted: 3,670,016 bytes."""
     gemm = next(o for o in joined.ops if o.name == "custom-call.1")
-    assert gemm.category == hlo.MATMUL and gemm.cost_source == profile.SHAPES
+    assert gemm.category == hlo.MATMUL and gemm.cost_source == join.SHAPES
     assert gemm.flops == 268_435_456 and gemm.bytes == 3_670_016
     assert gemm.source == "model.py:11"
 
@@ -52,7 +50,7 @@ def test_a_cublas_gemm_gets_2mnk_from_its_shapes(joined):
 def test_a_pallas_kernel_has_no_cost_model_not_zero_flops(joined):
     pallas = next(o for o in joined.ops if o.name == "pallas.1")
     assert pallas.category == hlo.CUSTOM and pallas.flops is None
-    assert pallas.cost_source == profile.NO_COST
+    assert pallas.cost_source == join.NO_COST
     assert "no cost model" in assess(pallas, None).diagnosis
     assert "no cost model for pallas.1" in " ".join(joined.programs[0].notes)
 
@@ -84,11 +82,11 @@ def test_a_gemm_launching_two_kernels_is_still_one_run_of_its_flops():
     for run in range(2):
         t = 1_000_000 * run
         events += [
-            xspace_write.OpEvent("custom-call.1", "jit_step", 7, run, t, 40_000),
-            xspace_write.OpEvent("custom-call.1", "jit_step", 7, run, t + 41_000, 5_000),
+            write.OpEvent("custom-call.1", "jit_step", 7, run, t, 40_000),
+            write.OpEvent("custom-call.1", "jit_step", 7, run, t + 41_000, 5_000),
         ]
     proto = xla_private.module_proto(HLO.read_text())
-    data = xspace_write.xspace({("jit_step", 7): proto}, events)
-    (gemm,) = profile.join(xspace.parse_capture(data, "split.xplane.pb")).ops
+    data = write.xspace({("jit_step", 7): proto}, events)
+    (gemm,) = join.join(capture.parse_capture(data, "split.xplane.pb")).ops
     assert gemm.occurrences == 1 and gemm.flops == 268_435_456
     assert gemm.samples_s == pytest.approx((45e-6, 45e-6))

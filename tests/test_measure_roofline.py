@@ -11,7 +11,8 @@ import time
 import numpy as np
 import pytest
 
-from perfcore.measure import empirical, jax_bench
+from perfcore.measure.experiments import runner
+from perfcore.measure.results import empirical
 
 NUMPY_FLOOR_FACTOR = 2  # memory floor within 2x of numpy streaming the same bytes
 CACHE_OVER_MEMORY = 1.5  # the best in-cache rate beats the best far-beyond-cache rate by this
@@ -21,7 +22,7 @@ HARNESS_FACTOR = 1.5  # the harness's fastest matmul within 1.5x of plain timing
 @pytest.fixture(scope="module")
 def records():
     """One quick roofline sweep (measured once: no sweep is repeated until it looks right)."""
-    return jax_bench.run_suite("quick", experiments=("roofline",))
+    return runner.run_suite("quick", experiments=("roofline",))
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +96,7 @@ def test_the_harness_times_a_matmul_as_plain_timing_does_interleaved():
     import jax
     import jax.numpy as jnp
 
-    from perfcore.measure import bench
+    from perfcore.measure.clock import harness as bench
 
     a = jnp.ones((512, 512), jnp.float32)
     square = jax.jit(lambda x: jnp.dot(x, x))

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from perfcore.model.models import (
+from perfcore.model.llm.models import (
     DEFAULT_PATH,
     REQUIRED_COLUMNS,
     Model,

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from perfcore.model.occupancy import TileQuantisation, idle_units, utilisation, waves
+from perfcore.model.chip.occupancy import TileQuantisation, idle_units, utilisation, waves
 
 blocks = st.integers(min_value=1, max_value=10**6)
 units = st.integers(min_value=1, max_value=1024)

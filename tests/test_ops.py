@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from perfcore.model import ops
+from perfcore.model.chip import ops
 
 
 def test_matmul_counts_two_flops_per_multiply_add_and_each_matrix_once():

@@ -11,7 +11,7 @@ import pytest
 from streamlit.runtime.media_file_manager import MediaFileManager
 
 from perfcore.format import FORMULA_START
-from perfcore.model.specs import DEFAULT_PATH
+from perfcore.model.chip.specs import DEFAULT_PATH
 from tests.support.pages import PAGES, run_page
 
 HOSTILE = '=HYPERLINK("http://x","y")'

@@ -15,8 +15,10 @@ import pytest
 from perfcore.explain import measure as view
 from perfcore.explain.measure_sweep import sweep
 from perfcore.figures.measure import sweep_title
-from perfcore.measure import jax_bench, registry, results
-from perfcore.measure.suites import BackendFailed, DeviceMemoryError
+from perfcore.measure import results
+from perfcore.measure.clock import lock
+from perfcore.measure.experiments import registry, runner
+from perfcore.measure.experiments.suites import BackendFailed, DeviceMemoryError
 from tests.support.measured import lesson_records
 from tests.support.pages import notices, run_page
 
@@ -46,11 +48,11 @@ def fake_run(monkeypatch):
 
     def run_suite(suite, *, experiments, progress, wait_callback, specs):
         calls.append((suite, experiments))
-        wait_callback(registry.WAITING)
+        wait_callback(lock.WAITING)
         progress(0.5, "halfway")
         return lesson_records()
 
-    monkeypatch.setattr(jax_bench, "run_suite", run_suite)
+    monkeypatch.setattr(runner, "run_suite", run_suite)
     return calls
 
 
@@ -63,7 +65,7 @@ FIRST_RENDER = textwrap.dedent("""
     at.switch_page("app_pages/measure.py").run()
     assert not at.exception, at.exception
     assert at.button(key="me_run").label.startswith("Run")
-    print("jax" in sys.modules, "perfcore.measure.jax_bench" in sys.modules)
+    print("jax" in sys.modules, "perfcore.measure.experiments.runner" in sys.modules)
 """)
 
 
@@ -98,7 +100,7 @@ def test_run_draws_the_records_and_a_widget_change_keeps_them(fake_run):
     at.selectbox(key="precision").set_value("fp8").run()
     assert len(fake_run) == 1 and len(at.dataframe[0].value) == len(lesson_records())
     assert any(t.startswith("Measured roofline") and "NVIDIA H100 SXM" in t for t in titles(at))
-    assert not registry.measurement_in_progress()
+    assert not lock.measurement_in_progress()
 
 
 def test_the_default_selection_is_the_quick_set_and_the_heavy_ones_are_opt_in(fake_run):
@@ -118,7 +120,7 @@ def test_on_a_cpu_the_roof_is_its_measured_ceilings_until_a_row_is_picked(monkey
     def run_suite(suite, **kw):
         return cpu(lesson_records())
 
-    monkeypatch.setattr(jax_bench, "run_suite", run_suite)
+    monkeypatch.setattr(runner, "run_suite", run_suite)
     at = run_page("measure")
     at.button(key="me_run").click().run()
     assert not at.exception and not at.error
@@ -167,7 +169,7 @@ def test_a_fault_in_a_run_is_said_and_the_next_run_works(monkeypatch, caplog, er
         progress(0.5, "halfway")
         raise error
 
-    monkeypatch.setattr(jax_bench, "run_suite", fail)
+    monkeypatch.setattr(runner, "run_suite", fail)
     at = run_page("measure")
     with caplog.at_level(logging.ERROR, logger="perfcore"):
         at.button(key="me_run").click().run()
@@ -177,7 +179,7 @@ def test_a_fault_in_a_run_is_said_and_the_next_run_works(monkeypatch, caplog, er
     bug = not isinstance(error, (DeviceMemoryError, BackendFailed))
     assert logged == ([error] if bug else [])  # a bug's traceback goes to the server log
     assert view.STATE not in at.session_state and not at.session_state[view.RUNNING]
-    monkeypatch.setattr(jax_bench, "run_suite", lambda *a, **kw: lesson_records())
+    monkeypatch.setattr(runner, "run_suite", lambda *a, **kw: lesson_records())
     at.button(key="me_run").click().run()
     assert not at.exception and not at.error and at.session_state[view.STATE]
 

@@ -1,7 +1,7 @@
 """The sidebar's models upload: a good file adds its rows to ui.models(), a broken one is
 listed problem by problem and the app keeps the bundled models."""
 
-from perfcore.model.models import DEFAULT_PATH, load_models
+from perfcore.model.llm.models import DEFAULT_PATH, load_models
 from tests.support.pages import run_page
 
 MODELS_KEY = "_perfcore_models"  # where the sidebar leaves ui.models() for the pages

@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from perfcore.model.precision import LABELS
+from perfcore.model.chip.precision import LABELS
 from tests.support.hand_tables import PRECISION_ROWS
 from tests.support.pages import ROUND_H100, notices, run_page, table_text
 

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from perfcore.explain import profile as view
-from perfcore.measure import results, xla_private, xspace, xspace_write
-from perfcore.measure.bench import Measurement
+from perfcore.measure import results
+from perfcore.measure.clock.harness import Measurement
+from perfcore.measure.profile import write, xla_private, xspace
 from tests.support.pages import notices, run_page
 
 DATA = Path(__file__).parent / "data" / "profile"
@@ -76,10 +77,10 @@ def test_before_and_after_compare_op_by_op():
 def test_a_gpu_capture_is_judged_against_its_spec_row():
     """A capture of one cuBLAS gemm on an H100: matched to its specs row by device_name."""
     proto = xla_private.module_proto((DATA / "gpu_step.hlo").read_text())
-    events = [xspace_write.OpEvent(op, "jit_step", 7, run, 100_000 * run + t, d)
+    events = [write.OpEvent(op, "jit_step", 7, run, 100_000 * run + t, d)
               for run in range(3) for op, t, d in (("custom-call.1", 0, 50_000),
               ("pallas.1", 52_000, 20_000), ("loop_tanh_fusion", 74_000, 10_000))]  # fmt: skip
-    data = xspace_write.xspace({("jit_step", 7): proto}, events,
+    data = write.xspace({("jit_step", 7): proto}, events,
                                device_stats={"device_name": "NVIDIA H100 80GB HBM3"})  # fmt: skip
     at = upload(run_page("profile"), "pr_before", "gpu.xplane.pb", data)
     assert not at.exception
@@ -98,7 +99,7 @@ def _zip(name: str, data: bytes) -> bytes:
 
 BAD = {
     "empty": ("bad.xplane.pb", b"", "empty file"),
-    "truncated": ("bad.xplane.pb", xspace_write.xspace({("m", 1): b"\x0a\x01m"}, [])[:-3],
+    "truncated": ("bad.xplane.pb", write.xspace({("m", 1): b"\x0a\x01m"}, [])[:-3],
                   "truncated"),
     "not protobuf": ("bad.xplane.pb", b"not a capture", "not a profiler capture"),
     "wrong type": ("renamed.xplane.pb", gzip.compress(b"{}"), "gzip"),  # the uploader filters .gz

@@ -5,7 +5,7 @@ import logging
 
 import pytest
 
-from perfcore.model.models import load_models
+from perfcore.model.llm.models import load_models
 from tests.support.pages import notices, run_page
 
 MODELS = list(load_models())

@@ -2,9 +2,9 @@
 
 import pytest
 
-from perfcore.model import parallel, phases
-from perfcore.model.models import load_models
-from perfcore.model.workloads import Precisions
+from perfcore.model.llm import parallel, phases
+from perfcore.model.llm.models import load_models
+from perfcore.model.llm.workloads import Precisions
 
 H100 = "NVIDIA H100 SXM"
 

@@ -2,9 +2,9 @@
 
 import pytest
 
-from perfcore.model import phases
-from perfcore.model.models import load_models
-from perfcore.model.workloads import Precisions
+from perfcore.model.llm import phases
+from perfcore.model.llm.models import load_models
+from perfcore.model.llm.workloads import Precisions
 
 A100, H100 = "NVIDIA A100 SXM4 80GB", "NVIDIA H100 SXM"
 

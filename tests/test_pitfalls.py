@@ -2,8 +2,8 @@
 
 import pytest
 
-from perfcore.model import ops
-from perfcore.model.pitfalls import (
+from perfcore.model.chip import ops
+from perfcore.model.chip.pitfalls import (
     NotPublished,
     batch_one,
     copy_in_loop,

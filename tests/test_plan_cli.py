@@ -64,7 +64,7 @@ def test_what_if_and_a_models_file_are_used(capsys, tmp_path):
     r = run_json(capsys, [*SERVE, "--what-if", "memory_bw_tbs=6.7"])
     assert r["device"] == "NVIDIA H100 SXM, memory 2× → 6.7 TB/s"
     models = tmp_path / "m.csv"
-    from perfcore.model.models import DEFAULT_PATH
+    from perfcore.model.llm.models import DEFAULT_PATH
 
     lines = DEFAULT_PATH.read_text().splitlines()
     models.write_text(

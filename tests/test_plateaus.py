@@ -1,10 +1,10 @@
-"""perfcore.measure.plateaus: bandwidth levels found from synthetic working-set sweeps."""
+"""perfcore.measure.results.plateaus: bandwidth levels found from synthetic working-set sweeps."""
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from perfcore.measure.plateaus import find_plateaus, flat_runs, level_names
+from perfcore.measure.results.plateaus import find_plateaus, flat_runs, level_names
 
 KIB, MIB = 2**10, 2**20
 SIZES = [16 * KIB * 2**i for i in range(17)]  # 16 KiB .. 1 GiB

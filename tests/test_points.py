@@ -1,12 +1,11 @@
-"""perfcore.measure.points: measured roofline points, derived from records and never clamped."""
+"""measure.results.points: measured roofline points, derived from records and never clamped."""
 
 import pytest
 
-from perfcore.measure import points
-from perfcore.measure.bench import ISOLATED, LOOP, Measurement
-from perfcore.measure.points import MeasuredPoint
-from perfcore.measure.results import Record
-from perfcore.model.specs import Device
+from perfcore.measure.clock.harness import ISOLATED, LOOP, Measurement
+from perfcore.measure.results import Record, points
+from perfcore.measure.results.points import MeasuredPoint
+from perfcore.model.chip.specs import Device
 
 STAMP = "2025-01-31T12:00:00+00:00"
 

@@ -1,7 +1,7 @@
 """Precision: bytes per element, the vector/tensor split, and unpublished peaks skipped."""
 
-from perfcore.model.precision import BYTES_PER_ELEMENT, LABELS, matmul_at, matmul_sweep, path
-from perfcore.model.specs import PRECISIONS
+from perfcore.model.chip.precision import BYTES_PER_ELEMENT, LABELS, matmul_at, matmul_sweep, path
+from perfcore.model.chip.specs import PRECISIONS
 
 
 def test_every_precision_has_a_width_and_a_label():

@@ -6,14 +6,14 @@ a roof of 100 GFLOP/s and 10 GB/s (ridge 10 FLOP/byte).
 
 import pytest
 
-from perfcore.measure import hlo
-from perfcore.measure.profile import COST_MODEL, IN_BODY, NO_COST, Op, Program
-from perfcore.measure.profile_assess import (
+from perfcore.measure.profile import hlo
+from perfcore.measure.profile.assess import (
     Roofs,
     assess,
     program_diagnosis,
     roofs_for,
 )
+from perfcore.measure.profile.join import COST_MODEL, IN_BODY, NO_COST, Op, Program
 
 ROOFS = Roofs("round roofs", (("fp32", 100e9),), 10e9)
 

@@ -10,14 +10,14 @@ import zipfile
 
 import pytest
 
-from perfcore.measure import xspace, xspace_write
+from perfcore.measure.profile import capture, write, xspace
 
-FAKE_PROTO = xspace_write.message((1, "jit_f"))  # an HloModuleProto holding only its name
+FAKE_PROTO = write.message((1, "jit_f"))  # an HloModuleProto holding only its name
 
 
 def _capture() -> bytes:
-    events = [xspace_write.OpEvent("dot.1", "jit_f", 3, 1, 1000 * i, 500) for i in range(50)]
-    return xspace_write.xspace({("jit_f", 3): FAKE_PROTO}, events)
+    events = [write.OpEvent("dot.1", "jit_f", 3, 1, 1000 * i, 500) for i in range(50)]
+    return write.xspace({("jit_f", 3): FAKE_PROTO}, events)
 
 
 def _zip(name: str, data: bytes) -> bytes:
@@ -29,7 +29,7 @@ def _zip(name: str, data: bytes) -> bytes:
 
 def _refused(data: bytes, match: str, **kw) -> str:
     with pytest.raises(xspace.CaptureError, match=match) as error:
-        xspace.parse_capture(data, "upload.xplane.pb", **kw)
+        capture.parse_capture(data, "upload.xplane.pb", **kw)
     message = str(error.value)
     assert "\n" not in message and message.startswith("upload.xplane.pb")
     return message
@@ -90,4 +90,4 @@ def test_a_zipped_trace_folder_is_opened(tmp_path):
 
 def test_a_folder_without_a_capture_is_refused(tmp_path):
     with pytest.raises(xspace.CaptureError, match="no .xplane.pb"):
-        xspace.read_capture(tmp_path)
+        capture.read_capture(tmp_path)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.measure import hlo
+from perfcore.measure.profile import hlo
 
 DATA = Path(__file__).parent / "data" / "profile"
 CPU = hlo.parse_module((DATA / "cpu_mlp.hlo").read_text())

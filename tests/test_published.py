@@ -8,11 +8,13 @@ from pathlib import Path
 import pytest
 
 from perfcore.cli import main
-from perfcore.model import efficiency, phases, serve_plan
-from perfcore.model.efficiency import Sample
-from perfcore.model.models import load_models
-from perfcore.model.published import layouts_of, precisions_of, priced_runs, table
-from perfcore.model.train_plan import Training, price
+from perfcore.model.llm import phases
+from perfcore.model.llm.models import load_models
+from perfcore.model.plans import serve_plan
+from perfcore.model.plans.train_plan import Training, price
+from perfcore.model.runs import efficiency
+from perfcore.model.runs.efficiency import Sample
+from perfcore.model.runs.published import layouts_of, precisions_of, priced_runs, table
 
 H100 = "NVIDIA H100 SXM"
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "plans.md"

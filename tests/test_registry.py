@@ -1,4 +1,4 @@
-"""perfcore.measure.registry: every experiment resolves to a public function, with no JAX loaded.
+"""measure.experiments.registry: every experiment resolves to a public function, with no JAX loaded.
 
 Fast tier: nothing here imports JAX (a subprocess checks it) and nothing runs an experiment.
 """
@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from perfcore.measure import registry
+from perfcore.measure.experiments import registry
 
 REGISTRY_SOURCE = Path(registry.__file__).read_text()
 
@@ -22,7 +22,7 @@ def test_every_entry_resolves_by_its_public_name_to_its_runner():
     for name, experiment in registry.EXPERIMENTS.items():
         runner = experiment.runner
         assert inspect.isfunction(runner), name
-        assert runner.__module__.startswith("perfcore.measure.jax_"), name
+        assert runner.__module__.startswith("perfcore.measure.experiments."), name
         assert not runner.__name__.startswith("_") and runner.__qualname__ == runner.__name__
         found = getattr(importlib.import_module(runner.__module__), runner.__name__)
         assert found is runner, name
@@ -41,7 +41,7 @@ def test_each_runner_the_source_names_is_defined_in_its_module():
     named = _runner_names()
     assert len(named) == len(registry.EXPERIMENTS)
     for module, function in named:
-        origin = importlib.util.find_spec(f"perfcore.measure.{module}").origin
+        origin = importlib.util.find_spec(f"perfcore.measure.experiments.{module}").origin
         tree = ast.parse(Path(origin).read_text())
         defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
         assert function in defined, f"{module}.{function}"
@@ -49,7 +49,7 @@ def test_each_runner_the_source_names_is_defined_in_its_module():
 
 def test_the_registry_and_its_experiment_modules_load_no_jax():
     code = (
-        "import sys, perfcore.measure.registry as r\n"
+        "import sys, perfcore.measure.experiments.registry as r\n"
         "assert all(e.runner for e in r.EXPERIMENTS.values())\n"
         "sys.exit('jax' in sys.modules)"
     )

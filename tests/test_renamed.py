@@ -1,11 +1,11 @@
-"""perfcore.measure.renamed: files written before a label was renamed load under today's name."""
+"""measure.results.renamed: files written before a label was renamed load under today's name."""
 
 import json
 
 import pytest
 
 from perfcore.measure import results
-from perfcore.measure.bench import LOOP, Measurement
+from perfcore.measure.clock.harness import LOOP, Measurement
 from perfcore.measure.results import Record
 
 STAMP = "2025-01-31T12:00:00+00:00"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from perfcore.measure import results
-from perfcore.measure.bench import ISOLATED, LOOP, Measurement
+from perfcore.measure.clock.harness import ISOLATED, LOOP, Measurement
 from perfcore.measure.results import Record, ResultsError
 from tests.support.measured import lesson_records
 

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from perfcore.model import ops
-from perfcore.model.roofline import (
+from perfcore.model.chip import ops
+from perfcore.model.chip.roofline import (
     attainable,
     estimate,
     estimate_on,

@@ -6,9 +6,9 @@ import io
 
 import pytest
 
-from perfcore.model.models import load_models
-from perfcore.model.runs import DEFAULT_PATH, Run, RunError, load_runs, load_runs_bytes
-from perfcore.model.specs import load_specs
+from perfcore.model.chip.specs import load_specs
+from perfcore.model.llm.models import load_models
+from perfcore.model.runs.rows import DEFAULT_PATH, Run, RunError, load_runs, load_runs_bytes
 
 MODELS, DEVICES = load_models(), load_specs()
 RUNS = load_runs()

@@ -4,10 +4,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from perfcore.model import search, train_plan
-from perfcore.model.layout import Layout, problems
-from perfcore.model.models import load_models
-from perfcore.model.train_plan import Training
+from perfcore.model.llm.models import load_models
+from perfcore.model.plans import search, train_plan
+from perfcore.model.plans.layout import Layout, problems
+from perfcore.model.plans.train_plan import Training
 
 H100 = "NVIDIA H100 SXM"
 MODELS = load_models()

@@ -2,10 +2,11 @@
 
 import pytest
 
-from perfcore.model import phases, serve_plan, serving
-from perfcore.model.layout import LayoutError
-from perfcore.model.models import load_models
-from perfcore.model.workloads import Precisions
+from perfcore.model.llm import phases, serving
+from perfcore.model.llm.models import load_models
+from perfcore.model.llm.workloads import Precisions
+from perfcore.model.plans import serve_plan
+from perfcore.model.plans.layout import LayoutError
 
 H100 = "NVIDIA H100 SXM"
 MODELS = load_models()

@@ -20,7 +20,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.NewSession_pb2 import Config
 
 from perfcore.measure import results
-from perfcore.measure.bench import ISOLATED, Measurement
+from perfcore.measure.clock.harness import ISOLATED, Measurement
 from tests.support.live import XSRF, open_stream, serve
 from tests.support.pages import PAGES, run_page
 

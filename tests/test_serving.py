@@ -4,9 +4,9 @@ import math
 
 import pytest
 
-from perfcore.model import phases, serving
-from perfcore.model.models import load_models
-from perfcore.model.workloads import Precisions
+from perfcore.model.llm import phases, serving
+from perfcore.model.llm.models import load_models
+from perfcore.model.llm.workloads import Precisions
 
 H100 = "NVIDIA H100 SXM"
 P16 = Precisions()

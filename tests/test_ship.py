@@ -259,7 +259,7 @@ def test_the_image_build_steps_install_perfcore_beside_its_data(tmp_path):
     # The dependencies come from this venv; only the project is installed, the image's way.
     Path(purelib(py), "deps.pth").write_text(purelib(sys.executable) + "\n")
     build_like_the_image(app, f'"{sys.executable}" -m pip --python "{py}" "$@" --no-deps -q')
-    probe = ("import perfcore, perfcore.explain, perfcore.figures, perfcore.model.specs as s; "
+    probe = ("import perfcore, perfcore.explain, perfcore.figures, perfcore.model.chip.specs as s; "
              "d = perfcore.load_specs(); print(s.DEFAULT_PATH, len(d))")  # fmt: skip
     out = subprocess.run([py, "-c", probe], cwd=tmp_path, capture_output=True, text=True,
                          timeout=60)  # fmt: skip

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.model import specs as specs_module
-from perfcore.model.sanity import sanity_problems
-from perfcore.model.specs import (
+from perfcore.model.chip import specs as specs_module
+from perfcore.model.chip.sanity import sanity_problems
+from perfcore.model.chip.specs import (
     DEFAULT_PATH,
     REQUIRED_COLUMNS,
     Device,
@@ -409,7 +409,7 @@ def test_every_bundled_domain_says_where_it_comes_from(specs):
 
 
 def test_what_if_names_the_device_as_modified(specs):
-    from perfcore.model.specs import parse_what_if, what_if
+    from perfcore.model.chip.specs import parse_what_if, what_if
 
     h100 = specs["NVIDIA H100 SXM"]
     changed = what_if(h100, **parse_what_if("memory_bw_tbs=6.7,scaleup_domain=72"))
@@ -425,7 +425,7 @@ def test_what_if_names_the_device_as_modified(specs):
      ("tdp_w=1,tdp_w=2", "given twice"), ("memory_bw_tbs=nan", "positive")],
 )  # fmt: skip
 def test_a_bad_what_if_is_one_typed_line(specs, text, words):
-    from perfcore.model.specs import WhatIfError, parse_what_if, what_if
+    from perfcore.model.chip.specs import WhatIfError, parse_what_if, what_if
 
     with pytest.raises(WhatIfError, match=words) as err:
         what_if(specs["NVIDIA H100 SXM"], **parse_what_if(text))
@@ -452,7 +452,7 @@ def test_the_bundled_header_names_binary_capacities_by_their_unit():
 def test_peak_x_scales_every_published_peak_and_a_given_peak_wins(specs):
     """H100 SXM: BF16 989.4 and FP8 1978.9 TFLOP/s dense; ×2 gives 1978.8 and 3957.8, FP64 stays
     published ×2 too; bf16_tflops=1500 given beside it sets BF16 alone, 1500/989.4 = 1.52×."""
-    from perfcore.model.specs import apply_what_if
+    from perfcore.model.chip.specs import apply_what_if
 
     h100 = specs["NVIDIA H100 SXM"]
     twice = apply_what_if(h100, "peak_x=2")
@@ -467,7 +467,7 @@ def test_peak_x_scales_every_published_peak_and_a_given_peak_wins(specs):
 
 
 def test_what_if_text_is_what_parse_what_if_reads():
-    from perfcore.model.specs import parse_what_if, what_if_text
+    from perfcore.model.chip.specs import parse_what_if, what_if_text
 
     text = what_if_text({"memory_bw_tbs": 6.7, "scaleup_domain": 72.0, "peak_x": 1 / 3})
     assert text == "memory_bw_tbs=6.7,scaleup_domain=72,peak_x=0.333333333333333"
@@ -476,7 +476,7 @@ def test_what_if_text_is_what_parse_what_if_reads():
 
 
 def test_a_blank_what_if_is_the_published_row_and_a_change_is_marked(specs):
-    from perfcore.model.specs import apply_what_if, changes_of
+    from perfcore.model.chip.specs import apply_what_if, changes_of
 
     h100 = specs["NVIDIA H100 SXM"]
     assert apply_what_if(h100, "  ") is h100 and changes_of(h100) == ""
@@ -487,7 +487,7 @@ def test_a_blank_what_if_is_the_published_row_and_a_change_is_marked(specs):
 @pytest.mark.parametrize("text", ["memory_bw_tbs=1e300", "peak_x=1e300"])
 def test_a_what_if_past_the_float_range_is_refused(specs, text):
     """1e300 TB/s is 1e312 B/s: past the largest float (1.8e308), so inf, never a figure."""
-    from perfcore.model.specs import WhatIfError, apply_what_if
+    from perfcore.model.chip.specs import WhatIfError, apply_what_if
 
     with pytest.raises(WhatIfError, match="finite"):
         apply_what_if(specs["NVIDIA H100 SXM"], text)

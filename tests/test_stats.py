@@ -1,10 +1,10 @@
-"""perfcore.measure.stats: known values, the lessons' spread, and invariants of the vocabulary."""
+"""measure.clock.stats: known values, the lessons' spread, and invariants of the vocabulary."""
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from perfcore.measure import stats
+from perfcore.measure.clock import stats
 
 positive_samples = st.lists(
     st.floats(min_value=1e-9, max_value=1e3, allow_nan=False), min_size=1, max_size=50

@@ -1,11 +1,11 @@
-"""perfcore.measure.suites: named suites sized per platform, and sizes refused before allocating."""
+"""measure.experiments.suites: suites sized per platform, sizes refused before allocating."""
 
 import dataclasses
 
 import pytest
 
-from perfcore.measure import suites
-from perfcore.measure.suites import SUITES, DeviceMemoryError
+from perfcore.measure.experiments import suites
+from perfcore.measure.experiments.suites import SUITES, DeviceMemoryError
 
 
 def test_require_fits_refuses_what_free_memory_cannot_hold():

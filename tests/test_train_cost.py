@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from perfcore.model import train_cost as tc
-from perfcore.model.layout import Layout
-from perfcore.model.models import Model, load_models
+from perfcore.model.llm.models import Model, load_models
+from perfcore.model.plans import train_cost as tc
+from perfcore.model.plans.layout import Layout
 
 # GPT-3 175B as Narayanan et al. 2021 train it: vocabulary padded to 51,200, sequence 2,048.
 GPT3 = Model(name="GPT-3 175B (Megatron)", family="GPT", layers=96, hidden=12288, heads=96,

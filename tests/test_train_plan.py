@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from perfcore.model import train_comm
-from perfcore.model.layout import Layout, problems, stage_layers
-from perfcore.model.models import load_models
-from perfcore.model.train_plan import Training, price, run_totals
+from perfcore.model.llm.models import load_models
+from perfcore.model.plans import train_comm
+from perfcore.model.plans.layout import Layout, problems, stage_layers
+from perfcore.model.plans.train_plan import Training, price, run_totals
 
 H100 = "NVIDIA H100 SXM"
 MODELS = load_models()

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from perfcore.errors import UserError
-from perfcore.model import ops, validate
+from perfcore.model.chip import ops, validate
 
 BATCH = ops.Param("batch", 1, "sequences", hi=64)
 

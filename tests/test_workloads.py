@@ -4,9 +4,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from perfcore.model import ops, phases
-from perfcore.model.models import Model, load_models
-from perfcore.model.workloads import Pass, Precisions, experts_touched, model_ops, pairs
+from perfcore.model.chip import ops
+from perfcore.model.llm import phases
+from perfcore.model.llm.models import Model, load_models
+from perfcore.model.llm.workloads import Pass, Precisions, experts_touched, model_ops, pairs
 
 H100 = "NVIDIA H100 SXM"
 

@@ -16,10 +16,10 @@ import streamlit as st
 
 from perfcore.errors import FileProblems
 from perfcore.explain.measure import known_spec, not_this_device
-from perfcore.measure.points import MeasuredPoint, measured_points
 from perfcore.measure.results import Record, ResultsError, load_results_bytes
-from perfcore.model.models import Model, load_models, load_models_bytes
-from perfcore.model.specs import Device, load_specs, load_specs_bytes
+from perfcore.measure.results.points import MeasuredPoint, measured_points
+from perfcore.model.chip.specs import Device, load_specs, load_specs_bytes
+from perfcore.model.llm.models import Model, load_models, load_models_bytes
 
 HOSTED_ENV = "PERFCORE_HOSTED"
 RESULTS_HELP = "From `python -m perfcore measure` or the Measure page. Not part of the link."
@@ -103,9 +103,9 @@ PROFILE_HELP = (
 @st.cache_data(show_spinner="Reading the capture...", max_entries=8)
 def uploaded_profile(data: bytes, label: str):
     """A capture's ops joined with their costs (a Profile); CaptureError if it is not one."""
-    from perfcore.measure import profile, xspace
+    from perfcore.measure.profile import capture, join, xspace
 
-    return profile.join(xspace.parse_capture(data, label, xspace.UPLOAD_LIMIT_BYTES))
+    return join.join(capture.parse_capture(data, label, xspace.UPLOAD_LIMIT_BYTES))
 
 
 def profile_file(label: str, key: str):
@@ -139,12 +139,12 @@ def results_upload(key: str, device: Device, specs: dict[str, Device]) -> tuple[
 
 @st.cache_resource(show_spinner="Starting JAX (once per server)...")
 def measurement_module():
-    """perfcore.measure.jax_bench with JAX imported, then frozen out of the collector.
+    """perfcore.measure.experiments.runner with JAX imported, then frozen out of the collector.
 
     Imported on first need (a Run), never to draw a page; gc.freeze() afterwards keeps the
     live server's per-run garbage collection from walking JAX's objects (PERFORMANCE.md).
     """
-    module = importlib.import_module("perfcore.measure.jax_bench")
+    module = importlib.import_module("perfcore.measure.experiments.runner")
     module.start_jax()
     gc.freeze()
     return module

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from perfcore.model.models import Model
-from perfcore.model.sanity import sanity_problems
-from perfcore.model.specs import PRECISIONS, Device
+from perfcore.model.chip.sanity import sanity_problems
+from perfcore.model.chip.specs import PRECISIONS, Device
+from perfcore.model.llm.models import Model
 from ui import whatif
 from ui.charts import THEME_KEY, active_theme
 from ui.loaders import bundled_models, bundled_specs, uploaded_models, uploaded_specs, with_upload

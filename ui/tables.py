@@ -15,7 +15,7 @@ from perfcore import format as fmt
 from perfcore.explain import what_if
 from perfcore.format import NOT_PUBLISHED, safe_cell
 from perfcore.measure.results import Record, to_json
-from perfcore.model.specs import Device, changes_of
+from perfcore.model.chip.specs import Device, changes_of
 
 
 def table(df: pd.DataFrame, name: str, empty: str = NOT_PUBLISHED) -> None:

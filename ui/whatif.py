@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from perfcore.explain import what_if as view
-from perfcore.model.specs import (
+from perfcore.model.chip.specs import (
     FIGURES,
     Device,
     WhatIfError,

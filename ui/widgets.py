@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from perfcore.model import validate
-from perfcore.model.ops import PARAMS_RANGE, Param
+from perfcore.model.chip import validate
+from perfcore.model.chip.ops import PARAMS_RANGE, Param
 
 NOTICES_KEY = "_url_notices"
 # px: an input's width in a row of inputs (st.container(horizontal=True)), which wraps on a

@@ -13,10 +13,10 @@ import argparse
 
 from perfcore import format as fmt
 from perfcore.cli.common import UsageError, flag, guarded, pick, to_json
-from perfcore.model import ops, validate
-from perfcore.model.precision import BYTES_PER_ELEMENT
-from perfcore.model.roofline import estimate_on
-from perfcore.model.specs import PRECISIONS, Device, load_specs
+from perfcore.model.chip import ops, validate
+from perfcore.model.chip.precision import BYTES_PER_ELEMENT
+from perfcore.model.chip.roofline import estimate_on
+from perfcore.model.chip.specs import PRECISIONS, Device, load_specs
 
 # Every size flag of every catalog op: calc takes them all and refuses the op's strangers.
 SIZE_NAMES = sorted({p.name for _, params in ops.CATALOG.values() for p in params})

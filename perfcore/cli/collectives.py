@@ -1,6 +1,6 @@
 """`python -m perfcore collectives --processes N`: the collectives sweep across N processes.
 
-Spawns N local processes (perfcore.measure.distributed), each joining jax.distributed, so
+Spawns N local processes (measure.experiments.distributed), each joining jax.distributed, so
 collectives span every process's devices as on a multi-host machine. Process 0 writes the
 results file, whose place is checked first; this process imports no JAX. Exit status 2 when
 a flag is off, JAX is missing, or a process fails or hangs.
@@ -12,8 +12,10 @@ import argparse
 
 from perfcore.cli.common import UsageError, guarded, out_path, pick
 from perfcore.cli.measure import jax_or_usage_error
-from perfcore.measure import distributed, report, results, suites
-from perfcore.model import validate
+from perfcore.measure import results
+from perfcore.measure.experiments import distributed, suites
+from perfcore.measure.results import report
+from perfcore.model.chip import validate
 
 PROCESSES = (2, 64)
 

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from perfcore.errors import UserError
-from perfcore.measure.suites import DeviceMemoryError
+from perfcore.measure.experiments.suites import DeviceMemoryError
 
 
 class UsageError(Exception):

@@ -12,11 +12,12 @@ import argparse
 
 from perfcore import format as fmt
 from perfcore.cli.common import flag, guarded, pick, to_json
-from perfcore.model import phases, serving, validate
-from perfcore.model.models import load_models
-from perfcore.model.phases import NUMBERS
-from perfcore.model.specs import load_specs
-from perfcore.model.workloads import BITS, Precisions
+from perfcore.model.chip import validate
+from perfcore.model.chip.specs import load_specs
+from perfcore.model.llm import phases, serving
+from perfcore.model.llm.models import load_models
+from perfcore.model.llm.phases import NUMBERS
+from perfcore.model.llm.workloads import BITS, Precisions
 
 
 def run_phase(model, device, phase: str, n: dict, p: Precisions, fused: bool, recompute: bool):

@@ -15,7 +15,9 @@ from typing import TextIO
 
 from perfcore import format as fmt
 from perfcore.cli.common import UsageError, guarded, out_path, pick
-from perfcore.measure import registry, report, results, suites
+from perfcore.measure import results
+from perfcore.measure.experiments import registry, suites
+from perfcore.measure.results import report
 
 
 def register(subparsers) -> None:
@@ -88,9 +90,9 @@ def run(args: argparse.Namespace) -> str:
     experiments = tuple(pick("experiment", e, registry.EXPERIMENTS) for e in args.experiment or ())
     out = out_path(args.out, "measure")
     jax_or_usage_error()
-    from perfcore.measure import jax_bench  # the experiments, only when measuring
+    from perfcore.measure.experiments import runner  # the experiments, only when measuring
 
-    records = jax_bench.run_suite(
+    records = runner.run_suite(
         suite,
         experiments=experiments,
         progress=progress_printer(sys.stderr),

@@ -9,7 +9,7 @@ finds the TP x replicas x batch with the most output tokens/s within the limits,
 the expected latencies where published runs inform them (without limits, also the
 throughput-latency frontier). `--what-if memory_bw_tbs=6.7` changes the
 device. Every figure is a bound; `_expected` ones are bound ÷ an efficiency per regime
-derived from the published runs of data/runs.csv (perfcore.model.published), each saying
+derived from the published runs of data/runs.csv (perfcore.model.runs.published), each saying
 what it rests on (`expected_from`). Bad flags: one line, exit 2.
 """
 
@@ -20,14 +20,17 @@ import functools
 
 from perfcore import format as fmt
 from perfcore.cli.common import UsageError, flag, guarded, pick, to_json
-from perfcore.model import efficiency, serve_plan, train_plan, validate
-from perfcore.model.layout import RECOMPUTE, Layout, LayoutError
-from perfcore.model.models import load_models
-from perfcore.model.ops import Param
-from perfcore.model.search import search
-from perfcore.model.specs import load_specs, parse_what_if, what_if
-from perfcore.model.train_plan import TRAIN_PRECISIONS, Training
-from perfcore.model.workloads import BITS, Precisions
+from perfcore.model.chip import validate
+from perfcore.model.chip.ops import Param
+from perfcore.model.chip.specs import load_specs, parse_what_if, what_if
+from perfcore.model.llm.models import load_models
+from perfcore.model.llm.workloads import BITS, Precisions
+from perfcore.model.plans import serve_plan, train_plan
+from perfcore.model.plans.layout import RECOMPUTE, Layout, LayoutError
+from perfcore.model.plans.search import search
+from perfcore.model.plans.train_plan import TRAIN_PRECISIONS, Training
+from perfcore.model.runs import efficiency
+from perfcore.model.runs import published as published_runs
 
 BIG = 2**40
 TRAIN_NUMBERS = (
@@ -59,7 +62,7 @@ SERVE_NUMBERS = (
 @functools.cache
 def published() -> dict:
     """The published runs' efficiency per regime, priced once per process (about 0.5 s)."""
-    return efficiency.published()
+    return published_runs.table()
 
 
 def numbers(args, params) -> dict:

@@ -15,9 +15,12 @@ import argparse
 from perfcore import format as fmt
 from perfcore.cli.common import UsageError, guarded, out_path, pick
 from perfcore.explain import profile as explain
-from perfcore.measure import profile_assess, profile_records, registry, results
-from perfcore.measure.profile_examples import EXAMPLES
-from perfcore.model.specs import load_specs
+from perfcore.measure import results
+from perfcore.measure.experiments import registry
+from perfcore.measure.profile import assess
+from perfcore.measure.profile import records as profile_records
+from perfcore.measure.profile.examples import EXAMPLES
+from perfcore.model.chip.specs import load_specs
 
 MAX_STEPS = 100
 
@@ -49,15 +52,15 @@ def _count(raw: str, name: str, hi: int) -> int:
 def _profile(args: argparse.Namespace, steps: int):
     """The joined Profile of --trace or --example."""
     if args.trace:
-        from perfcore.measure import profile, xspace
+        from perfcore.measure.profile import capture, join
 
-        return profile.join(xspace.read_capture(args.trace))
+        return join.join(capture.read_capture(args.trace))
     missing = registry.jax_available()
     if missing:
         raise UsageError(missing)
-    from perfcore.measure import jax_profile
+    from perfcore.measure.profile.run import profile_example
 
-    return jax_profile.profile_example(args.example, steps=steps, trace_dir=args.trace_dir)
+    return profile_example(args.example, steps=steps, trace_dir=args.trace_dir)
 
 
 def top_lines(records: tuple[results.Record, ...], top: int) -> list[str]:
@@ -87,7 +90,7 @@ def run(args: argparse.Namespace) -> str:
     out = out_path(args.out, "profile")
     joined = _profile(args, steps)
     device = joined.devices[0] if joined.devices else joined.backend
-    roofs = profile_assess.roofs_for(device, specs, spec, roofline)
+    roofs = assess.roofs_for(device, specs, spec, roofline)
     records = profile_records.to_records(joined, roofs, spec_name=spec.name if spec else "")
     wrote = f"wrote {results.save_results(records, out)}"
     where = f"roofs: {roofs.label}" if roofs else "roofs: none (pass --device or --roofline)"

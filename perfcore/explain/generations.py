@@ -13,12 +13,12 @@ from dataclasses import dataclass
 import pandas as pd
 
 from perfcore import format as fmt
-from perfcore.model import ops
-from perfcore.model.generations import Growth, device_ridge
-from perfcore.model.ops import Cost, Param
-from perfcore.model.precision import BYTES_PER_ELEMENT
-from perfcore.model.roofline import Estimate, estimate_on
-from perfcore.model.specs import PRECISIONS, Device
+from perfcore.model.chip import ops
+from perfcore.model.chip.generations import Growth, device_ridge
+from perfcore.model.chip.ops import Cost, Param
+from perfcore.model.chip.precision import BYTES_PER_ELEMENT
+from perfcore.model.chip.roofline import Estimate, estimate_on
+from perfcore.model.chip.specs import PRECISIONS, Device
 
 DEFAULT_OLD, DEFAULT_NEW = "NVIDIA V100 SXM2", "NVIDIA H100 SXM"
 DEFAULT_OP = "attention"

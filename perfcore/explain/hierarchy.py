@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from perfcore import format as fmt
-from perfcore.model.hierarchy import ESTIMATE, LATENCY_S, UNKNOWN, Level, flops_forgone, levels
-from perfcore.model.specs import Device
+from perfcore.model.chip.hierarchy import ESTIMATE, LATENCY_S, UNKNOWN, Level, flops_forgone, levels
+from perfcore.model.chip.specs import Device
 
 METRICS = ("FLOPs forgone", "capacity", "bandwidth", "latency")
 PER_UNIT = "per SM/CU"
@@ -89,7 +89,7 @@ class LevelRow:
 
 @dataclass(frozen=True)
 class Hierarchy:
-    """A device's levels at one precision, in perfcore.model.hierarchy.levels' order."""
+    """A device's levels at one precision, in perfcore.model.chip.hierarchy.levels' order."""
 
     device: Device
     precision: str

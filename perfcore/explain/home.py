@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from perfcore import format as fmt
-from perfcore.model.ops import Cost
-from perfcore.model.roofline import Estimate, estimate_on
-from perfcore.model.specs import Device
+from perfcore.model.chip.ops import Cost
+from perfcore.model.chip.roofline import Estimate, estimate_on
+from perfcore.model.chip.specs import Device
 
 # Joined with a space after each \qquad: adjacent raw strings join with none, and \qquad
 # followed by I reads as one unknown command (a red KaTeX error).

@@ -1,6 +1,6 @@
 """The measure page: which device ran, which spec row it is, the records as a table, takeaways.
 
-Records come from a live run (perfcore.measure.jax_bench) or an uploaded results file; the rows of
+Records come from a live run (measure.experiments.runner) or an uploaded results file; the rows of
 the charts come from explain.measure_sweep and explain.measure_clock. Every time names its
 method and spread, every spec figure its row, every derived number what it came from. A spec
 row is compared only when it matches the device that ran, or when the user picks one.
@@ -14,13 +14,18 @@ from perfcore import format as fmt
 from perfcore.explain.measure_clock import spread
 from perfcore.explain.measure_roofline import ceilings
 from perfcore.explain.measure_sweep import RATE_BASIS, sweep
-from perfcore.measure.devices import match_device
-from perfcore.measure.empirical import measured_roofline
-from perfcore.measure.points import MeasuredPoint, measured_points
-from perfcore.measure.registry import EXPERIMENTS
+from perfcore.measure.clock.devices import match_device
+from perfcore.measure.experiments.registry import EXPERIMENTS
+from perfcore.measure.experiments.suites import (
+    CPU_MAX_MATMUL,
+    BackendFailed,
+    DeviceMemoryError,
+    Suite,
+)
 from perfcore.measure.results import Record
-from perfcore.measure.suites import CPU_MAX_MATMUL, BackendFailed, DeviceMemoryError, Suite
-from perfcore.model.specs import Device
+from perfcore.measure.results.empirical import measured_roofline
+from perfcore.measure.results.points import MeasuredPoint, measured_points
+from perfcore.model.chip.specs import Device
 
 STATE = "me_records"  # st.session_state key of the last live run's records
 RUNNING = "me_running"  # set while this session's run is under way; left set if it was stopped

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from perfcore import format as fmt
-from perfcore.measure import bench
-from perfcore.measure.bench import Measurement, is_a_result
+from perfcore.measure.clock import harness
+from perfcore.measure.clock.harness import Measurement, is_a_result
 from perfcore.measure.results import Record
 
 ALIKE = 2.0  # elementwise ops within this factor of each other take "similar time"
@@ -134,12 +134,12 @@ class Spread:
 def spread(records: tuple[Record, ...]) -> Spread | None:
     """The spread experiment: each run's samples and min, the loop's mean, the spread."""
     mine = [r for r in records if r.experiment == "spread"]
-    runs = [r for r in mine if r.measurement.method == bench.ISOLATED]
+    runs = [r for r in mine if r.measurement.method == harness.ISOLATED]
     if not runs:
         return None
-    loop = next((r.measurement.mean for r in mine if r.measurement.method == bench.LOOP), None)
+    loop = next((r.measurement.mean for r in mine if r.measurement.method == harness.LOOP), None)
     mins = tuple(r.measurement.min for r in runs)
-    fraction = bench.run_to_run_spread([r.measurement for r in runs])
+    fraction = harness.run_to_run_spread([r.measurement for r in runs])
     mean = f"; the mean of a back-to-back loop is {fmt.seconds(loop)}" if loop else ""
     sentence = (
         f"The min of isolated calls over {len(runs)} runs landed between "

@@ -1,6 +1,6 @@
 """The measured roofline as the Measure page reads it: a table of roofs and their spec figures.
 
-The roofs themselves are perfcore.measure.empirical's MeasuredRoofline (the one definition:
+The roofs themselves are perfcore.measure.results.empirical's MeasuredRoofline (the one definition:
 each record at its fastest sample, each memory level the median over its plateau); here
 they become a table beside the spec row's figures, and a point is judged against the spec
 row's roof when one applies, else against the measured one.
@@ -14,10 +14,10 @@ from dataclasses import dataclass
 import pandas as pd
 
 from perfcore.explain.measure_sweep import spec_peak
-from perfcore.measure.empirical import MEMORY, MeasuredLevel, MeasuredRoofline, Roof
-from perfcore.measure.points import MeasuredPoint, above_roof
 from perfcore.measure.results import Record
-from perfcore.model.specs import Device
+from perfcore.measure.results.empirical import MEMORY, MeasuredLevel, MeasuredRoofline, Roof
+from perfcore.measure.results.points import MeasuredPoint, above_roof
+from perfcore.model.chip.specs import Device
 
 COLUMNS = ("roof", "from", "compute", "bandwidth", "spec compute", "spec bandwidth",
            "fraction of spec")  # fmt: skip

@@ -11,16 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from perfcore import format as fmt
-from perfcore.measure.devices import DTYPE_PRECISION
-from perfcore.measure.points import measured_point
+from perfcore.measure.clock.devices import DTYPE_PRECISION
 from perfcore.measure.results import Record
-from perfcore.model import ops
-from perfcore.model.precision import BYTES_PER_ELEMENT
-from perfcore.model.roofline import attainable
-from perfcore.model.specs import PRECISIONS, Device
+from perfcore.measure.results.points import measured_point
+from perfcore.model.chip import ops
+from perfcore.model.chip.precision import BYTES_PER_ELEMENT
+from perfcore.model.chip.roofline import attainable
+from perfcore.model.chip.specs import PRECISIONS, Device
 
 RATE_BASIS = "FLOPs / median seconds per call"
-EMPTY_CALL = "empty call"  # jax_bench's sweep label for the cost of launching nothing
+EMPTY_CALL = "empty call"  # the runner's sweep label for the cost of launching nothing
 EXTEND = 4  # the ceilings are drawn from a quarter of the smallest size to 4x the largest
 
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import pandas as pd
 
 from perfcore import format as fmt
-from perfcore.model import occupancy as occ
-from perfcore.model.occupancy import TileQuantisation
-from perfcore.model.specs import Device
+from perfcore.model.chip import occupancy as occ
+from perfcore.model.chip.occupancy import TileQuantisation
+from perfcore.model.chip.specs import Device
 
 CUSTOM = "custom"
 NAMED = ("units", "units + 1", "2 × units")

@@ -16,9 +16,9 @@ import pandas as pd
 
 from perfcore import format as fmt
 from perfcore.errors import NotPublished
-from perfcore.model import ops, pitfalls
-from perfcore.model.precision import BYTES_PER_ELEMENT
-from perfcore.model.specs import Device
+from perfcore.model.chip import ops, pitfalls
+from perfcore.model.chip.precision import BYTES_PER_ELEMENT
+from perfcore.model.chip.specs import Device
 
 HALF_PRECISIONS = ("fp16", "bf16")
 # Each belief's number a reader needs first (indices into its quantities); the

@@ -2,8 +2,8 @@
 fields leave, with where the best one's step goes, its memory per GPU and a computed takeaway.
 
 A TrainSetup (the page's controls) and a Model on a Device give a TrainView: the Search
-(perfcore.model.search) within the fixed fields. Every figure is a bound; an expected one is
-the bound ÷ the efficiency published runs give (perfcore.model.efficiency) and says so.
+(perfcore.model.plans.search) within the fixed fields. Every figure is a bound; an expected one is
+the bound ÷ the efficiency published runs give (perfcore.model.runs.efficiency) and says so.
 Tables are SI numbers with df.attrs["units"]; the UI formats them. Serving: plan_serve.py.
 """
 
@@ -16,13 +16,13 @@ from typing import ClassVar
 import pandas as pd
 
 from perfcore import format as fmt
-from perfcore.model import train_plan
-from perfcore.model.efficiency import Efficiency, Sample
-from perfcore.model.layout import RECOMPUTE, Layout, LayoutError, problems
-from perfcore.model.ops import Param
-from perfcore.model.search import Search, search
-from perfcore.model.specs import Device
-from perfcore.model.train_plan import TRAIN_PRECISIONS, Training, TrainPlan
+from perfcore.model.chip.ops import Param
+from perfcore.model.chip.specs import Device
+from perfcore.model.plans import train_plan
+from perfcore.model.plans.layout import RECOMPUTE, Layout, LayoutError, problems
+from perfcore.model.plans.search import Search, search
+from perfcore.model.plans.train_plan import TRAIN_PRECISIONS, Training, TrainPlan
+from perfcore.model.runs.efficiency import Efficiency, Sample
 
 MODES = ("train", "serve")
 PRECISIONS = TRAIN_PRECISIONS  # the training precisions offered

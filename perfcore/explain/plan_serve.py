@@ -2,7 +2,7 @@
 TPOT limits, the throughput-latency frontier, memory per GPU and a computed takeaway.
 
 A ServeSetup (the page's controls) and a Model on a Device give a ServeView from
-perfcore.model.serve_plan. Every figure is a bound; expected ones are the bound ÷ the
+perfcore.model.plans.serve_plan. Every figure is a bound; expected ones are the bound ÷ the
 prefill or decode efficiency published runs give, and say so.
 """
 
@@ -14,12 +14,13 @@ from typing import ClassVar
 import pandas as pd
 
 from perfcore import format as fmt
-from perfcore.model import serve_plan, serving
-from perfcore.model.efficiency import Efficiency
-from perfcore.model.ops import Param
-from perfcore.model.serve_plan import ServePlan, Serving
-from perfcore.model.specs import Device
-from perfcore.model.workloads import Precisions
+from perfcore.model.chip.ops import Param
+from perfcore.model.chip.specs import Device
+from perfcore.model.llm import serving
+from perfcore.model.llm.workloads import Precisions
+from perfcore.model.plans import serve_plan
+from perfcore.model.plans.serve_plan import ServePlan, Serving
+from perfcore.model.runs.efficiency import Efficiency
 
 SERVE_NUMBERS = (
     Param("gpus", 8, "GPUs in all", hi=2**20),

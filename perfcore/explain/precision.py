@@ -1,6 +1,6 @@
 """The precision page: one matmul at every precision the device publishes.
 
-Rows come from perfcore.model.precision (peak from the spec; ridge, intensity, bound and time
+Rows come from perfcore.model.chip.precision (peak from the spec; ridge, intensity, bound and time
 floor derived from it and the memory bandwidth). The span compares the widest and the
 narrowest published precision: how many fewer bytes, how much higher the roof.
 """
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from perfcore import format as fmt
-from perfcore.model.precision import BYTES_PER_ELEMENT, LABELS, PrecisionRow, path
-from perfcore.model.specs import PRECISIONS, Device
+from perfcore.model.chip.precision import BYTES_PER_ELEMENT, LABELS, PrecisionRow, path
+from perfcore.model.chip.specs import PRECISIONS, Device
 
 UNITS = {
     "bytes per element": "traffic",

@@ -14,11 +14,10 @@ from pathlib import Path
 import pandas as pd
 
 from perfcore import format as fmt
-from perfcore.measure.devices import match_device
-from perfcore.measure.empirical import measured_roofline
-from perfcore.measure.profile import Profile
-from perfcore.measure.profile_assess import Roofs, assess, measured_roofs, spec_roofs
-from perfcore.measure.profile_records import (
+from perfcore.measure.clock.devices import match_device
+from perfcore.measure.profile.assess import Roofs, assess, measured_roofs, spec_roofs
+from perfcore.measure.profile.join import Profile
+from perfcore.measure.profile.records import (
     op_of,
     profile_records,
     rediagnosed,
@@ -26,7 +25,8 @@ from perfcore.measure.profile_records import (
     to_records,
 )
 from perfcore.measure.results import Record
-from perfcore.model.specs import Device
+from perfcore.measure.results.empirical import measured_roofline
+from perfcore.model.chip.specs import Device
 
 INTRO = (
     "Which ops take the time, what bounds each, how far below its roof it is, and what to "

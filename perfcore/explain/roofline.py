@@ -5,10 +5,11 @@ from __future__ import annotations
 import pandas as pd
 
 from perfcore import format as fmt
-from perfcore.model import ops, workloads
-from perfcore.model.precision import BYTES_PER_ELEMENT
-from perfcore.model.roofline import Estimate, estimate_on
-from perfcore.model.specs import Device
+from perfcore.model.chip import ops
+from perfcore.model.chip.precision import BYTES_PER_ELEMENT
+from perfcore.model.chip.roofline import Estimate, estimate_on
+from perfcore.model.chip.specs import Device
+from perfcore.model.llm import workloads
 
 DEFAULT_OPS = ("add", "matvec", "matmul", "attention", "decode")
 MODEL_LAYER = "a model's layer"  # the Workloads page's layer ops, for a chosen model

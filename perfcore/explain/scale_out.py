@@ -14,15 +14,15 @@ from dataclasses import dataclass
 import pandas as pd
 
 from perfcore import format as fmt
-from perfcore.model.comm import (
+from perfcore.model.chip.comm import (
     Convention,
     HierarchicalAllReduce,
     Leg,
     hierarchical_allreduce,
     link_bytes_per_s,
 )
-from perfcore.model.precision import BYTES_PER_ELEMENT
-from perfcore.model.specs import Device
+from perfcore.model.chip.precision import BYTES_PER_ELEMENT
+from perfcore.model.chip.specs import Device
 
 # Node counts the chart and the table are drawn at: the table's powers of two, with
 # points between them so the 2(N-1)/N curve stays smooth on a log axis.

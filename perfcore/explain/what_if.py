@@ -5,7 +5,7 @@ on: the published row the what-if was made from).
 
 from __future__ import annotations
 
-from perfcore.model.specs import (
+from perfcore.model.chip.specs import (
     PEAK_SCALE,
     WHAT_IF,
     Device,

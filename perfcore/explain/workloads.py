@@ -13,10 +13,10 @@ import pandas as pd
 
 from perfcore import format as fmt
 from perfcore.errors import NotPublished
-from perfcore.model import phases, serving
-from perfcore.model.roofline import Estimate, estimate_on
-from perfcore.model.specs import Device
-from perfcore.model.workloads import DEFAULT, Precisions, layer_ops, layer_pass
+from perfcore.model.chip.roofline import Estimate, estimate_on
+from perfcore.model.chip.specs import Device
+from perfcore.model.llm import phases, serving
+from perfcore.model.llm.workloads import DEFAULT, Precisions, layer_ops, layer_pass
 
 # Op kinds as the "where the time goes" chart groups them.
 # Norms, residual adds and the embedding read are all elementwise: "elementwise".

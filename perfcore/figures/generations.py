@@ -18,9 +18,9 @@ from perfcore.figures.style import (
     note,
     point_labels,
 )
-from perfcore.model.generations import Growth, device_ridge
-from perfcore.model.ops import Cost
-from perfcore.model.specs import Device
+from perfcore.model.chip.generations import Growth, device_ridge
+from perfcore.model.chip.ops import Cost
+from perfcore.model.chip.specs import Device
 
 # Fixed ranges, so the axes hold still as the op's sizes and the vendor filter change:
 # every ridge in data/specs.csv at every precision (8.7 to 1125 FLOP/byte) fits; widened

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from perfcore import format as fmt
 from perfcore.explain.hierarchy import FORGONE_KIND, Hierarchy, LevelRow
 from perfcore.figures.style import LIGHT, Theme, base_layout, color, fitted, grid, log_axis
-from perfcore.model.hierarchy import ESTIMATE, SPEC
+from perfcore.model.chip.hierarchy import ESTIMATE, SPEC
 
 # Fixed log ranges per metric, so the axis holds still as device and precision change;
 # they span every row of data/specs.csv and widen only for an uploaded outlier.

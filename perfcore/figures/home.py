@@ -11,8 +11,8 @@ import plotly.graph_objects as go
 from perfcore import format as fmt
 from perfcore.figures.roofline import X_MAX, X_MIN, op_traces, ridge_trace, roof_traces
 from perfcore.figures.style import HALF_WIDTH, LIGHT, Theme, base_layout, fitted, log_axis
-from perfcore.model.roofline import Estimate
-from perfcore.model.specs import Device
+from perfcore.model.chip.roofline import Estimate
+from perfcore.model.chip.specs import Device
 
 HEIGHT = 400  # small: the calculator's inputs and metrics stay in view beside it
 

@@ -1,6 +1,6 @@
 """The measured roofline: this device's own roofs, the spec row's beside them, measured points.
 
-The roofs are perfcore.measure.empirical's MeasuredRoofline, drawn as they are.
+The roofs are perfcore.measure.results.empirical's MeasuredRoofline, drawn as they are.
 Measured roofs are solid and named "measured ceiling"; a spec row's roofs (drawn only when
 one applies) are dashed and named with the row. Points sit where they were measured, never
 clamped; a point above the roof it is judged against is drawn as an x and says so.
@@ -23,9 +23,9 @@ from perfcore.figures.style import (
     fitted,
     log_axis,
 )
-from perfcore.measure.empirical import MeasuredLevel, MeasuredRoofline, Roof
-from perfcore.measure.points import MeasuredPoint
-from perfcore.model.specs import Device
+from perfcore.measure.results.empirical import MeasuredLevel, MeasuredRoofline, Roof
+from perfcore.measure.results.points import MeasuredPoint
+from perfcore.model.chip.specs import Device
 
 MEASURED = "measured ceiling"
 ABOVE = "measured, ABOVE the roof it is judged against: check the precision or the FLOP count"

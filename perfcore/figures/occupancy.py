@@ -22,8 +22,8 @@ from perfcore.figures.style import (
     grid,
     note,
 )
-from perfcore.model.occupancy import TileQuantisation, utilisation, waves
-from perfcore.model.specs import Device
+from perfcore.model.chip.occupancy import TileQuantisation, utilisation, waves
+from perfcore.model.chip.specs import Device
 
 # Past this many waves a tooth is under 0.5 % deep: the rest is drawn as one segment
 # to the exact end value, so a huge batch cannot bloat the figure.

@@ -6,8 +6,8 @@ import plotly.graph_objects as go
 
 from perfcore import format as fmt
 from perfcore.figures.style import LIGHT, Theme, base_layout, color, fitted, log_axis
-from perfcore.model.pitfalls import FasterChip
-from perfcore.model.specs import Device
+from perfcore.model.chip.pitfalls import FasterChip
+from perfcore.model.chip.specs import Device
 
 CASES = ("today", "2x the arithmetic peak", "2x the memory bandwidth")
 

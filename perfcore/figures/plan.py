@@ -23,8 +23,8 @@ from perfcore.figures.style import (
     point_labels,
 )
 from perfcore.figures.workloads import gib_ticks
-from perfcore.model.efficiency import Efficiency, Sample
-from perfcore.model.serve_plan import ServePlan
+from perfcore.model.plans.serve_plan import ServePlan
+from perfcore.model.runs.efficiency import Efficiency, Sample
 
 MEMORY_COLORS = {"weights": 0, "gradients": 3, "optimizer": 4, "activations": 2, "KV cache": 1}
 STEP, MEMORY, FRONTIER = "step", "memory", "frontier"

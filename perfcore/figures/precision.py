@@ -27,8 +27,8 @@ from perfcore.figures.style import (
     log_axis,
     note,
 )
-from perfcore.model.precision import PrecisionRow, path
-from perfcore.model.specs import PRECISIONS, Device
+from perfcore.model.chip.precision import PrecisionRow, path
+from perfcore.model.chip.specs import PRECISIONS, Device
 
 PATHS = {"vector": "vector path (FP64/FP32 units)", "tensor": "tensor path (matrix units)"}
 PATH_COLOR = {"vector": color(1), "tensor": color(0)}

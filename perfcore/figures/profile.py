@@ -3,7 +3,7 @@
 Each op is a point at its intensity and achieved FLOP/s, never clamped to a roof; its
 marker's area is its share of the step's op time, and the ops that take most of the time
 are named. The roofs are the ones the ops were judged against (perfcore.measure.
-profile_assess.Roofs): a specs row's or the measured roofline's, each memory level slanted.
+profile.assess.Roofs): a specs row's or the measured roofline's, each memory level slanted.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from perfcore import format as fmt
 from perfcore.figures.roofline import X_MAX, X_MIN
 from perfcore.figures.style import LIGHT, Theme, base_layout, color, fitted, log_axis
-from perfcore.measure.profile_assess import Roofs
+from perfcore.measure.profile.assess import Roofs
 from perfcore.measure.results import Record
 
 MAX_MARKER_PX = 46  # the op taking the whole step; area (not diameter) follows time

@@ -19,10 +19,10 @@ from perfcore.figures.style import (
     log_axis,
     point_labels,
 )
-from perfcore.measure.points import MeasuredPoint, above_roof
-from perfcore.model.comm import link_bytes_per_s
-from perfcore.model.roofline import Estimate, ridge_point, roofs
-from perfcore.model.specs import Device
+from perfcore.measure.results.points import MeasuredPoint, above_roof
+from perfcore.model.chip.comm import link_bytes_per_s
+from perfcore.model.chip.roofline import Estimate, ridge_point, roofs
+from perfcore.model.chip.specs import Device
 
 # Fixed intensity range (FLOP/byte): elementwise ops near 0.1 to big matmuls near 1e4,
 # so the axes hold still while the size sliders move.

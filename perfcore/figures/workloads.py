@@ -29,9 +29,9 @@ from perfcore.figures.style import (
     fitted,
     log_axis,
 )
-from perfcore.model.roofline import Estimate
-from perfcore.model.serving import ServingPoint
-from perfcore.model.specs import Device
+from perfcore.model.chip.roofline import Estimate
+from perfcore.model.chip.specs import Device
+from perfcore.model.llm.serving import ServingPoint
 
 KIND_COLORS = {"norm": 8, "projection": 0, "attention": 1, "mlp": 2, "residual": 5,
                "lm_head": 3, "embedding": 6}  # fmt: skip

@@ -25,16 +25,16 @@ from perfcore.figures import plan as plan_charts
 from perfcore.figures import workloads as wl
 from perfcore.figures.home import calculator_figure
 from perfcore.figures.measure_roofline import measured_roofline_figure
-from perfcore.measure.empirical import measured_roofline
-from perfcore.measure.points import MeasuredPoint
-from perfcore.measure.profile_assess import spec_roofs
-from perfcore.measure.profile_records import profile_records
+from perfcore.measure.profile.assess import spec_roofs
+from perfcore.measure.profile.records import profile_records
 from perfcore.measure.results import load_results
-from perfcore.model import ops
-from perfcore.model.efficiency import Efficiency, Sample
-from perfcore.model.generations import growth
-from perfcore.model.models import load_models
-from perfcore.model.roofline import estimate
+from perfcore.measure.results.empirical import measured_roofline
+from perfcore.measure.results.points import MeasuredPoint
+from perfcore.model.chip import ops
+from perfcore.model.chip.generations import growth
+from perfcore.model.chip.roofline import estimate
+from perfcore.model.llm.models import load_models
+from perfcore.model.runs.efficiency import Efficiency, Sample
 from tests.support.measured import lesson_records
 
 H100, A100, V100 = "NVIDIA H100 SXM", "NVIDIA A100 SXM4 80GB", "NVIDIA V100 SXM2"
@@ -59,7 +59,7 @@ def ridge_chart(specs, theme, vendors=None):
 
 
 def _precision_rows(d):
-    from perfcore.model.precision import matmul_sweep
+    from perfcore.model.chip.precision import matmul_sweep
 
     return matmul_sweep(d, 4096, 4096, 4096)
 

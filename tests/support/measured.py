@@ -1,6 +1,6 @@
 """Records as a GPU run would write them, with the timing lessons' printed numbers."""
 
-from perfcore.measure.bench import ISOLATED, LOOP, Measurement
+from perfcore.measure.clock.harness import ISOLATED, LOOP, Measurement
 from perfcore.measure.results import Record
 
 STAMP = "2025-01-31T12:00:00+00:00"

@@ -1,0 +1,8 @@
+"""The clock: timing samples and their statistics, the harness, device facts, the lock.
+
+stats (quantiles, median, IQR, spreads), harness (warm up outside the clock, then sync, time,
+sync: Measurement), schema (the results file's fields kept on the dataclasses they describe),
+devices (what JAX reports about a device, read without importing JAX) and lock (one
+measurement at a time per process). May import perfcore.model.chip, perfcore.format and
+perfcore.errors; nothing else of perfcore.measure.
+"""

@@ -1,0 +1,8 @@
+"""The JAX experiments: what a run times, by name, and the runner that times them.
+
+suites (named sizes and budgets, the memory guard), registry (each experiment's name and
+public function, listed without JAX), env (JAX imported on first use, the device detected),
+runner (run_suite under the lock), classic, roofline, stream, collectives and fusion (the
+experiments), distributed (the worker processes of cross-process collectives). May import
+perfcore.measure.results, perfcore.measure.clock and perfcore.model; never the profiler.
+"""

@@ -1,0 +1,59 @@
+"""Profile a JAX function here: jit it, warm up, trace some steps, join each op with its cost.
+
+The steps run under jax.profiler.trace, each call synchronized (block_until_ready) and timed
+with perf_counter besides, so a step's host wall in the trace can be checked against the
+clock. The trace folder is kept (a temporary one unless given) for TensorBoard or Perfetto.
+JAX is imported when a profile is taken; one measurement runs at a time per process.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from perfcore.measure.clock.lock import LOCK
+from perfcore.measure.profile import capture, xla_private
+from perfcore.measure.profile.join import Profile, join
+
+
+def _capture_steps(jax, jitted: Callable, args: tuple, steps: int, trace_dir: Path) -> list:
+    """perf_counter seconds of each of `steps` synchronized calls, traced into trace_dir."""
+    calls = []
+    with jax.profiler.trace(str(trace_dir)):
+        for _ in range(steps):
+            start = time.perf_counter()
+            jax.block_until_ready(jitted(*args))
+            calls.append(time.perf_counter() - start)
+    return calls
+
+
+def profile(
+    fn: Callable, *args: Any, steps: int = 5, trace_dir: str | Path | None = None, warmup: int = 2
+) -> Profile:
+    """fn(*args) jitted, warmed up, traced for `steps` calls and joined with XLA's costs."""
+    import jax
+
+    if steps < 1 or warmup < 1:
+        raise ValueError(f"profile needs steps >= 1 and warmup >= 1, got {steps} and {warmup}")
+    jitted = fn if hasattr(fn, "lower") else jax.jit(fn)
+    folder = Path(trace_dir) if trace_dir else Path(tempfile.mkdtemp(prefix="perfcore-profile-"))
+    with LOCK:
+        for _ in range(warmup):  # compiles outside the trace
+            jax.block_until_ready(jitted(*args))
+        calls = _capture_steps(jax, jitted, args, steps, folder)
+    joined = join(capture.read_capture(folder))
+    notes = tuple(filter(None, [xla_private.check_version()]))
+    return dataclasses.replace(joined, trace_dir=str(folder), call_s=tuple(calls), notes=notes)
+
+
+def profile_example(name: str, steps: int = 5, trace_dir: str | Path | None = None) -> Profile:
+    """A profile of one built-in example (perfcore.measure.profile.examples)."""
+    from perfcore.measure.profile.examples import EXAMPLES
+
+    example = EXAMPLES[name]()
+    joined = profile(example.fn, *example.args, steps=steps, trace_dir=trace_dir)
+    return dataclasses.replace(joined, label=f"{example.name}: {example.title}")

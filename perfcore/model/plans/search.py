@@ -1,0 +1,123 @@
+"""Every training layout that fits N GPUs, priced and ranked by step time (the bound).
+
+Degrees run over divisors only: tp of the GPUs (the heads decide which exist), cp of what
+is left (sequences split in 2 x cp chunks of at least CP_MIN_TOKENS), pp of what is left
+up to the layers (stages need not be even), dp the rest; ep over the experts dividing
+dp x cp; micro-batches over divisors of each replica's sequences up to MICRO_BATCH_MAX;
+interleaving up to INTERLEAVE_MAX chunks. Dominated variants are not priced: a higher
+recompute mode or ZeRO-3 only where the cheaper variants do not fit (they add compute or
+communication, nothing else).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from perfcore.model.plans import train_plan
+from perfcore.model.plans.layout import RECOMPUTE, Layout, problems
+from perfcore.model.plans.train_plan import Training, TrainPlan
+
+TP_MAX = 128
+CP_MAX, CP_MIN_TOKENS = 32, 1024
+MICRO_BATCH_MAX = 16
+INTERLEAVE_MAX = 4
+EP_MAX = 256
+FIELDS = ("tp", "pp", "dp", "cp", "ep", "zero", "micro_batch", "recompute", "interleave")
+
+
+@dataclass(frozen=True)
+class Search:
+    """The layouts that fit, fastest first; how many were looked at; the leanest misfit."""
+
+    candidates: tuple[TrainPlan, ...]
+    considered: int
+    leanest: TrainPlan | None  # the smallest memory per GPU among those that do not fit
+
+    @property
+    def best(self) -> TrainPlan | None:
+        """The fastest layout that fits; None when none does."""
+        return self.candidates[0] if self.candidates else None
+
+
+def divisors(n: int, limit: int | None = None) -> list[int]:
+    """Divisors of n in increasing order, up to `limit`."""
+    top = n if limit is None else min(n, limit)
+    return [d for d in range(1, top + 1) if n % d == 0]
+
+
+def _choices(name: str, fixed: dict, options: list[int]) -> list[int]:
+    """options, or the one fixed value when the user gave it (checked later with a reason)."""
+    return [fixed[name]] if name in fixed else options
+
+
+def degrees(t: Training, fixed: dict) -> Iterator[tuple[int, int, int, int]]:
+    """(tp, cp, pp, dp) over the divisors of the GPUs."""
+    m, n = t.model, t.gpus
+    tps = [d for d in divisors(n, TP_MAX) if m.heads % d == 0]
+    for tp in _choices("tp", fixed, tps):
+        rest = n // tp if n % tp == 0 else 0
+        cps = [c for c in divisors(rest, CP_MAX) if c == 1 or t.seq % (2 * c) == 0
+               and t.seq // c >= CP_MIN_TOKENS]  # fmt: skip
+        for cp in _choices("cp", fixed, cps):
+            left = rest // cp if cp and rest % cp == 0 else 0
+            pps = divisors(left, m.layers)  # uneven stages too: Llama 3 405B's 126 over 16
+            for pp in _choices("pp", fixed, pps):
+                dp = left // pp if pp and left % pp == 0 else 0
+                yield tp, cp, pp, fixed.get("dp", dp)
+
+
+def shapes(t: Training, fixed: dict) -> Iterator[dict]:
+    """Every degree, expert, micro-batch and interleave choice (recompute and ZeRO aside)."""
+    for tp, cp, pp, dp in degrees(t, fixed):
+        if dp < 1 or t.sequences % dp:
+            continue
+        eps = [e for e in divisors(t.model.experts, EP_MAX) if (dp * cp) % e == 0]
+        per_replica = t.sequences // dp
+        for ep in _choices("ep", fixed, eps):
+            for mb in _choices("micro_batch", fixed, divisors(per_replica, MICRO_BATCH_MAX)):
+                vs = [v for v in divisors(t.model.layers // pp, INTERLEAVE_MAX)
+                      if v == 1 or (per_replica // mb) % pp == 0] if pp > 1 else [1]  # fmt: skip
+                for v in _choices("interleave", fixed, vs):
+                    yield {"tp": tp, "cp": cp, "pp": pp, "dp": dp, "ep": ep,
+                           "micro_batch": mb, "interleave": v}  # fmt: skip
+
+
+def variants(t: Training, shape: dict, fixed: dict) -> Iterator[TrainPlan]:
+    """The shape's undominated (recompute, ZeRO) variants, priced, cheapest ladder first."""
+    for recompute in _choices("recompute", fixed, list(RECOMPUTE)):
+        fitted = False
+        for zero in _choices("zero", fixed, [0, 1, 2, 3]):
+            if zero == 3 and fitted and "zero" not in fixed:
+                break
+            plan = _priced(t, Layout(**shape, zero=zero, recompute=recompute))
+            if plan is None:
+                return
+            yield plan
+            fitted = fitted or plan.fits is not False
+            if fitted and zero < 2 and "zero" not in fixed:
+                break  # the next stage only saves memory
+        if fitted and "recompute" not in fixed:
+            return
+
+
+def _priced(t: Training, layout: Layout) -> TrainPlan | None:
+    """The plan of a layout the model can take; None where it cannot."""
+    if problems(layout, t.model, t.gpus, t.seq, t.sequences):
+        return None
+    return train_plan.price(t, layout)
+
+
+def search(t: Training, fixed: dict | None = None, top: int | None = None) -> Search:
+    """Every layout within `fixed` (field -> value) that fits, ranked by step time."""
+    fixed = {k: v for k, v in (fixed or {}).items() if v is not None}
+    fits, leanest, considered = [], None, 0
+    for shape in shapes(t, fixed):
+        for plan in variants(t, shape, fixed):
+            considered += 1
+            if plan.fits is not False:
+                fits.append(plan)
+            elif leanest is None or plan.memory_total < leanest.memory_total:
+                leanest = plan
+    fits.sort(key=lambda p: p.step_s)
+    return Search(tuple(fits[:top] if top else fits), considered, leanest)

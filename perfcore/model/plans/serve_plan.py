@@ -1,0 +1,147 @@
+"""A serving plan: TP x replicas x batch on N GPUs, priced from the Workloads phases.
+
+Each replica (t GPUs) keeps `batch` requests in flight (continuous batching, steady state):
+TTFT = one request's prefill of I tokens; TPOT = one decode step of the batch at the mean
+context I + O/2 (a step's cost is affine in its context) plus the prefills it takes in, batch
+/ O of them per step (each request leaves after O tokens and a new one enters), run together
+as one pass of max(1, batch // O) prompts. Output
+tokens/s = replicas x batch / TPOT. max_batch: requests whose KV cache at I + O fits
+beside the weights. Energy: every GPU at its TDP. The best plan is the fastest within the
+TTFT and TPOT limits; without limits, the throughput-latency frontier.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from perfcore.model.chip.specs import Device
+from perfcore.model.llm import phases, serving
+from perfcore.model.llm.workloads import Precisions
+from perfcore.model.plans.layout import LayoutError, tp_problems
+
+SERVE_TP_MAX = 64
+
+
+@dataclass(frozen=True)
+class Serving:
+    """What to serve: a model on up to `gpus` GPUs, I input and O output tokens a request."""
+
+    model: object
+    device: Device
+    gpus: int
+    input_tokens: int
+    output_tokens: int
+    precisions: Precisions = Precisions()
+    ttft_limit_s: float | None = None
+    tpot_limit_s: float | None = None
+
+
+@dataclass(frozen=True)
+class ServePlan:
+    """One (TP, replicas, batch) choice priced: latencies, rates, memory limit, energy."""
+
+    serving: Serving
+    tp: int
+    replicas: int
+    batch: int
+    ttft_s: float
+    tpot_s: float
+    max_batch: int
+
+    @property
+    def request_s(self) -> float:
+        """Seconds from a request's arrival to its last token."""
+        return self.ttft_s + (self.serving.output_tokens - 1) * self.tpot_s
+
+    @property
+    def output_tokens_per_s(self) -> float:
+        """Output tokens per second over every replica: each step gives `batch` tokens."""
+        return self.replicas * self.batch / self.tpot_s
+
+    @property
+    def per_gpu(self) -> float:
+        """Output tokens per second per GPU in use."""
+        return self.output_tokens_per_s / (self.tp * self.replicas)
+
+    @property
+    def fits(self) -> bool:
+        """Whether `batch` requests' KV cache fits beside the weights on each GPU."""
+        return 1 <= self.batch <= self.max_batch
+
+    @property
+    def joules_per_token(self) -> float | None:
+        """Every GPU in use at TDP over the output rate, J per token; None without a TDP."""
+        tdp = self.serving.device.tdp_w
+        return None if tdp is None else tdp * self.tp * self.replicas / self.output_tokens_per_s
+
+    def within(self, efficiency: dict[str, float] | None = None) -> bool:
+        """Whether TTFT and TPOT meet the limits given: the bounds, or with `efficiency`
+        (regime -> published efficiency) the expected figures, bound ÷ efficiency."""
+        s, e = self.serving, efficiency or {}
+        ttft, tpot = self.ttft_s / e.get("prefill", 1.0), self.tpot_s / e.get("decode", 1.0)
+        return (s.ttft_limit_s is None or ttft <= s.ttft_limit_s) and (
+            s.tpot_limit_s is None or tpot <= s.tpot_limit_s
+        )
+
+
+def max_batch(s: Serving, tp: int) -> int:
+    """Requests at I + O tokens whose KV cache fits beside the weights on t GPUs (0: none)."""
+    context = s.input_tokens + s.output_tokens
+    return serving.max_sequences(s.model, s.device, context, s.precisions, tp) or 0
+
+
+def prefill_per_request(s: Serving, tp: int, batch: int, first: float) -> float:
+    """Seconds of prefill per request entering the batch: the batch / O prompts a step takes
+    in run as one pass of k = max(1, batch // O) prompts (weights read once), / k."""
+    k = max(1, batch // s.output_tokens)
+    if k == 1:
+        return first
+    return phases.prefill(s.model, s.device, k, s.input_tokens, s.precisions, tp=tp).time_s / k
+
+
+def price(s: Serving, tp: int, batch: int) -> ServePlan:
+    """The plan of `batch` requests per replica of TP `tp` (LayoutError where TP cannot be)."""
+    problems = tp_problems(s.model, tp)
+    if problems:
+        raise problems[0]
+    if tp > s.gpus:
+        raise LayoutError("tp", tp, f"is more than the {s.gpus:,} GPUs given")
+    p, ctx = s.precisions, s.input_tokens + s.output_tokens / 2
+    first = phases.prefill(s.model, s.device, 1, s.input_tokens, p, tp=tp).time_s
+    step = phases.decode(s.model, s.device, batch, round(ctx), p, tp=tp).time_s
+    tpot = step + batch / s.output_tokens * prefill_per_request(s, tp, batch, first)
+    return ServePlan(s, tp, s.gpus // tp, batch, first, tpot, max_batch(s, tp))
+
+
+def tps(s: Serving) -> list[int]:
+    """TP degrees dividing the GPUs that split the heads, up to SERVE_TP_MAX."""
+    top = min(s.gpus, SERVE_TP_MAX)
+    return [t for t in range(1, top + 1) if s.gpus % t == 0 and not tp_problems(s.model, t)]
+
+
+def plans(s: Serving, tp: int | None = None, batch: int | None = None) -> list[ServePlan]:
+    """Every (TP, batch) that fits: batches 1, 2, 4, ... up to max_batch (or the one given)."""
+    out = []
+    for t in [tp] if tp else tps(s):
+        limit = max_batch(s, t)
+        for b in [batch] if batch else serving.batches(limit):
+            out.append(price(s, t, b))
+    return [p for p in out if p.fits]
+
+
+def best(
+    candidates: list[ServePlan], efficiency: dict[str, float] | None = None
+) -> ServePlan | None:
+    """The most output tokens/s within the limits (judged on the expected latencies where
+    `efficiency` gives the regimes'); None where none meets them."""
+    ok = [p for p in candidates if p.within(efficiency)]
+    return max(ok, key=lambda p: p.output_tokens_per_s) if ok else None
+
+
+def frontier(candidates: list[ServePlan]) -> list[ServePlan]:
+    """Plans no other beats on both TPOT and tokens/s per GPU, fastest TPOT first."""
+    out: list[ServePlan] = []
+    for p in sorted(candidates, key=lambda p: (p.tpot_s, -p.per_gpu)):
+        if not out or p.per_gpu > out[-1].per_gpu:
+            out.append(p)
+    return out

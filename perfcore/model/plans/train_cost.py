@@ -1,0 +1,120 @@
+"""A training step's FLOPs and memory per GPU, in closed form (FLOPs, not MACs; bytes).
+
+FLOPs per token forward: 2 per weight of the layers (experts: the routed ones only) and of
+lm_head, plus attention 4 x heads x head_dim per (query, key) pair (causal: the pairs under
+the mask). Model FLOPs (MFU) = 3 x forward = 6N + attention; recomputation adds the forward
+of the layers again (full) or of the attention core (selective) to the hardware's FLOPs.
+Memory (bytes): mixed-precision Adam 16 bytes per parameter (2 weights + 2 gradients + 12
+fp32 master, momentum, variance; Rajbhandari et al. 2020) split by the ZeRO stage, and
+activations per layer after Korthikanti et al. 2022 (16-bit, sequence parallel with TP).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from perfcore.model.llm.workloads import layer_groups, pairs
+from perfcore.model.plans.layout import Layout, stage_layers
+
+WEIGHT_BYTES, GRAD_BYTES, ADAM_BYTES = 2, 2, 12  # per parameter (ZeRO paper, K = 12)
+ACT_BYTES = 2  # 16-bit activations and TP/PP/CP traffic (FP8 runs the matmuls, not the wire)
+
+
+@dataclass(frozen=True)
+class Forward:
+    """Forward FLOPs per token of the whole model, split by what they are."""
+
+    layers: float  # q/k/v/o, MLP or routed experts, router (2 per weight)
+    attention: float  # QKᵀ and PV: 4 x heads x head_dim per pair
+    head: float  # lm_head: 2 x vocab x hidden
+
+    @property
+    def total(self) -> float:
+        """All forward FLOPs per token."""
+        return self.layers + self.attention + self.head
+
+
+def forward(model, seq: int, causal: bool = True) -> Forward:
+    """Forward FLOPs per token over sequences of `seq` tokens (windowed layers see their window)."""
+    per_layer = model.layer_params(model.experts_per_token) - 2 * model.hidden  # norms aside
+    keys = sum(n * pairs(seq, seq, causal, w) for n, w in layer_groups(model)) / seq
+    attention = 4 * model.heads * model.head_dim * keys
+    return Forward(2 * model.layers * per_layer, attention, 2 * model.vocab * model.hidden)
+
+
+def model_flops_per_token(model, seq: int, causal: bool = True) -> float:
+    """MFU's numerator per token: 3 x forward (6N + attention), recomputation not counted."""
+    return 3 * forward(model, seq, causal).total
+
+
+def hardware_flops_per_token(model, seq: int, recompute: str, causal: bool = True) -> float:
+    """FLOPs the GPUs run per token: model FLOPs plus what recomputation runs again."""
+    f = forward(model, seq, causal)
+    again = {"none": 0.0, "selective": f.attention, "full": f.layers + f.attention}[recompute]
+    return 3 * f.total + again
+
+
+def stage_flops_per_token(model, seq: int, recompute: str, pp: int) -> float:
+    """Hardware FLOPs per token of the slowest stage x pp: the layers' share scaled by
+    ceil(L/p) x p / L (1 when p divides L), lm_head's as it is (spread over the step)."""
+    head = 3 * forward(model, seq).head
+    imbalance = stage_layers(model.layers, pp) * pp / model.layers
+    return (hardware_flops_per_token(model, seq, recompute) - head) * imbalance + head
+
+
+def megatron_flops_per_iteration(batch: int, seq: int, layers: int, hidden: int, vocab: int):
+    """Narayanan et al. 2021, eq. 3 (GPT, full recomputation): 96 B s l h² (1 + s/6h + V/16lh)."""
+    b, s, n, h, v = batch, seq, layers, hidden, vocab
+    return 96 * b * s * n * h**2 * (1 + s / (6 * h) + v / (16 * n * h))
+
+
+def stage_params(model, pp: int) -> tuple[float, float]:
+    """(dense, routed-expert) parameters of the fullest pipeline stage, before any split.
+
+    One stage holds everything at p = 1; otherwise the fullest holds ceil(L/p) layers and
+    one vocabulary table (the first stage's embedding or the last's lm_head).
+    """
+    dense_layer = model.layer_params(0 if model.is_moe else 1)  # all but the routed experts
+    expert_layer = model.layer_params(model.experts) - dense_layer
+    layers = stage_layers(model.layers, pp)
+    table = model.embedding_params() + model.hidden if pp == 1 else model.vocab * model.hidden
+    return layers * dense_layer + table, layers * expert_layer
+
+
+def bubble_fraction(pp: int, micro_batches: int, interleave: int = 1) -> float:
+    """Share of a 1F1B step idle in the bubble: ((p-1)/v) / (m + (p-1)/v); 0 at p = 1."""
+    idle = (pp - 1) / interleave
+    return idle / (micro_batches + idle)
+
+
+def state_bytes(params: float, zero: int, shards: int) -> dict[str, float]:
+    """Weights, gradients and Adam states of `params` parameters, ZeRO-`zero` over `shards`."""
+    split = [1 / shards if zero >= stage else 1.0 for stage in (3, 2, 1)]
+    w, g, o = (
+        params * b * s for b, s in zip((WEIGHT_BYTES, GRAD_BYTES, ADAM_BYTES), split, strict=True)
+    )
+    return {"weights": w, "gradients": g, "optimizer": o}
+
+
+def activation_bytes_per_layer(model, layout: Layout, seq: int) -> float:
+    """Korthikanti et al. 2022, per layer and micro-batch, sequence parallel over t.
+
+    none: s b h (34 + 5 a s / h) / t; selective: 34 s b h / t; full: 2 s b h / t. With context
+    parallelism each GPU keeps s / cp of the sequence (its scores: s / cp rows of s keys).
+    """
+    b, h, t, a = layout.micro_batch, model.hidden, layout.tp, model.heads
+    s_local = seq / layout.cp
+    if layout.recompute == "full":
+        return 2 * s_local * b * h / t
+    kept = 34 * s_local * b * h / t
+    return kept if layout.recompute == "selective" else kept + 5 * a * s_local * seq * b / t
+
+
+def in_flight(layout: Layout, micro_batches: int) -> float:
+    """Micro-batches whose activations the first stage holds at once under 1F1B.
+
+    min(m, p); interleaved, x (1 + (p-1)/(p v)) (Korthikanti et al. 2022, section 4.2.3).
+    """
+    p, v = layout.pp, layout.interleave
+    held = min(micro_batches, p)
+    return held * (1 + (p - 1) / (p * v)) if v > 1 else held

@@ -1,0 +1,175 @@
+"""One training step priced for a layout: time by what it waits on, memory per GPU, MFU.
+
+step = compute + optimizer + TP + CP and EP (exposed) + PP bubble + PP sends + DP gradient
+reduce (exposed: overlapped with the last micro-batch's backward; ZeRO-3's gathers with the
+whole step). Compute is the hardware FLOPs at the device's peak (a bound: no kernel is
+slower than its roofline); every collective is placed and priced by perfcore.model.llm.parallel.
+Conventions and what is left out: docs/plans.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from perfcore.errors import NotPublished
+from perfcore.model.chip.specs import Device
+from perfcore.model.plans import train_cost as tc
+from perfcore.model.plans.layout import Layout, LayoutError, checked, micro_batches, stage_layers
+from perfcore.model.plans.train_comm import comm_seconds
+
+TRAIN_PRECISIONS = ("bf16", "fp16", "fp8")
+SECONDS_PER_DAY = 86400.0
+
+
+@dataclass(frozen=True)
+class Training:
+    """What to train: a model on `gpus` GPUs, global_batch_tokens per step of `seq` tokens."""
+
+    model: object
+    device: Device
+    gpus: int
+    seq: int
+    global_batch_tokens: int
+    precision: str = "bf16"
+    tokens: float | None = None  # the whole run, for days, GPU-hours and energy
+    memo: dict = field(default_factory=dict, compare=False, repr=False)  # see once()
+
+    def __post_init__(self) -> None:
+        """LayoutError naming the setting that cannot be trained."""
+        if self.precision not in TRAIN_PRECISIONS:
+            raise LayoutError(
+                "precision", self.precision, f"is not one of {', '.join(TRAIN_PRECISIONS)}"
+            )
+        if self.device.peak_flops(self.precision) is None:
+            raise LayoutError("precision", self.precision,
+                              f"has no published peak on {self.device.name}")  # fmt: skip
+        if self.global_batch_tokens % self.seq:
+            raise LayoutError("global_batch_tokens", self.global_batch_tokens,
+                              f"is not a whole number of {self.seq:,}-token sequences")  # fmt: skip
+
+    def once(self, key: tuple, compute: Callable[[], float]):
+        """compute() the first time `key` is asked for; its value after (a search asks for
+        the same collectives and shares thousands of times; this training's memo only)."""
+        if key not in self.memo:
+            self.memo[key] = compute()
+        return self.memo[key]
+
+    def stage_params(self, pp: int) -> tuple[float, float]:
+        """train_cost.stage_params of this model at pp stages."""
+        return self.once(("stage", pp), lambda: tc.stage_params(self.model, pp))
+
+    @property
+    def sequences(self) -> int:
+        """Sequences per step."""
+        return self.global_batch_tokens // self.seq
+
+    @property
+    def peak_flops_per_s(self) -> float:
+        """The device's dense peak at the training precision."""
+        return self.device.peak_flops(self.precision)
+
+
+@dataclass(frozen=True)
+class TrainPlan:
+    """A priced layout: seconds by part, bytes per GPU by part, derived rates."""
+
+    training: Training = field(repr=False)
+    layout: Layout
+    time_s_by: dict  # compute, optimizer, tp, cp, ep, pp_bubble, pp_p2p, dp (exposed)
+    dp_s: float  # the gradient reduce had nothing overlapped it
+    memory_bytes: dict  # weights, gradients, optimizer, activations
+
+    @property
+    def step_s(self) -> float:
+        """Seconds per step, the gradient reduce overlapped with the backward (the bound)."""
+        return sum(self.time_s_by.values())
+
+    @property
+    def step_no_overlap_s(self) -> float:
+        """Seconds per step with the gradient reduce after the backward."""
+        return self.step_s - self.time_s_by["dp"] + self.dp_s
+
+    @property
+    def tokens_per_s(self) -> float:
+        """Training tokens per second, all GPUs."""
+        return self.training.global_batch_tokens / self.step_s
+
+    @property
+    def mfu(self) -> float:
+        """Model FLOPs (6N + attention per token) over peak x GPUs x step time."""
+        t = self.training
+        per_token = t.once(("model flops",), lambda: tc.model_flops_per_token(t.model, t.seq))
+        flops = per_token * t.global_batch_tokens
+        return flops / (t.peak_flops_per_s * t.gpus * self.step_s)
+
+    @property
+    def memory_total(self) -> float:
+        """Bytes per GPU, all parts."""
+        return sum(self.memory_bytes.values())
+
+    @property
+    def fits(self) -> bool | None:
+        """Whether each GPU holds it; None where the capacity is unpublished."""
+        cap = self.training.device.memory_bytes
+        return None if cap is None else self.memory_total <= cap
+
+
+def memory(t: Training, layout: Layout) -> dict[str, float]:
+    """Bytes per GPU: weights, gradients, Adam states (ZeRO-split) and activations."""
+    dense, experts = t.stage_params(layout.pp)
+    shards = layout.dp * layout.cp
+    parts = tc.state_bytes(dense / layout.tp, layout.zero, shards)
+    sharded_experts = tc.state_bytes(experts / (layout.tp * layout.ep), layout.zero,
+                                     shards // layout.ep)  # fmt: skip
+    out = {k: parts[k] + sharded_experts[k] for k in parts}
+    m = micro_batches(layout, t.sequences)
+    per_layer = tc.activation_bytes_per_layer(t.model, layout, t.seq)
+    layers = stage_layers(t.model.layers, layout.pp)
+    out["activations"] = per_layer * layers * tc.in_flight(layout, m)
+    return out
+
+
+def compute_seconds(t: Training, layout: Layout) -> float:
+    """Hardware FLOPs of the step on one GPU of the slowest stage at the device's peak."""
+    r, p = layout.recompute, layout.pp
+    per_token = t.once(("flops", r, p), lambda: tc.stage_flops_per_token(t.model, t.seq, r, p))
+    return per_token * t.global_batch_tokens / t.gpus / t.peak_flops_per_s
+
+
+def optimizer_seconds(t: Training, layout: Layout) -> float:
+    """Adam's update read and written once at the memory bandwidth (its states are streamed)."""
+    dense, experts = t.stage_params(layout.pp)
+    local = dense / layout.tp + experts / (layout.tp * layout.ep)
+    if layout.zero >= 1:
+        local /= layout.dp * layout.cp
+    bw = t.device.memory_bytes_per_s
+    if bw is None:
+        raise NotPublished(t.device.name, ("memory_bytes_per_s",), "memory bandwidth")
+    return 2 * local * (tc.WEIGHT_BYTES + tc.GRAD_BYTES + tc.ADAM_BYTES) / bw
+
+
+def price(t: Training, layout: Layout) -> TrainPlan:
+    """The step of `layout` (checked against the model, GPUs and batch) priced whole."""
+    checked(layout, t.model, t.gpus, t.seq, t.sequences)
+    m = micro_batches(layout, t.sequences)
+    compute = compute_seconds(t, layout)
+    comm = comm_seconds(t, layout, m, compute)
+    per_micro = (compute + comm["tp"] + comm["cp"] + comm["ep"]) / m
+    bubble = (layout.pp - 1) / layout.interleave * per_micro
+    times = {"compute": compute, "optimizer": optimizer_seconds(t, layout), "tp": comm["tp"],
+             "cp": comm["cp"], "ep": comm["ep"], "pp_bubble": bubble,
+             "pp_p2p": comm["pp_p2p"], "dp": comm["dp_exposed"]}  # fmt: skip
+    return TrainPlan(t, layout, times, comm["dp"], memory(t, layout))
+
+
+def run_totals(plan: TrainPlan) -> dict[str, float | None]:
+    """With a token budget: days, GPU-hours and energy at TDP (None where unpublished)."""
+    t = plan.training
+    if t.tokens is None:
+        return {}
+    seconds = t.tokens / plan.tokens_per_s
+    tdp = t.device.tdp_w
+    energy = None if tdp is None else tdp * t.gpus * seconds / 3.6e6
+    return {"train_days": seconds / SECONDS_PER_DAY, "gpu_hours": t.gpus * seconds / 3600,
+            "energy_kwh": energy}  # fmt: skip

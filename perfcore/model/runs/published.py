@@ -1,0 +1,208 @@
+"""Every published run of data/runs.csv priced by the plans' own code, and their efficiencies.
+
+A training row is one step of train_plan.price at the row's layout; a serving row is priced by
+the Workloads phases (static batches: prefill plus every decode step), serve_plan
+(max_throughput: the best rate over the batches that fit; concurrency: that batch) as
+docs/runs.md says. Each gives (regime, bound_s,
+measured_s); a row the model cannot price is kept with its reason. Empty cells take the value
+that keeps the bound a bound: ZeRO 0, micro-batch 1, no recomputation, the fastest interleave
+(docs/plans.md).
+"""
+
+from __future__ import annotations
+
+from perfcore.errors import NotPublished
+from perfcore.model.chip.specs import load_specs
+from perfcore.model.chip.validate import InputError
+from perfcore.model.llm import phases
+from perfcore.model.llm.models import load_models
+from perfcore.model.llm.workloads import Precisions
+from perfcore.model.plans import serve_plan
+from perfcore.model.plans import train_cost as tc
+from perfcore.model.plans.layout import Layout, LayoutError, problems
+from perfcore.model.plans.train_plan import Training, price
+from perfcore.model.runs import efficiency
+from perfcore.model.runs.efficiency import Efficiency, Sample
+from perfcore.model.runs.rows import load_runs
+
+BITS_OF = {"fp4": 4, "fp8": 8, "int8": 8, "bf16": 16, "fp16": 16}  # storage bits by precision
+
+
+class Unpriced(Exception):
+    """A run the model cannot price; the message says why, in one line."""
+
+
+class Priced(tuple):
+    """The runs priced, one Sample each (this tuple); `unpriced`: (run, reason) of the rest."""
+
+    unpriced: tuple[tuple[object, str], ...]
+
+    def __new__(cls, samples=(), unpriced=()):
+        """A tuple of `samples` carrying the runs that could not be priced beside it."""
+        self = super().__new__(cls, samples)
+        self.unpriced = tuple(unpriced)
+        return self
+
+    @property
+    def samples(self) -> tuple[Sample, ...]:
+        """The priced runs as a plain tuple."""
+        return tuple(self)
+
+
+def layouts_of(run, model) -> list[Layout]:
+    """The row's layout; empty cells: ZeRO 0, micro-batch 1, no recomputation, and with pp > 1
+    every interleave the layers allow (the fastest is priced: an unpublished vp is not
+    allowed to raise the bound)."""
+    base = {"tp": run.tp, "pp": run.pp, "dp": run.dp, "cp": run.cp, "ep": run.ep,
+            "zero": run.zero or 0, "micro_batch": run.micro_batch or 1,
+            "recompute": run.recompute or "none"}  # fmt: skip
+    if run.vp is not None or run.pp == 1:
+        return [Layout(**base, interleave=run.vp or 1)]
+    return [Layout(**base, interleave=v) for v in range(1, max(1, model.layers // run.pp) + 1)]
+
+
+def source_flops_per_step(run, model) -> float:
+    """FLOPs of one step as the source counts them (docs/runs.md, "FLOP counts")."""
+    b, s = run.global_batch, run.seq_len
+    if run.flops_convention == "megatron-eq3":
+        return tc.megatron_flops_per_iteration(b, s, model.layers, model.hidden, model.vocab)
+    if run.flops_convention == "palm-mfu":  # 6N + 12 L H Q T per token (PaLM, Appendix B)
+        per_token = 6 * model.params() + 12 * model.layers * model.heads * model.head_dim * s
+        return b * s * per_token
+    raise Unpriced(f"metric {run.metric} needs a flops_convention (got {run.flops_convention!r})")
+
+
+def measured_step_s(run, model, device) -> float:
+    """Seconds per step the row implies: printed, from tokens/s, or the source's FLOPs / rate."""
+    if run.measured_step_s is not None:
+        return run.measured_step_s
+    flops = source_flops_per_step(run, model)
+    rate = run.value  # FLOP/s per GPU as counted
+    if run.metric == "mfu_percent":
+        rate = run.value * device.peak_flops(run.precision)
+    return flops / (rate * run.gpus)
+
+
+def train_sample(run, model, device) -> tuple[str, float, float]:
+    """(train, the step's bound, the step measured) at the row's layout and precision."""
+    t = Training(model, device, run.gpus, run.seq_len, run.global_batch * run.seq_len,
+                 run.precision)  # fmt: skip
+    layouts = layouts_of(run, model)
+    ok = [lay for lay in layouts if not problems(lay, model, t.gpus, t.seq, t.sequences)]
+    bound = min(price(t, lay).step_s for lay in ok or layouts[:1])  # [:1]: raises its reason
+    return "train", bound, measured_step_s(run, model, device)
+
+
+def precisions_of(run) -> Precisions:
+    """Storage bits of weights, activations, KV; an unstated one the smallest stated
+    (docs/runs.md: a pricer must not overstate the bound), all unstated the precision's."""
+    bits = (run.weights_bits, run.act_bits, run.kv_bits)
+    stated = [b for b in bits if b]
+    default = min(stated) if stated else BITS_OF.get(run.precision, 16)
+    w, a, k = (b or default for b in bits)
+    return Precisions(w, a, k)
+
+
+def static_seconds(model, device, run, p: Precisions) -> tuple[float, float]:
+    """(prefill, decode) seconds of a static batch: the batch's prefill, then O - 1 steps at
+    the mean context I + O/2 (a step is affine in its context: serving.generate's sum)."""
+    b, i, o, tp = run.batch, run.input_tokens, run.output_tokens, run.tp
+    first = phases.prefill(model, device, b, i, p, tp=tp).time_s
+    step = phases.decode(model, device, b, round(i + o / 2), p, tp=tp).time_s if o > 1 else 0.0
+    return first, (o - 1) * step
+
+
+def static_sample(run, model, device, p: Precisions) -> tuple[str, float, float]:
+    """A static batch: TTFT is its prefill; a latency or rate the prefill plus every step."""
+    b, i, o, tp = run.batch, run.input_tokens, run.output_tokens, run.tp
+    if run.metric == "ttft_ms":
+        return "prefill", phases.prefill(model, device, b, i, p, tp=tp).time_s, run.value
+    first, steps = static_seconds(model, device, run, p)
+    regime = "decode" if steps >= first else "prefill"
+    measured = {
+        "latency_s": run.value,
+        "output_tokens_per_s_per_gpu": b * o / (run.value * tp),
+        "output_tokens_per_s": b * o * run.replicas / run.value,
+    }.get(run.metric)
+    if measured is None:
+        raise Unpriced(f"metric {run.metric} is not a static batch's figure")
+    return regime, first + steps, measured
+
+
+def _serving(run, model, device, p: Precisions) -> serve_plan.Serving:
+    """The row as a serve_plan.Serving on its GPUs."""
+    return serve_plan.Serving(model, device, run.gpus, run.input_tokens, run.output_tokens, p)
+
+
+def _rate_sample(plan: serve_plan.ServePlan, run) -> tuple[str, float, float]:
+    """(regime, seconds per output token over all the run's GPUs: bound, measured)."""
+    s = plan.serving
+    per_request = serve_plan.prefill_per_request(s, plan.tp, plan.batch, plan.ttft_s)
+    first_share = plan.batch / s.output_tokens * per_request
+    regime = "decode" if plan.tpot_s >= 2 * first_share else "prefill"
+    rate = run.value * (run.gpus if run.metric == "output_tokens_per_s_per_gpu" else 1)
+    return regime, 1 / plan.output_tokens_per_s, 1 / rate
+
+
+def max_throughput_sample(run, model, device, p: Precisions) -> tuple[str, float, float]:
+    """The most output tokens/s over every batch that fits a replica, times the replicas."""
+    if run.metric not in ("output_tokens_per_s", "output_tokens_per_s_per_gpu"):
+        raise Unpriced(f"metric {run.metric} is not a throughput")
+    plans = serve_plan.plans(_serving(run, model, device, p), run.tp)
+    if not plans:
+        raise Unpriced(f"no batch fits the KV cache beside the weights on TP {run.tp}")
+    return _rate_sample(max(plans, key=lambda q: q.output_tokens_per_s), run)
+
+
+def concurrency_sample(run, model, device, p: Precisions) -> tuple[str, float, float]:
+    """`batch` requests in flight: TPOT one step at that batch, TTFT a prefill, or the rate."""
+    plan = serve_plan.price(_serving(run, model, device, p), run.tp, run.batch)
+    if run.metric == "tpot_ms":
+        return "decode", plan.tpot_s, run.value
+    if run.metric == "ttft_ms":
+        return "prefill", plan.ttft_s, run.value
+    if run.metric in ("output_tokens_per_s", "output_tokens_per_s_per_gpu"):
+        return _rate_sample(plan, run)
+    raise Unpriced(f"metric {run.metric} is not a concurrency run's figure")
+
+
+SERVE = {"static": static_sample, "max_throughput": max_throughput_sample,
+         "concurrency": concurrency_sample}  # fmt: skip
+
+
+def sample_of(run, models: dict, specs: dict) -> tuple[str, float, float]:
+    """(regime, bound_s, measured_s) of one run; Unpriced with the reason where it cannot be."""
+    model, device = models.get(run.model), specs.get(run.device)
+    if model is None or device is None:
+        what = f"model {run.model!r}" if model is None else f"device {run.device!r}"
+        raise Unpriced(f"{what} is not in the tables given")
+    try:
+        if run.kind == "train":
+            return train_sample(run, model, device)
+        return SERVE[run.batch_mode](run, model, device, precisions_of(run))
+    except (LayoutError, InputError, NotPublished) as e:  # a refused layout, a figure unpublished
+        raise Unpriced(str(e)) from None
+
+
+def priced_runs(runs=None, models=None, specs=None) -> Priced:
+    """Every run priced, a tuple[Sample, ...] (data/runs.csv and the bundled tables by
+    default); its `.unpriced` holds each run the model cannot price, with the reason."""
+    models = load_models() if models is None else models
+    specs = load_specs() if specs is None else specs
+    runs = load_runs(models=models, devices=specs) if runs is None else runs
+    samples, unpriced = [], []
+    for run in runs:
+        try:
+            regime, bound_s, measured_s = sample_of(run, models, specs)
+        except Unpriced as e:
+            unpriced.append((run, str(e)))
+            continue
+        samples.append(Sample(run, regime, run.source_id, bound_s, measured_s))
+    return Priced(tuple(samples), tuple(unpriced))
+
+
+def table(samples=None) -> dict[str, Efficiency]:
+    """Efficiency per regime from the priced runs, speculative-decoding runs left out."""
+    if samples is None:
+        samples = priced_runs()
+    return efficiency.efficiencies(s for s in samples if not getattr(s.run, "speculative", False))
