@@ -46,10 +46,12 @@ def measure(suite: str, names: list[str]) -> None:
     try:
         bench = ui.measurement_module()
         records = bench.run_suite(
-            suite, experiments=tuple(names), specs=ctx.specs,
+            suite,
+            experiments=tuple(names),
+            specs=ctx.specs,
             progress=lambda fraction, message: bar.progress(fraction, text=message),
             wait_callback=lambda message: waiting.info(message, icon=":material/hourglass:"),
-        )  # fmt: skip
+        )
     except (DeviceMemoryError, BackendFailed) as error:  # too big, or the device failed
         st.error(view.fault(error), icon=":material/error:")
         return
@@ -71,8 +73,15 @@ def run_panel() -> None:
     every, quick = list(registry.EXPERIMENTS), registry.default_selection()
     names = ui.multi("Experiments", every, "me_experiments", quick, help=view.EXPERIMENTS_HELP)
     st.caption(view.heavy_note())
-    suite = ui.choice("Suite", list(SUITES), "me_suite", "default", widget=st.radio,
-                      horizontal=True, captions=view.suite_captions(SUITES))  # fmt: skip
+    suite = ui.choice(
+        "Suite",
+        list(SUITES),
+        "me_suite",
+        "default",
+        widget=st.radio,
+        horizontal=True,
+        captions=view.suite_captions(SUITES),
+    )
     if lock.measurement_in_progress():
         st.info(view.WAITING_NOTE, icon=":material/hourglass:")
     if st.button("Run the experiments", key="me_run", type="primary", disabled=not names):
@@ -109,11 +118,16 @@ def show(records: tuple, spec) -> None:
         st.caption(sweep_view.sweep_sentence(records))
     points, roofline = view.overlay(live, uploaded), measured_roofline(records)
     ui.chart(
-        "me_roofline", measured_roofline_figure, roofline, points,
-        measured.above(points, roofline, spec), spec,
-        view.roof_precision(records, ctx.precision), sweep_view.overhead_ceiling(records),
+        "me_roofline",
+        measured_roofline_figure,
+        roofline,
+        points,
+        measured.above(points, roofline, spec),
+        spec,
+        view.roof_precision(records, ctx.precision),
+        sweep_view.overhead_ceiling(records),
         measured.title(records, spec),
-    )  # fmt: skip
+    )
     if roofline.roofs or roofline.levels:
         ui.table(measured.roofs_table(roofline, spec), "measured_roofs")
     dispatch = clock.dispatch(records)

@@ -18,10 +18,12 @@ radio = {"widget": st.radio, "horizontal": True, "captions": captions}
 preset = ui.choice("Batch (sequences)", view.PRESETS, "oc_preset", **radio)
 with st.container(horizontal=True):  # a row of inputs, not columns: see ui.INPUT
     unused = preset != view.CUSTOM
-    custom = ui.number("Your batch", "oc_batch", 1, 1, view.BATCH_MAX, disabled=unused,
-                       width=ui.INPUT)  # fmt: skip
-    per_seq = ui.number("Blocks per sequence", "oc_per_seq", 1, 1, view.PER_SEQUENCE_MAX,
-                        width=ui.INPUT)  # fmt: skip
+    custom = ui.number(
+        "Your batch", "oc_batch", 1, 1, view.BATCH_MAX, disabled=unused, width=ui.INPUT
+    )
+    per_seq = ui.number(
+        "Blocks per sequence", "oc_per_seq", 1, 1, view.PER_SEQUENCE_MAX, width=ui.INPUT
+    )
 batch = view.batch_for(preset, custom, units)
 chosen = view.occupancy(ctx.device, batch, per_seq)
 ui.metrics(view.metrics(chosen))

@@ -79,8 +79,9 @@ def fp32_path(formulas: bool) -> None:
 def copy_in_loop(formulas: bool) -> None:
     with st.container(border=True):
         with inputs(4):
-            elements = ui.number("Tensor elements", "pf_elements", view.DEFAULT_ELEMENTS, 1,
-                                 1e12, **bound(4))  # fmt: skip
+            elements = ui.number(
+                "Tensor elements", "pf_elements", view.DEFAULT_ELEMENTS, 1, 1e12, **bound(4)
+            )
             dtype = ui.choice("Tensor dtype", PRECISIONS, "pf_copy_dtype", "fp16", **bound(4))
             iterations = ui.number("Iterations", "pf_iters", 1000, 1, 1e9, **bound(4))
         show(view.copy_in_loop(ui.context().device, elements, dtype, iterations), formulas)

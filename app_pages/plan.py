@@ -72,23 +72,43 @@ st.title("Plan: the best layout to train or serve a model")
 def train_inputs() -> view.TrainSetup:
     """The training controls, then the layout fields a user may fix (0 or 'search': searched)."""
     with st.container(horizontal=True):
-        n = {p.name: ui.number(view.LABELS[p.name], f"plan_{p.name}", p.default, p.lo, p.hi,
-                               p.integer, help=p.help, width=ui.INPUT,
-                               **({} if p.integer else {"format": "%.4g"}))
-             for p in view.TRAIN_NUMBERS}  # fmt: skip
-        precision = ui.choice(view.LABELS["precision"], view.PRECISIONS, "plan_precision",
-                              width=ui.INPUT)  # fmt: skip
+        n = {
+            p.name: ui.number(
+                view.LABELS[p.name],
+                f"plan_{p.name}",
+                p.default,
+                p.lo,
+                p.hi,
+                p.integer,
+                help=p.help,
+                width=ui.INPUT,
+                **({} if p.integer else {"format": "%.4g"}),
+            )
+            for p in view.TRAIN_NUMBERS
+        }
+        precision = ui.choice(
+            view.LABELS["precision"], view.PRECISIONS, "plan_precision", width=ui.INPUT
+        )
     fix = "Fix layout fields (0 or 'search': the search chooses)"
     with st.expander(fix), st.container(horizontal=True):
-        given = {p.name: ui.number(view.LABELS[p.name], f"plan_{p.name}", 0, p.lo, p.hi,
-                                       help=p.help, width=ui.INPUT)
-                     for p in view.DEGREES}  # fmt: skip
-        given["zero"] = ui.choice("ZeRO stage", view.ZERO_CHOICES, "plan_zero",
-                                      width=ui.INPUT)  # fmt: skip
-        given["recompute"] = ui.choice("Recompute", view.RECOMPUTE_CHOICES, "plan_recompute",
-                                           width=ui.INPUT)  # fmt: skip
-    return view.TrainSetup(n["gpus"], n["seq"], n["global_batch_tokens"], n["tokens"],
-                           precision, view.fixed_fields(given))  # fmt: skip
+        given = {
+            p.name: ui.number(
+                view.LABELS[p.name], f"plan_{p.name}", 0, p.lo, p.hi, help=p.help, width=ui.INPUT
+            )
+            for p in view.DEGREES
+        }
+        given["zero"] = ui.choice("ZeRO stage", view.ZERO_CHOICES, "plan_zero", width=ui.INPUT)
+        given["recompute"] = ui.choice(
+            "Recompute", view.RECOMPUTE_CHOICES, "plan_recompute", width=ui.INPUT
+        )
+    return view.TrainSetup(
+        n["gpus"],
+        n["seq"],
+        n["global_batch_tokens"],
+        n["tokens"],
+        precision,
+        view.fixed_fields(given),
+    )
 
 
 def serve_inputs() -> serve.ServeSetup:
@@ -96,16 +116,34 @@ def serve_inputs() -> serve.ServeSetup:
     n = {}
     with st.container(horizontal=True):
         for p in serve.SERVE_NUMBERS:
-            n[p.name] = ui.number(serve.LABELS[p.name], f"plan_serve_{p.name}", p.default, p.lo,
-                                  p.hi, p.integer, help=p.help, width=ui.INPUT)  # fmt: skip
+            n[p.name] = ui.number(
+                serve.LABELS[p.name],
+                f"plan_serve_{p.name}",
+                p.default,
+                p.lo,
+                p.hi,
+                p.integer,
+                help=p.help,
+                width=ui.INPUT,
+            )
     with st.container(horizontal=True):
-        bits = [ui.choice(f"{what} bits", BITS, f"plan_{key}_bits", serve.SERVE_BITS[key],
-                          width=ui.INPUT) for what, key in
-                (("Weight", "weights"), ("Activation", "act"), ("KV cache", "kv"))]  # fmt: skip
+        bits = [
+            ui.choice(
+                f"{what} bits", BITS, f"plan_{key}_bits", serve.SERVE_BITS[key], width=ui.INPUT
+            )
+            for what, key in (("Weight", "weights"), ("Activation", "act"), ("KV cache", "kv"))
+        ]
     limit = {k: n[k] / 1e3 or None for k in ("ttft_ms", "tpot_ms")}  # 0: no limit
-    return serve.ServeSetup(n["gpus"], n["input_tokens"], n["output_tokens"], limit["ttft_ms"],
-                            limit["tpot_ms"], Precisions(*bits), n["tp"] or None,
-                            n["batch"] or None)  # fmt: skip
+    return serve.ServeSetup(
+        n["gpus"],
+        n["input_tokens"],
+        n["output_tokens"],
+        limit["ttft_ms"],
+        limit["tpot_ms"],
+        Precisions(*bits),
+        n["tp"] or None,
+        n["batch"] or None,
+    )
 
 
 def train_results(data: view.TrainView, model, ctx, setup) -> None:
@@ -145,14 +183,21 @@ def plan() -> None:
     ctx, models = ui.context(), ui.models()
     names = list(models)
     with st.container(horizontal=True, gap="medium"):
-        name = ui.choice("Model", names, "plan_model", DEFAULT_MODEL if DEFAULT_MODEL in models
-                         else names[0], width=2 * ui.INPUT)  # fmt: skip
+        name = ui.choice(
+            "Model",
+            names,
+            "plan_model",
+            DEFAULT_MODEL if DEFAULT_MODEL in models else names[0],
+            width=2 * ui.INPUT,
+        )
         mode = ui.choice("Plan", view.MODES, "plan_mode", widget=st.radio, horizontal=True)
     setup = train_inputs() if mode == "train" else serve_inputs()
     model = models[name]
-    st.caption(f"{name} on {ctx.device.name}: {model.params() / 1e9:.2f}B parameters. Every "
-               "figure is a bound unless it says expected (the bound ÷ an efficiency from "
-               "published runs); the sidebar's precision is not used here.")  # fmt: skip
+    st.caption(
+        f"{name} on {ctx.device.name}: {model.params() / 1e9:.2f}B parameters. Every "
+        "figure is a bound unless it says expected (the bound ÷ an efficiency from "
+        "published runs); the sidebar's precision is not used here."
+    )
     data = priced(model, ctx.device, setup)
     if isinstance(data, str):
         st.error(data)
@@ -174,8 +219,10 @@ def runs(model_name: str, device_name: str, setup) -> None:
 
 
 plan()
-st.caption("Conventions: MFU counts 6N + attention FLOPs under the causal mask; the DP reduce "
-           "overlaps the last micro-batch's backward (the table also shows it not overlapped); "
-           "serving TPOT is a decode step at the mean context with its share of prefills "
-           "(docs/plans.md).")  # fmt: skip
+st.caption(
+    "Conventions: MFU counts 6N + attention FLOPs under the causal mask; the DP reduce "
+    "overlaps the last micro-batch's backward (the table also shows it not overlapped); "
+    "serving TPOT is a decode step at the mean context with its share of prefills "
+    "(docs/plans.md)."
+)
 ui.spec_caption(ui.context().device)

@@ -18,8 +18,9 @@ sizes = {}
 with st.container(horizontal=True):  # a row of inputs, not columns: see ui.INPUT
     for param in ops.CATALOG["matmul"][1]:
         label = f"{param.name} ({param.help})"
-        sizes[param.name] = ui.number(label, f"pr_{param.name}", param.default, 1,
-                                      view.SIZE_MAX, width=ui.INPUT)  # fmt: skip
+        sizes[param.name] = ui.number(
+            label, f"pr_{param.name}", param.default, 1, view.SIZE_MAX, width=ui.INPUT
+        )
 rows = matmul_sweep(ctx.device, **sizes)
 span = view.span(rows)
 ui.metrics(view.metrics(span))

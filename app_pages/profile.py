@@ -29,8 +29,9 @@ with after_col:
     after = ui.profile_file("After a change (optional, to compare)", "pr_after")
 st.caption(view.CAPTURE_HOW)
 if not ui.hosted_mode() and not registry.jax_available():
-    example = ui.choice("Built-in program", list(EXAMPLES), "pr_example", "mlp", horizontal=True,
-                        widget=st.radio)  # fmt: skip
+    example = ui.choice(
+        "Built-in program", list(EXAMPLES), "pr_example", "mlp", horizontal=True, widget=st.radio
+    )
     if st.button("Profile it here", key="pr_run", type="primary"):
         with st.spinner(f"Profiling {example} (5 steps)..."):
             ui.measurement_module()  # JAX started once per server, out of the collector
@@ -42,8 +43,9 @@ if item is None:
     st.info(view.NO_OPS, icon=":material/upload_file:")
     st.stop()
 device = view.device_of(item)
-choice = ui.choice("Judge against", view.roof_options(ctx.specs), "pr_roofs",
-                   view.default_roofs(device, ctx.specs))  # fmt: skip
+choice = ui.choice(
+    "Judge against", view.roof_options(ctx.specs), "pr_roofs", view.default_roofs(device, ctx.specs)
+)
 judged = view.roofs(choice, ctx.specs, device, st.session_state.get(measure_view.STATE, ()))
 records = view.as_records(item, judged)
 named = ui.number("Ops named on the chart", "pr_named", 6, 0, 20)

@@ -47,8 +47,17 @@ with st.expander("Overlay measured points", expanded=False):
 compare = ctx.base if measured and ctx.what_if else ctx.compare
 if compare is ctx.base:
     st.caption(what_if.roofline_note(ctx.base))
-ui.chart("rf_chart", roofline_figure, ctx.device, ctx.precision, points, compare, measured,
-         previous, measured_on=ctx.base)  # fmt: skip
+ui.chart(
+    "rf_chart",
+    roofline_figure,
+    ctx.device,
+    ctx.precision,
+    points,
+    compare,
+    measured,
+    previous,
+    measured_on=ctx.base,
+)
 ui.table(view.table(points), "roofline")
 ui.takeaway(view.takeaway(points, ctx.device, ctx.precision))
 ui.spec_caption(ctx.device, compare)

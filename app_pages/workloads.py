@@ -19,9 +19,13 @@ from perfcore.model.llm.workloads import BITS, Precisions
 DEFAULT_MODEL = "Llama-3.1-8B"
 # The page opens on serving at a useful size: 16 sequences at a 4k context.
 PAGE_DEFAULTS = {"batch": 16, "context": 4096}
-LABELS = {"batch": "Batch (sequences)", "context": "Prompt / context tokens",
-          "output_tokens": "Output tokens", "tp": "Tensor parallel (GPUs)",
-          "dp": "Data parallel (train)"}  # fmt: skip
+LABELS = {
+    "batch": "Batch (sequences)",
+    "context": "Prompt / context tokens",
+    "output_tokens": "Output tokens",
+    "tp": "Tensor parallel (GPUs)",
+    "dp": "Data parallel (train)",
+}
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -51,41 +55,72 @@ def inputs(models: dict) -> tuple[str, view.Setup]:
     """The model's name and the setup the inputs choose, in rows of inputs."""
     names = list(models)
     with st.container(horizontal=True, gap="medium"):  # rows of inputs, not columns: ui.INPUT
-        name = ui.choice("Model", names, "wl_model", DEFAULT_MODEL if DEFAULT_MODEL in models
-                         else names[0], width=2 * ui.INPUT)  # fmt: skip
+        name = ui.choice(
+            "Model",
+            names,
+            "wl_model",
+            DEFAULT_MODEL if DEFAULT_MODEL in models else names[0],
+            width=2 * ui.INPUT,
+        )
         phase = ui.choice("Phase", PHASES, "wl_phase", "decode", widget=st.radio, horizontal=True)
     numbers = {}
     with st.container(horizontal=True):
         for param in (BATCH, CONTEXT, OUTPUT, TP, DP):
             default = PAGE_DEFAULTS.get(param.name, param.default)
-            numbers[param.name] = ui.number(LABELS[param.name], f"wl_{param.name}", default,
-                                            param.lo, param.hi, help=param.help,
-                                            width=ui.INPUT)  # fmt: skip
+            numbers[param.name] = ui.number(
+                LABELS[param.name],
+                f"wl_{param.name}",
+                default,
+                param.lo,
+                param.hi,
+                help=param.help,
+                width=ui.INPUT,
+            )
     with st.container(horizontal=True, vertical_alignment="center"):
-        bits = [ui.choice(f"{what} bits", BITS, f"wl_{key}_bits", 16, width=ui.INPUT)
-                for what, key in zip(("Weight", "Activation", "KV cache"),
-                                     ("weights", "act", "kv"), strict=True)]  # fmt: skip
+        bits = [
+            ui.choice(f"{what} bits", BITS, f"wl_{key}_bits", 16, width=ui.INPUT)
+            for what, key in zip(
+                ("Weight", "Activation", "KV cache"), ("weights", "act", "kv"), strict=True
+            )
+        ]
         fused = ui.toggle("Fused attention", "wl_fused", True, help="FlashAttention-style")
         recompute = ui.toggle("Recompute (train)", "wl_recompute", False)
     n = numbers
-    setup = view.Setup(phase, n["batch"], n["context"], n["output_tokens"], Precisions(*bits),
-                       fused, n["tp"], n["dp"], recompute)  # fmt: skip
+    setup = view.Setup(
+        phase,
+        n["batch"],
+        n["context"],
+        n["output_tokens"],
+        Precisions(*bits),
+        fused,
+        n["tp"],
+        n["dp"],
+        recompute,
+    )
     return name, setup
 
 
 def headline(main: view.View) -> None:
     """The main device's numbers: time, bound, intensity, rates, memory."""
-    metrics = [("Time (sum of ops)", fmt.seconds(main.phase.time_s)),
-               ("Single-roofline bound", fmt.seconds(main.phase.time_bound_s)),
-               (f"Intensity ({main.phase.bound}-bound)",
-                fmt.intensity(main.phase.intensity, unit="FLOP/B")),  # a quarter-width box
-               ("Tokens/s", f"{main.tokens_per_s:,.0f}"),
-               ("Memory per GPU", fmt.capacity(main.memory.total))]  # fmt: skip
+    metrics = [
+        ("Time (sum of ops)", fmt.seconds(main.phase.time_s)),
+        ("Single-roofline bound", fmt.seconds(main.phase.time_bound_s)),
+        (
+            f"Intensity ({main.phase.bound}-bound)",
+            fmt.intensity(main.phase.intensity, unit="FLOP/B"),
+        ),  # a quarter-width box
+        ("Tokens/s", f"{main.tokens_per_s:,.0f}"),
+        ("Memory per GPU", fmt.capacity(main.memory.total)),
+    ]
     if main.generation:
         g = main.generation
-        metrics[3:3] = [("Time to first token", fmt.seconds(g.ttft_s)),
-                        ("Time per output token", f"{fmt.seconds(g.tpot_first_s)} → "
-                                                  f"{fmt.seconds(g.tpot_last_s)}")]  # fmt: skip
+        metrics[3:3] = [
+            ("Time to first token", fmt.seconds(g.ttft_s)),
+            (
+                "Time per output token",
+                f"{fmt.seconds(g.tpot_first_s)} → {fmt.seconds(g.tpot_last_s)}",
+            ),
+        ]
     ui.metrics(metrics)
 
 
@@ -97,8 +132,9 @@ def chart(model, setup: view.Setup, data: view.Page) -> None:
     left, right = st.columns(2)
     with right:
         captions = list(view.CHARTS.values())
-        which = ui.choice("Chart", list(view.CHARTS), "wl_chart", widget=st.radio,
-                          captions=captions)  # fmt: skip
+        which = ui.choice(
+            "Chart", list(view.CHARTS), "wl_chart", widget=st.radio, captions=captions
+        )
         if which == view.SERVING:
             st.caption(view.serving_caption(data.serving[0], setup.context))
     with left:
@@ -112,9 +148,11 @@ def workload() -> None:
     ctx, models = ui.context(), ui.models()
     name, setup = inputs(models)
     model = models[name]
-    st.caption(f"{name}: {model.kv_rule()}; {model.params() / 1e9:.2f}B parameters "
-               f"({model.active_params() / 1e9:.2f}B active). Precision: {ROOF_RULE}; the "
-               "sidebar's precision is not used here.")  # fmt: skip
+    st.caption(
+        f"{name}: {model.kv_rule()}; {model.params() / 1e9:.2f}B parameters "
+        f"({model.active_params() / 1e9:.2f}B active). Precision: {ROOF_RULE}; the "
+        "sidebar's precision is not used here."
+    )
     data = priced(model, ctx.device, ctx.compare, setup)
     if isinstance(data, str):
         st.error(data)
@@ -131,8 +169,10 @@ def workload() -> None:
 
 
 workload()
-st.caption("Conventions: 2 FLOPs per multiply-add; decode reads every weight and the whole KV "
-           "cache once per step; prefill runs lm_head on the last position only; TP all-reduces "
-           "use the scale-up link per direction (docs/workloads.md).")  # fmt: skip
+st.caption(
+    "Conventions: 2 FLOPs per multiply-add; decode reads every weight and the whole KV "
+    "cache once per step; prefill runs lm_head on the last position only; TP all-reduces "
+    "use the scale-up link per direction (docs/workloads.md)."
+)
 ctx = ui.context()
 ui.spec_caption(ctx.device, ctx.compare)

@@ -103,8 +103,10 @@ def main(argv: list[str]) -> int:
             ref = ref_ms[-1]
             twice += [name] if grown else []
             mark = "twice" if grown else ""
-            print(f"{name:<28}{width:>6}{ms:>9.1f} ms {ms / ref:>5.1f}x"
-                  f"{alone:>15.1f} ms {alone / ref:>5.1f}x  {mark}")  # fmt: skip
+            print(
+                f"{name:<28}{width:>6}{ms:>9.1f} ms {ms / ref:>5.1f}x"
+                f"{alone:>15.1f} ms {alone / ref:>5.1f}x  {mark}"
+            )
             ref_ms.append(draw(page, reference(), style.FIT_WIDTH, args.n)[0])
     print(
         f"(reference: median {statistics.median(ref_ms):.1f} ms, drawn between the figures;"
@@ -119,8 +121,10 @@ def main(argv: list[str]) -> int:
 def _builder(name: str):
     """The builder function called `name` (BUILDERS' keys are the builders' names), from
     whichever module of perfcore.figures defines it."""
-    modules = [importlib.import_module(f"perfcore.figures.{m.name}")
-               for m in pkgutil.iter_modules(figures.__path__)]  # fmt: skip
+    modules = [
+        importlib.import_module(f"perfcore.figures.{m.name}")
+        for m in pkgutil.iter_modules(figures.__path__)
+    ]
     return next(getattr(m, name) for m in modules if hasattr(m, name))
 
 

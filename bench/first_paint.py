@@ -49,7 +49,8 @@ def measure(rounds: int) -> dict[str, tuple[float, bool]]:
 
 def report(result: dict[str, tuple[float, bool]]) -> str:
     """One line: each page's first paint, and measure / roofline."""
-    cells = [f"{name} {ms:.0f} ms{' (JAX loaded)' if jax else ''}"
-             for name, (ms, jax) in result.items()]  # fmt: skip
+    cells = [
+        f"{name} {ms:.0f} ms{' (JAX loaded)' if jax else ''}" for name, (ms, jax) in result.items()
+    ]
     ratio = result["measure"][0] / result["roofline"][0]
     return f"first paint, fresh server, median: {', '.join(cells)}; measure / roofline {ratio:.2f}x"

@@ -94,10 +94,14 @@ def numpy_flops_per_s(n: int) -> float:
 
 def main() -> None:
     """Print the comparison table and the FLOP/s line."""
-    print(f"JAX {jax.__version__} on {jax.default_backend()} ({jax.devices()[0].device_kind}), "
-          f"{os.cpu_count()} cores; {RUNS} interleaved runs per row")  # fmt: skip
-    print(f"{'workload':<26} {'method':<24} {'harness µs':>10} {'timeit µs':>10} "
-          f"{'gap':>7} {'spread':>7} {'timeit':>7}  (gap vs larger run-to-run spread)")  # fmt: skip
+    print(
+        f"JAX {jax.__version__} on {jax.default_backend()} ({jax.devices()[0].device_kind}), "
+        f"{os.cpu_count()} cores; {RUNS} interleaved runs per row"
+    )
+    print(
+        f"{'workload':<26} {'method':<24} {'harness µs':>10} {'timeit µs':>10} "
+        f"{'gap':>7} {'spread':>7} {'timeit':>7}  (gap vs larger run-to-run spread)"
+    )
     seconds = {}
     for name, fn in workloads().items():
         for method in bench.METHODS:
@@ -105,8 +109,10 @@ def main() -> None:
             print(row)
     name, cost = f"matmul {MATMUL_N} float32", ops.matmul(MATMUL_N, MATMUL_N, MATMUL_N, 4)
     ours = cost.flops / seconds[name, bench.ISOLATED]
-    print(f"{name}: harness (isolated min) {ours / 1e9:.1f} GFLOP/s, "
-          f"numpy (timeit min) {numpy_flops_per_s(MATMUL_N) / 1e9:.1f} GFLOP/s")  # fmt: skip
+    print(
+        f"{name}: harness (isolated min) {ours / 1e9:.1f} GFLOP/s, "
+        f"numpy (timeit min) {numpy_flops_per_s(MATMUL_N) / 1e9:.1f} GFLOP/s"
+    )
 
 
 if __name__ == "__main__":

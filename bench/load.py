@@ -180,8 +180,9 @@ def measure(server, reference, sessions: list[int], seconds: float, total: int) 
     if total > done:
         enough = lambda p: len(p.latencies_ms) >= total - done  # noqa: E731
         phases.append(run_phase(server, LONG_PHASE_SESSIONS, enough))
-        phases[-1].reference = run_phase(reference, LONG_PHASE_SESSIONS, for_seconds(seconds),
-                                         reference_links())  # fmt: skip
+        phases[-1].reference = run_phase(
+            reference, LONG_PHASE_SESSIONS, for_seconds(seconds), reference_links()
+        )
         print(phases[-1].row(), f"(until {total} runs in all)", flush=True)
     return phases
 
@@ -200,8 +201,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"server RSS at start: {rss_bytes(server.pid) / 2**20:.0f} MiB", flush=True)
             sessions = [int(n) for n in args.sessions.split(",")]
             phases = measure(server, reference, sessions, args.seconds, args.total)
-    print("(x ref: app / the reference app under the same sessions just after; runs/s under "
-          "1x and p95 over 1x say the app costs more than one chart)")  # fmt: skip
+    print(
+        "(x ref: app / the reference app under the same sessions just after; runs/s under "
+        "1x and p95 over 1x say the app costs more than one chart)"
+    )
     errors = [e for p in phases for e in p.errors + (p.reference.errors if p.reference else [])]
     for e in sorted(set(errors))[:10]:
         print("error:", e, file=sys.stderr)

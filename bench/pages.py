@@ -98,9 +98,11 @@ def report(ts: list[Target], gate: str, limit: float = LIMIT) -> int:
         print(f"{t.name:<12}{cells}{verdict} {changed} {jax} {t.error[:300]}".rstrip())
     n_browser = max(len(t.browser_ms) for t in ts[1:])
     n_server = max(len(t.server_ms) for t in ts[1:])
-    print(f"(page / reference, the reference's column its median over the run. browser: median "
-          f"of {n_browser}, server: median of {n_server}, each against as many paired reference "
-          "reruns. JAX: the server had JAX loaded and its heap frozen)")  # fmt: skip
+    print(
+        f"(page / reference, the reference's column its median over the run. browser: median "
+        f"of {n_browser}, server: median of {n_server}, each against as many paired reference "
+        "reruns. JAX: the server had JAX loaded and its heap frozen)"
+    )
     return 1 if failed else 0
 
 
@@ -116,9 +118,13 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--gate", choices=["server", "browser", "apptest"], default="server")
     ap.add_argument("--paint-rounds", type=int, default=3, help="first paints per page (0: none)")
     ap.add_argument("--limit", type=float, default=LIMIT, help="the gate's ratio (default 3)")
-    ap.add_argument("--control", choices=["sidebar", "page"], default="sidebar",
-                    help="what each page changes: the sidebar Precision, or the page's "
-                         "first number input (AppTest always changes the sidebar)")  # fmt: skip
+    ap.add_argument(
+        "--control",
+        choices=["sidebar", "page"],
+        default="sidebar",
+        help="what each page changes: the sidebar Precision, or the page's "
+        "first number input (AppTest always changes the sidebar)",
+    )
     ap.add_argument("pages", nargs="*", help="page script stems to measure (default: all)")
     args = ap.parse_args(argv)
     started = time.monotonic()

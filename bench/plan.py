@@ -48,16 +48,20 @@ def main() -> None:
     for name, gpus, seq, batch in CASES:
         times, found = time_search(Training(models[name], device, gpus, seq, batch))
         best = found.best.layout.label() if found.best else "none fits"
-        print(f"{name:<16} {gpus:>6,} {min(times):>7.3f} {statistics.median(times):>9.3f} "
-              f"{found.considered:>7,} {len(found.candidates):>6,}  {best}")  # fmt: skip
+        print(
+            f"{name:<16} {gpus:>6,} {min(times):>7.3f} {statistics.median(times):>9.3f} "
+            f"{found.considered:>7,} {len(found.candidates):>6,}  {best}"
+        )
     times = []
     for _ in range(REPEATS):
         start = time.perf_counter()
         priced = priced_runs()
         table(priced.samples)
         times.append(time.perf_counter() - start)
-    print(f"{'published runs':<23} {min(times):>7.3f} {statistics.median(times):>9.3f} "
-          f"{len(priced.samples):>7,}  (priced and tabled, files read each time)")  # fmt: skip
+    print(
+        f"{'published runs':<23} {min(times):>7.3f} {statistics.median(times):>9.3f} "
+        f"{len(priced.samples):>7,}  (priced and tabled, files read each time)"
+    )
 
 
 if __name__ == "__main__":

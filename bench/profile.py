@@ -60,12 +60,16 @@ def join_time() -> None:
     data = big_capture()
     runs = [_stages(data) for _ in range(REPEATS)]
     (program,) = runs[0][3].programs
-    print(f"capture: {len(data) / 2**20:.1f} MiB, {len(runs[0][3].ops)} ops, "
-          f"{program.steps} steps, {EVENTS} op events")  # fmt: skip
+    print(
+        f"capture: {len(data) / 2**20:.1f} MiB, {len(runs[0][3].ops)} ops, "
+        f"{program.steps} steps, {EVENTS} op events"
+    )
     walk, events, join = (min(r[i] for r in runs) for i in range(3))
     totals = sorted(sum(r[:3]) for r in runs)
-    print(f"walk {walk:.3f} s, events {events:.3f} s, join {join:.3f} s (fastest of {REPEATS}); "
-          f"total {totals[0]:.3f} s, slowest {totals[-1]:.3f} s (goal < 2 s)")  # fmt: skip
+    print(
+        f"walk {walk:.3f} s, events {events:.3f} s, join {join:.3f} s (fastest of {REPEATS}); "
+        f"total {totals[0]:.3f} s, slowest {totals[-1]:.3f} s (goal < 2 s)"
+    )
 
 
 def _steps(jitted, args) -> list[float]:
@@ -91,10 +95,14 @@ def overhead() -> None:
         with jax.profiler.trace(f"/tmp/perfcore-bench-profile-{i}"):
             traced = min(_steps(jitted, example.args))
         ratios.append(traced / untraced)
-        print(f"round {i + 1}: MLP step (min of {STEPS}) untraced {untraced * 1e6:.0f} µs, "
-              f"traced {traced * 1e6:.0f} µs: x{traced / untraced:.2f}")  # fmt: skip
-    print(f"profiler overhead on the step: median x{statistics.median(ratios):.2f} "
-          f"(rounds from x{min(ratios):.2f} to x{max(ratios):.2f})")  # fmt: skip
+        print(
+            f"round {i + 1}: MLP step (min of {STEPS}) untraced {untraced * 1e6:.0f} µs, "
+            f"traced {traced * 1e6:.0f} µs: x{traced / untraced:.2f}"
+        )
+    print(
+        f"profiler overhead on the step: median x{statistics.median(ratios):.2f} "
+        f"(rounds from x{min(ratios):.2f} to x{max(ratios):.2f})"
+    )
 
 
 if __name__ == "__main__":

@@ -70,8 +70,14 @@ def targets(reference: Path, only: list[str], control: str = "sidebar") -> list[
     if unknown:
         raise ValueError(f"no page {', '.join(unknown)} in app.py: {[n for n, _, _ in pages]}")
     ref = Target("reference", reference, None, "/", "freq", (30, 20))
-    return [ref, *(Target(name, ROOT / "app.py", s, p, "precision", ("fp16", "bf16"), control)
-                   for name, s, p in pages if not only or name in only)]  # fmt: skip
+    return [
+        ref,
+        *(
+            Target(name, ROOT / "app.py", s, p, "precision", ("fp16", "bf16"), control)
+            for name, s, p in pages
+            if not only or name in only
+        ),
+    ]
 
 
 # The page's own first input, as a user finds it: the first enabled number input in the main

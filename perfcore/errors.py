@@ -48,5 +48,7 @@ class NotPublished(UserError):
 def report_bug(where: str) -> str:
     """Log the exception being handled, with its traceback; the line to show in its place."""
     LOG.exception("bug in %s", where)
-    return (f"Something went wrong in {where}. This is a bug in perfcore, not in what you "
-            "gave it: its traceback is in the server log.")  # fmt: skip
+    return (
+        f"Something went wrong in {where}. This is a bug in perfcore, not in what you "
+        "gave it: its traceback is in the server log."
+    )

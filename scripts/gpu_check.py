@@ -41,8 +41,10 @@ def no_gpu_reason() -> str | None:
         return missing
     backend = runner.detect({}).backend
     if backend != "gpu":
-        return (f"JAX's backend is {backend!r}, not a GPU: on a CUDA machine install "
-                "'jax[cuda12]' (pip install -e '.[cuda]') and check nvidia-smi")  # fmt: skip
+        return (
+            f"JAX's backend is {backend!r}, not a GPU: on a CUDA machine install "
+            "'jax[cuda12]' (pip install -e '.[cuda]') and check nvidia-smi"
+        )
     return None
 
 
@@ -69,13 +71,17 @@ def roof_cells(record: results.Record, spec) -> str:
 
 def table(records: tuple[results.Record, ...], spec) -> str:
     """Each record: statistic, median, spread, achieved vs spec roof (precision named)."""
-    lines = [f"{'experiment':<12} {'label':<24} {'prec':<5} {'statistic':>10} {'median':>10} "
-             f"{'IQR/med':>8}  achieved of spec roof at its intensity"]  # fmt: skip
+    lines = [
+        f"{'experiment':<12} {'label':<24} {'prec':<5} {'statistic':>10} {'median':>10} "
+        f"{'IQR/med':>8}  achieved of spec roof at its intensity"
+    ]
     for r in records:
         m = r.measurement
-        lines.append(f"{r.experiment:<12} {r.label:<24} {r.precision:<5} "
-                     f"{fmt.seconds(m.statistic):>10} {fmt.seconds(m.median):>10} "
-                     f"{fmt.percent(m.spread):>8}  {roof_cells(r, spec)}  {r.note}")  # fmt: skip
+        lines.append(
+            f"{r.experiment:<12} {r.label:<24} {r.precision:<5} "
+            f"{fmt.seconds(m.statistic):>10} {fmt.seconds(m.median):>10} "
+            f"{fmt.percent(m.spread):>8}  {roof_cells(r, spec)}  {r.note}"
+        )
     return "\n".join(lines)
 
 
@@ -111,8 +117,10 @@ def reference_lines(name: str, matmul, copy, sync, n: int) -> list[str]:
     flops = ops.matmul(n, n, n, 2).flops
     copy_bytes = 2 * 4 * copy().shape[0]  # float32, read once and written once
     bandwidth = fmt.bytes_per_s(copy_bytes / cp.statistic)
-    return [f"{name} matmul {n}: {fmt.flops_per_s(flops / mm.statistic)} (loop mean)",
-            f"{name} copy: {bandwidth} (read + write, loop mean)"]  # fmt: skip
+    return [
+        f"{name} matmul {n}: {fmt.flops_per_s(flops / mm.statistic)} (loop mean)",
+        f"{name} copy: {bandwidth} (read + write, loop mean)",
+    ]
 
 
 def spec_lines(records: tuple[results.Record, ...], spec) -> list[str]:
@@ -137,8 +145,11 @@ def across_processes(out: str) -> list[str]:
     if problem:
         return [f"collectives across 2 processes: {problem}"]
     lines = report.collectives_lines(results.load_results(path))
-    return ["collectives across 2 local CPU processes (jax.distributed, gloo):", *lines,
-            f"wrote {path}"]  # fmt: skip
+    return [
+        "collectives across 2 local CPU processes (jax.distributed, gloo):",
+        *lines,
+        f"wrote {path}",
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -160,8 +171,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     detected = runner.detect()
     spec = detected.spec
-    print(f"{detected.device_kind} ({detected.backend}, JAX {detected.jax_version}); "
-          f"spec row: {spec.name if spec else 'none matched: roofs not shown'}")  # fmt: skip
+    print(
+        f"{detected.device_kind} ({detected.backend}, JAX {detected.jax_version}); "
+        f"spec row: {spec.name if spec else 'none matched: roofs not shown'}"
+    )
     print("\n".join([table(records, spec), *report.lines(records), *spec_lines(records, spec)]))
     if not any(r.experiment == "collectives" for r in records):  # fewer than 2 devices
         print("\n".join(across_processes(args.out)))

@@ -9,8 +9,18 @@ from perfcore.format import NOT_PUBLISHED
 from tests.support.pages import PAGES, ROUND_H100, notices, run_page, table_text
 
 DEVICES = list(load_specs())
-TEXT_KINDS = ("title", "header", "subheader", "markdown", "caption", "info", "warning", "error",
-              "success", "latex")  # fmt: skip
+TEXT_KINDS = (
+    "title",
+    "header",
+    "subheader",
+    "markdown",
+    "caption",
+    "info",
+    "warning",
+    "error",
+    "success",
+    "latex",
+)
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -38,10 +48,15 @@ def test_a_link_opens_with_its_sidebar_values():
 
 @pytest.mark.parametrize(
     ("query", "key"),
-    [({"device": "<script>alert(1)</script>"}, "device"), ({"precision": "fp128"}, "precision"),
-     ({"compare": "'; DROP TABLE"}, "compare"), ({"calc_flops": "nan"}, "calc_flops"),
-     ({"calc_bytes": "-5"}, "calc_bytes"), ({"calc_flops": "1e999"}, "calc_flops")],
-)  # fmt: skip
+    [
+        ({"device": "<script>alert(1)</script>"}, "device"),
+        ({"precision": "fp128"}, "precision"),
+        ({"compare": "'; DROP TABLE"}, "compare"),
+        ({"calc_flops": "nan"}, "calc_flops"),
+        ({"calc_bytes": "-5"}, "calc_bytes"),
+        ({"calc_flops": "1e999"}, "calc_flops"),
+    ],
+)
 def test_hostile_link_values_fall_back_with_a_notice(query, key):
     at = run_page("home", query)
     assert not at.exception

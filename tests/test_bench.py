@@ -72,8 +72,9 @@ def test_naive_timer_on_a_real_asynchronous_device_sees_only_the_enqueue():
         def enqueue():
             return device.submit(time.sleep, work_s)
 
-        naive = harness.measure(enqueue, sync=lambda f: f.result(), warmup=1, repeats=3,
-                              blocking=False)  # fmt: skip
+        naive = harness.measure(
+            enqueue, sync=lambda f: f.result(), warmup=1, repeats=3, blocking=False
+        )
         blocked = harness.measure(enqueue, sync=lambda f: f.result(), warmup=1, repeats=3)
     assert naive.min < work_s / 4
     assert blocked.min >= work_s
@@ -98,8 +99,13 @@ def test_a_tiny_budget_still_takes_three_samples():
 
 def test_measure_refuses_bad_arguments_before_calling_fn():
     device = FakeDevice()
-    bad_arguments = [{"method": "best of 3"}, {"repeats": 0}, {"budget_s": 0}, {"warmup": -1},
-                     {"method": ISOLATED, "calls_per_sample": 10}]  # fmt: skip
+    bad_arguments = [
+        {"method": "best of 3"},
+        {"repeats": 0},
+        {"budget_s": 0},
+        {"warmup": -1},
+        {"method": ISOLATED, "calls_per_sample": 10},
+    ]
     for bad in bad_arguments:
         with pytest.raises(ValueError):
             fake_measure(device, **bad)
@@ -162,8 +168,9 @@ def test_interleaved_takes_one_sample_of_each_fn_per_round_each_waited_on():
 
         return run
 
-    a, b = harness.interleaved((fn("a", 1), fn("b", 2)), sync=device.sync, clock=device.clock,
-                             warmup=1, repeats=4)  # fmt: skip
+    a, b = harness.interleaved(
+        (fn("a", 1), fn("b", 2)), sync=device.sync, clock=device.clock, warmup=1, repeats=4
+    )
     assert a.samples == pytest.approx((5.01e-3,) * 4)
     assert b.samples == pytest.approx((10.01e-3,) * 4)
     assert order == ["a", "b"] * 5  # one warmup each, then 4 rounds in turn

@@ -32,8 +32,10 @@ from tests.support.live import (
 )
 
 WAIT_MS = 45_000
-ERRORS = ('[data-testid="stException"], '
-          '[data-testid="stAlertContentError"]:not([data-testid="stException"] *)')  # fmt: skip
+ERRORS = (
+    '[data-testid="stException"], '
+    '[data-testid="stAlertContentError"]:not([data-testid="stException"] *)'
+)
 SERVER_LOGS: list[Path] = []  # the server's output: app.py hides tracebacks from the browser
 PAGES = [path for _, path in app_pages()]
 
@@ -93,8 +95,11 @@ def set_number(field) -> tuple[str, float]:
     """Type a quarter of a number input's value (else 4x, +1, -1: what fits); rerun."""
     value, lo, hi = (field.evaluate(f"e => Number(e.{a} || NaN)") for a in ("value", "min", "max"))
     lo, hi = (lo if lo == lo else -math.inf), (hi if hi == hi else math.inf)
-    new = next(float(v) for v in (math.floor(value / 4), value * 4, value + 1, value - 1)
-               if v != value and lo <= v <= hi)  # fmt: skip
+    new = next(
+        float(v)
+        for v in (math.floor(value / 4), value * 4, value + 1, value - 1)
+        if v != value and lo <= v <= hi
+    )
     key, before, text = widget_key(field), runs(field.page), f"{new:.0f}"
     text = text if new.is_integer() else str(new)
     field.fill(text)
@@ -201,8 +206,10 @@ def test_a_hostile_link_falls_back_with_a_notice(browser, app_url):
     try:
         page = open_page(context, app_url + "/roofline", WAIT_MS)
         number = widget_key(page.locator('[data-testid="stNumberInputField"]').first)
-        url = (f"{app_url}/roofline?device=%3Cscript%3Ealert(1)%3C%2Fscript%3E"
-               f"&precision=fp999&{number}=1e999")  # fmt: skip
+        url = (
+            f"{app_url}/roofline?device=%3Cscript%3Ealert(1)%3C%2Fscript%3E"
+            f"&precision=fp999&{number}=1e999"
+        )
         page.goto(url, wait_until="domcontentloaded")
         wait_idle(page, 0, url, WAIT_MS)
         assert_no_error_element(page, url)

@@ -11,8 +11,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_every_chart_draws_once_at_its_width_and_the_bench_reports_it():
-    run = subprocess.run([sys.executable, "-m", "bench.figures", "--n", "1"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=300)  # fmt: skip
+    run = subprocess.run(
+        [sys.executable, "-m", "bench.figures", "--n", "1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     rows = [line.split() for line in run.stdout.splitlines() if line.strip()]
     rows = [r for r in rows if r[0].endswith("_figure")]
@@ -21,6 +26,11 @@ def test_every_chart_draws_once_at_its_width_and_the_bench_reports_it():
 
 
 def test_an_unknown_builder_is_named_in_the_error():
-    run = subprocess.run([sys.executable, "-m", "bench.figures", "no_such_figure"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    run = subprocess.run(
+        [sys.executable, "-m", "bench.figures", "no_such_figure"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 2 and "no builder no_such_figure" in run.stderr, run.stderr

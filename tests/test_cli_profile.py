@@ -21,10 +21,14 @@ def _refused(capsys, argv, match):
 
 @pytest.mark.parametrize(
     ("data", "match"),
-    [(b"", "empty file"), (b"not a capture at all", "not a profiler capture"),
-     (gzip.compress(b"{}"), "gzip"), (b'{"format": "perfcore-results"}', "JSON"),
-     (write.xspace({("m", 1): b"\x0a\x01m"}, [])[:-3], "truncated")],
-)  # fmt: skip
+    [
+        (b"", "empty file"),
+        (b"not a capture at all", "not a profiler capture"),
+        (gzip.compress(b"{}"), "gzip"),
+        (b'{"format": "perfcore-results"}', "JSON"),
+        (write.xspace({("m", 1): b"\x0a\x01m"}, [])[:-3], "truncated"),
+    ],
+)
 def test_a_bad_capture_is_one_line_and_exit_2(capsys, tmp_path, data, match):
     path = tmp_path / "bad.xplane.pb"
     path.write_bytes(data)

@@ -12,9 +12,13 @@ SPEC.loader.exec_module(dev)
 
 @pytest.mark.parametrize(
     ("args", "port"),
-    [([], "8501"), (["--server.port", "9000"], "9000"), (["--server.port=9100"], "9100"),
-     (["--server.port", "9000", "--server.port", "9200"], "9200")],
-)  # fmt: skip
+    [
+        ([], "8501"),
+        (["--server.port", "9000"], "9000"),
+        (["--server.port=9100"], "9100"),
+        (["--server.port", "9000", "--server.port", "9200"], "9200"),
+    ],
+)
 def test_app_prints_and_serves_the_port_it_is_given(monkeypatch, capsys, args, port):
     """streamlit takes the last --server.port given; the printed address must be that one."""
     calls = []

@@ -11,11 +11,22 @@ def device(name: str, vendor: str = "NVIDIA", kinds: tuple[str, ...] = ()) -> De
 
 
 # Rows without jax_device_kinds: matched by the words of their names alone.
-SPECS = {d.name: d for d in map(device, [
-    "NVIDIA H100 SXM", "NVIDIA H100 PCIe", "NVIDIA H100 SXM (round figures)",
-    "NVIDIA A100 SXM4 80GB", "NVIDIA A100 PCIe 40GB", "NVIDIA A10", "NVIDIA GeForce RTX 4090",
-    "NVIDIA H200 SXM",
-])} | {"Google TPU v4": device("Google TPU v4", "Google")}  # fmt: skip
+SPECS = {
+    d.name: d
+    for d in map(
+        device,
+        [
+            "NVIDIA H100 SXM",
+            "NVIDIA H100 PCIe",
+            "NVIDIA H100 SXM (round figures)",
+            "NVIDIA A100 SXM4 80GB",
+            "NVIDIA A100 PCIe 40GB",
+            "NVIDIA A10",
+            "NVIDIA GeForce RTX 4090",
+            "NVIDIA H200 SXM",
+        ],
+    )
+} | {"Google TPU v4": device("Google TPU v4", "Google")}
 
 
 @pytest.mark.parametrize(
@@ -63,10 +74,14 @@ def test_every_bundled_jax_device_kind_matches_its_own_row(specs):
 
 @pytest.mark.parametrize(
     ("device_kind", "expected"),
-    [("TPU v5 lite", "Google TPU v5e"), ("TPU v5", "Google TPU v5p"),
-     ("TPU v6 lite", "Google TPU v6e"), ("Tesla V100-SXM2-32GB", "NVIDIA V100 SXM2 32GB"),
-     ("NVIDIA H100 80GB HBM3", "NVIDIA H100 SXM")],
-)  # fmt: skip
+    [
+        ("TPU v5 lite", "Google TPU v5e"),
+        ("TPU v5", "Google TPU v5p"),
+        ("TPU v6 lite", "Google TPU v6e"),
+        ("Tesla V100-SXM2-32GB", "NVIDIA V100 SXM2 32GB"),
+        ("NVIDIA H100 80GB HBM3", "NVIDIA H100 SXM"),
+    ],
+)
 def test_bundled_specs_name_the_real_device_kinds(specs, device_kind, expected):
     assert devices.match_device(device_kind, specs).name == expected
 
@@ -129,9 +144,14 @@ TWO_SIZES = {
 
 @pytest.mark.parametrize(
     ("memory_bytes", "expected"),
-    [(12e9, "NVIDIA V100 SXM2"), (16.9e9, "NVIDIA V100 SXM2"), (25.4e9, "NVIDIA V100 SXM2 32GB"),
-     (34e9, "NVIDIA V100 SXM2 32GB"), (40e9, None)],
-)  # fmt: skip
+    [
+        (12e9, "NVIDIA V100 SXM2"),
+        (16.9e9, "NVIDIA V100 SXM2"),
+        (25.4e9, "NVIDIA V100 SXM2 32GB"),
+        (34e9, "NVIDIA V100 SXM2 32GB"),
+        (40e9, None),
+    ],
+)
 def test_the_memory_jax_reports_picks_between_two_sizes_of_one_part(memory_bytes, expected):
     found = devices.match_device("Tesla V100-SXM2", TWO_SIZES, memory_bytes)
     assert (found and found.name) == expected

@@ -17,9 +17,13 @@ class Row:
     measured_s: float
 
 
-ROWS = [Row("paper A", "train", 1.0, 2.0), Row("paper A", "train", 1.0, 2.5),
-        Row("bench B", "train", 2.0, 5.0), Row("bench C", "train", 1.0, 1.6),
-        Row("bench B", "decode", 1.0, 1.25)]  # fmt: skip
+ROWS = [
+    Row("paper A", "train", 1.0, 2.0),
+    Row("paper A", "train", 1.0, 2.5),
+    Row("bench B", "train", 2.0, 5.0),
+    Row("bench C", "train", 1.0, 1.6),
+    Row("bench B", "decode", 1.0, 1.25),
+]
 
 
 def priced(row):

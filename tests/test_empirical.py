@@ -14,21 +14,40 @@ KIB, MIB = 2**10, 2**20
 def record(label, samples, **kw):
     """A roofline-experiment record with the given samples (seconds)."""
     return Record(
-        experiment="roofline", label=label, device="cpu", backend="cpu", jax_version="0",
-        timestamp="2026-01-01T00:00:00+00:00", measurement=Measurement(samples), **kw,
-    )  # fmt: skip
+        experiment="roofline",
+        label=label,
+        device="cpu",
+        backend="cpu",
+        jax_version="0",
+        timestamp="2026-01-01T00:00:00+00:00",
+        measurement=Measurement(samples),
+        **kw,
+    )
 
 
 def matmul(dtype, precision, n, seconds):
     """A matmul record of side n timed at `seconds` (and a slower sample)."""
-    return record(f"matmul {dtype} {n}", (seconds, 2 * seconds), dtype=dtype,
-                  precision=precision, flops=2.0 * n**3, size=n, size_kind="side")  # fmt: skip
+    return record(
+        f"matmul {dtype} {n}",
+        (seconds, 2 * seconds),
+        dtype=dtype,
+        precision=precision,
+        flops=2.0 * n**3,
+        size=n,
+        size_kind="side",
+    )
 
 
 def stream(kernel, working_set, bytes_per_s):
     """A streaming record moving 1 GB per call at bytes_per_s (fastest sample)."""
-    return record(f"{kernel} {working_set}", (1e9 / bytes_per_s, 2e9 / bytes_per_s),
-                  bytes=1e9, size=working_set, size_kind="bytes", dtype="float32")  # fmt: skip
+    return record(
+        f"{kernel} {working_set}",
+        (1e9 / bytes_per_s, 2e9 / bytes_per_s),
+        bytes=1e9,
+        size=working_set,
+        size_kind="bytes",
+        dtype="float32",
+    )
 
 
 RECORDS = (
@@ -51,8 +70,9 @@ def test_one_flat_roof_per_precision_at_its_best_size_from_the_fastest_sample():
 def test_one_slanted_roof_per_level_from_the_better_kernel_at_each_size():
     levels = empirical.levels(RECORDS)
     assert [(lv.name, round(lv.bytes_per_s)) for lv in levels] == [
-        ("cache 1", 100e9), ("memory", 25e9)
-    ]  # fmt: skip
+        ("cache 1", 100e9),
+        ("memory", 25e9),
+    ]
     assert levels[1].plateau.lo_bytes == 64 * MIB
 
 
@@ -83,8 +103,10 @@ def test_a_ceiling_is_the_fastest_sample_and_a_level_the_median_over_its_plateau
     slow_tail = matmul("float32", "fp32", 1024, 2 * 1024**3 / 80e9)
     assert empirical.best_rate(slow_tail, slow_tail.flops) == pytest.approx(80e9)
     assert slow_tail.flops_per_s == pytest.approx(80e9 / 1.5)  # the median: not a ceiling
-    curve = [stream("scale", s, bw) for s, bw in ((16 * KIB, 90e9), (64 * KIB, 100e9),
-                                                  (256 * KIB, 120e9))]  # fmt: skip
+    curve = [
+        stream("scale", s, bw)
+        for s, bw in ((16 * KIB, 90e9), (64 * KIB, 100e9), (256 * KIB, 120e9))
+    ]
     (level,) = empirical.levels(tuple(curve))
     assert level.bytes_per_s == pytest.approx(100e9)
 
@@ -97,18 +119,32 @@ def test_an_unlevelled_streaming_record_with_flops_is_never_a_compute_roof(kerne
 
 
 def test_the_ceilings_matmul_is_a_compute_roof_and_its_copy_the_one_memory_level():
-    mm = ceilings("best matmul", (2 * 4096**3 / 100e12,), dtype="bfloat16", precision="bf16",
-                  flops=2.0 * 4096**3, size=4096, size_kind="side")  # fmt: skip
-    copy = ceilings("copy", (1e9 / 2e12,), bytes=1e9, flops=1e6, size=512 * MIB,
-                    size_kind="bytes", dtype="float32", precision="fp32")  # fmt: skip
+    mm = ceilings(
+        "best matmul",
+        (2 * 4096**3 / 100e12,),
+        dtype="bfloat16",
+        precision="bf16",
+        flops=2.0 * 4096**3,
+        size=4096,
+        size_kind="side",
+    )
+    copy = ceilings(
+        "copy",
+        (1e9 / 2e12,),
+        bytes=1e9,
+        flops=1e6,
+        size=512 * MIB,
+        size_kind="bytes",
+        dtype="float32",
+        precision="fp32",
+    )
     found = empirical.measured_roofline((mm, copy))
     assert [(r.name, round(r.flops_per_s)) for r in found.roofs] == [("bf16", 100e12)]
     assert [(lv.name, round(lv.bytes_per_s)) for lv in found.levels] == [("memory", 2e12)]
 
 
 def test_a_version_1_ceilings_copy_without_a_size_kind_is_still_memory_not_compute():
-    old = ceilings("copy", (1e9 / 2e12,), bytes=1e9, flops=1e6, dtype="float32",
-                   precision="fp32")  # fmt: skip
+    old = ceilings("copy", (1e9 / 2e12,), bytes=1e9, flops=1e6, dtype="float32", precision="fp32")
     found = empirical.measured_roofline((old,))
     assert found.roofs == () and found.levels[0].plateau.sizes == (1e9,)
 
@@ -126,8 +162,9 @@ def test_the_roof_at_an_intensity_is_the_lower_of_fastest_level_and_flat_roof():
 
 
 def test_unsynchronized_records_give_no_roof():
-    naive = dataclasses.replace(RECORDS[1], measurement=dataclasses.replace(
-        RECORDS[1].measurement, synced=False))  # fmt: skip
+    naive = dataclasses.replace(
+        RECORDS[1], measurement=dataclasses.replace(RECORDS[1].measurement, synced=False)
+    )
     assert [r.label for r in empirical.roofs((naive,))] == []
 
 
@@ -157,8 +194,10 @@ def test_overhead_bound_records_are_no_memory_level_and_get_no_level():
     (a flat pair, slower than the cache); flagged they are left out, as if not measured."""
     between = tuple(stream("scale", s, 50e9) for s in (1 * MIB, 4 * MIB))
     assert [lv.name for lv in empirical.levels((*RECORDS, *between))] == [
-        "cache 1", "cache 2", "memory"
-    ]  # fmt: skip
+        "cache 1",
+        "cache 2",
+        "memory",
+    ]
     marked = tuple(flagged(r) for r in between)
     assert empirical.levels((*RECORDS, *marked)) == empirical.levels(RECORDS)
     labelled = empirical.with_levels((*RECORDS, *marked))
@@ -171,8 +210,12 @@ def test_the_terminal_summary_gives_each_paths_overhead_and_how_many_are_overhea
     loop, pallas = f"{empirical.PATH_NOTE}loop", f"{empirical.PATH_NOTE}pallas"
     overhead = f"{empirical.OVERHEAD_NOTE} 4.00 us (scale, loop)"
     timed = [stream("scale", s, 1e9).noted(loop) for s in (KIB, 4 * KIB, 16 * KIB)]
-    timed = [flagged(timed[0]), flagged(timed[1]), timed[2],
-             *(stream("scale", s, 9e9).noted(pallas) for s in (KIB, 4 * KIB))]  # fmt: skip
+    timed = [
+        flagged(timed[0]),
+        flagged(timed[1]),
+        timed[2],
+        *(stream("scale", s, 9e9).noted(pallas) for s in (KIB, 4 * KIB)),
+    ]
     tiny = record("scale overhead (loop), 16384 passes over 16 float32", (1e-3,), notes=(overhead,))
     assert report.stream_lines((tiny, *timed)) == [
         overhead,

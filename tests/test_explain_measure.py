@@ -12,8 +12,9 @@ from perfcore.measure.experiments.suites import SUITES, BackendFailed, DeviceMem
 from tests.support.measured import H100_KIND, lesson_records
 
 RECORDS = lesson_records()
-CPU_RECORDS = tuple(dataclasses.replace(r, device="cpu", backend="cpu", spec_name="")
-                    for r in RECORDS)  # fmt: skip
+CPU_RECORDS = tuple(
+    dataclasses.replace(r, device="cpu", backend="cpu", spec_name="") for r in RECORDS
+)
 
 
 def test_a_cpu_is_said_plainly_and_a_gpu_by_its_device_kind():
@@ -65,8 +66,17 @@ def test_faults_are_said_with_what_was_kept():
 
 def test_the_table_names_method_and_spread_in_si_units():
     df = view.table(RECORDS)
-    for column in ("method", "calls/sample", "min", "median", "mean", "IQR", "spread",
-                   "FLOP/s at the median", "regime"):  # fmt: skip
+    for column in (
+        "method",
+        "calls/sample",
+        "min",
+        "median",
+        "mean",
+        "IQR",
+        "spread",
+        "FLOP/s at the median",
+        "regime",
+    ):
         assert column in df.columns
     assert df.attrs["units"]["median"] == "seconds" and df.attrs["units"]["spread"] == "percent"
     assert all(df[c].dtype.kind == "f" for c in df.attrs["units"])

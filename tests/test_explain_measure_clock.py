@@ -29,10 +29,12 @@ def test_the_dispatch_sentence_gives_the_timing_lessons_factor_38_for_512():
 
 
 def test_columns_that_do_not_separate_are_not_called_a_result():
-    flat = (matmul("dispatch", "dispatch 16", 16, 10 * US, method=ISOLATED, synced=False),
-            matmul("dispatch", "compute 16", 16, 11 * US, method=ISOLATED),
-            matmul("dispatch", "dispatch 32", 32, 12 * US, method=ISOLATED, synced=False),
-            matmul("dispatch", "compute 32", 32, 11.5 * US, method=ISOLATED))  # fmt: skip
+    flat = (
+        matmul("dispatch", "dispatch 16", 16, 10 * US, method=ISOLATED, synced=False),
+        matmul("dispatch", "compute 16", 16, 11 * US, method=ISOLATED),
+        matmul("dispatch", "dispatch 32", 32, 12 * US, method=ISOLATED, synced=False),
+        matmul("dispatch", "compute 32", 32, 11.5 * US, method=ISOLATED),
+    )
     assert "too small to pull the columns apart" in clock.dispatch_sentence(clock.dispatch(flat))
 
 
@@ -48,10 +50,13 @@ def test_pairs_give_the_timing_lessons_ratios():
 
 def test_a_pair_inside_its_spread_is_not_a_result_yet():
     noisy = tuple(
-        dataclasses.replace(r, measurement=dataclasses.replace(
-            r.measurement, samples=(700e-6, 760e-6, 1600e-6)))
-        if r.label == "block at the end" else r for r in RECORDS
-    )  # fmt: skip
+        dataclasses.replace(
+            r, measurement=dataclasses.replace(r.measurement, samples=(700e-6, 760e-6, 1600e-6))
+        )
+        if r.label == "block at the end"
+        else r
+        for r in RECORDS
+    )
     blocking = {p.title: p for p in clock.pairs(noisy)}["block at the end vs every call"]
     assert "not a result yet" in blocking.sentence
 
@@ -71,6 +76,8 @@ def test_elementwise_ops_within_a_factor_two_are_alike():
     assert "160 µs to 270 µs" in text and "Alike" in text
     slow_sin = tuple(
         dataclasses.replace(r, measurement=dataclasses.replace(r.measurement, samples=(1e-3,)))
-        if r.label == "sin" else r for r in RECORDS
-    )  # fmt: skip
+        if r.label == "sin"
+        else r
+        for r in RECORDS
+    )
     assert "Not alike here: sin" in clock.elementwise_sentence(slow_sin)

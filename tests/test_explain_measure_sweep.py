@@ -63,7 +63,10 @@ def test_the_sentence_names_regimes_and_what_the_empty_call_allows():
 
 
 def test_a_size_above_the_overhead_ceiling_is_said_to_be_above_it():
-    slow_empty = tuple(dataclasses.replace(r, measurement=dataclasses.replace(
-        r.measurement, samples=(1e-3,) * 3)) if r.label == measure_sweep.EMPTY_CALL else r
-        for r in RECORDS)  # fmt: skip
+    slow_empty = tuple(
+        dataclasses.replace(r, measurement=dataclasses.replace(r.measurement, samples=(1e-3,) * 3))
+        if r.label == measure_sweep.EMPTY_CALL
+        else r
+        for r in RECORDS
+    )
     assert "above that ceiling" in measure_sweep.sweep_sentence(slow_empty)

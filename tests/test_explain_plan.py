@@ -35,11 +35,13 @@ def test_a_degree_of_zero_and_search_are_left_to_the_search_and_zero_stage_0_is_
 
 @pytest.mark.parametrize(
     ("fixed", "said"),
-    [((("tp", 3),), "**TP** = 3 does not divide the 64 attention heads."),  # 64 % 3 = 1
-     ((("pp", 3),), "**PP** = 3 does not divide the 1,024 GPUs (tp x pp x cp = 3)."),
-     ((("pp", 128),), "**PP** = 128 (pp = 128 stages) is more than the 80 layers."),
-     ((("interleave", 2),), "**Chunks per stage** = 2 needs pp of 2 or more.")],
-)  # fmt: skip
+    [
+        ((("tp", 3),), "**TP** = 3 does not divide the 64 attention heads."),  # 64 % 3 = 1
+        ((("pp", 3),), "**PP** = 3 does not divide the 1,024 GPUs (tp x pp x cp = 3)."),
+        ((("pp", 128),), "**PP** = 128 (pp = 128 stages) is more than the 80 layers."),
+        ((("interleave", 2),), "**Chunks per stage** = 2 needs pp of 2 or more."),
+    ],
+)
 def test_a_layout_that_cannot_exist_is_refused_naming_its_control(specs, fixed, said):
     with pytest.raises(LayoutError) as e:
         plan.train_view(L70, specs[H100], plan.TrainSetup(fixed=fixed), {})
@@ -114,16 +116,27 @@ def test_a_model_that_fits_nowhere_says_what_the_leanest_layout_needs(specs):
 
 
 def _sample(name, model, device, gpus, regime="train", bound=1.0, measured=2.0):
-    run = SimpleNamespace(name=name, model=model, device=device, gpus=gpus, printed="1",
-                          metric="step_s", source=f"{name}'s paper")  # fmt: skip
+    run = SimpleNamespace(
+        name=name,
+        model=model,
+        device=device,
+        gpus=gpus,
+        printed="1",
+        metric="step_s",
+        source=f"{name}'s paper",
+    )
     return Sample(run, regime, name, bound, measured)
 
 
 def test_the_nearest_runs_are_same_model_and_device_then_model_then_device_then_gpus():
-    runs = [_sample("other", "M2", "D2", 1024), _sample("device", "M2", "D", 1024),
-            _sample("model", "M", "D2", 1024), _sample("both far", "M", "D", 64),
-            _sample("both near", "M", "D", 512),
-            _sample("serve", "M", "D", 1024, "decode")]  # fmt: skip
+    runs = [
+        _sample("other", "M2", "D2", 1024),
+        _sample("device", "M2", "D", 1024),
+        _sample("model", "M", "D2", 1024),
+        _sample("both far", "M", "D", 64),
+        _sample("both near", "M", "D", 512),
+        _sample("serve", "M", "D", 1024, "decode"),
+    ]
     got = plan.nearest(runs, ("train",), "M", "D", {"gpus": 1024})
     # |log2(512/1024)| = 1 < |log2(64/1024)| = 4; the decode run is not a training run
     assert [s.run.name for s in got] == ["both near", "both far", "model", "device", "other"]
@@ -171,8 +184,10 @@ def test_the_best_plan_is_within_the_limits_and_the_table_lists_it_first(served)
 def test_the_serve_takeaway_says_what_stops_the_batch_growing(served):
     best, text = served.best, serve.serve_takeaway(L70, served)
     assert text.startswith(f"{serve.layout_text(best)} wins for Llama-3.1-70B")
-    nxt = min((q for q in served.candidates if q.tp == best.tp and q.batch > best.batch),
-              key=lambda q: q.batch)  # fmt: skip
+    nxt = min(
+        (q for q in served.candidates if q.tp == best.tp and q.batch > best.batch),
+        key=lambda q: q.batch,
+    )
     assert nxt.tpot_s > 0.05
     said = (
         f"batch {nxt.batch} would break the TPOT limit (bound {fmt.seconds(nxt.tpot_s)} > 50.0 ms)"

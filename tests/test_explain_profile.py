@@ -43,8 +43,9 @@ def test_category_times_add_up_to_the_op_time():
 def test_halving_one_op_shows_as_its_change_and_in_the_total():
     ops = profile_records(PROFILE)
     slow = ops[0]
-    faster = dataclasses.replace(slow, measurement=Measurement(
-        samples=tuple(s / 2 for s in slow.measurement.samples)))  # fmt: skip
+    faster = dataclasses.replace(
+        slow, measurement=Measurement(samples=tuple(s / 2 for s in slow.measurement.samples))
+    )
     after = tuple(faster if r is slow else r for r in PROFILE)
     table = view.compare(PROFILE, after)
     row = table[table["op"] == slow.label].iloc[0]

@@ -33,7 +33,10 @@ def _margins(fig: go.Figure) -> tuple:
 def test_every_builder_fits_its_margins_and_hangs_its_legend_at_the_foot(specs, name):
     fig = BUILDERS[name](specs, LIGHT)
     assert (fig.layout.legend.yref, fig.layout.legend.y, fig.layout.legend.yanchor) == (
-        "container", 0, "bottom"), fig.layout.legend  # fmt: skip
+        "container",
+        0,
+        "bottom",
+    ), fig.layout.legend
     # Fitted already (at its own width, at most the main column's): fitting again at the
     # main column's width changes nothing. Unfitted, base_layout's 40 px bottom would grow.
     before = _margins(fig)
@@ -77,8 +80,10 @@ def test_the_bottom_margin_holds_the_x_labels_their_title_and_the_legend_rows():
 
 def test_a_titled_legend_group_adds_its_title_row():
     plain = [go.Scatter(y=[1], name=n, legendgroup="g") for n in ("x", "y")]
-    titled = [go.Scatter(y=[1], name=n, legendgroup="g", legendgrouptitle={"text": "G"})
-              for n in ("x", "y")]  # fmt: skip
+    titled = [
+        go.Scatter(y=[1], name=n, legendgroup="g", legendgrouptitle={"text": "G"})
+        for n in ("x", "y")
+    ]
     gap = fit_margins(_fig(*titled)).layout.margin.b - fit_margins(_fig(*plain)).layout.margin.b
     assert gap == LEGEND_ROW_PX
 

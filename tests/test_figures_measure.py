@@ -45,7 +45,10 @@ def test_the_sweep_draws_one_trace_per_regime_under_both_ceilings(h100):
     assert names[0].startswith("spec roof at I(n), NVIDIA H100 SXM bf16")
     assert names[1] == OVERHEAD and fig.data[1].line.dash == "dash"
     assert [n.split(":")[1].split("(")[0].strip() for n in names[2:]] == [
-        "overhead", "utilisation", "compute roof"]  # fmt: skip
+        "overhead",
+        "utilisation",
+        "compute roof",
+    ]
     assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
 
 

@@ -45,8 +45,11 @@ def test_the_memory_chart_stacks_each_part_and_draws_the_capacity_across():
     bars = [("#1", {"weights": 30 * GIB, "activations": 20 * GIB}), ("#2", second)]
     fig = charts.memory_per_gpu_figure(bars, 80 * GIB, LIGHT)
     stacked = {t.name: list(t.x) for t in fig.data if t.type == "bar"}
-    assert stacked == {"weights": [30 * GIB, 15 * GIB], "gradients": [0.0, 15 * GIB],
-                       "activations": [20 * GIB, 40 * GIB]}  # fmt: skip
+    assert stacked == {
+        "weights": [30 * GIB, 15 * GIB],
+        "gradients": [0.0, 15 * GIB],
+        "activations": [20 * GIB, 40 * GIB],
+    }
     (cap,) = [t for t in fig.data if t.type == "scatter"]
     assert list(cap.x) == [80 * GIB, 80 * GIB] and cap.name == "capacity 80.0 GiB"
     assert list(cap.y) == ["#1", "#2"]
@@ -65,11 +68,13 @@ def served(specs):
 
 
 def test_the_frontier_chart_has_a_trace_per_tp_the_frontier_the_best_and_the_limit(served):
-    fig = charts.frontier_figure(served.candidates, served.frontier, served.best, 0.05,
-                                 theme=LIGHT)  # fmt: skip
+    fig = charts.frontier_figure(served.candidates, served.frontier, served.best, 0.05, theme=LIGHT)
     tps = sorted({p.tp for p in served.candidates})
-    assert [t.name for t in fig.data] == [*(f"TP {t}" for t in tps), "frontier",
-                                          "best within limits"]  # fmt: skip
+    assert [t.name for t in fig.data] == [
+        *(f"TP {t}" for t in tps),
+        "frontier",
+        "best within limits",
+    ]
     assert sum(len(t.x) for t in fig.data[: len(tps)]) == len(served.candidates)
     star = fig.data[-1]
     assert (star.x[0], star.y[0]) == (served.best.tpot_s, served.best.per_gpu)

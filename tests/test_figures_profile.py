@@ -17,8 +17,12 @@ LOW_ROOF = Roofs("a roof below the ops", (("fp32", 1e9),), 1e9)  # 1 GFLOP/s, 1 
 
 
 def _points(fig):
-    return [(x, y, s, t) for d in fig.data if d.mode == "markers+text"
-            for x, y, s, t in zip(d.x, d.y, d.marker.size, d.text, strict=True)]  # fmt: skip
+    return [
+        (x, y, s, t)
+        for d in fig.data
+        if d.mode == "markers+text"
+        for x, y, s, t in zip(d.x, d.y, d.marker.size, d.text, strict=True)
+    ]
 
 
 def test_ops_sit_at_their_measured_rate_even_above_the_roof():

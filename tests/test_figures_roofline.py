@@ -17,9 +17,18 @@ from perfcore.model.chip.roofline import estimate, ridge_point
 def point(label, flops, n_bytes, seconds):
     """A measured point with a 10 % spread around `seconds`."""
     m = Measurement((seconds * 0.9, seconds, seconds * 1.1))
-    r = Record(experiment="sweep", label=label, device="test device", backend="gpu",
-               jax_version="0", timestamp="2025-01-31T12:00:00+00:00", measurement=m,
-               precision="fp16", flops=flops, bytes=n_bytes)  # fmt: skip
+    r = Record(
+        experiment="sweep",
+        label=label,
+        device="test device",
+        backend="gpu",
+        jax_version="0",
+        timestamp="2025-01-31T12:00:00+00:00",
+        measurement=m,
+        precision="fp16",
+        flops=flops,
+        bytes=n_bytes,
+    )
     return dataclasses.replace(measured_point(r), label=label)
 
 

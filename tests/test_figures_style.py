@@ -25,8 +25,10 @@ def _colours(fig) -> list[tuple[str, str]]:
             for c in value if isinstance(value, list) else [value]:
                 found.append((f"{t.get('name')} {part}", c))
     layout = fig.to_plotly_json()["layout"]
-    found += [(f"annotation {a.get('text')}", a.get("font", {}).get("color"))
-              for a in layout.get("annotations", [])]  # fmt: skip
+    found += [
+        (f"annotation {a.get('text')}", a.get("font", {}).get("color"))
+        for a in layout.get("annotations", [])
+    ]
     found += [("arrow", a.get("arrowcolor")) for a in layout.get("annotations", [])]
     found += [("shape", s.get("line", {}).get("color")) for s in layout.get("shapes", [])]
     return [(where, c) for where, c in found if c is not None]
@@ -69,8 +71,11 @@ def test_themes_are_keyed_by_streamlits_theme_type():
 
 def test_point_labels_write_names_up_to_the_limit_only():
     names = [f"d{i}" for i in range(LABEL_LIMIT)]
-    assert point_labels(names) == {"mode": "markers+text", "text": names,
-                                   "textposition": "top center"}  # fmt: skip
+    assert point_labels(names) == {
+        "mode": "markers+text",
+        "text": names,
+        "textposition": "top center",
+    }
     assert point_labels([*names, "one more"]) == {"mode": "markers"}
     assert point_labels(names[:2], among=LABEL_LIMIT + 1) == {"mode": "markers"}
 
@@ -98,8 +103,15 @@ def test_short_names_drop_the_vendor(specs):
     assert short_name(specs["AMD Instinct MI300X"]) == "MI300X"
 
 
-@pytest.mark.parametrize("name", ["scale_out_figure", "precision_roofline_figure",
-                                  "faster_chip_figure", "occupancy_sawtooth_figure"])  # fmt: skip
+@pytest.mark.parametrize(
+    "name",
+    [
+        "scale_out_figure",
+        "precision_roofline_figure",
+        "faster_chip_figure",
+        "occupancy_sawtooth_figure",
+    ],
+)
 def test_every_line_and_point_has_a_legend_entry_or_a_label(specs, name):
     fig = BUILDERS[name](specs, DARK)
     for t in fig.data:

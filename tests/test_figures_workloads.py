@@ -43,8 +43,12 @@ def test_memory_figure_says_does_not_fit_plainly(specs):
     v = view.view(m, specs[H100], view.Setup())
     fig = charts.memory_figure([(H100, view.memory_parts(v.memory), v.memory.capacity, 1)])
     assert "does not fit on 1 GPU" in fig.layout.title.text
-    assert [t.name for t in fig.data][:4] == ["weights", "KV cache", "activations",
-                                              "gradients + optimizer"]  # fmt: skip
+    assert [t.name for t in fig.data][:4] == [
+        "weights",
+        "KV cache",
+        "activations",
+        "gradients + optimizer",
+    ]
     assert fig.data[-1].y[0] == pytest.approx(specs[H100].memory_bytes)
 
 

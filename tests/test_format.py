@@ -9,20 +9,39 @@ from perfcore import format as fmt
 
 @pytest.mark.parametrize(
     ("fn", "value", "text"),
-    [(fmt.flops_per_s, 989.4e12, "989 TFLOP/s"), (fmt.flops_per_s, 1.979e15, "1.98 PFLOP/s"),
-     (fmt.bytes_per_s, 3.35e12, "3.35 TB/s"), (fmt.bytes_per_s, 900e9, "900 GB/s"),
-     (fmt.capacity, 80 * 1024**3, "80.0 GiB"), (fmt.capacity, 228 * 1024, "228 KiB"),
-     (fmt.traffic, 33.6e6, "33.6 MB"), (fmt.seconds, 390e-6, "390 µs"),
-     (fmt.seconds, 0.0272, "27.2 ms"), (fmt.seconds, 1.52, "1.52 s"),
-     (fmt.intensity, 295.52, "296 FLOP/byte"), (fmt.percent, 0.504, "50.4 %"),
-     (fmt.ratio, 7.92, "7.9x"), (fmt.flops, 137.4e9, "137 GFLOP")],
-)  # fmt: skip
+    [
+        (fmt.flops_per_s, 989.4e12, "989 TFLOP/s"),
+        (fmt.flops_per_s, 1.979e15, "1.98 PFLOP/s"),
+        (fmt.bytes_per_s, 3.35e12, "3.35 TB/s"),
+        (fmt.bytes_per_s, 900e9, "900 GB/s"),
+        (fmt.capacity, 80 * 1024**3, "80.0 GiB"),
+        (fmt.capacity, 228 * 1024, "228 KiB"),
+        (fmt.traffic, 33.6e6, "33.6 MB"),
+        (fmt.seconds, 390e-6, "390 µs"),
+        (fmt.seconds, 0.0272, "27.2 ms"),
+        (fmt.seconds, 1.52, "1.52 s"),
+        (fmt.intensity, 295.52, "296 FLOP/byte"),
+        (fmt.percent, 0.504, "50.4 %"),
+        (fmt.ratio, 7.92, "7.9x"),
+        (fmt.flops, 137.4e9, "137 GFLOP"),
+    ],
+)
 def test_numbers_carry_their_units(fn, value, text):
     assert fn(value) == text
 
 
-@pytest.mark.parametrize("fn", [fmt.flops_per_s, fmt.bytes_per_s, fmt.capacity, fmt.seconds,
-                                fmt.intensity, fmt.percent, fmt.ratio])  # fmt: skip
+@pytest.mark.parametrize(
+    "fn",
+    [
+        fmt.flops_per_s,
+        fmt.bytes_per_s,
+        fmt.capacity,
+        fmt.seconds,
+        fmt.intensity,
+        fmt.percent,
+        fmt.ratio,
+    ],
+)
 def test_none_is_not_published(fn):
     assert fn(None) == fmt.NOT_PUBLISHED
 
@@ -44,17 +63,19 @@ def test_numbers_and_plain_text_are_written_as_they_are(value):
 
 @pytest.mark.parametrize(
     ("kind", "values", "unit", "texts"),
-    [("flops_per_s", [989.4e12, 125e12], "TFLOP/s", ["989", "125"]),
-     ("bytes_per_s", [3.35e12, 0.9e12], "TB/s", ["3.35", "0.90"]),
-     ("seconds", [139e-6, 2e-3], "ms", ["0.14", "2.00"]),
-     ("seconds", [2.5, 0.5], "s", ["2.50", "0.50"]),
-     ("percent", [0.0006, 0.504], "%", ["0.060", "50.400"]),
-     ("capacity", [80 * 1024**3, 16 * 1024**3], "GiB", ["80.0", "16.0"]),
-     ("traffic", [33.6e6], "MB", ["33.6"]),
-     ("intensity", [295.5, 1365.3], "FLOP/byte", ["296", "1,365"]),
-     ("flops_per_s", [34e12, 67e12, 990e12, 1979e12], "TFLOP/s", ["34", "67", "990", "1,979"]),
-     ("flops_per_s", [7.8e12, 15.7e12, 125e12], "TFLOP/s", ["7.8", "15.7", "125.0"])],
-)  # fmt: skip
+    [
+        ("flops_per_s", [989.4e12, 125e12], "TFLOP/s", ["989", "125"]),
+        ("bytes_per_s", [3.35e12, 0.9e12], "TB/s", ["3.35", "0.90"]),
+        ("seconds", [139e-6, 2e-3], "ms", ["0.14", "2.00"]),
+        ("seconds", [2.5, 0.5], "s", ["2.50", "0.50"]),
+        ("percent", [0.0006, 0.504], "%", ["0.060", "50.400"]),
+        ("capacity", [80 * 1024**3, 16 * 1024**3], "GiB", ["80.0", "16.0"]),
+        ("traffic", [33.6e6], "MB", ["33.6"]),
+        ("intensity", [295.5, 1365.3], "FLOP/byte", ["296", "1,365"]),
+        ("flops_per_s", [34e12, 67e12, 990e12, 1979e12], "TFLOP/s", ["34", "67", "990", "1,979"]),
+        ("flops_per_s", [7.8e12, 15.7e12, 125e12], "TFLOP/s", ["7.8", "15.7", "125.0"]),
+    ],
+)
 def test_a_column_gets_one_prefix_from_its_median_value(kind, values, unit, texts):
     scale = fmt.column_scale(kind, values)
     assert scale.unit == unit

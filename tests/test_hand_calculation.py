@@ -152,9 +152,13 @@ def test_occupancy_batch_one_headline(h100):
 
 @pytest.mark.parametrize(
     ("nodes", "per_gpu_gb", "ms", "share"),
-    [(1, "24.5", "27.2", None), (2, "1.75", "62.2", "56"), (4, "2.62", "79.7", "66"),
-     (16, "3.28", "92.8", "71")],
-)  # fmt: skip
+    [
+        (1, "24.5", "27.2", None),
+        (2, "1.75", "62.2", "56"),
+        (4, "2.62", "79.7", "66"),
+        (16, "3.28", "92.8", "71"),
+    ],
+)
 def test_scale_out_rows(h100, nodes, per_gpu_gb, ms, share):
     grads = 7e9 * 2
     ar = hierarchical_allreduce(
@@ -210,9 +214,14 @@ def test_pitfall_shard_across_nodes(h100):
 
 @pytest.mark.parametrize(
     ("scale", "tflops", "bound"),
-    [(0.01, "9.9", "memory"), (0.5, "495.0", "memory"), (1, "990.0", "compute"),
-     (2, "990.0", "compute"), (100, "990.0", "compute")],
-)  # fmt: skip
+    [
+        (0.01, "9.9", "memory"),
+        (0.5, "495.0", "memory"),
+        (1, "990.0", "compute"),
+        (2, "990.0", "compute"),
+        (100, "990.0", "compute"),
+    ],
+)
 def test_roofline_min_of_two_lines(h100, scale, tflops, bound):
     peak, bw = h100.peak_flops("fp16"), h100.memory_bytes_per_s
     ridge = ridge_point(peak, bw)

@@ -8,9 +8,14 @@ from perfcore.model.chip.hierarchy import ESTIMATE, SPEC, UNKNOWN, flops_forgone
 
 def test_levels_run_from_registers_out_to_pcie(h100):
     assert [lv.name for lv in levels(h100)] == [
-        "registers", "shared memory/L1", "L2 cache", "device memory", "scale-up link",
-        "scale-out network", "PCIe (host)",
-    ]  # fmt: skip
+        "registers",
+        "shared memory/L1",
+        "L2 cache",
+        "device memory",
+        "scale-up link",
+        "scale-out network",
+        "PCIe (host)",
+    ]
 
 
 def test_latency_grows_down_the_chain_to_the_network(h100):

@@ -132,8 +132,9 @@ def test_the_lock_serializes_two_concurrent_runs():
             waits.append((name, message))
             b_waiting.set()
 
-        runner.run_suite("quick", experiments=("blocking",), progress=progress,
-                            wait_callback=waiting)  # fmt: skip
+        runner.run_suite(
+            "quick", experiments=("blocking",), progress=progress, wait_callback=waiting
+        )
         spans[name] = (stamps[0], stamps[-1])
 
     first = threading.Thread(target=run, args=("a",))

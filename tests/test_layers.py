@@ -72,8 +72,15 @@ def layer(module: str) -> str | None:
         return "model"
     if parts[0] == "tests":
         return "support" if parts[1:2] == ["support"] else "tests"
-    return {"ui": "ui", "app": "pages", "app_pages": "pages", "bench": "bench",
-            "scripts": "scripts", "dev": "tests", "conftest": "tests"}.get(parts[0])  # fmt: skip
+    return {
+        "ui": "ui",
+        "app": "pages",
+        "app_pages": "pages",
+        "bench": "bench",
+        "scripts": "scripts",
+        "dev": "tests",
+        "conftest": "tests",
+    }.get(parts[0])
 
 
 def imported(tree: ast.AST) -> list[tuple[int, str]]:
@@ -85,8 +92,11 @@ def imported(tree: ast.AST) -> list[tuple[int, str]]:
             found += [(node.lineno, a.name) for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             base = ROOT.joinpath(*node.module.split("."))
-            subs = [f"{node.module}.{a.name}" for a in node.names
-                    if (base / f"{a.name}.py").exists() or (base / a.name).is_dir()]  # fmt: skip
+            subs = [
+                f"{node.module}.{a.name}"
+                for a in node.names
+                if (base / f"{a.name}.py").exists() or (base / a.name).is_dir()
+            ]
             found += [(node.lineno, n) for n in subs or [node.module]]
     return found
 
@@ -140,8 +150,10 @@ def room_problems(module: str, source: str) -> list[str]:
 def graph() -> dict[str, set[str]]:
     """module -> the first-party modules it imports (lazily too), by dotted name."""
     mods = modules()
-    return {m: {n for _, n in imported(ast.parse(path.read_text())) if n in mods and n != m}
-            for m, path in mods.items()}  # fmt: skip
+    return {
+        m: {n for _, n in imported(ast.parse(path.read_text())) if n in mods and n != m}
+        for m, path in mods.items()
+    }
 
 
 def circles(edges: dict[str, set[str]]) -> list[list[str]]:
@@ -234,7 +246,7 @@ def test_every_module_imports_only_the_layers_below_it():
         ("bench.pages", "from tests.test_app import PAGES", "a test module"),
         ("tests.test_app", "from conftest import run_page", "a test module"),
     ],
-)  # fmt: skip
+)
 def test_an_upward_import_is_reported(module, source, says):
     """The checker itself can fail: each of these breaks the contract."""
     (problem,) = problems(module, source)

@@ -13,11 +13,15 @@ def models():
 
 @pytest.mark.parametrize(
     ("fields", "field", "words"),
-    [({"tp": 0}, "tp", "from 1"), ({"zero": 4}, "zero", "ZeRO stage"),
-     ({"recompute": "some"}, "recompute", "none, selective, full"),
-     ({"interleave": 2}, "interleave", "pp of 2"), ({"dp": 2.5}, "dp", "whole number"),
-     ({"micro_batch": True}, "micro_batch", "whole number")],
-)  # fmt: skip
+    [
+        ({"tp": 0}, "tp", "from 1"),
+        ({"zero": 4}, "zero", "ZeRO stage"),
+        ({"recompute": "some"}, "recompute", "none, selective, full"),
+        ({"interleave": 2}, "interleave", "pp of 2"),
+        ({"dp": 2.5}, "dp", "whole number"),
+        ({"micro_batch": True}, "micro_batch", "whole number"),
+    ],
+)
 def test_an_impossible_value_is_refused_naming_its_field(fields, field, words):
     with pytest.raises(LayoutError, match=words) as err:
         Layout(**fields)
@@ -27,16 +31,23 @@ def test_an_impossible_value_is_refused_naming_its_field(fields, field, words):
 
 @pytest.mark.parametrize(
     ("model", "fields", "gpus", "field", "words"),
-    [("Llama-3.1-70B", {"tp": 3, "dp": 1}, 3, "tp", "64 attention heads"),
-     ("Llama-3.1-70B", {"pp": 81}, 81, "pp", "more than the 80 layers"),
-     ("Llama-3.1-70B", {"tp": 8, "dp": 4}, 64, "gpus", "= 32"),
-     ("Llama-3.1-70B", {"tp": 8, "dp": 8, "micro_batch": 5}, 64, "micro_batch", "sequences"),
-     ("Llama-3.1-70B", {"cp": 3, "dp": 1}, 3, "cp", "2 x cp"),
-     ("Mixtral-8x7B", {"ep": 3, "dp": 3}, 3, "ep", "8 experts"),
-     ("Mixtral-8x7B", {"ep": 4, "dp": 2}, 2, "ep", "dp x cp"),
-     ("Llama-3.1-70B", {"pp": 4, "interleave": 2, "dp": 2, "micro_batch": 16}, 8, "interleave",
-      "multiple of pp")],
-)  # fmt: skip
+    [
+        ("Llama-3.1-70B", {"tp": 3, "dp": 1}, 3, "tp", "64 attention heads"),
+        ("Llama-3.1-70B", {"pp": 81}, 81, "pp", "more than the 80 layers"),
+        ("Llama-3.1-70B", {"tp": 8, "dp": 4}, 64, "gpus", "= 32"),
+        ("Llama-3.1-70B", {"tp": 8, "dp": 8, "micro_batch": 5}, 64, "micro_batch", "sequences"),
+        ("Llama-3.1-70B", {"cp": 3, "dp": 1}, 3, "cp", "2 x cp"),
+        ("Mixtral-8x7B", {"ep": 3, "dp": 3}, 3, "ep", "8 experts"),
+        ("Mixtral-8x7B", {"ep": 4, "dp": 2}, 2, "ep", "dp x cp"),
+        (
+            "Llama-3.1-70B",
+            {"pp": 4, "interleave": 2, "dp": 2, "micro_batch": 16},
+            8,
+            "interleave",
+            "multiple of pp",
+        ),
+    ],
+)
 def test_a_layout_the_model_cannot_take_is_refused_with_the_reason(
     models, model, fields, gpus, field, words
 ):

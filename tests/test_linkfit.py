@@ -55,15 +55,27 @@ def record(collective, n, size, seconds):
     """A collectives record of one size as experiments.collectives writes it."""
     sent = comm.collective_bytes(collective, size, n)
     return Record(
-        experiment="collectives", label=f"{collective} {size}", device="cpu", backend="cpu",
-        jax_version="0", timestamp="2026-01-01T00:00:00+00:00", shapes=((n, size // 4),),
-        bytes=sent, size=size, size_kind="bytes", measurement=Measurement((seconds,)),
-    )  # fmt: skip
+        experiment="collectives",
+        label=f"{collective} {size}",
+        device="cpu",
+        backend="cpu",
+        jax_version="0",
+        timestamp="2026-01-01T00:00:00+00:00",
+        shapes=((n, size // 4),),
+        bytes=sent,
+        size=size,
+        size_kind="bytes",
+        measurement=Measurement((seconds,)),
+    )
 
 
 # nccl-tests' PERFORMANCE.md bus factors for 8 ranks: 2(n-1)/n for all-reduce, else (n-1)/n.
-NCCL_FACTOR_8 = {"all-reduce": 1.75, "all-gather": 0.875, "reduce-scatter": 0.875,
-                 "all-to-all": 0.875}  # fmt: skip
+NCCL_FACTOR_8 = {
+    "all-reduce": 1.75,
+    "all-gather": 0.875,
+    "reduce-scatter": 0.875,
+    "all-to-all": 0.875,
+}
 
 
 @pytest.mark.parametrize("collective", sorted(NCCL_FACTOR_8))

@@ -9,8 +9,19 @@ from perfcore.cli import main
 
 H100 = "NVIDIA H100 SXM"
 BASE = ["llm", "--model", "Llama-2-7B", "--device", H100]
-KEYS = {"flops", "bytes", "bytes_parts", "intensity", "time_s", "time_bound_s", "memory_bytes",
-        "fits", "gpus_needed", "params", "per_op"}  # fmt: skip
+KEYS = {
+    "flops",
+    "bytes",
+    "bytes_parts",
+    "intensity",
+    "time_s",
+    "time_bound_s",
+    "memory_bytes",
+    "fits",
+    "gpus_needed",
+    "params",
+    "per_op",
+}
 
 
 def run_json(capsys, *argv: str) -> dict:
@@ -27,8 +38,18 @@ def test_models_lists_every_model(capsys):
 
 @pytest.mark.parametrize("phase", ["prefill", "decode", "generate", "train"])
 def test_json_has_every_key_the_issue_lists(capsys, phase):
-    r = run_json(capsys, *BASE[1:], "--phase", phase, "--batch", "2", "--context", "256",
-                 "--output-tokens", "8")  # fmt: skip
+    r = run_json(
+        capsys,
+        *BASE[1:],
+        "--phase",
+        phase,
+        "--batch",
+        "2",
+        "--context",
+        "256",
+        "--output-tokens",
+        "8",
+    )
     assert set(r) >= KEYS
     assert set(r["bytes_parts"]) == {"weights", "kv_read", "kv_write", "activations"}
     assert set(r["memory_bytes"]) == {"weights", "kv_cache", "activations", "optimizer"}
@@ -48,8 +69,17 @@ def test_decode_json_matches_the_standard_accounting(capsys):
 
 
 def test_eight_bit_weights_on_a100_run_the_math_at_int8(capsys):
-    r = run_json(capsys, "--model", "Llama-2-7B", "--device", "NVIDIA A100 SXM4 80GB",
-                 "--weights-bits", "8", "--act-bits", "8")  # fmt: skip
+    r = run_json(
+        capsys,
+        "--model",
+        "Llama-2-7B",
+        "--device",
+        "NVIDIA A100 SXM4 80GB",
+        "--weights-bits",
+        "8",
+        "--act-bits",
+        "8",
+    )
     assert r["math_precision"] == "int8"
 
 
@@ -59,8 +89,9 @@ def test_json_stays_valid_where_capacity_is_unpublished(capsys, tmp_path):
     cells[0], cells[6] = "No capacity GPU", ""  # memory_gib empty: not published
     path = tmp_path / "specs.csv"
     path.write_text(lines[0] + "\n" + ",".join(cells) + "\n")
-    r = run_json(capsys, "--model", "Llama-2-7B", "--device", "No capacity GPU",
-                 "--specs", str(path))  # fmt: skip
+    r = run_json(
+        capsys, "--model", "Llama-2-7B", "--device", "No capacity GPU", "--specs", str(path)
+    )
     assert r["fits"] is None and r["gpus_needed"] is None and r["capacity_bytes"] is None
 
 
@@ -71,16 +102,18 @@ def test_tp_adds_communication_time(capsys):
 
 @pytest.mark.parametrize(
     ("argv", "message"),
-    [(["--model", "Llama-2-7b"], "unknown model 'Llama-2-7b'; closest valid: Llama-2-7B"),
-     (["--device", "H100"], "unknown device 'H100'"),
-     (["--phase", "decod"], "unknown phase 'decod'; closest valid: decode"),
-     (["--batch", "0"], "--batch = '0' is not usable: expected an integer from 1 to"),
-     (["--context", "1.5"], "--context = '1.5' is not usable: expected an integer"),
-     (["--tp", "inf"], "--tp = 'inf' is not usable: expected an integer from 1 to 1,024"),
-     (["--batch", "abc"], "--batch = 'abc' is not usable"),
-     (["--specs", "/no/such.csv"], "cannot read /no/such.csv"),
-     (["--models", "/no/such.csv"], "cannot read /no/such.csv")],
-)  # fmt: skip
+    [
+        (["--model", "Llama-2-7b"], "unknown model 'Llama-2-7b'; closest valid: Llama-2-7B"),
+        (["--device", "H100"], "unknown device 'H100'"),
+        (["--phase", "decod"], "unknown phase 'decod'; closest valid: decode"),
+        (["--batch", "0"], "--batch = '0' is not usable: expected an integer from 1 to"),
+        (["--context", "1.5"], "--context = '1.5' is not usable: expected an integer"),
+        (["--tp", "inf"], "--tp = 'inf' is not usable: expected an integer from 1 to 1,024"),
+        (["--batch", "abc"], "--batch = 'abc' is not usable"),
+        (["--specs", "/no/such.csv"], "cannot read /no/such.csv"),
+        (["--models", "/no/such.csv"], "cannot read /no/such.csv"),
+    ],
+)
 def test_bad_names_and_numbers_exit_2_with_one_line(capsys, argv, message):
     args = dict(zip(BASE[1::2], BASE[2::2], strict=True))
     args.update(dict(zip(argv[::2], argv[1::2], strict=True)))

@@ -56,8 +56,12 @@ def test_all_four_collectives_over_all_8_devices_from_1_kib(single):
 
 
 # nccl-tests' PERFORMANCE.md bus factors for 8 ranks: 2(n-1)/n for all-reduce, else (n-1)/n.
-NCCL_FACTOR_8 = {"all-reduce": 1.75, "all-gather": 0.875, "reduce-scatter": 0.875,
-                 "all-to-all": 0.875}  # fmt: skip
+NCCL_FACTOR_8 = {
+    "all-reduce": 1.75,
+    "all-gather": 0.875,
+    "reduce-scatter": 0.875,
+    "all-to-all": 0.875,
+}
 
 
 def test_busbw_over_algbw_is_nccl_tests_factor_and_bytes_are_what_each_rank_sends(single):

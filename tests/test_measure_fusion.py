@@ -54,8 +54,13 @@ def test_k_calls_not_waited_on_take_no_longer_than_with_a_wait_after_each():
     unwaited median is at most the waited one plus 10 % for the noise of 2 shared cores
     (when measured the waited chain took 2.7-3.2x the unwaited: a small step shows the round
     trip, a large one hides it in the step's own time)."""
-    suite = dataclasses.replace(runner.resolve_suite("quick", "cpu"), fusion_chain=(8,),
-                                repeats=25, fusion_elements=2**18, budget_s=10.0)  # fmt: skip
+    suite = dataclasses.replace(
+        runner.resolve_suite("quick", "cpu"),
+        fusion_chain=(8,),
+        repeats=25,
+        fusion_elements=2**18,
+        budget_s=10.0,
+    )
     by_label = {r.label: r for r in runner.run_suite(suite, experiments=("fusion",))}
     dispatched, waited = by_label["unfused, k=8"], by_label["unfused, waited every step, k=8"]
     print(dispatched.note)

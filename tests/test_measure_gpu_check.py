@@ -48,8 +48,15 @@ def test_tiny_runs_on_the_cpu_and_writes_the_results_file(tmp_path):
 
 
 def test_tiny_prints_the_bandwidth_sweeps_overhead_per_pass_and_its_path(tmp_path):
-    args = ("--tiny", "--experiment", "roofline", "--experiment", "collectives", "--out",
-            str(tmp_path / "check.json"))  # fmt: skip
+    args = (
+        "--tiny",
+        "--experiment",
+        "roofline",
+        "--experiment",
+        "collectives",
+        "--out",
+        str(tmp_path / "check.json"),
+    )
     done = gpu_check(*args, xla_flags="--xla_force_host_platform_device_count=2")
     assert done.returncode == 0, done.stderr[-3000:]
     assert "overhead per pass" in done.stdout and "(scale, loop: slope of" in done.stdout

@@ -66,8 +66,13 @@ def test_transformer_matmul_flops_equal_the_hand_count(profiles):
     assert sum(o.flops for o in p.ops) == cost["flops"]
     module = _module(p, capture)
     traced = {o.name for o in p.ops}
-    dots = [i for name in traced for c in hlo.called(module, module.instructions["%" + name])
-            for i in module.computations[c] if i.opcode == "dot"]  # fmt: skip
+    dots = [
+        i
+        for name in traced
+        for c in hlo.called(module, module.instructions["%" + name])
+        for i in module.computations[c]
+        if i.opcode == "dot"
+    ]
     assert sum(hlo.dot_flops(module, d) for d in dots) == 218_103_808
 
 
@@ -80,8 +85,12 @@ def test_every_matmul_costs_2mnk_from_its_shapes(profiles, name):
     matmuls = [o for o in p.ops if o.category == hlo.MATMUL]
     assert matmuls
     for op in matmuls:
-        (dot,) = [i for c in hlo.called(module, module.instructions["%" + op.name])
-                  for i in module.computations[c] if i.opcode == "dot"]  # fmt: skip
+        (dot,) = [
+            i
+            for c in hlo.called(module, module.instructions["%" + op.name])
+            for i in module.computations[c]
+            if i.opcode == "dot"
+        ]
         lhs = [
             int(d)
             for d in re.search(r"\[([\d,]+)\]", hlo.operand_shape(module, dot.operands[0]))

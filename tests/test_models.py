@@ -24,10 +24,21 @@ TOLERANCE = 0.015  # the issue's bar: computed within 1.5 % of the published cou
 
 # The models the issue names, as data/models.csv names them.
 ISSUE_MODELS = (
-    "Llama-2-7B", "Llama-2-13B", "Llama-2-70B", "GPT-3 175B", "Llama-3.1-8B", "Llama-3.1-70B",
-    "Llama-3.1-405B", "Mistral-7B-v0.1", "Qwen2.5-7B", "Qwen2.5-72B", "Gemma-2-9B",
-    "Gemma-2-27B", "Mixtral-8x7B", "Mixtral-8x22B",
-)  # fmt: skip
+    "Llama-2-7B",
+    "Llama-2-13B",
+    "Llama-2-70B",
+    "GPT-3 175B",
+    "Llama-3.1-8B",
+    "Llama-3.1-70B",
+    "Llama-3.1-405B",
+    "Mistral-7B-v0.1",
+    "Qwen2.5-7B",
+    "Qwen2.5-72B",
+    "Gemma-2-9B",
+    "Gemma-2-27B",
+    "Mixtral-8x7B",
+    "Mixtral-8x22B",
+)
 
 
 def by_name(name: str) -> Model:
@@ -210,7 +221,7 @@ BROKEN = [
     (dict(moe_intermediate="1408"), "'moe_intermediate': got '1408'; expected empty for a dense"),
     (dict(published_active_params_b="1"), "'published_active_params_b': got '1'; expected empty"),
     (dict(shared_experts="-1"), "'shared_experts': got '-1'; expected a whole number from 0"),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("cells", "expected"), BROKEN, ids=[next(iter(c)) for c, _ in BROKEN])
@@ -273,16 +284,26 @@ def models(draw) -> Model:
     experts = draw(st.sampled_from([1, 1, 8, 64]))
     window = draw(st.none() | st.integers(1, 8192))
     return Model(
-        name="m", family="f", layers=layers, hidden=draw(st.integers(64, 16384)), heads=heads,
-        kv_heads=kv_heads, head_dim=draw(st.sampled_from([64, 128, 256])),
-        intermediate=draw(st.integers(64, 65536)), gated_mlp=draw(st.booleans()),
-        vocab=draw(st.integers(1000, 262144)), tied_embeddings=draw(st.booleans()),
-        experts=experts, experts_per_token=draw(st.integers(1, experts)),
+        name="m",
+        family="f",
+        layers=layers,
+        hidden=draw(st.integers(64, 16384)),
+        heads=heads,
+        kv_heads=kv_heads,
+        head_dim=draw(st.sampled_from([64, 128, 256])),
+        intermediate=draw(st.integers(64, 65536)),
+        gated_mlp=draw(st.booleans()),
+        vocab=draw(st.integers(1000, 262144)),
+        tied_embeddings=draw(st.booleans()),
+        experts=experts,
+        experts_per_token=draw(st.integers(1, experts)),
         shared_experts=draw(st.integers(0, 2)) if experts > 1 else 0,
-        max_context=131072, sliding_window=window,
+        max_context=131072,
+        sliding_window=window,
         window_layers=draw(st.integers(1, layers)) if window else 0,
-        attention_bias=draw(st.booleans()), published_params=1e9,
-    )  # fmt: skip
+        attention_bias=draw(st.booleans()),
+        published_params=1e9,
+    )
 
 
 @given(models())

@@ -71,8 +71,9 @@ FIRST_RENDER = textwrap.dedent("""
 
 def test_the_page_draws_its_run_button_before_jax_is_imported():
     # A fresh process: another test's JAX import must not hide this page's own.
-    done = subprocess.run([sys.executable, "-c", FIRST_RENDER], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_RENDER], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split()[-2:] == ["False", "False"]
 
@@ -155,12 +156,14 @@ def test_run_with_the_quick_suite_measures_this_cpu():
 
 FAULTS = [
     (DeviceMemoryError("matmul 8192x8192x8192 needs 1e+09 bytes: refused"), "refused"),
-    (BackendFailed("starting JAX", "", "Unable to initialize backend 'cuda'"),
-     "JAX's runtime failed in starting JAX"),
+    (
+        BackendFailed("starting JAX", "", "Unable to initialize backend 'cuda'"),
+        "JAX's runtime failed in starting JAX",
+    ),
     # bugs, not the backend: the old page called any RuntimeError "JAX's backend failed"
     (ZeroDivisionError("inside an experiment"), "Something went wrong in the Measure page's run"),
     (RuntimeError("a bug of ours"), "Something went wrong in the Measure page's run"),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("error", "said"), FAULTS)
@@ -205,9 +208,12 @@ def test_a_link_opens_with_its_experiments_suite_and_spec_row():
 
 @pytest.mark.parametrize(
     ("key", "value", "shown"),
-    [("me_suite", "huge", "default"), ("me_experiments", "rm -rf", None),
-     ("me_spec", "<b>GPU</b>", view.MEASURED_ONLY)],
-)  # fmt: skip
+    [
+        ("me_suite", "huge", "default"),
+        ("me_experiments", "rm -rf", None),
+        ("me_spec", "<b>GPU</b>", view.MEASURED_ONLY),
+    ],
+)
 def test_garbage_link_values_fall_back_with_a_notice(key, value, shown):
     at = run_page("measure", {key: value})
     at = upload(at, cpu(lesson_records())) if key == "me_spec" else at  # the picker needs records

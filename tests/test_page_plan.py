@@ -31,9 +31,16 @@ def test_the_takeaway_names_the_best_layouts_numbers():
 
 
 def test_a_link_restores_a_training_view():
-    query = {**H100, "plan_model": "Llama-3.1-8B", "plan_gpus": "64", "plan_seq": "4096",
-             "plan_global_batch_tokens": "4194304", "plan_precision": "fp8", "plan_tp": "2",
-             "plan_recompute": "selective"}  # fmt: skip
+    query = {
+        **H100,
+        "plan_model": "Llama-3.1-8B",
+        "plan_gpus": "64",
+        "plan_seq": "4096",
+        "plan_global_batch_tokens": "4194304",
+        "plan_precision": "fp8",
+        "plan_tp": "2",
+        "plan_recompute": "selective",
+    }
     at = run_page("plan", query)
     assert not at.exception and not at.error and not notices(at)
     assert at.selectbox(key="plan_model").value == "Llama-3.1-8B"
@@ -46,8 +53,14 @@ def test_a_link_restores_a_training_view():
 
 
 def test_a_link_restores_a_serving_view():
-    query = {**H100, "plan_mode": "serve", "plan_serve_gpus": "16", "plan_serve_tpot_ms": "30",
-             "plan_kv_bits": "16", "plan_serve_input_tokens": "2048"}  # fmt: skip
+    query = {
+        **H100,
+        "plan_mode": "serve",
+        "plan_serve_gpus": "16",
+        "plan_serve_tpot_ms": "30",
+        "plan_kv_bits": "16",
+        "plan_serve_input_tokens": "2048",
+    }
     at = run_page("plan", query)
     assert not at.exception and not at.error and not notices(at)
     assert at.radio(key="plan_mode").value == "serve"
@@ -63,14 +76,28 @@ def test_a_link_restores_a_serving_view():
 
 
 def test_a_hostile_link_falls_back_with_a_notice_naming_each_key():
-    query = {**H100, "plan_model": "<script>", "plan_mode": "pie", "plan_gpus": "-3",
-             "plan_zero": "7", "plan_recompute": "rm -rf", "plan_tokens": "1e999",
-             "plan_tp": "nan"}  # fmt: skip
+    query = {
+        **H100,
+        "plan_model": "<script>",
+        "plan_mode": "pie",
+        "plan_gpus": "-3",
+        "plan_zero": "7",
+        "plan_recompute": "rm -rf",
+        "plan_tokens": "1e999",
+        "plan_tp": "nan",
+    }
     at = run_page("plan", query)
     assert not at.exception and not at.error
     said = " ".join(notices(at))
-    for key in ("plan_model", "plan_mode", "plan_gpus", "plan_zero", "plan_recompute",
-                "plan_tokens", "plan_tp"):  # fmt: skip
+    for key in (
+        "plan_model",
+        "plan_mode",
+        "plan_gpus",
+        "plan_zero",
+        "plan_recompute",
+        "plan_tokens",
+        "plan_tp",
+    ):
         assert f"`{key}=" in said, key
     assert at.selectbox(key="plan_model").value == "Llama-3.1-70B"
     assert at.radio(key="plan_mode").value == "train"
@@ -78,8 +105,13 @@ def test_a_hostile_link_falls_back_with_a_notice_naming_each_key():
 
 
 def test_a_hostile_serving_link_falls_back_with_notices():
-    query = {**H100, "plan_mode": "serve", "plan_serve_tpot_ms": "-1", "plan_kv_bits": "3",
-             "plan_serve_batch": "1e999"}  # fmt: skip
+    query = {
+        **H100,
+        "plan_mode": "serve",
+        "plan_serve_tpot_ms": "-1",
+        "plan_kv_bits": "3",
+        "plan_serve_batch": "1e999",
+    }
     at = run_page("plan", query)
     assert not at.exception and not at.error
     said = " ".join(notices(at))
@@ -97,15 +129,29 @@ def test_a_layout_that_cannot_exist_shows_the_control_and_the_reason():
 
 
 def test_a_model_that_fits_nowhere_says_what_the_leanest_layout_needs():
-    at = run_page("plan", {**H100, "plan_model": "Llama-3.1-405B", "plan_gpus": "8",
-                           "plan_global_batch_tokens": "1048576"})  # fmt: skip
+    at = run_page(
+        "plan",
+        {
+            **H100,
+            "plan_model": "Llama-3.1-405B",
+            "plan_gpus": "8",
+            "plan_global_batch_tokens": "1048576",
+        },
+    )
     assert not at.exception
     assert at.error[0].value.startswith("No layout fits")
 
 
 def test_twice_the_gpus_and_twice_the_batch_never_lower_the_tokens_per_s():
-    at = run_page("plan", {**H100, "plan_model": "Llama-3.1-8B", "plan_gpus": "64",
-                           "plan_global_batch_tokens": "4194304"})  # fmt: skip
+    at = run_page(
+        "plan",
+        {
+            **H100,
+            "plan_model": "Llama-3.1-8B",
+            "plan_gpus": "64",
+            "plan_global_batch_tokens": "4194304",
+        },
+    )
     before = float(metric(at, "Tokens/s (bound)").replace(",", ""))
     at.number_input(key="plan_gpus").set_value(128)
     at.number_input(key="plan_global_batch_tokens").set_value(8388608).run()

@@ -33,8 +33,12 @@ def upload(at, key: str, name: str, data: bytes):
 def _halved() -> bytes:
     """The MLP profile with every op's time halved: the 'after' of a change."""
     records = results.load_results_bytes(MLP, "mlp.json")
-    faster = [dataclasses.replace(r, measurement=Measurement(
-        samples=tuple(s / 2 for s in r.measurement.samples))) for r in records]  # fmt: skip
+    faster = [
+        dataclasses.replace(
+            r, measurement=Measurement(samples=tuple(s / 2 for s in r.measurement.samples))
+        )
+        for r in records
+    ]
     return results.to_json(tuple(faster)).encode()
 
 
@@ -77,11 +81,18 @@ def test_before_and_after_compare_op_by_op():
 def test_a_gpu_capture_is_judged_against_its_spec_row():
     """A capture of one cuBLAS gemm on an H100: matched to its specs row by device_name."""
     proto = xla_private.module_proto((DATA / "gpu_step.hlo").read_text())
-    events = [write.OpEvent(op, "jit_step", 7, run, 100_000 * run + t, d)
-              for run in range(3) for op, t, d in (("custom-call.1", 0, 50_000),
-              ("pallas.1", 52_000, 20_000), ("loop_tanh_fusion", 74_000, 10_000))]  # fmt: skip
-    data = write.xspace({("jit_step", 7): proto}, events,
-                               device_stats={"device_name": "NVIDIA H100 80GB HBM3"})  # fmt: skip
+    events = [
+        write.OpEvent(op, "jit_step", 7, run, 100_000 * run + t, d)
+        for run in range(3)
+        for op, t, d in (
+            ("custom-call.1", 0, 50_000),
+            ("pallas.1", 52_000, 20_000),
+            ("loop_tanh_fusion", 74_000, 10_000),
+        )
+    ]
+    data = write.xspace(
+        {("jit_step", 7): proto}, events, device_stats={"device_name": "NVIDIA H100 80GB HBM3"}
+    )
     at = upload(run_page("profile"), "pr_before", "gpu.xplane.pb", data)
     assert not at.exception
     assert at.selectbox(key="pr_roofs").value == H100
@@ -99,14 +110,16 @@ def _zip(name: str, data: bytes) -> bytes:
 
 BAD = {
     "empty": ("bad.xplane.pb", b"", "empty file"),
-    "truncated": ("bad.xplane.pb", write.xspace({("m", 1): b"\x0a\x01m"}, [])[:-3],
-                  "truncated"),
+    "truncated": ("bad.xplane.pb", write.xspace({("m", 1): b"\x0a\x01m"}, [])[:-3], "truncated"),
     "not protobuf": ("bad.xplane.pb", b"not a capture", "not a profiler capture"),
     "wrong type": ("renamed.xplane.pb", gzip.compress(b"{}"), "gzip"),  # the uploader filters .gz
     "zip bomb": ("trace.zip", _zip("t/h.xplane.pb", bytes(2 * 2**20)), "zip bomb"),
-    "over the limit": ("big.xplane.pb", b"\x0a" * (xspace.UPLOAD_LIMIT_BYTES + 1),
-                       "over the limit"),
-}  # fmt: skip
+    "over the limit": (
+        "big.xplane.pb",
+        b"\x0a" * (xspace.UPLOAD_LIMIT_BYTES + 1),
+        "over the limit",
+    ),
+}
 
 
 @pytest.mark.parametrize("case", BAD)

@@ -22,8 +22,13 @@ def test_a_bigger_batch_moves_decode_up_the_memory_roof():
 
 
 def test_a_link_opens_with_its_ops_sizes_and_precision():
-    query = {"device": ROUND_H100, "precision": "fp8", "rf_ops": ["matmul", "attention"],
-             "rf_matmul_m": "256", "rf_attention_seq": "512"}  # fmt: skip
+    query = {
+        "device": ROUND_H100,
+        "precision": "fp8",
+        "rf_ops": ["matmul", "attention"],
+        "rf_matmul_m": "256",
+        "rf_attention_seq": "512",
+    }
     at = run_page("roofline", query)
     assert at.multiselect(key="rf_ops").value == ["matmul", "attention"]
     assert at.number_input(key="rf_matmul_m").value == 256
@@ -59,8 +64,12 @@ def test_the_takeaway_counts_the_memory_bound_ops():
 
 
 def test_a_models_layer_from_the_catalog_adds_its_ops_from_a_link():
-    query = {"device": "NVIDIA H100 SXM", "rf_ops": "a model's layer",
-             "rf_layer_model": "Llama-3.1-8B", "rf_layer_phase": "prefill"}  # fmt: skip
+    query = {
+        "device": "NVIDIA H100 SXM",
+        "rf_ops": "a model's layer",
+        "rf_layer_model": "Llama-3.1-8B",
+        "rf_layer_phase": "prefill",
+    }
     at = run_page("roofline", query)
     assert not at.exception and not notices(at)
     ops = list(table(at)["operation"])

@@ -10,8 +10,19 @@ from perfcore.measure import results
 from tests.support.measured import lesson_records
 from tests.support.pages import notices, run_page
 
-PAGES = ["home", "roofline", "hierarchy", "generations", "precision", "occupancy", "scale_out",
-         "workloads", "pitfalls", "measure", "profile"]  # fmt: skip
+PAGES = [
+    "home",
+    "roofline",
+    "hierarchy",
+    "generations",
+    "precision",
+    "occupancy",
+    "scale_out",
+    "workloads",
+    "pitfalls",
+    "measure",
+    "profile",
+]
 H100 = "NVIDIA H100 SXM"
 CHANGE = "memory_bw_tbs=6.7,scaleup_domain=72"
 NAMED = "NVIDIA H100 SXM, memory 2× → 6.7 TB/s; scale-up domain 8 → 72 GPUs"
@@ -69,8 +80,9 @@ def test_workloads_decode_halves_with_twice_the_memory_bandwidth():
     plain = run_page("workloads", {"device": H100})
     changed = run_page("workloads", {"device": H100, "what_if": "memory_bw_tbs=6.7"})
     assert plain.metric[0].value == "7.41 ms" and changed.metric[0].value == "3.71 ms"
-    legend = " ".join(str(t.get("name", "")) + str(s["layout"]) for s in charts(changed)
-                      for t in s["data"])  # fmt: skip
+    legend = " ".join(
+        str(t.get("name", "")) + str(s["layout"]) for s in charts(changed) for t in s["data"]
+    )
     assert "NVIDIA H100 SXM, memory 2× → 6.7 TB/s" in legend
 
 
@@ -81,9 +93,15 @@ def test_generations_lists_the_changed_device_beside_the_published_rows():
 
 
 @pytest.mark.parametrize(
-    "text", ["<script>alert(1)</script>", "memory_bw_tbs=fast", "scaleup_domain=7.5",
-             "memory_bw_tbs=-1", "memory_bw_tbs=1e999"],
-)  # fmt: skip
+    "text",
+    [
+        "<script>alert(1)</script>",
+        "memory_bw_tbs=fast",
+        "scaleup_domain=7.5",
+        "memory_bw_tbs=-1",
+        "memory_bw_tbs=1e999",
+    ],
+)
 def test_a_hostile_what_if_falls_back_to_the_published_row_with_a_notice(text):
     at = run_page("home", {"device": H100, "what_if": text})
     assert not at.exception
@@ -116,8 +134,10 @@ def test_the_measure_page_keeps_the_published_spec_and_says_so():
     at = upload(run_page("measure", {"device": H100, "what_if": CHANGE}), "me_results")
     assert not at.exception
     assert any(f"here {H100})" in t for t in texts(at, "info"))
-    assert any(t == f"Spec figures: **{H100}** (its own row, matched to the device it ran on)."
-               for t in texts(at, "caption"))  # fmt: skip
+    assert any(
+        t == f"Spec figures: **{H100}** (its own row, matched to the device it ran on)."
+        for t in texts(at, "caption")
+    )
     assert not any(NAMED in json.dumps(s) for s in charts(at))
     assert not any("What-if" in t for t in texts(at, "caption"))
 
@@ -135,9 +155,13 @@ def test_roofline_measured_points_meet_the_published_roofs_not_the_what_ifs():
 
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_runs_on_a_device_with_every_field_changed(page):
-    query = {"device": H100, "precision": "fp8", "compare": H100,
-             "what_if": "peak_x=1.5,fp8_tflops=4000,memory_bw_tbs=8,memory_gib=192,"
-                        "scaleup_gbs=1800,scaleup_domain=72,scaleout_gbs=100"}  # fmt: skip
+    query = {
+        "device": H100,
+        "precision": "fp8",
+        "compare": H100,
+        "what_if": "peak_x=1.5,fp8_tflops=4000,memory_bw_tbs=8,memory_gib=192,"
+        "scaleup_gbs=1800,scaleup_domain=72,scaleout_gbs=100",
+    }
     at = run_page(page, query)
     assert not at.exception and not notices(at)
     captions = texts(at, "caption")

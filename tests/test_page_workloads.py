@@ -35,8 +35,15 @@ def test_every_model_renders_without_an_exception(device, specs):
 
 @pytest.mark.parametrize("phase", ["prefill", "generate", "train"])
 def test_every_phase_renders_with_a_compare_device(phase):
-    at = run_page("workloads", {"device": "NVIDIA H100 SXM", "compare": "NVIDIA A100 SXM4 80GB",
-                                "wl_phase": phase, "wl_output_tokens": "64"})  # fmt: skip
+    at = run_page(
+        "workloads",
+        {
+            "device": "NVIDIA H100 SXM",
+            "compare": "NVIDIA A100 SXM4 80GB",
+            "wl_phase": phase,
+            "wl_output_tokens": "64",
+        },
+    )
     assert not at.exception
     assert at.radio(key="wl_phase").value == phase
     if phase == "generate":
@@ -56,9 +63,17 @@ def test_a_model_that_does_not_fit_says_so_plainly():
 
 
 def test_a_link_restores_the_view():
-    query = {"device": "NVIDIA H100 SXM", "wl_model": "Mixtral-8x7B", "wl_phase": "prefill",
-             "wl_batch": "4", "wl_context": "2048", "wl_weights_bits": "8", "wl_fused": "false",
-             "wl_tp": "2", "wl_chart": "Memory"}  # fmt: skip
+    query = {
+        "device": "NVIDIA H100 SXM",
+        "wl_model": "Mixtral-8x7B",
+        "wl_phase": "prefill",
+        "wl_batch": "4",
+        "wl_context": "2048",
+        "wl_weights_bits": "8",
+        "wl_fused": "false",
+        "wl_tp": "2",
+        "wl_chart": "Memory",
+    }
     at = run_page("workloads", query)
     assert not at.exception and not notices(at)
     assert at.selectbox(key="wl_model").value == "Mixtral-8x7B"
@@ -75,8 +90,14 @@ def test_a_link_restores_the_view():
 
 
 def test_a_hostile_link_falls_back_with_notices():
-    query = {"device": "NVIDIA H100 SXM", "wl_model": "<script>", "wl_batch": "-3",
-             "wl_kv_bits": "3", "wl_tp": "1e999", "wl_chart": "pie"}  # fmt: skip
+    query = {
+        "device": "NVIDIA H100 SXM",
+        "wl_model": "<script>",
+        "wl_batch": "-3",
+        "wl_kv_bits": "3",
+        "wl_tp": "1e999",
+        "wl_chart": "pie",
+    }
     at = run_page("workloads", query)
     assert not at.exception
     said = " ".join(notices(at))
@@ -87,8 +108,9 @@ def test_a_hostile_link_falls_back_with_notices():
 
 
 def test_a_precision_the_device_lacks_is_named_not_drawn():
-    at = run_page("workloads", {"device": "NVIDIA A100 SXM4 80GB", "wl_weights_bits": "4",
-                                "wl_act_bits": "4"})  # fmt: skip
+    at = run_page(
+        "workloads", {"device": "NVIDIA A100 SXM4 80GB", "wl_weights_bits": "4", "wl_act_bits": "4"}
+    )
     assert not at.exception
     assert "publishes no fp4 peak" in at.error[0].value
 

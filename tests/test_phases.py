@@ -16,9 +16,15 @@ def llama():
 
 @pytest.mark.parametrize(
     ("device", "bits", "expected"),
-    [(H100, (16, 16), "bf16"), (H100, (8, 8), "fp8"), (A100, (8, 8), "int8"),
-     (H100, (4, 16), "bf16"), (H100, (8, 4), "fp8"), (H100, (4, 4), None)],
-)  # fmt: skip
+    [
+        (H100, (16, 16), "bf16"),
+        (H100, (8, 8), "fp8"),
+        (A100, (8, 8), "int8"),
+        (H100, (4, 16), "bf16"),
+        (H100, (8, 4), "fp8"),
+        (H100, (4, 4), None),
+    ],
+)
 def test_math_runs_in_the_wider_of_weights_and_activations(specs, device, bits, expected):
     p = Precisions(weights=bits[0], activations=bits[1])
     assert phases.math_precision(specs[device], p) == expected

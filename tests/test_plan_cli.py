@@ -7,17 +7,61 @@ import pytest
 from perfcore.cli import main
 
 H100 = "NVIDIA H100 SXM"
-TRAIN = ["plan", "train", "--model", "Llama-3.1-8B", "--device", H100, "--gpus", "16",
-         "--seq", "2048", "--global-batch-tokens", str(64 * 2048)]  # fmt: skip
-SERVE = ["plan", "serve", "--model", "Llama-3.1-8B", "--device", H100, "--gpus", "4",
-         "--input-tokens", "512", "--output-tokens", "128"]  # fmt: skip
-PLAN_KEYS = {"layout", "step_s", "step_expected_s", "mfu", "mfu_expected", "tokens_per_s",
-             "memory_bytes", "fits", "time_s_by"}  # fmt: skip
+TRAIN = [
+    "plan",
+    "train",
+    "--model",
+    "Llama-3.1-8B",
+    "--device",
+    H100,
+    "--gpus",
+    "16",
+    "--seq",
+    "2048",
+    "--global-batch-tokens",
+    str(64 * 2048),
+]
+SERVE = [
+    "plan",
+    "serve",
+    "--model",
+    "Llama-3.1-8B",
+    "--device",
+    H100,
+    "--gpus",
+    "4",
+    "--input-tokens",
+    "512",
+    "--output-tokens",
+    "128",
+]
+PLAN_KEYS = {
+    "layout",
+    "step_s",
+    "step_expected_s",
+    "mfu",
+    "mfu_expected",
+    "tokens_per_s",
+    "memory_bytes",
+    "fits",
+    "time_s_by",
+}
 LAYOUT_KEYS = {"tp", "pp", "dp", "cp", "ep", "zero", "micro_batch", "recompute"}
 TIME_KEYS = {"compute", "tp", "pp_bubble", "pp_p2p", "dp", "cp", "ep"}
-SERVE_KEYS = {"layout", "ttft_s", "tpot_s", "output_tokens_per_s", "per_gpu", "ttft_s_expected",
-              "tpot_s_expected", "output_tokens_per_s_expected", "per_gpu_expected",
-              "max_batch", "fits", "joules_per_token"}  # fmt: skip
+SERVE_KEYS = {
+    "layout",
+    "ttft_s",
+    "tpot_s",
+    "output_tokens_per_s",
+    "per_gpu",
+    "ttft_s_expected",
+    "tpot_s_expected",
+    "output_tokens_per_s_expected",
+    "per_gpu_expected",
+    "max_batch",
+    "fits",
+    "joules_per_token",
+}
 
 
 def run_json(capsys, argv) -> dict:
@@ -76,21 +120,26 @@ def test_what_if_and_a_models_file_are_used(capsys, tmp_path):
 
 @pytest.mark.parametrize(
     ("argv", "words"),
-    [([*TRAIN, "--tp", "3"], "--tp 3: does not divide the 32 attention heads"),
-     ([*TRAIN, "--pp", "33"], "--pp 33: (pp = 33 stages) is more than the 32 layers"),
-     ([*TRAIN, "--zero", "4"], "--zero = '4'"),
-     ([*TRAIN, "--recompute", "often"], "unknown recompute"),
-     ([*TRAIN, "--precision", "fp4"], "unknown precision"),
-     ([*TRAIN, "--gpus", "0"], "--gpus = '0'"), ([*TRAIN, "--seq", "4.5"], "--seq = '4.5'"),
-     ([*TRAIN, "--what-if", "speed=2"], "FIGURE=VALUE"), ([*TRAIN, "--tokens", "nan"], "--tokens"),
-     ([*TRAIN, "--tp", "2", "--dp", "3"], "--gpus 16: is not tp x pp x dp x cp = 6"),
-     ([*TRAIN[:-2], "--global-batch-tokens", "1000"], "whole number of 2,048-token"),
-     ([*TRAIN, "--models", "/nonexistent.csv"], "cannot read"),
-     ([*SERVE, "--tp", "3"], "--tp 3"), ([*SERVE, "--tpot-ms", "0"], "--tpot-ms"),
-     ([*SERVE, "--kv-bits", "3"], "invalid choice"),
-     (["plan", "train", "--model", "Llama-3.1-8B", "--device", H100], "needs --gpus"),
-     ([*SERVE[:5], "Nope", *SERVE[6:]], "unknown device")],
-)  # fmt: skip
+    [
+        ([*TRAIN, "--tp", "3"], "--tp 3: does not divide the 32 attention heads"),
+        ([*TRAIN, "--pp", "33"], "--pp 33: (pp = 33 stages) is more than the 32 layers"),
+        ([*TRAIN, "--zero", "4"], "--zero = '4'"),
+        ([*TRAIN, "--recompute", "often"], "unknown recompute"),
+        ([*TRAIN, "--precision", "fp4"], "unknown precision"),
+        ([*TRAIN, "--gpus", "0"], "--gpus = '0'"),
+        ([*TRAIN, "--seq", "4.5"], "--seq = '4.5'"),
+        ([*TRAIN, "--what-if", "speed=2"], "FIGURE=VALUE"),
+        ([*TRAIN, "--tokens", "nan"], "--tokens"),
+        ([*TRAIN, "--tp", "2", "--dp", "3"], "--gpus 16: is not tp x pp x dp x cp = 6"),
+        ([*TRAIN[:-2], "--global-batch-tokens", "1000"], "whole number of 2,048-token"),
+        ([*TRAIN, "--models", "/nonexistent.csv"], "cannot read"),
+        ([*SERVE, "--tp", "3"], "--tp 3"),
+        ([*SERVE, "--tpot-ms", "0"], "--tpot-ms"),
+        ([*SERVE, "--kv-bits", "3"], "invalid choice"),
+        (["plan", "train", "--model", "Llama-3.1-8B", "--device", H100], "needs --gpus"),
+        ([*SERVE[:5], "Nope", *SERVE[6:]], "unknown device"),
+    ],
+)
 def test_every_bad_flag_is_one_line_and_exit_2(capsys, argv, words):
     assert main(argv) == 2
     err = capsys.readouterr().err

@@ -10,15 +10,30 @@ from perfcore.model.chip.specs import Device
 STAMP = "2025-01-31T12:00:00+00:00"
 
 
-def record(label: str, m: Measurement, flops: float | None, n_bytes: float | None,
-           precision: str = "bf16") -> Record:  # fmt: skip
-    return Record(experiment="sweep", label=label, measurement=m, device="NVIDIA H100 80GB HBM3",
-                  backend="gpu", jax_version="0.10.2", timestamp=STAMP, precision=precision,
-                  flops=flops, bytes=n_bytes)  # fmt: skip
+def record(
+    label: str, m: Measurement, flops: float | None, n_bytes: float | None, precision: str = "bf16"
+) -> Record:
+    return Record(
+        experiment="sweep",
+        label=label,
+        measurement=m,
+        device="NVIDIA H100 80GB HBM3",
+        backend="gpu",
+        jax_version="0.10.2",
+        timestamp=STAMP,
+        precision=precision,
+        flops=flops,
+        bytes=n_bytes,
+    )
 
 
-def point(seconds: float = 1e-3, spread: float = 0.1, precision: str = "bf16",
-          flops: float = 1e12, n_bytes: float = 1e9) -> MeasuredPoint:  # fmt: skip
+def point(
+    seconds: float = 1e-3,
+    spread: float = 0.1,
+    precision: str = "bf16",
+    flops: float = 1e12,
+    n_bytes: float = 1e9,
+) -> MeasuredPoint:
     samples = (seconds * (1 - spread), seconds, seconds * (1 + spread))
     return points.measured_point(record("p", Measurement(samples), flops, n_bytes, precision))
 

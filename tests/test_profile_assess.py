@@ -19,8 +19,22 @@ ROOFS = Roofs("round roofs", (("fp32", 100e9),), 10e9)
 
 
 def op(category, flops, n_bytes, seconds, occurrences=1, cost=COST_MODEL) -> Op:
-    return Op("jit_f", 1, "x", "fusion", category, "f.py:1", "fp32", "cpu", occurrences,
-              (seconds,) * 3, flops, n_bytes, cost, "")  # fmt: skip
+    return Op(
+        "jit_f",
+        1,
+        "x",
+        "fusion",
+        category,
+        "f.py:1",
+        "fp32",
+        "cpu",
+        occurrences,
+        (seconds,) * 3,
+        flops,
+        n_bytes,
+        cost,
+        "",
+    )
 
 
 def test_a_memory_bound_elementwise_chain_is_told_to_fuse():
@@ -67,8 +81,19 @@ def test_without_roofs_only_time_speaks():
 
 
 def _program(span, busy, wall):
-    return Program("jit_f", 1, (wall,) * 2, (span,) * 2, (busy,) * 2, (busy,) * 2, (busy,) * 2,
-                   1.0, 1.0, 1.0, ())  # fmt: skip
+    return Program(
+        "jit_f",
+        1,
+        (wall,) * 2,
+        (span,) * 2,
+        (busy,) * 2,
+        (busy,) * 2,
+        (busy,) * 2,
+        1.0,
+        1.0,
+        1.0,
+        (),
+    )
 
 
 def test_an_idle_device_between_ops_points_at_the_host():

@@ -57,10 +57,12 @@ def test_bytes_that_are_not_protobuf_are_refused():
 
 @pytest.mark.parametrize(
     ("data", "match"),
-    [(gzip.compress(b'{"traceEvents": []}'), "gzip"),
-     (b'{"format": "perfcore-results", "version": 3}', "JSON"),
-     (b"name,vendor\nH100,NVIDIA\n", "not a profiler capture")],
-)  # fmt: skip
+    [
+        (gzip.compress(b'{"traceEvents": []}'), "gzip"),
+        (b'{"format": "perfcore-results", "version": 3}', "JSON"),
+        (b"name,vendor\nH100,NVIDIA\n", "not a profiler capture"),
+    ],
+)
 def test_a_file_of_the_wrong_type_is_refused(data, match):
     _refused(data, match)
 

@@ -37,10 +37,14 @@ def test_a_cpu_module_reads_its_entry_instructions_and_sources():
 
 @pytest.mark.parametrize(
     ("module", "name", "category"),
-    [(CPU, "%ynn_fusion.1", hlo.MATMUL), (CPU, "%wrapped_tanh", hlo.ELEMENTWISE),
-     (GPU, "%custom-call.1", hlo.MATMUL), (GPU, "%pallas.1", hlo.CUSTOM),
-     (GPU, "%loop_tanh_fusion", hlo.ELEMENTWISE)],
-)  # fmt: skip
+    [
+        (CPU, "%ynn_fusion.1", hlo.MATMUL),
+        (CPU, "%wrapped_tanh", hlo.ELEMENTWISE),
+        (GPU, "%custom-call.1", hlo.MATMUL),
+        (GPU, "%pallas.1", hlo.CUSTOM),
+        (GPU, "%loop_tanh_fusion", hlo.ELEMENTWISE),
+    ],
+)
 def test_each_instruction_gets_its_category(module, name, category):
     assert hlo.category(module, module.instructions[name]) == category
 

@@ -33,9 +33,12 @@ def by_name(priced):
 
 def test_no_published_run_beats_its_bound(priced):
     """Efficiency = bound / measured <= 1 for every priced run but speculative decoding."""
-    beaten = [f"{s.run.name}: measured {s.measured_s:.4g} s, bound {s.bound_s:.4g} s "
-              f"({s.efficiency - 1:.1%} past it)"
-              for s in priced.samples if not s.run.speculative and s.efficiency > 1]  # fmt: skip
+    beaten = [
+        f"{s.run.name}: measured {s.measured_s:.4g} s, bound {s.bound_s:.4g} s "
+        f"({s.efficiency - 1:.1%} past it)"
+        for s in priced.samples
+        if not s.run.speculative and s.efficiency > 1
+    ]
     assert not beaten, "runs faster than their bound:\n" + "\n".join(beaten)
 
 
@@ -78,8 +81,7 @@ def test_the_docs_table_is_the_one_computed(priced):
     """docs/plans.md prints each regime's median, range, runs and errors as table() gives them."""
     text = DOCS.read_text()
     for regime, e in table(priced.samples).items():
-        row = (f"| {regime} | {e.value:.3f} | {e.low:.3f}-{e.high:.3f} | {e.runs} | "
-               f"{e.sources} (")  # fmt: skip
+        row = f"| {regime} | {e.value:.3f} | {e.low:.3f}-{e.high:.3f} | {e.runs} | {e.sources} ("
         tail = f"| {e.loso_median_error:.0%} | {e.loso_max_error:.0%} |".replace("%", " %")
         line = next((ln for ln in text.splitlines() if ln.startswith(row)), "")
         assert line.endswith(tail), f"docs/plans.md lacks {row}... {tail}"
@@ -91,8 +93,9 @@ def test_the_leave_one_source_out_error_by_hand():
     0.6, expected 1 / 0.6 = 1.667 s against 2: error 1/6 = 0.1667. B: median(0.5, 0.4) =
     0.45, 4 / 0.45 = 8.889 against 5: 0.7778. C: median(0.5, 0.8) = 0.65, 2 / 0.65 = 3.077
     against 5: 0.3846. Median error 0.3846, max 0.7778."""
-    runs = [Sample(None, "decode", src, b, m) for src, b, m in (("A", 1, 2), ("B", 4, 5),
-                                                                 ("C", 2, 5))]  # fmt: skip
+    runs = [
+        Sample(None, "decode", src, b, m) for src, b, m in (("A", 1, 2), ("B", 4, 5), ("C", 2, 5))
+    ]
     eff = efficiency.efficiencies(runs)["decode"]
     assert eff.value == pytest.approx(0.5)
     assert eff.loso_median_error == pytest.approx(0.384615, rel=1e-5)
@@ -151,18 +154,58 @@ def run_json(capsys, argv) -> dict:
 def test_the_plans_expected_figures_are_filled_for_70b_on_1024_h100s(capsys):
     """Llama-3.1-70B on 1,024 H100s: every `_expected` figure is the bound / its regime's
     efficiency, and says what it was derived from."""
-    train = run_json(capsys, ["plan", "train", "--model", "Llama-3.1-70B", "--device", H100,
-                              "--gpus", "1024", "--seq", "8192", "--global-batch-tokens",
-                              str(2**24), "--tokens", "15e12", "--top", "1"])["best"]  # fmt: skip
+    train = run_json(
+        capsys,
+        [
+            "plan",
+            "train",
+            "--model",
+            "Llama-3.1-70B",
+            "--device",
+            H100,
+            "--gpus",
+            "1024",
+            "--seq",
+            "8192",
+            "--global-batch-tokens",
+            str(2**24),
+            "--tokens",
+            "15e12",
+            "--top",
+            "1",
+        ],
+    )["best"]
     eff = table()["train"]
     assert train["step_expected_s"] == pytest.approx(train["step_s"] / eff.value)
     assert train["mfu_expected"] == pytest.approx(train["mfu"] * eff.value)
     assert "published train runs" in train["expected_from"]
-    serve = run_json(capsys, ["plan", "serve", "--model", "Llama-3.1-70B", "--device", H100,
-                              "--gpus", "1024", "--input-tokens", "1024", "--output-tokens",
-                              "256", "--tpot-ms", "50", "--tp", "8"])  # fmt: skip
-    keys = ("ttft_s_expected", "tpot_s_expected", "output_tokens_per_s_expected",
-            "per_gpu_expected")  # fmt: skip
+    serve = run_json(
+        capsys,
+        [
+            "plan",
+            "serve",
+            "--model",
+            "Llama-3.1-70B",
+            "--device",
+            H100,
+            "--gpus",
+            "1024",
+            "--input-tokens",
+            "1024",
+            "--output-tokens",
+            "256",
+            "--tpot-ms",
+            "50",
+            "--tp",
+            "8",
+        ],
+    )
+    keys = (
+        "ttft_s_expected",
+        "tpot_s_expected",
+        "output_tokens_per_s_expected",
+        "per_gpu_expected",
+    )
     assert all(serve[k] is not None and serve[k] > 0 for k in keys)
     assert serve["tpot_s_expected"] > serve["tpot_s"] and "decode" in serve["expected_from"]["tpot"]
 
@@ -176,8 +219,9 @@ def test_a_throughput_run_is_decode_when_its_steps_take_half_the_tpot_or_more(pr
         if run.batch_mode != "max_throughput":
             continue
         model, device, p = models[run.model], specs[run.device], precisions_of(run)
-        serving = serve_plan.Serving(model, device, run.gpus, run.input_tokens,
-                                     run.output_tokens, p)  # fmt: skip
+        serving = serve_plan.Serving(
+            model, device, run.gpus, run.input_tokens, run.output_tokens, p
+        )
         best = max(serve_plan.plans(serving, run.tp), key=lambda q: q.output_tokens_per_s)
         context = round(run.input_tokens + run.output_tokens / 2)
         step = phases.decode(model, device, best.batch, context, p, tp=run.tp).time_s
@@ -186,13 +230,41 @@ def test_a_throughput_run_is_decode_when_its_steps_take_half_the_tpot_or_more(pr
 
 def test_the_human_output_says_what_each_expected_figure_rests_on(capsys):
     """`plan train` and `plan serve` without --json: an `expected` line, then what it is from."""
-    train = ["plan", "train", "--model", "Llama-3.1-8B", "--device", H100, "--gpus", "8",
-             "--seq", "4096", "--global-batch-tokens", str(64 * 4096), "--dp", "8"]  # fmt: skip
+    train = [
+        "plan",
+        "train",
+        "--model",
+        "Llama-3.1-8B",
+        "--device",
+        H100,
+        "--gpus",
+        "8",
+        "--seq",
+        "4096",
+        "--global-batch-tokens",
+        str(64 * 4096),
+        "--dp",
+        "8",
+    ]
     assert main(train) == 0
     out = capsys.readouterr().out
     assert "expected   step" in out and "published train runs" in out
-    serve = ["plan", "serve", "--model", "Llama-3.1-8B", "--device", H100, "--gpus", "8",
-             "--input-tokens", "512", "--output-tokens", "128", "--tpot-ms", "50"]  # fmt: skip
+    serve = [
+        "plan",
+        "serve",
+        "--model",
+        "Llama-3.1-8B",
+        "--device",
+        H100,
+        "--gpus",
+        "8",
+        "--input-tokens",
+        "512",
+        "--output-tokens",
+        "128",
+        "--tpot-ms",
+        "50",
+    ]
     assert main(serve) == 0
     out = capsys.readouterr().out
     assert "published prefill runs" in out and "published decode runs" in out

@@ -31,8 +31,11 @@ def test_every_entry_resolves_by_its_public_name_to_its_runner():
 
 def _runner_names() -> list[tuple[str, str]]:
     """(module, function) of each Experiment(...) call in registry.py's source: the 3rd argument."""
-    calls = [n for n in ast.walk(ast.parse(REGISTRY_SOURCE))
-             if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "Experiment"]  # fmt: skip
+    calls = [
+        n
+        for n in ast.walk(ast.parse(REGISTRY_SOURCE))
+        if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "Experiment"
+    ]
     return [(c.args[2].value.id, c.args[2].attr) for c in calls]
 
 

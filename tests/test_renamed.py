@@ -14,10 +14,19 @@ STAMP = "2025-01-31T12:00:00+00:00"
 def stream(experiment: str, label: str) -> Record:
     """A streaming record as the roofline experiment writes it (one read, one write per pass)."""
     return Record(
-        experiment=experiment, label=label, measurement=Measurement((1e-4, 2e-4), 1, LOOP, 3),
-        device="cpu", backend="cpu", jax_version="0.10.2", timestamp=STAMP, dtype="float32",
-        precision="fp32", bytes=8.0 * 4096, size=16384.0, size_kind="bytes",
-    )  # fmt: skip
+        experiment=experiment,
+        label=label,
+        measurement=Measurement((1e-4, 2e-4), 1, LOOP, 3),
+        device="cpu",
+        backend="cpu",
+        jax_version="0.10.2",
+        timestamp=STAMP,
+        dtype="float32",
+        precision="fp32",
+        bytes=8.0 * 4096,
+        size=16384.0,
+        size_kind="bytes",
+    )
 
 
 def written_as(label: str, suffix: str, experiment: str = "roofline") -> bytes:

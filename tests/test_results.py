@@ -19,24 +19,51 @@ STAMP = "2025-01-31T12:00:00+00:00"
 def record(**changes) -> Record:
     """A plausible matmul record; fields overridable."""
     fields = dict(
-        experiment="sweep", label="matmul 1024",
+        experiment="sweep",
+        label="matmul 1024",
         measurement=Measurement((1 / 3, 0.1 + 0.2, 1e-7, 2.5e-3), 10, LOOP, 3),
-        device="NVIDIA H100 80GB HBM3", backend="gpu", jax_version="0.10.2", timestamp=STAMP,
-        spec_name="NVIDIA H100 SXM", shapes=((1024, 1024), (1024, 1024)), dtype="bfloat16",
-        precision="bf16", flops=2.0 * 1024**3, bytes=6.0 * 1024**2, flops_model=2.0 * 1024**3,
-        bytes_model=6.0 * 1024**2, flops_source="cost_analysis", size=1024.0, size_kind="side",
-        regime="utilisation", notes=('say "hi", twice', "ok; and, a comma"),
-    )  # fmt: skip
+        device="NVIDIA H100 80GB HBM3",
+        backend="gpu",
+        jax_version="0.10.2",
+        timestamp=STAMP,
+        spec_name="NVIDIA H100 SXM",
+        shapes=((1024, 1024), (1024, 1024)),
+        dtype="bfloat16",
+        precision="bf16",
+        flops=2.0 * 1024**3,
+        bytes=6.0 * 1024**2,
+        flops_model=2.0 * 1024**3,
+        bytes_model=6.0 * 1024**2,
+        flops_source="cost_analysis",
+        size=1024.0,
+        size_kind="side",
+        regime="utilisation",
+        notes=('say "hi", twice', "ok; and, a comma"),
+    )
     return Record(**(fields | changes))
 
 
 RECORDS = (
     record(),
-    record(experiment="barriers", label="read every step", shapes=((), (4,)), dtype="",
-           precision="", flops=None, bytes=None, flops_model=None, bytes_model=None,
-           flops_source="", spec_name="", notes=(), size=None, size_kind="", regime="",
-           measurement=Measurement((1e-3,), 1, ISOLATED, 0, False)),
-)  # fmt: skip
+    record(
+        experiment="barriers",
+        label="read every step",
+        shapes=((), (4,)),
+        dtype="",
+        precision="",
+        flops=None,
+        bytes=None,
+        flops_model=None,
+        bytes_model=None,
+        flops_source="",
+        spec_name="",
+        notes=(),
+        size=None,
+        size_kind="",
+        regime="",
+        measurement=Measurement((1e-3,), 1, ISOLATED, 0, False),
+    ),
+)
 
 
 @pytest.mark.parametrize("suffix", [".json", ".csv"])

@@ -165,21 +165,37 @@ def test_a_missing_column_is_named():
 
 
 REFUSALS = {  # cells changed in the first training row (spreadsheet row 2) -> what is said
-    "unknown model": ({"model": "Llama-2-7b"}, [
-        "row 2, column 'model': got 'Llama-2-7b'; expected a name in the models table "
-        "(did you mean 'Llama-2-7B'?)"]),
-    "negative gpus, fractional tp": ({"gpus": "-8", "tp": "2.5"}, [
-        "row 2, column 'gpus': got '-8'; expected a whole number from 1",
-        "row 2, column 'tp': got '2.5'; expected a whole number from 1"]),
+    "unknown model": (
+        {"model": "Llama-2-7b"},
+        [
+            "row 2, column 'model': got 'Llama-2-7b'; expected a name in the models table "
+            "(did you mean 'Llama-2-7B'?)"
+        ],
+    ),
+    "negative gpus, fractional tp": (
+        {"gpus": "-8", "tp": "2.5"},
+        [
+            "row 2, column 'gpus': got '-8'; expected a whole number from 1",
+            "row 2, column 'tp': got '2.5'; expected a whole number from 1",
+        ],
+    ),
     # NeMo's GPT-3 175B row: TP 4 x PP 8 x CP 1 x DP 4 = 128 GPUs
-    "layout against gpus": ({"gpus": "64"}, [
-        "row 2, column 'gpus': got 64; expected tp x pp x cp x dp = 128"]),
-    "serving cell, serving metric": ({"input_tokens": "128", "metric": "ttft_ms"}, [
-        "row 2, column 'input_tokens': got 128; expected empty for a train run",
-        "row 2, column 'metric': got 'ttft_ms', a serve metric"]),
-    "precision the device lacks": ({"device": "NVIDIA A100 SXM4 80GB", "precision": "fp8"}, [
-        "row 2, column 'precision': got 'fp8'; expected one NVIDIA A100 SXM4 80GB"]),
-}  # fmt: skip
+    "layout against gpus": (
+        {"gpus": "64"},
+        ["row 2, column 'gpus': got 64; expected tp x pp x cp x dp = 128"],
+    ),
+    "serving cell, serving metric": (
+        {"input_tokens": "128", "metric": "ttft_ms"},
+        [
+            "row 2, column 'input_tokens': got 128; expected empty for a train run",
+            "row 2, column 'metric': got 'ttft_ms', a serve metric",
+        ],
+    ),
+    "precision the device lacks": (
+        {"device": "NVIDIA A100 SXM4 80GB", "precision": "fp8"},
+        ["row 2, column 'precision': got 'fp8'; expected one NVIDIA A100 SXM4 80GB"],
+    ),
+}
 
 
 @pytest.mark.parametrize("case", REFUSALS)

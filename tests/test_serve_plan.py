@@ -53,8 +53,7 @@ def test_the_best_plan_meets_the_limits_and_beats_every_other_that_does(specs):
     candidates = serve_plan.plans(s)
     best = serve_plan.best(candidates)
     assert best.ttft_s <= 0.5 and best.tpot_s <= 0.05
-    assert all(best.output_tokens_per_s >= p.output_tokens_per_s
-               for p in candidates if p.within())  # fmt: skip
+    assert all(best.output_tokens_per_s >= p.output_tokens_per_s for p in candidates if p.within())
 
 
 def test_the_frontier_trades_latency_for_throughput(setup):

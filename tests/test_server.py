@@ -35,8 +35,11 @@ WAIT_S = 60
 def server(tmp_path_factory):
     """`streamlit run app.py` from the repo root on a free port; its base URL. Always stopped.
     Nothing pinned on the command line or in STREAMLIT_*: config.toml alone decides."""
-    environ = {k: v for k, v in os.environ.items()
-               if not k.startswith("STREAMLIT_") and k != "PERFCORE_HOSTED"}  # fmt: skip
+    environ = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("STREAMLIT_") and k != "PERFCORE_HOSTED"
+    }
     log = tmp_path_factory.mktemp("server") / "streamlit.log"
     with serve("app.py", flags=(), env=environ, log=log) as running:
         yield running.url
@@ -126,8 +129,11 @@ def test_the_session_gets_the_public_instance_settings(session):
 
 def test_every_uploader_announces_the_upload_limit(session):
     deltas = [m.delta.new_element for m in session.messages if m.WhichOneof("type") == "delta"]
-    limits = [e.file_uploader.max_upload_size_mb for e in deltas
-              if e.WhichOneof("type") == "file_uploader"]  # fmt: skip
+    limits = [
+        e.file_uploader.max_upload_size_mb
+        for e in deltas
+        if e.WhichOneof("type") == "file_uploader"
+    ]
     assert limits and set(limits) == {LIMIT_MB}
 
 
@@ -146,13 +152,23 @@ def texts(at) -> list[str]:
 def results_json() -> bytes:
     """A one-record results file, as `python -m perfcore measure` writes it."""
     record = results.Record(
-        experiment="sweep", label="matmul 1024", measurement=Measurement((1e-4, 1.1e-4), 1,
-        ISOLATED, 3), device="NVIDIA H100 80GB HBM3", backend="gpu", jax_version="0.10.2",
-        timestamp="2025-01-31T12:00:00+00:00", spec_name="NVIDIA H100 SXM",
-        shapes=((1024, 1024), (1024, 1024)), dtype="bfloat16", precision="bf16",
-        flops=2.0 * 1024**3, bytes=6.0 * 1024**2, flops_model=2.0 * 1024**3,
-        bytes_model=6.0 * 1024**2, flops_source="cost_analysis",
-    )  # fmt: skip
+        experiment="sweep",
+        label="matmul 1024",
+        measurement=Measurement((1e-4, 1.1e-4), 1, ISOLATED, 3),
+        device="NVIDIA H100 80GB HBM3",
+        backend="gpu",
+        jax_version="0.10.2",
+        timestamp="2025-01-31T12:00:00+00:00",
+        spec_name="NVIDIA H100 SXM",
+        shapes=((1024, 1024), (1024, 1024)),
+        dtype="bfloat16",
+        precision="bf16",
+        flops=2.0 * 1024**3,
+        bytes=6.0 * 1024**2,
+        flops_model=2.0 * 1024**3,
+        bytes_model=6.0 * 1024**2,
+        flops_source="cost_analysis",
+    )
     return results.to_json((record,)).encode()
 
 

@@ -32,8 +32,11 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 
 def instructions() -> list[tuple[str, str]]:
     """The Dockerfile as (INSTRUCTION, arguments), continuation lines joined, comments dropped."""
-    lines = [ln for ln in (ROOT / "Dockerfile").read_text().splitlines()
-             if not ln.lstrip().startswith("#")]  # fmt: skip
+    lines = [
+        ln
+        for ln in (ROOT / "Dockerfile").read_text().splitlines()
+        if not ln.lstrip().startswith("#")
+    ]
     joined = re.sub(r"\\\n\s*", " ", "\n".join(lines))
     pairs = [ln.strip().split(None, 1) for ln in joined.splitlines() if ln.strip()]
     return [(p[0].upper(), p[1] if len(p) > 1 else "") for p in pairs]
@@ -70,15 +73,25 @@ def pip_command() -> str:
 def shell_pip(script: str, pip: str, extra: str, cwd=ROOT, **kw) -> subprocess.CompletedProcess:
     """Run `script` through sh as the build would, with `pip` standing for the command `pip`."""
     environ = kw.pop("env", os.environ) | {"EXTRA": extra}
-    return subprocess.run(["sh", "-c", f"pip() {{ {pip}; }}\n{script}"], env=environ, cwd=cwd,
-                          text=True, capture_output=True, **kw)  # fmt: skip
+    return subprocess.run(
+        ["sh", "-c", f"pip() {{ {pip}; }}\n{script}"],
+        env=environ,
+        cwd=cwd,
+        text=True,
+        capture_output=True,
+        **kw,
+    )
 
 
 def test_dockerfile_passes_hadolint_at_warning_level():
     hadolint = shutil.which("hadolint", path=str(BIN)) or shutil.which("hadolint")
     assert hadolint, "hadolint missing: install the test extra (pip install -e '.[test]')"
-    run = subprocess.run([hadolint, "--no-color", "--failure-threshold", "warning", "Dockerfile"],
-                         cwd=ROOT, capture_output=True, text=True)  # fmt: skip
+    run = subprocess.run(
+        [hadolint, "--no-color", "--failure-threshold", "warning", "Dockerfile"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
 
 
@@ -89,8 +102,11 @@ def test_the_image_installs_the_project_and_nothing_else():
     assert targets == [".${EXTRA:+[$EXTRA]}"], "the project only: pyproject.toml is the list"
     assert "-e" in words, "editable keeps perfcore/ beside data/specs.csv"
     others = [a for a in args_of("RUN") if a != pip_line()] + pip_line().split("&&")
-    assert not any(re.search(r"\b(pip|uv|conda|apt-get) install\b", c) for c in others
-                   if c.strip() != pip_command()), "one install step only"  # fmt: skip
+    assert not any(
+        re.search(r"\b(pip|uv|conda|apt-get) install\b", c)
+        for c in others
+        if c.strip() != pip_command()
+    ), "one install step only"
     assert not list(ROOT.glob("requirements*.txt"))
 
 
@@ -121,16 +137,22 @@ def test_the_dockerfile_install_line_resolves_jax_cuda12(tmp_path):
     if not _index_reachable():
         pytest.skip("PyPI unreachable: cannot dry-run the Dockerfile's pip install")
     report = tmp_path / "report.json"
-    pip = (f'"{sys.executable}" -m pip "$@" --dry-run --ignore-installed --quiet '
-           f'--report "{report}"')  # fmt: skip
+    pip = f'"{sys.executable}" -m pip "$@" --dry-run --ignore-installed --quiet --report "{report}"'
     # Resolve as in the image: no local pip config, find-links or constraints.
     keep = {"PATH", "HOME", "PIP_INDEX_URL", "PIP_CERT", "SSL_CERT_FILE", "HTTPS_PROXY", "NO_PROXY"}
     environ = {k: v for k, v in os.environ.items() if k.upper() in keep}
-    run = shell_pip(pip_command(), pip, arg_default("EXTRA"), timeout=150,
-                    env=environ | {"PIP_CONFIG_FILE": os.devnull})  # fmt: skip
+    run = shell_pip(
+        pip_command(),
+        pip,
+        arg_default("EXTRA"),
+        timeout=150,
+        env=environ | {"PIP_CONFIG_FILE": os.devnull},
+    )
     assert run.returncode == 0, run.stderr[-3000:]
-    installed = {i["metadata"]["name"].lower(): i["metadata"]["version"]
-                 for i in json.loads(report.read_text())["install"]}  # fmt: skip
+    installed = {
+        i["metadata"]["name"].lower(): i["metadata"]["version"]
+        for i in json.loads(report.read_text())["install"]
+    }
     assert installed["jax"] == installed["jaxlib"] == installed["jax-cuda12-plugin"]
     assert installed["perfcore"] == PYPROJECT["project"]["version"]
     assert any(name.startswith("nvidia-cudnn") for name in installed)
@@ -172,9 +194,15 @@ def test_config_toml_is_fit_for_a_public_instance():
 
 def test_readme_documents_the_same_image_commands_and_port():
     readme = (ROOT / "README.md").read_text()
-    for text in ("docker build -t perfcore .", f"docker run --gpus all -p {PORT}:{PORT} perfcore",
-                 "--build-arg EXTRA=", "NVIDIA Container Toolkit", "PERFCORE_HOSTED=1",
-                 "sessionAffinity: ClientIP", f"http://localhost:{PORT}"):  # fmt: skip
+    for text in (
+        "docker build -t perfcore .",
+        f"docker run --gpus all -p {PORT}:{PORT} perfcore",
+        "--build-arg EXTRA=",
+        "NVIDIA Container Toolkit",
+        "PERFCORE_HOSTED=1",
+        "sessionAffinity: ClientIP",
+        f"http://localhost:{PORT}",
+    ):
         assert text in readme, text
     quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
     commands = [ln.split("#")[0].strip() for ln in quick.splitlines() if ln.startswith("python3")]
@@ -217,8 +245,15 @@ def build_context() -> list[str]:
 
 def test_dockerignore_keeps_what_the_app_runs_and_drops_the_rest():
     context = set(build_context())
-    needed = ["app.py", "ui/__init__.py", "pyproject.toml", "README.md", "data/specs.csv",
-              ".streamlit/config.toml", "perfcore/__init__.py"]  # fmt: skip
+    needed = [
+        "app.py",
+        "ui/__init__.py",
+        "pyproject.toml",
+        "README.md",
+        "data/specs.csv",
+        ".streamlit/config.toml",
+        "perfcore/__init__.py",
+    ]
     needed += [p.relative_to(ROOT).as_posix() for p in (ROOT / "app_pages").glob("*.py")]
     assert set(needed) <= context
     for junk in (".venv/", ".git/", "tests/", "__pycache__/", ".streamlit/secrets.toml"):
@@ -259,10 +294,13 @@ def test_the_image_build_steps_install_perfcore_beside_its_data(tmp_path):
     # The dependencies come from this venv; only the project is installed, the image's way.
     Path(purelib(py), "deps.pth").write_text(purelib(sys.executable) + "\n")
     build_like_the_image(app, f'"{sys.executable}" -m pip --python "{py}" "$@" --no-deps -q')
-    probe = ("import perfcore, perfcore.explain, perfcore.figures, perfcore.model.chip.specs as s; "
-             "d = perfcore.load_specs(); print(s.DEFAULT_PATH, len(d))")  # fmt: skip
-    out = subprocess.run([py, "-c", probe], cwd=tmp_path, capture_output=True, text=True,
-                         timeout=60)  # fmt: skip
+    probe = (
+        "import perfcore, perfcore.explain, perfcore.figures, perfcore.model.chip.specs as s; "
+        "d = perfcore.load_specs(); print(s.DEFAULT_PATH, len(d))"
+    )
+    out = subprocess.run(
+        [py, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 0, out.stderr
     path, count = out.stdout.split()
     assert Path(path) == app / "data" / "specs.csv" and int(count) > 0
@@ -319,7 +357,8 @@ def test_k8s_replicas_probe_health_and_keep_sessions_sticky():
     backend = ingress["spec"]["rules"][0]["http"]["paths"][0]["backend"]["service"]
     assert backend["name"] == service["metadata"]["name"]
     assert {backend["port"]["name"], service["spec"]["ports"][0]["targetPort"]} == {
-        p["name"] for p in container["ports"]}  # fmt: skip
+        p["name"] for p in container["ports"]
+    }
     kustomization = k8s("Kustomization")
     manifests = {p.name for p in (ROOT / "deploy" / "k8s").glob("*.yaml")}
     assert set(kustomization["resources"]) == manifests - {"kustomization.yaml"}

@@ -52,12 +52,36 @@ ISSUE_DEVICES = (
 VALID_ROW = dict(
     zip(
         REQUIRED_COLUMNS,
-        ("Test H100", "NVIDIA", "2022", "Hopper", "SXM5", "132", "80", "3.35", "50", "228",
-         "256", "34", "67", "495", "990", "990", "1979", "1979", "", "900", "50", "128", "700",
-         "gpu_from_scratch.py seed", "dense, rounded"),
+        (
+            "Test H100",
+            "NVIDIA",
+            "2022",
+            "Hopper",
+            "SXM5",
+            "132",
+            "80",
+            "3.35",
+            "50",
+            "228",
+            "256",
+            "34",
+            "67",
+            "495",
+            "990",
+            "990",
+            "1979",
+            "1979",
+            "",
+            "900",
+            "50",
+            "128",
+            "700",
+            "gpu_from_scratch.py seed",
+            "dense, rounded",
+        ),
         strict=True,
     )
-)  # fmt: skip
+)
 
 POSITIVE = "expected a positive finite number, or empty for not published"
 
@@ -420,10 +444,15 @@ def test_what_if_names_the_device_as_modified(specs):
 
 @pytest.mark.parametrize(
     ("text", "words"),
-    [("memory_bw=6.7", "FIGURE one of"), ("memory_bw_tbs=fast", "'fast' is not a number"),
-     ("memory_bw_tbs=-1", "positive"), ("scaleup_domain=7.5", "whole number"),
-     ("tdp_w=1,tdp_w=2", "given twice"), ("memory_bw_tbs=nan", "positive")],
-)  # fmt: skip
+    [
+        ("memory_bw=6.7", "FIGURE one of"),
+        ("memory_bw_tbs=fast", "'fast' is not a number"),
+        ("memory_bw_tbs=-1", "positive"),
+        ("scaleup_domain=7.5", "whole number"),
+        ("tdp_w=1,tdp_w=2", "given twice"),
+        ("memory_bw_tbs=nan", "positive"),
+    ],
+)
 def test_a_bad_what_if_is_one_typed_line(specs, text, words):
     from perfcore.model.chip.specs import WhatIfError, parse_what_if, what_if
 
@@ -471,8 +500,11 @@ def test_what_if_text_is_what_parse_what_if_reads():
 
     text = what_if_text({"memory_bw_tbs": 6.7, "scaleup_domain": 72.0, "peak_x": 1 / 3})
     assert text == "memory_bw_tbs=6.7,scaleup_domain=72,peak_x=0.333333333333333"
-    assert parse_what_if(text) == {"memory_bw_tbs": 6.7, "scaleup_domain": 72.0,
-                                   "peak_x": 0.333333333333333}  # fmt: skip
+    assert parse_what_if(text) == {
+        "memory_bw_tbs": 6.7,
+        "scaleup_domain": 72.0,
+        "peak_x": 0.333333333333333,
+    }
 
 
 def test_a_blank_what_if_is_the_published_row_and_a_change_is_marked(specs):

@@ -9,9 +9,21 @@ from perfcore.model.plans import train_cost as tc
 from perfcore.model.plans.layout import Layout
 
 # GPT-3 175B as Narayanan et al. 2021 train it: vocabulary padded to 51,200, sequence 2,048.
-GPT3 = Model(name="GPT-3 175B (Megatron)", family="GPT", layers=96, hidden=12288, heads=96,
-             kv_heads=96, head_dim=128, intermediate=4 * 12288, gated_mlp=False, vocab=51200,
-             tied_embeddings=True, max_context=2048, published_params=175e9)  # fmt: skip
+GPT3 = Model(
+    name="GPT-3 175B (Megatron)",
+    family="GPT",
+    layers=96,
+    hidden=12288,
+    heads=96,
+    kv_heads=96,
+    head_dim=128,
+    intermediate=4 * 12288,
+    gated_mlp=False,
+    vocab=51200,
+    tied_embeddings=True,
+    max_context=2048,
+    published_params=175e9,
+)
 
 
 def test_megatron_eq3_for_gpt3_175b_at_batch_1536():
@@ -28,8 +40,9 @@ def test_hardware_flops_with_full_recompute_are_megatrons_eq3():
     s x s scores) and 3 of the logit layer (2 V h): the count here with recompute = full and
     no causal mask must give the same number, to rounding."""
     ours = tc.hardware_flops_per_token(GPT3, 2048, "full", causal=False) * 1536 * 2048
-    assert ours == pytest.approx(tc.megatron_flops_per_iteration(1536, 2048, 96, 12288, 51200),
-                                 rel=1e-12)  # fmt: skip
+    assert ours == pytest.approx(
+        tc.megatron_flops_per_iteration(1536, 2048, 96, 12288, 51200), rel=1e-12
+    )
 
 
 def test_model_flops_are_6n_plus_causal_attention_for_llama_70b():

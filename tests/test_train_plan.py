@@ -53,8 +53,10 @@ def test_training_tp_communication_is_2x_the_forward_and_3x_with_full_recompute(
     """TP 8 with SP: the forward's 2 all-gathers + 2 reduce-scatters per layer run again in the
     backward (2x); full recomputation runs the forward's once more (3x): 3/2 of none's."""
     t = llama8b(h100)
-    none, full = (train_comm.tp_seconds(t, Layout(tp=8, recompute=r, micro_batch=8), 8)
-                  for r in ("none", "full"))  # fmt: skip
+    none, full = (
+        train_comm.tp_seconds(t, Layout(tp=8, recompute=r, micro_batch=8), 8)
+        for r in ("none", "full")
+    )
     selective = train_comm.tp_seconds(t, Layout(tp=8, recompute="selective", micro_batch=8), 8)
     assert full / none == pytest.approx(1.5) and selective == none
 
@@ -83,10 +85,14 @@ def test_mfu_at_the_bound_on_one_gpu_is_the_model_over_hardware_share(h100):
     assert plan.mfu < 1
 
 
-seventy = st.fixed_dictionaries({
-    "tp": st.sampled_from([1, 2, 4]), "pp": st.sampled_from([1, 2, 4]),
-    "zero": st.sampled_from([0, 1, 2]), "recompute": st.sampled_from(["none", "selective", "full"]),
-})  # fmt: skip
+seventy = st.fixed_dictionaries(
+    {
+        "tp": st.sampled_from([1, 2, 4]),
+        "pp": st.sampled_from([1, 2, 4]),
+        "zero": st.sampled_from([0, 1, 2]),
+        "recompute": st.sampled_from(["none", "selective", "full"]),
+    }
+)
 
 
 def _memory(h100, tp, pp, zero, recompute):

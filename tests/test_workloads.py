@@ -11,16 +11,54 @@ from perfcore.model.llm.workloads import Pass, Precisions, experts_touched, mode
 
 H100 = "NVIDIA H100 SXM"
 
-LLAMA2_7B = Model(name="Llama-2-7B", family="Llama 2", layers=32, hidden=4096, heads=32,
-                  kv_heads=32, head_dim=128, intermediate=11008, gated_mlp=True, vocab=32000,
-                  tied_embeddings=False, max_context=4096, published_params=6.74e9)  # fmt: skip
-LLAMA31_8B = Model(name="Llama-3.1-8B", family="Llama 3.1", layers=32, hidden=4096, heads=32,
-                   kv_heads=8, head_dim=128, intermediate=14336, gated_mlp=True, vocab=128256,
-                   tied_embeddings=False, max_context=131072, published_params=8.03e9)  # fmt: skip
-MIXTRAL = Model(name="Mixtral-8x7B", family="Mixtral", layers=32, hidden=4096, heads=32,
-                kv_heads=8, head_dim=128, intermediate=14336, gated_mlp=True, vocab=32000,
-                tied_embeddings=False, experts=8, experts_per_token=2, max_context=32768,
-                published_params=46.7e9, published_active_params=12.9e9)  # fmt: skip
+LLAMA2_7B = Model(
+    name="Llama-2-7B",
+    family="Llama 2",
+    layers=32,
+    hidden=4096,
+    heads=32,
+    kv_heads=32,
+    head_dim=128,
+    intermediate=11008,
+    gated_mlp=True,
+    vocab=32000,
+    tied_embeddings=False,
+    max_context=4096,
+    published_params=6.74e9,
+)
+LLAMA31_8B = Model(
+    name="Llama-3.1-8B",
+    family="Llama 3.1",
+    layers=32,
+    hidden=4096,
+    heads=32,
+    kv_heads=8,
+    head_dim=128,
+    intermediate=14336,
+    gated_mlp=True,
+    vocab=128256,
+    tied_embeddings=False,
+    max_context=131072,
+    published_params=8.03e9,
+)
+MIXTRAL = Model(
+    name="Mixtral-8x7B",
+    family="Mixtral",
+    layers=32,
+    hidden=4096,
+    heads=32,
+    kv_heads=8,
+    head_dim=128,
+    intermediate=14336,
+    gated_mlp=True,
+    vocab=32000,
+    tied_embeddings=False,
+    experts=8,
+    experts_per_token=2,
+    max_context=32768,
+    published_params=46.7e9,
+    published_active_params=12.9e9,
+)
 
 
 @pytest.fixture(scope="module")
@@ -47,15 +85,30 @@ def test_llama2_7b_decode_flops_and_bytes_worked_by_hand(h100):
     once: embedding table 32,000 x 4096 x 2 read + 4096 x 2 written; final norm; lm_head
       2 x 4096 x 32,000 FLOPs, bytes 4096 x 32,000 x 2 + (4096 + 32,000) x 2.
     """
-    layer_flops = (2 * 4 * 4096 + 4 * 2 * 4096 * 4096 + 4 * 32768 * 128 + 5 * 32768
-                   + 2 * 4096 + 2 * 4096 * 22016 + 5 * 11008 + 2 * 11008 * 4096)  # fmt: skip
-    layer_bytes = (2 * 3 * 4096 * 2 + 4 * (4096 * 4096 * 2 + 2 * 4096 * 2)
-                   + 16_777_216 + 2 * 4096 * 2 + 2 * 3 * 4096 * 2
-                   + 4096 * 22016 * 2 + (4096 + 22016) * 2 + 3 * 11008 * 2
-                   + 11008 * 4096 * 2 + (11008 + 4096) * 2)  # fmt: skip
+    layer_flops = (
+        2 * 4 * 4096
+        + 4 * 2 * 4096 * 4096
+        + 4 * 32768 * 128
+        + 5 * 32768
+        + 2 * 4096
+        + 2 * 4096 * 22016
+        + 5 * 11008
+        + 2 * 11008 * 4096
+    )
+    layer_bytes = (
+        2 * 3 * 4096 * 2
+        + 4 * (4096 * 4096 * 2 + 2 * 4096 * 2)
+        + 16_777_216
+        + 2 * 4096 * 2
+        + 2 * 3 * 4096 * 2
+        + 4096 * 22016 * 2
+        + (4096 + 22016) * 2
+        + 3 * 11008 * 2
+        + 11008 * 4096 * 2
+        + (11008 + 4096) * 2
+    )
     head_flops = 4 * 4096 + 2 * 4096 * 32000
-    head_bytes = (32000 * 4096 * 2 + 4096 * 2 + 3 * 4096 * 2 + 4096 * 32000 * 2
-                  + (4096 + 32000) * 2)  # fmt: skip
+    head_bytes = 32000 * 4096 * 2 + 4096 * 2 + 3 * 4096 * 2 + 4096 * 32000 * 2 + (4096 + 32000) * 2
     step = phases.decode(LLAMA2_7B, h100, 1, 1024)
     assert step.flops == pytest.approx(32 * layer_flops + head_flops, rel=1e-12)
     assert step.bytes == pytest.approx(32 * layer_bytes + head_bytes, rel=1e-12)
@@ -143,9 +196,21 @@ def test_causal_pairs_count_each_query_prefix_and_the_window_caps_them():
 
 
 def test_one_full_attention_head_matches_ops_attention_plus_softmax():
-    model = Model(name="one", family="t", layers=1, hidden=64, heads=1, kv_heads=1, head_dim=64,
-                  intermediate=64, gated_mlp=False, vocab=10, tied_embeddings=True,
-                  max_context=128, published_params=1)  # fmt: skip
+    model = Model(
+        name="one",
+        family="t",
+        layers=1,
+        hidden=64,
+        heads=1,
+        kv_heads=1,
+        head_dim=64,
+        intermediate=64,
+        gated_mlp=False,
+        vocab=10,
+        tied_embeddings=True,
+        max_context=128,
+        published_params=1,
+    )
     s = Pass(1, 128, 128, causal=False, cache=False, fused=True)
     att = next(op for op in model_ops(model, s, Precisions(), 1) if op.kind == "attention")
     assert att.cost.flops == ops.attention(128, 64).flops + 5 * 128 * 128
@@ -180,9 +245,21 @@ def test_decode_intensity_grows_with_batch_and_stays_near_it_when_weights_domina
 @settings(max_examples=25, deadline=None)
 @given(st.integers(1, 8192), st.sampled_from([1, 2, 4, 8, 16, 32]))
 def test_kv_bytes_are_linear_in_context_and_kv_heads(context, kv_heads):
-    model = Model(name="m", family="t", layers=4, hidden=4096, heads=32, kv_heads=kv_heads,
-                  head_dim=128, intermediate=4096, gated_mlp=True, vocab=1000,
-                  tied_embeddings=True, max_context=8192, published_params=1)  # fmt: skip
+    model = Model(
+        name="m",
+        family="t",
+        layers=4,
+        hidden=4096,
+        heads=32,
+        kv_heads=kv_heads,
+        head_dim=128,
+        intermediate=4096,
+        gated_mlp=True,
+        vocab=1000,
+        tied_embeddings=True,
+        max_context=8192,
+        published_params=1,
+    )
     one = phases.decode(model, _specs()[H100], 1, context).part("kv_read")
     assert one == 4 * context * 2 * kv_heads * 128 * 2
 

@@ -56,14 +56,27 @@ class Context:
 
 def _specs_from_upload() -> tuple[dict[str, Device], str]:
     """The bundled specs, plus the user's uploaded CSV when it validates."""
-    return with_upload(bundled_specs(), "data/specs.csv", "Your own specs CSV",
-                       "specs_upload", UPLOAD_HELP, uploaded_specs, _warn_implausible)  # fmt: skip
+    return with_upload(
+        bundled_specs(),
+        "data/specs.csv",
+        "Your own specs CSV",
+        "specs_upload",
+        UPLOAD_HELP,
+        uploaded_specs,
+        _warn_implausible,
+    )
 
 
 def _models_from_upload() -> dict[str, Model]:
     """The bundled models, plus the user's uploaded models CSV when it validates."""
-    found, _ = with_upload(bundled_models(), "data/models.csv", "Your own models CSV",
-                           "models_upload", MODELS_HELP, uploaded_models)  # fmt: skip
+    found, _ = with_upload(
+        bundled_models(),
+        "data/models.csv",
+        "Your own models CSV",
+        "models_upload",
+        MODELS_HELP,
+        uploaded_models,
+    )
     return found
 
 
@@ -81,8 +94,9 @@ def sidebar() -> Context:
     st.session_state[_MODELS] = _models_from_upload()
     names = sorted(specs, key=lambda n: (specs[n].vendor, specs[n].year, n))
     with st.sidebar:
-        device = choice("Device", names, "device", DEFAULT_DEVICE if DEFAULT_DEVICE in specs
-                        else names[0])  # fmt: skip
+        device = choice(
+            "Device", names, "device", DEFAULT_DEVICE if DEFAULT_DEVICE in specs else names[0]
+        )
         changes = st.container()  # under the device, filled once the precision is known
         precision = choice("Precision", PRECISIONS, "precision", DEFAULT_PRECISION)
         compare = choice("Compare with", [NO_COMPARE, *names], "compare", NO_COMPARE)

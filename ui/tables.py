@@ -31,13 +31,21 @@ def table(df: pd.DataFrame, name: str, empty: str = NOT_PUBLISHED) -> None:
     scales = {c: fmt.column_scale(k, df[c]) for c, k in units.items()}
     shown = df.assign(**{c: df[c].astype(float) / s.factor for c, s in scales.items()})
     shown = shown.assign(**{c: _texts(df[c], df[k]) for c, k in row_units.items()})
-    config = {c: st.column_config.NumberColumn(fmt.header(c, s.unit), format=s.printf)
-              for c, s in scales.items()}  # fmt: skip
+    config = {
+        c: st.column_config.NumberColumn(fmt.header(c, s.unit), format=s.printf)
+        for c, s in scales.items()
+    }
     config |= dict.fromkeys(row_units.values())  # each row's kind is in its cell's text
     st.dataframe(shown, hide_index=True, width="stretch", column_config=config, placeholder=empty)
     csv = functools.partial(table_csv, df)  # written on click only
-    st.download_button("Download CSV", csv, file_name=f"{name}.csv", mime="text/csv",
-                       key=f"download_{name}", on_click="ignore")  # fmt: skip
+    st.download_button(
+        "Download CSV",
+        csv,
+        file_name=f"{name}.csv",
+        mime="text/csv",
+        key=f"download_{name}",
+        on_click="ignore",
+    )
 
 
 def table_csv(df: pd.DataFrame) -> str:
@@ -47,8 +55,10 @@ def table_csv(df: pd.DataFrame) -> str:
 
 def _texts(values: pd.Series, kinds: pd.Series) -> list[str | None]:
     """Each SI value as text in its own kind's unit (format.py); None where missing."""
-    return [None if pd.isna(v) else getattr(fmt, k)(v) if k else fmt.figures(v)
-            for v, k in zip(values, kinds, strict=True)]  # fmt: skip
+    return [
+        None if pd.isna(v) else getattr(fmt, k)(v) if k else fmt.figures(v)
+        for v, k in zip(values, kinds, strict=True)
+    ]
 
 
 def si_table(df: pd.DataFrame) -> pd.DataFrame:
@@ -66,9 +76,14 @@ def results_download(records: tuple[Record, ...], key: str) -> None:
 
     The JSON is written only when the button is clicked, not on every rerun.
     """
-    st.download_button("Download results (JSON)", functools.partial(to_json, records),
-                       file_name="results.json", mime="application/json", key=key,
-                       on_click="ignore")  # fmt: skip
+    st.download_button(
+        "Download results (JSON)",
+        functools.partial(to_json, records),
+        file_name="results.json",
+        mime="application/json",
+        key=key,
+        on_click="ignore",
+    )
 
 
 def metrics(items: Iterable[tuple]) -> None:

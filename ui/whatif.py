@@ -31,8 +31,9 @@ def control(device: Device, precision: str) -> Device:
     """The what-if popover under the device picker; the device as changed (or as published)."""
     modified = device
     with st.popover(view.label(_device(device)), width="stretch", help=view.HELP):
-        text = st.text_input("Changes (the link's what_if)", key=KEY, bind="query-params",
-                             placeholder=view.EXAMPLE)  # fmt: skip
+        text = st.text_input(
+            "Changes (the link's what_if)", key=KEY, bind="query-params", placeholder=view.EXAMPLE
+        )
         try:
             modified = apply_what_if(device, text)
         except WhatIfError as e:
@@ -62,10 +63,20 @@ def _device(device: Device) -> Device:
 
 def _field(column: str, label: str, published: str, shown: list[str]) -> None:
     """A number field for one figure: blank keeps the published one (its placeholder)."""
-    step = {"step": 1.0, "format": "%.0f", "min_value": 1.0} if column in WHOLE else {
-        "format": "%g", "min_value": 1e-9}  # fmt: skip
-    st.number_input(label, value=None, key=FIELD.format(column), placeholder=published,
-                    on_change=_from_fields, args=(shown,), **step)  # fmt: skip
+    step = (
+        {"step": 1.0, "format": "%.0f", "min_value": 1.0}
+        if column in WHOLE
+        else {"format": "%g", "min_value": 1e-9}
+    )
+    st.number_input(
+        label,
+        value=None,
+        key=FIELD.format(column),
+        placeholder=published,
+        on_change=_from_fields,
+        args=(shown,),
+        **step,
+    )
 
 
 def _changes(text: str) -> dict[str, float]:

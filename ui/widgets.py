@@ -91,8 +91,15 @@ def number(label: str, key: str, default: float, lo: float, hi: float, integer: 
     raw = _raw(key)
     if integer:
         kw = {"step": 1.0, "format": "%.0f", **kw}
-    value = st.number_input(label, min_value=float(lo), max_value=float(hi),
-                            value=float(default), key=key, bind="query-params", **kw)  # fmt: skip
+    value = st.number_input(
+        label,
+        min_value=float(lo),
+        max_value=float(hi),
+        value=float(default),
+        key=key,
+        bind="query-params",
+        **kw,
+    )
     value = round(value) if integer else value
     if raw is not None:
         try:

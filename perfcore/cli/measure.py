@@ -37,8 +37,10 @@ def register(subparsers) -> None:
 def listing() -> str:
     """The suites and experiments, one per line."""
     cap = f"on a CPU: float32, sides up to {suites.CPU_MAX_MATMUL}"
-    named = [f"  {s.name}: matmul sides {', '.join(map(str, s.matmul_sizes))}, "
-              f"{s.matmul_dtype} ({cap})" for s in suites.SUITES.values()]  # fmt: skip
+    named = [
+        f"  {s.name}: matmul sides {', '.join(map(str, s.matmul_sizes))}, {s.matmul_dtype} ({cap})"
+        for s in suites.SUITES.values()
+    ]
     experiments = [f"  {e.name}: {e.title}" for e in registry.EXPERIMENTS.values()]
     return "\n".join(["suites:", *named, "experiments:", *experiments])
 
@@ -56,15 +58,19 @@ def progress_printer(stream: TextIO) -> Callable[[float, str], None]:
 
 def summary(records: tuple[results.Record, ...]) -> str:
     """One line per record: what, method statistic, median, spread, achieved rates, note."""
-    lines = [f"{'experiment':<12} {'label':<24} {'statistic':>10} {'median':>10} "
-             f"{'IQR/med':>8} {'FLOP/s':>12} {'bytes/s':>12}  note"]  # fmt: skip
+    lines = [
+        f"{'experiment':<12} {'label':<24} {'statistic':>10} {'median':>10} "
+        f"{'IQR/med':>8} {'FLOP/s':>12} {'bytes/s':>12}  note"
+    ]
     for r in records:
         m = r.measurement  # a naive timer's rate is not the device's: rates are of synced work
         rate = fmt.flops_per_s(r.flops_per_s) if r.flops_per_s else ""
         bandwidth = fmt.bytes_per_s(r.bytes_per_s) if r.bytes_per_s else ""
-        lines.append(f"{r.experiment:<12} {r.label:<24} {fmt.seconds(m.statistic):>10} "
-                     f"{fmt.seconds(m.median):>10} {fmt.percent(m.spread):>8} {rate:>12} "
-                     f"{bandwidth:>12}  {r.note}")  # fmt: skip
+        lines.append(
+            f"{r.experiment:<12} {r.label:<24} {fmt.seconds(m.statistic):>10} "
+            f"{fmt.seconds(m.median):>10} {fmt.percent(m.spread):>8} {rate:>12} "
+            f"{bandwidth:>12}  {r.note}"
+        )
     return "\n".join(lines)
 
 
@@ -101,7 +107,9 @@ def run(args: argparse.Namespace) -> str:
     if not records:
         raise UsageError(NOTHING_MEASURED)
     first = records[0]
-    head = (f"device {first.device} ({first.backend}), spec row {first.spec_name or 'unknown'}, "
-            f"JAX {first.jax_version}")  # fmt: skip
+    head = (
+        f"device {first.device} ({first.backend}), spec row {first.spec_name or 'unknown'}, "
+        f"JAX {first.jax_version}"
+    )
     wrote = f"wrote {results.save_results(records, out)}"
     return "\n".join([head, summary(records), *report.lines(records), wrote])

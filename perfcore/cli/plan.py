@@ -34,20 +34,22 @@ from perfcore.model.runs import published as published_runs
 
 BIG = 2**40
 TRAIN_NUMBERS = (
-    Param("gpus", 8, "GPUs in all", hi=2**20), Param("seq", 4096, "tokens per sequence", hi=2**21),
+    Param("gpus", 8, "GPUs in all", hi=2**20),
+    Param("seq", 4096, "tokens per sequence", hi=2**21),
     Param("global_batch_tokens", 2**22, "tokens per optimizer step, all GPUs", hi=BIG),
     Param("tokens", 1e12, "training tokens in all (days, GPU-hours, energy)", False, 1, 1e17),
     Param("top", 10, "candidates to list", hi=10_000),
-)  # fmt: skip
+)
 LAYOUT_NUMBERS = (
-    Param("tp", 1, "tensor-parallel GPUs", hi=2**20), Param("pp", 1, "pipeline stages", hi=2**20),
+    Param("tp", 1, "tensor-parallel GPUs", hi=2**20),
+    Param("pp", 1, "pipeline stages", hi=2**20),
     Param("dp", 1, "data-parallel replicas", hi=2**20),
     Param("cp", 1, "context-parallel GPUs", hi=2**20),
     Param("ep", 1, "expert-parallel GPUs", hi=2**20),
     Param("zero", 0, "ZeRO stage 0-3", lo=0, hi=3),
     Param("micro_batch", 1, "sequences per micro-batch", hi=2**20),
     Param("interleave", 1, "model chunks per pipeline stage", hi=2**10),
-)  # fmt: skip
+)
 SERVE_NUMBERS = (
     Param("gpus", 8, "GPUs in all", hi=2**20),
     Param("input_tokens", 1024, "prompt tokens per request", hi=2**21),
@@ -56,7 +58,7 @@ SERVE_NUMBERS = (
     Param("batch", 1, "requests in flight per replica", hi=2**20),
     Param("ttft_ms", 1000, "time-to-first-token limit, ms", False, 1e-3, 1e9),
     Param("tpot_ms", 50, "time-per-output-token limit, ms", False, 1e-3, 1e9),
-)  # fmt: skip
+)
 
 
 @functools.cache
@@ -68,8 +70,10 @@ def published() -> dict:
 def numbers(args, params) -> dict:
     """The given flags among `params`, each checked against its range (None where not given)."""
     raw = {p.name: getattr(args, p.name) for p in params}
-    return {p.name: None if raw[p.name] is None else validate.param(p, raw[p.name], flag(p.name))
-            for p in params}  # fmt: skip
+    return {
+        p.name: None if raw[p.name] is None else validate.param(p, raw[p.name], flag(p.name))
+        for p in params
+    }
 
 
 def resolve(args) -> tuple:
@@ -86,14 +90,23 @@ def train_dict(plan: train_plan.TrainPlan, table: dict) -> dict:
     """One priced layout as the JSON shows it (SI units; null where a figure is missing)."""
     eff = table.get("train")
     expected = efficiency.expected(plan.step_s, "train", table)
-    out = {"layout": plan.layout.as_dict(), "label": plan.layout.label(), "step_s": plan.step_s,
-           "step_no_overlap_s": plan.step_no_overlap_s, "step_expected_s": expected,
-           "expected_from": eff.derived_from() if eff else "no published runs loaded",
-           "mfu": plan.mfu, "mfu_expected": plan.mfu * eff.value if eff else None,
-           "tokens_per_s": plan.tokens_per_s, "time_s_by": plan.time_s_by,
-           "dp_s": {"overlapped": plan.time_s_by["dp"], "not_overlapped": plan.dp_s},
-           "memory_bytes": plan.memory_bytes, "memory_total_bytes": plan.memory_total,
-           "capacity_bytes": plan.training.device.memory_bytes, "fits": plan.fits}  # fmt: skip
+    out = {
+        "layout": plan.layout.as_dict(),
+        "label": plan.layout.label(),
+        "step_s": plan.step_s,
+        "step_no_overlap_s": plan.step_no_overlap_s,
+        "step_expected_s": expected,
+        "expected_from": eff.derived_from() if eff else "no published runs loaded",
+        "mfu": plan.mfu,
+        "mfu_expected": plan.mfu * eff.value if eff else None,
+        "tokens_per_s": plan.tokens_per_s,
+        "time_s_by": plan.time_s_by,
+        "dp_s": {"overlapped": plan.time_s_by["dp"], "not_overlapped": plan.dp_s},
+        "memory_bytes": plan.memory_bytes,
+        "memory_total_bytes": plan.memory_total,
+        "capacity_bytes": plan.training.device.memory_bytes,
+        "fits": plan.fits,
+    }
     totals = train_plan.run_totals(plan)
     if totals and eff:
         totals["train_days_expected"] = totals["train_days"] / eff.value
@@ -110,22 +123,32 @@ def run_train(args: argparse.Namespace) -> str:
     if args.recompute is not None:
         fixed["recompute"] = pick("recompute", args.recompute, RECOMPUTE)
     precision = pick("precision", args.precision, TRAIN_PRECISIONS)
-    t = Training(model, device, n["gpus"], n["seq"], n["global_batch_tokens"], precision,
-                 n["tokens"])  # fmt: skip
+    t = Training(
+        model, device, n["gpus"], n["seq"], n["global_batch_tokens"], precision, n["tokens"]
+    )
     table = published()
-    head = {"model": model.name, "device": device.name, "gpus": t.gpus, "seq": t.seq,
-            "global_batch_tokens": t.global_batch_tokens, "precision": precision,
-            "tokens": t.tokens}  # fmt: skip
+    head = {
+        "model": model.name,
+        "device": device.name,
+        "gpus": t.gpus,
+        "seq": t.seq,
+        "global_batch_tokens": t.global_batch_tokens,
+        "precision": precision,
+        "tokens": t.tokens,
+    }
     given = {k: v for k, v in fixed.items() if v is not None}
     if given:
         result = {**head, **train_dict(train_plan.price(t, layout_of(t, given)), table)}
         return to_json(result) if args.json else render_train(result)
     found = search(t, top=n["top"] or 10)
     lean = found.leanest
-    result = {**head, "considered": found.considered,
-              "best": train_dict(found.best, table) if found.best else None,
-              "candidates": [train_dict(p, table) for p in found.candidates],
-              "leanest_misfit": train_dict(lean, table) if lean else None}  # fmt: skip
+    result = {
+        **head,
+        "considered": found.considered,
+        "best": train_dict(found.best, table) if found.best else None,
+        "candidates": [train_dict(p, table) for p in found.candidates],
+        "leanest_misfit": train_dict(lean, table) if lean else None,
+    }
     return to_json(result) if args.json else render_search(result)
 
 
@@ -141,16 +164,24 @@ def serve_dict(p: serve_plan.ServePlan, table: dict) -> dict:
     ttft_e = efficiency.expected(p.ttft_s, "prefill", table)
     tpot_e = efficiency.expected(p.tpot_s, "decode", table)
     rate_e = None if tpot_e is None else p.replicas * p.batch / tpot_e
-    return {"layout": {"tp": p.tp, "replicas": p.replicas, "batch": p.batch},
-            "ttft_s": p.ttft_s, "tpot_s": p.tpot_s, "output_tokens_per_s": p.output_tokens_per_s,
-            "per_gpu": p.per_gpu, "ttft_s_expected": ttft_e, "tpot_s_expected": tpot_e,
-            "output_tokens_per_s_expected": rate_e,
-            "per_gpu_expected": None if rate_e is None else rate_e / (p.tp * p.replicas),
-            "expected_from": {regime: eff.derived_from() if eff else "no published runs loaded"
-                              for regime, eff in (("ttft", table.get("prefill")),
-                                                  ("tpot", table.get("decode")))},
-            "max_batch": p.max_batch, "fits": p.fits,
-            "joules_per_token": p.joules_per_token}  # fmt: skip
+    return {
+        "layout": {"tp": p.tp, "replicas": p.replicas, "batch": p.batch},
+        "ttft_s": p.ttft_s,
+        "tpot_s": p.tpot_s,
+        "output_tokens_per_s": p.output_tokens_per_s,
+        "per_gpu": p.per_gpu,
+        "ttft_s_expected": ttft_e,
+        "tpot_s_expected": tpot_e,
+        "output_tokens_per_s_expected": rate_e,
+        "per_gpu_expected": None if rate_e is None else rate_e / (p.tp * p.replicas),
+        "expected_from": {
+            regime: eff.derived_from() if eff else "no published runs loaded"
+            for regime, eff in (("ttft", table.get("prefill")), ("tpot", table.get("decode")))
+        },
+        "max_batch": p.max_batch,
+        "fits": p.fits,
+        "joules_per_token": p.joules_per_token,
+    }
 
 
 def run_serve(args: argparse.Namespace) -> str:
@@ -162,17 +193,31 @@ def run_serve(args: argparse.Namespace) -> str:
         raise UsageError(f"plan serve needs {', '.join(missing)}")
     p = Precisions(args.weights_bits, args.act_bits, args.kv_bits)
     ms = {k: None if n[k] is None else n[k] / 1e3 for k in ("ttft_ms", "tpot_ms")}
-    s = serve_plan.Serving(model, device, n["gpus"], n["input_tokens"], n["output_tokens"], p,
-                           ms["ttft_ms"], ms["tpot_ms"])  # fmt: skip
+    s = serve_plan.Serving(
+        model,
+        device,
+        n["gpus"],
+        n["input_tokens"],
+        n["output_tokens"],
+        p,
+        ms["ttft_ms"],
+        ms["tpot_ms"],
+    )
     candidates = serve_plan.plans(s, n["tp"], n["batch"])
     table = published()  # limits are judged on the expected latencies where known
     best = serve_plan.best(candidates, {regime: e.value for regime, e in table.items()})
-    head = {"model": model.name, "device": device.name, "gpus": s.gpus,
-            "input_tokens": s.input_tokens, "output_tokens": s.output_tokens,
-            "precisions": {"weights": p.weights, "activations": p.activations, "kv": p.kv},
-            "ttft_limit_s": s.ttft_limit_s, "tpot_limit_s": s.tpot_limit_s,
-            "limits_judged_on": "expected" if table else "bound",
-            "considered": len(candidates)}  # fmt: skip
+    head = {
+        "model": model.name,
+        "device": device.name,
+        "gpus": s.gpus,
+        "input_tokens": s.input_tokens,
+        "output_tokens": s.output_tokens,
+        "precisions": {"weights": p.weights, "activations": p.activations, "kv": p.kv},
+        "ttft_limit_s": s.ttft_limit_s,
+        "tpot_limit_s": s.tpot_limit_s,
+        "limits_judged_on": "expected" if table else "bound",
+        "considered": len(candidates),
+    }
     if best is None:
         why = "no plan fits in memory" if not candidates else "no plan meets the limits"
         result = {**head, "layout": None, "fits": False, "reason": why}
@@ -185,21 +230,33 @@ def run_serve(args: argparse.Namespace) -> str:
 
 def render_train(r: dict) -> str:
     """One priced layout as aligned lines."""
-    rows = [("layout", r["label"]), ("step", f"{fmt.seconds(r['step_s'])} (bound)"),
-            ("MFU", f"{r['mfu']:.1%} (bound)"), ("tokens/s", f"{r['tokens_per_s']:,.0f}"),
-            ("memory", f"{fmt.capacity(r['memory_total_bytes'])} per GPU of "
-                       f"{fmt.capacity(r['capacity_bytes'])}; fits: {r['fits']}"),
-            *((k, fmt.seconds(v) if v else "none") for k, v in r["time_s_by"].items())]  # fmt: skip
+    rows = [
+        ("layout", r["label"]),
+        ("step", f"{fmt.seconds(r['step_s'])} (bound)"),
+        ("MFU", f"{r['mfu']:.1%} (bound)"),
+        ("tokens/s", f"{r['tokens_per_s']:,.0f}"),
+        (
+            "memory",
+            f"{fmt.capacity(r['memory_total_bytes'])} per GPU of "
+            f"{fmt.capacity(r['capacity_bytes'])}; fits: {r['fits']}",
+        ),
+        *((k, fmt.seconds(v) if v else "none") for k, v in r["time_s_by"].items()),
+    ]
     if "train_days" in r:
         rows += [
             ("days", f"{r['train_days']:,.1f} (bound)"),
             ("GPU-hours", f"{r['gpu_hours']:,.0f}"),
         ]
     if r["step_expected_s"] is not None:
-        rows += [("expected", f"step {fmt.seconds(r['step_expected_s'])}, MFU "
-                  f"{r['mfu_expected']:.1%}" + (f", {r['train_days_expected']:,.1f} days"
-                  if "train_days_expected" in r else "")),
-                 ("from", r["expected_from"])]  # fmt: skip
+        rows += [
+            (
+                "expected",
+                f"step {fmt.seconds(r['step_expected_s'])}, MFU "
+                f"{r['mfu_expected']:.1%}"
+                + (f", {r['train_days_expected']:,.1f} days" if "train_days_expected" in r else ""),
+            ),
+            ("from", r["expected_from"]),
+        ]
     return "\n".join(f"{k:<10} {v}" for k, v in rows)
 
 
@@ -209,10 +266,18 @@ def render_search(r: dict) -> str:
         lean = r["leanest_misfit"]
         need = fmt.capacity(lean["memory_total_bytes"]) if lean else "?"
         return f"no layout fits ({r['considered']:,} looked at; the leanest needs {need} per GPU)"
-    lines = [f"{fmt.seconds(c['step_s']):>10}  MFU {c['mfu']:6.1%}  {c['label']}"
-             for c in r["candidates"]]  # fmt: skip
-    return "\n".join([f"{r['considered']:,} layouts priced; fastest first:", *lines, "best:",
-                      render_train(r["best"])])  # fmt: skip
+    lines = [
+        f"{fmt.seconds(c['step_s']):>10}  MFU {c['mfu']:6.1%}  {c['label']}"
+        for c in r["candidates"]
+    ]
+    return "\n".join(
+        [
+            f"{r['considered']:,} layouts priced; fastest first:",
+            *lines,
+            "best:",
+            render_train(r["best"]),
+        ]
+    )
 
 
 def render_serve(r: dict) -> str:
@@ -220,22 +285,33 @@ def render_serve(r: dict) -> str:
     if r["layout"] is None:
         return f"{r['reason']} ({r['considered']} plans looked at)"
     lay = r["layout"]
-    rows = [("layout", f"TP {lay['tp']} × {lay['replicas']} replicas, batch {lay['batch']}"),
-            ("TTFT", fmt.seconds(r["ttft_s"])), ("TPOT", fmt.seconds(r["tpot_s"])),
-            ("tokens/s", f"{r['output_tokens_per_s']:,.0f} ({r['per_gpu']:,.0f} per GPU)"),
-            ("max batch", f"{r['max_batch']:,}")]  # fmt: skip
-    limits = [f"{k} ≤ {fmt.seconds(r[f'{k.lower()}_limit_s'])}" for k in ("TTFT", "TPOT")
-              if r[f"{k.lower()}_limit_s"] is not None]  # fmt: skip
+    rows = [
+        ("layout", f"TP {lay['tp']} × {lay['replicas']} replicas, batch {lay['batch']}"),
+        ("TTFT", fmt.seconds(r["ttft_s"])),
+        ("TPOT", fmt.seconds(r["tpot_s"])),
+        ("tokens/s", f"{r['output_tokens_per_s']:,.0f} ({r['per_gpu']:,.0f} per GPU)"),
+        ("max batch", f"{r['max_batch']:,}"),
+    ]
+    limits = [
+        f"{k} ≤ {fmt.seconds(r[f'{k.lower()}_limit_s'])}"
+        for k in ("TTFT", "TPOT")
+        if r[f"{k.lower()}_limit_s"] is not None
+    ]
     if limits:
         judged = f"judged on the {r['limits_judged_on']} latencies"
         rows.append(("limits", f"{', '.join(limits)}, {judged}"))
     if r["tpot_s_expected"] is not None:
-        rows += [("expected", f"TTFT {fmt.seconds(r['ttft_s_expected'])}, TPOT "
-                  f"{fmt.seconds(r['tpot_s_expected'])}, "
-                  f"{r['output_tokens_per_s_expected']:,.0f} tokens/s "
-                  f"({r['per_gpu_expected']:,.0f} per GPU)"),
-                 ("TTFT from", r["expected_from"]["ttft"]),
-                 ("TPOT from", r["expected_from"]["tpot"])]  # fmt: skip
+        rows += [
+            (
+                "expected",
+                f"TTFT {fmt.seconds(r['ttft_s_expected'])}, TPOT "
+                f"{fmt.seconds(r['tpot_s_expected'])}, "
+                f"{r['output_tokens_per_s_expected']:,.0f} tokens/s "
+                f"({r['per_gpu_expected']:,.0f} per GPU)",
+            ),
+            ("TTFT from", r["expected_from"]["ttft"]),
+            ("TPOT from", r["expected_from"]["tpot"]),
+        ]
     return "\n".join(f"{k:<10} {v}" for k, v in rows)
 
 

@@ -129,8 +129,11 @@ def unknown(records: tuple[Record, ...]) -> str:
 
 def suite_captions(suites: dict[str, Suite]) -> list[str]:
     """One line per suite: its matmul sides and dtype, and how a CPU runs it."""
-    return [f"matmul sides {s.matmul_sizes[0]}-{s.matmul_sizes[-1]}, {s.matmul_dtype}, "
-            f"{s.repeats} samples{_on_cpu(s)}" for s in suites.values()]  # fmt: skip
+    return [
+        f"matmul sides {s.matmul_sizes[0]}-{s.matmul_sizes[-1]}, {s.matmul_dtype}, "
+        f"{s.repeats} samples{_on_cpu(s)}"
+        for s in suites.values()
+    ]
 
 
 def _on_cpu(suite: Suite) -> str:
@@ -182,20 +185,38 @@ def roof_precision(records: tuple[Record, ...], fallback: str) -> str:
     return next((r.precision for r in records if r.flops and r.precision), fallback)
 
 
-TABLE_UNITS = {"min": "seconds", "median": "seconds", "mean": "seconds", "IQR": "seconds",
-               "spread": "percent", "FLOP/s at the median": "flops_per_s",
-               "bandwidth at the median": "bytes_per_s"}  # fmt: skip
+TABLE_UNITS = {
+    "min": "seconds",
+    "median": "seconds",
+    "mean": "seconds",
+    "IQR": "seconds",
+    "spread": "percent",
+    "FLOP/s at the median": "flops_per_s",
+    "bandwidth at the median": "bytes_per_s",
+}
 
 
 def _row(r: Record) -> dict:
     """One record's table row: times in seconds per call, achieved rates at the median."""
     m = r.measurement
-    return {"experiment": r.experiment, "what": r.label, "method": m.method, "synced": m.synced,
-            "calls/sample": m.calls_per_sample, "samples": m.n, "min": m.min,
-            "median": m.median, "mean": m.mean, "IQR": m.iqr, "spread": m.spread,
-            "FLOP/s at the median": r.flops_per_s, "bandwidth at the median": r.bytes_per_s,
-            "precision": r.precision or None, "regime": r.regime or None,
-            "note": r.note}  # fmt: skip
+    return {
+        "experiment": r.experiment,
+        "what": r.label,
+        "method": m.method,
+        "synced": m.synced,
+        "calls/sample": m.calls_per_sample,
+        "samples": m.n,
+        "min": m.min,
+        "median": m.median,
+        "mean": m.mean,
+        "IQR": m.iqr,
+        "spread": m.spread,
+        "FLOP/s at the median": r.flops_per_s,
+        "bandwidth at the median": r.bytes_per_s,
+        "precision": r.precision or None,
+        "regime": r.regime or None,
+        "note": r.note,
+    }
 
 
 def table(records: tuple[Record, ...]) -> pd.DataFrame:

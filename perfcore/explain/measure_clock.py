@@ -20,19 +20,35 @@ from perfcore.measure.results import Record
 ALIKE = 2.0  # elementwise ops within this factor of each other take "similar time"
 # experiment -> (a, b, title, the numbers, what the lesson concludes when b exceeds a).
 PAIRS = {
-    "timer": ("naive timer", "synchronized", "naive vs synchronized timer",
-              "The naive timer reads {a} per call, the synchronized one {b} ({r})",
-              "without block_until_ready the clock stops at the enqueue, not the work"),
-    "barriers": ("accumulate, read once", "read every step", "implicit barriers",
-                 "Reading a value every step costs {b} per step, accumulating on the device "
-                 "{a} ({r})", "synchronize once per minibatch at most"),
-    "compile": ("steady step", "first call", "compile vs steady state",
-                "The first call took {b} (an upper bound on the compile), a steady step {a}",
-                "one compile costs {k} steady steps"),
-    "blocking": ("block at the end", "block every call", "block at the end vs every call",
-                 "Blocking on every call costs {b} per call, blocking once at the end {a} ({r})",
-                 "blocking stops the host running ahead, so say which one you measured"),
-}  # fmt: skip
+    "timer": (
+        "naive timer",
+        "synchronized",
+        "naive vs synchronized timer",
+        "The naive timer reads {a} per call, the synchronized one {b} ({r})",
+        "without block_until_ready the clock stops at the enqueue, not the work",
+    ),
+    "barriers": (
+        "accumulate, read once",
+        "read every step",
+        "implicit barriers",
+        "Reading a value every step costs {b} per step, accumulating on the device {a} ({r})",
+        "synchronize once per minibatch at most",
+    ),
+    "compile": (
+        "steady step",
+        "first call",
+        "compile vs steady state",
+        "The first call took {b} (an upper bound on the compile), a steady step {a}",
+        "one compile costs {k} steady steps",
+    ),
+    "blocking": (
+        "block at the end",
+        "block every call",
+        "block at the end vs every call",
+        "Blocking on every call costs {b} per call, blocking once at the end {a} ({r})",
+        "blocking stops the host running ahead, so say which one you measured",
+    ),
+}
 
 
 def verdict(a: Measurement, b: Measurement, conclusion: str) -> str:
@@ -70,9 +86,11 @@ def dispatch_table(rows: list[DispatchRow]) -> pd.DataFrame:
             "compute / dispatch": [r.compute_s / r.dispatch_s for r in rows],
         }
     )
-    df.attrs["units"] = {"dispatch, unblocked (min of isolated calls)": "seconds",
-                         "compute, blocked (min of isolated calls)": "seconds",
-                         "compute / dispatch": "ratio"}  # fmt: skip
+    df.attrs["units"] = {
+        "dispatch, unblocked (min of isolated calls)": "seconds",
+        "compute, blocked (min of isolated calls)": "seconds",
+        "compute / dispatch": "ratio",
+    }
     return df
 
 

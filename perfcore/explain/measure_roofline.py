@@ -19,10 +19,22 @@ from perfcore.measure.results.empirical import MEMORY, MeasuredLevel, MeasuredRo
 from perfcore.measure.results.points import MeasuredPoint, above_roof
 from perfcore.model.chip.specs import Device
 
-COLUMNS = ("roof", "from", "compute", "bandwidth", "spec compute", "spec bandwidth",
-           "fraction of spec")  # fmt: skip
-UNITS = {"compute": "flops_per_s", "bandwidth": "bytes_per_s", "spec compute": "flops_per_s",
-         "spec bandwidth": "bytes_per_s", "fraction of spec": "percent"}  # fmt: skip
+COLUMNS = (
+    "roof",
+    "from",
+    "compute",
+    "bandwidth",
+    "spec compute",
+    "spec bandwidth",
+    "fraction of spec",
+)
+UNITS = {
+    "compute": "flops_per_s",
+    "bandwidth": "bytes_per_s",
+    "spec compute": "flops_per_s",
+    "spec bandwidth": "bytes_per_s",
+    "fraction of spec": "percent",
+}
 
 
 def spec_figure(roof: Roof | MeasuredLevel, spec: Device | None) -> float | None:
@@ -37,8 +49,9 @@ def spec_figure(roof: Roof | MeasuredLevel, spec: Device | None) -> float | None
 def _row(roof: Roof | MeasuredLevel, spec: Device | None) -> dict:
     """One roof's table row: its value and the spec row's, in the column of its kind."""
     figure = spec_figure(roof, spec)
-    kind, value = (("compute", roof.flops_per_s) if isinstance(roof, Roof)
-                   else ("bandwidth", roof.bytes_per_s))  # fmt: skip
+    kind, value = (
+        ("compute", roof.flops_per_s) if isinstance(roof, Roof) else ("bandwidth", roof.bytes_per_s)
+    )
     row = dict.fromkeys(COLUMNS, math.nan) | {"roof": roof.name, "from": roof.label}
     row |= {kind: value, f"spec {kind}": figure if figure else math.nan}
     return row | {"fraction of spec": value / figure if figure else math.nan}
@@ -69,11 +82,15 @@ class Ceiling:
 
 def ceilings(roofline: MeasuredRoofline, spec: Device | None) -> list[Ceiling]:
     """Each compute roof (best first), then device memory, against the spec row if one applies."""
-    out = [Ceiling(f"{r.label} ({r.name})", r.flops_per_s, spec_figure(r, spec), "FLOP/s")
-           for r in roofline.roofs]  # fmt: skip
+    out = [
+        Ceiling(f"{r.label} ({r.name})", r.flops_per_s, spec_figure(r, spec), "FLOP/s")
+        for r in roofline.roofs
+    ]
     memory = [lv for lv in roofline.levels if lv.name == MEMORY]
-    return out + [Ceiling(f"{MEMORY} ({lv.label})", lv.bytes_per_s, spec_figure(lv, spec), "B/s")
-                  for lv in memory]  # fmt: skip
+    return out + [
+        Ceiling(f"{MEMORY} ({lv.label})", lv.bytes_per_s, spec_figure(lv, spec), "B/s")
+        for lv in memory
+    ]
 
 
 def above_measured(point: MeasuredPoint, roofline: MeasuredRoofline) -> bool:

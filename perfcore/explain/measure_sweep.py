@@ -42,9 +42,19 @@ def sweep(records: tuple[Record, ...]) -> list[SweepPoint]:
     """The synchronized sized matmuls of the sweep, smallest first."""
     sized = [r for r in records if r.experiment == "sweep" and r.size and r.flops_per_s]
     points = [(r, measured_point(r)) for r in sized if r.bytes]
-    rows = [SweepPoint(int(r.size), r.dtype, r.precision, p.seconds_median, p.flops_per_s,
-                       p.flops_per_s_lo, p.flops_per_s_hi, r.regime)
-            for r, p in points]  # fmt: skip
+    rows = [
+        SweepPoint(
+            int(r.size),
+            r.dtype,
+            r.precision,
+            p.seconds_median,
+            p.flops_per_s,
+            p.flops_per_s_lo,
+            p.flops_per_s_hi,
+            r.regime,
+        )
+        for r, p in points
+    ]
     return sorted(rows, key=lambda row: row.n)
 
 
@@ -109,9 +119,11 @@ def _cap(first: SweepPoint, t_empty: float | None) -> str:
     if not t_empty:
         return ""
     ceiling = ops.matmul(first.n, first.n, first.n).flops / t_empty
-    head = (f" An empty call took {fmt.seconds(t_empty)} (median), so n={first.n} could reach "
-            f"at most {fmt.flops_per_s(ceiling)} if it cost no more than one empty call; it "
-            f"reached {fmt.flops_per_s(first.flops_per_s)}")  # fmt: skip
+    head = (
+        f" An empty call took {fmt.seconds(t_empty)} (median), so n={first.n} could reach "
+        f"at most {fmt.flops_per_s(ceiling)} if it cost no more than one empty call; it "
+        f"reached {fmt.flops_per_s(first.flops_per_s)}"
+    )
     if first.flops_per_s > ceiling:
         why = "launching a call costs about as much as the smallest matmul"
         return (

@@ -32,22 +32,48 @@ TRAIN_NUMBERS = (
     Param("seq", 8192, "tokens per training sequence", hi=2**21),
     Param("global_batch_tokens", 2**24, "tokens per optimizer step over all GPUs", hi=2**40),
     Param("tokens", 15e12, "training tokens in all: days, GPU-hours, energy", False, 1e6, 1e17),
-)  # fmt: skip
-DEGREES = tuple(Param(name, 0, f"{what}; 0: searched", lo=0, hi=2**20) for name, what in (
-    ("tp", "tensor-parallel GPUs"), ("pp", "pipeline stages"), ("dp", "data-parallel replicas"),
-    ("cp", "context-parallel GPUs"), ("ep", "expert-parallel GPUs"),
-    ("micro_batch", "sequences per micro-batch"),
-    ("interleave", "model chunks per stage")))  # fmt: skip
+)
+DEGREES = tuple(
+    Param(name, 0, f"{what}; 0: searched", lo=0, hi=2**20)
+    for name, what in (
+        ("tp", "tensor-parallel GPUs"),
+        ("pp", "pipeline stages"),
+        ("dp", "data-parallel replicas"),
+        ("cp", "context-parallel GPUs"),
+        ("ep", "expert-parallel GPUs"),
+        ("micro_batch", "sequences per micro-batch"),
+        ("interleave", "model chunks per stage"),
+    )
+)
 ZERO_CHOICES = (SEARCHED, 0, 1, 2, 3)
 RECOMPUTE_CHOICES = (SEARCHED, *RECOMPUTE)
-LABELS = {"gpus": "GPUs", "seq": "Sequence (tokens)", "global_batch_tokens": "Batch (tokens)",
-          "tokens": "Training tokens", "precision": "Training precision", "tp": "TP", "pp": "PP",
-          "dp": "DP", "cp": "CP", "ep": "EP", "micro_batch": "Micro-batch", "zero": "ZeRO stage",
-          "interleave": "Chunks per stage", "recompute": "Recompute"}  # fmt: skip
+LABELS = {
+    "gpus": "GPUs",
+    "seq": "Sequence (tokens)",
+    "global_batch_tokens": "Batch (tokens)",
+    "tokens": "Training tokens",
+    "precision": "Training precision",
+    "tp": "TP",
+    "pp": "PP",
+    "dp": "DP",
+    "cp": "CP",
+    "ep": "EP",
+    "micro_batch": "Micro-batch",
+    "zero": "ZeRO stage",
+    "interleave": "Chunks per stage",
+    "recompute": "Recompute",
+}
 # time_s_by's parts as a reader names them.
-PARTS = {"compute": "compute", "optimizer": "optimizer", "tp": "TP collectives",
-         "cp": "CP (exposed)", "ep": "EP all-to-all", "pp_bubble": "pipeline bubble",
-         "pp_p2p": "pipeline sends", "dp": "DP reduce (exposed)"}  # fmt: skip
+PARTS = {
+    "compute": "compute",
+    "optimizer": "optimizer",
+    "tp": "TP collectives",
+    "cp": "CP (exposed)",
+    "ep": "EP all-to-all",
+    "pp_bubble": "pipeline bubble",
+    "pp_p2p": "pipeline sends",
+    "dp": "DP reduce (exposed)",
+}
 MEMORY_BARS = 5  # the fastest layouts whose memory the chart sets side by side
 NEAREST = 8  # published runs shown beside the bound
 TIE = 1e-3  # steps closer than this fraction read as a tie
@@ -72,8 +98,15 @@ class TrainSetup:
 
     def training(self, model, device: Device) -> Training:
         """The Training to search (LayoutError naming the setting that cannot be trained)."""
-        return Training(model, device, self.gpus, self.seq, self.global_batch_tokens,
-                        self.precision, self.tokens)  # fmt: skip
+        return Training(
+            model,
+            device,
+            self.gpus,
+            self.seq,
+            self.global_batch_tokens,
+            self.precision,
+            self.tokens,
+        )
 
 
 def fixed_fields(values: dict) -> tuple[tuple[str, object], ...]:
@@ -120,8 +153,11 @@ def _refusal(t: Training, fixed: dict) -> LayoutError:
     if own or not t.gpus % (tp * pp * cp):
         return (own or found or [LayoutError("gpus", t.gpus, "leave no layout to search")])[0]
     field = next(k for k in ("pp", "tp", "cp") if k in fixed)
-    return LayoutError(field, fixed[field], f"does not divide the {t.gpus:,} GPUs "
-                       f"(tp x pp x cp = {tp * pp * cp:,})")  # fmt: skip
+    return LayoutError(
+        field,
+        fixed[field],
+        f"does not divide the {t.gpus:,} GPUs (tp x pp x cp = {tp * pp * cp:,})",
+    )
 
 
 def refusal_text(e: LayoutError) -> str:
@@ -135,22 +171,31 @@ def layouts_table(v: TrainView) -> pd.DataFrame:
     """One row per layout that fits, the fastest TABLE_ROWS first: its fields, step (bound;
     expected where published runs give an efficiency), MFU, rate, memory per GPU."""
     eff, plans = v.efficiency, v.found.candidates[:TABLE_ROWS]
-    df = pd.DataFrame({
-        "rank": range(1, len(plans) + 1),
-        "layout": [p.layout.label() for p in plans],
-        **{f: [getattr(p.layout, f) for p in plans] for f in Layout.__dataclass_fields__},
-        "step (bound)": [p.step_s for p in plans],
-        "step, DP not overlapped (bound)": [p.step_no_overlap_s for p in plans],
-        "MFU (bound)": [p.mfu for p in plans],
-        "rate (bound)": [p.tokens_per_s for p in plans],
-        "memory per GPU": [p.memory_total for p in plans],
-    })  # fmt: skip
-    df.attrs["units"] = {"step (bound)": "seconds", "step, DP not overlapped (bound)": "seconds",
-                         "MFU (bound)": "percent", "rate (bound)": "tokens_per_s",
-                         "memory per GPU": "capacity"}  # fmt: skip
+    df = pd.DataFrame(
+        {
+            "rank": range(1, len(plans) + 1),
+            "layout": [p.layout.label() for p in plans],
+            **{f: [getattr(p.layout, f) for p in plans] for f in Layout.__dataclass_fields__},
+            "step (bound)": [p.step_s for p in plans],
+            "step, DP not overlapped (bound)": [p.step_no_overlap_s for p in plans],
+            "MFU (bound)": [p.mfu for p in plans],
+            "rate (bound)": [p.tokens_per_s for p in plans],
+            "memory per GPU": [p.memory_total for p in plans],
+        }
+    )
+    df.attrs["units"] = {
+        "step (bound)": "seconds",
+        "step, DP not overlapped (bound)": "seconds",
+        "MFU (bound)": "percent",
+        "rate (bound)": "tokens_per_s",
+        "memory per GPU": "capacity",
+    }
     if eff is not None:  # no column of blanks without published runs
-        df.insert(df.columns.get_loc("step (bound)") + 1, "step (expected)",
-                  [eff.expected_s(p.step_s) for p in plans])  # fmt: skip
+        df.insert(
+            df.columns.get_loc("step (bound)") + 1,
+            "step (expected)",
+            [eff.expected_s(p.step_s) for p in plans],
+        )
         df.attrs["units"]["step (expected)"] = "seconds"
     return df
 
@@ -159,9 +204,11 @@ def layouts_caption(v: TrainView) -> str:
     """What the table holds: how many layouts fit, of how many priced, and which are shown."""
     fit, shown = len(v.found.candidates), min(len(v.found.candidates), TABLE_ROWS)
     which = f"the fastest {shown:,}" if shown < fit else "all of them"
-    return (f"{fit:,} of the {v.found.considered:,} layouts priced fit in memory; {which}, "
-            "fastest first. Step and MFU are bounds; expected = bound ÷ the efficiency "
-            "published training runs reach.")  # fmt: skip
+    return (
+        f"{fit:,} of the {v.found.considered:,} layouts priced fit in memory; {which}, "
+        "fastest first. Step and MFU are bounds; expected = bound ÷ the efficiency "
+        "published training runs reach."
+    )
 
 
 def time_parts(plan: TrainPlan) -> dict[str, float]:
@@ -171,8 +218,10 @@ def time_parts(plan: TrainPlan) -> dict[str, float]:
 
 def memory_bars(v: TrainView) -> list[tuple[str, dict[str, float]]]:
     """(rank and shape, bytes per GPU by part) of the fastest few layouts."""
-    return [(f"#{i} {shape(p.layout)}", dict(p.memory_bytes))
-            for i, p in enumerate(v.found.candidates[:MEMORY_BARS], 1)]  # fmt: skip
+    return [
+        (f"#{i} {shape(p.layout)}", dict(p.memory_bytes))
+        for i, p in enumerate(v.found.candidates[:MEMORY_BARS], 1)
+    ]
 
 
 def shape(layout: Layout) -> str:
@@ -185,16 +234,25 @@ def train_metrics(v: TrainView) -> list[tuple[str, str, str]]:
     p, eff = v.best, v.efficiency
     cap = p.training.device.memory_bytes
     totals = train_plan.run_totals(p)
-    out = [("Step (bound)", fmt.seconds(p.step_s), "the best layout's step, DP overlapped"),
-           ("MFU (bound)", fmt.percent(p.mfu), "6N + attention FLOPs ÷ (peak × GPUs × step)"),
-           ("Tokens/s (bound)", f"{p.tokens_per_s:,.0f}", "all GPUs"),
-           ("Days (bound)", f"{totals['train_days']:,.1f}",
-            f"{fmt.figures(p.training.tokens)} tokens at the bound's rate"),
-           ("Memory per GPU", f"{fmt.capacity(p.memory_total)} of {fmt.capacity(cap)}",
-            "weights, gradients, optimizer and activations")]  # fmt: skip
+    out = [
+        ("Step (bound)", fmt.seconds(p.step_s), "the best layout's step, DP overlapped"),
+        ("MFU (bound)", fmt.percent(p.mfu), "6N + attention FLOPs ÷ (peak × GPUs × step)"),
+        ("Tokens/s (bound)", f"{p.tokens_per_s:,.0f}", "all GPUs"),
+        (
+            "Days (bound)",
+            f"{totals['train_days']:,.1f}",
+            f"{fmt.figures(p.training.tokens)} tokens at the bound's rate",
+        ),
+        (
+            "Memory per GPU",
+            f"{fmt.capacity(p.memory_total)} of {fmt.capacity(cap)}",
+            "weights, gradients, optimizer and activations",
+        ),
+    ]
     if eff is not None:
-        out.insert(1, ("Step (expected)", fmt.seconds(eff.expected_s(p.step_s)),
-                       eff.derived_from()))  # fmt: skip
+        out.insert(
+            1, ("Step (expected)", fmt.seconds(eff.expected_s(p.step_s)), eff.derived_from())
+        )
     return out
 
 
@@ -208,12 +266,14 @@ def train_takeaway(v: TrainView) -> str:
     over = {k: s for k, s in p.time_s_by.items() if k != "compute"}
     worst = max(over, key=over.get)
     acts = p.memory_bytes["activations"]
-    text = (f"{shape(p.layout)} wins ({p.layout.label().split(', ', 1)[1]}): step "
-            f"{fmt.seconds(p.step_s)} and MFU {fmt.percent(p.mfu)} at the bound, fastest of "
-            f"{v.found.considered:,} layouts priced for {t.gpus:,} GPUs. Its costliest overhead "
-            f"is the {PARTS[worst]} ({fmt.seconds(over[worst])}, "
-            f"{fmt.percent(over[worst] / p.step_s)} of the step); activations take "
-            f"{fmt.capacity(acts)} of its {fmt.capacity(p.memory_total)} per GPU.")  # fmt: skip
+    text = (
+        f"{shape(p.layout)} wins ({p.layout.label().split(', ', 1)[1]}): step "
+        f"{fmt.seconds(p.step_s)} and MFU {fmt.percent(p.mfu)} at the bound, fastest of "
+        f"{v.found.considered:,} layouts priced for {t.gpus:,} GPUs. Its costliest overhead "
+        f"is the {PARTS[worst]} ({fmt.seconds(over[worst])}, "
+        f"{fmt.percent(over[worst] / p.step_s)} of the step); activations take "
+        f"{fmt.capacity(acts)} of its {fmt.capacity(p.memory_total)} per GPU."
+    )
     rival = next((q for q in v.found.candidates if shape(q.layout) != shape(p.layout)), None)
     text += " " + _rival_text(p, rival) if rival else ""
     return text + (" " + _expected_text(p, v.efficiency) if v.efficiency else "")
@@ -223,9 +283,11 @@ def _expected_text(p: TrainPlan, eff: Efficiency) -> str:
     """The best layout's figures at the efficiency published training runs reach."""
     days = train_plan.run_totals(p).get("train_days")
     run = f" and {days / eff.value:,.1f} days" if days else ""
-    return (f"Published training runs reach {eff.value:.2f} of their bound (median of "
-            f"{eff.runs}): expect a {fmt.seconds(eff.expected_s(p.step_s))} step, MFU "
-            f"{fmt.percent(p.mfu * eff.value)}{run}.")  # fmt: skip
+    return (
+        f"Published training runs reach {eff.value:.2f} of their bound (median of "
+        f"{eff.runs}): expect a {fmt.seconds(eff.expected_s(p.step_s))} step, MFU "
+        f"{fmt.percent(p.mfu * eff.value)}{run}."
+    )
 
 
 def _rival_text(p: TrainPlan, q: TrainPlan) -> str:
@@ -233,28 +295,35 @@ def _rival_text(p: TrainPlan, q: TrainPlan) -> str:
     most (or that it ties, within TIE), and its memory against the winner's."""
     grew = {k: q.time_s_by[k] - p.time_s_by[k] for k in p.time_s_by}
     part = max(grew, key=grew.get)
-    memory = (f"needs {fmt.ratio(q.memory_total / p.memory_total)} the memory per GPU "
-              f"({fmt.capacity(q.memory_total)})")  # fmt: skip
+    memory = (
+        f"needs {fmt.ratio(q.memory_total / p.memory_total)} the memory per GPU "
+        f"({fmt.capacity(q.memory_total)})"
+    )
     head = f"The fastest other shape, {shape(q.layout)},"
     if q.step_s - p.step_s <= TIE * p.step_s:
         return f"{head} ties it (within {fmt.percent(TIE)}) and {memory}."
-    return (f"{head} is {fmt.percent(q.step_s / p.step_s - 1)} slower: it spends "
-            f"{fmt.seconds(q.time_s_by[part])} on {PARTS[part]} against "
-            f"{fmt.seconds(p.time_s_by[part])}, and {memory}.")  # fmt: skip
+    return (
+        f"{head} is {fmt.percent(q.step_s / p.step_s - 1)} slower: it spends "
+        f"{fmt.seconds(q.time_s_by[part])} on {PARTS[part]} against "
+        f"{fmt.seconds(p.time_s_by[part])}, and {memory}."
+    )
 
 
 def no_fit_text(v: TrainView) -> str:
     """Why nothing is shown: no layout fits, and what the leanest one needs."""
     lean = v.found.leanest
     cap = lean.training.device.memory_bytes
-    return (f"No layout fits: {v.found.considered:,} priced, the leanest "
-            f"({lean.layout.label()}) needs {fmt.capacity(lean.memory_total)} per GPU of "
-            f"{fmt.capacity(cap)}. Add GPUs, shorten the sequence or fix ZeRO 3 and full "
-            "recompute.")  # fmt: skip
+    return (
+        f"No layout fits: {v.found.considered:,} priced, the leanest "
+        f"({lean.layout.label()}) needs {fmt.capacity(lean.memory_total)} per GPU of "
+        f"{fmt.capacity(cap)}. Add GPUs, shorten the sequence or fix ZeRO 3 and full "
+        "recompute."
+    )
 
 
-def nearest(samples, regimes: tuple[str, ...], model: str, device: str, setting: dict
-            ) -> list[Sample]:  # fmt: skip
+def nearest(
+    samples, regimes: tuple[str, ...], model: str, device: str, setting: dict
+) -> list[Sample]:
     """The NEAREST runs of these regimes: same model and device first, then same model, then
     same device, then the rest; within a group, by how many factors of 2 the run's settings
     (`setting`: Run field -> this page's value, e.g. gpus, seq_len) are from this one's."""
@@ -262,8 +331,9 @@ def nearest(samples, regimes: tuple[str, ...], model: str, device: str, setting:
     def distance(s: Sample) -> tuple[int, float]:
         r = s.run
         group = {0: 0, 2: 1, 1: 2, 3: 3}[(r.model != model) + 2 * (r.device != device)]
-        apart = sum(abs(math.log2(getattr(r, k) / v)) for k, v in setting.items()
-                    if getattr(r, k, None))  # fmt: skip
+        apart = sum(
+            abs(math.log2(getattr(r, k) / v)) for k, v in setting.items() if getattr(r, k, None)
+        )
         return group, apart
 
     return sorted((s for s in samples if s.regime in regimes), key=distance)[:NEAREST]
@@ -287,19 +357,21 @@ def held(samples, table: dict, model: str, device: str, setup) -> Held:
 
 def runs_table(chosen: list[Sample]) -> pd.DataFrame:
     """The published runs shown: what they ran, the figure as printed, bound, efficiency."""
-    df = pd.DataFrame({
-        "#": range(1, len(chosen) + 1),  # as the chart numbers them
-        "run": [s.run.name for s in chosen],
-        "regime": [s.regime for s in chosen],
-        "model": [s.run.model for s in chosen],
-        "device": [s.run.device for s in chosen],
-        "GPUs": [s.run.gpus for s in chosen],
-        "published": [f"{s.run.printed} {s.run.metric}" for s in chosen],
-        "measured": [s.measured_s for s in chosen],
-        "bound": [s.bound_s for s in chosen],
-        "efficiency": [s.efficiency for s in chosen],
-        "source": [s.run.source for s in chosen],
-    })  # fmt: skip
+    df = pd.DataFrame(
+        {
+            "#": range(1, len(chosen) + 1),  # as the chart numbers them
+            "run": [s.run.name for s in chosen],
+            "regime": [s.regime for s in chosen],
+            "model": [s.run.model for s in chosen],
+            "device": [s.run.device for s in chosen],
+            "GPUs": [s.run.gpus for s in chosen],
+            "published": [f"{s.run.printed} {s.run.metric}" for s in chosen],
+            "measured": [s.measured_s for s in chosen],
+            "bound": [s.bound_s for s in chosen],
+            "efficiency": [s.efficiency for s in chosen],
+            "source": [s.run.source for s in chosen],
+        }
+    )
     df.attrs["units"] = {"measured": "seconds", "bound": "seconds", "efficiency": "percent"}
     return df
 
@@ -307,7 +379,9 @@ def runs_table(chosen: list[Sample]) -> pd.DataFrame:
 def runs_caption(h: Held) -> str:
     """What the runs shown are, and the efficiency each regime's expected figures use."""
     said = " ".join(f"Expected {e.regime}: {e.derived_from()}." for e in h.efficiencies)
-    return (f"The {len(h.nearest)} published runs nearest this setting (same model and device "
-            f"first) of {len(h.runs)} priced: each run's measured time (as its source printed "
-            "it, converted to seconds) against the bound this model gives at its settings; "
-            f"efficiency = bound ÷ measured. {said}")  # fmt: skip
+    return (
+        f"The {len(h.nearest)} published runs nearest this setting (same model and device "
+        f"first) of {len(h.runs)} priced: each run's measured time (as its source printed "
+        "it, converted to seconds) against the bound this model gives at its settings; "
+        f"efficiency = bound ÷ measured. {said}"
+    )

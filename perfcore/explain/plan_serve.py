@@ -30,11 +30,17 @@ SERVE_NUMBERS = (
     Param("tpot_ms", 50, "time-per-output-token limit in ms; 0: none", False, 0, 1e9),
     Param("tp", 0, "tensor-parallel GPUs per replica; 0: searched", lo=0, hi=1024),
     Param("batch", 0, "requests in flight per replica; 0: searched", lo=0, hi=2**20),
-)  # fmt: skip
+)
 SERVE_BITS = {"weights": 8, "act": 8, "kv": 8}  # FP8 serving, the page's opening view
-LABELS = {"gpus": "GPUs", "input_tokens": "Input tokens", "output_tokens": "Output tokens",
-          "ttft_ms": "TTFT limit (ms)", "tpot_ms": "TPOT limit (ms)", "tp": "TP",
-          "batch": "Batch per replica"}  # fmt: skip
+LABELS = {
+    "gpus": "GPUs",
+    "input_tokens": "Input tokens",
+    "output_tokens": "Output tokens",
+    "ttft_ms": "TTFT limit (ms)",
+    "tpot_ms": "TPOT limit (ms)",
+    "tp": "TP",
+    "batch": "Batch per replica",
+}
 
 
 @dataclass(frozen=True)
@@ -54,13 +60,24 @@ class ServeSetup:
 
     def setting(self) -> dict:
         """The settings a published run is near this one by (Run field -> value)."""
-        return {"gpus": self.gpus, "input_tokens": self.input_tokens,
-                "output_tokens": self.output_tokens}  # fmt: skip
+        return {
+            "gpus": self.gpus,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+        }
 
     def serving(self, model, device: Device) -> Serving:
         """The Serving these controls describe."""
-        return Serving(model, device, self.gpus, self.input_tokens, self.output_tokens,
-                       self.precisions, self.ttft_limit_s, self.tpot_limit_s)  # fmt: skip
+        return Serving(
+            model,
+            device,
+            self.gpus,
+            self.input_tokens,
+            self.output_tokens,
+            self.precisions,
+            self.ttft_limit_s,
+            self.tpot_limit_s,
+        )
 
 
 @dataclass(frozen=True)
@@ -93,9 +110,15 @@ def serve_view(model, device: Device, s: ServeSetup, table: dict) -> ServeView:
     candidates = serve_plan.plans(s.serving(model, device), s.tp, s.batch)
     pre, dec = table.get("prefill"), table.get("decode")
     effs = {e.regime: e.value for e in (pre, dec) if e is not None}
-    return ServeView(s, tuple(candidates), serve_plan.best(candidates, effs or None),
-                     tuple(serve_plan.frontier(candidates)), pre, dec,
-                     serve_plan.best(candidates))  # fmt: skip
+    return ServeView(
+        s,
+        tuple(candidates),
+        serve_plan.best(candidates, effs or None),
+        tuple(serve_plan.frontier(candidates)),
+        pre,
+        dec,
+        serve_plan.best(candidates),
+    )
 
 
 def plans_table(v: ServeView) -> pd.DataFrame:
@@ -104,26 +127,39 @@ def plans_table(v: ServeView) -> pd.DataFrame:
     effs = v.effs or None
     plans = sorted(v.candidates, key=lambda p: (not p.within(effs), -p.output_tokens_per_s))
     on = set(v.frontier)
-    df = pd.DataFrame({
-        "TP": [p.tp for p in plans], "replicas": [p.replicas for p in plans],
-        "batch": [p.batch for p in plans],
-        "TTFT (bound)": [p.ttft_s for p in plans], "TPOT (bound)": [p.tpot_s for p in plans],
-        "output (bound)": [p.output_tokens_per_s for p in plans],
-        "output per GPU (bound)": [p.per_gpu for p in plans],
-        "max batch (memory)": [p.max_batch for p in plans],
-        "within limits (bound)": [p.within() for p in plans],
-        "on the frontier": [p in on for p in plans],
-    })  # fmt: skip
-    df.attrs["units"] = {"TTFT (bound)": "seconds", "TPOT (bound)": "seconds",
-                         "output (bound)": "tokens_per_s",
-                         "output per GPU (bound)": "tokens_per_s"}  # fmt: skip
+    df = pd.DataFrame(
+        {
+            "TP": [p.tp for p in plans],
+            "replicas": [p.replicas for p in plans],
+            "batch": [p.batch for p in plans],
+            "TTFT (bound)": [p.ttft_s for p in plans],
+            "TPOT (bound)": [p.tpot_s for p in plans],
+            "output (bound)": [p.output_tokens_per_s for p in plans],
+            "output per GPU (bound)": [p.per_gpu for p in plans],
+            "max batch (memory)": [p.max_batch for p in plans],
+            "within limits (bound)": [p.within() for p in plans],
+            "on the frontier": [p in on for p in plans],
+        }
+    )
+    df.attrs["units"] = {
+        "TTFT (bound)": "seconds",
+        "TPOT (bound)": "seconds",
+        "output (bound)": "tokens_per_s",
+        "output per GPU (bound)": "tokens_per_s",
+    }
     if v.decode is not None:  # no column of blanks without published runs
-        df.insert(df.columns.get_loc("TPOT (bound)") + 1, "TPOT (expected)",
-                  [v.decode.expected_s(p.tpot_s) for p in plans])  # fmt: skip
+        df.insert(
+            df.columns.get_loc("TPOT (bound)") + 1,
+            "TPOT (expected)",
+            [v.decode.expected_s(p.tpot_s) for p in plans],
+        )
         df.attrs["units"]["TPOT (expected)"] = "seconds"
     if effs:
-        df.insert(df.columns.get_loc("within limits (bound)"), "within limits (expected)",
-                  [p.within(effs) for p in plans])  # fmt: skip
+        df.insert(
+            df.columns.get_loc("within limits (bound)"),
+            "within limits (expected)",
+            [p.within(effs) for p in plans],
+        )
     return df
 
 
@@ -131,8 +167,10 @@ def memory_per_gpu(p: ServePlan) -> dict[str, float]:
     """Bytes per GPU of a plan: its share of the weights and of its batch's KV cache."""
     s = p.serving
     ctx, prec = s.input_tokens + s.output_tokens, s.precisions
-    return {"weights": s.model.params() * prec.w / p.tp,
-            "KV cache": serving.kv_bytes(s.model, p.batch, ctx, prec, p.tp)}  # fmt: skip
+    return {
+        "weights": s.model.params() * prec.w / p.tp,
+        "KV cache": serving.kv_bytes(s.model, p.batch, ctx, prec, p.tp),
+    }
 
 
 def best_per_tp(v: ServeView) -> list[ServePlan]:
@@ -158,13 +196,21 @@ def layout_text(p: ServePlan) -> str:
 def serve_metrics(v: ServeView) -> list[tuple[str, str, str]]:
     """The headline: the best plan's rates and latencies, each labelled."""
     p = v.best
-    out = [("Output tokens/s (bound)", f"{p.output_tokens_per_s:,.0f}", layout_text(p)),
-           ("Per GPU (bound)", f"{p.per_gpu:,.0f}", "output tokens/s per GPU in use"),
-           ("TPOT (bound)", fmt.seconds(p.tpot_s), "a decode step with its share of prefills"),
-           ("TTFT (bound)", fmt.seconds(p.ttft_s), "one request's prefill")]  # fmt: skip
+    out = [
+        ("Output tokens/s (bound)", f"{p.output_tokens_per_s:,.0f}", layout_text(p)),
+        ("Per GPU (bound)", f"{p.per_gpu:,.0f}", "output tokens/s per GPU in use"),
+        ("TPOT (bound)", fmt.seconds(p.tpot_s), "a decode step with its share of prefills"),
+        ("TTFT (bound)", fmt.seconds(p.ttft_s), "one request's prefill"),
+    ]
     if v.decode is not None:
-        out.insert(3, ("TPOT (expected)", fmt.seconds(v.decode.expected_s(p.tpot_s)),
-                       v.decode.derived_from()))  # fmt: skip
+        out.insert(
+            3,
+            (
+                "TPOT (expected)",
+                fmt.seconds(v.decode.expected_s(p.tpot_s)),
+                v.decode.derived_from(),
+            ),
+        )
     if p.joules_per_token is not None:
         out.append(("Energy per token", f"{p.joules_per_token:.3g} J", "every GPU at TDP"))
     return out
@@ -184,13 +230,20 @@ def serve_takeaway(model, v: ServeView) -> str:
         stop = f"batch {q.batch} would break the {_broken(v, q)}"
     others = [q for q in best_per_tp(v) if q.tp != p.tp and q.within(v.effs or None)]
     rival = max(others, key=lambda q: q.output_tokens_per_s, default=None)
-    rest = "" if rival is None else (
-        f" The best TP {rival.tp} plan gives {rival.per_gpu:,.0f} per GPU, "
-        f"{fmt.percent(1 - rival.per_gpu / p.per_gpu)} less.")  # fmt: skip
-    return (f"{layout_text(p)} wins for {model.name}: {p.output_tokens_per_s:,.0f} output "
-            f"tokens/s ({p.per_gpu:,.0f} per GPU) at a {fmt.seconds(p.tpot_s)} TPOT and a "
-            f"{fmt.seconds(p.ttft_s)} TTFT, bounds{_expected_text(v, p)}; {stop}.{rest}"
-            f"{_bound_pick_text(v)}")  # fmt: skip
+    rest = (
+        ""
+        if rival is None
+        else (
+            f" The best TP {rival.tp} plan gives {rival.per_gpu:,.0f} per GPU, "
+            f"{fmt.percent(1 - rival.per_gpu / p.per_gpu)} less."
+        )
+    )
+    return (
+        f"{layout_text(p)} wins for {model.name}: {p.output_tokens_per_s:,.0f} output "
+        f"tokens/s ({p.per_gpu:,.0f} per GPU) at a {fmt.seconds(p.tpot_s)} TPOT and a "
+        f"{fmt.seconds(p.ttft_s)} TTFT, bounds{_expected_text(v, p)}; {stop}.{rest}"
+        f"{_bound_pick_text(v)}"
+    )
 
 
 def _expected_text(v: ServeView, p: ServePlan) -> str:
@@ -199,8 +252,10 @@ def _expected_text(v: ServeView, p: ServePlan) -> str:
         return ""
     ttft, tpot = v.expected(p)
     said = " and ".join(f"{k} {v.effs[k]:.2f}" for k in ("decode", "prefill") if k in v.effs)
-    return (f" (expected {fmt.seconds(tpot)} and {fmt.seconds(ttft)}: bound ÷ the published "
-            f"{said} efficiency)")  # fmt: skip
+    return (
+        f" (expected {fmt.seconds(tpot)} and {fmt.seconds(ttft)}: bound ÷ the published "
+        f"{said} efficiency)"
+    )
 
 
 def _bound_pick_text(v: ServeView) -> str:
@@ -208,9 +263,11 @@ def _bound_pick_text(v: ServeView) -> str:
     q = v.bound_best
     if q is None or q == v.best:
         return ""
-    return (f" On the bounds alone {layout_text(q)} would win with "
-            f"{q.output_tokens_per_s:,.0f} tokens/s, but published runs say it would break the "
-            f"{_broken(v, q)}.")  # fmt: skip
+    return (
+        f" On the bounds alone {layout_text(q)} would win with "
+        f"{q.output_tokens_per_s:,.0f} tokens/s, but published runs say it would break the "
+        f"{_broken(v, q)}."
+    )
 
 
 def _broken(v: ServeView, q: ServePlan) -> str:
@@ -225,11 +282,15 @@ def _broken(v: ServeView, q: ServePlan) -> str:
 def no_plan_text(v: ServeView) -> str:
     """Why no plan is shown: none fits in memory, or none meets the limits."""
     if not v.candidates:
-        return ("No plan fits: the weights leave no room for one request's KV cache on any TP "
-                "that divides the GPUs. Add GPUs or narrow the weights.")  # fmt: skip
+        return (
+            "No plan fits: the weights leave no room for one request's KV cache on any TP "
+            "that divides the GPUs. Add GPUs or narrow the weights."
+        )
     fastest = min(v.candidates, key=lambda p: (p.tpot_s, p.ttft_s))
     ttft, tpot = v.expected(fastest)
     kind = "expected" if v.effs else "bound"
-    return (f"No plan meets the limits: the fastest, {layout_text(fastest)}, takes "
-            f"{fmt.seconds(tpot)} per output token and {fmt.seconds(ttft)} to the first "
-            f"({kind}). Raise a limit, add GPUs or narrow the weights.")  # fmt: skip
+    return (
+        f"No plan meets the limits: the fastest, {layout_text(fastest)}, takes "
+        f"{fmt.seconds(tpot)} per output token and {fmt.seconds(ttft)} to the first "
+        f"({kind}). Raise a limit, add GPUs or narrow the weights."
+    )

@@ -41,12 +41,28 @@ CAPTURE_HOW = (
 )
 MEASURED_ROOFS = "this machine's measured roofline"
 NO_OPS = "No profile yet: upload a capture or a results file, or profile a built-in program."
-OP_UNITS = {"time / step": "seconds", "total time": "seconds", "share": "percent",
-            "FLOPs / step": "flops", "bytes / step": "traffic", "intensity": "intensity",
-            "FLOP/s": "flops_per_s", "bytes/s": "bytes_per_s", "roof there": "flops_per_s",
-            "fraction of roof": "percent"}  # fmt: skip
-OP_COLUMNS = ("op", "category", "source", "runs / step", *list(OP_UNITS)[:8], "bound by",
-              *list(OP_UNITS)[8:], "diagnosis")  # fmt: skip
+OP_UNITS = {
+    "time / step": "seconds",
+    "total time": "seconds",
+    "share": "percent",
+    "FLOPs / step": "flops",
+    "bytes / step": "traffic",
+    "intensity": "intensity",
+    "FLOP/s": "flops_per_s",
+    "bytes/s": "bytes_per_s",
+    "roof there": "flops_per_s",
+    "fraction of roof": "percent",
+}
+OP_COLUMNS = (
+    "op",
+    "category",
+    "source",
+    "runs / step",
+    *list(OP_UNITS)[:8],
+    "bound by",
+    *list(OP_UNITS)[8:],
+    "diagnosis",
+)
 TOP_SHARE = 0.8  # the ops making up this share of the time are "the ops that matter"
 NAMED = 6  # the chart names at most this many ops
 
@@ -59,22 +75,36 @@ def _nan(value: float | None) -> float:
 def _judged(r: Record, roofs: Roofs | None) -> dict:
     """The op's bounding roof (compute or memory), that roof at its intensity, the fraction."""
     a = assess(op_of(r), roofs)
-    return {"bound by": a.bound, "roof there": _nan(a.roof_flops_per_s),
-            "fraction of roof": _nan(a.fraction)}  # fmt: skip
+    return {
+        "bound by": a.bound,
+        "roof there": _nan(a.roof_flops_per_s),
+        "fraction of roof": _nan(a.fraction),
+    }
 
 
 def op_rows(records: tuple[Record, ...], roofs: Roofs | None = None) -> list[dict]:
     """One row per profiled op, slowest first: its share of the op time, costs, rates, roof."""
     ops = profile_records(records)
     total = sum(r.measurement.median for r in ops) or 1.0
-    return [{"op": r.label, "category": r.category, "source": short_source(r.source),
-             "runs / step": r.occurrences, "time / step": r.measurement.median,
-             "total time": sum(r.measurement.samples),
-             "share": r.measurement.median / total, "FLOPs / step": _nan(r.flops),
-             "bytes / step": _nan(r.bytes),
-             "intensity": r.flops / r.bytes if r.flops is not None and r.bytes else math.nan,
-             "FLOP/s": _nan(r.flops_per_s), "bytes/s": _nan(r.bytes_per_s),
-             **_judged(r, roofs), "diagnosis": r.diagnosis} for r in ops]  # fmt: skip
+    return [
+        {
+            "op": r.label,
+            "category": r.category,
+            "source": short_source(r.source),
+            "runs / step": r.occurrences,
+            "time / step": r.measurement.median,
+            "total time": sum(r.measurement.samples),
+            "share": r.measurement.median / total,
+            "FLOPs / step": _nan(r.flops),
+            "bytes / step": _nan(r.bytes),
+            "intensity": r.flops / r.bytes if r.flops is not None and r.bytes else math.nan,
+            "FLOP/s": _nan(r.flops_per_s),
+            "bytes/s": _nan(r.bytes_per_s),
+            **_judged(r, roofs),
+            "diagnosis": r.diagnosis,
+        }
+        for r in ops
+    ]
 
 
 def op_table(records: tuple[Record, ...], roofs: Roofs | None = None) -> pd.DataFrame:
@@ -111,18 +141,22 @@ def headline(records: tuple[Record, ...]) -> str:
         return "No profiled ops in these records."
     total = sum(r.measurement.median for r in ops)
     first = top[0]
-    return (f"{len(top)} of {len(ops)} ops take {fmt.percent(TOP_SHARE)} of the "
-            f"{fmt.seconds(total)} of op time per step. The slowest, {first.label} "
-            f"({first.category}, {short_source(first.source) or 'no source line'}): "
-            f"{first.diagnosis or 'not diagnosed'}.")  # fmt: skip
+    return (
+        f"{len(top)} of {len(ops)} ops take {fmt.percent(TOP_SHARE)} of the "
+        f"{fmt.seconds(total)} of op time per step. The slowest, {first.label} "
+        f"({first.category}, {short_source(first.source) or 'no source line'}): "
+        f"{first.diagnosis or 'not diagnosed'}."
+    )
 
 
 def step_lines(records: tuple[Record, ...]) -> list[str]:
     """One line per profiled program: its device time per step, its notes, its diagnosis."""
-    return [f"{r.label}: device span {fmt.seconds(r.measurement.median)} per step "
-            f"(measured, median of {r.measurement.n}); {'; '.join(r.notes)}. "
-            f"{r.diagnosis[:1].upper()}{r.diagnosis[1:]}."
-            for r in step_records(records)]  # fmt: skip
+    return [
+        f"{r.label}: device span {fmt.seconds(r.measurement.median)} per step "
+        f"(measured, median of {r.measurement.n}); {'; '.join(r.notes)}. "
+        f"{r.diagnosis[:1].upper()}{r.diagnosis[1:]}."
+        for r in step_records(records)
+    ]
 
 
 def short_source(source: str, root: Path | None = None) -> str:
@@ -137,8 +171,10 @@ def short_source(source: str, root: Path | None = None) -> str:
 
 def diagnoses(records: tuple[Record, ...]) -> list[str]:
     """The top ops' diagnoses, one line each, in order of time."""
-    return [f"{r.label} ({fmt.seconds(r.measurement.median)} per step): {r.diagnosis}"
-            for r in top_ops(records)]  # fmt: skip
+    return [
+        f"{r.label} ({fmt.seconds(r.measurement.median)} per step): {r.diagnosis}"
+        for r in top_ops(records)
+    ]
 
 
 def _key(r: Record) -> tuple[str, str]:
@@ -152,15 +188,27 @@ def compare(before: tuple[Record, ...], after: tuple[Record, ...]) -> pd.DataFra
     b = {_key(r): r.measurement.median for r in profile_records(after)}
     rows = [{"op": "all ops", "source": "", "before": sum(a.values()), "after": sum(b.values())}]
     for key in sorted(a.keys() | b.keys(), key=lambda k: -max(a.get(k, 0), b.get(k, 0))):
-        rows.append({"op": key[0], "source": key[1], "before": a.get(key, math.nan),
-                     "after": b.get(key, math.nan)})  # fmt: skip
+        rows.append(
+            {
+                "op": key[0],
+                "source": key[1],
+                "before": a.get(key, math.nan),
+                "after": b.get(key, math.nan),
+            }
+        )
     df = pd.DataFrame(rows, columns=["op", "source", "before", "after"])
     df["change"] = df["after"] - df["before"]
     df["change %"] = df["change"] / df["before"]
-    df["status"] = ["only after" if math.isnan(x) else "only before" if math.isnan(y) else ""
-                    for x, y in zip(df["before"], df["after"], strict=True)]  # fmt: skip
-    df.attrs["units"] = {"before": "seconds", "after": "seconds", "change": "seconds",
-                         "change %": "percent"}  # fmt: skip
+    df["status"] = [
+        "only after" if math.isnan(x) else "only before" if math.isnan(y) else ""
+        for x, y in zip(df["before"], df["after"], strict=True)
+    ]
+    df.attrs["units"] = {
+        "before": "seconds",
+        "after": "seconds",
+        "change": "seconds",
+        "change %": "percent",
+    }
     return df
 
 
@@ -169,8 +217,10 @@ def compare_headline(table: pd.DataFrame) -> str:
     total = table.iloc[0]
     ops = table.iloc[1:].dropna(subset=["change"])
     moved = ops.loc[ops["change"].abs().idxmax()] if len(ops) else None
-    text = (f"Op time per step {fmt.seconds(total['before'])} before, "
-            f"{fmt.seconds(total['after'])} after ({fmt.percent(total['change %'])}).")  # fmt: skip
+    text = (
+        f"Op time per step {fmt.seconds(total['before'])} before, "
+        f"{fmt.seconds(total['after'])} after ({fmt.percent(total['change %'])})."
+    )
     if moved is not None:
         text += f" The largest change: {moved['op']}, {fmt.seconds(moved['change'])}."
     return text
@@ -210,6 +260,8 @@ def as_records(item: Profile | tuple[Record, ...], judged: Roofs | None) -> tupl
 def roofs_line(judged: Roofs | None) -> str:
     """Which roofs the points and diagnoses are held to."""
     if judged is None:
-        return ("No roof for this device: measure its roofline on the Measure page, or pick "
-                "a specs row. Points are measured; diagnoses name no fraction.")  # fmt: skip
+        return (
+            "No roof for this device: measure its roofline on the Measure page, or pick "
+            "a specs row. Points are measured; diagnoses name no fraction."
+        )
     return f"Roofs (points and diagnoses): {judged.label} ({judged.source})."

@@ -33,14 +33,16 @@ def op_points(device: Device, precision: str, chosen: dict[str, dict]) -> list[E
     return [p for p in points if p is not None]
 
 
-def layer_points(device: Device, precision: str, model, phase: str, batch: int,
-                 context: int) -> list[Estimate]:  # fmt: skip
+def layer_points(
+    device: Device, precision: str, model, phase: str, batch: int, context: int
+) -> list[Estimate]:
     """One layer of `model` (the Workloads page's ops) at `precision`; [] where unpublished."""
     bits = 8 * BYTES_PER_ELEMENT[precision]
     one = workloads.layer_pass(phase, batch, context)
     layer = workloads.layer_ops(model, one, workloads.Precisions(bits, bits, bits))
-    named = [ops.Cost(op.cost.flops, op.cost.bytes, f"{model.name} {phase}: {op.name}")
-             for op in layer]  # fmt: skip
+    named = [
+        ops.Cost(op.cost.flops, op.cost.bytes, f"{model.name} {phase}: {op.name}") for op in layer
+    ]
     points = [estimate_on(device, precision, c) for c in named]
     return [p for p in points if p is not None]
 

@@ -24,8 +24,14 @@ HELP = (
 
 def fields(device: Device, precision: str) -> list[tuple[str, str, str]]:
     """The sidebar's what-if fields: (column, label, the published figure as a placeholder)."""
-    shown = [peak_column(precision), "memory_bw_tbs", "memory_gib", "scaleup_gbs",
-             "scaleup_domain", "scaleout_gbs"]  # fmt: skip
+    shown = [
+        peak_column(precision),
+        "memory_bw_tbs",
+        "memory_gib",
+        "scaleup_gbs",
+        "scaleup_domain",
+        "scaleout_gbs",
+    ]
     rows = [(PEAK_SCALE, "Every peak × (factor)", "1")]
     for column in shown:
         words, unit = WHAT_IF[column]

@@ -20,18 +20,27 @@ from perfcore.model.llm.workloads import DEFAULT, Precisions, layer_ops, layer_p
 
 # Op kinds as the "where the time goes" chart groups them.
 # Norms, residual adds and the embedding read are all elementwise: "elementwise".
-KIND_GROUPS = {"projection": "projections", "attention": "attention", "mlp": "MLP",
-               "lm_head": "lm_head", "norm": "elementwise", "residual": "elementwise",
-               "embedding": "elementwise", "optimizer": "optimizer"}  # fmt: skip
+KIND_GROUPS = {
+    "projection": "projections",
+    "attention": "attention",
+    "mlp": "MLP",
+    "lm_head": "lm_head",
+    "norm": "elementwise",
+    "residual": "elementwise",
+    "embedding": "elementwise",
+    "optimizer": "optimizer",
+}
 COMMUNICATION = "communication"
 CROSSOVER_CONTEXTS = (128, 1024, 8192, 32768)
 # The page's charts, one at a time (the metrics above them say the result first): each name is
 # the picker's label and the link's value, with the question the chart answers.
 LAYER, SERVING, MEMORY, KINDS = "Ops on the roofline", "Serving curve", "Memory", "Time by kind"
-CHARTS = {LAYER: "which bound each op of one layer meets",
-          SERVING: "time per token against tokens/s: where latency turns up",
-          MEMORY: "does it fit: weights, KV cache and activations per GPU",
-          KINDS: "where the time goes: op groups and communication"}  # fmt: skip
+CHARTS = {
+    LAYER: "which bound each op of one layer meets",
+    SERVING: "time per token against tokens/s: where latency turns up",
+    MEMORY: "does it fit: weights, KV cache and activations per GPU",
+    KINDS: "where the time goes: op groups and communication",
+}
 
 
 @dataclass(frozen=True)
@@ -88,49 +97,66 @@ def layer_points(model, device: Device, s: Setup, phase: str) -> list[tuple[str,
     if precision is None or device.memory_bytes_per_s is None:
         return []
     one = layer_pass(phase, s.batch, s.context, s.fused, s.tp)
-    return [(op.kind, estimate_on(device, precision, op.cost))
-            for op in layer_ops(model, one, s.precisions)]  # fmt: skip
+    return [
+        (op.kind, estimate_on(device, precision, op.cost))
+        for op in layer_ops(model, one, s.precisions)
+    ]
 
 
 def ops_table(v: View) -> pd.DataFrame:
     """One row per named op of the phase: FLOPs, bytes by kind, intensity, time, bound."""
     merged = phases.by_name(v.phase)
     total = v.phase.time_s
-    df = pd.DataFrame({
-        "op": [pr.op.name for pr in merged],
-        "FLOPs": [pr.op.flops for pr in merged],
-        "bytes": [pr.op.bytes for pr in merged],
-        "weights read": [pr.op.weights * pr.op.count for pr in merged],
-        "KV read": [pr.op.kv_read * pr.op.count for pr in merged],
-        "intensity": [pr.op.flops / pr.op.bytes for pr in merged],
-        "time": [pr.time_s for pr in merged],
-        "share of time": [pr.time_s / total for pr in merged],
-        "bound": [pr.bound for pr in merged],
-    })  # fmt: skip
-    df.attrs["units"] = {"FLOPs": "flops", "bytes": "traffic", "weights read": "traffic",
-                         "KV read": "traffic", "intensity": "intensity", "time": "seconds",
-                         "share of time": "percent"}  # fmt: skip
+    df = pd.DataFrame(
+        {
+            "op": [pr.op.name for pr in merged],
+            "FLOPs": [pr.op.flops for pr in merged],
+            "bytes": [pr.op.bytes for pr in merged],
+            "weights read": [pr.op.weights * pr.op.count for pr in merged],
+            "KV read": [pr.op.kv_read * pr.op.count for pr in merged],
+            "intensity": [pr.op.flops / pr.op.bytes for pr in merged],
+            "time": [pr.time_s for pr in merged],
+            "share of time": [pr.time_s / total for pr in merged],
+            "bound": [pr.bound for pr in merged],
+        }
+    )
+    df.attrs["units"] = {
+        "FLOPs": "flops",
+        "bytes": "traffic",
+        "weights read": "traffic",
+        "KV read": "traffic",
+        "intensity": "intensity",
+        "time": "seconds",
+        "share of time": "percent",
+    }
     return df
 
 
 def summary_table(views: list[View]) -> pd.DataFrame:
     """One row per device: both times, intensity, bound, tokens/s, memory and fit."""
-    df = pd.DataFrame({
-        "device": [v.device.name for v in views],
-        "math precision": [v.phase.precision for v in views],
-        "time (sum of ops)": [v.phase.time_s for v in views],
-        "time (single roofline)": [v.phase.time_bound_s for v in views],
-        "communication": [v.phase.comm_s for v in views],
-        "intensity": [v.phase.intensity for v in views],
-        "bound": [v.phase.bound for v in views],
-        "tokens/s": [v.tokens_per_s for v in views],
-        "memory per GPU": [v.memory.total for v in views],
-        "capacity per GPU": [v.memory.capacity for v in views],
-        "GPUs needed": [v.memory.gpus_needed for v in views],
-    })  # fmt: skip
-    df.attrs["units"] = {"time (sum of ops)": "seconds", "time (single roofline)": "seconds",
-                         "communication": "seconds", "intensity": "intensity",
-                         "memory per GPU": "capacity", "capacity per GPU": "capacity"}  # fmt: skip
+    df = pd.DataFrame(
+        {
+            "device": [v.device.name for v in views],
+            "math precision": [v.phase.precision for v in views],
+            "time (sum of ops)": [v.phase.time_s for v in views],
+            "time (single roofline)": [v.phase.time_bound_s for v in views],
+            "communication": [v.phase.comm_s for v in views],
+            "intensity": [v.phase.intensity for v in views],
+            "bound": [v.phase.bound for v in views],
+            "tokens/s": [v.tokens_per_s for v in views],
+            "memory per GPU": [v.memory.total for v in views],
+            "capacity per GPU": [v.memory.capacity for v in views],
+            "GPUs needed": [v.memory.gpus_needed for v in views],
+        }
+    )
+    df.attrs["units"] = {
+        "time (sum of ops)": "seconds",
+        "time (single roofline)": "seconds",
+        "communication": "seconds",
+        "intensity": "intensity",
+        "memory per GPU": "capacity",
+        "capacity per GPU": "capacity",
+    }
     return df
 
 
@@ -146,8 +172,12 @@ def time_by_kind(v: View) -> dict[str, float]:
 
 def memory_parts(m: serving.Memory) -> dict[str, float]:
     """Bytes on all t GPUs together by what they hold."""
-    parts = {"weights": m.weights, "KV cache": m.kv_cache, "activations": m.activations,
-             "gradients + optimizer": m.optimizer}  # fmt: skip
+    parts = {
+        "weights": m.weights,
+        "KV cache": m.kv_cache,
+        "activations": m.activations,
+        "gradients + optimizer": m.optimizer,
+    }
     return {k: v * m.tp for k, v in parts.items()}
 
 
@@ -188,17 +218,20 @@ def serving_caption(sv: Serving, context: int) -> str:
     """The capacity and the crossover in one sentence."""
     limit = sv.curve[-1].batch if sv.curve else 0
     if not limit:
-        return (f"No sequence at context {context:,} fits: the weights leave no room for "
-                "its KV cache on these GPUs. Raise tensor parallelism or narrow the "
-                "weights.")  # fmt: skip
+        return (
+            f"No sequence at context {context:,} fits: the weights leave no room for "
+            "its KV cache on these GPUs. Raise tensor parallelism or narrow the "
+            "weights."
+        )
     if sv.crossover_batch is None:
         cross = "decode never turns compute-bound at this context (the KV read grows as fast)"
     elif sv.crossover is None:
         cross = f"decode would turn compute-bound only at batch {sv.crossover_batch:,}, past it"
     else:
         cross = f"decode turns compute-bound from batch {sv.crossover_batch:,}"
-    return (f"At context {context:,}, {limit:,} sequences' KV caches fit beside the weights; "
-            f"{cross}.")  # fmt: skip
+    return (
+        f"At context {context:,}, {limit:,} sequences' KV caches fit beside the weights; {cross}."
+    )
 
 
 def takeaway(model, v: View, s: Setup) -> str:
@@ -253,5 +286,12 @@ def page(model, device: Device, compare: Device | None, s: Setup) -> Page:
     serving_views = tuple(serving_view(model, v.device, s) for v in views)
     layer = tuple(layer_points(model, device, s, p) for p in ("prefill", "decode"))
     cross = crossover_table(model, device, s)
-    return Page(tuple(views), left_out, serving_views, layer, cross, summary_table(views),
-                ops_table(views[0]))  # fmt: skip
+    return Page(
+        tuple(views),
+        left_out,
+        serving_views,
+        layer,
+        cross,
+        summary_table(views),
+        ops_table(views[0]),
+    )

@@ -62,7 +62,7 @@ def _bound_trace(rows: Sequence[GenerationRow], bound: str, theme: Theme) -> go.
             "color": fill,
             "symbol": symbol,
             "line": {"width": 1, "color": theme.background},
-        },  # fmt: skip
+        },
         name=f"{bound}-bound on this op",
         hovertext=[_hover(r) for r in shown],
         hoverinfo="text",
@@ -165,8 +165,15 @@ def growth_figure(
     high = max([GROWTH_RANGE[1], *(v * 2 for v in values)])
     notes = [] if g else [note(f"{fmt.NOT_PUBLISHED} at {precision}", 0.5, 0.5, theme)]
     # A shape, not add_hline: add_hline validates the whole figure again on every rerun.
-    same = {"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": 1, "y1": 1,
-            "line": {"color": theme.muted, "dash": "dot"}}  # fmt: skip
+    same = {
+        "type": "line",
+        "xref": "paper",
+        "x0": 0,
+        "x1": 1,
+        "y0": 1,
+        "y1": 1,
+        "line": {"color": theme.muted, "dash": "dot"},
+    }
     fig.update_layout(
         yaxis=log_axis(low, high, "new / old", theme=theme), annotations=notes, shapes=[same]
     )

@@ -98,8 +98,15 @@ def _y_range(views: Sequence[Hierarchy], metric: str) -> tuple[float, float]:
 
 def _panel_title(text: str, x: float) -> dict:
     """A panel's title: an annotation just above the plot, centred on x (paper coordinates)."""
-    return {"text": text, "x": x, "y": 1, "xref": "paper", "yref": "paper",
-            "yanchor": "bottom", "showarrow": False}  # fmt: skip
+    return {
+        "text": text,
+        "x": x,
+        "y": 1,
+        "xref": "paper",
+        "yref": "paper",
+        "yanchor": "bottom",
+        "showarrow": False,
+    }
 
 
 def _panels(views: Sequence[Hierarchy], metric: str, low: float, high: float, theme: Theme) -> dict:
@@ -111,17 +118,27 @@ def _panels(views: Sequence[Hierarchy], metric: str, low: float, high: float, th
     for i, h in enumerate(views):
         domain = [i / n + gap * i, (i + 1) / n - gap * (n - 1 - i)]
         order = [r.label(metric) for r in h.rows if r.applies(metric)]
-        layout[f"xaxis{_axis(i)}"] = {"domain": domain, "anchor": f"y{_axis(i)}",
-                                      "categoryorder": "array", "categoryarray": order,
-                                      # Turned one way always, down to the left: left to
-                                      # itself Plotly turns long names the other way, past
-                                      # the right edge, and draws the chart twice to fit them.
-                                      "tickangle": -30, **grid(theme)}  # fmt: skip
+        layout[f"xaxis{_axis(i)}"] = {
+            "domain": domain,
+            "anchor": f"y{_axis(i)}",
+            "categoryorder": "array",
+            "categoryarray": order,
+            # Turned one way always, down to the left: left to
+            # itself Plotly turns long names the other way, past
+            # the right edge, and draws the chart twice to fit them.
+            "tickangle": -30,
+            **grid(theme),
+        }
         title = f"{h.device.name} ({h.precision})"
         layout["annotations"].append(_panel_title(title, sum(domain) / 2))
     for i in range(1, n):
-        layout[f"yaxis{_axis(i)}"] = {"anchor": f"x{_axis(i)}", "matches": "y", "type": "log",
-                                      "showticklabels": False, **grid(theme)}  # fmt: skip
+        layout[f"yaxis{_axis(i)}"] = {
+            "anchor": f"x{_axis(i)}",
+            "matches": "y",
+            "type": "log",
+            "showticklabels": False,
+            **grid(theme),
+        }
     return layout
 
 

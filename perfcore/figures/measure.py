@@ -211,8 +211,15 @@ def ceilings_figure(rows: Sequence[Ceiling], spec_name: str, theme: Theme = LIGH
     )
     low = min([c.fraction for c in shown] + [0.1]) / 3
     # A shape, not add_hline: add_hline validates the whole figure again (slow on every rerun).
-    spec_line = {"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": 1.0, "y1": 1.0,
-                 "line": {"dash": "dot", "color": theme.ink}}  # fmt: skip
+    spec_line = {
+        "type": "line",
+        "xref": "paper",
+        "x0": 0,
+        "x1": 1,
+        "y0": 1.0,
+        "y1": 1.0,
+        "line": {"dash": "dot", "color": theme.ink},
+    }
     fig.update_layout(
         yaxis=log_axis(
             low, 3.0, "fraction of the published spec (100 % dotted)", fmt.percent, theme=theme

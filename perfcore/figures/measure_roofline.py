@@ -35,23 +35,27 @@ def _flat(roof: Roof, start: float, i: int) -> go.Scatter:
     """A measured compute roof, from where the fastest memory roof meets it to the right edge."""
     value = roof.flops_per_s
     return go.Scatter(
-        x=[start, X_MAX], y=[value, value], mode="lines",
+        x=[start, X_MAX],
+        y=[value, value],
+        mode="lines",
         name=f"{MEASURED}: {roof.name} {fmt.flops_per_s(value)} ({roof.label})",
         line={"color": color(i), "width": 3},
         hovertemplate=f"{roof.name}, {MEASURED}: {fmt.flops_per_s(value)}<extra></extra>",
-    )  # fmt: skip
+    )
 
 
 def _slanted(level: MeasuredLevel, top: float, first: bool, theme: Theme) -> go.Scatter:
     """A measured memory roof: bandwidth x intensity, up to the highest compute roof."""
     value = level.bytes_per_s
     return go.Scatter(
-        x=[X_MIN, top / value], y=[value * X_MIN, top], mode="lines",
+        x=[X_MIN, top / value],
+        y=[value * X_MIN, top],
+        mode="lines",
         name=f"{MEASURED}: {level.name} {fmt.bytes_per_s(value)} ({level.label})",
         line={"color": theme.ink if first else theme.muted, "width": 2.5 if first else 1.5},
         hovertemplate=f"{level.name}, {MEASURED}: {fmt.bytes_per_s(value)} × intensity"
         "<extra></extra>",
-    )  # fmt: skip
+    )
 
 
 def measured_roof_traces(roofline: MeasuredRoofline, theme: Theme = LIGHT) -> list[go.Scatter]:
@@ -59,8 +63,9 @@ def measured_roof_traces(roofline: MeasuredRoofline, theme: Theme = LIGHT) -> li
     compute, memory = roofline.roofs, roofline.levels
     top = max((r.flops_per_s for r in compute), default=None)
     fastest = max((lv.bytes_per_s for lv in memory), default=None)
-    flats = [_flat(r, r.flops_per_s / fastest if fastest else X_MIN, i)
-             for i, r in enumerate(compute)]  # fmt: skip
+    flats = [
+        _flat(r, r.flops_per_s / fastest if fastest else X_MIN, i) for i, r in enumerate(compute)
+    ]
     if top is None:
         return flats
     return flats + [_slanted(lv, top, i == len(memory) - 1, theme) for i, lv in enumerate(memory)]

@@ -122,8 +122,9 @@ def occupancy_sawtooth_figure(
     fig.add_traces([_sawtooth(device, x_max), _waves(device, x_max, theme)])
     fig.add_traces([_sawtooth(d, x_max, SECOND_DEVICE_DASH, False) for d in others])
     if compare is not None and not others:
-        fig.add_annotation(note(f"{compare.name}: compute units {fmt.NOT_PUBLISHED}", 0.5, 0.05,
-                                theme))  # fmt: skip
+        fig.add_annotation(
+            note(f"{compare.name}: compute units {fmt.NOT_PUBLISHED}", 0.5, 0.05, theme)
+        )
     if chosen is not None:
         fig.add_trace(_chosen(chosen))
     fig.update_layout(

@@ -37,15 +37,26 @@ def step_parts_figure(parts: dict[str, float], step_s: float, theme: Theme = LIG
     title = f"Where the best layout's {fmt.seconds(step_s)} step goes (bound)"
     fig = go.Figure(layout=base_layout(title, "", "", 380, theme))
     names = list(parts)[::-1]  # compute on top
-    fig.add_trace(go.Bar(x=[parts[n] for n in names], y=names, orientation="h", name="bound",
-                         marker={"color": color(0)}, showlegend=False,
-                         hovertext=[f"{fmt.seconds(parts[n])}, {fmt.percent(parts[n] / step_s)} "
-                                    "of the step" for n in names],
-                         hoverinfo="text"))  # fmt: skip
+    fig.add_trace(
+        go.Bar(
+            x=[parts[n] for n in names],
+            y=names,
+            orientation="h",
+            name="bound",
+            marker={"color": color(0)},
+            showlegend=False,
+            hovertext=[
+                f"{fmt.seconds(parts[n])}, {fmt.percent(parts[n] / step_s)} of the step"
+                for n in names
+            ],
+            hoverinfo="text",
+        )
+    )
     # Log seconds: compute dwarfs the overheads the layouts differ by.
     low = min(parts.values()) / 2
-    fig.update_layout(xaxis=log_axis(low, max(parts.values()) * 2, "seconds per step (bound)",
-                                     fmt.seconds, theme))  # fmt: skip
+    fig.update_layout(
+        xaxis=log_axis(low, max(parts.values()) * 2, "seconds per step (bound)", fmt.seconds, theme)
+    )
     return fig
 
 
@@ -63,18 +74,36 @@ def memory_per_gpu_figure(
     present = [k for k in MEMORY_COLORS if any(k in parts for _, parts in bars)]
     for part in present:
         values = [parts.get(part, 0.0) for _, parts in bars]
-        fig.add_trace(go.Bar(x=values, y=labels, orientation="h", name=part,
-                             marker={"color": color(MEMORY_COLORS[part])},
-                             hovertext=[fmt.capacity(v) for v in values],
-                             hoverinfo="text+name"))  # fmt: skip
+        fig.add_trace(
+            go.Bar(
+                x=values,
+                y=labels,
+                orientation="h",
+                name=part,
+                marker={"color": color(MEMORY_COLORS[part])},
+                hovertext=[fmt.capacity(v) for v in values],
+                hoverinfo="text+name",
+            )
+        )
     totals = [sum(parts.values()) for _, parts in bars] or [1.0]
     top = max([*totals, capacity or 0.0])
     if capacity is not None:  # a tall tick at the capacity across each bar
-        marker = {"symbol": "line-ns-open", "size": 30, "color": theme.ink,
-                  "line": {"width": 3, "color": theme.ink}}  # fmt: skip
-        fig.add_trace(go.Scatter(x=[capacity] * len(labels), y=labels, mode="markers",
-                                 name=f"capacity {fmt.capacity(capacity)}", marker=marker,
-                                 hoverinfo="name"))  # fmt: skip
+        marker = {
+            "symbol": "line-ns-open",
+            "size": 30,
+            "color": theme.ink,
+            "line": {"width": 3, "color": theme.ink},
+        }
+        fig.add_trace(
+            go.Scatter(
+                x=[capacity] * len(labels),
+                y=labels,
+                mode="markers",
+                name=f"capacity {fmt.capacity(capacity)}",
+                marker=marker,
+                hoverinfo="name",
+            )
+        )
     fig.update_layout(
         barmode="stack",
         yaxis={"autorange": "reversed"},
@@ -105,22 +134,43 @@ def frontier_figure(
     fig = go.Figure(layout=base_layout("Throughput against latency (bounds)", "", "", 460, theme))
     for i, tp in enumerate(sorted({p.tp for p in plans})):
         mine = [p for p in plans if p.tp == tp]
-        fig.add_trace(go.Scatter(x=[p.tpot_s for p in mine], y=[p.per_gpu for p in mine],
-                                 mode="markers", name=f"TP {tp}",
-                                 marker={"size": 8, "color": color(i)},
-                                 hovertext=[_hover(p) for p in mine],
-                                 hoverinfo="text"))  # fmt: skip
+        fig.add_trace(
+            go.Scatter(
+                x=[p.tpot_s for p in mine],
+                y=[p.per_gpu for p in mine],
+                mode="markers",
+                name=f"TP {tp}",
+                marker={"size": 8, "color": color(i)},
+                hovertext=[_hover(p) for p in mine],
+                hoverinfo="text",
+            )
+        )
     if frontier:
-        fig.add_trace(go.Scatter(x=[p.tpot_s for p in frontier], y=[p.per_gpu for p in frontier],
-                                 mode="lines", name="frontier", hoverinfo="skip",
-                                 line={"color": theme.muted, "width": 1.5}))  # fmt: skip
+        fig.add_trace(
+            go.Scatter(
+                x=[p.tpot_s for p in frontier],
+                y=[p.per_gpu for p in frontier],
+                mode="lines",
+                name="frontier",
+                hoverinfo="skip",
+                line={"color": theme.muted, "width": 1.5},
+            )
+        )
     if best is not None:
-        fig.add_trace(go.Scatter(x=[best.tpot_s], y=[best.per_gpu], name="best within limits",
-                                 text=[f"TP {best.tp}, batch {best.batch}"],
-                                 mode="markers+text", textposition="top left",
-                                 textfont={"color": theme.text}, hovertext=[_hover(best)],
-                                 hoverinfo="text", marker={"size": 15, "symbol": "star",
-                                                           "color": theme.ink}))  # fmt: skip
+        fig.add_trace(
+            go.Scatter(
+                x=[best.tpot_s],
+                y=[best.per_gpu],
+                name="best within limits",
+                text=[f"TP {best.tp}, batch {best.batch}"],
+                mode="markers+text",
+                textposition="top left",
+                textfont={"color": theme.text},
+                hovertext=[_hover(best)],
+                hoverinfo="text",
+                marker={"size": 15, "symbol": "star", "color": theme.ink},
+            )
+        )
     tpots = [p.tpot_s for p in plans] or [1e-3]
     rates = [p.per_gpu for p in plans] or [1.0]
     if tpot_limit_s is not None:
@@ -131,20 +181,27 @@ def frontier_figure(
         )
         tpots.append(tpot_limit_s)
     fig.update_layout(
-        xaxis=log_axis(min(tpots) / 1.5, max(tpots) * 1.5, "time per output token", fmt.seconds,
-                       theme),
+        xaxis=log_axis(
+            min(tpots) / 1.5, max(tpots) * 1.5, "time per output token", fmt.seconds, theme
+        ),
         # decades labelled in whole tokens/s: Plotly's own log labels crowd every 2..9
-        yaxis=log_axis(min(min(rates) / 2, 10 ** math.floor(math.log10(min(rates)))),
-                       max(rates) * 2, "output tokens/s per GPU", lambda v, _: f"{v:,.0f}",
-                       theme),
-    )  # fmt: skip
+        yaxis=log_axis(
+            min(min(rates) / 2, 10 ** math.floor(math.log10(min(rates)))),
+            max(rates) * 2,
+            "output tokens/s per GPU",
+            lambda v, _: f"{v:,.0f}",
+            theme,
+        ),
+    )
     return fig
 
 
 def _hover(p: ServePlan) -> str:
     """A plan's layout, latencies and rates."""
-    return (f"TP {p.tp} × {p.replicas}, batch {p.batch}<br>TPOT {fmt.seconds(p.tpot_s)}, "
-            f"TTFT {fmt.seconds(p.ttft_s)}<br>{p.per_gpu:,.0f} tokens/s per GPU")  # fmt: skip
+    return (
+        f"TP {p.tp} × {p.replicas}, batch {p.batch}<br>TPOT {fmt.seconds(p.tpot_s)}, "
+        f"TTFT {fmt.seconds(p.ttft_s)}<br>{p.per_gpu:,.0f} tokens/s per GPU"
+    )
 
 
 @fitted
@@ -156,8 +213,9 @@ def published_runs_figure(
 ) -> go.Figure:
     """Each published run's measured time against its bound (log-log): the diagonal is the
     bound, a dotted line per regime its expected figure; the runs nearest the setting named."""
-    fig = go.Figure(layout=base_layout("Published runs: measured against the bound", "", "",
-                                       480, theme))  # fmt: skip
+    fig = go.Figure(
+        layout=base_layout("Published runs: measured against the bound", "", "", 480, theme)
+    )
     chosen = set(map(id, nearest))
     rest = [s for s in samples if id(s) not in chosen]
     if rest:
@@ -165,8 +223,9 @@ def published_runs_figure(
     if nearest:
         # Numbered as the table below numbers them: names would overlap where runs cluster.
         labels = point_labels([str(i) for i in range(1, len(nearest) + 1)], "middle right")
-        fig.add_trace(_runs(nearest, "nearest this setting (numbered as in the table)",
-                            color(1), labels))  # fmt: skip
+        fig.add_trace(
+            _runs(nearest, "nearest this setting (numbered as in the table)", color(1), labels)
+        )
     every = [v for s in samples for v in (s.bound_s, s.measured_s)] or [1e-3, 1.0]
     low, high = min(every) / 2, max(every) * 2
     fig.add_trace(
@@ -180,24 +239,40 @@ def published_runs_figure(
         )
     )
     for i, e in enumerate(efficiencies):
-        fig.add_trace(go.Scatter(x=[low, high], y=[low / e.value, high / e.value], mode="lines",
-                                 name=f"expected {e.regime} (bound ÷ {e.value:.2f})",
-                                 line={"color": color(2 + i), "dash": ESTIMATE_DASH},
-                                 hoverinfo="name"))  # fmt: skip
-    fig.update_layout(xaxis=log_axis(low, high, "bound", fmt.seconds, theme),
-                      yaxis=log_axis(low, high, "measured", fmt.seconds, theme))  # fmt: skip
+        fig.add_trace(
+            go.Scatter(
+                x=[low, high],
+                y=[low / e.value, high / e.value],
+                mode="lines",
+                name=f"expected {e.regime} (bound ÷ {e.value:.2f})",
+                line={"color": color(2 + i), "dash": ESTIMATE_DASH},
+                hoverinfo="name",
+            )
+        )
+    fig.update_layout(
+        xaxis=log_axis(low, high, "bound", fmt.seconds, theme),
+        yaxis=log_axis(low, high, "measured", fmt.seconds, theme),
+    )
     return fig
 
 
 def _runs(samples: Sequence[Sample], name: str, colour: str, labels: dict) -> go.Scatter:
     """Runs as points at (bound, measured), each named in the hover with its source."""
-    return go.Scatter(x=[s.bound_s for s in samples], y=[s.measured_s for s in samples],
-                      name=name, marker={"size": 9, "color": colour}, **labels,
-                      textfont={"size": 11},
-                      hovertext=[f"<b>{s.run.name}</b><br>{s.regime}: measured "
-                                 f"{fmt.seconds(s.measured_s)}, bound {fmt.seconds(s.bound_s)}"
-                                 f" (efficiency {fmt.percent(s.efficiency)})<br>{s.source[:80]}"
-                                 for s in samples], hoverinfo="text")  # fmt: skip
+    return go.Scatter(
+        x=[s.bound_s for s in samples],
+        y=[s.measured_s for s in samples],
+        name=name,
+        marker={"size": 9, "color": colour},
+        **labels,
+        textfont={"size": 11},
+        hovertext=[
+            f"<b>{s.run.name}</b><br>{s.regime}: measured "
+            f"{fmt.seconds(s.measured_s)}, bound {fmt.seconds(s.bound_s)}"
+            f" (efficiency {fmt.percent(s.efficiency)})<br>{s.source[:80]}"
+            for s in samples
+        ],
+        hoverinfo="text",
+    )
 
 
 def page_figure(
@@ -217,8 +292,7 @@ def page_figure(
             if limit is not None and data.decode is not None:
                 limit *= data.decode.value
                 text = f"TPOT limit, expected (bound × {data.decode.value:.2f})"
-            return frontier_figure(data.candidates, data.frontier, data.best, limit, text,
-                                   theme)  # fmt: skip
+            return frontier_figure(data.candidates, data.frontier, data.best, limit, text, theme)
         cap = data.candidates[0].serving.device.memory_bytes
         return memory_per_gpu_figure(serve.memory_bars(data), cap, theme)
     raise ValueError(f"no Plan chart {which!r} for {type(data).__name__}")

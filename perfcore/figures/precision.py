@@ -113,8 +113,12 @@ def _bars(rows: Sequence[PrecisionRow], kind: str, panel: _Panel) -> go.Bar:
 
 def _not_published(missing: Sequence[str], axis: str, theme: Theme) -> list[dict]:
     """A 'not published' label at each missing precision's place on one panel."""
-    style = {"textangle": -90, "yanchor": "bottom", "showarrow": False,
-             "font": {"color": theme.muted}}  # fmt: skip
+    style = {
+        "textangle": -90,
+        "yanchor": "bottom",
+        "showarrow": False,
+        "font": {"color": theme.muted},
+    }
     yref = f"y{axis[1:]} domain"
     return [
         {"x": p.upper(), "y": 0.02, "xref": axis, "yref": yref, "text": fmt.NOT_PUBLISHED, **style}

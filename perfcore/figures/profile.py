@@ -33,19 +33,32 @@ def _roof_traces(roofs: Roofs, precisions: set[str], theme: Theme) -> list[go.Sc
     """The flat roof of each precision the ops ran at, and each memory level's slant."""
     flats = [(p, v) for p, v in roofs.flops_per_s if p in precisions] or list(roofs.flops_per_s)[:1]
     top = max((v for _, v in flats), default=None)
-    traces = [go.Scatter(x=[X_MIN, X_MAX], y=[v, v], mode="lines", line={"color": color(i),
-                         "width": 3}, name=f"{p} roof {fmt.flops_per_s(v)} ({roofs.label})",
-                         hoverinfo="skip") for i, (p, v) in enumerate(flats)]  # fmt: skip
+    traces = [
+        go.Scatter(
+            x=[X_MIN, X_MAX],
+            y=[v, v],
+            mode="lines",
+            line={"color": color(i), "width": 3},
+            name=f"{p} roof {fmt.flops_per_s(v)} ({roofs.label})",
+            hoverinfo="skip",
+        )
+        for i, (p, v) in enumerate(flats)
+    ]
     levels = [(n, bw) for n, _, bw in roofs.levels] or (
         [("memory", roofs.bytes_per_s)] if roofs.bytes_per_s else []
-    )  # fmt: skip
+    )
     for i, (name, bw) in enumerate(levels):
         last = i == len(levels) - 1
-        traces.append(go.Scatter(
-            x=[X_MIN, top / bw if top else X_MAX], y=[bw * X_MIN, top or bw * X_MAX],
-            mode="lines", name=f"{name} {fmt.bytes_per_s(bw)}", hoverinfo="skip",
-            line={"color": theme.ink if last else theme.muted, "width": 2.5 if last else 1.2},
-        ))  # fmt: skip
+        traces.append(
+            go.Scatter(
+                x=[X_MIN, top / bw if top else X_MAX],
+                y=[bw * X_MIN, top or bw * X_MAX],
+                mode="lines",
+                name=f"{name} {fmt.bytes_per_s(bw)}",
+                hoverinfo="skip",
+                line={"color": theme.ink if last else theme.muted, "width": 2.5 if last else 1.2},
+            )
+        )
     return traces
 
 
@@ -56,9 +69,12 @@ def _placed(ops: tuple[Record, ...]) -> list[Record]:
 
 @fitted
 def profile_roofline_figure(
-    ops: tuple[Record, ...], roofs: Roofs | None, title: str = "", named: int = NAMED,
+    ops: tuple[Record, ...],
+    roofs: Roofs | None,
+    title: str = "",
+    named: int = NAMED,
     theme: Theme = LIGHT,
-) -> go.Figure:  # fmt: skip
+) -> go.Figure:
     """Log-log roofline of the ops (records of experiment `profile`), area by time, unclamped;
     the `named` slowest ops written beside their points."""
     total = sum(r.measurement.median for r in ops) or 1.0
@@ -74,17 +90,27 @@ def profile_roofline_figure(
     categories = list(dict.fromkeys(r.category for r in placed))
     for i, category in enumerate(categories):
         mine = [r for r in placed if r.category == category]
-        fig.add_trace(go.Scatter(
-            x=[r.flops / r.bytes for r in mine], y=[r.flops / r.measurement.median for r in mine],
-            mode="markers+text", name=f"{category} (measured, median step)",
-            text=[r.label if r.label in slowest else "" for r in mine], textposition="top center",
-            marker={"size": [_size(r.measurement.median / total) for r in mine],
-                    "color": color(i + 3), "opacity": 0.75, "line": {"width": 1,
-                    "color": theme.text}},
-            customdata=[[r.source, fmt.seconds(r.measurement.median), r.diagnosis] for r in mine],
-            hovertemplate="%{text}<br>%{customdata[0]}<br>%{customdata[1]} per step<br>"
-            "%{x:.3g} FLOP/byte, %{y:.3s}FLOP/s<br>%{customdata[2]}<extra></extra>",
-        ))  # fmt: skip
+        fig.add_trace(
+            go.Scatter(
+                x=[r.flops / r.bytes for r in mine],
+                y=[r.flops / r.measurement.median for r in mine],
+                mode="markers+text",
+                name=f"{category} (measured, median step)",
+                text=[r.label if r.label in slowest else "" for r in mine],
+                textposition="top center",
+                marker={
+                    "size": [_size(r.measurement.median / total) for r in mine],
+                    "color": color(i + 3),
+                    "opacity": 0.75,
+                    "line": {"width": 1, "color": theme.text},
+                },
+                customdata=[
+                    [r.source, fmt.seconds(r.measurement.median), r.diagnosis] for r in mine
+                ],
+                hovertemplate="%{text}<br>%{customdata[0]}<br>%{customdata[1]} per step<br>"
+                "%{x:.3g} FLOP/byte, %{y:.3s}FLOP/s<br>%{customdata[2]}<extra></extra>",
+            )
+        )
     fig.update_layout(
         xaxis=log_axis(X_MIN, X_MAX, "arithmetic intensity (FLOP/byte)", theme=theme),
         yaxis=log_axis(low, high, "achieved FLOP/s", fmt.flops_per_s, theme=theme),
@@ -99,11 +125,18 @@ def category_figure(times: dict[str, float], title: str = "", theme: Theme = LIG
     fig = go.Figure(
         layout=base_layout(title or "Time by category", "time per step", "", 320, theme)
     )
-    fig.add_trace(go.Bar(
-        x=values, y=names, orientation="h", marker={"color": color(0)},
-        text=[fmt.seconds(v) for v in values], textposition="auto", name="measured, median step",
-        hovertemplate="%{y}: %{text} per step<extra></extra>",
-    ))  # fmt: skip
+    fig.add_trace(
+        go.Bar(
+            x=values,
+            y=names,
+            orientation="h",
+            marker={"color": color(0)},
+            text=[fmt.seconds(v) for v in values],
+            textposition="auto",
+            name="measured, median step",
+            hovertemplate="%{y}: %{text} per step<extra></extra>",
+        )
+    )
     fig.update_layout(showlegend=False)
     return fig
 
@@ -113,14 +146,20 @@ def compare_figure(table: pd.DataFrame, theme: Theme = LIGHT, limit: int = 10) -
     """Horizontal bars: the change in time per step of the ops that moved most (after - before)."""
     ops = table.iloc[1:].dropna(subset=["change"])
     ops = ops.reindex(ops["change"].abs().sort_values(ascending=False).index)[:limit][::-1]
-    fig = go.Figure(layout=base_layout("Change per op, after - before", "time per step", "",
-                                       360, theme))  # fmt: skip
-    fig.add_trace(go.Bar(
-        x=list(ops["change"]), y=[f"{o} ({s})" if s else o for o, s in zip(ops["op"],
-        ops["source"], strict=True)], orientation="h", name="after - before (median steps)",
-        marker={"color": [color(2) if c < 0 else color(1) for c in ops["change"]]},
-        text=[fmt.seconds(abs(c)) for c in ops["change"]], textposition="auto",
-        hovertemplate="%{y}: %{x:.3s}s<extra></extra>",
-    ))  # fmt: skip
+    fig = go.Figure(
+        layout=base_layout("Change per op, after - before", "time per step", "", 360, theme)
+    )
+    fig.add_trace(
+        go.Bar(
+            x=list(ops["change"]),
+            y=[f"{o} ({s})" if s else o for o, s in zip(ops["op"], ops["source"], strict=True)],
+            orientation="h",
+            name="after - before (median steps)",
+            marker={"color": [color(2) if c < 0 else color(1) for c in ops["change"]]},
+            text=[fmt.seconds(abs(c)) for c in ops["change"]],
+            textposition="auto",
+            hovertemplate="%{y}: %{x:.3s}s<extra></extra>",
+        )
+    )
     fig.update_layout(showlegend=False)
     return fig

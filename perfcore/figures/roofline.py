@@ -80,9 +80,18 @@ def _segments(name: str, parts: list[tuple[list, list, list]], line: dict) -> go
         x += [*xs, None]
         y += [*ys, None]
         text += [*texts, ""]
-    return go.Scatter(x=x, y=y, mode="lines+text", text=text, textposition="top left",
-                      textfont={"size": 11, "color": line["color"]}, name=name, line=line,
-                      hovertext=text, hoverinfo="text")  # fmt: skip
+    return go.Scatter(
+        x=x,
+        y=y,
+        mode="lines+text",
+        text=text,
+        textposition="top left",
+        textfont={"size": 11, "color": line["color"]},
+        name=name,
+        line=line,
+        hovertext=text,
+        hoverinfo="text",
+    )
 
 
 def _other_precisions(device: Device, precision: str, theme: Theme) -> go.Scatter | None:
@@ -93,9 +102,14 @@ def _other_precisions(device: Device, precision: str, theme: Theme) -> go.Scatte
         if p != precision:
             by_peak.setdefault(device.peak_flops(p), []).append(p)
     bw = device.memory_bytes_per_s
-    parts = [([ridge_point(peak, bw) if bw else X_MIN, X_MAX], [peak, peak],
-              ["", f"{' = '.join(ps)} {fmt.flops_per_s(peak)}"])
-             for peak, ps in by_peak.items()]  # fmt: skip
+    parts = [
+        (
+            [ridge_point(peak, bw) if bw else X_MIN, X_MAX],
+            [peak, peak],
+            ["", f"{' = '.join(ps)} {fmt.flops_per_s(peak)}"],
+        )
+        for peak, ps in by_peak.items()
+    ]
     line = {"color": theme.muted, "width": 1.2}
     return _segments("other precisions' roofs (spec)", parts, line) if parts else None
 
@@ -103,9 +117,14 @@ def _other_precisions(device: Device, precision: str, theme: Theme) -> go.Scatte
 def _other_memory(memory: list[tuple[str, float]], top: float, theme: Theme) -> go.Scatter | None:
     """The memory roofs past device memory (L2, links), dotted, up to the highest compute
     roof, each named a decade below it (at the top the compute roofs are named)."""
-    parts = [([X_MIN, top / 10 / bw, top / bw], [bw * X_MIN, top / 10, top],
-              ["", f"{label} {fmt.bytes_per_s(bw)}", ""])
-             for label, bw in memory]  # fmt: skip
+    parts = [
+        (
+            [X_MIN, top / 10 / bw, top / bw],
+            [bw * X_MIN, top / 10, top],
+            ["", f"{label} {fmt.bytes_per_s(bw)}", ""],
+        )
+        for label, bw in memory
+    ]
     line = {"color": theme.muted, "width": 1, "dash": ESTIMATE_DASH}
     return _segments("L2 and link roofs", parts, line) if parts else None
 
@@ -169,8 +188,17 @@ def _hover(e: Estimate) -> str:
 
 
 # One marker shape per op, so ops at the same intensity (matvec and batch-1 decode) stay apart.
-OP_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "pentagon", "star", "hexagon",
-              "triangle-down", "cross")  # fmt: skip
+OP_SYMBOLS = (
+    "circle",
+    "square",
+    "diamond",
+    "triangle-up",
+    "pentagon",
+    "star",
+    "hexagon",
+    "triangle-down",
+    "cross",
+)
 
 
 def op_traces(points: Sequence[Estimate], theme: Theme = LIGHT) -> list[go.Scatter]:
@@ -191,7 +219,7 @@ def op_traces(points: Sequence[Estimate], theme: Theme = LIGHT) -> list[go.Scatt
                 "color": theme.ink,
                 "symbol": OP_SYMBOLS[i % len(OP_SYMBOLS)],
                 "line": {"color": theme.background, "width": 1},
-            },  # fmt: skip
+            },
             name=f"{e.cost.name} (model)",
             hovertext=[_hover(e)],
             hoverinfo="text",
@@ -269,10 +297,20 @@ def _moves(previous: Sequence[Estimate], points: Sequence[Estimate]) -> go.Scatt
         return None
     x = [v for (x0, _), (x1, _) in moved for v in (x0, x1, None)]
     y = [v for (_, y0), (_, y1) in moved for v in (y0, y1, None)]
-    return go.Scatter(x=x, y=y, mode="lines+markers", name=MOVED, hoverinfo="skip",
-                      line={"color": color(6), "width": 1.5},
-                      marker={"symbol": "arrow", "angleref": "previous", "color": color(6),
-                              "size": [0, 12, 0] * len(moved)})  # fmt: skip
+    return go.Scatter(
+        x=x,
+        y=y,
+        mode="lines+markers",
+        name=MOVED,
+        hoverinfo="skip",
+        line={"color": color(6), "width": 1.5},
+        marker={
+            "symbol": "arrow",
+            "angleref": "previous",
+            "color": color(6),
+            "size": [0, 12, 0] * len(moved),
+        },
+    )
 
 
 def _y_range(devices: Sequence[Device], measured: Sequence[MeasuredPoint]) -> tuple[float, float]:

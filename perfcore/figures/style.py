@@ -13,8 +13,18 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
-           "#17becf", "#7f7f7f", "#bcbd22")  # fmt: skip
+PALETTE = (
+    "#1f77b4",
+    "#d62728",
+    "#2ca02c",
+    "#9467bd",
+    "#ff7f0e",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+    "#7f7f7f",
+    "#bcbd22",
+)
 SECOND_DEVICE_DASH = "dash"
 ESTIMATE_DASH = "dot"
 
@@ -68,8 +78,16 @@ def point_labels(names: Sequence[str], position: str = "top center", among: int 
 
 def note(text: str, x: float, y: float, theme: Theme = LIGHT, **kw) -> dict:
     """A muted annotation at paper coordinates (x, y): what is not published, and why."""
-    return {"text": text, "xref": "paper", "yref": "paper", "x": x, "y": y, "showarrow": False,
-            "font": {"color": theme.muted}, **kw}  # fmt: skip
+    return {
+        "text": text,
+        "xref": "paper",
+        "yref": "paper",
+        "x": x,
+        "y": y,
+        "showarrow": False,
+        "font": {"color": theme.muted},
+        **kw,
+    }
 
 
 def color(i: int) -> str:
@@ -110,9 +128,14 @@ def log_axis(
 
     With `label` (e.g. format.flops_per_s) each decade is labelled with its unit.
     """
-    axis = {"type": "log", "range": [math.log10(low), math.log10(high)],
-            "title": {"text": title}, "exponentformat": "SI", "automargin": True,
-            **grid(theme)}  # fmt: skip
+    axis = {
+        "type": "log",
+        "range": [math.log10(low), math.log10(high)],
+        "title": {"text": title},
+        "exponentformat": "SI",
+        "automargin": True,
+        **grid(theme),
+    }
     if label is not None:
         decades = [10.0**k for k in range(math.ceil(axis["range"][0]), int(axis["range"][1]) + 1)]
         axis |= {"tickvals": decades, "ticktext": [label(v, 1) for v in decades]}
@@ -122,9 +145,20 @@ def log_axis(
 def log_arrow(start: tuple[float, float], end: tuple[float, float]) -> dict:
     """An arrow annotation from data point `start` to `end` on log-log axes (log10 coords)."""
     (ax, ay), (x, y) = ([math.log10(v) for v in xy] for xy in (start, end))
-    return {"x": x, "y": y, "ax": ax, "ay": ay, "xref": "x", "yref": "y", "axref": "x",
-            "ayref": "y", "showarrow": True, "arrowhead": 3, "arrowwidth": 1.5,
-            "arrowcolor": color(6)}  # fmt: skip
+    return {
+        "x": x,
+        "y": y,
+        "ax": ax,
+        "ay": ay,
+        "xref": "x",
+        "yref": "y",
+        "axref": "x",
+        "ayref": "y",
+        "showarrow": True,
+        "arrowhead": 3,
+        "arrowwidth": 1.5,
+        "arrowcolor": color(6),
+    }
 
 
 def fit_margins(fig: go.Figure, width: int = FIT_WIDTH) -> go.Figure:
@@ -143,8 +177,9 @@ def fit_margins(fig: go.Figure, width: int = FIT_WIDTH) -> go.Figure:
     bottom = _ticks_px(fig) + (LINE_PX + 4 if _title(lay.xaxis) else 0)
     bottom += _legend_px(fig, width - left - right)
     m = lay.margin
-    return fig.update_layout(margin={"l": max(m.l or 0, left), "r": max(m.r or 0, right),
-                                     "b": max(m.b or 0, bottom)})  # fmt: skip
+    return fig.update_layout(
+        margin={"l": max(m.l or 0, left), "r": max(m.r or 0, right), "b": max(m.b or 0, bottom)}
+    )
 
 
 def fitted(builder: Callable[..., go.Figure] | None = None, *, width: int = FIT_WIDTH):

@@ -33,8 +33,15 @@ from perfcore.model.chip.roofline import Estimate
 from perfcore.model.chip.specs import Device
 from perfcore.model.llm.serving import ServingPoint
 
-KIND_COLORS = {"norm": 8, "projection": 0, "attention": 1, "mlp": 2, "residual": 5,
-               "lm_head": 3, "embedding": 6}  # fmt: skip
+KIND_COLORS = {
+    "norm": 8,
+    "projection": 0,
+    "attention": 1,
+    "mlp": 2,
+    "residual": 5,
+    "lm_head": 3,
+    "embedding": 6,
+}
 MEMORY_COLORS = {"weights": 0, "KV cache": 1, "activations": 2, "gradients + optimizer": 3}
 
 
@@ -47,21 +54,34 @@ def _points(points: Sequence[tuple[str, Estimate]], axis: str, legend: bool, the
     traces = []
     for kind in kinds:
         ops = [e for k, e in points if k == kind and e.cost.flops > 0]
-        traces.append(go.Scatter(
-            x=[e.intensity for e in ops], y=[e.attainable_flops_per_s for e in ops],
-            mode="markers", xaxis=axis, name=kind, legendgroup=kind, showlegend=legend,
-            marker={"size": 11, "color": color(KIND_COLORS.get(kind, 4)),
-                    "line": {"color": theme.ink, "width": 1}},
-            hovertext=[_hover(e) for e in ops], hoverinfo="text",
-        ))  # fmt: skip
+        traces.append(
+            go.Scatter(
+                x=[e.intensity for e in ops],
+                y=[e.attainable_flops_per_s for e in ops],
+                mode="markers",
+                xaxis=axis,
+                name=kind,
+                legendgroup=kind,
+                showlegend=legend,
+                marker={
+                    "size": 11,
+                    "color": color(KIND_COLORS.get(kind, 4)),
+                    "line": {"color": theme.ink, "width": 1},
+                },
+                hovertext=[_hover(e) for e in ops],
+                hoverinfo="text",
+            )
+        )
     return traces
 
 
 def _hover(e: Estimate) -> str:
     """An op's name, FLOPs, bytes, intensity, bound and time."""
-    return (f"<b>{e.cost.name}</b><br>{fmt.flops(e.cost.flops)}, {fmt.traffic(e.cost.bytes)}"
-            f"<br>intensity {fmt.intensity(e.intensity)}<br>{e.limiter}-bound, "
-            f"{fmt.seconds(e.time_floor_s)}")  # fmt: skip
+    return (
+        f"<b>{e.cost.name}</b><br>{fmt.flops(e.cost.flops)}, {fmt.traffic(e.cost.bytes)}"
+        f"<br>intensity {fmt.intensity(e.intensity)}<br>{e.limiter}-bound, "
+        f"{fmt.seconds(e.time_floor_s)}"
+    )
 
 
 @fitted(width=HALF_WIDTH)
@@ -92,26 +112,47 @@ def layer_roofline_figure(
 
 def _panel(text: str, x: float) -> dict:
     """A panel title at paper x."""
-    return {"text": f"<b>{text}</b>", "x": x, "y": 1.0, "xref": "paper", "yref": "paper",
-            "showarrow": False, "xanchor": "left", "yanchor": "bottom"}  # fmt: skip
+    return {
+        "text": f"<b>{text}</b>",
+        "x": x,
+        "y": 1.0,
+        "xref": "paper",
+        "yref": "paper",
+        "showarrow": False,
+        "xanchor": "left",
+        "yanchor": "bottom",
+    }
 
 
 def _curve(points: Sequence[ServingPoint], name: str, dash, i: int) -> go.Scatter:
     """TPOT against aggregate tokens/s, one marker per batch size."""
     return go.Scatter(
-        x=[p.tokens_per_s for p in points], y=[p.tpot_s for p in points], mode="lines+markers",
-        name=name, line={"color": color(i), "dash": dash},
-        hovertext=[f"batch {p.batch}: {fmt.seconds(p.tpot_s)} per token, "
-                   f"{p.tokens_per_s:,.0f} tokens/s ({p.bound}-bound)" for p in points],
+        x=[p.tokens_per_s for p in points],
+        y=[p.tpot_s for p in points],
+        mode="lines+markers",
+        name=name,
+        line={"color": color(i), "dash": dash},
+        hovertext=[
+            f"batch {p.batch}: {fmt.seconds(p.tpot_s)} per token, "
+            f"{p.tokens_per_s:,.0f} tokens/s ({p.bound}-bound)"
+            for p in points
+        ],
         hoverinfo="text",
-    )  # fmt: skip
+    )
 
 
 def _marker(p: ServingPoint, label: str, symbol: str, theme: Theme) -> go.Scatter:
     """A labelled marker on the curve."""
-    return go.Scatter(x=[p.tokens_per_s], y=[p.tpot_s], mode="markers+text", name=label,
-                      text=[label], textposition="top left", textfont={"color": theme.text},
-                      marker={"size": 14, "symbol": symbol, "color": theme.ink})  # fmt: skip
+    return go.Scatter(
+        x=[p.tokens_per_s],
+        y=[p.tpot_s],
+        mode="markers+text",
+        name=label,
+        text=[label],
+        textposition="top left",
+        textfont={"color": theme.text},
+        marker={"size": 14, "symbol": symbol, "color": theme.ink},
+    )
 
 
 @fitted(width=HALF_WIDTH)
@@ -126,15 +167,22 @@ def serving_figure(
     title = "Time per token against tokens/s, batch 1 to memory full"
     fig = go.Figure(layout=base_layout(title, "", "", 460, theme))
     if not curve:
-        fig.add_annotation(text="no sequence fits beside the weights", showarrow=False,
-                           xref="paper", yref="paper", x=0.5, y=0.5)  # fmt: skip
+        fig.add_annotation(
+            text="no sequence fits beside the weights",
+            showarrow=False,
+            xref="paper",
+            yref="paper",
+            x=0.5,
+            y=0.5,
+        )
     else:
         fig.add_trace(_curve(curve, names[0] or "decode", None, 0))
         last = curve[-1]
         fig.add_trace(_marker(last, f"memory full: {last.batch} sequences", "x", theme))
     if crossover is not None:
-        fig.add_trace(_marker(crossover, f"compute-bound from batch {crossover.batch}",
-                              "diamond", theme))  # fmt: skip
+        fig.add_trace(
+            _marker(crossover, f"compute-bound from batch {crossover.batch}", "diamond", theme)
+        )
     if compare:
         fig.add_trace(_curve(compare, names[1], SECOND_DEVICE_DASH, 1))
     every = [*curve, *compare, *([crossover] if crossover else [])]
@@ -142,9 +190,7 @@ def serving_figure(
     tpots = [p.tpot_s for p in every] or [1e-3]
     fig.update_layout(
         xaxis=log_axis(min(rates) / 2, max(rates) * 2, "aggregate tokens/s", theme=theme),
-        yaxis=log_axis(
-            min(tpots) / 2, max(tpots) * 2, "time per output token", fmt.seconds, theme
-        ),  # fmt: skip
+        yaxis=log_axis(min(tpots) / 2, max(tpots) * 2, "time per output token", fmt.seconds, theme),
     )
     return fig
 
@@ -160,10 +206,16 @@ def memory_figure(
     labels = [name for name, *_ in bars]
     fig = go.Figure(layout=base_layout(_memory_title(bars), "", "", 420, theme))
     for part, i in MEMORY_COLORS.items():
-        fig.add_trace(go.Bar(x=labels, y=[parts[part] for _, parts, *_ in bars], name=part,
-                             marker={"color": color(i)},
-                             hovertext=[fmt.capacity(parts[part]) for _, parts, *_ in bars],
-                             hoverinfo="text+name"))  # fmt: skip
+        fig.add_trace(
+            go.Bar(
+                x=labels,
+                y=[parts[part] for _, parts, *_ in bars],
+                name=part,
+                marker={"color": color(i)},
+                hovertext=[fmt.capacity(parts[part]) for _, parts, *_ in bars],
+                hoverinfo="text+name",
+            )
+        )
     known = [(name, cap * n) for name, _, cap, n in bars if cap is not None]
     if known:
         fig.add_trace(_capacity(known, theme))
@@ -191,9 +243,15 @@ def _capacity(known: list[tuple[str, float]], theme: Theme) -> go.Scatter:
         "line": {"width": 3, "color": theme.ink},
     }
     hover = [fmt.capacity(v) for _, v in known]
-    return go.Scatter(x=[k for k, _ in known], y=[v for _, v in known], mode="markers",
-                      name="capacity × GPUs", marker=marker, hovertext=hover,
-                      hoverinfo="text+name")  # fmt: skip
+    return go.Scatter(
+        x=[k for k, _ in known],
+        y=[v for _, v in known],
+        mode="markers",
+        name="capacity × GPUs",
+        marker=marker,
+        hovertext=hover,
+        hoverinfo="text+name",
+    )
 
 
 def _memory_title(bars) -> str:
@@ -216,10 +274,16 @@ def time_by_kind_figure(
     """Seconds by op group and communication, one bar group per device."""
     fig = go.Figure(layout=base_layout("Where the time goes", "", "", 380, theme))
     for i, (name, by_kind) in enumerate(kinds):
-        fig.add_trace(go.Bar(x=list(by_kind), y=list(by_kind.values()), name=name,
-                             marker={"color": color(i)},
-                             hovertext=[fmt.seconds(v) for v in by_kind.values()],
-                             hoverinfo="text+name"))  # fmt: skip
+        fig.add_trace(
+            go.Bar(
+                x=list(by_kind),
+                y=list(by_kind.values()),
+                name=name,
+                marker={"color": color(i)},
+                hovertext=[fmt.seconds(v) for v in by_kind.values()],
+                hoverinfo="text+name",
+            )
+        )
     # d3's SI format: 0.004 -> "4m", so the axis reads 4 ms, not 0.004 s.
     # Names turned one way always: at half width Plotly would turn them itself, past the
     # right edge, and draw the chart twice to fit them (style.fit_margins).
@@ -237,8 +301,9 @@ def page_figure(page: Page, which: str, tp: int, theme: Theme = LIGHT) -> go.Fig
     if which == SERVING:
         names = tuple(v.device.name for v in page.views) + ("",)
         compare = page.serving[1].curve if len(page.serving) > 1 else ()
-        return serving_figure(page.serving[0].curve, page.serving[0].crossover, compare,
-                              names[:2], theme)  # fmt: skip
+        return serving_figure(
+            page.serving[0].curve, page.serving[0].crossover, compare, names[:2], theme
+        )
     if which == MEMORY:
         bars = [(v.device.name, memory_parts(v.memory), v.memory.capacity, tp) for v in page.views]
         return memory_figure(bars, theme)

@@ -40,8 +40,20 @@ from tests.support.measured import lesson_records
 H100, A100, V100 = "NVIDIA H100 SXM", "NVIDIA A100 SXM4 80GB", "NVIDIA V100 SXM2"
 RECORDS = lesson_records()
 PROFILE = load_results(Path(__file__).parents[1] / "data" / "profile" / "mlp_profile.json")
-MEASURED = MeasuredPoint("matmul 4096", 1.4e11, 1e8, 2e-3, 7e13, 6.4e13, 7.8e13, 5e10, "bf16",
-                         "isolated calls, min", "test device", "gpu")  # fmt: skip
+MEASURED = MeasuredPoint(
+    "matmul 4096",
+    1.4e11,
+    1e8,
+    2e-3,
+    7e13,
+    6.4e13,
+    7.8e13,
+    5e10,
+    "bf16",
+    "isolated calls, min",
+    "test device",
+    "gpu",
+)
 ROOFLINE = measured_roofline(RECORDS)
 
 
@@ -94,11 +106,14 @@ def _plan(specs, theme):
     and three published runs (two of them nearest)."""
     model, device = load_models()["Llama-3.1-8B"], specs[H100]
     trained = plan.train_view(model, device, plan.TrainSetup(16, 4096, 2**21), {})
-    served = plan_serve.serve_view(load_models()["Llama-3.1-70B"], device,
-                                   plan_serve.ServeSetup(), {})  # fmt: skip
+    served = plan_serve.serve_view(
+        load_models()["Llama-3.1-70B"], device, plan_serve.ServeSetup(), {}
+    )
     times = (("run a", 1.0, 2.0), ("run b", 3.0, 4.0), ("run c", 0.2, 0.5))
-    runs = [Sample(SimpleNamespace(name=n, model="M", device="D", gpus=8), "train", n, b, m)
-            for n, b, m in times]  # fmt: skip
+    runs = [
+        Sample(SimpleNamespace(name=n, model="M", device="D", gpus=8), "train", n, b, m)
+        for n, b, m in times
+    ]
     eff = Efficiency("train", 0.6, 3, 2, 0.4, 0.75, None, None)
     return {
         "step_parts_figure": plan_charts.page_figure(trained, plan_charts.STEP, theme),
@@ -117,25 +132,25 @@ BUILDERS = {
         [MEASURED],
         overhead=[(1, 1e9), (1e3, 1e12)],
         theme=t,
-    ),  # fmt: skip
+    ),
     "calculator_figure": lambda s, t: calculator_figure(s[H100], "bf16", sample_ops(s[H100])[0], t),
     "ridge_by_year_figure": ridge_chart,
     "growth_figure": lambda s, t: figures.growth_figure(
         growth(s[V100], s[H100], "fp16"), s[V100], s[H100], "fp16", t
-    ),  # fmt: skip
+    ),
     "hierarchy_figure": lambda s, t: figures.hierarchy_figure(
         hierarchy.hierarchies(s[H100], s[A100], "bf16"), "bandwidth", t
-    ),  # fmt: skip
+    ),
     "precision_bars_figure": lambda s, t: figures.precision_bars_figure(
         _precision_rows(s[H100]), precision.not_published(_precision_rows(s[H100])), t
-    ),  # fmt: skip
+    ),
     "precision_roofline_figure": lambda s, t: figures.precision_roofline_figure(
         _precision_rows(s[H100]), s[H100], precision.span(_precision_rows(s[H100])), t
-    ),  # fmt: skip
+    ),
     "occupancy_sawtooth_figure": _occupancy,
     "tile_efficiency_figure": lambda s, t: figures.tile_efficiency_figure(
         occupancy.tiles_compared(4096, 4096, s[H100]), occupancy.DEFAULT_TILE, t
-    ),  # fmt: skip
+    ),
     "faster_chip_figure": _faster_chip,
     "scale_out_figure": _scale_out,
     "sweep_figure": lambda s, t: figures.sweep_figure(
@@ -144,30 +159,36 @@ BUILDERS = {
         sweep.roof_by_n(RECORDS, s[H100]),
         H100,
         t,
-    ),  # fmt: skip
+    ),
     "dispatch_figure": lambda s, t: figures.dispatch_figure(clock.dispatch(RECORDS), t),
     "pairs_figure": lambda s, t: figures.pairs_figure(clock.pairs(RECORDS), t),
     "spread_figure": lambda s, t: figures.spread_figure(clock.spread(RECORDS), t),
     "ceilings_figure": lambda s, t: figures.ceilings_figure(
         measured.ceilings(ROOFLINE, s[H100]), H100, t
-    ),  # fmt: skip
+    ),
     "measured_roofline_figure": lambda s, t: measured_roofline_figure(
         ROOFLINE, [MEASURED], [False], s[H100], "bf16", theme=t
-    ),  # fmt: skip
+    ),
     "layer_roofline_figure": lambda s, t: _workloads(s, t)[workloads.LAYER],
     "serving_figure": lambda s, t: _workloads(s, t)[workloads.SERVING],
     "memory_figure": lambda s, t: _workloads(s, t)[workloads.MEMORY],
     "time_by_kind_figure": lambda s, t: _workloads(s, t)[workloads.KINDS],
     "profile_roofline_figure": lambda s, t: figures.profile_roofline_figure(
         profile_records(PROFILE), spec_roofs(s[H100]), theme=t
-    ),  # fmt: skip
+    ),
     "category_figure": lambda s, t: figures.category_figure(
         profile_view.category_times(PROFILE), theme=t
-    ),  # fmt: skip
+    ),
     "compare_figure": lambda s, t: figures.compare_figure(
         profile_view.compare(PROFILE, PROFILE[:4]), theme=t
-    ),  # fmt: skip
-    **{name: (lambda s, t, name=name: _plan(s, t)[name])
-       for name in ("step_parts_figure", "memory_per_gpu_figure", "frontier_figure",
-                    "published_runs_figure")},
-}  # fmt: skip
+    ),
+    **{
+        name: (lambda s, t, name=name: _plan(s, t)[name])
+        for name in (
+            "step_parts_figure",
+            "memory_per_gpu_figure",
+            "frontier_figure",
+            "published_runs_figure",
+        )
+    },
+}

@@ -29,11 +29,26 @@ WAIT_MS = 60_000  # the longest any one page wait may take (a caller may pass it
 XSRF = "_streamlit_xsrf"
 # The run does not depend on config.toml or STREAMLIT_* settings for these (test_server.py
 # passes none: it checks config.toml itself).
-PINNED = ("--server.headless", "true", "--server.address", "127.0.0.1",
-          "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none")  # fmt: skip
-CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]  # fmt: skip
+PINNED = (
+    "--server.headless",
+    "true",
+    "--server.address",
+    "127.0.0.1",
+    "--browser.gatherUsageStats",
+    "false",
+    "--server.fileWatcherType",
+    "none",
+)
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 VIEWPORT = {"width": 1400, "height": 1000}
 # Records every WebSocket send (time, base64 payload) and the arrival time of every ForwardMsg
 # with top-level field 6 (script_finished) set, except FINISHED_EARLY_FOR_RERUN (2), a run
@@ -182,8 +197,9 @@ def serve(
         port = free_port()
         cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port)]
         with log.open("wb") as out:
-            proc = subprocess.Popen([*cmd, *flags], cwd=ROOT, env=env, stdout=out,
-                                    stderr=subprocess.STDOUT)  # fmt: skip
+            proc = subprocess.Popen(
+                [*cmd, *flags], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
+            )
         stack.callback(stop, proc)
         server = Server(f"http://127.0.0.1:{port}", proc.pid, log)
         wait_healthy(server, proc)
@@ -196,8 +212,9 @@ def chromium() -> Iterator:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=shutil.which("chromium"),
-                                     args=CHROMIUM_ARGS, timeout=30_000)  # fmt: skip
+        browser = pw.chromium.launch(
+            executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS, timeout=30_000
+        )
         try:
             yield browser
         finally:
@@ -246,8 +263,13 @@ def open_stream(url: str, token: str | None = None, timeout_s: float = START_TIM
     if token:
         headers["Cookie"] = f"{XSRF}={token}"
         protocols.append(token)
-    return connect(url.replace("http://", "ws://") + "/_stcore/stream", subprotocols=protocols,
-                   additional_headers=headers, open_timeout=timeout_s, max_size=None)  # fmt: skip
+    return connect(
+        url.replace("http://", "ws://") + "/_stcore/stream",
+        subprotocols=protocols,
+        additional_headers=headers,
+        open_timeout=timeout_s,
+        max_size=None,
+    )
 
 
 def choose(page, label: str, option: str) -> None:

@@ -5,8 +5,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 ROUND_H100 = "NVIDIA H100 SXM (round figures)"  # the hand calculation's device
-PAGES = ["home", "roofline", "hierarchy", "generations", "precision", "occupancy", "scale_out",
-         "workloads", "plan", "pitfalls", "measure"]  # fmt: skip
+PAGES = [
+    "home",
+    "roofline",
+    "hierarchy",
+    "generations",
+    "precision",
+    "occupancy",
+    "scale_out",
+    "workloads",
+    "plan",
+    "pitfalls",
+    "measure",
+]
 
 
 def run_page(page: str, query: dict | None = None, timeout: float = 60):
@@ -39,7 +50,8 @@ def table_text(at, index: int = 0):
     for column in shown.columns:
         printf = config.get(column, {}).get("type_config", {}).get("format", "")
         python = printf.replace("%", "{:", 1) + "}" if printf else "{}"
-        shown[column] = [element.proto.placeholder if pd.isna(v) else python.format(v)
-                         for v in shown[column]]  # fmt: skip
+        shown[column] = [
+            element.proto.placeholder if pd.isna(v) else python.format(v) for v in shown[column]
+        ]
     labels = {c: v.get("label", c) for c, v in config.items()}
     return shown.rename(columns=labels)

@@ -25,10 +25,14 @@ SIZE_WORD = re.compile(r"\d+gb")  # a memory size in a row's name: '32gb'
 DTYPE_PRECISION = {"float64": "fp64", "float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
 # jax_default_matmul_precision -> precision a float32 matmul runs at, on gpu / on tpu.
 F32_MATMUL = {
-    None: ("tf32", "bf16"), "default": ("tf32", "bf16"), "high": ("tf32", "bf16"),
-    "tensorfloat32": ("tf32", "tf32"), "TF32_TF32_F32": ("tf32", "tf32"),
-    "bfloat16": ("bf16", "bf16"), "BF16_BF16_F32": ("bf16", "bf16"),
-}  # fmt: skip
+    None: ("tf32", "bf16"),
+    "default": ("tf32", "bf16"),
+    "high": ("tf32", "bf16"),
+    "tensorfloat32": ("tf32", "tf32"),
+    "TF32_TF32_F32": ("tf32", "tf32"),
+    "bfloat16": ("bf16", "bf16"),
+    "BF16_BF16_F32": ("bf16", "bf16"),
+}
 
 
 def _tokens(text: str) -> set[str]:
@@ -95,9 +99,13 @@ def match_device(
 
 
 def precision_ran(
-    dtype: str, platform: str, matmul_precision: str | None, *, matmul: bool,
+    dtype: str,
+    platform: str,
+    matmul_precision: str | None,
+    *,
+    matmul: bool,
     compute_capability: str | None = None,
-) -> str:  # fmt: skip
+) -> str:
     """Which precision's roof applies: a GPU float32 matmul may run as TF32 (Ampere+)."""
     base = DTYPE_PRECISION.get(dtype, "")
     if not matmul or base != "fp32" or platform not in ("gpu", "tpu"):
@@ -121,9 +129,12 @@ class Detected:
     def precision(self, dtype: str, *, matmul: bool) -> str:
         """The precision (roof) an op of this dtype runs at here."""
         return precision_ran(
-            dtype, self.backend, self.matmul_precision, matmul=matmul,
+            dtype,
+            self.backend,
+            self.matmul_precision,
+            matmul=matmul,
             compute_capability=self.compute_capability,
-        )  # fmt: skip
+        )
 
 
 def reported_cost(analysis: Any) -> tuple[float | None, float | None]:

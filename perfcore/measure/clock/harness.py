@@ -207,8 +207,9 @@ def interleaved(
         return 0.0
 
     _take_samples(take, clock, repeats, budget_s)
-    return tuple(Measurement(samples=tuple(r[i] for r in rounds), warmup=warmup)
-                 for i in range(len(fns)))  # fmt: skip
+    return tuple(
+        Measurement(samples=tuple(r[i] for r in rounds), warmup=warmup) for i in range(len(fns))
+    )
 
 
 def measure_loop(

@@ -31,6 +31,13 @@ class Column:
 
 def columns(cls: type) -> list[Column]:
     """The columns of a dataclass's fields, from their schema.column metadata."""
-    return [Column(f.metadata["column"] or f.name, f.name, f.metadata["kind"],
-                   f.metadata["doc"], f.metadata["optional"])
-            for f in dataclasses.fields(cls)]  # fmt: skip
+    return [
+        Column(
+            f.metadata["column"] or f.name,
+            f.name,
+            f.metadata["kind"],
+            f.metadata["doc"],
+            f.metadata["optional"],
+        )
+        for f in dataclasses.fields(cls)
+    ]

@@ -52,8 +52,10 @@ def timer(env: Env) -> list[Record]:
     case = _matmul(env, env.suite.timer_size)
     naive = env.loop(case.run, 10, blocking=False)
     synced = env.loop(case.run, 10)
-    return [env.record("timer", "naive timer", naive, case),
-            env.record("timer", "synchronized", synced, case)]  # fmt: skip
+    return [
+        env.record("timer", "naive timer", naive, case),
+        env.record("timer", "synchronized", synced, case),
+    ]
 
 
 def barriers(env: Env) -> list[Record]:
@@ -70,8 +72,10 @@ def barriers(env: Env) -> list[Record]:
     every = env.loop(lambda: float(step(x)), env.suite.barrier_steps)
     once = env.loop(accumulate, env.suite.barrier_steps)
     shape = {"shapes": ((side, side),), "dtype": "float32"}
-    return [env.record("barriers", "read every step", every, **shape),
-            env.record("barriers", "accumulate, read once", once, **shape)]  # fmt: skip
+    return [
+        env.record("barriers", "read every step", every, **shape),
+        env.record("barriers", "accumulate, read once", once, **shape),
+    ]
 
 
 def _with_regimes(records: list[Record], overhead_s: float, spec: Device | None) -> list[Record]:
@@ -104,8 +108,12 @@ def sweep(env: Env) -> list[Record]:
 def elementwise(env: Env) -> list[Record]:
     """add, mul, sin, sigmoid on one large array: alike in time, all bandwidth-bound."""
     jax, jnp, side = env.jax, env.jnp, env.suite.elementwise_side
-    fns = {"add": lambda x: x + 1, "mul": lambda x: x * 1.5, "sin": jnp.sin,
-           "sigmoid": jax.nn.sigmoid}  # fmt: skip
+    fns = {
+        "add": lambda x: x + 1,
+        "mul": lambda x: x * 1.5,
+        "sin": jnp.sin,
+        "sigmoid": jax.nn.sigmoid,
+    }
     records = []
     for name, fn in fns.items():
         case = _elementwise_case(env, fn, side)
@@ -151,16 +159,21 @@ def compile_vs_steady(env: Env) -> list[Record]:
     model = ops.Cost(s.mlp_layers * layer.flops, s.mlp_layers * layer.bytes, "mlp")
     require_fits(model.bytes, free_memory_bytes(), f"MLP {s.mlp_layers}x{s.mlp_width}")
     keys = jax.random.split(jax.random.key(0), s.mlp_layers)
-    params = [(jax.random.normal(k, (s.mlp_width,) * 2) * 0.05, jnp.zeros(s.mlp_width))
-              for k in keys]  # fmt: skip
+    params = [
+        (jax.random.normal(k, (s.mlp_width,) * 2) * 0.05, jnp.zeros(s.mlp_width)) for k in keys
+    ]
     x = jnp.ones((s.mlp_batch, s.mlp_width))
     first = env.measure(lambda: jax.jit(_mlp_fn())(params, x), warmup=0, repeats=s.compile_runs)
     case = compile_case(env, _mlp_fn(), (params, x), model, matmul=True)
     steady = env.loop(case.run, 20)
-    ratio = (f"first call / steady step = {first.statistic / steady.statistic:.0f} "
-             "(min of the first calls / mean of the steady loop)")  # fmt: skip
-    return [env.record("compile", "first call", first, case, notes=(ratio,), **NO_WORK),
-            env.record("compile", "steady step", steady, case)]  # fmt: skip
+    ratio = (
+        f"first call / steady step = {first.statistic / steady.statistic:.0f} "
+        "(min of the first calls / mean of the steady loop)"
+    )
+    return [
+        env.record("compile", "first call", first, case, notes=(ratio,), **NO_WORK),
+        env.record("compile", "steady step", steady, case),
+    ]
 
 
 def blocking(env: Env) -> list[Record]:
@@ -169,15 +182,19 @@ def blocking(env: Env) -> list[Record]:
     calls = env.suite.loop_calls
     end = env.loop(case.run, calls)
     every = env.loop(lambda: env.jax.block_until_ready(case.run()), calls)
-    return [env.record("blocking", "block at the end", end, case),
-            env.record("blocking", "block every call", every, case)]  # fmt: skip
+    return [
+        env.record("blocking", "block at the end", end, case),
+        env.record("blocking", "block every call", every, case),
+    ]
 
 
 def spread(env: Env) -> list[Record]:
     """Min vs mean, and the run-to-run spread of the min over repeated runs."""
     case = _square(env, env.suite.spread_size)
-    runs = [env.record("spread", f"isolated min, run {i + 1}", env.measure(case.run), case)
-            for i in range(env.suite.spread_runs)]  # fmt: skip
+    runs = [
+        env.record("spread", f"isolated min, run {i + 1}", env.measure(case.run), case)
+        for i in range(env.suite.spread_runs)
+    ]
     mean = env.record("spread", "back-to-back mean", env.loop(case.run, 10), case)
     spread = harness.run_to_run_spread([r.measurement for r in runs])
     note = f"run-to-run spread {spread:.1%}: a difference smaller than this is not a result yet"
@@ -189,8 +206,9 @@ def ceilings(env: Env) -> list[Record]:
     s = env.suite
     n = max(s.matmul_sizes, default=s.timer_size)
     case = _matmul(env, n)
-    best = env.record("ceilings", "best matmul", env.loop(case.run, 10), case,
-                      size=n, size_kind="side")  # fmt: skip
+    best = env.record(
+        "ceilings", "best matmul", env.loop(case.run, 10), case, size=n, size_kind="side"
+    )
     copy = _elementwise_case(env, lambda x: x.copy(), s.copy_side, flops_per_element=0)
     working_set = 8 * s.copy_side**2  # float32 in and out
     m = env.loop(copy.run, 10)

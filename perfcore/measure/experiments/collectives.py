@@ -63,10 +63,17 @@ def _record(env: Env, mesh, collective: str, buffer_bytes: int, notes: tuple) ->
     m = env.measure(lambda: compiled(x), budget_s=math.inf)  # same calls in every process
     sent = comm.collective_bytes(collective, buffer_bytes, n)
     return env.record(
-        EXPERIMENT, f"{collective} {fmt.capacity(buffer_bytes)}", m, shapes=((n, elements),),
-        dtype="float32", bytes=sent, bytes_model=sent, size=buffer_bytes, size_kind="bytes",
+        EXPERIMENT,
+        f"{collective} {fmt.capacity(buffer_bytes)}",
+        m,
+        shapes=((n, elements),),
+        dtype="float32",
+        bytes=sent,
+        bytes_model=sent,
+        size=buffer_bytes,
+        size_kind="bytes",
         notes=notes,
-    )  # fmt: skip
+    )
 
 
 def _with_fit(records: list[Record]) -> list[Record]:

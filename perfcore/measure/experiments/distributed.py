@@ -31,8 +31,21 @@ def free_port() -> int:
 
 def worker_command(process_id: int, processes: int, port: int, suite: str, out: Path) -> list:
     """The command line of one worker process."""
-    return [sys.executable, "-m", WORKER, "--process-id", str(process_id), "--processes",
-            str(processes), "--port", str(port), "--suite", suite, "--out", str(out)]  # fmt: skip
+    return [
+        sys.executable,
+        "-m",
+        WORKER,
+        "--process-id",
+        str(process_id),
+        "--processes",
+        str(processes),
+        "--port",
+        str(port),
+        "--suite",
+        suite,
+        "--out",
+        str(out),
+    ]
 
 
 def _wait(workers: list[subprocess.Popen], deadline: float) -> str | None:
@@ -53,8 +66,10 @@ def launch(
 ) -> str | None:
     """Run the workers (in env, default this one's) to the end; None if all succeeded."""
     port = free_port()
-    workers = [subprocess.Popen(worker_command(i, processes, port, suite, out), env=env)
-               for i in range(processes)]  # fmt: skip
+    workers = [
+        subprocess.Popen(worker_command(i, processes, port, suite, out), env=env)
+        for i in range(processes)
+    ]
     try:
         return _wait(workers, time.monotonic() + timeout_s)
     finally:  # one failed or hung process would leave the others waiting on it

@@ -50,9 +50,13 @@ def detect(specs: dict[str, Device] | None = None) -> Detected:
         raise BackendFailed("starting JAX", "", str(error)) from error
     kind, memory = device.device_kind, (device.memory_stats() or {}).get("bytes_limit")
     return Detected(
-        jax.default_backend(), kind, match_device(kind, specs, memory), jax.__version__,
-        jax.config.jax_default_matmul_precision, getattr(device, "compute_capability", None),
-    )  # fmt: skip
+        jax.default_backend(),
+        kind,
+        match_device(kind, specs, memory),
+        jax.__version__,
+        jax.config.jax_default_matmul_precision,
+        getattr(device, "compute_capability", None),
+    )
 
 
 def free_memory_bytes() -> float | None:
@@ -120,10 +124,16 @@ class Env:
         notes = (*(case.notes if case else ()), *kw.pop("notes", ()))
         fields = (case.fields() if case else {}) | kw | {"notes": notes}
         return Record(
-            experiment=experiment, label=label, measurement=m, device=d.device_kind,
-            backend=d.backend, jax_version=d.jax_version, spec_name=d.spec.name if d.spec else "",
-            timestamp=datetime.now(UTC).isoformat(timespec="seconds"), **fields,
-        )  # fmt: skip
+            experiment=experiment,
+            label=label,
+            measurement=m,
+            device=d.device_kind,
+            backend=d.backend,
+            jax_version=d.jax_version,
+            spec_name=d.spec.name if d.spec else "",
+            timestamp=datetime.now(UTC).isoformat(timespec="seconds"),
+            **fields,
+        )
 
 
 # Record fields of a timing that is overhead (an empty call, a compile), not a roofline point.
@@ -147,9 +157,14 @@ def compile_case(env: Env, fn: Callable, args: tuple, model: ops.Cost, *, matmul
     off = flops is not None and model.flops > 0 and not crosscheck(flops, model.flops)
     notes = (f"cost_analysis FLOPs {flops:.4g} vs model {model.flops:.4g}",) if off else ()
     return Case(
-        lambda: compiled(*args), tuple(tuple(a.shape) for a in leaves[:2]), dtype,
+        lambda: compiled(*args),
+        tuple(tuple(a.shape) for a in leaves[:2]),
+        dtype,
         env.detected.precision(dtype, matmul=matmul),
-        float(flops if flops is not None else model.flops), float(n_bytes or model.bytes),
-        float(model.flops), float(model.bytes),
-        "cost_analysis" if flops is not None else "model", notes,
-    )  # fmt: skip
+        float(flops if flops is not None else model.flops),
+        float(n_bytes or model.bytes),
+        float(model.flops),
+        float(model.bytes),
+        "cost_analysis" if flops is not None else "model",
+        notes,
+    )

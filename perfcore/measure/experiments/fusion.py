@@ -55,18 +55,22 @@ def _bytes_notes(reported: float | None, modelled: float) -> tuple[str, ...]:
 
 def _saving(k: int, chain: ops.Cost, step: ops.Cost, fused: float, unfused: float) -> str:
     """The saving predicted by bytes beside the one measured against the unfused calls."""
-    return (f"saving predicted {1 - chain.bytes / (k * step.bytes):.0%} (bytes), measured "
-            f"{1 - fused / unfused:.0%} (median time, against the {k} unfused calls not "
-            "waited on)")  # fmt: skip
+    return (
+        f"saving predicted {1 - chain.bytes / (k * step.bytes):.0%} (bytes), measured "
+        f"{1 - fused / unfused:.0%} (median time, against the {k} unfused calls not "
+        "waited on)"
+    )
 
 
 def _round_trip(k: int, waited: Measurement, dispatched: Measurement) -> str:
     """The host round trip per step, waited minus not waited over k steps (medians), a note;
     a difference inside the larger IQR of the two is said to be no result yet."""
     difference = waited.median - dispatched.median
-    note = (f"{ROUND_TRIP} {fmt.seconds(difference / k)} per step ((median waited "
-            f"{fmt.seconds(waited.median)} - median not waited {fmt.seconds(dispatched.median)})"
-            f" / {k})")  # fmt: skip
+    note = (
+        f"{ROUND_TRIP} {fmt.seconds(difference / k)} per step ((median waited "
+        f"{fmt.seconds(waited.median)} - median not waited {fmt.seconds(dispatched.median)})"
+        f" / {k})"
+    )
     if abs(difference) <= max(waited.iqr, dispatched.iqr):
         note += ", inside the spread (IQR) of the two: not a result yet"
     return note
@@ -95,20 +99,35 @@ def _pair(env: Env, k: int, n: int) -> tuple[Record, Record, Record]:
     calls = (unfused_call(lambda out: out), unfused_call(env.jax.block_until_ready), fused_call)
     t_dispatched, t_waited, t_fused = env.interleaved(calls)
     per_step = None if one_bytes is None else k * one_bytes
-    kw = {"shapes": ((n,),), "dtype": "float32", "precision": "fp32", "flops": chain.flops,
-          "flops_model": chain.flops, "flops_source": "model", "size": n,
-          "size_kind": "elements"}  # fmt: skip
-    unfused = {"bytes": per_step or k * step.bytes, "bytes_model": k * step.bytes,
-               "notes": (*_bytes_notes(per_step, k * step.bytes),
-                         _round_trip(k, t_waited, t_dispatched))}  # fmt: skip
+    kw = {
+        "shapes": ((n,),),
+        "dtype": "float32",
+        "precision": "fp32",
+        "flops": chain.flops,
+        "flops_model": chain.flops,
+        "flops_source": "model",
+        "size": n,
+        "size_kind": "elements",
+    }
+    unfused = {
+        "bytes": per_step or k * step.bytes,
+        "bytes_model": k * step.bytes,
+        "notes": (*_bytes_notes(per_step, k * step.bytes), _round_trip(k, t_waited, t_dispatched)),
+    }
     saving = _saving(k, chain, step, t_fused.median, t_dispatched.median)
     return (
         env.record(EXPERIMENT, f"unfused, k={k}", t_dispatched, **unfused, **kw),
         env.record(EXPERIMENT, f"unfused, waited every step, k={k}", t_waited, **unfused, **kw),
-        env.record(EXPERIMENT, f"fused, k={k}", t_fused, bytes=fused_bytes or chain.bytes,
-                   bytes_model=chain.bytes, notes=(*_bytes_notes(fused_bytes, chain.bytes),
-                                                   saving), **kw),
-    )  # fmt: skip
+        env.record(
+            EXPERIMENT,
+            f"fused, k={k}",
+            t_fused,
+            bytes=fused_bytes or chain.bytes,
+            bytes_model=chain.bytes,
+            notes=(*_bytes_notes(fused_bytes, chain.bytes), saving),
+            **kw,
+        ),
+    )
 
 
 def run(env: Env) -> list[Record]:

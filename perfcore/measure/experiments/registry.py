@@ -52,43 +52,101 @@ def default_selection() -> list[str]:
 
 # The classic experiments: quick, the page's default selection.
 register(
-    Experiment("timer", "naive vs synchronized timer", classic.timer, lambda s: 2,
-               "the same matmul loop timed without and with block_until_ready"),
-    Experiment("barriers", "implicit barriers", classic.barriers, lambda s: 2,
-               "reading a value every step vs accumulating on the device"),
-    Experiment("sweep", "matmul size sweep", classic.sweep, lambda s: 1 + len(s.matmul_sizes),
-               "achieved FLOP/s per matmul size, after the cost of an empty call"),
-    Experiment("elementwise", "elementwise diagnosis", classic.elementwise, lambda s: 4,
-               "add, mul, sin and sigmoid on one large array"),
-    Experiment("dispatch", "dispatch vs compute", classic.dispatch,
-               lambda s: 2 * len(s.dispatch_sizes),
-               "isolated calls, unblocked and blocked, at each size"),
-    Experiment("compile", "compile vs steady state", classic.compile_vs_steady, lambda s: 2,
-               "a small MLP's first call against its steady step"),
-    Experiment("blocking", "block at the end vs every call", classic.blocking, lambda s: 2,
-               "the same loop blocked once or on every call"),
-    Experiment("spread", "min vs mean, run-to-run spread", classic.spread,
-               lambda s: s.spread_runs + 1,
-               "repeated runs of one measurement and a back-to-back mean"),
-    Experiment("ceilings", "empirical ceilings", classic.ceilings, lambda s: 2,
-               "the largest matmul's FLOP/s and a device-memory copy's bytes/s"),
-)  # fmt: skip
+    Experiment(
+        "timer",
+        "naive vs synchronized timer",
+        classic.timer,
+        lambda s: 2,
+        "the same matmul loop timed without and with block_until_ready",
+    ),
+    Experiment(
+        "barriers",
+        "implicit barriers",
+        classic.barriers,
+        lambda s: 2,
+        "reading a value every step vs accumulating on the device",
+    ),
+    Experiment(
+        "sweep",
+        "matmul size sweep",
+        classic.sweep,
+        lambda s: 1 + len(s.matmul_sizes),
+        "achieved FLOP/s per matmul size, after the cost of an empty call",
+    ),
+    Experiment(
+        "elementwise",
+        "elementwise diagnosis",
+        classic.elementwise,
+        lambda s: 4,
+        "add, mul, sin and sigmoid on one large array",
+    ),
+    Experiment(
+        "dispatch",
+        "dispatch vs compute",
+        classic.dispatch,
+        lambda s: 2 * len(s.dispatch_sizes),
+        "isolated calls, unblocked and blocked, at each size",
+    ),
+    Experiment(
+        "compile",
+        "compile vs steady state",
+        classic.compile_vs_steady,
+        lambda s: 2,
+        "a small MLP's first call against its steady step",
+    ),
+    Experiment(
+        "blocking",
+        "block at the end vs every call",
+        classic.blocking,
+        lambda s: 2,
+        "the same loop blocked once or on every call",
+    ),
+    Experiment(
+        "spread",
+        "min vs mean, run-to-run spread",
+        classic.spread,
+        lambda s: s.spread_runs + 1,
+        "repeated runs of one measurement and a back-to-back mean",
+    ),
+    Experiment(
+        "ceilings",
+        "empirical ceilings",
+        classic.ceilings,
+        lambda s: 2,
+        "the largest matmul's FLOP/s and a device-memory copy's bytes/s",
+    ),
+)
 register(
-    Experiment("roofline", "measured roofline", roofline.run,
-               lambda s: len(s.roofline_dtypes) * len(s.roofline_sides) + 2 * len(s.stream_bytes),
-               "best matmul FLOP/s per dtype; scale and triad bandwidth per working set, "
-               "with each memory level's plateau found from the data",
-               heavy=True, takes="about 2 min on a CPU, about 1 min on a GPU"),
-    Experiment("collectives", "collectives over all devices",
-               collectives.run, lambda s: 4 * len(s.collective_bytes),
-               "all-reduce, all-gather, reduce-scatter and all-to-all per message size: "
-               "algbw, busbw and a fitted alpha-beta model", heavy=True,
-               takes="seconds with one device, minutes over several (up to 1 GiB per device)"),
-    Experiment("fusion", "fusion, priced and measured", fusion.run,
-               lambda s: 2 * len(s.fusion_chain),
-               "a chain of k elementwise ops run one call each vs fused under one jit",
-               heavy=True, takes="about 10 s on a CPU, a few seconds on a GPU"),
-)  # fmt: skip
+    Experiment(
+        "roofline",
+        "measured roofline",
+        roofline.run,
+        lambda s: len(s.roofline_dtypes) * len(s.roofline_sides) + 2 * len(s.stream_bytes),
+        "best matmul FLOP/s per dtype; scale and triad bandwidth per working set, "
+        "with each memory level's plateau found from the data",
+        heavy=True,
+        takes="about 2 min on a CPU, about 1 min on a GPU",
+    ),
+    Experiment(
+        "collectives",
+        "collectives over all devices",
+        collectives.run,
+        lambda s: 4 * len(s.collective_bytes),
+        "all-reduce, all-gather, reduce-scatter and all-to-all per message size: "
+        "algbw, busbw and a fitted alpha-beta model",
+        heavy=True,
+        takes="seconds with one device, minutes over several (up to 1 GiB per device)",
+    ),
+    Experiment(
+        "fusion",
+        "fusion, priced and measured",
+        fusion.run,
+        lambda s: 2 * len(s.fusion_chain),
+        "a chain of k elementwise ops run one call each vs fused under one jit",
+        heavy=True,
+        takes="about 10 s on a CPU, a few seconds on a GPU",
+    ),
+)
 
 
 def jax_available() -> str | None:

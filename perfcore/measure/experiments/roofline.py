@@ -84,8 +84,9 @@ def run(env: Env) -> list[Record]:
     """Matmul roofs for every dtype JAX runs here, then the bandwidth sweep with its levels;
     a dtype this backend does not run is named in every record's notes."""
     dropped = {d: why for d in env.suite.roofline_dtypes if (why := _unsupported(env, d))}
-    matmuls = [r for d in env.suite.roofline_dtypes if d not in dropped
-               for r in _matmul_sweep(env, d)]  # fmt: skip
+    matmuls = [
+        r for d in env.suite.roofline_dtypes if d not in dropped for r in _matmul_sweep(env, d)
+    ]
     records = [*matmuls, *empirical.with_levels(tuple(stream.sweep(env)))]
     if not dropped:
         return records

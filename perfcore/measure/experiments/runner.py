@@ -28,9 +28,17 @@ from perfcore.measure.results import Record
 from perfcore.model.chip.specs import Device
 
 __all__ = [
-    "NO_WORK", "Case", "Env", "Progress", "compile_case", "detect", "free_memory_bytes",
-    "jax_modules", "run_suite", "start_jax",
-]  # fmt: skip
+    "NO_WORK",
+    "Case",
+    "Env",
+    "Progress",
+    "compile_case",
+    "detect",
+    "free_memory_bytes",
+    "jax_modules",
+    "run_suite",
+    "start_jax",
+]
 
 Progress = Callable[[float, str], None]
 

@@ -118,10 +118,14 @@ def pallas_fn(env: Env, kernel: str, n: int, passes: int, *, interpret: bool = F
         raise ValueError(f"the Pallas kernel indexes in int32: n = {n} is over 2**31")
     body, programs = _pallas_body(env, kernel, n, passes)
     return pl.pallas_call(
-        body, out_shape=env.jax.ShapeDtypeStruct((n,), env.jnp.float32), grid=(programs,),
-        input_output_aliases={0: 0}, interpret=interpret, name=f"stream_{kernel}",
+        body,
+        out_shape=env.jax.ShapeDtypeStruct((n,), env.jnp.float32),
+        grid=(programs,),
+        input_output_aliases={0: 0},
+        interpret=interpret,
+        name=f"stream_{kernel}",
         compiler_params=None if interpret else plgpu.CompilerParams(num_warps=WARPS),
-    )  # fmt: skip
+    )
 
 
 def _callable(env: Env, kernel: str, path: str, n: int, passes: int, scale: float = 1.0):
@@ -170,10 +174,12 @@ class Overhead:
     @property
     def note(self) -> str:
         """The overhead as a one-line note."""
-        return (f"{empirical.OVERHEAD_NOTE} {fmt.seconds(self.per_pass_s)} ({self.kernel}, "
-                f"{self.path}: slope of {OVERHEAD_PASSES} vs {2 * OVERHEAD_PASSES} passes over "
-                f"{OVERHEAD_ELEMENTS} float32, fastest samples, measured in turn); fixed cost "
-                f"per call {fmt.seconds(self.fixed_s)}")  # fmt: skip
+        return (
+            f"{empirical.OVERHEAD_NOTE} {fmt.seconds(self.per_pass_s)} ({self.kernel}, "
+            f"{self.path}: slope of {OVERHEAD_PASSES} vs {2 * OVERHEAD_PASSES} passes over "
+            f"{OVERHEAD_ELEMENTS} float32, fastest samples, measured in turn); fixed cost "
+            f"per call {fmt.seconds(self.fixed_s)}"
+        )
 
 
 def measure_overhead(env: Env, kernel: str, path: str) -> Overhead:
@@ -184,11 +190,18 @@ def measure_overhead(env: Env, kernel: str, path: str) -> Overhead:
     t1, t2 = (m.min for m in measured)
     per_pass, fixed = (t2 - t1) / p, 2 * t1 - t2
     records = tuple(
-        env.record(EXPERIMENT, f"{kernel} overhead ({path}), {passes} passes over {n} float32", m,
-                   shapes=((n,),), dtype="float32", size=n, size_kind="elements",
-                   notes=(PATH_NOTES[path],))
+        env.record(
+            EXPERIMENT,
+            f"{kernel} overhead ({path}), {passes} passes over {n} float32",
+            m,
+            shapes=((n,),),
+            dtype="float32",
+            size=n,
+            size_kind="elements",
+            notes=(PATH_NOTES[path],),
+        )
         for passes, m in zip((p, 2 * p), measured, strict=True)
-    )  # fmt: skip
+    )
     overhead = Overhead(kernel, path, per_pass, fixed, records)
     return dataclasses.replace(overhead, records=tuple(r.noted(overhead.note) for r in records))
 
@@ -198,8 +211,10 @@ def _overhead_notes(per_pass_s: float, overhead: Overhead) -> tuple[str, ...]:
     if overhead.per_pass_s <= 0:
         return ("the overhead per pass was not resolved (its slope is not positive)",)
     times = per_pass_s / overhead.per_pass_s
-    note = (f"fastest pass {fmt.seconds(per_pass_s)} = {times:.3g}x the overhead per pass "
-            f"{fmt.seconds(overhead.per_pass_s)}")  # fmt: skip
+    note = (
+        f"fastest pass {fmt.seconds(per_pass_s)} = {times:.3g}x the overhead per pass "
+        f"{fmt.seconds(overhead.per_pass_s)}"
+    )
     flagged = empirical.overhead_bound(per_pass_s, overhead.per_pass_s)
     return (note, empirical.OVERHEAD_BOUND) if flagged else (note,)
 
@@ -209,17 +224,33 @@ def stream_record(env: Env, kernel: str, working_set: int, path: str, overhead: 
     n = working_set // (4 * KERNELS[kernel][0])
     passes = passes_for(kernel, n, env.suite.stream_pass_bytes)
     require_fits(working_set, free_memory_bytes(), f"{kernel} over {fmt.capacity(working_set)}")
-    m = env.measure(_callable(env, kernel, path, n, passes), repeats=env.suite.stream_repeats,
-                    budget_s=math.inf)  # fmt: skip
+    m = env.measure(
+        _callable(env, kernel, path, n, passes), repeats=env.suite.stream_repeats, budget_s=math.inf
+    )
     cost = stream_cost(kernel, n, passes)
-    notes = (f"{passes} passes per call", BYTES_NOTE, PATH_NOTES[path],
-             *_overhead_notes(m.min / passes, overhead))  # fmt: skip
+    notes = (
+        f"{passes} passes per call",
+        BYTES_NOTE,
+        PATH_NOTES[path],
+        *_overhead_notes(m.min / passes, overhead),
+    )
     label = f"{kernel} {fmt.capacity(working_set)}" + (", one kernel" if path == PALLAS else "")
     return env.record(
-        EXPERIMENT, label, m, shapes=((n,),), dtype="float32", precision="fp32",
-        flops=cost.flops, bytes=cost.bytes, flops_model=cost.flops, bytes_model=cost.bytes,
-        flops_source="model", size=working_set, size_kind="bytes", notes=notes,
-    )  # fmt: skip
+        EXPERIMENT,
+        label,
+        m,
+        shapes=((n,),),
+        dtype="float32",
+        precision="fp32",
+        flops=cost.flops,
+        bytes=cost.bytes,
+        flops_model=cost.flops,
+        bytes_model=cost.bytes,
+        flops_source="model",
+        size=working_set,
+        size_kind="bytes",
+        notes=notes,
+    )
 
 
 def paths(env: Env) -> tuple[tuple[str, ...], str | None]:
@@ -240,8 +271,9 @@ def sweep(env: Env) -> list[Record]:
             if path == PALLAS and working_set // 4 > MAX_PALLAS_ELEMENTS:
                 break
             try:
-                records += [stream_record(env, k, working_set, path, overheads[k, path])
-                            for k in KERNELS]  # fmt: skip
+                records += [
+                    stream_record(env, k, working_set, path, overheads[k, path]) for k in KERNELS
+                ]
             except DeviceMemoryError:
                 break
     return records

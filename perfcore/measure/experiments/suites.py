@@ -74,16 +74,36 @@ class Suite:
 SUITES = {
     "default": Suite("default"),
     "quick": Suite(
-        "quick", matmul_sizes=(32, 64, 128), matmul_dtype="float32", timer_size=128,
-        dispatch_sizes=(16, 32, 64), elementwise_side=256, barrier_side=32, barrier_steps=20,
-        mlp_layers=2, mlp_width=64, mlp_batch=16, compile_runs=2, loop_size=64, loop_calls=5,
-        spread_size=64, spread_runs=3, copy_side=256, repeats=5, budget_s=0.05,
-        roofline_dtypes=("float32", "bfloat16"), roofline_sides=(128, 256, 512),
-        roofline_call_s=0.05, stream_bytes=(*(4**i for i in range(7, 14)), 2**27, 2**28),
-        stream_pass_bytes=2**24, stream_repeats=10, fusion_chain=(1, 2, 4, 8),
-        collective_bytes=tuple(4**i for i in range(5, 11)), fusion_elements=2**23,
+        "quick",
+        matmul_sizes=(32, 64, 128),
+        matmul_dtype="float32",
+        timer_size=128,
+        dispatch_sizes=(16, 32, 64),
+        elementwise_side=256,
+        barrier_side=32,
+        barrier_steps=20,
+        mlp_layers=2,
+        mlp_width=64,
+        mlp_batch=16,
+        compile_runs=2,
+        loop_size=64,
+        loop_calls=5,
+        spread_size=64,
+        spread_runs=3,
+        copy_side=256,
+        repeats=5,
+        budget_s=0.05,
+        roofline_dtypes=("float32", "bfloat16"),
+        roofline_sides=(128, 256, 512),
+        roofline_call_s=0.05,
+        stream_bytes=(*(4**i for i in range(7, 14)), 2**27, 2**28),
+        stream_pass_bytes=2**24,
+        stream_repeats=10,
+        fusion_chain=(1, 2, 4, 8),
+        collective_bytes=tuple(4**i for i in range(5, 11)),
+        fusion_elements=2**23,
     ),
-}  # fmt: skip
+}
 
 
 def for_platform(suite: Suite, platform: str) -> Suite:
@@ -92,8 +112,9 @@ def for_platform(suite: Suite, platform: str) -> Suite:
         return suite
     sizes = tuple(n for n in suite.matmul_sizes if n <= CPU_MAX_MATMUL)
     capped = {field: min(getattr(suite, field), cap) for field, cap in CPU_CAPS.items()}
-    capped |= {f: tuple(n for n in getattr(suite, f) if n <= cap)
-               for f, cap in CPU_SWEEP_CAPS.items()}  # fmt: skip
+    capped |= {
+        f: tuple(n for n in getattr(suite, f) if n <= cap) for f, cap in CPU_SWEEP_CAPS.items()
+    }
     return dataclasses.replace(suite, matmul_sizes=sizes, matmul_dtype="float32", **capped)
 
 

@@ -53,8 +53,12 @@ class Roofs:
 def spec_roofs(device: Device) -> Roofs:
     """A specs row's published roofs."""
     peaks = tuple((p, device.peak_flops(p)) for p in device.published_precisions())
-    return Roofs(f"{device.name} spec", peaks, device.memory_bytes_per_s,
-                 source=device.source or "data/specs.csv")  # fmt: skip
+    return Roofs(
+        f"{device.name} spec",
+        peaks,
+        device.memory_bytes_per_s,
+        source=device.source or "data/specs.csv",
+    )
 
 
 def measured_roofs(roofline: MeasuredRoofline, device: str) -> Roofs | None:
@@ -94,22 +98,30 @@ def _lever(op: Op, bound: str, fraction: float | None) -> str:
     small = op.per_occurrence_s < SMALL_OP_S
     if small and (fraction is None or fraction < FAR_BELOW):
         where = "far below both roofs" if fraction is not None else "too short to reach a roof"
-        return (f"overhead-bound: {fmt.seconds(op.per_occurrence_s)} a run, {where}; batch "
-                "it or fuse it with its neighbours")  # fmt: skip
+        return (
+            f"overhead-bound: {fmt.seconds(op.per_occurrence_s)} a run, {where}; batch "
+            "it or fuse it with its neighbours"
+        )
     if fraction is None:
         return "no roof for this device: pick its specs row or measure its roofline"
     share = fmt.percent(fraction)
     if fraction > 1:
-        return (f"above its roof ({share}): the roof is lower than what this op reached; "
-                "measure the roofline again, or check the op's FLOPs and bytes")  # fmt: skip
+        return (
+            f"above its roof ({share}): the roof is lower than what this op reached; "
+            "measure the roofline again, or check the op's FLOPs and bytes"
+        )
     if bound == "memory" and op.category in MEMORY_KINDS:
-        return (f"memory-bound {op.category} at {share} of bandwidth: fuse it into the op "
-                "that produces or consumes it (one round trip through memory fewer)")  # fmt: skip
+        return (
+            f"memory-bound {op.category} at {share} of bandwidth: fuse it into the op "
+            "that produces or consumes it (one round trip through memory fewer)"
+        )
     if bound == "memory":
         return f"memory-bound at {share} of bandwidth: raise its intensity (bigger tiles, batch)"
     if fraction < LOW_COMPUTE:
-        return (f"compute-bound at {share} of the {op.precision or 'compute'} roof: a lower "
-                "precision (bf16) or tile shapes that fill the units")  # fmt: skip
+        return (
+            f"compute-bound at {share} of the {op.precision or 'compute'} roof: a lower "
+            "precision (bf16) or tile shapes that fill the units"
+        )
     return f"at {share} of its roof: only less work (fewer FLOPs or bytes) makes it faster"
 
 
@@ -141,10 +153,14 @@ def program_diagnosis(program: Program) -> str:
     span, idle = statistics.median(program.span_s), statistics.median(program.idle_s)
     walls = [w for w in program.wall_s if w is not None]
     if span and idle / span > IDLE_SHARE:
-        return (f"device idle {fmt.percent(idle / span)} of the step between ops: a host "
-                "sync or dispatch between them; jit more of the step into one program")  # fmt: skip
+        return (
+            f"device idle {fmt.percent(idle / span)} of the step between ops: a host "
+            "sync or dispatch between them; jit more of the step into one program"
+        )
     if walls and statistics.median(walls) > DISPATCH_BOUND * span:
-        return (f"host wall {fmt.seconds(statistics.median(walls))} a step for "
-                f"{fmt.seconds(span)} of device work: dispatch-bound, do more work per call "
-                "(batch, or loop on the device with lax.scan)")  # fmt: skip
+        return (
+            f"host wall {fmt.seconds(statistics.median(walls))} a step for "
+            f"{fmt.seconds(span)} of device work: dispatch-bound, do more work per call "
+            "(batch, or loop on the device with lax.scan)"
+        )
     return "the device is busy for the step: the ops' own roofs bound it"

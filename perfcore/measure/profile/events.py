@@ -77,7 +77,10 @@ def capture(data: bytes, label: str, names: list[str], modules: dict) -> Capture
         if plane.name == HOST_PLANE:
             host += _host_events(plane)
     if not events:
-        raise CaptureError(label, "no XLA op events: capture a jitted call's execution "
-                           "(jax.profiler.trace around it, with block_until_ready)")  # fmt: skip
+        raise CaptureError(
+            label,
+            "no XLA op events: capture a jitted call's execution "
+            "(jax.profiler.trace around it, with block_until_ready)",
+        )
     devices = tuple(dict.fromkeys(e.device for e in events))
     return Capture(label, tuple(events), tuple(host), modules, backend, devices)

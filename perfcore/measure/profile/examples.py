@@ -107,8 +107,7 @@ def scan() -> Example:
         return jax.lax.scan(step, jnp.zeros((SCAN_BATCH, SCAN_D)), xs)[0]
 
     body = 2 * SCAN_BATCH * SCAN_D * SCAN_D
-    return Example("scan", f"lax.scan of {SCAN_STEPS} steps", rnn, (w, xs), SCAN_STEPS * body,
-                   None)  # fmt: skip
+    return Example("scan", f"lax.scan of {SCAN_STEPS} steps", rnn, (w, xs), SCAN_STEPS * body, None)
 
 
 EXAMPLES: dict[str, Callable[[], Example]] = {"mlp": mlp, "transformer": transformer, "scan": scan}

@@ -15,27 +15,83 @@ import re
 from dataclasses import dataclass, field
 
 # Bytes per element of an HLO element type; a type not listed is priced by its bit width.
-ELEMENT_BYTES = {"pred": 1, "s8": 1, "u8": 1, "f8e4m3fn": 1, "f8e5m2": 1, "s16": 2, "u16": 2,
-                 "f16": 2, "bf16": 2, "s32": 4, "u32": 4, "f32": 4, "s64": 8, "u64": 8,
-                 "f64": 8, "c64": 8, "c128": 16}  # fmt: skip
-ELEMENT_PRECISION = {"f64": "fp64", "f32": "fp32", "bf16": "bf16", "f16": "fp16",
-                     "f8e4m3fn": "fp8", "f8e5m2": "fp8", "s8": "int8"}  # fmt: skip
+ELEMENT_BYTES = {
+    "pred": 1,
+    "s8": 1,
+    "u8": 1,
+    "f8e4m3fn": 1,
+    "f8e5m2": 1,
+    "s16": 2,
+    "u16": 2,
+    "f16": 2,
+    "bf16": 2,
+    "s32": 4,
+    "u32": 4,
+    "f32": 4,
+    "s64": 8,
+    "u64": 8,
+    "f64": 8,
+    "c64": 8,
+    "c128": 16,
+}
+ELEMENT_PRECISION = {
+    "f64": "fp64",
+    "f32": "fp32",
+    "bf16": "bf16",
+    "f16": "fp16",
+    "f8e4m3fn": "fp8",
+    "f8e5m2": "fp8",
+    "s8": "int8",
+}
 MATMUL, ELEMENTWISE, REDUCTION, DATA, COLLECTIVE, CUSTOM, OTHER = (
-    "matmul/conv", "elementwise fusion", "reduction", "data movement", "collective",
-    "custom call", "other",
-)  # fmt: skip
+    "matmul/conv",
+    "elementwise fusion",
+    "reduction",
+    "data movement",
+    "collective",
+    "custom call",
+    "other",
+)
 CATEGORIES = (MATMUL, ELEMENTWISE, REDUCTION, DATA, COLLECTIVE, CUSTOM, OTHER)
-COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute",
-               "collective-broadcast", "send", "recv", "ragged-all-to-all")  # fmt: skip
-MOVES = frozenset({"copy", "transpose", "broadcast", "slice", "dynamic-slice", "reshape",
-                   "dynamic-update-slice", "concatenate", "pad", "gather", "scatter", "reverse",
-                   "iota", "copy-start", "copy-done", "bitcast-convert"})  # fmt: skip
+COLLECTIVES = (
+    "all-reduce",
+    "all-gather",
+    "reduce-scatter",
+    "all-to-all",
+    "collective-permute",
+    "collective-broadcast",
+    "send",
+    "recv",
+    "ragged-all-to-all",
+)
+MOVES = frozenset(
+    {
+        "copy",
+        "transpose",
+        "broadcast",
+        "slice",
+        "dynamic-slice",
+        "reshape",
+        "dynamic-update-slice",
+        "concatenate",
+        "pad",
+        "gather",
+        "scatter",
+        "reverse",
+        "iota",
+        "copy-start",
+        "copy-done",
+        "bitcast-convert",
+    }
+)
 FREE = frozenset({"parameter", "constant", "tuple", "get-tuple-element", "bitcast"})
 REDUCES = frozenset({"reduce", "reduce-window", "select-and-scatter", "reduce-precision"})
 CONTROL = frozenset({"while", "conditional", "call"})  # containers: their ops are traced
 MATMUL_OPS = frozenset({"dot", "convolution", "ragged-dot"})
-CALLS = re.compile(r"\b(?:calls|to_apply|body|condition|true_computation|false_computation)"
-                   r"=(%[\w.\-]+)")  # fmt: skip
+CALLS = re.compile(
+    r"\b(?:calls|to_apply|body|condition|true_computation|false_computation)"
+    r"=(%[\w.\-]+)"
+)
 CALL_LISTS = re.compile(r"\b(?:branch_computations|called_computations|calls)=\{([^}]*)\}")
 ARRAY = re.compile(r"([a-z]\w*)\[([\d,]*)\]")
 HEADER = re.compile(r"^(ENTRY )?(%[\w.\-]+)\s")
@@ -328,6 +384,7 @@ def one_op_module(module: Module, instruction: Instruction) -> str:
     params = [f"  {o} = {operand_shape(module, o)} parameter({i})" for i, o in enumerate(shapes)]
     bodies = [module.texts[c] for c in called(module, instruction)]
     entry = ["ENTRY %one_op {", *params, f"  ROOT {instruction.line}", "}"]
-    text = "\n\n".join([f"HloModule one_op_{instruction.name.lstrip('%')}", *bodies,
-                         "\n".join(entry)])  # fmt: skip
+    text = "\n\n".join(
+        [f"HloModule one_op_{instruction.name.lstrip('%')}", *bodies, "\n".join(entry)]
+    )
     return FRAME_ATTR.sub("", text)  # the one-op module has no source table to point into

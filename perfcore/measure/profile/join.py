@@ -20,8 +20,12 @@ from perfcore.measure.profile import hlo
 from perfcore.measure.profile.xspace import Capture, Event
 
 COST_MODEL, SHAPES, NO_COST, IN_BODY, NOT_IN_HLO = (
-    "cost model", "shapes (library call)", "no cost model", "in its body's ops", "not in the HLO",
-)  # fmt: skip
+    "cost model",
+    "shapes (library call)",
+    "no cost model",
+    "in its body's ops",
+    "not in the HLO",
+)
 NS = 1e-9
 LAYOUT = re.compile(r"\{[^}]*\}")  # a shape's layout, `{1,0}`: not part of what a reader needs
 
@@ -258,8 +262,9 @@ def _own_ns(event: Event, run: list[Event], containers: set[str]) -> float:
     if event.op not in containers:
         return event.duration_ns
     end = event.start_ns + event.duration_ns
-    inside = sum(e.duration_ns for e in run if e.op not in containers
-                 and event.start_ns <= e.start_ns < end)  # fmt: skip
+    inside = sum(
+        e.duration_ns for e in run if e.op not in containers and event.start_ns <= e.start_ns < end
+    )
     return max(0.0, event.duration_ns - inside)
 
 
@@ -284,9 +289,24 @@ def _program_ops(join: _Join, program: tuple[str, int], runs: list[list[Event]])
         n = join.occurrences(program, p, counts[name])
         flops, n_bytes = (_times(p.flops, n), _times(p.bytes, n))
         opcode = p.instruction.opcode if p.instruction else ""
-        ops.append(Op(program[0], program[1], name, opcode, p.category, p.source, p.precision,
-                      runs[0][0].device, n, tuple(samples), flops, n_bytes, p.cost_source,
-                      p.shapes))  # fmt: skip
+        ops.append(
+            Op(
+                program[0],
+                program[1],
+                name,
+                opcode,
+                p.category,
+                p.source,
+                p.precision,
+                runs[0][0].device,
+                n,
+                tuple(samples),
+                flops,
+                n_bytes,
+                p.cost_source,
+                p.shapes,
+            )
+        )
     return ops
 
 
@@ -298,15 +318,28 @@ def _program(join: _Join, key: tuple[str, int], runs: list[list[Event]], ops: li
     span = tuple((max(b for _, b in r) - min(a for a, _ in r)) * NS for r in intervals)
     busy = tuple(_merged(r) * NS for r in intervals)
     op_s = tuple(sum(o.samples_s[step] for o in ops) for step in range(len(runs)))
-    covered = tuple(sum(o.samples_s[step] for o in ops if o.cost_source != NOT_IN_HLO)
-                    for step in range(len(runs)))  # fmt: skip
+    covered = tuple(
+        sum(o.samples_s[step] for o in ops if o.cost_source != NOT_IN_HLO)
+        for step in range(len(runs))
+    )
     module = join.modules.get(key)
     total = join.cost(module_source(module)) if module else (-1.0, -1.0, -1.0)
     total = (None, None) if min(total[:2]) < 0 else total[:2]  # XLA writes -1 for "unknown"
     flops = sum(o.flops for o in ops if o.flops is not None)
     notes = _differences(flops, total[0], ops)
-    return Program(key[0], key[1], tuple(_wall(r, dispatches, used) for r in runs), span, busy,
-                   op_s, covered, flops, total[0], total[1], notes)  # fmt: skip
+    return Program(
+        key[0],
+        key[1],
+        tuple(_wall(r, dispatches, used) for r in runs),
+        span,
+        busy,
+        op_s,
+        covered,
+        flops,
+        total[0],
+        total[1],
+        notes,
+    )
 
 
 def module_source(module: hlo.Module) -> str:
@@ -321,8 +354,10 @@ def _differences(flops: float, module_flops: float | None, ops: list[Op]) -> tup
     notes = []
     looped = [o for o in ops if o.occurrences > 1 and o.flops]
     if looped:
-        notes.append(f"{len(looped)} op(s) ran more than once per step (a loop body): the ops "
-                     "count every run, cost_analysis() counts a loop body once")  # fmt: skip
+        notes.append(
+            f"{len(looped)} op(s) ran more than once per step (a loop body): the ops "
+            "count every run, cost_analysis() counts a loop body once"
+        )
     unpriced = [o.name for o in ops if o.cost_source == NO_COST]
     if unpriced:
         notes.append(f"no cost model for {', '.join(unpriced[:5])}: their FLOPs are unknown")
@@ -352,5 +387,11 @@ def join(capture: Capture, module_text=None, cost=None) -> Profile:
         programs.append(_program(state, key, runs, mine))
         ops += mine
     ops.sort(key=lambda o: -o.total_s)
-    return Profile(capture.label, capture.backend, capture.devices, tuple(ops), tuple(programs),
-                   jax_version=capture.jax_version)  # fmt: skip
+    return Profile(
+        capture.label,
+        capture.backend,
+        capture.devices,
+        tuple(ops),
+        tuple(programs),
+        jax_version=capture.jax_version,
+    )

@@ -21,8 +21,15 @@ from perfcore.measure.profile.join import COST_MODEL, SHAPES, Op, Profile, Progr
 from perfcore.measure.results.record import PROFILE, Record
 
 STEP = "step"  # the category of a program's whole-step record
-DTYPES = {"f64": "float64", "f32": "float32", "bf16": "bfloat16", "f16": "float16",
-          "s32": "int32", "s8": "int8", "pred": "bool"}  # fmt: skip
+DTYPES = {
+    "f64": "float64",
+    "f32": "float32",
+    "bf16": "bfloat16",
+    "f16": "float16",
+    "s32": "int32",
+    "s8": "int8",
+    "pred": "bool",
+}
 
 
 def _flops_source(op: Op) -> str:
@@ -43,47 +50,89 @@ def _op_record(op: Op, common: dict, roofs: Roofs | None, warmup: int) -> Record
     """One op's record."""
     shapes, dtype = _operands(op)
     a = assess(op, roofs)
-    notes = (f"program {op.module} (id {op.program_id})", f"shapes {op.shapes}",
-             f"cost: {op.cost_source}")  # fmt: skip
+    notes = (
+        f"program {op.module} (id {op.program_id})",
+        f"shapes {op.shapes}",
+        f"cost: {op.cost_source}",
+    )
     return Record(
-        experiment=PROFILE, label=op.name, device=op.device, shapes=shapes, dtype=dtype,
-        precision=op.precision, flops=op.flops, bytes=op.bytes, flops_source=_flops_source(op),
-        measurement=Measurement(samples=op.samples_s, warmup=warmup), category=op.category,
-        source=op.source, occurrences=max(op.occurrences, 1), diagnosis=a.diagnosis,
-        notes=notes, **common,
-    )  # fmt: skip
+        experiment=PROFILE,
+        label=op.name,
+        device=op.device,
+        shapes=shapes,
+        dtype=dtype,
+        precision=op.precision,
+        flops=op.flops,
+        bytes=op.bytes,
+        flops_source=_flops_source(op),
+        measurement=Measurement(samples=op.samples_s, warmup=warmup),
+        category=op.category,
+        source=op.source,
+        occurrences=max(op.occurrences, 1),
+        diagnosis=a.diagnosis,
+        notes=notes,
+        **common,
+    )
 
 
 def _step_record(program: Program, device: str, common: dict, warmup: int) -> Record:
     """One program's whole-step record."""
     walls = [w for w in program.wall_s if w is not None]
     wall = f"host wall {fmt.seconds(statistics.median(walls))} a step" if walls else ""
-    busy = (f"device busy {fmt.seconds(statistics.median(program.busy_s))} a step, idle "
-            f"between ops {fmt.seconds(statistics.median(program.idle_s))}")  # fmt: skip
+    busy = (
+        f"device busy {fmt.seconds(statistics.median(program.busy_s))} a step, idle "
+        f"between ops {fmt.seconds(statistics.median(program.idle_s))}"
+    )
     covered = f"op coverage {fmt.percent(program.coverage)}"
-    module = "" if program.module_flops is None else (
-        f"cost_analysis() {fmt.flops(program.module_flops)}, the ops {fmt.flops(program.flops)}"
-    )  # fmt: skip
-    notes = tuple(filter(None, [f"program {program.module} (id {program.program_id})", wall,
-                                busy, covered, module, *program.notes]))  # fmt: skip
+    module = (
+        ""
+        if program.module_flops is None
+        else (
+            f"cost_analysis() {fmt.flops(program.module_flops)}, the ops {fmt.flops(program.flops)}"
+        )
+    )
+    notes = tuple(
+        filter(
+            None,
+            [
+                f"program {program.module} (id {program.program_id})",
+                wall,
+                busy,
+                covered,
+                module,
+                *program.notes,
+            ],
+        )
+    )
     return Record(
-        experiment=PROFILE, label=f"{program.module} step", device=device, flops=program.flops,
-        flops_source="cost_analysis", measurement=Measurement(samples=program.span_s,
-        warmup=warmup), category=STEP, diagnosis=program_diagnosis(program), notes=notes,
+        experiment=PROFILE,
+        label=f"{program.module} step",
+        device=device,
+        flops=program.flops,
+        flops_source="cost_analysis",
+        measurement=Measurement(samples=program.span_s, warmup=warmup),
+        category=STEP,
+        diagnosis=program_diagnosis(program),
+        notes=notes,
         **common,
-    )  # fmt: skip
+    )
 
 
 def to_records(
-    profile: Profile, roofs: Roofs | None = None, *, spec_name: str = "", jax_version: str = "",
+    profile: Profile,
+    roofs: Roofs | None = None,
+    *,
+    spec_name: str = "",
+    jax_version: str = "",
     warmup: int = 0,
-) -> tuple[Record, ...]:  # fmt: skip
+) -> tuple[Record, ...]:
     """The profile's records: each program's step, then its ops slowest first."""
     common = {
-        "spec_name": spec_name, "backend": profile.backend,
+        "spec_name": spec_name,
+        "backend": profile.backend,
         "jax_version": profile.jax_version or jax_version or "unknown",
         "timestamp": datetime.now(UTC).isoformat(timespec="seconds"),
-    }  # fmt: skip
+    }
     device = profile.devices[0] if profile.devices else profile.backend
     steps = [_step_record(g, device, common, warmup) for g in profile.programs]
     return (*steps, *(_op_record(op, common, roofs, warmup) for op in profile.ops))
@@ -105,13 +154,29 @@ def op_of(record: Record) -> Op:
     notes = dict(n.split(": ", 1) for n in record.notes if n.startswith("cost: "))
     shapes = next((n.removeprefix("shapes ") for n in record.notes if n.startswith("shapes ")), "")
     cost = notes.get("cost") or (SHAPES if record.flops_source == "shapes" else COST_MODEL)
-    return Op("", 0, record.label, "", record.category, record.source, record.precision,
-              record.device, record.occurrences or 1, record.measurement.samples, record.flops,
-              record.bytes, cost, shapes)  # fmt: skip
+    return Op(
+        "",
+        0,
+        record.label,
+        "",
+        record.category,
+        record.source,
+        record.precision,
+        record.device,
+        record.occurrences or 1,
+        record.measurement.samples,
+        record.flops,
+        record.bytes,
+        cost,
+        shapes,
+    )
 
 
 def rediagnosed(records: tuple[Record, ...], roofs: Roofs | None) -> tuple[Record, ...]:
     """The records, each profiled op's diagnosis computed anew against `roofs`."""
-    return tuple(dataclasses.replace(r, diagnosis=assess(op_of(r), roofs).diagnosis)
-                 if r.experiment == PROFILE and r.category != STEP else r
-                 for r in records)  # fmt: skip
+    return tuple(
+        dataclasses.replace(r, diagnosis=assess(op_of(r), roofs).diagnosis)
+        if r.experiment == PROFILE and r.category != STEP
+        else r
+        for r in records
+    )

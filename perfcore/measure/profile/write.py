@@ -68,8 +68,9 @@ def _metadata_plane(modules: dict[tuple[str, int], bytes]) -> bytes:
     pairs = [(2, METADATA_PLANE)]
     pairs += [(5, _entry(i + 1, message((1, i + 1), (2, s)))) for i, s in enumerate(names)]
     for i, ((name, pid), proto) in enumerate(modules.items(), start=1):
-        meta = message((1, i), (2, f"{name}({pid})"), (5, _stat(1, message((1, proto)))),
-                       (5, _stat(2, pid)))  # fmt: skip
+        meta = message(
+            (1, i), (2, f"{name}({pid})"), (5, _stat(1, message((1, proto)))), (5, _stat(2, pid))
+        )
         pairs.append((4, _entry(i, meta)))
     return message(*pairs)
 

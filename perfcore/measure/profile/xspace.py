@@ -128,8 +128,10 @@ def hlo_modules(plane: list, label: str) -> dict[tuple[str, int], bytes]:
     names, modules = _stat_names(plane, label), {}
     for entry in (v for n, v in plane if n == PLANE_EVENT_META):
         meta = fields(first(fields(entry, label), 2), label)
-        stats = {names.get(first(s, STAT_ID, 0)): s
-                 for s in (fields(v, label) for n, v in meta if n == META_STATS)}  # fmt: skip
+        stats = {
+            names.get(first(s, STAT_ID, 0)): s
+            for s in (fields(v, label) for n, v in meta if n == META_STATS)
+        }
         proto = first(stats.get(HLO_PROTO, []), STAT_BYTES)
         if proto:
             module = fields(proto, label)  # an HloProto: field 1 is its HloModuleProto
@@ -169,8 +171,11 @@ def check_kind(data: bytes, label: str) -> None:
     if not data:
         raise CaptureError(label, "empty file: expected a profiler capture (.xplane.pb)")
     if data[:2] == b"\x1f\x8b":
-        raise CaptureError(label, "a gzip file (a trace.json.gz?): expected the .xplane.pb "
-                           "beside it, or the trace folder zipped")  # fmt: skip
+        raise CaptureError(
+            label,
+            "a gzip file (a trace.json.gz?): expected the .xplane.pb "
+            "beside it, or the trace folder zipped",
+        )
     if data.lstrip()[:1] in (b"{", b"["):
         raise CaptureError(label, "a JSON file: expected a profiler capture (.xplane.pb)")
     if data[:1] != b"\x0a":  # every XSpace opens with field 1 (planes), length-delimited
@@ -189,8 +194,11 @@ def unzip(data: bytes, label: str, limit: int = CAPTURE_LIMIT_BYTES) -> tuple[by
     member = max(members, key=lambda m: (m.date_time, m.filename))
     ratio = member.file_size / max(member.compress_size, 1)
     if member.file_size > limit or ratio > ZIP_RATIO_LIMIT:
-        raise CaptureError(label, f"{member.filename} unzips to {member.file_size} bytes "
-                           f"({ratio:.0f}x its size): refused as a possible zip bomb")  # fmt: skip
+        raise CaptureError(
+            label,
+            f"{member.filename} unzips to {member.file_size} bytes "
+            f"({ratio:.0f}x its size): refused as a possible zip bomb",
+        )
     with archive.open(member) as handle:
         inner = handle.read(limit + 1)
     if len(inner) > limit:

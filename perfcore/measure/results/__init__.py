@@ -33,8 +33,24 @@ from perfcore.measure.results.record import (
 )
 
 __all__ = [
-    "DERIVED", "DERIVED_COLUMNS", "FIELDS", "FORMAT", "MEASUREMENT_COLUMNS", "PRECISION_DOC",
-    "RECORD_COLUMNS", "SCHEMA", "VERSION", "VERSIONS", "Record", "ResultsError", "load_results",
-    "load_results_bytes", "parse_record", "record_row", "save_results", "schema_table",
-    "to_csv", "to_json",
-]  # fmt: skip
+    "DERIVED",
+    "DERIVED_COLUMNS",
+    "FIELDS",
+    "FORMAT",
+    "MEASUREMENT_COLUMNS",
+    "PRECISION_DOC",
+    "RECORD_COLUMNS",
+    "SCHEMA",
+    "VERSION",
+    "VERSIONS",
+    "Record",
+    "ResultsError",
+    "load_results",
+    "load_results_bytes",
+    "parse_record",
+    "record_row",
+    "save_results",
+    "schema_table",
+    "to_csv",
+    "to_json",
+]

@@ -111,8 +111,12 @@ def is_overhead_bound(record: Record) -> bool:
 
 def _is_sweep_stream(record: Record) -> bool:
     """True for a record of the streaming sweep that times memory (not flagged overhead-bound)."""
-    return (record.experiment == EXPERIMENT and is_stream(record) and record.size is not None
-            and not is_overhead_bound(record))  # fmt: skip
+    return (
+        record.experiment == EXPERIMENT
+        and is_stream(record)
+        and record.size is not None
+        and not is_overhead_bound(record)
+    )
 
 
 def bandwidth_curve(records: tuple[Record, ...]) -> dict[float, float]:
@@ -170,17 +174,24 @@ def measured_roofline(records: tuple[Record, ...]) -> MeasuredRoofline:
 def with_levels(records: tuple[Record, ...]) -> tuple[Record, ...]:
     """The records, each streaming one on a plateau named by its level (others unchanged)."""
     where = {size: lv.name for lv in _sweep_levels(records) for size in lv.plateau.sizes}
-    return tuple(dataclasses.replace(r, level=where[r.size])
-                 if _is_sweep_stream(r) and r.size in where else r
-                 for r in records)  # fmt: skip
+    return tuple(
+        dataclasses.replace(r, level=where[r.size])
+        if _is_sweep_stream(r) and r.size in where
+        else r
+        for r in records
+    )
 
 
 def describe(roofline: MeasuredRoofline) -> list[str]:
     """One line per roof and per level, for a terminal."""
-    lines = [f"compute roof {r.name:<5} {fmt.flops_per_s(r.flops_per_s):>14}  ({r.label})"
-             for r in roofline.roofs]  # fmt: skip
+    lines = [
+        f"compute roof {r.name:<5} {fmt.flops_per_s(r.flops_per_s):>14}  ({r.label})"
+        for r in roofline.roofs
+    ]
     for lv in roofline.levels:
         spread = fmt.percent(lv.plateau.spread)
-        lines.append(f"memory level {lv.name:<8} {fmt.bytes_per_s(lv.bytes_per_s):>12}  "
-                     f"{lv.label}, spread {spread}")  # fmt: skip
+        lines.append(
+            f"memory level {lv.name:<8} {fmt.bytes_per_s(lv.bytes_per_s):>12}  "
+            f"{lv.label}, spread {spread}"
+        )
     return lines

@@ -114,8 +114,10 @@ def sweep(records: list[Record]) -> tuple[str, int, list[float], list[float]]:
 def fit_note(model: AlphaBeta, errors: dict[float, float]) -> str:
     """One line: the fitted alpha and beta and the held-out sizes' prediction errors."""
     held = ", ".join(f"{fmt.capacity(s)} {e:+.0%}" for s, e in errors.items())
-    return (f"alpha-beta fit on the outer sizes: alpha {fmt.seconds(model.latency_s)} per step, "
-            f"beta {fmt.bytes_per_s(model.bytes_per_s)}; held-out {held or 'none'}")  # fmt: skip
+    return (
+        f"alpha-beta fit on the outer sizes: alpha {fmt.seconds(model.latency_s)} per step, "
+        f"beta {fmt.bytes_per_s(model.bytes_per_s)}; held-out {held or 'none'}"
+    )
 
 
 def table(records: tuple[Record, ...]) -> list[dict]:
@@ -126,7 +128,15 @@ def table(records: tuple[Record, ...]) -> list[dict]:
             continue
         collective, n = collective_of(r), r.shapes[0][0]
         algbw, busbw = bandwidths(collective, n, r.size, r.measurement.median)
-        rows.append({"collective": collective, "ranks": n, "size": r.size,
-                     "seconds": r.measurement.median, "spread": r.measurement.spread,
-                     "algbw": algbw, "busbw": busbw})  # fmt: skip
+        rows.append(
+            {
+                "collective": collective,
+                "ranks": n,
+                "size": r.size,
+                "seconds": r.measurement.median,
+                "spread": r.measurement.spread,
+                "algbw": algbw,
+                "busbw": busbw,
+            }
+        )
     return rows

@@ -50,10 +50,19 @@ def measured_point(record: Record) -> MeasuredPoint:
     """
     m = record.measurement
     return MeasuredPoint(
-        f"{record.experiment}: {record.label}", record.flops, record.bytes, m.median,
-        record.flops_per_s, record.rate(record.flops, m.max), record.rate(record.flops, m.min),
-        record.bytes_per_s, record.precision, m.method, record.device, record.backend,
-    )  # fmt: skip
+        f"{record.experiment}: {record.label}",
+        record.flops,
+        record.bytes,
+        m.median,
+        record.flops_per_s,
+        record.rate(record.flops, m.max),
+        record.rate(record.flops, m.min),
+        record.bytes_per_s,
+        record.precision,
+        m.method,
+        record.device,
+        record.backend,
+    )
 
 
 def measured_points(records: tuple[Record, ...]) -> tuple[MeasuredPoint, ...]:

@@ -47,9 +47,11 @@ class Record:
     label: str = column("name", "what was timed within the experiment, e.g. `matmul 1024`")
     device: str = column("name", "JAX `device_kind`, e.g. `NVIDIA H100 80GB HBM3`, or `cpu`")
     spec_name: str = column(
-        "text", "the data/specs.csv row the device matched; empty when unknown",
-        optional=True, default="",
-    )  # fmt: skip
+        "text",
+        "the data/specs.csv row the device matched; empty when unknown",
+        optional=True,
+        default="",
+    )
     backend: str = column("name", "JAX backend: `cpu`, `gpu` or `tpu`")
     jax_version: str = column("name", "`jax.__version__`")
     timestamp: str = column(
@@ -61,26 +63,35 @@ class Record:
     dtype: str = column("text", "input dtype, e.g. `float32`, `bfloat16`", default="")
     precision: str = column("precision", PRECISION_DOC, default="")
     size: float | None = column(
-        "amount", "the swept size, in the unit `size_kind` names; empty when not swept",
-        optional=True, default=None,
-    )  # fmt: skip
+        "amount",
+        "the swept size, in the unit `size_kind` names; empty when not swept",
+        optional=True,
+        default=None,
+    )
     size_kind: str = column(
-        "size_kind", "unit of `size`: `side` (matrix side n), `elements` or `bytes`; or empty",
-        optional=True, default="",
-    )  # fmt: skip
+        "size_kind",
+        "unit of `size`: `side` (matrix side n), `elements` or `bytes`; or empty",
+        optional=True,
+        default="",
+    )
     level: str = column(
-        "text", "memory level (plateau) of the record, e.g. `cache 1`, `memory`; empty when none",
-        optional=True, default="",
-    )  # fmt: skip
+        "text",
+        "memory level (plateau) of the record, e.g. `cache 1`, `memory`; empty when none",
+        optional=True,
+        default="",
+    )
     flops: float | None = column(
-        "amount", "FLOPs per call used for FLOP/s: cost_analysis where reported, else the "
+        "amount",
+        "FLOPs per call used for FLOP/s: cost_analysis where reported, else the "
         "model; a profiled op's per step (all its occurrences); empty when not applicable "
-        "or unknown (a kernel with no cost model)", default=None,
-    )  # fmt: skip
+        "or unknown (a kernel with no cost model)",
+        default=None,
+    )
     bytes: float | None = column(
-        "amount", "bytes per call: cost_analysis `bytes accessed`, else the model; a "
-        "profiled op's per step", default=None,
-    )  # fmt: skip
+        "amount",
+        "bytes per call: cost_analysis `bytes accessed`, else the model; a profiled op's per step",
+        default=None,
+    )
     flops_model: float | None = column(
         "amount", "FLOPs per call from perfcore.model.chip.ops (the cross-check)", default=None
     )
@@ -88,37 +99,53 @@ class Record:
         "amount", "bytes per call from perfcore.model.chip.ops", default=None
     )
     flops_source: str = column(
-        "flops_source", "where `flops` came from: `cost_analysis` (XLA's cost model), "
+        "flops_source",
+        "where `flops` came from: `cost_analysis` (XLA's cost model), "
         "`model`, or `shapes` (a library matmul's 2·M·N·K); empty when none",
         default="",
-    )  # fmt: skip
+    )
     measurement: Measurement = column("measurement", "the measurement's fields and statistics")
     regime: str = column(
-        "text", "the sweep's regime: `overhead`, `utilisation` or `compute roof`; or empty",
-        optional=True, default="",
-    )  # fmt: skip
+        "text",
+        "the sweep's regime: `overhead`, `utilisation` or `compute roof`; or empty",
+        optional=True,
+        default="",
+    )
     notes: tuple[str, ...] = column(
-        "notes", "remarks, each one line (a cost_analysis disagreement, the run-to-run "
-        "spread); CSV: one per line of the cell", optional=True, default=(),
-    )  # fmt: skip
+        "notes",
+        "remarks, each one line (a cost_analysis disagreement, the run-to-run "
+        "spread); CSV: one per line of the cell",
+        optional=True,
+        default=(),
+    )
     category: str = column(
-        "text", "a profiled op's category (`matmul/conv`, `elementwise fusion`, `reduction`, "
+        "text",
+        "a profiled op's category (`matmul/conv`, `elementwise fusion`, `reduction`, "
         "`data movement`, `collective`, `custom call`, `other`) or `step` for a program's "
-        "whole step; empty for other experiments", optional=True, default="",
-    )  # fmt: skip
+        "whole step; empty for other experiments",
+        optional=True,
+        default="",
+    )
     source: str = column(
-        "text", "a profiled op's source `file:line` from its HLO metadata; empty when unknown",
-        optional=True, default="",
-    )  # fmt: skip
+        "text",
+        "a profiled op's source `file:line` from its HLO metadata; empty when unknown",
+        optional=True,
+        default="",
+    )
     occurrences: int | None = column(
-        "count", "times a profiled op ran per step (a loop body: once per iteration); "
-        "empty for other experiments", optional=True, default=None,
-    )  # fmt: skip
+        "count",
+        "times a profiled op ran per step (a loop body: once per iteration); "
+        "empty for other experiments",
+        optional=True,
+        default=None,
+    )
     diagnosis: str = column(
-        "text", "a profiled op's bounding roof, its fraction of it and what to change, "
+        "text",
+        "a profiled op's bounding roof, its fraction of it and what to change, "
         "computed when the file was written; empty for other experiments",
-        optional=True, default="",
-    )  # fmt: skip
+        optional=True,
+        default="",
+    )
 
     @property
     def note(self) -> str:

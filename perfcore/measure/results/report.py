@@ -43,25 +43,42 @@ def collectives_lines(records: tuple[Record, ...]) -> list[str]:
     rows = linkfit.table(records)
     if not rows:
         return []
-    lines = [f"{'collective':<15} {'ranks':>5} {'size':>10} {'median':>10} {'IQR/med':>8} "
-             f"{'algbw':>11} {'busbw':>11}"]  # fmt: skip
-    lines += [f"{r['collective']:<15} {r['ranks']:>5} {fmt.capacity(r['size']):>10} "
-              f"{fmt.seconds(r['seconds']):>10} {fmt.percent(r['spread']):>8} "
-              f"{fmt.bytes_per_s(r['algbw']):>11} {fmt.bytes_per_s(r['busbw']):>11}"
-              for r in rows]  # fmt: skip
-    fits = {linkfit.collective_of(r): n for r in records if r.experiment == "collectives"
-            for n in r.notes if n.startswith("alpha-beta")}  # fmt: skip
+    lines = [
+        f"{'collective':<15} {'ranks':>5} {'size':>10} {'median':>10} {'IQR/med':>8} "
+        f"{'algbw':>11} {'busbw':>11}"
+    ]
+    lines += [
+        f"{r['collective']:<15} {r['ranks']:>5} {fmt.capacity(r['size']):>10} "
+        f"{fmt.seconds(r['seconds']):>10} {fmt.percent(r['spread']):>8} "
+        f"{fmt.bytes_per_s(r['algbw']):>11} {fmt.bytes_per_s(r['busbw']):>11}"
+        for r in rows
+    ]
+    fits = {
+        linkfit.collective_of(r): n
+        for r in records
+        if r.experiment == "collectives"
+        for n in r.notes
+        if n.startswith("alpha-beta")
+    }
     return lines + [f"{collective}: {note}" for collective, note in fits.items()]
 
 
 def fusion_lines(records: tuple[Record, ...]) -> list[str]:
     """Each fused chain's predicted and measured saving, and each chain's host round trip."""
-    return [f"fusion {r.label}: {n}" for r in records if r.experiment == "fusion"
-            for n in r.notes if n.startswith("saving")
-            or (n.startswith(ROUND_TRIP) and "waited" not in r.label)]  # fmt: skip
+    return [
+        f"fusion {r.label}: {n}"
+        for r in records
+        if r.experiment == "fusion"
+        for n in r.notes
+        if n.startswith("saving") or (n.startswith(ROUND_TRIP) and "waited" not in r.label)
+    ]
 
 
 def lines(records: tuple[Record, ...]) -> list[str]:
     """Every summary that applies to the records."""
-    return [*roofline_lines(records), *stream_lines(records), *collectives_lines(records),
-            *fusion_lines(records)]  # fmt: skip
+    return [
+        *roofline_lines(records),
+        *stream_lines(records),
+        *collectives_lines(records),
+        *fusion_lines(records),
+    ]

@@ -69,17 +69,37 @@ def levels(device: Device) -> list[Level]:
     d = device
     return [
         _level("registers", d.regs_bytes_per_unit, d.regs_bytes_per_s_est, ESTIMATE, per_unit=True),
-        _level("shared memory/L1", d.smem_bytes_per_unit, d.smem_bytes_per_s_est, ESTIMATE,
-               per_unit=True),
+        _level(
+            "shared memory/L1",
+            d.smem_bytes_per_unit,
+            d.smem_bytes_per_s_est,
+            ESTIMATE,
+            per_unit=True,
+        ),
         _level("L2 cache", d.l2_bytes, d.l2_bytes_per_s_est, ESTIMATE),
         _level("device memory", d.memory_bytes, d.memory_bytes_per_s, SPEC),
-        _level("scale-up link", None, _per_direction(d.scaleup_bytes_per_s), SPEC,
-               bandwidth_convention=PER_DIRECTION),
-        _level("scale-out network", None, d.scaleout_bytes_per_s, SPEC,
-               bandwidth_convention=ONE_DIRECTION),
-        _level("PCIe (host)", None, _per_direction(d.pcie_bytes_per_s), SPEC,
-               bandwidth_convention=PER_DIRECTION),
-    ]  # fmt: skip
+        _level(
+            "scale-up link",
+            None,
+            _per_direction(d.scaleup_bytes_per_s),
+            SPEC,
+            bandwidth_convention=PER_DIRECTION,
+        ),
+        _level(
+            "scale-out network",
+            None,
+            d.scaleout_bytes_per_s,
+            SPEC,
+            bandwidth_convention=ONE_DIRECTION,
+        ),
+        _level(
+            "PCIe (host)",
+            None,
+            _per_direction(d.pcie_bytes_per_s),
+            SPEC,
+            bandwidth_convention=PER_DIRECTION,
+        ),
+    ]
 
 
 def flops_forgone(peak_flops_per_s: float, latency_s: float) -> float:

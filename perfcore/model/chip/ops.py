@@ -127,25 +127,45 @@ _PARAMS = Param("params", 7e9, "model parameters", False, *PARAMS_RANGE)
 
 # The operation catalog shared by the command line and the dashboard: op -> (cost model, sizes).
 CATALOG: dict[str, tuple] = {
-    "elementwise": (elementwise, (
-        _N, Param("n_inputs", 2, "input arrays", hi=64),
-        Param("n_outputs", 1, "output arrays", hi=64),
-        Param("flops_per_element", 1, "FLOPs per element", False, 0, 1e6))),
+    "elementwise": (
+        elementwise,
+        (
+            _N,
+            Param("n_inputs", 2, "input arrays", hi=64),
+            Param("n_outputs", 1, "output arrays", hi=64),
+            Param("flops_per_element", 1, "FLOPs per element", False, 0, 1e6),
+        ),
+    ),
     "add": (elementwise_add, (_N,)),
     "matvec": (matvec, (Param("n", 4096, "columns (and rows)"),)),
-    "matmul": (matmul, (
-        Param("m", 4096, "rows of A and C"), Param("n", 4096, "columns of B and C"),
-        Param("k", 4096, "inner dimension"))),
-    "linear": (linear, (
-        Param("batch", 32, "rows of X (batch size)"), Param("d_in", 4096, "input features"),
-        Param("d_out", 4096, "output features"))),
+    "matmul": (
+        matmul,
+        (
+            Param("m", 4096, "rows of A and C"),
+            Param("n", 4096, "columns of B and C"),
+            Param("k", 4096, "inner dimension"),
+        ),
+    ),
+    "linear": (
+        linear,
+        (
+            Param("batch", 32, "rows of X (batch size)"),
+            Param("d_in", 4096, "input features"),
+            Param("d_out", 4096, "output features"),
+        ),
+    ),
     "attention": (attention, _ATTENTION),
     "attention-unfused": (attention_unfused, _ATTENTION),
-    "decode": (decode_step, (
-        _PARAMS, Param("batch", 1, "sequences decoded together", hi=2**20),
-        Param("kv_cache_bytes", 0, "KV-cache bytes read per step", False, 0, 1e15))),
+    "decode": (
+        decode_step,
+        (
+            _PARAMS,
+            Param("batch", 1, "sequences decoded together", hi=2**20),
+            Param("kv_cache_bytes", 0, "KV-cache bytes read per step", False, 0, 1e15),
+        ),
+    ),
     "prefill": (prefill, (_PARAMS, Param("tokens", 2048, "prompt tokens"))),
-}  # fmt: skip
+}
 
 
 def build(op: str, dtype_bytes: float, **sizes: float) -> Cost:

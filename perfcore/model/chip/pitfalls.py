@@ -18,8 +18,14 @@ from perfcore.model.chip.roofline import Limiter, attainable
 from perfcore.model.chip.specs import Device
 from perfcore.model.chip.specs import require as _require
 
-__all__ = ["NotPublished", "batch_one", "copy_in_loop", "faster_chip", "fp32_path",
-           "shard_across_nodes"]  # fmt: skip
+__all__ = [
+    "NotPublished",
+    "batch_one",
+    "copy_in_loop",
+    "faster_chip",
+    "fp32_path",
+    "shard_across_nodes",
+]
 
 
 @dataclass(frozen=True)
@@ -41,8 +47,9 @@ def faster_chip(device: Device, precision: str, cost: ops.Cost) -> FasterChip:
     """Attainable FLOP/s today, with 2x the peak, and with 2x the bandwidth."""
     peak, bw = _peak(device, precision), _require(device, "memory_bytes_per_s")
     i = cost.intensity
-    return FasterChip(cost, attainable(i, peak, bw), attainable(i, 2 * peak, bw),
-                      attainable(i, peak, 2 * bw))  # fmt: skip
+    return FasterChip(
+        cost, attainable(i, peak, bw), attainable(i, 2 * peak, bw), attainable(i, peak, 2 * bw)
+    )
 
 
 @dataclass(frozen=True)
@@ -112,8 +119,9 @@ def copy_in_loop(device: Device, tensor_bytes: float, iterations: int = 1000) ->
     total = tensor_bytes * iterations
     pcie = link_bytes_per_s(_require(device, "pcie_bytes_per_s"), "per-direction")
     memory = _require(device, "memory_bytes_per_s")
-    return CopyInLoop(tensor_bytes, iterations, pcie, transfer_time(total, pcie),
-                      transfer_time(total, memory))  # fmt: skip
+    return CopyInLoop(
+        tensor_bytes, iterations, pcie, transfer_time(total, pcie), transfer_time(total, memory)
+    )
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,15 @@ from perfcore.model.chip.roofline import Limiter, attainable, ridge_point, roofs
 from perfcore.model.chip.specs import PRECISIONS, Device
 
 BYTES_PER_ELEMENT = {
-    "fp64": 8, "fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "int8": 1, "fp4": 0.5,
-}  # fmt: skip
+    "fp64": 8,
+    "fp32": 4,
+    "tf32": 4,
+    "bf16": 2,
+    "fp16": 2,
+    "fp8": 1,
+    "int8": 1,
+    "fp4": 0.5,
+}
 
 # TF32 is stored as FP32 (4 bytes); it only changes the math path.
 VECTOR_PRECISIONS = ("fp64", "fp32")

@@ -34,20 +34,44 @@ DEFAULT_PATH = Path(__file__).resolve().parents[3] / "data" / "specs.csv"
 
 # column -> (Device field, multiplier to SI). Order is the documented schema.
 REQUIRED_COLUMNS = (
-    "name", "vendor", "year", "architecture", "form_factor", "compute_units",
-    "memory_gib", "memory_bw_tbs", "l2_mib", "smem_kb_per_unit", "regs_kb_per_unit",
-    "fp64_tflops", "fp32_tflops", "tf32_tflops", "bf16_tflops", "fp16_tflops",
-    "fp8_tflops", "int8_tops", "fp4_tflops", "scaleup_gbs", "scaleout_gbs", "pcie_gbs",
-    "tdp_w", "source", "notes",
-)  # fmt: skip
+    "name",
+    "vendor",
+    "year",
+    "architecture",
+    "form_factor",
+    "compute_units",
+    "memory_gib",
+    "memory_bw_tbs",
+    "l2_mib",
+    "smem_kb_per_unit",
+    "regs_kb_per_unit",
+    "fp64_tflops",
+    "fp32_tflops",
+    "tf32_tflops",
+    "bf16_tflops",
+    "fp16_tflops",
+    "fp8_tflops",
+    "int8_tops",
+    "fp4_tflops",
+    "scaleup_gbs",
+    "scaleout_gbs",
+    "pcie_gbs",
+    "tdp_w",
+    "source",
+    "notes",
+)
 
 # Optional columns the loader understands; any other extra column is kept verbatim.
 # On-chip bandwidths are not published by vendors: these are estimates, labelled so.
 # jax_device_kinds: the exact JAX device.device_kind strings of this row, ';'-separated.
 # scaleup_domain: GPUs one scale-up link joins all-to-all (an HGX board: 8; a GB200 NVL72 rack: 72).
 OPTIONAL_COLUMNS = (
-    "l2_bw_tbs_est", "smem_bw_tbs_est", "regs_bw_tbs_est", "jax_device_kinds", "scaleup_domain",
-)  # fmt: skip
+    "l2_bw_tbs_est",
+    "smem_bw_tbs_est",
+    "regs_bw_tbs_est",
+    "jax_device_kinds",
+    "scaleup_domain",
+)
 WHOLE_COLUMNS = ("compute_units", "scaleup_domain")
 KINDS_SEPARATOR = ";"
 
@@ -237,12 +261,16 @@ class WhatIfError(UserError):
 
 # Figures a what-if may change: CSV column -> (words in the device's new name, unit).
 WHAT_IF = {
-    "memory_bw_tbs": ("memory", "TB/s"), "memory_gib": ("capacity", "GiB"),
+    "memory_bw_tbs": ("memory", "TB/s"),
+    "memory_gib": ("capacity", "GiB"),
     **{f"{p}_tflops": (f"{p.upper()} peak", "TFLOP/s") for p in PRECISIONS if p != "int8"},
-    "int8_tops": ("INT8 peak", "TOP/s"), "scaleup_gbs": ("scale-up", "GB/s"),
-    "scaleup_domain": ("scale-up domain", "GPUs"), "scaleout_gbs": ("network", "GB/s"),
-    "pcie_gbs": ("PCIe", "GB/s"), "tdp_w": ("TDP", "W"),
-}  # fmt: skip
+    "int8_tops": ("INT8 peak", "TOP/s"),
+    "scaleup_gbs": ("scale-up", "GB/s"),
+    "scaleup_domain": ("scale-up domain", "GPUs"),
+    "scaleout_gbs": ("network", "GB/s"),
+    "pcie_gbs": ("PCIe", "GB/s"),
+    "tdp_w": ("TDP", "W"),
+}
 # Not a column: every published peak times this factor (a precision's own figure, given
 # too, is set after it).
 PEAK_SCALE = "peak_x"
@@ -266,8 +294,9 @@ def what_if(device: Device, **changes: float) -> Device:
     fields, words = {}, []
     for column, value in changes.items():
         if column not in FIGURES:
-            raise WhatIfError(f"what-if: unknown figure {column!r}; "
-                              f"expected one of {', '.join(FIGURES)}")  # fmt: skip
+            raise WhatIfError(
+                f"what-if: unknown figure {column!r}; expected one of {', '.join(FIGURES)}"
+            )
         if not (isinstance(value, int | float) and is_positive_finite(float(value))):
             raise WhatIfError(f"what-if: {column} = {value!r}: expected a positive number")
         if column == PEAK_SCALE:
@@ -323,8 +352,10 @@ def parse_what_if(text: str) -> dict[str, float]:
         column = column.strip()
         if not eq or column not in FIGURES:
             got = column if eq else part
-            raise WhatIfError(f"what-if {part[:40]!r}: expected FIGURE=VALUE with FIGURE one of "
-                              f"{', '.join(FIGURES)} (got {got[:40]!r})")  # fmt: skip
+            raise WhatIfError(
+                f"what-if {part[:40]!r}: expected FIGURE=VALUE with FIGURE one of "
+                f"{', '.join(FIGURES)} (got {got[:40]!r})"
+            )
         if column in changes:
             raise WhatIfError(f"what-if: {column} is given twice")
         try:

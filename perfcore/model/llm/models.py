@@ -30,16 +30,37 @@ from perfcore.model.chip.csvrows import (
 DEFAULT_PATH = Path(__file__).resolve().parents[3] / "data" / "models.csv"
 
 REQUIRED_COLUMNS = (
-    "name", "family", "layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate",
-    "gated_mlp", "vocab", "tied_embeddings", "max_context", "published_params_b", "source",
-)  # fmt: skip
+    "name",
+    "family",
+    "layers",
+    "hidden",
+    "heads",
+    "kv_heads",
+    "head_dim",
+    "intermediate",
+    "gated_mlp",
+    "vocab",
+    "tied_embeddings",
+    "max_context",
+    "published_params_b",
+    "source",
+)
 # Optional: an empty cell or a missing column means a dense model without windows or biases.
 OPTIONAL_COLUMNS = (
-    "experts", "experts_per_token", "moe_intermediate", "shared_experts", "sliding_window",
-    "window_layers", "attention_bias", "published_active_params_b", "notes",
-)  # fmt: skip
-BILLIONS = {"published_params_b": "published_params",
-            "published_active_params_b": "published_active_params"}  # fmt: skip
+    "experts",
+    "experts_per_token",
+    "moe_intermediate",
+    "shared_experts",
+    "sliding_window",
+    "window_layers",
+    "attention_bias",
+    "published_active_params_b",
+    "notes",
+)
+BILLIONS = {
+    "published_params_b": "published_params",
+    "published_active_params_b": "published_active_params",
+}
 COLUMN = {field: column for column, field in BILLIONS.items()}
 SHAPE_MAX = 2**24  # past this a shape is a typo (the longest published context is 10M)
 SHAPE = f"a whole number from 1 to {SHAPE_MAX:,}"
@@ -195,16 +216,24 @@ def shape_problems(m: Model) -> list[tuple[str, str, str]]:
         ("kv_heads", m.heads % m.kv_heads == 0, f"a divisor of heads ({m.heads})"),
         ("experts_per_token", m.experts_per_token <= m.experts, f"at most experts ({m.experts})"),
         ("window_layers", m.window_layers <= m.layers, f"at most layers ({m.layers})"),
-        ("window_layers", bool(m.window_layers) == bool(m.sliding_window),
-         "0 without a sliding_window, more than 0 with one"),
+        (
+            "window_layers",
+            bool(m.window_layers) == bool(m.sliding_window),
+            "0 without a sliding_window, more than 0 with one",
+        ),
         ("moe_intermediate", m.is_moe or m.moe_intermediate is None, "empty for a dense model"),
         ("shared_experts", m.is_moe or not m.shared_experts, "0 for a dense model"),
-        ("published_active_params", m.published_active_params is None or m.is_moe,
-         "empty for a dense model (active = total)"),
-        ("published_active_params",
-         m.published_active_params is None or m.published_active_params <= m.published_params,
-         f"at most published_params_b ({_cell(m, 'published_params')})"),
-    ]  # fmt: skip
+        (
+            "published_active_params",
+            m.published_active_params is None or m.is_moe,
+            "empty for a dense model (active = total)",
+        ),
+        (
+            "published_active_params",
+            m.published_active_params is None or m.published_active_params <= m.published_params,
+            f"at most published_params_b ({_cell(m, 'published_params')})",
+        ),
+    ]
     return [(COLUMN.get(f, f), repr(_cell(m, f)), exp) for f, ok, exp in checks if not ok]
 
 

@@ -45,10 +45,11 @@ def per_domain(device: Device, ranks: int, stride: int) -> int:
         return 1
     if device.scaleup_domain is None:
         raise NotPublished(
-            device.name, ("scaleup_domain",), "scale-up domain size (column scaleup_domain)",
-            f"so a group of {ranks} GPUs cannot be placed; give one, e.g. what-if "
-            "scaleup_domain=8",
-        )  # fmt: skip
+            device.name,
+            ("scaleup_domain",),
+            "scale-up domain size (column scaleup_domain)",
+            f"so a group of {ranks} GPUs cannot be placed; give one, e.g. what-if scaleup_domain=8",
+        )
     return min(ranks, max(1, device.scaleup_domain // stride))
 
 
@@ -74,8 +75,12 @@ def seconds(
         link = "scale-up (or PCIe)" if intra else "scale-out"
         fields = ("scaleup_bytes_per_s", "pcie_bytes_per_s") if intra else ("scaleout_bytes_per_s",)
         domains = f"{c.inter.ranks} scale-up domain{'s' if c.inter.ranks > 1 else ''}"
-        raise NotPublished(device.name, fields, f"{link} bandwidth",
-                           f"for a {collective} over {ranks} GPUs ({domains})")  # fmt: skip
+        raise NotPublished(
+            device.name,
+            fields,
+            f"{link} bandwidth",
+            f"for a {collective} over {ranks} GPUs ({domains})",
+        )
     return c.seconds
 
 

@@ -22,8 +22,9 @@ from perfcore.model.llm.workloads import DEFAULT, Op, Pass, Precisions, model_op
 PHASES = ("prefill", "decode", "generate", "train")
 # The ranges of every number the command line and the pages take.
 BATCH = Param("batch", 1, "sequences processed together", hi=2**20)
-CONTEXT = Param("context", 1024, "prompt length (prefill, generate, train) or context (decode)",
-                hi=2**21)  # fmt: skip
+CONTEXT = Param(
+    "context", 1024, "prompt length (prefill, generate, train) or context (decode)", hi=2**21
+)
 OUTPUT = Param("output_tokens", 256, "tokens generated after the prompt", hi=2**20)
 TP = Param("tp", 1, "tensor-parallel GPUs", hi=1024)
 DP = Param("dp", 1, "data-parallel replicas (training)", hi=2**16)
@@ -31,9 +32,11 @@ NUMBERS = (BATCH, CONTEXT, OUTPUT, TP, DP)
 
 # Bits the math runs in -> the precisions whose peak applies, first published wins.
 MATH_PRECISIONS = {16: ("bf16", "fp16"), 8: ("fp8", "int8"), 4: ("fp4",)}
-ROOF_RULE = ("the math runs in the wider of the weight and activation precisions "
-             "(16 bits: BF16, else FP16; 8: FP8, else INT8; 4: FP4): narrower weights "
-             "are widened on load, they do not speed up the math")  # fmt: skip
+ROOF_RULE = (
+    "the math runs in the wider of the weight and activation precisions "
+    "(16 bits: BF16, else FP16; 8: FP8, else INT8; 4: FP4): narrower weights "
+    "are widened on load, they do not speed up the math"
+)
 TRAIN_FACTOR = 3  # forward + backward ≈ 3 x forward (the backward pass costs 2 x)
 RECOMPUTE_FACTOR = 4  # with full activation recomputation the forward runs twice
 
@@ -49,8 +52,9 @@ def missing_peak(device: Device, p: Precisions) -> NotPublished:
     wanted = MATH_PRECISIONS[max(p.weights, p.activations)]
     published = ", ".join(device.published_precisions()) or "none"
     fields = tuple(f"{c}_flops_per_s" for c in wanted)
-    return NotPublished(device.name, fields, f"{' or '.join(wanted)} peak",
-                        f"(it publishes: {published})")  # fmt: skip
+    return NotPublished(
+        device.name, fields, f"{' or '.join(wanted)} peak", f"(it publishes: {published})"
+    )
 
 
 @dataclass(frozen=True)
@@ -221,8 +225,10 @@ def _merge(group: list[Priced]) -> Priced:
     """Several runs of one named op as one: FLOPs, bytes and time summed; the slower's bound."""
     flops = sum(pr.op.flops for pr in group)
     n_bytes = sum(pr.op.bytes for pr in group)
-    parts = {k: sum(getattr(pr.op, k) * pr.op.count for pr in group)
-             for k in ("weights", "kv_read", "kv_write", "output")}  # fmt: skip
+    parts = {
+        k: sum(getattr(pr.op, k) * pr.op.count for pr in group)
+        for k in ("weights", "kv_read", "kv_write", "output")
+    }
     first = group[0].op
     op = replace(first, cost=Cost(flops, n_bytes, first.name), count=1, **parts)
     slowest = max(group, key=lambda pr: pr.time_s)

@@ -62,8 +62,9 @@ def inference_memory(
     """Weights + KV cache at `context` + the largest op's working set, per GPU."""
     act = max(pr.op.activations for pr in phase.ops)
     weights = model.params() * p.w / tp
-    return Memory(weights, kv_bytes(model, batch, context, p, tp), act, 0.0,
-                  device.memory_bytes, tp)  # fmt: skip
+    return Memory(
+        weights, kv_bytes(model, batch, context, p, tp), act, 0.0, device.memory_bytes, tp
+    )
 
 
 def train_memory(

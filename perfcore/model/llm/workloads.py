@@ -187,8 +187,15 @@ def _mlp(
 ) -> list[Op]:
     """Up (gate + up when gated), activation, down: `copies` experts stored, `read` of them read."""
     h, i, gates = model.hidden, inter / tp, 2 if model.gated_mlp else 1
-    up = _linear(f"{prefix} gate+up" if gates == 2 else f"{prefix} up", "mlp", tokens, h,
-                 gates * i, p, copies * gates * h * inter)  # fmt: skip
+    up = _linear(
+        f"{prefix} gate+up" if gates == 2 else f"{prefix} up",
+        "mlp",
+        tokens,
+        h,
+        gates * i,
+        p,
+        copies * gates * h * inter,
+    )
     act = _pointwise(f"{prefix} activation", "mlp", tokens * i, gates, ACT_FLOPS + gates - 1, p)
     down = _linear(f"{prefix} down", "mlp", tokens, i, h, p, copies * inter * h)
     return [_read_weights(up, read), act, _read_weights(down, read)]
@@ -229,24 +236,43 @@ def layer_ops(model, s: Pass, p: Precisions, window: int | None = None) -> list[
     return [
         norm_op("attention norm", t * h, h, p),
         _linear("q proj", "projection", t, h, heads * d, p, q_params, b * heads * d),
-        _linear("k proj", "projection", t, h, kv_heads * d, p, kv_params, b * kv_heads * d,
-                kv_out=s.cache),
-        _linear("v proj", "projection", t, h, kv_heads * d, p, kv_params, b * kv_heads * d,
-                kv_out=s.cache),
+        _linear(
+            "k proj",
+            "projection",
+            t,
+            h,
+            kv_heads * d,
+            p,
+            kv_params,
+            b * kv_heads * d,
+            kv_out=s.cache,
+        ),
+        _linear(
+            "v proj",
+            "projection",
+            t,
+            h,
+            kv_heads * d,
+            p,
+            kv_params,
+            b * kv_heads * d,
+            kv_out=s.cache,
+        ),
         *attention_ops(model, s, p, window),
         _linear("o proj", "projection", t, heads * d, h, p, model.heads * d * h),
         ops_residual(t * h, p),
         norm_op("mlp norm", t * h, h, p),
         *mlp_ops(model, s, p),
         ops_residual(t * h, p),
-    ]  # fmt: skip
+    ]
 
 
 def ops_residual(n: float, p: Precisions) -> Op:
     """x + f(x): ops.elementwise_add at the activation precision."""
     cost = ops.elementwise_add(n, p.a)
-    return Op("residual add", "residual", ops.Cost(cost.flops, cost.bytes, "residual add"),
-              output=n * p.a)  # fmt: skip
+    return Op(
+        "residual add", "residual", ops.Cost(cost.flops, cost.bytes, "residual add"), output=n * p.a
+    )
 
 
 def norm_op(name: str, n: float, hidden: int, p: Precisions) -> Op:

@@ -82,8 +82,11 @@ def tp_problems(model, tp: int) -> list[LayoutError]:
     if model.heads % tp:
         found.append(LayoutError("tp", tp, f"does not divide the {model.heads} attention heads"))
     if model.kv_heads % tp and tp % model.kv_heads:
-        found.append(LayoutError("tp", tp, f"neither divides the {model.kv_heads} KV heads nor "
-                                 "is a multiple of them"))  # fmt: skip
+        found.append(
+            LayoutError(
+                "tp", tp, f"neither divides the {model.kv_heads} KV heads nor is a multiple of them"
+            )
+        )
     return found
 
 
@@ -99,8 +102,14 @@ def problems(layout: Layout, model, gpus: int, seq: int, sequences: int) -> list
     if model.experts % e:
         found.append(LayoutError("ep", e, f"does not divide the {model.experts} experts"))
     elif (layout.dp * c) % e:
-        found.append(LayoutError("ep", e, f"does not divide dp x cp ({layout.dp * c}): experts "
-                                 "are spread over data-parallel ranks"))  # fmt: skip
+        found.append(
+            LayoutError(
+                "ep",
+                e,
+                f"does not divide dp x cp ({layout.dp * c}): experts "
+                "are spread over data-parallel ranks",
+            )
+        )
     if layout.gpus != gpus:
         found.append(LayoutError("gpus", gpus, f"is not tp x pp x dp x cp = {layout.gpus:,}"))
     found += _batch_problems(layout, sequences)
@@ -111,15 +120,26 @@ def _batch_problems(layout: Layout, sequences: int) -> list[LayoutError]:
     """Micro-batching problems: the step's sequences over dp replicas and micro-batches."""
     per_replica, rest = divmod(sequences, layout.dp)
     if rest or not per_replica:
-        return [LayoutError("dp", layout.dp, f"does not divide the {sequences:,} sequences "
-                            "of a step")]  # fmt: skip
+        return [
+            LayoutError("dp", layout.dp, f"does not divide the {sequences:,} sequences of a step")
+        ]
     if per_replica % layout.micro_batch:
-        return [LayoutError("micro_batch", layout.micro_batch, f"does not divide the "
-                            f"{per_replica:,} sequences per data-parallel replica")]  # fmt: skip
+        return [
+            LayoutError(
+                "micro_batch",
+                layout.micro_batch,
+                f"does not divide the {per_replica:,} sequences per data-parallel replica",
+            )
+        ]
     m = per_replica // layout.micro_batch
     if layout.interleave > 1 and m % layout.pp:
-        return [LayoutError("interleave", layout.interleave, f"needs the {m} micro-batches "
-                            f"to be a multiple of pp ({layout.pp})")]  # fmt: skip
+        return [
+            LayoutError(
+                "interleave",
+                layout.interleave,
+                f"needs the {m} micro-batches to be a multiple of pp ({layout.pp})",
+            )
+        ]
     return []
 
 

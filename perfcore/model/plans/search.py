@@ -57,8 +57,11 @@ def degrees(t: Training, fixed: dict) -> Iterator[tuple[int, int, int, int]]:
     tps = [d for d in divisors(n, TP_MAX) if m.heads % d == 0]
     for tp in _choices("tp", fixed, tps):
         rest = n // tp if n % tp == 0 else 0
-        cps = [c for c in divisors(rest, CP_MAX) if c == 1 or t.seq % (2 * c) == 0
-               and t.seq // c >= CP_MIN_TOKENS]  # fmt: skip
+        cps = [
+            c
+            for c in divisors(rest, CP_MAX)
+            if c == 1 or t.seq % (2 * c) == 0 and t.seq // c >= CP_MIN_TOKENS
+        ]
         for cp in _choices("cp", fixed, cps):
             left = rest // cp if cp and rest % cp == 0 else 0
             pps = divisors(left, m.layers)  # uneven stages too: Llama 3 405B's 126 over 16
@@ -76,11 +79,25 @@ def shapes(t: Training, fixed: dict) -> Iterator[dict]:
         per_replica = t.sequences // dp
         for ep in _choices("ep", fixed, eps):
             for mb in _choices("micro_batch", fixed, divisors(per_replica, MICRO_BATCH_MAX)):
-                vs = [v for v in divisors(t.model.layers // pp, INTERLEAVE_MAX)
-                      if v == 1 or (per_replica // mb) % pp == 0] if pp > 1 else [1]  # fmt: skip
+                vs = (
+                    [
+                        v
+                        for v in divisors(t.model.layers // pp, INTERLEAVE_MAX)
+                        if v == 1 or (per_replica // mb) % pp == 0
+                    ]
+                    if pp > 1
+                    else [1]
+                )
                 for v in _choices("interleave", fixed, vs):
-                    yield {"tp": tp, "cp": cp, "pp": pp, "dp": dp, "ep": ep,
-                           "micro_batch": mb, "interleave": v}  # fmt: skip
+                    yield {
+                        "tp": tp,
+                        "cp": cp,
+                        "pp": pp,
+                        "dp": dp,
+                        "ep": ep,
+                        "micro_batch": mb,
+                        "interleave": v,
+                    }
 
 
 def variants(t: Training, shape: dict, fixed: dict) -> Iterator[TrainPlan]:

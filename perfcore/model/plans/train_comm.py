@@ -99,6 +99,11 @@ def comm_seconds(t, layout, m: int, compute_s: float) -> dict[str, float]:
     backward = compute_s / m * 2 / 3  # the last micro-batch's backward hides the reduce
     window = compute_s if layout.zero == 3 else backward
     cp = cp_seconds(t, layout, m)
-    return {"tp": tp_seconds(t, layout, m), "cp": max(0.0, cp - attention),
-            "ep": ep_seconds(t, layout, m), "pp_p2p": pp_seconds(t, layout, m),
-            "dp": dp, "dp_exposed": max(0.0, dp - window)}  # fmt: skip
+    return {
+        "tp": tp_seconds(t, layout, m),
+        "cp": max(0.0, cp - attention),
+        "ep": ep_seconds(t, layout, m),
+        "pp_p2p": pp_seconds(t, layout, m),
+        "dp": dp,
+        "dp_exposed": max(0.0, dp - window),
+    }

@@ -42,11 +42,15 @@ class Training:
                 "precision", self.precision, f"is not one of {', '.join(TRAIN_PRECISIONS)}"
             )
         if self.device.peak_flops(self.precision) is None:
-            raise LayoutError("precision", self.precision,
-                              f"has no published peak on {self.device.name}")  # fmt: skip
+            raise LayoutError(
+                "precision", self.precision, f"has no published peak on {self.device.name}"
+            )
         if self.global_batch_tokens % self.seq:
-            raise LayoutError("global_batch_tokens", self.global_batch_tokens,
-                              f"is not a whole number of {self.seq:,}-token sequences")  # fmt: skip
+            raise LayoutError(
+                "global_batch_tokens",
+                self.global_batch_tokens,
+                f"is not a whole number of {self.seq:,}-token sequences",
+            )
 
     def once(self, key: tuple, compute: Callable[[], float]):
         """compute() the first time `key` is asked for; its value after (a search asks for
@@ -120,8 +124,9 @@ def memory(t: Training, layout: Layout) -> dict[str, float]:
     dense, experts = t.stage_params(layout.pp)
     shards = layout.dp * layout.cp
     parts = tc.state_bytes(dense / layout.tp, layout.zero, shards)
-    sharded_experts = tc.state_bytes(experts / (layout.tp * layout.ep), layout.zero,
-                                     shards // layout.ep)  # fmt: skip
+    sharded_experts = tc.state_bytes(
+        experts / (layout.tp * layout.ep), layout.zero, shards // layout.ep
+    )
     out = {k: parts[k] + sharded_experts[k] for k in parts}
     m = micro_batches(layout, t.sequences)
     per_layer = tc.activation_bytes_per_layer(t.model, layout, t.seq)
@@ -157,9 +162,16 @@ def price(t: Training, layout: Layout) -> TrainPlan:
     comm = comm_seconds(t, layout, m, compute)
     per_micro = (compute + comm["tp"] + comm["cp"] + comm["ep"]) / m
     bubble = (layout.pp - 1) / layout.interleave * per_micro
-    times = {"compute": compute, "optimizer": optimizer_seconds(t, layout), "tp": comm["tp"],
-             "cp": comm["cp"], "ep": comm["ep"], "pp_bubble": bubble,
-             "pp_p2p": comm["pp_p2p"], "dp": comm["dp_exposed"]}  # fmt: skip
+    times = {
+        "compute": compute,
+        "optimizer": optimizer_seconds(t, layout),
+        "tp": comm["tp"],
+        "cp": comm["cp"],
+        "ep": comm["ep"],
+        "pp_bubble": bubble,
+        "pp_p2p": comm["pp_p2p"],
+        "dp": comm["dp_exposed"],
+    }
     return TrainPlan(t, layout, times, comm["dp"], memory(t, layout))
 
 
@@ -171,5 +183,8 @@ def run_totals(plan: TrainPlan) -> dict[str, float | None]:
     seconds = t.tokens / plan.tokens_per_s
     tdp = t.device.tdp_w
     energy = None if tdp is None else tdp * t.gpus * seconds / 3.6e6
-    return {"train_days": seconds / SECONDS_PER_DAY, "gpu_hours": t.gpus * seconds / 3600,
-            "energy_kwh": energy}  # fmt: skip
+    return {
+        "train_days": seconds / SECONDS_PER_DAY,
+        "gpu_hours": t.gpus * seconds / 3600,
+        "energy_kwh": energy,
+    }

@@ -59,12 +59,17 @@ class Efficiency:
 
     def derived_from(self) -> str:
         """What the figure rests on, in words."""
-        loso = ("" if self.loso_median_error is None else
-                f"; leave-one-source-out error {self.loso_median_error:.0%} median, "
-                f"{self.loso_max_error:.0%} max")  # fmt: skip
-        return (f"bound ÷ {self.value:.2f}, the median efficiency of {self.runs} published "
-                f"{self.regime} runs from {self.sources} sources (range "
-                f"{self.low:.2f}-{self.high:.2f}){loso}")  # fmt: skip
+        loso = (
+            ""
+            if self.loso_median_error is None
+            else f"; leave-one-source-out error {self.loso_median_error:.0%} median, "
+            f"{self.loso_max_error:.0%} max"
+        )
+        return (
+            f"bound ÷ {self.value:.2f}, the median efficiency of {self.runs} published "
+            f"{self.regime} runs from {self.sources} sources (range "
+            f"{self.low:.2f}-{self.high:.2f}){loso}"
+        )
 
 
 def samples(
@@ -88,8 +93,9 @@ def _errors(group: list[Sample]) -> list[float]:
         if not others:
             continue
         eff = statistics.median(others)
-        errors += [abs(s.bound_s / eff - s.measured_s) / s.measured_s
-                   for s in group if s.source == source]  # fmt: skip
+        errors += [
+            abs(s.bound_s / eff - s.measured_s) / s.measured_s for s in group if s.source == source
+        ]
     return errors
 
 
@@ -102,10 +108,16 @@ def efficiencies(all_samples: Iterable[Sample]) -> dict[str, Efficiency]:
     for regime, group in by.items():
         effs = [s.efficiency for s in group]
         errors = _errors(group)
-        out[regime] = Efficiency(regime, statistics.median(effs), len(group),
-                                 len({s.source for s in group}), min(effs), max(effs),
-                                 statistics.median(errors) if errors else None,
-                                 max(errors) if errors else None)  # fmt: skip
+        out[regime] = Efficiency(
+            regime,
+            statistics.median(effs),
+            len(group),
+            len({s.source for s in group}),
+            min(effs),
+            max(effs),
+            statistics.median(errors) if errors else None,
+            max(errors) if errors else None,
+        )
     return out
 
 

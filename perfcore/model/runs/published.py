@@ -53,9 +53,16 @@ def layouts_of(run, model) -> list[Layout]:
     """The row's layout; empty cells: ZeRO 0, micro-batch 1, no recomputation, and with pp > 1
     every interleave the layers allow (the fastest is priced: an unpublished vp is not
     allowed to raise the bound)."""
-    base = {"tp": run.tp, "pp": run.pp, "dp": run.dp, "cp": run.cp, "ep": run.ep,
-            "zero": run.zero or 0, "micro_batch": run.micro_batch or 1,
-            "recompute": run.recompute or "none"}  # fmt: skip
+    base = {
+        "tp": run.tp,
+        "pp": run.pp,
+        "dp": run.dp,
+        "cp": run.cp,
+        "ep": run.ep,
+        "zero": run.zero or 0,
+        "micro_batch": run.micro_batch or 1,
+        "recompute": run.recompute or "none",
+    }
     if run.vp is not None or run.pp == 1:
         return [Layout(**base, interleave=run.vp or 1)]
     return [Layout(**base, interleave=v) for v in range(1, max(1, model.layers // run.pp) + 1)]
@@ -85,8 +92,9 @@ def measured_step_s(run, model, device) -> float:
 
 def train_sample(run, model, device) -> tuple[str, float, float]:
     """(train, the step's bound, the step measured) at the row's layout and precision."""
-    t = Training(model, device, run.gpus, run.seq_len, run.global_batch * run.seq_len,
-                 run.precision)  # fmt: skip
+    t = Training(
+        model, device, run.gpus, run.seq_len, run.global_batch * run.seq_len, run.precision
+    )
     layouts = layouts_of(run, model)
     ok = [lay for lay in layouts if not problems(lay, model, t.gpus, t.seq, t.sequences)]
     bound = min(price(t, lay).step_s for lay in ok or layouts[:1])  # [:1]: raises its reason
@@ -166,8 +174,11 @@ def concurrency_sample(run, model, device, p: Precisions) -> tuple[str, float, f
     raise Unpriced(f"metric {run.metric} is not a concurrency run's figure")
 
 
-SERVE = {"static": static_sample, "max_throughput": max_throughput_sample,
-         "concurrency": concurrency_sample}  # fmt: skip
+SERVE = {
+    "static": static_sample,
+    "max_throughput": max_throughput_sample,
+    "concurrency": concurrency_sample,
+}
 
 
 def sample_of(run, models: dict, specs: dict) -> tuple[str, float, float]:

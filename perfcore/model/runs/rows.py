@@ -30,17 +30,38 @@ from perfcore.model.chip.specs import PRECISIONS
 DEFAULT_PATH = Path(__file__).resolve().parents[3] / "data" / "runs.csv"
 
 REQUIRED_COLUMNS = (
-    "name", "kind", "model", "device", "gpus", "precision", "metric", "value", "source_id",
+    "name",
+    "kind",
+    "model",
+    "device",
+    "gpus",
+    "precision",
+    "metric",
+    "value",
+    "source_id",
     "source",
-)  # fmt: skip
+)
 TRAIN_COLUMNS = (
-    "dp", "zero", "vp", "micro_batch", "global_batch", "seq_len", "recompute", "sp",
+    "dp",
+    "zero",
+    "vp",
+    "micro_batch",
+    "global_batch",
+    "seq_len",
+    "recompute",
+    "sp",
     "flops_convention",
-)  # fmt: skip
+)
 SERVE_COLUMNS = (
-    "engine", "batch_mode", "batch", "input_tokens", "output_tokens", "weights_bits",
-    "act_bits", "kv_bits",
-)  # fmt: skip
+    "engine",
+    "batch_mode",
+    "batch",
+    "input_tokens",
+    "output_tokens",
+    "weights_bits",
+    "act_bits",
+    "kv_bits",
+)
 OPTIONAL_COLUMNS = ("tp", "pp", "cp", "ep", *TRAIN_COLUMNS, *SERVE_COLUMNS, "speculative", "notes")
 NEEDED = {
     "train": ("tp", "dp", "global_batch", "seq_len"),
@@ -266,13 +287,19 @@ def _row_problems(fields: dict, models: dict, devices: dict) -> list[tuple[str, 
 def _kind_problems(fields: dict) -> list[tuple[str, str]]:
     """Cells a run of its kind needs but lacks, and cells that belong to the other kind."""
     kind = fields["kind"]
-    missing = [(c, f"got ''; expected {_expected(c)} (every {kind} run needs one)")
-               for c in NEEDED[kind] if c not in fields]  # fmt: skip
+    missing = [
+        (c, f"got ''; expected {_expected(c)} (every {kind} run needs one)")
+        for c in NEEDED[kind]
+        if c not in fields
+    ]
     mode = fields.get("batch_mode", "max_throughput") if kind == "serve" else "max_throughput"
     if mode != "max_throughput" and "batch" not in fields:
         missing.append(("batch", f"got ''; expected {WHOLES['batch']} for a {mode} run"))
-    stray = [(c, f"got {fields[c]!r}; expected empty for a {kind} run")
-             for c in OTHER_KIND[kind] if c in fields]  # fmt: skip
+    stray = [
+        (c, f"got {fields[c]!r}; expected empty for a {kind} run")
+        for c in OTHER_KIND[kind]
+        if c in fields
+    ]
     return missing + stray
 
 
@@ -288,8 +315,12 @@ def _name_problems(fields: dict, models: dict, devices: dict) -> list[tuple[str,
     device, precision = devices.get(fields["device"]), fields["precision"]
     if device is not None and device.peak_flops(precision) is None:
         published = ", ".join(device.published_precisions())
-        found.append(("precision", f"got {precision!r}; expected one {device.name} publishes a "
-                      f"peak for ({published})"))  # fmt: skip
+        found.append(
+            (
+                "precision",
+                f"got {precision!r}; expected one {device.name} publishes a peak for ({published})",
+            )
+        )
     return found
 
 
