@@ -119,7 +119,13 @@ def test_lmdeploy_and_vllm_ci_figures_as_printed_and_in_si():
     tok/s; Llama 2 7B at batch 1, 2,048 in: FTL(ave) 0.139 s, stored as 139 ms. vLLM CI build
     9513: Llama 3 70B at TP 4 on H200, batch 8, 32 in, 128 out: 2,075.08 ms mean latency."""
     tput = BY_NAME["lmdeploy-0.1.0-a100-llama2-70b-tput-b64-tp4-2048-2048"]
-    assert (tput.batch, tput.tp, tput.gpus, tput.value, tput.batch_mode) == (64, 4, 4, 930.46, "static")
+    assert (tput.batch, tput.tp, tput.gpus, tput.value, tput.batch_mode) == (
+        64,
+        4,
+        4,
+        930.46,
+        "static",
+    )
     ttft = BY_NAME["lmdeploy-0.1.0-a100-llama2-7b-ttft-b1-tp1-2048-128"]
     assert ttft.printed == "139" and ttft.value == pytest.approx(0.139, rel=1e-12)
     vllm = BY_NAME["vllm-buildkite-9513-h200-llama-3-70b-tp4-b8-32-128"]
