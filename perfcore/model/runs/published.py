@@ -76,7 +76,18 @@ def source_flops_per_step(run, model) -> float:
     if run.flops_convention == "palm-mfu":  # 6N + 12 L H Q T per token (PaLM, Appendix B)
         per_token = 6 * model.params() + 12 * model.layers * model.heads * model.head_dim * s
         return b * s * per_token
+    if run.flops_convention == "nemo":
+        return b * s * nemo_flops_per_token(model, s)
     raise Unpriced(f"metric {run.metric} needs a flops_convention (got {run.flops_convention!r})")
+
+
+def nemo_flops_per_token(model, seq: int) -> float:
+    """FLOPs per token NeMo's flops_formulas.py counted before August 2025 (docs/runs.md):
+    L h^2 (12 + 12 g/a + 18 k f/h + 12 s/h) + 6 V h, attention over the full sequence."""
+    h, k = model.hidden, model.experts_per_token
+    mlp = (18 if model.gated_mlp else 12) * k * model.expert_width / h
+    layer = 12 + 12 * model.kv_heads / model.heads + mlp + 12 * seq / h
+    return model.layers * h * h * layer + 6 * model.vocab * h
 
 
 def measured_step_s(run, model, device) -> float:
