@@ -6,23 +6,15 @@ The page draws before JAX is imported: JAX starts (and finds the device) on Run.
 import streamlit as st
 
 import ui
-from perfcore.errors import report_bug
+from perfcore import figures
 from perfcore.explain import measure as view
 from perfcore.explain import measure_clock as clock
 from perfcore.explain import measure_roofline as measured
 from perfcore.explain import measure_sweep as sweep_view
 from perfcore.explain import what_if
-from perfcore.figures import (
-    ceilings_figure,
-    dispatch_figure,
-    pairs_figure,
-    spread_figure,
-    sweep_figure,
-)
-from perfcore.figures.measure_roofline import measured_roofline_figure
 from perfcore.measure.clock import lock
 from perfcore.measure.experiments import registry
-from perfcore.measure.experiments.suites import SUITES, BackendFailed, DeviceMemoryError
+from perfcore.measure.experiments.suites import SUITES
 from perfcore.measure.results.empirical import measured_roofline
 
 ctx = ui.context()
@@ -39,53 +31,20 @@ if st.session_state.get(view.RUNNING) and not lock.measurement_in_progress():
     st.session_state[view.RUNNING] = False
 
 
-def measure(suite: str, names: list[str]) -> None:
-    """Run the experiments with a progress bar; a fault is said, the lock always released."""
-    bar, waiting = st.progress(0.0, text="starting"), st.empty()
-    st.session_state[view.RUNNING] = True
-    try:
-        bench = ui.measurement_module()
-        records = bench.run_suite(
-            suite,
-            experiments=tuple(names),
-            specs=ctx.specs,
-            progress=lambda fraction, message: bar.progress(fraction, text=message),
-            wait_callback=lambda message: waiting.info(message, icon=":material/hourglass:"),
-        )
-    except (DeviceMemoryError, BackendFailed) as error:  # too big, or the device failed
-        st.error(view.fault(error), icon=":material/error:")
-        return
-    except Exception:  # noqa: BLE001 - a bug: logged with its traceback, said as one
-        where = f"the Measure page's run of {', '.join(names)}"
-        st.error(f"{report_bug(where)} {view.KEPT}", icon=":material/error:")
-        return
-    finally:
-        st.session_state[view.RUNNING] = False
-        bar.empty()
-        waiting.empty()
-    st.session_state[view.STATE] = records
-    st.rerun()
-
-
 @st.fragment
 def run_panel() -> None:
     """Experiments, suite and the Run button; a run shows its progress, then the page reruns."""
     every, quick = list(registry.EXPERIMENTS), registry.default_selection()
     names = ui.multi("Experiments", every, "me_experiments", quick, help=view.EXPERIMENTS_HELP)
     st.caption(view.heavy_note())
+    captions = view.suite_captions(SUITES)
     suite = ui.choice(
-        "Suite",
-        list(SUITES),
-        "me_suite",
-        "default",
-        widget=st.radio,
-        horizontal=True,
-        captions=view.suite_captions(SUITES),
+        "Suite", list(SUITES), "me_suite", widget=st.radio, horizontal=True, captions=captions
     )
     if lock.measurement_in_progress():
         st.info(view.WAITING_NOTE, icon=":material/hourglass:")
     if st.button("Run the experiments", key="me_run", type="primary", disabled=not names):
-        measure(suite, names)
+        ui.measure(suite, names, ctx.specs)
 
 
 if not hosted and not missing:
@@ -114,12 +73,12 @@ def show(records: tuple, spec) -> None:
     rows = sweep_view.sweep(records)
     if rows:
         overhead, roof = sweep_view.overhead_by_n(records), sweep_view.roof_by_n(records, spec)
-        ui.chart("me_sweep", sweep_figure, rows, overhead, roof, spec.name if spec else "")
+        ui.chart("me_sweep", figures.sweep_figure, rows, overhead, roof, spec.name if spec else "")
         st.caption(sweep_view.sweep_sentence(records))
     points, roofline = view.overlay(live, uploaded), measured_roofline(records)
     ui.chart(
         "me_roofline",
-        measured_roofline_figure,
+        figures.measured_roofline_figure,
         roofline,
         points,
         measured.above(points, roofline, spec),
@@ -132,21 +91,21 @@ def show(records: tuple, spec) -> None:
         ui.table(measured.roofs_table(roofline, spec), "measured_roofs")
     dispatch = clock.dispatch(records)
     if dispatch:
-        ui.chart("me_dispatch", dispatch_figure, dispatch)
+        ui.chart("me_dispatch", figures.dispatch_figure, dispatch)
         ui.table(clock.dispatch_table(dispatch), "dispatch_vs_compute")
         st.caption(clock.dispatch_sentence(dispatch))
     pairs = clock.pairs(records)
     if pairs:
-        ui.chart("me_pairs", pairs_figure, pairs)
+        ui.chart("me_pairs", figures.pairs_figure, pairs)
         st.caption(" ".join(pair.sentence for pair in pairs))
     st.caption(clock.elementwise_sentence(records))
     spread = clock.spread(records)
     if spread:
-        ui.chart("me_spread", spread_figure, spread)
+        ui.chart("me_spread", figures.spread_figure, spread)
         st.caption(spread.sentence)
     ceilings = measured.ceilings(roofline, spec)
     if ceilings and spec is not None:
-        ui.chart("me_ceilings", ceilings_figure, ceilings, spec.name)
+        ui.chart("me_ceilings", figures.ceilings_figure, ceilings, spec.name)
     ui.takeaway(view.takeaway(records, spec, known is not None))
 
 

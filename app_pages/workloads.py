@@ -9,42 +9,25 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import ui
-from perfcore import format as fmt
-from perfcore.errors import NotPublished, report_bug
 from perfcore.explain import workloads as view
+from perfcore.explain.refusal import refusal
 from perfcore.figures import workloads as charts
-from perfcore.model.llm.phases import BATCH, CONTEXT, DP, OUTPUT, PHASES, ROOF_RULE, TP
-from perfcore.model.llm.workloads import BITS, Precisions
+from perfcore.model.llm.phases import NUMBERS, PHASES
+from perfcore.model.llm.workloads import DEFAULT
 
 DEFAULT_MODEL = "Llama-3.1-8B"
-# The page opens on serving at a useful size: 16 sequences at a 4k context.
-PAGE_DEFAULTS = {"batch": 16, "context": 4096}
-LABELS = {
-    "batch": "Batch (sequences)",
-    "context": "Prompt / context tokens",
-    "output_tokens": "Output tokens",
-    "tp": "Tensor parallel (GPUs)",
-    "dp": "Data parallel (train)",
-}
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def priced(model, device, compare, setup) -> view.Page | str:
-    """The page's numbers, once per input (shared, read-only); or what is missing."""
-    try:
-        return view.page(model, device, compare, setup)
-    except NotPublished as e:
-        return f"Cannot price this on {device.name}: {e}."
-    except Exception:  # a bug, not the input: logged with its traceback, said as such
-        return report_bug(f"the Workloads page, pricing {model.name} on {device.name}")
+    """The page's numbers, once per input (shared, read-only); or the line saying why none."""
+    where = f"the Workloads page, pricing {model.name} on {device.name}"
+    return ui.priced(where, view.page, model, device, compare, setup, say=refusal)
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def figure(model, device, compare, setup, which, theme) -> go.Figure:
-    """The chart called `which` of priced(...), once per input.
-
-    A resource, not data: unpickling a go.Figure re-validates it, as slow as building it.
-    """
+    """The chart `which` of priced(...), once per input (a resource: unpickling re-validates)."""
     return charts.page_figure(priced(model, device, compare, setup), which, setup.tp, theme)
 
 
@@ -63,65 +46,14 @@ def inputs(models: dict) -> tuple[str, view.Setup]:
             width=2 * ui.INPUT,
         )
         phase = ui.choice("Phase", PHASES, "wl_phase", "decode", widget=st.radio, horizontal=True)
-    numbers = {}
     with st.container(horizontal=True):
-        for param in (BATCH, CONTEXT, OUTPUT, TP, DP):
-            default = PAGE_DEFAULTS.get(param.name, param.default)
-            numbers[param.name] = ui.number(
-                LABELS[param.name],
-                f"wl_{param.name}",
-                default,
-                param.lo,
-                param.hi,
-                help=param.help,
-                width=ui.INPUT,
-            )
+        n = ui.numbers(NUMBERS, view.LABELS, "wl_", view.PAGE_DEFAULTS)
     with st.container(horizontal=True, vertical_alignment="center"):
-        bits = [
-            ui.choice(f"{what} bits", BITS, f"wl_{key}_bits", 16, width=ui.INPUT)
-            for what, key in zip(
-                ("Weight", "Activation", "KV cache"), ("weights", "act", "kv"), strict=True
-            )
-        ]
+        bits = ui.precisions("wl_", DEFAULT)
         fused = ui.toggle("Fused attention", "wl_fused", True, help="FlashAttention-style")
         recompute = ui.toggle("Recompute (train)", "wl_recompute", False)
-    n = numbers
-    setup = view.Setup(
-        phase,
-        n["batch"],
-        n["context"],
-        n["output_tokens"],
-        Precisions(*bits),
-        fused,
-        n["tp"],
-        n["dp"],
-        recompute,
-    )
+    setup = view.Setup(phase, precisions=bits, fused=fused, recompute=recompute, **n)
     return name, setup
-
-
-def headline(main: view.View) -> None:
-    """The main device's numbers: time, bound, intensity, rates, memory."""
-    metrics = [
-        ("Time (sum of ops)", fmt.seconds(main.phase.time_s)),
-        ("Single-roofline bound", fmt.seconds(main.phase.time_bound_s)),
-        (
-            f"Intensity ({main.phase.bound}-bound)",
-            fmt.intensity(main.phase.intensity, unit="FLOP/B"),
-        ),  # a quarter-width box
-        ("Tokens/s", f"{main.tokens_per_s:,.0f}"),
-        ("Memory per GPU", fmt.capacity(main.memory.total)),
-    ]
-    if main.generation:
-        g = main.generation
-        metrics[3:3] = [
-            ("Time to first token", fmt.seconds(g.ttft_s)),
-            (
-                "Time per output token",
-                f"{fmt.seconds(g.tpot_first_s)} → {fmt.seconds(g.tpot_last_s)}",
-            ),
-        ]
-    ui.metrics(metrics)
 
 
 @st.fragment(key="wl_charts")
@@ -148,18 +80,13 @@ def workload() -> None:
     ctx, models = ui.context(), ui.models()
     name, setup = inputs(models)
     model = models[name]
-    st.caption(
-        f"{name}: {model.kv_rule()}; {model.params() / 1e9:.2f}B parameters "
-        f"({model.active_params() / 1e9:.2f}B active). Precision: {ROOF_RULE}; the "
-        "sidebar's precision is not used here."
-    )
+    st.caption(view.model_caption(model))
     data = priced(model, ctx.device, ctx.compare, setup)
-    if isinstance(data, str):
-        st.error(data)
+    if ui.refused(data):
         return
     if data.left_out:
         st.warning(data.left_out)
-    headline(data.views[0])
+    ui.metrics(view.headline(data.views[0]))
     chart(model, setup, data)
     ui.takeaway(view.takeaway(model, data.views[0], setup))
     ui.table(data.summary, "workloads_summary")
@@ -169,10 +96,6 @@ def workload() -> None:
 
 
 workload()
-st.caption(
-    "Conventions: 2 FLOPs per multiply-add; decode reads every weight and the whole KV "
-    "cache once per step; prefill runs lm_head on the last position only; TP all-reduces "
-    "use the scale-up link per direction (docs/workloads.md)."
-)
+st.caption(view.CONVENTIONS)
 ctx = ui.context()
 ui.spec_caption(ctx.device, ctx.compare)

@@ -233,3 +233,16 @@ def test_a_rival_within_a_thousandth_of_the_step_reads_as_a_tie(specs):
     rival = next(q for q in v.found.candidates if plan.shape(q.layout) != plan.shape(best.layout))
     assert rival.step_s - best.step_s <= 1e-3 * best.step_s
     assert f"{plan.shape(rival.layout)}, ties it (within 0.100 %)" in plan.train_takeaway(v)
+
+
+def test_the_model_caption_gives_the_billions_and_says_the_sidebar_precision_is_unused(specs):
+    """Llama-3.1-70B: 70.6B parameters (its model card's count)."""
+    said = plan.model_caption(L70, specs[H100])
+    assert said.startswith("Llama-3.1-70B on NVIDIA H100 SXM: 70.55B parameters")
+    assert "sidebar's precision is not used" in said
+
+
+def test_the_serving_inputs_read_limits_in_ms_and_zero_as_none_or_searched():
+    n = {"gpus": 8, "input_tokens": 1024, "output_tokens": 256, "ttft_ms": 0, "tpot_ms": 50}
+    s = serve.serve_setup(n | {"tp": 0, "batch": 4}, serve.SERVE_BITS)
+    assert (s.ttft_limit_s, s.tpot_limit_s, s.tp, s.batch) == (None, 0.05, None, 4)

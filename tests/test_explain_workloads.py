@@ -1,5 +1,7 @@
 """The workloads page's tables and takeaway: SI numbers with units, computed sentences."""
 
+import re
+
 import pytest
 
 from perfcore.explain import workloads as view
@@ -114,3 +116,23 @@ def test_a_bug_while_pricing_the_compare_device_is_not_dressed_up_as_a_missing_f
     monkeypatch.setattr(view, "view", buggy)
     with pytest.raises(ValueError, match="a bug"):
         view.page(models["Llama-3.1-8B"], specs[H100], specs[A100], view.Setup())
+
+
+def test_the_headline_adds_ttft_and_tpot_only_when_generating(specs, models):
+    decode = view.view(models["Llama-3.1-8B"], specs[H100], view.Setup())
+    generate = view.view(models["Llama-3.1-8B"], specs[H100], view.Setup("generate"))
+    shown, labels = (
+        [lb for lb, _ in view.headline(decode)],
+        [lb for lb, _ in view.headline(generate)],
+    )
+    assert labels == shown[:3] + ["Time to first token", "Time per output token"] + shown[3:]
+    assert "→" in dict(view.headline(generate))["Time per output token"]  # first to last token
+
+
+def test_the_model_caption_gives_the_published_billions_all_and_active(models):
+    """Mixtral-8x7B publishes 46.7B parameters, 12.9B active per token."""
+    said = view.model_caption(models["Mixtral-8x7B"])
+    all_, active = re.search(r"([\d.]+)B parameters \(([\d.]+)B active\)", said).groups()
+    assert float(all_) == pytest.approx(46.7, abs=0.05) and float(active) == pytest.approx(
+        12.9, abs=0.05
+    )

@@ -1,11 +1,13 @@
-"""ui's pure parts: the table a CSV download holds; the heap frozen once."""
+"""ui's pure parts: the table a CSV download holds; the heap frozen once; pricing guarded."""
 
+import logging
 import math
 
 import pytest
 
+from perfcore.errors import InputError
 from perfcore.explain import pitfalls, roofline
-from ui import loaders
+from ui import loaders, refusals
 from ui.tables import si_table
 
 
@@ -36,3 +38,23 @@ def test_the_heap_is_frozen_once_per_process_without_asking_gc_each_run(monkeypa
     finally:
         loaders.freeze_heap.cache_clear()
     assert calls == [1]
+
+
+def test_a_user_error_is_said_in_the_pages_words_and_not_logged(caplog):
+    def refuse(batch):
+        raise InputError("batch", str(batch), "1 or more")
+
+    with caplog.at_level(logging.ERROR, logger="perfcore"):
+        said = refusals.priced("the test page", refuse, -1, say=lambda e: f"no: {e.field}")
+    assert said == "no: batch" and not caplog.records
+
+
+def test_a_bug_is_logged_with_its_traceback_and_said_as_a_bug_where_it_happened(caplog):
+    with caplog.at_level(logging.ERROR, logger="perfcore"):
+        said = refusals.priced("the test page", lambda n: 1 / n, 0)
+    assert said.startswith("Something went wrong in the test page. This is a bug")
+    assert [type(r.exc_info[1]) for r in caplog.records] == [ZeroDivisionError]
+
+
+def test_a_value_is_returned_as_it_is():
+    assert refusals.priced("the test page", max, 2, 3) == 3

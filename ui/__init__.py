@@ -5,6 +5,8 @@ figure builder, and hold no arithmetic.
 - loaders: the bundled CSVs, a user's uploads and results files, JAX's module on first need;
 - widgets: URL-bound widgets, and the notices for link values that fell back to defaults;
 - tables: tables in engineering units, SI downloads, the takeaway, where a spec comes from;
+- measuring: a live measurement with its progress bar, its fault said, its records kept;
+- refusals: a page's pricing guarded once: a user error said clearly, a bug logged;
 - shell: the shared sidebar, what it chose for this run, the navigation's pages.
 
 `import ui` gives all of them under one name (ui.number, ui.chart, ...).
@@ -16,9 +18,12 @@ from ui.loaders import (
     hosted_mode,
     measurement_module,
     profile_file,
+    published_runs,
     results_file,
     results_upload,
 )
+from ui.measuring import measure
+from ui.refusals import priced, refused
 from ui.shell import Context, context, models, pages, remember_pages, sidebar
 from ui.tables import (
     metrics,
@@ -34,7 +39,9 @@ from ui.widgets import (
     choice,
     multi,
     number,
+    numbers,
     param_count,
+    precisions,
     reruns,
     reset_notices,
     show_notices,
@@ -53,12 +60,18 @@ __all__ = [
     "hosted_mode",
     "measurement_module",
     "profile_file",
+    "published_runs",
+    "measure",
     "metrics",
     "models",
     "multi",
     "number",
     "pages",
+    "numbers",
     "param_count",
+    "precisions",
+    "priced",
+    "refused",
     "plot",
     "remember_pages",
     "reruns",

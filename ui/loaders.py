@@ -1,5 +1,5 @@
-"""What the app loads: the bundled CSVs, a user's uploads (validated, cached by content),
-results files, and JAX's measurement module on first need.
+"""What the app loads: the bundled CSVs (data/runs.csv priced once), a user's uploads
+(validated, cached by content), results files, and JAX's measurement module on first need.
 
 An upload that does not validate is shown with every problem and left out; the bundled rows
 stay. Nothing here is part of a page's link.
@@ -20,6 +20,8 @@ from perfcore.measure.results import Record, ResultsError, load_results_bytes
 from perfcore.measure.results.points import MeasuredPoint, measured_points
 from perfcore.model.chip.specs import Device, load_specs, load_specs_bytes
 from perfcore.model.llm.models import Model, load_models, load_models_bytes
+from perfcore.model.runs import published
+from perfcore.model.runs.efficiency import Efficiency, Sample
 
 HOSTED_ENV = "PERFCORE_HOSTED"
 RESULTS_HELP = "From `python -m perfcore measure` or the Measure page. Not part of the link."
@@ -28,6 +30,13 @@ RESULTS_HELP = "From `python -m perfcore measure` or the Measure page. Not part 
 def hosted_mode() -> bool:
     """True when PERFCORE_HOSTED is set (not '', '0' or 'false'): live measurement is off."""
     return os.environ.get(HOSTED_ENV, "").strip().lower() not in ("", "0", "false")
+
+
+@st.cache_resource(show_spinner="Pricing the published runs…")
+def published_runs() -> tuple[tuple[Sample, ...], dict[str, Efficiency]]:
+    """data/runs.csv's runs priced against their bound, and the efficiency per regime."""
+    samples = published.priced_runs().samples
+    return samples, published.table(samples)
 
 
 @st.cache_data(show_spinner=False)

@@ -13,11 +13,18 @@ import streamlit as st
 
 from perfcore.model.chip import validate
 from perfcore.model.chip.ops import PARAMS_RANGE, Param
+from perfcore.model.llm.workloads import BITS, Precisions
 
 NOTICES_KEY = "_url_notices"
 # px: an input's width in a row of inputs (st.container(horizontal=True)), which wraps on a
 # narrow screen; a column per input costs the browser twice the elements on every rerun.
 INPUT = 170
+# (label, link key, Precisions field) of each bit-width input.
+PRECISION_INPUTS = (
+    ("Weight", "weights", "weights"),
+    ("Activation", "act", "activations"),
+    ("KV cache", "kv", "kv"),
+)
 
 
 def reruns(*parts: str) -> dict:
@@ -120,6 +127,34 @@ def size(param: Param, key: str):
     return number(
         param.name, key, param.default, param.lo, param.hi, param.integer, help=param.help, **style
     )
+
+
+def numbers(params: Sequence[Param], labels: dict, prefix: str, defaults: dict | None = None):
+    """URL-bound number inputs, ui.INPUT wide, one per Param (key: prefix + name): name -> value."""
+    given = defaults or {}
+    return {
+        p.name: number(
+            labels[p.name],
+            prefix + p.name,
+            given.get(p.name, p.default),
+            p.lo,
+            p.hi,
+            p.integer,
+            help=p.help,
+            width=INPUT,
+            **({} if p.integer else {"format": "%.4g"}),
+        )
+        for p in params
+    }
+
+
+def precisions(prefix: str, default: Precisions) -> Precisions:
+    """URL-bound bits of weights, activations and KV cache (keys prefix + weights_bits, ...)."""
+    bits = [
+        choice(f"{what} bits", BITS, f"{prefix}{key}_bits", getattr(default, field), width=INPUT)
+        for what, key, field in PRECISION_INPUTS
+    ]
+    return Precisions(*bits)
 
 
 def toggle(label: str, key: str, default: bool = False, **kw) -> bool:

@@ -16,8 +16,11 @@ from typing import ClassVar
 import pandas as pd
 
 from perfcore import format as fmt
+from perfcore.errors import UserError
+from perfcore.explain.refusal import refusal
 from perfcore.model.chip.ops import Param
 from perfcore.model.chip.specs import Device
+from perfcore.model.llm.models import Model
 from perfcore.model.plans import train_plan
 from perfcore.model.plans.layout import RECOMPUTE, Layout, LayoutError, problems
 from perfcore.model.plans.search import Search, search
@@ -25,6 +28,12 @@ from perfcore.model.plans.train_plan import TRAIN_PRECISIONS, Training, TrainPla
 from perfcore.model.runs.efficiency import Efficiency, Sample
 
 MODES = ("train", "serve")
+CONVENTIONS = (
+    "Conventions: MFU counts 6N + attention FLOPs under the causal mask; the DP reduce "
+    "overlaps the last micro-batch's backward (the table also shows it not overlapped); "
+    "serving TPOT is a decode step at the mean context with its share of prefills "
+    "(docs/plans.md)."
+)
 PRECISIONS = TRAIN_PRECISIONS  # the training precisions offered
 SEARCHED = "search"  # a choice left to the search; a degree of 0 says the same
 TRAIN_NUMBERS = (
@@ -47,6 +56,7 @@ DEGREES = tuple(
 )
 ZERO_CHOICES = (SEARCHED, 0, 1, 2, 3)
 RECOMPUTE_CHOICES = (SEARCHED, *RECOMPUTE)
+LAYOUT_CHOICES = {"zero": ZERO_CHOICES, "recompute": RECOMPUTE_CHOICES}  # field -> options
 LABELS = {
     "gpus": "GPUs",
     "seq": "Sequence (tokens)",
@@ -160,11 +170,18 @@ def _refusal(t: Training, fixed: dict) -> LayoutError:
     )
 
 
-def refusal_text(e: LayoutError) -> str:
-    """A refusal in the page's words: the control, its value and why."""
-    label = LABELS.get(e.field, e.field)
-    value = f"{e.value:,}" if isinstance(e.value, int) else e.value
-    return f"**{label}** = {value} {e.why}."
+def refusal_text(e: UserError) -> str:
+    """A refusal in the page's words (markdown): a layout field by its control, value and why."""
+    return refusal(e, LABELS)
+
+
+def model_caption(model: Model, device: Device) -> str:
+    """The model and device priced, its size, and what kind of figure the page shows."""
+    return (
+        f"{model.name} on {device.name}: {model.params() / 1e9:.2f}B parameters. Every figure "
+        "is a bound unless it says expected (the bound ÷ an efficiency from published runs); "
+        "the sidebar's precision is not used here."
+    )
 
 
 def layouts_table(v: TrainView) -> pd.DataFrame:

@@ -31,7 +31,7 @@ SERVE_NUMBERS = (
     Param("tp", 0, "tensor-parallel GPUs per replica; 0: searched", lo=0, hi=1024),
     Param("batch", 0, "requests in flight per replica; 0: searched", lo=0, hi=2**20),
 )
-SERVE_BITS = {"weights": 8, "act": 8, "kv": 8}  # FP8 serving, the page's opening view
+SERVE_BITS = Precisions(8, 8, 8)  # FP8 serving, the page's opening view
 LABELS = {
     "gpus": "GPUs",
     "input_tokens": "Input tokens",
@@ -78,6 +78,20 @@ class ServeSetup:
             self.ttft_limit_s,
             self.tpot_limit_s,
         )
+
+
+def serve_setup(n: dict, precisions: Precisions) -> ServeSetup:
+    """The ServeSetup of the page's numbers: limits in ms (0: none), TP or batch 0: searched."""
+    return ServeSetup(
+        n["gpus"],
+        n["input_tokens"],
+        n["output_tokens"],
+        n["ttft_ms"] / 1e3 or None,
+        n["tpot_ms"] / 1e3 or None,
+        precisions,
+        n["tp"] or None,
+        n["batch"] or None,
+    )
 
 
 @dataclass(frozen=True)

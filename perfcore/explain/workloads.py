@@ -16,6 +16,7 @@ from perfcore.errors import NotPublished
 from perfcore.model.chip.roofline import Estimate, estimate_on
 from perfcore.model.chip.specs import Device
 from perfcore.model.llm import phases, serving
+from perfcore.model.llm.models import Model
 from perfcore.model.llm.workloads import DEFAULT, Precisions, layer_ops, layer_pass
 
 # Op kinds as the "where the time goes" chart groups them.
@@ -41,6 +42,22 @@ CHARTS = {
     MEMORY: "does it fit: weights, KV cache and activations per GPU",
     KINDS: "where the time goes: op groups and communication",
 }
+
+
+# The page opens on serving at a useful size: 16 sequences at a 4k context.
+PAGE_DEFAULTS = {"batch": 16, "context": 4096}
+LABELS = {
+    "batch": "Batch (sequences)",
+    "context": "Prompt / context tokens",
+    "output_tokens": "Output tokens",
+    "tp": "Tensor parallel (GPUs)",
+    "dp": "Data parallel (train)",
+}
+CONVENTIONS = (
+    "Conventions: 2 FLOPs per multiply-add; decode reads every weight and the whole KV "
+    "cache once per step; prefill runs lm_head on the last position only; TP all-reduces "
+    "use the scale-up link per direction (docs/workloads.md)."
+)
 
 
 @dataclass(frozen=True)
@@ -231,6 +248,36 @@ def serving_caption(sv: Serving, context: int) -> str:
         cross = f"decode turns compute-bound from batch {sv.crossover_batch:,}"
     return (
         f"At context {context:,}, {limit:,} sequences' KV caches fit beside the weights; {cross}."
+    )
+
+
+def headline(v: View) -> list[tuple[str, str]]:
+    """The main device's metrics (label, text): time, bound, intensity, rates, memory."""
+    metrics = [
+        ("Time (sum of ops)", fmt.seconds(v.phase.time_s)),
+        ("Single-roofline bound", fmt.seconds(v.phase.time_bound_s)),
+        (f"Intensity ({v.phase.bound}-bound)", fmt.intensity(v.phase.intensity, unit="FLOP/B")),
+        ("Tokens/s", f"{v.tokens_per_s:,.0f}"),
+        ("Memory per GPU", fmt.capacity(v.memory.total)),
+    ]
+    if v.generation:
+        g = v.generation
+        metrics[3:3] = [
+            ("Time to first token", fmt.seconds(g.ttft_s)),
+            (
+                "Time per output token",
+                f"{fmt.seconds(g.tpot_first_s)} → {fmt.seconds(g.tpot_last_s)}",
+            ),
+        ]
+    return metrics
+
+
+def model_caption(model: Model) -> str:
+    """The model's KV rule and size (all and active parameters), and the precision rule."""
+    return (
+        f"{model.name}: {model.kv_rule()}; {model.params() / 1e9:.2f}B parameters "
+        f"({model.active_params() / 1e9:.2f}B active). Precision: {phases.ROOF_RULE}; the "
+        "sidebar's precision is not used here."
     )
 
 

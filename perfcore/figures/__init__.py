@@ -13,6 +13,7 @@ from perfcore.figures.measure import (
     spread_figure,
     sweep_figure,
 )
+from perfcore.figures.measure_roofline import measured_roofline_figure
 from perfcore.figures.occupancy import occupancy_sawtooth_figure, tile_efficiency_figure
 from perfcore.figures.pitfalls import faster_chip_figure
 from perfcore.figures.precision import precision_bars_figure, precision_roofline_figure
@@ -21,6 +22,7 @@ from perfcore.figures.roofline import roofline_figure
 from perfcore.figures.scale_out import scale_out_figure
 
 __all__ = [
+    "measured_roofline_figure",
     "category_figure",
     "compare_figure",
     "profile_roofline_figure",
