@@ -5,7 +5,9 @@ is any function of the plan, the bound itself by default). Sorted by it, the pla
 tie groups: each group is every plan within (1 + tie) of the fastest plan not yet grouped,
 tie the expected figure's error. Inside a group the model cannot tell the plans apart, so
 they are ordered by what a practitioner prefers: fewer collectives leaving the scale-up
-domain, then more memory headroom, then the expected step.
+domain, then less communication left to hide behind compute (the bound charges only what
+cannot overlap, so TP 8 and DP 8 of a small model tie exactly), then more memory headroom,
+then the expected step.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from perfcore.model.llm.parallel import per_domain
+from perfcore.model.plans import train_comm
+from perfcore.model.plans.layout import micro_batches
 from perfcore.model.plans.train_plan import TrainPlan
 
 Expected = Callable[[TrainPlan], float]  # expected seconds per step of a plan
@@ -36,6 +40,14 @@ def cross_node(plan: TrainPlan) -> int:
     return sum(ranks > per_domain(device, ranks, stride) for _, ranks, stride in groups(plan))
 
 
+def hidden_s(plan: TrainPlan) -> float:
+    """Seconds of TP, CP and EP traffic and the gradient reduce, as if nothing overlapped."""
+    t, lay = plan.training, plan.layout
+    m = micro_batches(lay, t.sequences)
+    parts = (train_comm.tp_seconds, train_comm.cp_seconds, train_comm.ep_seconds)
+    return sum(f(t, lay, m) for f in parts) + plan.dp_s
+
+
 def headroom(plan: TrainPlan) -> float:
     """Bytes per GPU left free (0 where the capacity is unpublished)."""
     cap = plan.training.device.memory_bytes
@@ -46,7 +58,7 @@ def ranked(
     plans: Iterable[TrainPlan], expected: Expected, tie: float
 ) -> list[tuple[int, float, TrainPlan]]:
     """(tie group, expected seconds, plan), best first: groups by expected step, each group
-    by fewer cross-node collectives, more headroom, then the expected step."""
+    by fewer cross-node collectives, less traffic to hide, more headroom, the expected step."""
     order = sorted(((expected(p), p) for p in plans), key=lambda ep: ep[0])
     out, start, group = [], 0, 0
     while start < len(order):
@@ -55,7 +67,8 @@ def ranked(
         while end < len(order) and order[end][0] <= edge:
             end += 1
         members = sorted(
-            order[start:end], key=lambda ep: (cross_node(ep[1]), -headroom(ep[1]), ep[0])
+            order[start:end],
+            key=lambda ep: (cross_node(ep[1]), hidden_s(ep[1]), -headroom(ep[1]), ep[0]),
         )
         out += [(group, e, p) for e, p in members]
         start, group = end, group + 1
