@@ -6,13 +6,14 @@ up to the layers (stages need not be even), dp the rest; ep over the experts div
 dp x cp; micro-batches over divisors of each replica's sequences up to MICRO_BATCH_MAX;
 interleaving up to one layer per chunk (layout.interleaves). Dominated variants are not
 priced: a higher recompute mode or ZeRO-2/3 only where the cheaper variants do not fit
-(they add compute or communication, nothing else); ZeRO-1 stands in for a ZeRO-0 that fits.
+(they add compute or communication, nothing else); with dp x cp > 1 the ladder starts at
+ZeRO-1 (the bytes of ZeRO-0's all-reduce, Adam's update split over the replicas, less memory).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from perfcore.model.plans import train_plan
 from perfcore.model.plans.layout import RECOMPUTE, Layout, interleaves, problems
@@ -120,9 +121,10 @@ def variants(
 ) -> Iterator[TrainPlan]:
     """The shape's undominated (recompute, ZeRO) variants from rung `start` up, priced,
     cheapest first."""
+    sharded = shape["dp"] * shape["cp"] > 1  # ZeRO-1 then stands in for ZeRO-0: never slower
     for recompute in _choices("recompute", fixed, list(RECOMPUTE)):
         fitted = False
-        for zero in _choices("zero", fixed, [0, 1, 2, 3]):
+        for zero in _choices("zero", fixed, [1, 2, 3] if sharded else [0, 1, 2, 3]):
             if zero == 3 and fitted and "zero" not in fixed:
                 break
             layout = Layout(**shape, zero=zero, recompute=recompute)
@@ -132,20 +134,11 @@ def variants(
             if plan is None:
                 return
             fitted = fitted or plan.fits is not False
-            yield _sharded(t, plan) if fitted and zero == 0 and "zero" not in fixed else plan
+            yield plan
             if fitted and zero < 2 and "zero" not in fixed:
                 break  # the next stage only saves memory
         if fitted and "recompute" not in fixed:
             return
-
-
-def _sharded(t: Training, plan: TrainPlan) -> TrainPlan:
-    """ZeRO-1 in place of a ZeRO-0 plan that fits, where it is no slower (the same bytes on the
-    wire, Adam's update split over the dp x cp replicas, less memory); else the plan."""
-    if plan.layout.dp * plan.layout.cp == 1:
-        return plan
-    one = train_plan.price(t, replace(plan.layout, zero=1))
-    return one if one.step_s <= plan.step_s else plan
 
 
 def _priced(t: Training, layout: Layout) -> TrainPlan | None:
