@@ -209,3 +209,18 @@ def _prefix(value: float, prefixes) -> tuple[float, str]:
 def header(column: str, unit: str) -> str:
     """A column header carrying its unit: 'peak (TFLOP/s)'."""
     return f"{column} ({unit})"
+
+
+def band(low: float, high: float | None, shown=seconds) -> str:
+    """A range as text, '6.9–9.4 s' (each end through `shown`); '≥ 6.9 s' with no upper end."""
+    return f"≥ {shown(low)}" if high is None else f"{shown(low)}–{shown(high)}"
+
+
+def held_out_error(error: dict | None) -> str:
+    """'leave-one-framework-out error 14 % median, 45 % p90', or what is missing."""
+    if not error or error.get("median") is None:
+        return "no held-out error (one framework's runs only)"
+    return (
+        f"leave-one-framework-out error {percent(error['median'], 2)} median, "
+        f"{percent(error['p90'], 2)} p90"
+    )

@@ -1,10 +1,11 @@
-"""Efficiency per regime from published runs, and its leave-one-source-out error."""
+"""Efficiency per cell from published runs, its fallback and its leave-one-framework-out error."""
 
 from dataclasses import dataclass
 
 import pytest
 
 from perfcore.model.runs import efficiency
+from perfcore.model.runs.efficiency import MIN_RUNS, Sample, Setting
 
 
 @dataclass(frozen=True)
@@ -36,17 +37,79 @@ def test_the_efficiency_is_the_median_of_bound_over_measured():
     assert table["train"].value == pytest.approx(0.45)
     assert (table["train"].runs, table["train"].sources) == (4, 3)
     assert table["decode"].value == pytest.approx(0.8)
-    assert table["decode"].loso_median_error is None
+    assert table["decode"].error_median is None and list(table) == ["train", "decode"]
 
 
-def test_leave_one_source_out_predicts_each_source_from_the_others():
-    """Leaving out A: median(0.4, 0.625) = 0.5125 -> A's runs expected 1.951 s (measured 2.0,
-    error 2.44 %) and 1.951 s (2.5: 21.95 %). Leaving out B: median(0.5, 0.4, 0.625) = 0.5 ->
-    4.0 s (5.0: 20 %). Leaving out C: median(0.5, 0.4, 0.4) = 0.4 -> 2.5 s (1.6: 56.25 %).
-    Median of the four errors 20.98 %, max 56.25 %."""
+def test_leave_one_framework_out_predicts_each_family_from_the_others():
+    """No framework given: each source is its own family. Leaving out A: median(0.4, 0.625) =
+    0.5125 -> A's runs expected 1.951 s (measured 2.0: 2.44 %; 2.5: 21.95 %). B: median(0.5,
+    0.4, 0.625) = 0.5 -> 4.0 s (5.0: 20 %). C: median(0.5, 0.4, 0.4) = 0.4 -> 2.5 s (1.6:
+    56.25 %). Median of the four 20.98 %; p90 (inclusive) 21.95 + 0.7 x (56.25 - 21.95) =
+    45.96 %."""
     table = efficiency.efficiencies(efficiency.samples(ROWS, priced))
-    assert table["train"].loso_median_error == pytest.approx((0.2 + 0.2195122) / 2, rel=1e-5)
-    assert table["train"].loso_max_error == pytest.approx(0.5625)
+    assert table["train"].error_median == pytest.approx((0.2 + 0.2195122) / 2, rel=1e-5)
+    assert table["train"].error_p90 == pytest.approx(0.2195122 + 0.7 * (0.5625 - 0.2195122))
+    assert table["train"].error() == {
+        "median": table["train"].error_median,
+        "p90": table["train"].error_p90,
+    }
+
+
+def cell_runs(n: int, eff: float, family: str, long: bool) -> list[Sample]:
+    """n training runs of one family at efficiency `eff` (bound 1 s)."""
+    return [Sample(None, "train", family, 1.0, 1 / eff, long, False, family) for _ in range(n)]
+
+
+def test_a_cell_with_enough_runs_from_two_families_speaks_else_its_parent():
+    """Long context: 3 runs of X at 0.4 and 3 of Y at 0.5 (6 runs, 2 families: trusted,
+    median 0.45); short: 10 of X at 0.6. X's own long cell has 3 < MIN_RUNS runs, so a long
+    setting naming X gets the pooled long cell; short naming X gets X's own (10 runs)."""
+    runs = cell_runs(3, 0.4, "X", True) + cell_runs(3, 0.5, "Y", True)
+    runs += cell_runs(10, 0.6, "X", False)
+    table = efficiency.efficiencies(runs)
+    assert MIN_RUNS == 5
+    assert table.of(Setting("train", True, False, "X")).value == pytest.approx(0.45)
+    own = table.of(Setting("train", False, False, "X"))
+    assert own.value == pytest.approx(0.6) and own.setting.framework == "X"
+    assert table.of(Setting("prefill")) is None
+
+
+def test_a_cell_of_one_family_is_not_trusted_above_the_framework_level():
+    """6 long runs of X alone at 0.3 and 6 short of Y at 0.7: the long cell (one family)
+    falls back to the regime's median, 0.5 (of 0.3 x 6 and 0.7 x 6)."""
+    table = efficiency.efficiencies(cell_runs(6, 0.3, "X", True) + cell_runs(6, 0.7, "Y", False))
+    assert table.of(Setting("train", True, False)).value == pytest.approx(0.5)
+
+
+def test_held_out_a_family_is_predicted_from_the_others_cells():
+    """Long: 5 of X at 0.4, 5 of Y at 0.5, 5 of Z at 0.8. Holding out X, the long cell holds
+    Y and Z (10 runs, 2 families): median 0.65, X expected 1/0.65 against 1/0.4 measured:
+    |0.4/0.65 - 1| = 38.46 %. Y: median of X, Z = 0.6: |0.5/0.6 - 1| = 16.67 %. Z: 0.45:
+    |0.8/0.45 - 1| = 77.78 %. Median 38.46 %."""
+    runs = cell_runs(5, 0.4, "X", True) + cell_runs(5, 0.5, "Y", True)
+    runs += cell_runs(5, 0.8, "Z", True)
+    got = sorted(set(round(e, 6) for e in efficiency.held_out_errors(runs)))
+    assert got == pytest.approx([1 / 6, 1 - 0.4 / 0.65, 0.8 / 0.45 - 1], rel=1e-5)
+    assert efficiency.efficiencies(runs)["train"].error_median == pytest.approx(1 - 0.4 / 0.65)
+
+
+def test_the_band_is_the_expected_over_one_plus_and_minus_the_p90_never_below_the_bound():
+    """Efficiency 0.5, p90 20 %: bound 4 s -> expected 8 s, band 8/1.2 = 6.67 s to 8/0.8 =
+    10 s. p90 150 %: 8/2.5 = 3.2 s is below the bound (4 s), so 4 s; no upper end."""
+    eff = efficiency.Efficiency("train", 0.5, 10, 3, 0.3, 0.7, 0.1, 0.2)
+    assert eff.band_s(4.0) == pytest.approx((8 / 1.2, 10.0))
+    wide = efficiency.Efficiency("train", 0.5, 10, 3, 0.3, 0.7, 0.1, 1.5)
+    assert wide.band_s(4.0) == (4.0, None)
+
+
+def test_the_tie_is_the_median_error_of_one_sources_pairs_with_the_same_case():
+    """Source S, case k: efficiencies 0.5, 0.55, 0.6 -> pairs |0.5/0.55 - 1| = 9.09 %,
+    |0.5/0.6 - 1| = 16.67 %, |0.55/0.6 - 1| = 8.33 %: median 9.09 %. A run of another case
+    or source pairs with nothing."""
+    runs = [Sample(None, "train", "S", 1.0, 1 / e, case=("k",)) for e in (0.5, 0.55, 0.6)]
+    runs += [Sample(None, "train", "S", 1.0, 2.0, case=("j",))]
+    runs += [Sample(None, "train", "T", 1.0, 1.1, case=("k",))]
+    assert efficiency.efficiencies(runs)["train"].tie == pytest.approx(1 - 0.5 / 0.55)
 
 
 def test_expected_is_the_bound_over_the_efficiency_and_none_without_runs():

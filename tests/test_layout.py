@@ -3,7 +3,14 @@
 import pytest
 
 from perfcore.model.llm.models import load_models
-from perfcore.model.plans.layout import Layout, LayoutError, checked, micro_batches, problems
+from perfcore.model.plans.layout import (
+    Layout,
+    LayoutError,
+    bubble_stages,
+    checked,
+    micro_batches,
+    problems,
+)
 
 
 @pytest.fixture(scope="module")
@@ -67,3 +74,18 @@ def test_tp_past_the_kv_heads_replicates_them_and_is_allowed(models):
 def test_micro_batches_are_the_replicas_share_over_the_micro_batch():
     """2,048 sequences over DP 32 = 64 per replica; micro-batch 2 -> 32 micro-batches."""
     assert micro_batches(Layout(dp=32, micro_batch=2), 2048) == 32
+
+
+def test_the_bubble_is_set_by_the_largest_chunk():
+    """Narayanan et al. 2021: (p - 1)/v stages' work with equal chunks (80 layers, PP 4, v 5:
+    chunks of 4 layers of 20: 3 x 4/20 = 0.6 = 3/5); 126 over PP 16 at v 3: stage of 8 in
+    chunks 3, 3, 2: 15 x 3/8 = 5.625, where (p - 1)/v would say 5."""
+    assert bubble_stages(80, 4, 5) == pytest.approx(3 / 5)
+    assert bubble_stages(126, 16, 3) == pytest.approx(15 * 3 / 8)
+    assert bubble_stages(80, 1, 1) == 0
+
+
+def test_an_interleave_past_one_layer_a_chunk_is_refused(models):
+    """80 layers over PP 4: 20 a stage, so v = 21 leaves a chunk empty."""
+    found = problems(Layout(pp=4, interleave=21, dp=1), models["Llama-3.1-70B"], 4, 4096, 4)
+    assert [e.field for e in found] == ["interleave"]

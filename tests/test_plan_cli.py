@@ -36,6 +36,9 @@ SERVE = [
     "128",
 ]
 PLAN_KEYS = {
+    "expected_error",
+    "step_expected_band_s",
+    "cross_node_collectives",
     "layout",
     "step_s",
     "step_expected_s",
@@ -49,6 +52,8 @@ PLAN_KEYS = {
 LAYOUT_KEYS = {"tp", "pp", "dp", "cp", "ep", "zero", "micro_batch", "recompute"}
 TIME_KEYS = {"compute", "tp", "pp_bubble", "pp_p2p", "dp", "cp", "ep"}
 SERVE_KEYS = {
+    "expected_error",
+    "expected_band_s",
     "layout",
     "ttft_s",
     "tpot_s",
@@ -78,11 +83,26 @@ def test_a_given_layout_is_priced_with_every_key(capsys):
     assert r["step_s"] == pytest.approx(sum(r["time_s_by"].values()))
 
 
-def test_without_a_layout_it_searches_and_ranks(capsys):
-    r = run_json(capsys, [*TRAIN, "--top", "3"])
-    assert set(r["best"]) >= PLAN_KEYS and len(r["candidates"]) == 3
-    steps = [c["step_s"] for c in r["candidates"]]
-    assert steps == sorted(steps) and r["best"]["step_s"] == steps[0]
+def test_without_a_layout_it_searches_and_ranks_on_the_expected_step_with_ties(capsys):
+    """Tie groups come in order; each holds the plans within tie_within of its fastest
+    expected step, ordered by fewer cross-node collectives; the next group starts past it."""
+    r = run_json(capsys, [*TRAIN, "--top", "12"])
+    assert set(r["best"]) >= PLAN_KEYS and len(r["candidates"]) == 12
+    assert r["ranked_on"] == "expected" and r["best"] == {
+        k: v for k, v in r["candidates"][0].items() if k != "tie_group"
+    }
+    groups = [c["tie_group"] for c in r["candidates"]]
+    assert groups == sorted(groups)
+    for g in set(groups[:-1]):
+        members = [c for c in r["candidates"] if c["tie_group"] == g]
+        fastest = min(c["step_expected_s"] for c in members)
+        assert all(c["step_expected_s"] <= fastest * (1 + r["tie_within"]) for c in members)
+        crossing = [c["cross_node_collectives"] for c in members]
+        assert crossing == sorted(crossing)
+        after = [c["step_expected_s"] for c in r["candidates"] if c["tie_group"] > g]
+        assert all(e > fastest * (1 + r["tie_within"]) for e in after)
+    band = r["best"]["step_expected_band_s"]
+    assert r["best"]["step_s"] <= band[0] <= r["best"]["step_expected_s"] <= band[1]
 
 
 def test_serve_gives_the_best_plan_within_the_limits(capsys):

@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 
 from perfcore.cli import main
+from perfcore.model.chip.specs import load_specs
 from perfcore.model.llm import phases
 from perfcore.model.llm.models import load_models
 from perfcore.model.plans import serve_plan
+from perfcore.model.plans.layout import Layout
 from perfcore.model.plans.train_plan import Training, price
 from perfcore.model.runs import efficiency
 from perfcore.model.runs.efficiency import Sample
@@ -20,6 +22,7 @@ from perfcore.model.runs.published import (
     precisions_of,
     priced_runs,
     table,
+    train_setting,
 )
 
 H100 = "NVIDIA H100 SXM"
@@ -74,38 +77,33 @@ def test_at_least_80_percent_of_the_rows_are_priced_and_the_rest_say_why(priced)
     assert all(why.strip() and "\n" not in why for _, why in priced.unpriced)
 
 
-def test_each_regime_has_an_efficiency_in_0_1_from_several_sources(priced):
+def test_each_regime_has_an_efficiency_in_0_1_from_several_frameworks(priced):
     got = table(priced.samples)
     assert set(got) == {"train", "prefill", "decode"}
     for regime, eff in got.items():
         assert 0 < eff.low <= eff.value <= eff.high <= 1, regime
-        assert eff.sources >= 2 and eff.loso_median_error is not None, regime
-        assert 0 <= eff.loso_median_error <= eff.loso_max_error, regime
+        assert eff.families >= 2 and eff.error_median is not None, regime
+        assert 0 <= eff.error_median <= eff.error_p90, regime
 
 
 def test_the_docs_table_is_the_one_computed(priced):
-    """docs/plans.md prints each regime's median, range, runs and errors as table() gives them."""
+    """docs/plans.md prints each regime's median, range, runs, families and held-out errors
+    as table() gives them."""
     text = DOCS.read_text()
     for regime, e in table(priced.samples).items():
-        row = f"| {regime} | {e.value:.3f} | {e.low:.3f}-{e.high:.3f} | {e.runs} | {e.sources} ("
-        tail = f"| {e.loso_median_error:.0%} | {e.loso_max_error:.0%} |".replace("%", " %")
+        row = f"| {regime} | {e.value:.3f} | {e.low:.3f}-{e.high:.3f} | {e.runs} | {e.families} ("
+        tail = f"| {e.error_median:.0%} | {e.error_p90:.0%} | {e.tie:.1%} |".replace("%", " %")
         line = next((ln for ln in text.splitlines() if ln.startswith(row)), "")
         assert line.endswith(tail), f"docs/plans.md lacks {row}... {tail}"
 
 
-def test_the_leave_one_source_out_error_by_hand():
-    """Three runs of one regime from sources A, B, C (bound, measured -> efficiency):
-    A (1, 2) 0.5; B (4, 5) 0.8; C (2, 5) 0.4. Median 0.5. Leaving A out: median(0.8, 0.4) =
-    0.6, expected 1 / 0.6 = 1.667 s against 2: error 1/6 = 0.1667. B: median(0.5, 0.4) =
-    0.45, 4 / 0.45 = 8.889 against 5: 0.7778. C: median(0.5, 0.8) = 0.65, 2 / 0.65 = 3.077
-    against 5: 0.3846. Median error 0.3846, max 0.7778."""
-    runs = [
-        Sample(None, "decode", src, b, m) for src, b, m in (("A", 1, 2), ("B", 4, 5), ("C", 2, 5))
-    ]
-    eff = efficiency.efficiencies(runs)["decode"]
-    assert eff.value == pytest.approx(0.5)
-    assert eff.loso_median_error == pytest.approx(0.384615, rel=1e-5)
-    assert eff.loso_max_error == pytest.approx(0.777778, rel=1e-5)
+def test_a_training_run_s_framework_family_is_its_source_s(priced):
+    """NeMo, Megatron-Bridge and the Megatron papers are one family; llm-foundry its own."""
+    runs = {s.run.source_id: s.run.framework for s in priced if s.run.kind == "train"}
+    assert {runs[k] for k in ("nemo-24.07", "megatron-bridge-25.09", "narayanan2021")} == {
+        "Megatron"
+    }
+    assert runs["llm-foundry"] == "llm-foundry"
 
 
 def test_megatron_1t_on_3072_a100s_by_hand(by_name, specs):
@@ -207,11 +205,15 @@ def test_the_plans_expected_figures_are_filled_for_70b_on_1024_h100s(capsys):
             "--top",
             "1",
         ],
-    )["best"]
-    eff = table()["train"]
-    assert train["step_expected_s"] == pytest.approx(train["step_s"] / eff.value)
-    assert train["mfu_expected"] == pytest.approx(train["mfu"] * eff.value)
-    assert "published train runs" in train["expected_from"]
+    )
+    best = train["best"]
+    lay = Layout(**best["layout"])
+    t = Training(load_models()["Llama-3.1-70B"], load_specs()[H100], 1024, 8192, 2**24)
+    eff = table().of(train_setting(t, lay))
+    assert best["step_expected_s"] == pytest.approx(best["step_s"] / eff.value)
+    assert best["mfu_expected"] == pytest.approx(best["mfu"] * eff.value)
+    assert best["expected_error"] == {"median": eff.error_median, "p90": eff.error_p90}
+    assert "published train runs" in best["expected_from"]
     serve = run_json(
         capsys,
         [
@@ -240,6 +242,8 @@ def test_the_plans_expected_figures_are_filled_for_70b_on_1024_h100s(capsys):
         "per_gpu_expected",
     )
     assert all(serve[k] is not None and serve[k] > 0 for k in keys)
+    assert set(serve["expected_error"]) == {"ttft", "tpot"}
+    assert serve["expected_error"]["tpot"]["p90"] >= serve["expected_error"]["tpot"]["median"]
     assert serve["tpot_s_expected"] > serve["tpot_s"] and "decode" in serve["expected_from"]["tpot"]
 
 
@@ -281,7 +285,8 @@ def test_the_human_output_says_what_each_expected_figure_rests_on(capsys):
     ]
     assert main(train) == 0
     out = capsys.readouterr().out
-    assert "expected   step" in out and "published train runs" in out
+    assert out.index("expected   step") < out.index("bound      step")
+    assert "p90 of held-out frameworks" in out and "published train runs" in out
     serve = [
         "plan",
         "serve",
@@ -301,3 +306,18 @@ def test_the_human_output_says_what_each_expected_figure_rests_on(capsys):
     assert main(serve) == 0
     out = capsys.readouterr().out
     assert "published prefill runs" in out and "published decode runs" in out
+
+
+@pytest.mark.parametrize("doc", ["plans.md", "runs.md"])
+def test_the_docs_held_out_figures_are_the_ones_computed(priced, doc):
+    """Both docs print training's and serving's leave-one-framework-out share within 25 %
+    and median error, and the bound violations, as efficiency.held_out computes them."""
+    text = (DOCS.parent / doc).read_text()
+    kept = [s for s in priced if not s.run.speculative]
+    for name, regimes in (("training", ("train",)), ("serving", ("prefill", "decode"))):
+        h = efficiency.held_out(kept, regimes)
+        cells = f"| {h.runs} | {h.within} ({h.share:.0%}) | {h.median:.0%} |".replace("%", " %")
+        assert any(ln.startswith(f"| {name}") and cells in ln for ln in text.splitlines()), (
+            f"docs/{doc} lacks {name} ... {cells}"
+        )
+    assert f"Bound violations: {efficiency.violations(kept)} " in text

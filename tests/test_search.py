@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from perfcore.model.llm.models import load_models
-from perfcore.model.plans import search, train_plan
+from perfcore.model.plans import rank, search, train_plan
 from perfcore.model.plans.layout import Layout, problems
 from perfcore.model.plans.train_plan import Training
 
@@ -73,3 +73,48 @@ def test_weak_scaling_twice_the_gpus_and_batch_never_lowers_the_best_tokens_per_
 def test_degrees_are_divisors_of_the_gpus(specs, n):
     t = Training(MODELS["Llama-3.1-8B"], specs[H100], n, 2048, 4 * n * 2048)
     assert all(n % (tp * cp * pp) == 0 for tp, cp, pp, _ in search.degrees(t, {}))
+
+
+def test_llama_405b_at_pp_16_is_offered_interleaves_up_to_8_layers_a_chunk_of_one():
+    """126 layers over PP 16: the fullest stage holds 8; interleaves 1, 2, 3, 4, 8 (5-7
+    give the same largest chunk, 2 layers, as 4)."""
+    assert search.interleaves(126, 16) == [1, 2, 3, 4, 8]
+    assert search.interleaves(80, 1) == [1]
+
+
+def test_zero_1_stands_in_for_a_zero_0_that_fits(specs):
+    """Llama-3.2-3B on 8 H100s fits at ZeRO-0 with DP 8; the search lists ZeRO-1 instead
+    (never slower: the same bytes, Adam's update split over the replicas)."""
+    t = Training(MODELS["Llama-3.2-3B"], specs[H100], 8, 4096, 64 * 4096)
+    zero0 = train_plan.price(t, Layout(dp=8, recompute="selective"))
+    assert zero0.fits
+    found = search.search(t, {"tp": 1, "recompute": "selective", "micro_batch": 1})
+    sharded = [p for p in found.candidates if p.layout.dp * p.layout.cp > 1]
+    assert sharded and all(p.layout.zero >= 1 for p in sharded)
+    assert found.best.step_s <= zero0.step_s
+
+
+def test_stopping_at_the_interleave_that_gets_slower_loses_no_fastest_layout(specs):
+    """Llama-3.1-70B on 64 H100s at PP 4: the search's best equals the best of every
+    interleave priced one by one (1 to the 20 layers of a stage) at that shape."""
+    t = Training(MODELS["Llama-3.1-70B"], specs[H100], 64, 4096, 256 * 4096)
+    fixed = {"tp": 8, "pp": 4, "cp": 1, "micro_batch": 1, "zero": 1, "recompute": "selective"}
+    best = search.search(t, fixed).best
+    every = [
+        train_plan.price(t, Layout(**fixed, dp=2, interleave=v))
+        for v in range(1, 21)
+        if not problems(Layout(**fixed, dp=2, interleave=v), t.model, 64, 4096, 256)
+    ]
+    assert best.step_s == pytest.approx(min(p.step_s for p in every if p.fits))
+
+
+def test_ranked_on_an_expected_step_ties_go_to_fewer_cross_node_collectives(specs):
+    """Expected = the bound; a 100 % tie width makes every plan within 2x of the fastest one
+    group, ordered by cross-node collectives: the first has the fewest of them."""
+    t = Training(MODELS["Llama-3.1-70B"], specs[H100], 64, 4096, 256 * 4096)
+    found = search.search(t, expected=lambda p: p.step_s, tie=1.0)
+    group = [p for p, g in zip(found.candidates, found.ties, strict=True) if g == 0]
+    assert len(group) > 1
+    crossing = [rank.cross_node(p) for p in group]
+    assert crossing == sorted(crossing)
+    assert all(p.step_s <= 2 * min(q.step_s for q in group) for p in group)

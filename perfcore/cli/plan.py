@@ -25,7 +25,7 @@ from perfcore.model.chip.ops import Param
 from perfcore.model.chip.specs import load_specs, parse_what_if, what_if
 from perfcore.model.llm.models import load_models
 from perfcore.model.llm.workloads import BITS, Precisions
-from perfcore.model.plans import serve_plan, train_plan
+from perfcore.model.plans import rank, serve_plan, train_plan
 from perfcore.model.plans.layout import RECOMPUTE, Layout, LayoutError
 from perfcore.model.plans.search import search
 from perfcore.model.plans.train_plan import TRAIN_PRECISIONS, Training
@@ -86,19 +86,20 @@ def resolve(args) -> tuple:
     return model, device
 
 
-def train_dict(plan: train_plan.TrainPlan, table: dict) -> dict:
+def train_dict(plan: train_plan.TrainPlan, table: dict, framework: str | None = None) -> dict:
     """One priced layout as the JSON shows it (SI units; null where a figure is missing)."""
-    eff = table.get("train")
-    expected = efficiency.expected(plan.step_s, "train", table)
+    eff = cell_of(table, plan, framework)
     out = {
         "layout": plan.layout.as_dict(),
         "label": plan.layout.label(),
+        "step_expected_s": eff.expected_s(plan.step_s) if eff else None,
+        "step_expected_band_s": list(eff.band_s(plan.step_s)) if eff else None,
+        "expected_error": eff.error() if eff else None,
+        "expected_from": eff.derived_from() if eff else "no published runs loaded",
+        "mfu_expected": plan.mfu * eff.value if eff else None,
         "step_s": plan.step_s,
         "step_no_overlap_s": plan.step_no_overlap_s,
-        "step_expected_s": expected,
-        "expected_from": eff.derived_from() if eff else "no published runs loaded",
         "mfu": plan.mfu,
-        "mfu_expected": plan.mfu * eff.value if eff else None,
         "tokens_per_s": plan.tokens_per_s,
         "time_s_by": plan.time_s_by,
         "dp_s": {"overlapped": plan.time_s_by["dp"], "not_overlapped": plan.dp_s},
@@ -106,11 +107,27 @@ def train_dict(plan: train_plan.TrainPlan, table: dict) -> dict:
         "memory_total_bytes": plan.memory_total,
         "capacity_bytes": plan.training.device.memory_bytes,
         "fits": plan.fits,
+        "cross_node_collectives": rank.cross_node(plan),
     }
     totals = train_plan.run_totals(plan)
     if totals and eff:
         totals["train_days_expected"] = totals["train_days"] / eff.value
     return {**out, **totals}
+
+
+def cell_of(table, plan: train_plan.TrainPlan, framework: str | None):
+    """The efficiency cell of a training plan; None with no published runs."""
+    if not table:
+        return None
+    return table.of(published_runs.train_setting(plan.training, plan.layout, framework))
+
+
+def expected_rank(table, framework: str | None) -> tuple:
+    """(expected seconds of a plan, the tie width): the bound and 0 with no published runs."""
+    if not table:
+        return None, 0.0
+    tie = table["train"].tie
+    return (lambda p: cell_of(table, p, framework).expected_s(p.step_s)), tie
 
 
 def run_train(args: argparse.Namespace) -> str:
@@ -137,17 +154,24 @@ def run_train(args: argparse.Namespace) -> str:
         "tokens": t.tokens,
     }
     given = {k: v for k, v in fixed.items() if v is not None}
+    fw = args.framework
     if given:
-        result = {**head, **train_dict(train_plan.price(t, layout_of(t, given)), table)}
+        result = {**head, **train_dict(train_plan.price(t, layout_of(t, given)), table, fw)}
         return to_json(result) if args.json else render_train(result)
-    found = search(t, top=n["top"] or 10)
+    expected, tie = expected_rank(table, fw)
+    found = search(t, top=n["top"] or 10, expected=expected, tie=tie)
     lean = found.leanest
     result = {
         **head,
         "considered": found.considered,
-        "best": train_dict(found.best, table) if found.best else None,
-        "candidates": [train_dict(p, table) for p in found.candidates],
-        "leanest_misfit": train_dict(lean, table) if lean else None,
+        "ranked_on": "expected" if expected else "bound",
+        "tie_within": tie,
+        "best": train_dict(found.best, table, fw) if found.best else None,
+        "candidates": [
+            {**train_dict(p, table, fw), "tie_group": g}
+            for p, g in zip(found.candidates, found.ties, strict=True)
+        ],
+        "leanest_misfit": train_dict(lean, table, fw) if lean else None,
     }
     return to_json(result) if args.json else render_search(result)
 
@@ -159,25 +183,41 @@ def layout_of(t: Training, given: dict) -> Layout:
     return Layout(**{**given, "tp": tp, "pp": pp, "cp": cp, "dp": dp})
 
 
-def serve_dict(p: serve_plan.ServePlan, table: dict) -> dict:
+def serve_cells(table, s: serve_plan.Serving, framework: str | None) -> dict:
+    """{"ttft": prefill's cell, "tpot": decode's} of this serving setting (None: no runs)."""
+    context = s.input_tokens + s.output_tokens
+    return {
+        figure: table.of(published_runs.serve_setting(regime, s.precisions, context, 1, framework))
+        if table
+        else None
+        for figure, regime in (("ttft", "prefill"), ("tpot", "decode"))
+    }
+
+
+def serve_dict(p: serve_plan.ServePlan, cells: dict) -> dict:
     """One serving plan as the JSON shows it, with its expected figures where runs inform them."""
-    ttft_e = efficiency.expected(p.ttft_s, "prefill", table)
-    tpot_e = efficiency.expected(p.tpot_s, "decode", table)
+    ttft, tpot = cells["ttft"], cells["tpot"]
+    ttft_e = ttft.expected_s(p.ttft_s) if ttft else None
+    tpot_e = tpot.expected_s(p.tpot_s) if tpot else None
     rate_e = None if tpot_e is None else p.replicas * p.batch / tpot_e
     return {
         "layout": {"tp": p.tp, "replicas": p.replicas, "batch": p.batch},
-        "ttft_s": p.ttft_s,
-        "tpot_s": p.tpot_s,
-        "output_tokens_per_s": p.output_tokens_per_s,
-        "per_gpu": p.per_gpu,
         "ttft_s_expected": ttft_e,
         "tpot_s_expected": tpot_e,
         "output_tokens_per_s_expected": rate_e,
         "per_gpu_expected": None if rate_e is None else rate_e / (p.tp * p.replicas),
-        "expected_from": {
-            regime: eff.derived_from() if eff else "no published runs loaded"
-            for regime, eff in (("ttft", table.get("prefill")), ("tpot", table.get("decode")))
+        "expected_band_s": {
+            "ttft": list(ttft.band_s(p.ttft_s)) if ttft else None,
+            "tpot": list(tpot.band_s(p.tpot_s)) if tpot else None,
         },
+        "expected_error": {k: e.error() if e else None for k, e in cells.items()},
+        "expected_from": {
+            k: e.derived_from() if e else "no published runs loaded" for k, e in cells.items()
+        },
+        "ttft_s": p.ttft_s,
+        "tpot_s": p.tpot_s,
+        "output_tokens_per_s": p.output_tokens_per_s,
+        "per_gpu": p.per_gpu,
         "max_batch": p.max_batch,
         "fits": p.fits,
         "joules_per_token": p.joules_per_token,
@@ -204,8 +244,9 @@ def run_serve(args: argparse.Namespace) -> str:
         ms["tpot_ms"],
     )
     candidates = serve_plan.plans(s, n["tp"], n["batch"])
-    table = published()  # limits are judged on the expected latencies where known
-    best = serve_plan.best(candidates, {regime: e.value for regime, e in table.items()})
+    cells = serve_cells(published(), s, args.framework)
+    pairs = (("ttft", "prefill"), ("tpot", "decode"))
+    best = serve_plan.best(candidates, {r: cells[k].value for k, r in pairs if cells[k]})
     head = {
         "model": model.name,
         "device": device.name,
@@ -215,26 +256,38 @@ def run_serve(args: argparse.Namespace) -> str:
         "precisions": {"weights": p.weights, "activations": p.activations, "kv": p.kv},
         "ttft_limit_s": s.ttft_limit_s,
         "tpot_limit_s": s.tpot_limit_s,
-        "limits_judged_on": "expected" if table else "bound",
+        "limits_judged_on": "expected" if cells["tpot"] else "bound",
         "considered": len(candidates),
     }
     if best is None:
         why = "no plan fits in memory" if not candidates else "no plan meets the limits"
         result = {**head, "layout": None, "fits": False, "reason": why}
     else:
-        result = {**head, **serve_dict(best, table)}
+        result = {**head, **serve_dict(best, cells)}
     if s.ttft_limit_s is None and s.tpot_limit_s is None:
-        result["frontier"] = [serve_dict(q, table) for q in serve_plan.frontier(candidates)]
+        result["frontier"] = [serve_dict(q, cells) for q in serve_plan.frontier(candidates)]
     return to_json(result) if args.json else render_serve(result)
 
 
 def render_train(r: dict) -> str:
-    """One priced layout as aligned lines."""
-    rows = [
-        ("layout", r["label"]),
-        ("step", f"{fmt.seconds(r['step_s'])} (bound)"),
-        ("MFU", f"{r['mfu']:.1%} (bound)"),
-        ("tokens/s", f"{r['tokens_per_s']:,.0f}"),
+    """One priced layout as aligned lines: the expected figure first, then the bound."""
+    rows = [("layout", r["label"])]
+    if r["step_expected_s"] is not None:
+        days = r.get("train_days_expected")
+        rows += [
+            (
+                "expected",
+                f"step {fmt.seconds(r['step_expected_s'])} "
+                f"({fmt.band(*r['step_expected_band_s'])}, p90 of held-out frameworks), "
+                f"MFU {r['mfu_expected']:.1%}" + (f", {days:,.1f} days" if days else ""),
+            ),
+            ("error", fmt.held_out_error(r["expected_error"])),
+            ("from", r["expected_from"]),
+        ]
+    days = f", {r['train_days']:,.1f} days" if "train_days" in r else ""
+    rows += [
+        ("bound", f"step {fmt.seconds(r['step_s'])}, MFU {r['mfu']:.1%}{days} (bound)"),
+        ("tokens/s", f"{r['tokens_per_s']:,.0f} (bound)"),
         (
             "memory",
             f"{fmt.capacity(r['memory_total_bytes'])} per GPU of "
@@ -242,41 +295,29 @@ def render_train(r: dict) -> str:
         ),
         *((k, fmt.seconds(v) if v else "none") for k, v in r["time_s_by"].items()),
     ]
-    if "train_days" in r:
-        rows += [
-            ("days", f"{r['train_days']:,.1f} (bound)"),
-            ("GPU-hours", f"{r['gpu_hours']:,.0f}"),
-        ]
-    if r["step_expected_s"] is not None:
-        rows += [
-            (
-                "expected",
-                f"step {fmt.seconds(r['step_expected_s'])}, MFU "
-                f"{r['mfu_expected']:.1%}"
-                + (f", {r['train_days_expected']:,.1f} days" if "train_days_expected" in r else ""),
-            ),
-            ("from", r["expected_from"]),
-        ]
+    if "gpu_hours" in r:
+        rows.append(("GPU-hours", f"{r['gpu_hours']:,.0f} (bound)"))
     return "\n".join(f"{k:<10} {v}" for k, v in rows)
 
 
 def render_search(r: dict) -> str:
-    """The ranked layouts, one line each, then the best in full."""
+    """The ranked layouts, one line each (expected, then the bound), then the best in full."""
     if r["best"] is None:
         lean = r["leanest_misfit"]
         need = fmt.capacity(lean["memory_total_bytes"]) if lean else "?"
         return f"no layout fits ({r['considered']:,} looked at; the leanest needs {need} per GPU)"
     lines = [
-        f"{fmt.seconds(c['step_s']):>10}  MFU {c['mfu']:6.1%}  {c['label']}"
+        f"{fmt.seconds(c['step_expected_s'] or c['step_s']):>10}  "
+        f"(bound {fmt.seconds(c['step_s'])})  tie {c['tie_group']:<3} {c['label']}"
         for c in r["candidates"]
     ]
+    ties = (
+        f"ranked on the {r['ranked_on']} step; within {r['tie_within']:.0%} of a group's "
+        "fastest is a tie (same group), ordered by fewer cross-node collectives, then more "
+        "memory headroom"
+    )
     return "\n".join(
-        [
-            f"{r['considered']:,} layouts priced; fastest first:",
-            *lines,
-            "best:",
-            render_train(r["best"]),
-        ]
+        [f"{r['considered']:,} layouts priced; {ties}:", *lines, "best:", render_train(r["best"])]
     )
 
 
@@ -287,9 +328,9 @@ def render_serve(r: dict) -> str:
     lay = r["layout"]
     rows = [
         ("layout", f"TP {lay['tp']} × {lay['replicas']} replicas, batch {lay['batch']}"),
-        ("TTFT", fmt.seconds(r["ttft_s"])),
-        ("TPOT", fmt.seconds(r["tpot_s"])),
-        ("tokens/s", f"{r['output_tokens_per_s']:,.0f} ({r['per_gpu']:,.0f} per GPU)"),
+        ("TTFT", f"{fmt.seconds(r['ttft_s'])} (bound)"),
+        ("TPOT", f"{fmt.seconds(r['tpot_s'])} (bound)"),
+        ("tokens/s", f"{r['output_tokens_per_s']:,.0f} ({r['per_gpu']:,.0f} per GPU; bound)"),
         ("max batch", f"{r['max_batch']:,}"),
     ]
     limits = [
@@ -301,16 +342,20 @@ def render_serve(r: dict) -> str:
         judged = f"judged on the {r['limits_judged_on']} latencies"
         rows.append(("limits", f"{', '.join(limits)}, {judged}"))
     if r["tpot_s_expected"] is not None:
-        rows += [
+        band = r["expected_band_s"]
+        rows = rows[:1] + [
             (
                 "expected",
-                f"TTFT {fmt.seconds(r['ttft_s_expected'])}, TPOT "
-                f"{fmt.seconds(r['tpot_s_expected'])}, "
+                f"TTFT {fmt.seconds(r['ttft_s_expected'])} ({fmt.band(*band['ttft'])}), TPOT "
+                f"{fmt.seconds(r['tpot_s_expected'])} ({fmt.band(*band['tpot'])}), "
                 f"{r['output_tokens_per_s_expected']:,.0f} tokens/s "
-                f"({r['per_gpu_expected']:,.0f} per GPU)",
+                f"({r['per_gpu_expected']:,.0f} per GPU); ranges: p90 of held-out frameworks",
             ),
+            ("TTFT error", fmt.held_out_error(r["expected_error"]["ttft"])),
+            ("TPOT error", fmt.held_out_error(r["expected_error"]["tpot"])),
             ("TTFT from", r["expected_from"]["ttft"]),
             ("TPOT from", r["expected_from"]["tpot"]),
+            *rows[1:],
         ]
     return "\n".join(f"{k:<10} {v}" for k, v in rows)
 
@@ -339,6 +384,12 @@ def _common(c) -> None:
         dest="what_if",
         metavar="FIGURE=VALUE,...",
         help="change the device's figures, e.g. memory_bw_tbs=6.7,scaleup_domain=72",
+    )
+    c.add_argument(
+        "--framework",
+        help="the framework family whose published runs set the efficiency where they are "
+        f"{efficiency.MIN_RUNS}+ (e.g. Megatron, FSDP, llm-foundry, TensorRT-LLM, vLLM; "
+        "default: every family's)",
     )
     c.add_argument("--json", action="store_true", help="machine-readable output")
 

@@ -94,9 +94,19 @@ def problems(layout: Layout, model, gpus: int, seq: int, sequences: int) -> list
     """Every reason `layout` cannot run `model` on `gpus` GPUs over `sequences` x `seq` tokens."""
     p, v, c, e = layout.pp, layout.interleave, layout.cp, layout.ep
     found = tp_problems(model, layout.tp)
-    if p * v > model.layers:
-        chunks = f"pp x interleave = {p * v} chunks" if v > 1 else f"pp = {p} stages"
-        found.append(LayoutError("pp", p, f"({chunks}) is more than the {model.layers} layers"))
+    if p > model.layers:
+        found.append(
+            LayoutError("pp", p, f"(pp = {p} stages) is more than the {model.layers} layers")
+        )
+    elif v > stage_layers(model.layers, p):
+        found.append(
+            LayoutError(
+                "interleave",
+                v,
+                f"is more than the {stage_layers(model.layers, p)} layers of the fullest "
+                f"stage (pp {p} over {model.layers} layers)",
+            )
+        )
     if c > 1 and seq % (2 * c):
         found.append(LayoutError("cp", c, f"needs the sequence ({seq:,}) in 2 x cp equal chunks"))
     if model.experts % e:
@@ -164,3 +174,30 @@ def stage_layers(layers: int, pp: int) -> int:
 def micro_batches(layout: Layout, sequences: int) -> int:
     """Micro-batches per step in each pipeline: sequences / (dp x micro_batch)."""
     return sequences // (layout.dp * layout.micro_batch)
+
+
+def largest_chunk(layers: int, pp: int, interleave: int) -> int:
+    """Layers in the largest model chunk of the fullest stage: ceil(ceil(L / p) / v)."""
+    return -(-stage_layers(layers, pp) // interleave)
+
+
+def bubble_stages(layers: int, pp: int, interleave: int) -> float:
+    """The 1F1B bubble in stages' work per micro-batch: (p - 1) x the largest chunk's share.
+
+    With equal chunks this is Narayanan et al. 2021's (p - 1) / v (section 2.2.2); where v
+    does not divide the stage's layers the warm-up waits on the largest chunk, so it sets the
+    bubble (126 layers over PP 16 at v 3: chunks of 3, 3 and 2 layers, (p - 1) x 3/8).
+    """
+    return (pp - 1) * largest_chunk(layers, pp, interleave) / stage_layers(layers, pp)
+
+
+def interleaves(layers: int, pp: int) -> list[int]:
+    """Interleaves worth pricing at pp stages: for each largest chunk, the fewest chunks giving it.
+
+    v runs up to ceil(L / p) (one layer per chunk); a v whose largest chunk a smaller v already
+    gives has the same bubble and more sends, so it is left out. [1] without a pipeline.
+    """
+    if pp < 2:
+        return [1]
+    per_stage = stage_layers(layers, pp)
+    return sorted({-(-per_stage // c) for c in range(1, per_stage + 1)})

@@ -1,12 +1,13 @@
-"""Every training layout that fits N GPUs, priced and ranked by step time (the bound).
+"""Every training layout that fits N GPUs, priced and ranked by step time (the expected one).
 
 Degrees run over divisors only: tp of the GPUs (the heads decide which exist), cp of what
 is left (sequences split in 2 x cp chunks of at least CP_MIN_TOKENS), pp of what is left
 up to the layers (stages need not be even), dp the rest; ep over the experts dividing
 dp x cp; micro-batches over divisors of each replica's sequences up to MICRO_BATCH_MAX;
-interleaving up to INTERLEAVE_MAX chunks. Dominated variants are not priced: a higher
-recompute mode or ZeRO-3 only where the cheaper variants do not fit (they add compute or
-communication, nothing else).
+interleaving up to one layer per chunk (layout.interleaves). Dominated variants are not
+priced: a higher recompute mode or ZeRO-2/3 only where the cheaper variants do not fit
+(they add compute or communication, nothing else); with dp x cp > 1 the ladder starts at
+ZeRO-1 (the bytes of ZeRO-0's all-reduce, Adam's update split over the replicas, less memory).
 """
 
 from __future__ import annotations
@@ -15,24 +16,26 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from perfcore.model.plans import train_plan
-from perfcore.model.plans.layout import RECOMPUTE, Layout, problems
+from perfcore.model.plans.layout import RECOMPUTE, Layout, interleaves, problems
+from perfcore.model.plans.rank import Expected, ranked
 from perfcore.model.plans.train_plan import Training, TrainPlan
 
 TP_MAX = 128
 CP_MAX, CP_MIN_TOKENS = 32, 1024
 MICRO_BATCH_MAX = 16
-INTERLEAVE_MAX = 4
 EP_MAX = 256
 FIELDS = ("tp", "pp", "dp", "cp", "ep", "zero", "micro_batch", "recompute", "interleave")
 
 
 @dataclass(frozen=True)
 class Search:
-    """The layouts that fit, fastest first; how many were looked at; the leanest misfit."""
+    """The layouts that fit, best expected first; how many were looked at; the leanest misfit."""
 
     candidates: tuple[TrainPlan, ...]
     considered: int
     leanest: TrainPlan | None  # the smallest memory per GPU among those that do not fit
+    expected_s: tuple[float, ...] = ()  # each candidate's expected step (rank.ranked)
+    ties: tuple[int, ...] = ()  # each candidate's tie group: 0 for those tied with the best
 
     @property
     def best(self) -> TrainPlan | None:
@@ -70,8 +73,8 @@ def degrees(t: Training, fixed: dict) -> Iterator[tuple[int, int, int, int]]:
                 yield tp, cp, pp, fixed.get("dp", dp)
 
 
-def shapes(t: Training, fixed: dict) -> Iterator[dict]:
-    """Every degree, expert, micro-batch and interleave choice (recompute and ZeRO aside)."""
+def shapes(t: Training, fixed: dict) -> Iterator[tuple[dict, list[int]]]:
+    """Every degree, expert and micro-batch choice, with the interleaves to try (ascending)."""
     for tp, cp, pp, dp in degrees(t, fixed):
         if dp < 1 or t.sequences % dp:
             continue
@@ -79,39 +82,59 @@ def shapes(t: Training, fixed: dict) -> Iterator[dict]:
         per_replica = t.sequences // dp
         for ep in _choices("ep", fixed, eps):
             for mb in _choices("micro_batch", fixed, divisors(per_replica, MICRO_BATCH_MAX)):
-                vs = (
-                    [
-                        v
-                        for v in divisors(t.model.layers // pp, INTERLEAVE_MAX)
-                        if v == 1 or (per_replica // mb) % pp == 0
-                    ]
-                    if pp > 1
-                    else [1]
-                )
-                for v in _choices("interleave", fixed, vs):
-                    yield {
-                        "tp": tp,
-                        "cp": cp,
-                        "pp": pp,
-                        "dp": dp,
-                        "ep": ep,
-                        "micro_batch": mb,
-                        "interleave": v,
-                    }
+                vs = [
+                    v
+                    for v in interleaves(t.model.layers, pp)
+                    if v == 1 or (per_replica // mb) % pp == 0
+                ]
+                shape = {"tp": tp, "cp": cp, "pp": pp, "dp": dp, "ep": ep, "micro_batch": mb}
+                yield shape, _choices("interleave", fixed, vs)
 
 
-def variants(t: Training, shape: dict, fixed: dict) -> Iterator[TrainPlan]:
-    """The shape's undominated (recompute, ZeRO) variants, priced, cheapest ladder first."""
+def pipelined(t: Training, shape: dict, vs: list[int], fixed: dict) -> Iterator[TrainPlan]:
+    """The shape's variants at each interleave in `vs`, stopping at the first v whose fastest
+    fitting variant is slower than the previous v's (past it more chunks add sends faster
+    than they cut the bubble: the bubble shrinks as 1/v, the sends grow as v), or after v = 1
+    when nothing fits (interleaving holds more activations, never fewer)."""
+    previous, start = None, (0, 0)
+    for v in vs:
+        plans = list(variants(t, {**shape, "interleave": v}, fixed, start))
+        yield from plans
+        fitting = [p for p in plans if p.fits is not False]
+        if not fitting and v == 1:
+            return
+        fastest = min((p.step_s for p in fitting), default=None)
+        if fastest is not None and previous is not None and fastest > previous:
+            return
+        if fitting and v == 1:  # a rung that misfits at v = 1 misfits at every v
+            start = rung(fitting[0].layout)
+        previous = fastest if fastest is not None else previous
+
+
+def rung(layout: Layout) -> tuple[int, int]:
+    """The layout's place on the (recompute, ZeRO) ladder: cheaper rungs sort first."""
+    return RECOMPUTE.index(layout.recompute), layout.zero
+
+
+def variants(
+    t: Training, shape: dict, fixed: dict, start: tuple[int, int] = (0, 0)
+) -> Iterator[TrainPlan]:
+    """The shape's undominated (recompute, ZeRO) variants from rung `start` up, priced,
+    cheapest first."""
+    sharded = shape["dp"] * shape["cp"] > 1  # ZeRO-1 then stands in for ZeRO-0: never slower
     for recompute in _choices("recompute", fixed, list(RECOMPUTE)):
         fitted = False
-        for zero in _choices("zero", fixed, [0, 1, 2, 3]):
+        for zero in _choices("zero", fixed, [1, 2, 3] if sharded else [0, 1, 2, 3]):
             if zero == 3 and fitted and "zero" not in fixed:
                 break
-            plan = _priced(t, Layout(**shape, zero=zero, recompute=recompute))
+            layout = Layout(**shape, zero=zero, recompute=recompute)
+            if rung(layout) < start:
+                continue
+            plan = _priced(t, layout)
             if plan is None:
                 return
-            yield plan
             fitted = fitted or plan.fits is not False
+            yield plan
             if fitted and zero < 2 and "zero" not in fixed:
                 break  # the next stage only saves memory
         if fitted and "recompute" not in fixed:
@@ -125,16 +148,29 @@ def _priced(t: Training, layout: Layout) -> TrainPlan | None:
     return train_plan.price(t, layout)
 
 
-def search(t: Training, fixed: dict | None = None, top: int | None = None) -> Search:
-    """Every layout within `fixed` (field -> value) that fits, ranked by step time."""
+def search(
+    t: Training,
+    fixed: dict | None = None,
+    top: int | None = None,
+    expected: Expected | None = None,
+    tie: float = 0.0,
+) -> Search:
+    """Every layout within `fixed` (field -> value) that fits, ranked by `expected` seconds per
+    step (the bound where None), plans within `tie` of each other tied (rank.ranked)."""
     fixed = {k: v for k, v in (fixed or {}).items() if v is not None}
     fits, leanest, considered = [], None, 0
-    for shape in shapes(t, fixed):
-        for plan in variants(t, shape, fixed):
+    for shape, vs in shapes(t, fixed):
+        for plan in pipelined(t, shape, vs, fixed):
             considered += 1
             if plan.fits is not False:
                 fits.append(plan)
             elif leanest is None or plan.memory_total < leanest.memory_total:
                 leanest = plan
-    fits.sort(key=lambda p: p.step_s)
-    return Search(tuple(fits[:top] if top else fits), considered, leanest)
+    order = ranked(fits, expected or (lambda p: p.step_s), tie)[:top]
+    return Search(
+        tuple(p for _, _, p in order),
+        considered,
+        leanest,
+        tuple(e for _, e, _ in order),
+        tuple(g for g, _, _ in order),
+    )

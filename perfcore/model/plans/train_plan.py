@@ -16,7 +16,14 @@ from dataclasses import dataclass, field
 from perfcore.errors import NotPublished
 from perfcore.model.chip.specs import Device
 from perfcore.model.plans import train_cost as tc
-from perfcore.model.plans.layout import Layout, LayoutError, checked, micro_batches, stage_layers
+from perfcore.model.plans.layout import (
+    Layout,
+    LayoutError,
+    bubble_stages,
+    checked,
+    micro_batches,
+    stage_layers,
+)
 from perfcore.model.plans.train_comm import Windows, comm_seconds
 
 TRAIN_PRECISIONS = ("bf16", "fp16", "fp8")
@@ -189,7 +196,7 @@ def price(t: Training, layout: Layout) -> TrainPlan:
     compute = compute_seconds(t, layout)
     comm = comm_seconds(t, layout, windows(t, layout, compute, m))
     per_micro = (compute + comm["tp"] + comm["cp"] + comm["ep"]) / m
-    bubble = (layout.pp - 1) / layout.interleave * per_micro
+    bubble = bubble_stages(t.model.layers, layout.pp, layout.interleave) * per_micro
     times = {
         "compute": compute,
         "optimizer": optimizer_seconds(t, layout),

@@ -1,21 +1,26 @@
-"""Efficiency per regime from published runs: how far measured runs land from the bound.
+"""Efficiency from published runs, conditioned on what the data support, and its held-out error.
 
-Each run's efficiency = its bound time ÷ its measured time (1 at the bound). A regime's
-efficiency is the median over its runs (train: compute-bound training steps; prefill:
-compute-bound prefill; decode: memory-bound decode). Its leave-one-source-out error: each
-source's runs predicted (bound ÷ the median of the other sources' runs) and compared with
-what they measured; the median and the largest |expected - measured| / measured.
+Each run's efficiency = its bound time ÷ its measured time (1 at the bound). Runs fall in
+cells: regime (train, prefill, decode) × long context (≥ LONG_CONTEXT_TOKENS or CP > 1) ×
+FP8 (8 bits or fewer) × framework family. A cell's efficiency is the median of its runs';
+a cell with fewer than MIN_RUNS runs falls back to its parent (framework dropped first, then
+FP8, then long context; the regime's own cell whatever it holds). The error is
+leave-one-framework-out, per regime: each family's runs predicted as bound ÷ the efficiency
+the other families' runs give their setting, |expected ÷ measured − 1|, median and p90.
 An expected figure is bound ÷ efficiency, labelled with what it was derived from.
 """
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
 REGIMES = ("train", "prefill", "decode")
+MIN_RUNS = 5  # a cell with fewer runs is not trusted on its own: its parent speaks for it
+MIN_FAMILIES = 2  # nor a cell above the framework level whose runs are one family's
+LONG_CONTEXT_TOKENS = 16384
 
 
 class Run(Protocol):
@@ -25,24 +30,71 @@ class Run(Protocol):
 
 
 @dataclass(frozen=True)
+class Setting:
+    """What an efficiency is conditioned on; None: any (the parent cell)."""
+
+    regime: str
+    long_context: bool | None = None
+    fp8: bool | None = None
+    framework: str | None = None
+
+    def chain(self) -> tuple[Setting, ...]:
+        """This setting and its parents, finest first (framework, FP8, long context dropped)."""
+        r, lc, f8 = self.regime, self.long_context, self.fp8
+        steps = (self, Setting(r, lc, f8), Setting(r, lc), Setting(r))
+        return tuple(dict.fromkeys(steps))
+
+    def label(self) -> str:
+        """The setting in words, e.g. 'train, ≥ 16K tokens or CP > 1, FP8, Megatron'."""
+        words = [self.regime]
+        if self.long_context is not None:
+            words.append("≥ 16K tokens or CP > 1" if self.long_context else "< 16K tokens")
+        if self.fp8 is not None:
+            words.append("FP8 or narrower" if self.fp8 else "16-bit")
+        return ", ".join(words + ([self.framework] if self.framework else []))
+
+
+def setting(
+    regime: str, context_tokens: int, cp: int, bits: int, framework: str | None = None
+) -> Setting:
+    """The cell of a run or a plan: its regime, context, CP, narrowest bits and framework."""
+    long = context_tokens >= LONG_CONTEXT_TOKENS or cp > 1
+    return Setting(regime, long, bits <= 8, framework)
+
+
+@dataclass(frozen=True)
 class Sample:
-    """One run priced: its regime, its bound and its measured time (seconds)."""
+    """One run priced: its regime, its bound and its measured time (seconds), its setting."""
 
     run: object
     regime: str
     source: str
     bound_s: float
     measured_s: float
+    long_context: bool = False
+    fp8: bool = False
+    framework: str | None = None  # the framework family; None: the source stands for it
+    case: tuple = ()  # what two runs share to be compared as layouts: model, device, ...
 
     @property
     def efficiency(self) -> float:
         """Bound time over measured time (1 = at the bound)."""
         return self.bound_s / self.measured_s
 
+    @property
+    def family(self) -> str:
+        """What a leave-one-framework-out error holds out together."""
+        return self.framework or self.source
+
+    @property
+    def setting(self) -> Setting:
+        """The finest cell this run informs."""
+        return Setting(self.regime, self.long_context, self.fp8, self.framework)
+
 
 @dataclass(frozen=True)
 class Efficiency:
-    """A regime's efficiency and how well it predicts runs from a source it has not seen."""
+    """A cell's efficiency and how well its regime predicts frameworks it has not seen."""
 
     regime: str
     value: float  # median of the runs' efficiencies
@@ -50,26 +102,83 @@ class Efficiency:
     sources: int
     low: float
     high: float
-    loso_median_error: float | None  # None with a single source
-    loso_max_error: float | None
+    error_median: float | None  # leave-one-framework-out; None with one framework
+    error_p90: float | None
+    setting: Setting | None = None  # the cell; None: the whole regime
+    families: int = 0  # framework families among the runs
+    pair_error: float | None = None  # median |eff_a / eff_b - 1| of one source's pairs
+
+    @property
+    def tie(self) -> float:
+        """Two plans' expected steps closer than this are a tie: the regime's pair error."""
+        return self.pair_error or 0.0
 
     def expected_s(self, bound_s: float) -> float:
         """Expected seconds: the bound over this efficiency."""
         return bound_s / self.value
 
+    def band_s(self, bound_s: float) -> tuple[float, float | None]:
+        """Seconds the measured figure lies in when the expected one is off by the p90 error
+        or less: expected ÷ (1 ± p90), never below the bound; None above where p90 ≥ 1."""
+        e, q = self.expected_s(bound_s), self.error_p90 or 0.0
+        return max(bound_s, e / (1 + q)), (e / (1 - q) if q < 1 else None)
+
+    def error(self) -> dict[str, float | None]:
+        """The JSON `expected_error`: leave-one-framework-out median and p90."""
+        return {"median": self.error_median, "p90": self.error_p90}
+
     def derived_from(self) -> str:
         """What the figure rests on, in words."""
-        loso = (
+        finer = self.setting not in (None, Setting(self.regime))
+        cell = f" ({self.setting.label()})" if finer else ""
+        held = (
             ""
-            if self.loso_median_error is None
-            else f"; leave-one-source-out error {self.loso_median_error:.0%} median, "
-            f"{self.loso_max_error:.0%} max"
+            if self.error_median is None
+            else f"; leave-one-framework-out error {self.error_median:.0%} median, "
+            f"{self.error_p90:.0%} p90"
         )
         return (
             f"bound ÷ {self.value:.2f}, the median efficiency of {self.runs} published "
-            f"{self.regime} runs from {self.sources} sources (range "
-            f"{self.low:.2f}-{self.high:.2f}){loso}"
+            f"{self.regime} runs{cell} from {self.sources} sources (range "
+            f"{self.low:.2f}-{self.high:.2f}){held}"
         )
+
+
+@dataclass(frozen=True, eq=False)
+class Table(Mapping):
+    """Efficiency per cell; as a mapping, regime -> the regime's own cell."""
+
+    cells: dict
+
+    def __getitem__(self, regime: str) -> Efficiency:
+        """The regime's cell (all its runs)."""
+        return self.cells[Setting(regime)]
+
+    def __iter__(self) -> Iterator[str]:
+        """Regimes with runs, in REGIMES order."""
+        return iter(r for r in REGIMES if Setting(r) in self.cells)
+
+    def __len__(self) -> int:
+        """How many regimes have runs."""
+        return sum(1 for _ in self)
+
+    def of(self, wanted: Setting) -> Efficiency | None:
+        """The finest cell of `wanted`'s chain with MIN_RUNS runs, else the regime's; None
+        where no run informs the regime."""
+        return _finest(self.cells, wanted, lambda c, e: _trusted(c, e.runs, e.families))
+
+
+def _finest(cells: dict, wanted: Setting, trusted: Callable[[Setting, object], bool]):
+    """The first cell of wanted.chain() `trusted`, else the regime's (or None)."""
+    for cell in wanted.chain()[:-1]:
+        if cell in cells and trusted(cell, cells[cell]):
+            return cells[cell]
+    return cells.get(Setting(wanted.regime))
+
+
+def _trusted(cell: Setting, runs: int, families: int) -> bool:
+    """MIN_RUNS runs, from MIN_FAMILIES framework families unless the cell is one family's."""
+    return runs >= MIN_RUNS and (cell.framework is not None or families >= MIN_FAMILIES)
 
 
 def samples(
@@ -85,43 +194,107 @@ def samples(
     return out
 
 
-def _errors(group: list[Sample]) -> list[float]:
-    """|expected - measured| / measured of each run, its own source left out of the median."""
+def _grouped(group: Iterable[Sample]) -> dict[Setting, list[Sample]]:
+    """Each sample under every cell of its chain."""
+    by: dict[Setting, list[Sample]] = {}
+    for s in group:
+        for cell in s.setting.chain():
+            by.setdefault(cell, []).append(s)
+    return by
+
+
+def held_out_errors(group: list[Sample]) -> list[float]:
+    """|expected ÷ measured − 1| of each run, its framework family left out of the cells."""
     errors = []
-    for source in {s.source for s in group}:
-        others = [s.efficiency for s in group if s.source != source]
-        if not others:
-            continue
-        eff = statistics.median(others)
-        errors += [
-            abs(s.bound_s / eff - s.measured_s) / s.measured_s for s in group if s.source == source
-        ]
+    for family in sorted({s.family for s in group}):
+        cells = _grouped(s for s in group if s.family != family)
+        for s in (s for s in group if s.family == family):
+            cell = _finest(cells, s.setting, lambda c, g: _trusted(c, len(g), _families(g)))
+            if cell is not None:
+                eff = statistics.median(o.efficiency for o in cell)
+                errors.append(abs(s.bound_s / eff / s.measured_s - 1))
     return errors
 
 
-def efficiencies(all_samples: Iterable[Sample]) -> dict[str, Efficiency]:
-    """Efficiency per regime (only regimes with runs), with its leave-one-source-out error."""
-    by: dict[str, list[Sample]] = {}
-    for s in all_samples:
-        by.setdefault(s.regime, []).append(s)
+def pair_errors(group: list[Sample]) -> list[float]:
+    """|eff_a / eff_b - 1| of each pair of runs from one source with the same case (model,
+    device, precision, length): how far the model misjudges two layouts against each other."""
+    by: dict[tuple, list[float]] = {}
+    for s in group:
+        if s.case:
+            by.setdefault((s.source, s.case), []).append(s.efficiency)
+    return [
+        abs(a / b - 1) for effs in by.values() for i, a in enumerate(effs) for b in effs[i + 1 :]
+    ]
+
+
+def _families(group: list[Sample]) -> int:
+    """How many framework families the samples come from."""
+    return len({s.family for s in group})
+
+
+def p90(values: list[float]) -> float:
+    """The 90th percentile (inclusive; the value itself for one)."""
+    if len(values) < 2:
+        return values[0]
+    return statistics.quantiles(values, n=10, method="inclusive")[-1]
+
+
+def efficiencies(all_samples: Iterable[Sample]) -> Table:
+    """Efficiency per cell (only cells with runs), each with its regime's held-out error."""
+    cells = _grouped(all_samples)
+    present = [r for r in REGIMES if Setting(r) in cells]
+    errors = {r: held_out_errors(cells[Setting(r)]) for r in present}
+    pairs = {r: pair_errors(cells[Setting(r)]) for r in present}
     out = {}
-    for regime, group in by.items():
-        effs = [s.efficiency for s in group]
-        errors = _errors(group)
-        out[regime] = Efficiency(
-            regime,
+    for cell, group in cells.items():
+        effs, err = [s.efficiency for s in group], errors[cell.regime]
+        out[cell] = Efficiency(
+            cell.regime,
             statistics.median(effs),
             len(group),
             len({s.source for s in group}),
             min(effs),
             max(effs),
-            statistics.median(errors) if errors else None,
-            max(errors) if errors else None,
+            statistics.median(err) if err else None,
+            p90(err) if err else None,
+            cell,
+            _families(group),
+            statistics.median(pairs[cell.regime]) if pairs[cell.regime] else None,
         )
-    return out
+    return Table(out)
 
 
-def expected(bound_s: float, regime: str, table: dict[str, Efficiency]) -> float | None:
+def expected(bound_s: float, regime: str, table: Mapping) -> float | None:
     """bound ÷ the regime's efficiency; None where no published run informs the regime."""
     eff = table.get(regime)
     return None if eff is None else eff.expected_s(bound_s)
+
+
+WITHIN = 0.25  # "expected within 25 %" of the measured figure
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """Leave-one-framework-out on a set of runs: how many, how many within WITHIN, median."""
+
+    runs: int
+    within: int
+    median: float
+
+    @property
+    def share(self) -> float:
+        """Fraction of the runs whose expected figure is within WITHIN of the measured."""
+        return self.within / self.runs
+
+
+def held_out(all_samples: Iterable[Sample], regimes: tuple[str, ...]) -> HeldOut:
+    """Leave-one-framework-out errors of the runs in `regimes`, each regime held out alone."""
+    group = list(all_samples)
+    errors = [e for r in regimes for e in held_out_errors([s for s in group if s.regime == r])]
+    return HeldOut(len(errors), sum(e <= WITHIN for e in errors), statistics.median(errors))
+
+
+def violations(all_samples: Iterable[Sample]) -> int:
+    """Runs measured faster than their bound (efficiency above 1)."""
+    return sum(s.efficiency > 1 for s in all_samples)

@@ -11,6 +11,8 @@ interleave (docs/plans.md).
 
 from __future__ import annotations
 
+from dataclasses import astuple
+
 from perfcore.errors import NotPublished
 from perfcore.model.chip.specs import load_specs
 from perfcore.model.chip.validate import InputError
@@ -19,10 +21,10 @@ from perfcore.model.llm.models import load_models
 from perfcore.model.llm.workloads import Precisions
 from perfcore.model.plans import serve_plan
 from perfcore.model.plans import train_cost as tc
-from perfcore.model.plans.layout import Layout, LayoutError, problems
+from perfcore.model.plans.layout import Layout, LayoutError, interleaves, problems
 from perfcore.model.plans.train_plan import Training, TrainPlan, price
 from perfcore.model.runs import efficiency
-from perfcore.model.runs.efficiency import Efficiency, Sample
+from perfcore.model.runs.efficiency import Sample, Setting, Table
 from perfcore.model.runs.rows import load_runs
 
 BITS_OF = {"fp4": 4, "fp8": 8, "int8": 8, "bf16": 16, "fp16": 16}  # storage bits by precision
@@ -52,8 +54,8 @@ class Priced(tuple):
 def layouts_of(run, model) -> list[Layout]:
     """The row's layouts: an empty ZeRO cell ZeRO 0, 1 or 2 (Megatron's and NeMo's distributed
     optimizer is ZeRO-1, Llama 3's FSDP ZeRO-2-like), micro-batch 1, no recomputation, and with
-    pp > 1 every interleave the layers allow (the fastest is priced: an unpublished cell is not
-    allowed to raise the bound)."""
+    pp > 1 the interleaves the search offers (layout.interleaves; the fastest is priced: an
+    unpublished cell is not allowed to raise the bound)."""
     base = {
         "tp": run.tp,
         "pp": run.pp,
@@ -64,10 +66,7 @@ def layouts_of(run, model) -> list[Layout]:
         "recompute": run.recompute or "none",
     }
     zeros = [run.zero] if run.zero is not None else [0, 1, 2]
-    if run.vp is not None or run.pp == 1:
-        vs = [run.vp or 1]
-    else:
-        vs = range(1, max(1, model.layers // run.pp) + 1)
+    vs = [run.vp or 1] if run.vp is not None or run.pp == 1 else interleaves(model.layers, run.pp)
     return [Layout(**base, zero=z, interleave=v) for z in zeros for v in vs]
 
 
@@ -222,6 +221,29 @@ def sample_of(run, models: dict, specs: dict) -> tuple[str, float, float]:
         raise Unpriced(str(e)) from None
 
 
+def train_setting(t: Training, layout: Layout, framework: str | None = None) -> Setting:
+    """The efficiency cell of a training step: its sequence, CP, precision and framework."""
+    return efficiency.setting("train", t.seq, layout.cp, BITS_OF[t.precision], framework)
+
+
+def serve_setting(
+    regime: str, p: Precisions, context_tokens: int, cp: int = 1, framework: str | None = None
+) -> Setting:
+    """The efficiency cell of a serving phase: its context (I + O), the narrower of the
+    weights' and activations' bits, and the engine."""
+    bits = min(p.weights, p.activations)
+    return efficiency.setting(regime, context_tokens, cp, bits, framework)
+
+
+def run_setting(run, regime: str) -> Setting:
+    """The cell of a published run, by the rules a plan's setting follows."""
+    if run.kind == "train":
+        bits = BITS_OF[run.precision]
+        return efficiency.setting(regime, run.seq_len, run.cp, bits, run.framework)
+    context = run.input_tokens + run.output_tokens
+    return serve_setting(regime, precisions_of(run), context, run.cp, run.framework)
+
+
 def priced_runs(runs=None, models=None, specs=None) -> Priced:
     """Every run priced, a tuple[Sample, ...] (data/runs.csv and the bundled tables by
     default); its `.unpriced` holds each run the model cannot price, with the reason."""
@@ -235,12 +257,23 @@ def priced_runs(runs=None, models=None, specs=None) -> Priced:
         except Unpriced as e:
             unpriced.append((run, str(e)))
             continue
-        samples.append(Sample(run, regime, run.source_id, bound_s, measured_s))
+        cell = run_setting(run, regime)
+        case = (
+            run.model,
+            run.device,
+            run.precision,
+            run.seq_len,
+            run.input_tokens,
+            run.output_tokens,
+        )
+        samples.append(
+            Sample(run, regime, run.source_id, bound_s, measured_s, *astuple(cell)[1:], case)
+        )
     return Priced(tuple(samples), tuple(unpriced))
 
 
-def table(samples=None) -> dict[str, Efficiency]:
-    """Efficiency per regime from the priced runs, speculative-decoding runs left out."""
+def table(samples=None) -> Table:
+    """Efficiency per cell from the priced runs, speculative-decoding runs left out."""
     if samples is None:
         samples = priced_runs()
     return efficiency.efficiencies(s for s in samples if not getattr(s.run, "speculative", False))

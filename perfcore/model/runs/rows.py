@@ -122,6 +122,20 @@ NONEMPTY = {
 VALUE = "the measured figure as printed: a positive number in the metric's unit"
 
 
+# A training run's framework family by its source_id (the first key it starts with);
+# a serving run's is its engine. docs/runs.md, "Framework families", says why each.
+TRAIN_FRAMEWORKS = {
+    "narayanan2021": "Megatron",
+    "korthikanti2022": "Megatron",
+    "nemo-": "Megatron",
+    "megatron-bridge-": "Megatron",
+    "llama3-paper": "FSDP",
+    "torchtitan": "FSDP",
+    "llm-foundry": "llm-foundry",
+    "deepspeed": "DeepSpeed",
+}
+
+
 class RunError(FileProblems):
     """A runs file that cannot be loaded; the message lists every problem found."""
 
@@ -167,6 +181,15 @@ class Run:
     source_id: str
     source: str
     notes: str = ""
+
+    @property
+    def framework(self) -> str:
+        """The framework family: the engine serving; training, TRAIN_FRAMEWORKS by source_id
+        (an unlisted source is a family of its own)."""
+        if self.kind == "serve":
+            return self.engine
+        key = next((k for k in TRAIN_FRAMEWORKS if self.source_id.startswith(k)), None)
+        return self.source_id if key is None else TRAIN_FRAMEWORKS[key]
 
     @property
     def replicas(self) -> int:

@@ -1,0 +1,51 @@
+"""Whether the search's top 10 holds each published training run's layout (tp, pp, dp, cp, ep).
+
+For every distinct model, device, GPUs, sequence, batch and precision of a training row in
+data/runs.csv, the search runs ranked on the expected step (as `plan train` ranks) and the
+row's degrees are looked for among its first 10 (ZeRO, micro-batch, recompute and interleave
+aside: a source often leaves them unpublished). Prints one line per setting and the count.
+Run: `.venv/bin/python -m bench.published_layouts`.
+"""
+
+from __future__ import annotations
+
+from perfcore.cli.plan import expected_rank
+from perfcore.model.chip.specs import load_specs
+from perfcore.model.llm.models import load_models
+from perfcore.model.plans.search import search
+from perfcore.model.plans.train_plan import Training
+from perfcore.model.runs.published import priced_runs, table
+
+TOP = 10
+DEGREES = ("tp", "pp", "dp", "cp", "ep")
+
+
+def main() -> None:
+    """One line per published setting: found or missed, the published and the best layout."""
+    models, specs = load_models(), load_specs()
+    priced = priced_runs(models=models, specs=specs)
+    expected, tie = expected_rank(table(priced.samples), None)
+    settings: dict[tuple, list] = {}
+    for s in priced:
+        r = s.run
+        if r.kind == "train":
+            key = (r.model, r.device, r.gpus, r.seq_len, r.global_batch, r.precision)
+            settings.setdefault(key, []).append(r)
+    hits = 0
+    for (model, device, gpus, seq, batch, precision), runs in settings.items():
+        t = Training(models[model], specs[device], gpus, seq, batch * seq, precision)
+        found = search(t, top=TOP, expected=expected, tie=tie)
+        top = {tuple(getattr(p.layout, d) for d in DEGREES) for p in found.candidates}
+        wanted = {tuple(getattr(r, d) for d in DEGREES) for r in runs}
+        hit = bool(top & wanted)
+        hits += hit
+        best = found.best.layout.label() if found.best else "none fits"
+        print(
+            f"{'in top' if hit else 'MISSED'} {model} {gpus} x {device} s={seq} b={batch} "
+            f"{precision}: published {sorted(wanted)}; best {best}"
+        )
+    print(f"{hits} of {len(settings)} published settings have their layout in the top {TOP}")
+
+
+if __name__ == "__main__":
+    main()
