@@ -31,6 +31,9 @@ def register(subparsers) -> None:
         "--experiment", action="append", help="run only this experiment (repeatable)"
     )
     parser.add_argument("--list", action="store_true", help="list suites and experiments")
+    parser.add_argument(
+        "--budget", help="seconds the kernels experiment may take (default: the suite's)"
+    )
     parser.set_defaults(run=lambda args: guarded(lambda: run(args)))
 
 
@@ -88,12 +91,26 @@ NOTHING_MEASURED = (
 )
 
 
+def _budget(raw: str | None) -> float | None:
+    """--budget as seconds (a number > 0); None when not given; else UsageError naming it."""
+    if raw is None:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 1e6:
+        raise UsageError(f"--budget {raw!r}: expected seconds, a number above 0")
+    return value
+
+
 def run(args: argparse.Namespace) -> str:
     """Check every name and --out, run the suite, write the results file; the summary."""
     if args.list:
         return listing()
     suite = pick("suite", args.suite, suites.SUITES)
     experiments = tuple(pick("experiment", e, registry.EXPERIMENTS) for e in args.experiment or ())
+    budget = _budget(args.budget)
     out = out_path(args.out, "measure")
     jax_or_usage_error()
     from perfcore.measure.experiments import runner  # the experiments, only when measuring
@@ -103,6 +120,7 @@ def run(args: argparse.Namespace) -> str:
         experiments=experiments,
         progress=progress_printer(sys.stderr),
         wait_callback=lambda message: print(message, file=sys.stderr),
+        budget_s=budget,
     )
     if not records:
         raise UsageError(NOTHING_MEASURED)

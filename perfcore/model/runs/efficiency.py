@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
+from perfcore.model.chip import kernels
+
 REGIMES = ("train", "prefill", "decode")
 
 
@@ -125,3 +127,13 @@ def expected(bound_s: float, regime: str, table: dict[str, Efficiency]) -> float
     """bound ÷ the regime's efficiency; None where no published run informs the regime."""
     eff = table.get(regime)
     return None if eff is None else eff.expected_s(bound_s)
+
+
+def kernel_fallback(table: dict[str, Efficiency], compute_bound: bool) -> kernels.Efficiency:
+    """The published runs' efficiency for a kernel on a device without curves: compute-bound
+    kernels take the training runs' (else prefill's), memory-bound ones decode's."""
+    names = ("train", "prefill") if compute_bound else ("decode",)
+    eff = next((table[n] for n in names if n in table), None)
+    if eff is None:
+        raise ValueError(f"no published {' or '.join(names)} runs to take an efficiency from")
+    return kernels.Efficiency(eff.value, kernels.PUBLISHED, eff.derived_from())
