@@ -1,14 +1,14 @@
 """Kernel curves: the kernels real layers run, swept over size per dtype, and the dispatch cost.
 
-Per dtype the backend runs: matmuls square, skinny (decode's M = 1..16) and tall (prefill's
-M = 4N); fused causal attention (jax.nn.dot_product_attention) forward and backward over
-sequence length and head dim; an elementwise chain, a transcendental chain, a row reduction
-and a transpose copy over sizes; the collectives where several devices exist. Each point is
-isolated calls with FLOPs and bytes from cost_analysis (cross-checked with chip.ops), and
-`kernel` names its kind (perfcore.model.chip.kernels). A tiny program with 1 and with 16
-arguments times the dispatch per launched program. The sweep keeps to the suite's
-kernels_budget_s: each point gets its share of what is left, and a sweep stops after a call
-longer than kernels_call_s.
+Per dtype the backend runs: matmuls square, skinny (decode's M = 1..16), tall (prefill's
+M = 4N) and transposed (a weight gradient's Xᵀ·dY, K = 4N); fused causal attention
+(jax.nn.dot_product_attention) forward and backward over sequence length and head dim; an
+elementwise chain, a transcendental chain, a row reduction and a transpose copy over sizes;
+the collectives where several devices exist. Each point is isolated calls with FLOPs and
+bytes from cost_analysis (cross-checked with chip.ops), and `kernel` names its kind
+(perfcore.model.chip.kernels). A tiny program with 1 and with 16 arguments times the dispatch
+per launched program. The sweep keeps to the suite's kernels_budget_s: each point gets its
+share of what is left, and a sweep stops after a call longer than kernels_call_s.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ def _function(jax, jnp, name: str):
     """The jittable function a point times."""
     return {
         "matmul": jnp.matmul,
+        "matmul transposed": lambda a, b: a.T @ b,
         "attention": lambda q, k, v: _attention(jax, q, k, v),
         "attention backward": jax.grad(
             lambda q, k, v: _attention(jax, q, k, v).astype("float32").sum(), argnums=(0, 1, 2)
@@ -66,16 +67,19 @@ def _function(jax, jnp, name: str):
 def _matmuls(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
     """Square, skinny (M rows) and tall (M = 4N) matmul sweeps of dtype."""
 
-    def point(m: int, n: int, k: int) -> Planned:
-        kind = kernels.matmul_kind(m, n)
-        label = f"matmul {dtype} {m}x{k}x{n}"
-        return Planned(kind, label, dtype, ((m, k), (k, n)), "matmul", ops.matmul(m, n, k, b))
+    def point(m: int, n: int, k: int, transposed: bool = False) -> Planned:
+        kind = kernels.matmul_kind(m, n, transposed)
+        label = f"{'matmul transposed' if transposed else 'matmul'} {dtype} {m}x{k}x{n}"
+        a = (k, m) if transposed else (m, k)
+        fn = "matmul transposed" if transposed else "matmul"
+        return Planned(kind, label, dtype, (a, (k, n)), fn, ops.matmul(m, n, k, b))
 
     sides = suite.kernel_sides
     square = [point(n, n, n) for n in sides]
     skinny = [[point(m, n, n) for n in sides if n >= 256] for m in suite.kernel_rows]
     tall = [point(4 * n, n, n) for n in sides if n >= 128]
-    return [square, *skinny, tall]
+    grads = [point(n, n, 4 * n, transposed=True) for n in sides if n >= 64]  # Xᵀ·dY
+    return [square, *skinny, tall, grads]
 
 
 def _attentions(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:

@@ -11,6 +11,7 @@ device's curves give at its size, else the published runs' efficiency, said as s
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from perfcore.measure.clock.devices import match_device
@@ -26,6 +27,7 @@ KIND = {
     hlo.COLLECTIVE: "collective",
     hlo.OTHER: "elementwise",
 }
+LHS_CONTRACTING = re.compile(r"lhs_contracting_dims=\{([\d,]*)\}")
 NO_ROOF = "no roof: no kernel curves for this device and no specs row"
 
 
@@ -114,12 +116,26 @@ def _dot(module: hlo.Module, instruction: hlo.Instruction) -> hlo.Instruction | 
     return next((i for i in inner if i.opcode in hlo.MATMUL_OPS), None)
 
 
+def _transposed(module: hlo.Module, dot: hlo.Instruction | None) -> bool:
+    """True for a dot whose left operand is contracted on a dimension other than its last."""
+    found = LHS_CONTRACTING.search(dot.attrs) if dot else None
+    if not found or not dot.operands:
+        return False
+    lhs = hlo.arrays(hlo.operand_shape(module, dot.operands[0]))
+    last = len(lhs[0][1]) - 1 if lhs else 0
+    return any(int(d) != last for d in found.group(1).split(",") if d)
+
+
 def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced, cost) -> str:
     """The kernel kind of a priced instruction; empty where none applies (a custom kernel)."""
     if priced.category == hlo.MATMUL:
         dot = _dot(module, instruction)
         dims = hlo.arrays(dot.shape if dot else instruction.shape)[0][1]
-        return kernels.matmul_kind(*dims[-2:]) if len(dims) >= 2 else "matvec"
+        return (
+            kernels.matmul_kind(*dims[-2:], _transposed(module, dot))
+            if len(dims) >= 2
+            else "matvec"
+        )
     if priced.category == hlo.CUSTOM:
         target = instruction.target.lower()
         if "fmha" not in target and "attention" not in target:

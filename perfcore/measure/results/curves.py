@@ -47,13 +47,14 @@ def kernel_seconds(record: Record, dispatch: tuple[float, float]) -> float | Non
 
 
 def _measured_roofs(timed: list[tuple[Record, float]]) -> tuple[dict[str, float], float]:
-    """Best matmul FLOP/s per dtype and best copy bytes/s among the timed kernels."""
+    """Best matmul FLOP/s per dtype and best copy bytes/s (else any kernel's) timed."""
     peaks: dict[str, float] = {}
     for r, s in timed:
         if r.kernel == "matmul" and r.flops:
             peaks[r.dtype] = max(peaks.get(r.dtype, 0.0), r.flops / s)
     copies = [r.bytes / s for r, s in timed if r.kernel == "copy" and r.bytes]
-    return peaks, max(copies, default=0.0)
+    streams = copies or [r.bytes / s for r, s in timed if r.bytes]  # no copy: any kernel's
+    return peaks, max(streams, default=0.0)
 
 
 def _roofs(timed: list[tuple[Record, float]], spec: Device | None) -> tuple[dict, float, str]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 # Kernel kinds and the unit of their size: work-bound kinds by FLOPs, the rest by bytes.
 SIZE_UNIT = {
     "matmul": "flops",
+    "matmul transposed": "flops",  # A contracted on its rows: a backward pass's weight gradient
     "matvec": "bytes",
     "attention": "flops",
     "attention backward": "flops",
@@ -85,9 +86,12 @@ class Curves:
         return self.dispatch_s + self.dispatch_per_arg_s * max(n_args - 1, 0)
 
 
-def matmul_kind(m: int, n: int) -> str:
-    """`matvec` for a skinny matmul (M or N at most SKINNY), else `matmul`."""
-    return "matvec" if min(m, n) <= SKINNY else "matmul"
+def matmul_kind(m: int, n: int, transposed: bool = False) -> str:
+    """`matvec` for a skinny matmul (M or N at most SKINNY); else `matmul transposed` where
+    A is contracted on its rows (Aᵀ·B, the weight gradient), else `matmul`."""
+    if min(m, n) <= SKINNY:
+        return "matvec"
+    return "matmul transposed" if transposed else "matmul"
 
 
 def _size(point: Point) -> float:
