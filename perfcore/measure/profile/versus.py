@@ -14,11 +14,15 @@ import dataclasses
 import statistics
 from dataclasses import dataclass
 
+from perfcore.measure.clock import harness
+from perfcore.measure.clock.lock import LOCK
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.join import Profile
-from perfcore.measure.profile.predict import OpPrediction, Prediction
+from perfcore.measure.profile.predict import OpPrediction, Prediction, predict
 from perfcore.measure.profile.records import STEP
+from perfcore.measure.profile.run import profile
 from perfcore.measure.results.record import Record
+from perfcore.model.chip.kernels import Curves
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,7 @@ class Versus:
     predicted_step_s: float
     wall_s: float  # median untraced step wall, seconds
     traced_wall_s: float | None  # median step wall under the profiler, seconds
-    unmatched: tuple[str, ...]  # profiled ops with no prediction (or predicted, never run)
+    unmatched: tuple[str, ...]  # profiled ops with no prediction
 
     @property
     def step_error(self) -> float:
@@ -110,3 +114,19 @@ def with_prediction(records: tuple[Record, ...], prediction: Prediction) -> tupl
         else:
             out.append(_predicted(r, by_name.get(r.label)))
     return tuple(out)
+
+
+def step_wall(fn, *args, repeats: int = 30) -> harness.Measurement:
+    """fn(*args) jitted, timed untraced as isolated synchronized calls (seconds per step)."""
+    import jax
+
+    jitted = fn if hasattr(fn, "lower") else jax.jit(fn)
+    with LOCK:
+        return harness.measure(lambda: jitted(*args), sync=jax.block_until_ready, repeats=repeats)
+
+
+def hold(fn, *args, curves: Curves | None, steps: int = 5) -> tuple[Prediction, Profile, Versus]:
+    """fn(*args) predicted before it runs, then profiled and its step wall timed untraced."""
+    predicted = predict(fn, *args, curves=curves)
+    joined = profile(fn, *args, steps=steps)
+    return predicted, joined, versus(predicted, joined, step_wall(fn, *args).median)
