@@ -79,3 +79,15 @@ def test_hierarchical_with_latency_adds_each_legs_steps():
     ar = hierarchical_allreduce(1e9, 8, 4, 900e9, 50e9, 2e-6, 5e-6)
     assert ar.intra.seconds == pytest.approx(1.944444e-3 + 28e-6, rel=1e-6)
     assert ar.inter.seconds == pytest.approx(3.75e-3 + 30e-6, rel=1e-6)
+
+
+def test_pipelined_legs_reach_the_rail_bandwidth_nccl_does():
+    """A rail-aligned ring over 32 DGX H100s (8 GPUs, 450 GB/s NVLink, 50 GB/s NIC each), 1 GB:
+    in-node 2 x 7/8 x 1e9 / 450e9 = 3.8889 ms, network 2 x 31/32 x 1e9/8 / 50e9 = 4.8438 ms.
+    NCCL streams chunks through both at once: 4.8438 ms, a busbw of 1e9 / 4.8438 ms x 2 x
+    255/256 = 411 GB/s ~ min(450, 8 x 50); the legs in turn take 8.7326 ms (228 GB/s)."""
+    ar = hierarchical_allreduce(1e9, 8, 32, 450e9, 50e9)
+    assert ar.pipelined_s == pytest.approx(4.84375e-3, rel=1e-9)
+    assert ar.seconds == pytest.approx(3.888889e-3 + 4.84375e-3, rel=1e-6)
+    bus = busbw(algbw(1e9, ar.pipelined_s), "all-reduce", 256)
+    assert bus == pytest.approx(411.29e9, rel=1e-4)

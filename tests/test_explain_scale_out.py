@@ -4,6 +4,7 @@ import math
 
 import pytest
 
+from perfcore import format as fmt
 from perfcore.explain import scale_out as view
 from perfcore.format import NOT_PUBLISHED
 from tests.support.pages import ROUND_H100
@@ -179,7 +180,7 @@ def test_takeaway_names_the_missing_link(specs):
 def test_one_gpu_has_nothing_to_reduce(specs):
     ar = _at(specs, gpus_per_node=1, nodes=1)
     assert "nothing to all-reduce" in view.takeaway(ar)
-    assert [m.value for m in view.whole_metrics(ar)][1:] == ["none (1 GPU)"] * 3
+    assert [m.value for m in view.whole_metrics(ar)][1:] == ["none (1 GPU)"] * 4
 
 
 @pytest.mark.parametrize("name", ["NVIDIA L4", "Google TPU v4", "NVIDIA GeForce RTX 3090"])
@@ -194,3 +195,13 @@ def test_a_leg_with_one_rank_shows_none_and_its_help_says_why(specs):
     shown = {m.label: m for m in view.leg_metrics(_at(specs, gpus_per_node=1))}
     leg = shown["In-node leg: time"]
     assert (leg.value, leg.help) == ("none", "One GPU per node: this leg has nothing to reduce.")
+
+
+def test_the_pipelined_time_is_the_slower_leg_beside_the_sum(specs):
+    """Two nodes: the pipelined figure is the slower leg plus the other's latency, under the
+    legs in turn (no latencies here, so it is the slower leg's time)."""
+    ar = _at(specs, nodes=2)
+    shown = _values(view.whole_metrics(ar))
+    assert ar.pipelined_s == pytest.approx(max(ar.intra.seconds, ar.inter.seconds))
+    assert ar.pipelined_s < ar.seconds
+    assert shown["Pipelined time (NCCL)"] == fmt.seconds(ar.pipelined_s)

@@ -157,8 +157,8 @@ def test_ops_cover_at_least_90_percent_of_device_time(profiles, name):
 def test_sources_name_the_example_lines(profiles):
     p, _, _ = profiles["mlp"]
     matmul = next(o for o in p.ops if o.category == hlo.MATMUL)
-    assert matmul.source.endswith("profile_examples.py:" + matmul.source.rsplit(":", 1)[1])
-    assert "profile_examples.py" in matmul.source
+    assert matmul.source.endswith("profile/examples.py:" + matmul.source.rsplit(":", 1)[1])
+    assert "profile/examples.py" in matmul.source
 
 
 @pytest.mark.parametrize("suffix", [".json", ".csv"])

@@ -14,7 +14,13 @@ from perfcore.model.plans import serve_plan
 from perfcore.model.plans.train_plan import Training, price
 from perfcore.model.runs import efficiency
 from perfcore.model.runs.efficiency import Sample
-from perfcore.model.runs.published import layouts_of, precisions_of, priced_runs, table
+from perfcore.model.runs.published import (
+    layouts_of,
+    nemo_flops_per_token,
+    precisions_of,
+    priced_runs,
+    table,
+)
 
 H100 = "NVIDIA H100 SXM"
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "plans.md"
@@ -63,7 +69,7 @@ def test_a_run_the_model_cannot_price_is_kept_with_its_reason(by_name):
 
 def test_at_least_80_percent_of_the_rows_are_priced_and_the_rest_say_why(priced):
     rows = len(priced.samples) + len(priced.unpriced)
-    assert rows == 304  # data/runs.csv
+    assert rows == 321  # data/runs.csv
     assert len(priced.samples) >= PRICED_SHARE * rows
     assert all(why.strip() and "\n" not in why for _, why in priced.unpriced)
 
@@ -138,6 +144,33 @@ def test_a_70b_static_decode_on_mi300x_by_hand(by_name):
     s = by_name["rocm-vllm-0.10.0-mi300x-llama-3.1-70b-fp8-tp8-b1-128-2048"]
     assert s.regime == "decode" and s.measured_s == pytest.approx(17.236)
     assert 5.382 < s.bound_s < 1.01 * 5.382
+
+
+NEMO_PAIRS = {  # summary row: Model TFLOP/s per GPU printed beside its tokens/s/GPU
+    "nemo-24.07-h100-llama2-7b-8gpu": 776,
+    "nemo-25.02-b200-llama3-8b-8gpu": 1506,
+}
+
+
+@pytest.mark.parametrize("name", NEMO_PAIRS)
+def test_the_nemo_count_turns_a_summary_rows_tokens_into_its_printed_tflops(name, by_name):
+    """NeMo's summaries print tokens/s/GPU and Model TFLOP/s per GPU side by side: 16,847 and
+    776 (24.07, Llama 2 7B at 4,096), 26,006 and 1,506 (25.02, Llama 3 8B at 8,192). The
+    `nemo` count times the tokens gives the TFLOP/s to the rounding of its last digit."""
+    run = by_name[name].run
+    tflops = nemo_flops_per_token(load_models()[run.model], run.seq_len) * run.value / 1e12
+    assert tflops == pytest.approx(NEMO_PAIRS[name], abs=0.5)
+
+
+def test_a_million_token_nemo_step_by_hand(by_name):
+    """NeMo long-sequence table, Llama 2 7B on 1,024 H100s, 1,024K tokens, batch 4, 536
+    TFLOPS/GPU: per token 32 x 4,096² x (12 + 12 + 18 x 11,008/4,096 + 12 x 1,048,576/4,096
+    + 6 x 32,000/(32 x 4,096)) = 1.68892e12 FLOPs; x 4,194,304 tokens / (536e12 x 1,024) =
+    12.906 s a step."""
+    s = by_name["nemo-longseq-24.03-h100-llama2-7b-1024k"]
+    assert (s.run.tp, s.run.cp, s.run.dp, s.run.flops_convention) == (8, 32, 4, "nemo")
+    assert s.measured_s == pytest.approx(12.906, abs=0.001)
+    assert s.regime == "train" and s.bound_s < s.measured_s
 
 
 def test_llama3_405b_at_pp_16_is_priced_on_its_uneven_stages(by_name):

@@ -42,9 +42,13 @@ def test_the_prefills_a_step_takes_in_run_as_one_pass(setup):
     assert plan.tpot_s < step + 4 * plan.ttft_s
 
 
-def test_max_batch_is_the_kv_cache_that_fits_beside_the_weights(setup):
+def test_max_batch_is_the_paged_kv_cache_at_the_average_length_that_fits(setup):
+    """Paged engines hold each request at its current length, I + O/2 on average: 1,024 +
+    128 = 1,152 tokens each, so 1,446 requests fit on TP 4 where 1,301 fit at the full
+    I + O = 1,280 (x 1,280 / 1,152 = 1.11 more)."""
     limit = serve_plan.max_batch(setup, 4)
-    assert limit == serving.max_sequences(setup.model, setup.device, 1280, FP8, 4)
+    assert limit == serving.max_sequences(setup.model, setup.device, 1152, FP8, 4) == 1446
+    assert serving.max_sequences(setup.model, setup.device, 1280, FP8, 4) == 1301
     assert all(p.batch <= p.max_batch for p in serve_plan.plans(setup))
 
 

@@ -60,19 +60,42 @@ KORTHIKANTI = [("none", 358_612_992), ("selective", 106_954_752), ("full", 6_291
 
 @pytest.mark.parametrize(("recompute", "expected"), KORTHIKANTI)
 def test_korthikanti_activation_memory_per_layer_for_the_three_recompute_modes(recompute, expected):
-    """Korthikanti et al. 2022 (s = 2048, b = 1, h = 12288, a = 96, t = 8, SP on):
-    none sbh(34 + 5as/h)/t = 2048·12288·(34 + 80)/8 = 358,612,992 B; selective 34 sbh/t =
-    106,954,752 B; full 2 sbh/t = 6,291,456 B."""
+    """Korthikanti et al. 2022, unfused attention (s = 2048, b = 1, h = 12288, a = 96, t = 8,
+    SP on): none sbh(34 + 5as/h)/t = 2048·12288·(34 + 80)/8 = 358,612,992 B; selective 34 sbh/t
+    = 106,954,752 B; full 2 sbh/t = 6,291,456 B."""
     layout = Layout(tp=8, recompute=recompute)
-    assert tc.activation_bytes_per_layer(GPT3, layout, 2048) == pytest.approx(expected)
+    got = tc.activation_bytes_per_layer(GPT3, layout, 2048, fused=False)
+    assert got == pytest.approx(expected)
+
+
+def test_fused_attention_keeps_its_log_sum_exp_not_the_scores():
+    """FlashAttention keeps O (in the 34) and an fp32 log-sum-exp per query and head, not the
+    s x s scores: none = 34 sbh/t + 4 a s b/t = 106,954,752 + 4·96·2048/8 = 106,954,752 +
+    98,304 = 107,053,056 B (GPT-3 175B, s = 2048, t = 8; it was 358,612,992 unfused)."""
+    got = tc.activation_bytes_per_layer(GPT3, Layout(tp=8), 2048)
+    assert got == pytest.approx(107_053_056)
+
+
+def test_the_last_stage_keeps_fp32_logits_split_over_tp():
+    """s b V x 4 B / t: 2,048 x 2 x 51,200 x 4 / 8 = 104,857,600 B (GPT-3, micro-batch 2)."""
+    layout = Layout(tp=8, micro_batch=2)
+    assert tc.logits_bytes(GPT3, layout, 2048) == pytest.approx(104_857_600)
 
 
 @pytest.mark.parametrize(("zero", "gb"), [(0, 120.0), (1, 31.4), (2, 16.6), (3, 1.9)])
 def test_zero_stage_memory_matches_the_zero_paper(zero, gb):
-    """Rajbhandari et al. 2020, Figure 1: 7.5B parameters, 64 GPUs, K = 12: (2 + 2 + 12) Ψ =
-    120 GB; P_os 31.4 GB; P_os+g 16.6 GB; P_os+g+p 1.9 GB (printed to 0.1 GB)."""
-    total = sum(tc.state_bytes(7.5e9, zero, 64).values())
+    """Rajbhandari et al. 2020, Figure 1 (fp16 gradients): 7.5B parameters, 64 GPUs, K = 12:
+    (2 + 2 + 12) Ψ = 120 GB; P_os 31.4 GB; P_os+g 16.6 GB; P_os+g+p 1.9 GB (to 0.1 GB)."""
+    total = sum(tc.state_bytes(7.5e9, zero, 64, grad_bytes=2).values())
     assert total / 1e9 == pytest.approx(gb, abs=0.05)
+
+
+@pytest.mark.parametrize(("zero", "gb"), [(0, 135.0), (1, 46.40625)])
+def test_fp32_main_gradients_are_megatrons_18_and_6_plus_12_over_d_bytes(zero, gb):
+    """Megatron's distributed optimizer docs: 18 bytes per parameter with fp32 main grads
+    (2 + 4 + 12), 6 + 12/d sharded: 7.5B x 18 = 135 GB; 7.5B x (6 + 12/64) = 46.40625 GB."""
+    total = sum(tc.state_bytes(7.5e9, zero, 64).values())
+    assert total / 1e9 == pytest.approx(gb, rel=1e-12)
 
 
 def test_the_1f1b_bubble():

@@ -212,6 +212,12 @@ def whole_metrics(ar: AllReduce) -> list[Metric]:
             _or(ar.busbw, fmt.bytes_per_s, none),
             f"nccl-tests: algbw x 2(n-1)/n, n = {ar.setup.ranks} GPUs.",
         ),
+        Metric(
+            "Pipelined time (NCCL)",
+            none if ar.setup.ranks < 2 else _or(ar.pipelined_s, fmt.seconds, none),
+            "Derived: the slower leg's bytes plus both legs' latencies, as NCCL streams chunks "
+            "through both legs at once (the plans price this).",
+        ),
     ]
 
 

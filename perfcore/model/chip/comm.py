@@ -110,6 +110,13 @@ class Leg:
         hops = alpha_beta_time(self.bytes_per_gpu, self.bytes_per_s, self.latency_s, self.steps)
         return self.call_latency_s + hops
 
+    @property
+    def transfer_s(self) -> float | None:
+        """The bandwidth term alone, seconds; 0 for one rank; None where unpriced."""
+        if self.ranks < 2:
+            return 0.0
+        return None if self.bytes_per_s is None else self.bytes_per_gpu / self.bytes_per_s
+
 
 @dataclass(frozen=True)
 class HierarchicalAllReduce:
@@ -130,6 +137,22 @@ class HierarchicalAllReduce:
         """Total time, legs one after the other; None when a leg that runs is unpriced."""
         legs = (self.intra.seconds, self.inter.seconds)
         return None if None in legs else sum(legs)
+
+    @property
+    def pipelined_s(self) -> float | None:
+        """Time with the legs pipelined, as NCCL runs them: the slower leg's bytes, both
+        legs' latencies; None when a leg that runs is unpriced.
+
+        NCCL splits the buffer into chunks and streams them through the in-domain and the
+        network steps at once, so a rail-aligned ring reaches a bus bandwidth of
+        min(scale-up, domain x NIC) (nccl-tests doc/PERFORMANCE.md's busbw): 8 x H100 over
+        400 Gb/s NICs, min(450, 8 x 50) = 400 GB/s, where the legs in turn give about 225.
+        """
+        legs = (self.intra, self.inter)
+        if None in (leg.seconds for leg in legs):
+            return None
+        latency = sum(leg.seconds - leg.transfer_s for leg in legs)
+        return max(leg.transfer_s for leg in legs) + latency
 
     @property
     def network_share(self) -> float | None:

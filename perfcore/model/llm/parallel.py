@@ -25,6 +25,10 @@ from perfcore.model.chip.specs import Device
 from perfcore.model.llm.workloads import Op, Precisions
 
 TP_ALLREDUCES_PER_LAYER = 2
+# Bytes per element on the TP wire: engines all-reduce the 16-bit residual stream whatever
+# the GEMMs run in (TensorRT-LLM and vLLM quantise to FP8 at each GEMM's input, after the
+# all-reduce), so FP8 and FP4 rows send 2 bytes, not their activation storage width.
+RESIDUAL_BYTES = 2
 # Training TP communication as a multiple of the forward's: the backward repeats the forward's
 # two all-reduces per layer; full recomputation runs the forward's once more (selective
 # recomputation recomputes attention inside the TP region, with no communication).
@@ -66,11 +70,12 @@ def placed(
 def seconds(
     device: Device, collective: str, buffer_bytes: float, ranks: int, stride: int = 1
 ) -> float:
-    """Seconds of one placed collective; NotPublished naming a link the device lacks."""
+    """Seconds of one placed collective, its legs pipelined (comm.HierarchicalAllReduce.
+    pipelined_s); NotPublished naming a link the device lacks."""
     if ranks < 2:
         return 0.0
     c = placed(device, collective, buffer_bytes, ranks, stride)
-    if c.seconds is None:
+    if c.pipelined_s is None:
         intra = c.intra.seconds is None
         link = "scale-up (or PCIe)" if intra else "scale-out"
         fields = ("scaleup_bytes_per_s", "pcie_bytes_per_s") if intra else ("scaleout_bytes_per_s",)
@@ -81,7 +86,7 @@ def seconds(
             f"{link} bandwidth",
             f"for a {collective} over {ranks} GPUs ({domains})",
         )
-    return c.seconds
+    return c.pipelined_s
 
 
 def hop_seconds(device: Device, n_bytes: float, ranks: int, stride: int = 1) -> float:
@@ -100,11 +105,12 @@ def hop_seconds(device: Device, n_bytes: float, ranks: int, stride: int = 1) -> 
     return Leg("hop", 2, n_bytes, bw, 0.0, CALL_LATENCY_S[kind], "broadcast").seconds
 
 
-def tp_seconds(model, device: Device, tokens: float, p: Precisions, tp: int) -> float:
-    """Seconds of TP all-reduces in one forward pass over `tokens` tokens; 0 at t = 1."""
+def tp_seconds(model, device: Device, tokens: float, tp: int) -> float:
+    """Seconds of TP all-reduces in one forward pass over `tokens` tokens, at the residual
+    stream's RESIDUAL_BYTES whatever the activations are stored in; 0 at t = 1."""
     if tp < 2:
         return 0.0
-    one = seconds(device, "all-reduce", tokens * model.hidden * p.a, tp)
+    one = seconds(device, "all-reduce", tokens * model.hidden * RESIDUAL_BYTES, tp)
     return TP_ALLREDUCES_PER_LAYER * model.layers * one
 
 

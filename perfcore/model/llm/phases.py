@@ -148,7 +148,7 @@ def prefill(
 ) -> Phase:
     """`batch` prompts of `prompt` tokens in one pass; lm_head on the last position only."""
     s = Pass(batch, prompt, prompt, causal=True, fused=fused, tp=tp)
-    comm = parallel.tp_seconds(model, device, s.tokens, p, tp)
+    comm = parallel.tp_seconds(model, device, s.tokens, tp)
     return priced("prefill", device, p, model_ops(model, s, p, batch), comm)
 
 
@@ -163,7 +163,7 @@ def decode(
 ) -> Phase:
     """One new token for each of `batch` sequences, each attending to `context` cached tokens."""
     s = Pass(batch, 1, context, causal=False, fused=fused, tp=tp)
-    comm = parallel.tp_seconds(model, device, s.tokens, p, tp)
+    comm = parallel.tp_seconds(model, device, s.tokens, tp)
     return priced("decode", device, p, model_ops(model, s, p, batch), comm)
 
 
@@ -196,7 +196,7 @@ def train(
 ) -> Phase:
     """One training step of batch x seq tokens per data-parallel replica, Adam update included."""
     factor = parallel.TP_COMM_FACTOR["full" if recompute else "none"]
-    comm = factor * parallel.tp_seconds(model, device, batch * seq, p, tp)
+    comm = factor * parallel.tp_seconds(model, device, batch * seq, tp)
     comm += parallel.dp_seconds(model, device, p, tp, dp)
     return priced("train", device, p, train_ops(model, batch, seq, p, fused, tp, recompute), comm)
 

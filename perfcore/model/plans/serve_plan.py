@@ -5,8 +5,10 @@ TTFT = one request's prefill of I tokens; TPOT = one decode step of the batch at
 context I + O/2 (a step's cost is affine in its context) plus the prefills it takes in, batch
 / O of them per step (each request leaves after O tokens and a new one enters), run together
 as one pass of max(1, batch // O) prompts. Output
-tokens/s = replicas x batch / TPOT. max_batch: requests whose KV cache at I + O fits
-beside the weights. Energy: every GPU at its TDP. The best plan is the fastest within the
+tokens/s = replicas x batch / TPOT. max_batch: requests whose paged KV cache fits beside the
+weights, each held at its average length I + O/2 (vLLM and TensorRT-LLM allocate KV blocks
+as a request grows, and requests in steady state are spread evenly over their O tokens).
+Energy: every GPU at its TDP. The best plan is the fastest within the
 TTFT and TPOT limits; without limits, the throughput-latency frontier.
 """
 
@@ -85,8 +87,9 @@ class ServePlan:
 
 
 def max_batch(s: Serving, tp: int) -> int:
-    """Requests at I + O tokens whose KV cache fits beside the weights on t GPUs (0: none)."""
-    context = s.input_tokens + s.output_tokens
+    """Requests at their average I + O/2 tokens (rounded down: more requests fit) whose paged
+    KV cache fits beside the weights on t GPUs (0: none)."""
+    context = s.input_tokens + s.output_tokens // 2
     return serving.max_sequences(s.model, s.device, context, s.precisions, tp) or 0
 
 

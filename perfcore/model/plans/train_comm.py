@@ -1,21 +1,56 @@
-"""The collectives of one training step for a layout, each placed by perfcore.model.llm.parallel.
+"""The collectives of one training step for a layout, each placed by perfcore.model.llm.parallel,
+and the part of each that no compute can hide.
 
 TP with sequence parallelism: per layer forward 2 all-gathers + 2 reduce-scatters of the
 micro-batch's activations (the bytes of 2 all-reduces); backward the same; full
 recomputation once more. CP (ring attention): each layer's K and V chunk passed cp - 1 times
 forward, K, V and their gradients backward. EP: an all-to-all to dispatch and one to combine
 per MoE layer, forward and backward. PP: one activation forward and one gradient back per
-micro-batch and model chunk (1/t of it: scattered over the TP group). DP: the gradient
-reduce over dp x cp ranks (ZeRO 1/2: reduce-scatter + all-gather of weights; ZeRO-3: weights
-gathered forward and backward and gradients reduce-scattered every micro-batch).
+micro-batch and model chunk (1/t of it: scattered over the TP group). DP over dp x cp ranks:
+ZeRO-0 all-reduces the gradients once; ZeRO-1 reduce-scatters them once and all-gathers the
+weights; ZeRO-2 reduce-scatters after every micro-batch's backward (sharded gradients cannot
+accumulate); ZeRO-3 also gathers the weights forward and backward every micro-batch.
+
+One overlap rule (docs/plans.md, "What overlaps"): a collective costs max(0, its time - the
+compute it runs beside) — TP and EP beside the layers' GEMMs, CP beside attention, PP's
+steady-state sends beside the step (its warm-up and cool-down sends exposed), DP's gradient
+reduce beside the backward passes it follows (its last bucket exposed), ZeRO's weight gathers
+beside the forward (and backward) passes that need them.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from perfcore.model.llm import parallel
 from perfcore.model.llm.parallel import TP_COMM_FACTOR
 from perfcore.model.plans.layout import stage_layers
-from perfcore.model.plans.train_cost import ACT_BYTES, GRAD_BYTES, WEIGHT_BYTES, forward
+from perfcore.model.plans.train_cost import ACT_BYTES, REDUCE_BYTES, WEIGHT_BYTES
+
+# Parameters per gradient bucket: Megatron's DDP default (at least 40M; ddp_bucket_size).
+# The last bucket's reduce starts when the backward has ended, so nothing hides it.
+BUCKET_PARAMS = 40e6
+
+
+@dataclass(frozen=True)
+class Windows:
+    """Seconds of the step's compute each collective can run beside (one GPU)."""
+
+    compute: float  # the whole step's math
+    gemms: float  # the layers' GEMMs (TP's and EP's neighbours)
+    attention: float  # the attention core (CP's ring passes)
+    forward: float  # every forward pass (ZeRO-3's forward gathers)
+    m: int  # micro-batches
+
+    @property
+    def backward(self) -> float:
+        """Every backward pass (recomputation included)."""
+        return self.compute - self.forward
+
+
+def exposed(comm_s: float, window_s: float) -> float:
+    """What of `comm_s` cannot run beside `window_s` of compute: max(0, comm - window)."""
+    return max(0.0, comm_s - window_s)
 
 
 def seconds(t, collective: str, n_bytes: float, ranks: int, stride: int = 1) -> float:
@@ -63,47 +98,71 @@ def ep_seconds(t, layout, m: int) -> float:
     return m * stage_layers(t.model.layers, layout.pp) * calls * one
 
 
-def pp_seconds(t, layout, m: int) -> float:
-    """Sends between stages of the step on one GPU: 2 per micro-batch and model chunk."""
+def pp_hop_seconds(t, layout) -> float:
+    """One send between neighbouring stages: a micro-batch's activations (or gradient) / t."""
+    act = layout.micro_batch * t.seq / layout.cp * t.model.hidden * ACT_BYTES / layout.tp
+    return hop_seconds(t, act, layout.pp, layout.tp * layout.cp * layout.dp)
+
+
+def pp_exposed(t, layout, m: int, window_s: float) -> float:
+    """The exposed part of the step's sends on one GPU (2 per micro-batch and chunk).
+
+    1F1B's warm-up takes the first micro-batch through p - 1 sends to the last stage and its
+    cool-down the last gradient back through p - 1, with nothing to compute meanwhile; every
+    other send runs beside a forward or backward (batched isend/irecv; Megatron's
+    --overlap-p2p-comm), so it costs only what the step's compute cannot cover.
+    """
     if layout.pp < 2:
         return 0.0
-    act = layout.micro_batch * t.seq / layout.cp * t.model.hidden * ACT_BYTES / layout.tp
-    stride = layout.tp * layout.cp * layout.dp
-    return 2 * m * layout.interleave * hop_seconds(t, act, layout.pp, stride)
+    hop = pp_hop_seconds(t, layout)
+    edges = 2 * (layout.pp - 1) * hop
+    return edges + exposed(2 * m * layout.interleave * hop - edges, window_s)
 
 
-def dp_seconds(t, layout, m: int, params: tuple[float, float]) -> float:
-    """The gradient reduce (and ZeRO's weight gathers) of the step on one GPU."""
+def dp_parts(t, layout, m: int, params: tuple[float, float]) -> dict[str, float]:
+    """Seconds of the step's DP collectives on one GPU by the pass they follow or feed:
+    gradient reduces after the last backward ("last") or every backward ("backward"), weight
+    gathers before the first forward ("first") or every forward ("forward"), and the last
+    gradient bucket's reduce ("bucket")."""
     ranks = layout.dp * layout.cp
     dense, experts = params
     groups = ((dense / layout.tp, ranks), (experts / (layout.tp * layout.ep), ranks // layout.ep))
-    total = 0.0
+    out = dict.fromkeys(("last", "backward", "first", "forward", "bucket"), 0.0)
     for local, n in groups:
         if n < 2 or not local:
             continue
-        grads, weights = local * GRAD_BYTES, local * WEIGHT_BYTES
-        if layout.zero == 0:
-            total += seconds(t, "all-reduce", grads, n, stride=layout.tp)
-            continue
-        rs = seconds(t, "reduce-scatter", grads, n, stride=layout.tp)
-        ag = seconds(t, "all-gather", weights, n, stride=layout.tp)
-        total += m * (rs + 2 * ag) if layout.zero == 3 else rs + ag
-    return total
+        reduce = "all-reduce" if layout.zero == 0 else "reduce-scatter"
+        rs = seconds(t, reduce, local * REDUCE_BYTES, n, stride=layout.tp)
+        ag = seconds(t, "all-gather", local * WEIGHT_BYTES, n, stride=layout.tp)
+        bucket = min(local, BUCKET_PARAMS) * REDUCE_BYTES
+        out["bucket"] = max(out["bucket"], seconds(t, reduce, bucket, n, stride=layout.tp))
+        if layout.zero < 2:
+            out["last"] += rs
+        else:
+            out["backward"] += m * (rs + ag * (layout.zero == 3))
+        if layout.zero == 3:
+            out["forward"] += m * ag
+        elif layout.zero:
+            out["first"] += ag
+    return out
 
 
-def comm_seconds(t, layout, m: int, compute_s: float) -> dict[str, float]:
-    """Every communication time of the step, and the gradient reduce left exposed."""
-    dp = dp_seconds(t, layout, m, t.stage_params(layout.pp))
-    f = t.once(("forward",), lambda: forward(t.model, t.seq))
-    attention = compute_s * f.attention / f.total  # CP's passes hide behind attention's math
-    backward = compute_s / m * 2 / 3  # the last micro-batch's backward hides the reduce
-    window = compute_s if layout.zero == 3 else backward
-    cp = cp_seconds(t, layout, m)
+def dp_exposed(parts: dict[str, float], w: Windows) -> float:
+    """The DP time no pass hides: gradient reduces beside the backward passes they follow
+    (at least the last bucket's), weight gathers beside the forward passes that need them."""
+    grads = exposed(parts["last"], w.backward / w.m) + exposed(parts["backward"], w.backward)
+    grads = max(grads, parts["bucket"])
+    return grads + exposed(parts["first"], w.forward / w.m) + exposed(parts["forward"], w.forward)
+
+
+def comm_seconds(t, layout, w: Windows) -> dict[str, float]:
+    """Every communication time of the step: what is left exposed by part, and DP's whole."""
+    dp = dp_parts(t, layout, w.m, t.stage_params(layout.pp))
     return {
-        "tp": tp_seconds(t, layout, m),
-        "cp": max(0.0, cp - attention),
-        "ep": ep_seconds(t, layout, m),
-        "pp_p2p": pp_seconds(t, layout, m),
-        "dp": dp,
-        "dp_exposed": max(0.0, dp - window),
+        "tp": exposed(tp_seconds(t, layout, w.m), w.gemms),
+        "cp": exposed(cp_seconds(t, layout, w.m), w.attention),
+        "ep": exposed(ep_seconds(t, layout, w.m), w.gemms),
+        "pp_p2p": pp_exposed(t, layout, w.m, w.compute),
+        "dp": sum(v for k, v in dp.items() if k != "bucket"),
+        "dp_exposed": dp_exposed(dp, w),
     }

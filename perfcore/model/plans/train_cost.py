@@ -4,9 +4,12 @@ FLOPs per token forward: 2 per weight of the layers (experts: the routed ones on
 lm_head, plus attention 4 x heads x head_dim per (query, key) pair (causal: the pairs under
 the mask). Model FLOPs (MFU) = 3 x forward = 6N + attention; recomputation adds the forward
 of the layers again (full) or of the attention core (selective) to the hardware's FLOPs.
-Memory (bytes): mixed-precision Adam 16 bytes per parameter (2 weights + 2 gradients + 12
-fp32 master, momentum, variance; Rajbhandari et al. 2020) split by the ZeRO stage, and
-activations per layer after Korthikanti et al. 2022 (16-bit, sequence parallel with TP).
+Memory (bytes): mixed-precision Adam, 2 bytes of weights + 4 of fp32 main gradients (2 with
+bf16 accumulation) + 12 of fp32 master, momentum and variance per parameter (Rajbhandari et
+al. 2020; Megatron's fp32 main grads) split by the ZeRO stage; activations per layer after
+Korthikanti et al. 2022 (16-bit, sequence parallel with TP), attention fused by default
+(FlashAttention keeps its output and log-sum-exp, not the s x s scores); the loss's fp32
+logits on the last stage; RESERVE_BYTES that no layout can use.
 """
 
 from __future__ import annotations
@@ -16,8 +19,19 @@ from dataclasses import dataclass
 from perfcore.model.llm.workloads import layer_groups, pairs
 from perfcore.model.plans.layout import Layout, stage_layers
 
-WEIGHT_BYTES, GRAD_BYTES, ADAM_BYTES = 2, 2, 12  # per parameter (ZeRO paper, K = 12)
+WEIGHT_BYTES, ADAM_BYTES = 2, 12  # per parameter (ZeRO paper, K = 12)
+# Gradient bytes per parameter held, by accumulation: Megatron keeps fp32 main grads with bf16
+# ("bfloat16 requires gradient accumulation and all-reduce to be done in fp32",
+# megatron/training/arguments.py); "bf16" is the option of accumulating in 16 bits.
+GRAD_BYTES = {"fp32": 4, "bf16": 2}
+REDUCE_BYTES = 2  # gradient bytes on the DP wire: bf16, the least any framework sends
 ACT_BYTES = 2  # 16-bit activations and TP/PP/CP traffic (FP8 runs the matmuls, not the wire)
+LOGIT_BYTES = 4  # fp32 logits the fused cross-entropy keeps for its backward (Megatron)
+LSE_BYTES = 4  # fp32 log-sum-exp per query and head FlashAttention keeps for its backward
+# Bytes per GPU no layout can use: the CUDA context and kernels (~0.5-1 GiB), NCCL's buffers
+# and communicators (~1-2 GiB at the sizes of these groups), the caching allocator's
+# fragmentation (a few %). docs/plans.md, "Memory per GPU".
+RESERVE_BYTES = 4 * 2**30
 
 
 @dataclass(frozen=True)
@@ -47,19 +61,26 @@ def model_flops_per_token(model, seq: int, causal: bool = True) -> float:
     return 3 * forward(model, seq, causal).total
 
 
+def hardware_flops(model, seq: int, recompute: str, causal: bool = True) -> Forward:
+    """FLOPs the GPUs run per token by part: 3 x forward plus what recomputation runs again
+    (full: the layers and attention; selective: the attention core)."""
+    f = forward(model, seq, causal)
+    layers = (3 + (recompute == "full")) * f.layers
+    attention = (3 + (recompute != "none")) * f.attention
+    return Forward(layers, attention, 3 * f.head)
+
+
 def hardware_flops_per_token(model, seq: int, recompute: str, causal: bool = True) -> float:
     """FLOPs the GPUs run per token: model FLOPs plus what recomputation runs again."""
-    f = forward(model, seq, causal)
-    again = {"none": 0.0, "selective": f.attention, "full": f.layers + f.attention}[recompute]
-    return 3 * f.total + again
+    return hardware_flops(model, seq, recompute, causal).total
 
 
-def stage_flops_per_token(model, seq: int, recompute: str, pp: int) -> float:
-    """Hardware FLOPs per token of the slowest stage x pp: the layers' share scaled by
-    ceil(L/p) x p / L (1 when p divides L), lm_head's as it is (spread over the step)."""
-    head = 3 * forward(model, seq).head
+def stage_flops(model, seq: int, recompute: str, pp: int) -> Forward:
+    """Hardware FLOPs per token of the slowest stage x pp by part: the layers' and attention's
+    scaled by ceil(L/p) x p / L (1 when p divides L), lm_head's as it is (spread over the step)."""
+    f = hardware_flops(model, seq, recompute)
     imbalance = stage_layers(model.layers, pp) * pp / model.layers
-    return (hardware_flops_per_token(model, seq, recompute) - head) * imbalance + head
+    return Forward(f.layers * imbalance, f.attention * imbalance, f.head)
 
 
 def megatron_flops_per_iteration(batch: int, seq: int, layers: int, hidden: int, vocab: int):
@@ -87,27 +108,39 @@ def bubble_fraction(pp: int, micro_batches: int, interleave: int = 1) -> float:
     return idle / (micro_batches + idle)
 
 
-def state_bytes(params: float, zero: int, shards: int) -> dict[str, float]:
-    """Weights, gradients and Adam states of `params` parameters, ZeRO-`zero` over `shards`."""
+def state_bytes(
+    params: float, zero: int, shards: int, grad_bytes: float = GRAD_BYTES["fp32"]
+) -> dict[str, float]:
+    """Weights, gradients and Adam states of `params` parameters, ZeRO-`zero` over `shards`,
+    `grad_bytes` per gradient."""
     split = [1 / shards if zero >= stage else 1.0 for stage in (3, 2, 1)]
-    w, g, o = (
-        params * b * s for b, s in zip((WEIGHT_BYTES, GRAD_BYTES, ADAM_BYTES), split, strict=True)
-    )
+    sizes = (WEIGHT_BYTES, grad_bytes, ADAM_BYTES)
+    w, g, o = (params * b * s for b, s in zip(sizes, split, strict=True))
     return {"weights": w, "gradients": g, "optimizer": o}
 
 
-def activation_bytes_per_layer(model, layout: Layout, seq: int) -> float:
+def activation_bytes_per_layer(model, layout: Layout, seq: int, fused: bool = True) -> float:
     """Korthikanti et al. 2022, per layer and micro-batch, sequence parallel over t.
 
-    none: s b h (34 + 5 a s / h) / t; selective: 34 s b h / t; full: 2 s b h / t. With context
-    parallelism each GPU keeps s / cp of the sequence (its scores: s / cp rows of s keys).
+    selective: 34 s b h / t; full: 2 s b h / t; none: selective's and, fused (FlashAttention),
+    the fp32 log-sum-exp, 4 a s b / t, or unfused the scores, softmax and dropout mask,
+    5 a s² b / t. With context parallelism each GPU keeps s / cp of the sequence (its
+    scores: s / cp rows of s keys).
     """
     b, h, t, a = layout.micro_batch, model.hidden, layout.tp, model.heads
     s_local = seq / layout.cp
     if layout.recompute == "full":
         return 2 * s_local * b * h / t
     kept = 34 * s_local * b * h / t
-    return kept if layout.recompute == "selective" else kept + 5 * a * s_local * seq * b / t
+    if layout.recompute == "selective":
+        return kept
+    attention = LSE_BYTES * a * s_local * b if fused else 5 * a * s_local * seq * b
+    return kept + attention / t
+
+
+def logits_bytes(model, layout: Layout, seq: int) -> float:
+    """The last stage's fp32 logits of one micro-batch, vocabulary split over t: s b V 4 / t."""
+    return layout.micro_batch * seq / layout.cp * model.vocab * LOGIT_BYTES / layout.tp
 
 
 def in_flight(layout: Layout, micro_batches: int) -> float:

@@ -1,9 +1,10 @@
 """One training step priced for a layout: time by what it waits on, memory per GPU, MFU.
 
-step = compute + optimizer + TP + CP and EP (exposed) + PP bubble + PP sends + DP gradient
-reduce (exposed: overlapped with the last micro-batch's backward; ZeRO-3's gathers with the
-whole step). Compute is the hardware FLOPs at the device's peak (a bound: no kernel is
-slower than its roofline); every collective is placed and priced by perfcore.model.llm.parallel.
+step = compute + optimizer + PP bubble + what of each collective (TP, CP, EP, PP sends, DP and
+ZeRO) no compute hides (train_comm's one overlap rule). Compute is the hardware FLOPs at the
+device's peak (a bound: no kernel is slower than its roofline); every collective is placed
+and priced by perfcore.model.llm.parallel. Memory: the fuller of the first stage (the most
+micro-batches in flight) and the last (its logits), within the capacity less RESERVE_BYTES.
 Conventions and what is left out: docs/plans.md.
 """
 
@@ -16,7 +17,7 @@ from perfcore.errors import NotPublished
 from perfcore.model.chip.specs import Device
 from perfcore.model.plans import train_cost as tc
 from perfcore.model.plans.layout import Layout, LayoutError, checked, micro_batches, stage_layers
-from perfcore.model.plans.train_comm import comm_seconds
+from perfcore.model.plans.train_comm import Windows, comm_seconds
 
 TRAIN_PRECISIONS = ("bf16", "fp16", "fp8")
 SECONDS_PER_DAY = 86400.0
@@ -33,6 +34,8 @@ class Training:
     global_batch_tokens: int
     precision: str = "bf16"
     tokens: float | None = None  # the whole run, for days, GPU-hours and energy
+    fused_attention: bool = True  # FlashAttention: no s x s scores kept (train_cost)
+    grad_accum: str = "fp32"  # main gradients in fp32 (Megatron's default) or "bf16"
     memo: dict = field(default_factory=dict, compare=False, repr=False)  # see once()
 
     def __post_init__(self) -> None:
@@ -44,6 +47,10 @@ class Training:
         if self.device.peak_flops(self.precision) is None:
             raise LayoutError(
                 "precision", self.precision, f"has no published peak on {self.device.name}"
+            )
+        if self.grad_accum not in tc.GRAD_BYTES:
+            raise LayoutError(
+                "grad_accum", self.grad_accum, f"is not one of {', '.join(tc.GRAD_BYTES)}"
             )
         if self.global_batch_tokens % self.seq:
             raise LayoutError(
@@ -113,33 +120,53 @@ class TrainPlan:
         return sum(self.memory_bytes.values())
 
     @property
-    def fits(self) -> bool | None:
-        """Whether each GPU holds it; None where the capacity is unpublished."""
+    def usable_bytes(self) -> float | None:
+        """The capacity a layout may fill: HBM less RESERVE_BYTES; None where unpublished."""
         cap = self.training.device.memory_bytes
-        return None if cap is None else self.memory_total <= cap
+        return None if cap is None else cap - tc.RESERVE_BYTES
+
+    @property
+    def fits(self) -> bool | None:
+        """Whether each GPU holds it beside the reserve; None where the capacity is unpublished."""
+        usable = self.usable_bytes
+        return None if usable is None else self.memory_total <= usable
 
 
 def memory(t: Training, layout: Layout) -> dict[str, float]:
-    """Bytes per GPU: weights, gradients, Adam states (ZeRO-split) and activations."""
+    """Bytes per GPU: weights, gradients, Adam states (ZeRO-split) and activations (the
+    fuller of the first stage's in-flight micro-batches and the last's one plus its logits)."""
     dense, experts = t.stage_params(layout.pp)
-    shards = layout.dp * layout.cp
-    parts = tc.state_bytes(dense / layout.tp, layout.zero, shards)
+    shards, grad = layout.dp * layout.cp, tc.GRAD_BYTES[t.grad_accum]
+    parts = tc.state_bytes(dense / layout.tp, layout.zero, shards, grad)
     sharded_experts = tc.state_bytes(
-        experts / (layout.tp * layout.ep), layout.zero, shards // layout.ep
+        experts / (layout.tp * layout.ep), layout.zero, shards // layout.ep, grad
     )
     out = {k: parts[k] + sharded_experts[k] for k in parts}
     m = micro_batches(layout, t.sequences)
-    per_layer = tc.activation_bytes_per_layer(t.model, layout, t.seq)
-    layers = stage_layers(t.model.layers, layout.pp)
-    out["activations"] = per_layer * layers * tc.in_flight(layout, m)
+    per_layer = tc.activation_bytes_per_layer(t.model, layout, t.seq, t.fused_attention)
+    stage = per_layer * stage_layers(t.model.layers, layout.pp)
+    last = stage + tc.logits_bytes(t.model, layout, t.seq)
+    out["activations"] = max(stage * tc.in_flight(layout, m), last)
     return out
+
+
+def stage_flops(t: Training, recompute: str, pp: int) -> tc.Forward:
+    """train_cost.stage_flops of this training (memoised)."""
+    return t.once(("flops", recompute, pp), lambda: tc.stage_flops(t.model, t.seq, recompute, pp))
 
 
 def compute_seconds(t: Training, layout: Layout) -> float:
     """Hardware FLOPs of the step on one GPU of the slowest stage at the device's peak."""
-    r, p = layout.recompute, layout.pp
-    per_token = t.once(("flops", r, p), lambda: tc.stage_flops_per_token(t.model, t.seq, r, p))
+    per_token = stage_flops(t, layout.recompute, layout.pp).total
     return per_token * t.global_batch_tokens / t.gpus / t.peak_flops_per_s
+
+
+def windows(t: Training, layout: Layout, compute_s: float, m: int) -> Windows:
+    """The step's compute split by what each collective can run beside, seconds."""
+    hw = stage_flops(t, layout.recompute, layout.pp)
+    fwd = stage_flops(t, "none", layout.pp).total / 3
+    share = compute_s / hw.total
+    return Windows(compute_s, hw.layers * share, hw.attention * share, fwd * share, m)
 
 
 def optimizer_seconds(t: Training, layout: Layout) -> float:
@@ -151,7 +178,8 @@ def optimizer_seconds(t: Training, layout: Layout) -> float:
     bw = t.device.memory_bytes_per_s
     if bw is None:
         raise NotPublished(t.device.name, ("memory_bytes_per_s",), "memory bandwidth")
-    return 2 * local * (tc.WEIGHT_BYTES + tc.GRAD_BYTES + tc.ADAM_BYTES) / bw
+    per_param = tc.WEIGHT_BYTES + tc.GRAD_BYTES[t.grad_accum] + tc.ADAM_BYTES
+    return 2 * local * per_param / bw
 
 
 def price(t: Training, layout: Layout) -> TrainPlan:
@@ -159,7 +187,7 @@ def price(t: Training, layout: Layout) -> TrainPlan:
     checked(layout, t.model, t.gpus, t.seq, t.sequences)
     m = micro_batches(layout, t.sequences)
     compute = compute_seconds(t, layout)
-    comm = comm_seconds(t, layout, m, compute)
+    comm = comm_seconds(t, layout, windows(t, layout, compute, m))
     per_micro = (compute + comm["tp"] + comm["cp"] + comm["ep"]) / m
     bubble = (layout.pp - 1) / layout.interleave * per_micro
     times = {

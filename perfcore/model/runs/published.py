@@ -5,8 +5,8 @@ the Workloads phases (static batches: prefill plus every decode step), serve_pla
 (max_throughput: the best rate over the batches that fit; concurrency: that batch) as
 docs/runs.md says. Each gives (regime, bound_s,
 measured_s); a row the model cannot price is kept with its reason. Empty cells take the value
-that keeps the bound a bound: ZeRO 0, micro-batch 1, no recomputation, the fastest interleave
-(docs/plans.md).
+that keeps the bound a bound: ZeRO 0 or 1, micro-batch 1, no recomputation, the fastest
+interleave (docs/plans.md).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from perfcore.model.llm.workloads import Precisions
 from perfcore.model.plans import serve_plan
 from perfcore.model.plans import train_cost as tc
 from perfcore.model.plans.layout import Layout, LayoutError, problems
-from perfcore.model.plans.train_plan import Training, price
+from perfcore.model.plans.train_plan import Training, TrainPlan, price
 from perfcore.model.runs import efficiency
 from perfcore.model.runs.efficiency import Efficiency, Sample
 from perfcore.model.runs.rows import load_runs
@@ -50,8 +50,9 @@ class Priced(tuple):
 
 
 def layouts_of(run, model) -> list[Layout]:
-    """The row's layout; empty cells: ZeRO 0, micro-batch 1, no recomputation, and with pp > 1
-    every interleave the layers allow (the fastest is priced: an unpublished vp is not
+    """The row's layouts: an empty ZeRO cell ZeRO 0, 1 or 2 (Megatron's and NeMo's distributed
+    optimizer is ZeRO-1, Llama 3's FSDP ZeRO-2-like), micro-batch 1, no recomputation, and with
+    pp > 1 every interleave the layers allow (the fastest is priced: an unpublished cell is not
     allowed to raise the bound)."""
     base = {
         "tp": run.tp,
@@ -59,13 +60,29 @@ def layouts_of(run, model) -> list[Layout]:
         "dp": run.dp,
         "cp": run.cp,
         "ep": run.ep,
-        "zero": run.zero or 0,
         "micro_batch": run.micro_batch or 1,
         "recompute": run.recompute or "none",
     }
+    zeros = [run.zero] if run.zero is not None else [0, 1, 2]
     if run.vp is not None or run.pp == 1:
-        return [Layout(**base, interleave=run.vp or 1)]
-    return [Layout(**base, interleave=v) for v in range(1, max(1, model.layers // run.pp) + 1)]
+        vs = [run.vp or 1]
+    else:
+        vs = range(1, max(1, model.layers // run.pp) + 1)
+    return [Layout(**base, zero=z, interleave=v) for z in zeros for v in vs]
+
+
+def train_plans(run, model, device, accums=tuple(tc.GRAD_BYTES)) -> list[TrainPlan]:
+    """Every layout of layouts_of the model accepts, priced with each gradient accumulation
+    of `accums` (no row states it; NeMo's and Megatron-Bridge's performance recipes set
+    grad_reduce_in_fp32 = False); LayoutError: the first layout's reason."""
+    layouts = layouts_of(run, model)
+    tokens = run.global_batch * run.seq_len
+    shape = (model, device, run.gpus, run.seq_len, tokens, run.precision)
+    plans = []
+    for t in (Training(*shape, grad_accum=g) for g in accums):
+        ok = [lay for lay in layouts if not problems(lay, model, t.gpus, t.seq, t.sequences)]
+        plans += [price(t, lay) for lay in ok or layouts[:1]]  # [:1]: raises its reason
+    return plans
 
 
 def source_flops_per_step(run, model) -> float:
@@ -76,7 +93,18 @@ def source_flops_per_step(run, model) -> float:
     if run.flops_convention == "palm-mfu":  # 6N + 12 L H Q T per token (PaLM, Appendix B)
         per_token = 6 * model.params() + 12 * model.layers * model.heads * model.head_dim * s
         return b * s * per_token
+    if run.flops_convention == "nemo":
+        return b * s * nemo_flops_per_token(model, s)
     raise Unpriced(f"metric {run.metric} needs a flops_convention (got {run.flops_convention!r})")
+
+
+def nemo_flops_per_token(model, seq: int) -> float:
+    """FLOPs per token NeMo's flops_formulas.py counted before August 2025 (docs/runs.md):
+    L h^2 (12 + 12 g/a + 18 k f/h + 12 s/h) + 6 V h, attention over the full sequence."""
+    h, k = model.hidden, model.experts_per_token
+    mlp = (18 if model.gated_mlp else 12) * k * model.expert_width / h
+    layer = 12 + 12 * model.kv_heads / model.heads + mlp + 12 * seq / h
+    return model.layers * h * h * layer + 6 * model.vocab * h
 
 
 def measured_step_s(run, model, device) -> float:
@@ -92,22 +120,21 @@ def measured_step_s(run, model, device) -> float:
 
 def train_sample(run, model, device) -> tuple[str, float, float]:
     """(train, the step's bound, the step measured) at the row's layout and precision."""
-    t = Training(
-        model, device, run.gpus, run.seq_len, run.global_batch * run.seq_len, run.precision
-    )
-    layouts = layouts_of(run, model)
-    ok = [lay for lay in layouts if not problems(lay, model, t.gpus, t.seq, t.sequences)]
-    bound = min(price(t, lay).step_s for lay in ok or layouts[:1])  # [:1]: raises its reason
+    plans = train_plans(run, model, device, ("bf16",))  # the fewest bytes per Adam update
+    bound = min(plan.step_s for plan in plans)
     return "train", bound, measured_step_s(run, model, device)
 
 
 def precisions_of(run) -> Precisions:
     """Storage bits of weights, activations, KV; an unstated one the smallest stated
-    (docs/runs.md: a pricer must not overstate the bound), all unstated the precision's."""
+    (docs/runs.md: a pricer must not overstate the bound), all unstated the precision's; an
+    FP4 row's unstated KV FP8 (NVFP4 checkpoints of TensorRT-LLM keep an FP8 KV cache)."""
     bits = (run.weights_bits, run.act_bits, run.kv_bits)
     stated = [b for b in bits if b]
     default = min(stated) if stated else BITS_OF.get(run.precision, 16)
     w, a, k = (b or default for b in bits)
+    if run.kv_bits is None and run.precision == "fp4":
+        k = BITS_OF["fp8"]
     return Precisions(w, a, k)
 
 

@@ -88,7 +88,7 @@ CHOICES = {
     "recompute": ("none", "selective", "full"),
     "batch_mode": ("static", "max_throughput", "concurrency"),
     "metric": tuple(METRICS),
-    "flops_convention": ("megatron-eq3", "palm-mfu"),
+    "flops_convention": ("megatron-eq3", "palm-mfu", "nemo"),
 }
 # Metrics that are a FLOP rate: a step time follows only with the source's FLOP count.
 FLOP_METRICS = ("model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu_percent")
