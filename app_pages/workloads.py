@@ -29,10 +29,10 @@ LABELS = {
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
-def priced(model, device, compare, setup) -> view.Page | str:
+def priced(model, device, compare, setup, curves=None) -> view.Page | str:
     """The page's numbers, once per input (shared, read-only); or what is missing."""
     try:
-        return view.page(model, device, compare, setup)
+        return view.page(model, device, compare, setup, curves, ui.published_efficiencies())
     except NotPublished as e:
         return f"Cannot price this on {device.name}: {e}."
     except Exception:  # a bug, not the input: logged with its traceback, said as such
@@ -153,7 +153,8 @@ def workload() -> None:
         f"({model.active_params() / 1e9:.2f}B active). Precision: {ROOF_RULE}; the "
         "sidebar's precision is not used here."
     )
-    data = priced(model, ctx.device, ctx.compare, setup)
+    curves = ui.kernel_curves("wl_curves", ctx.device, ctx.specs)
+    data = priced(model, ctx.device, ctx.compare, setup, curves)
     if isinstance(data, str):
         st.error(data)
         return
@@ -163,6 +164,7 @@ def workload() -> None:
     chart(model, setup, data)
     ui.takeaway(view.takeaway(model, data.views[0], setup))
     ui.table(data.summary, "workloads_summary")
+    st.caption(f"Ops: time is the bound; {data.expected_from} in `expected`.")
     ui.table(data.ops, "workloads_ops")
     with st.expander("Decode crossover batch by KV precision and context"):
         ui.table(data.crossover, "workloads_crossover", empty="never")

@@ -5,12 +5,14 @@ figure builder, and hold no arithmetic.
 - loaders: the bundled CSVs, a user's uploads and results files, JAX's module on first need;
 - widgets: URL-bound widgets, and the notices for link values that fell back to defaults;
 - tables: tables in engineering units, SI downloads, the takeaway, where a spec comes from;
+- kernels: this session's kernel curves and the published runs' efficiencies;
 - shell: the shared sidebar, what it chose for this run, the navigation's pages.
 
 `import ui` gives all of them under one name (ui.number, ui.chart, ...).
 """
 
 from ui.charts import chart, plot, theme
+from ui.kernels import kernel_curves, published_efficiencies
 from ui.loaders import (
     freeze_heap,
     hosted_mode,
@@ -45,6 +47,8 @@ from ui.widgets import (
 __all__ = [
     "INPUT",
     "Context",
+    "kernel_curves",
+    "published_efficiencies",
     "chart",
     "choice",
     "context",

@@ -101,6 +101,7 @@ def curves(
         bandwidth,
         whence,
         *dispatch_fit(tuple(mine), typical=True),
+        row or "",
     )
 
 

@@ -64,6 +64,7 @@ class Curves:
     roofs_from: str  # e.g. "spec row H100 SXM", "best measured in the suite"
     dispatch_s: float = 0.0  # host time to launch one program and wait for it, seconds
     dispatch_per_arg_s: float = 0.0  # more per argument passed, seconds
+    spec_name: str = ""  # the specs row the device matched; empty when none
 
     @property
     def label(self) -> str:
