@@ -15,6 +15,7 @@ from typing import TextIO
 
 from perfcore import format as fmt
 from perfcore.cli.common import UsageError, guarded, out_path, pick
+from perfcore.explain import measure as explain_measure
 from perfcore.measure import results
 from perfcore.measure.experiments import registry, suites
 from perfcore.measure.results import report
@@ -39,11 +40,8 @@ def register(subparsers) -> None:
 
 def listing() -> str:
     """The suites and experiments, one per line."""
-    cap = f"on a CPU: float32, sides up to {suites.CPU_MAX_MATMUL}"
-    named = [
-        f"  {s.name}: matmul sides {', '.join(map(str, s.matmul_sizes))}, {s.matmul_dtype} ({cap})"
-        for s in suites.SUITES.values()
-    ]
+    captions = explain_measure.suite_captions(suites.SUITES)
+    named = [f"  {name}: {c}" for name, c in zip(suites.SUITES, captions, strict=True)]
     experiments = [f"  {e.name}: {e.title}" for e in registry.EXPERIMENTS.values()]
     return "\n".join(["suites:", *named, "experiments:", *experiments])
 
