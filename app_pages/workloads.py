@@ -19,10 +19,11 @@ DEFAULT_MODEL = "Llama-3.1-8B"
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
-def priced(model, device, compare, setup) -> view.Page | str:
+def priced(model, device, compare, setup, curves=None) -> view.Page | str:
     """The page's numbers, once per input (shared, read-only); or the line saying why none."""
     where = f"the Workloads page, pricing {model.name} on {device.name}"
-    return ui.priced(where, view.page, model, device, compare, setup, say=refusal)
+    table = ui.published_efficiencies()
+    return ui.priced(where, view.page, model, device, compare, setup, curves, table, say=refusal)
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -81,7 +82,8 @@ def workload() -> None:
     name, setup = inputs(models)
     model = models[name]
     st.caption(view.model_caption(model))
-    data = priced(model, ctx.device, ctx.compare, setup)
+    curves = ui.kernel_curves("wl_curves", ctx.device, ctx.specs)
+    data = priced(model, ctx.device, ctx.compare, setup, curves)
     if ui.refused(data):
         return
     if data.left_out:
@@ -90,6 +92,7 @@ def workload() -> None:
     chart(model, setup, data)
     ui.takeaway(view.takeaway(model, data.views[0], setup))
     ui.table(data.summary, "workloads_summary")
+    st.caption(f"Ops: time is the bound; {data.expected_from} in `expected`.")
     ui.table(data.ops, "workloads_ops")
     with st.expander("Decode crossover batch by KV precision and context"):
         ui.table(data.crossover, "workloads_crossover", empty="never")

@@ -4,7 +4,8 @@ SI units throughout (FLOPs, bytes, seconds). Importing perfcore imports none of
 streamlit, plotly or jax: those load only in the dashboard, figures and a
 measurement run (perfcore.measure.experiments.env, perfcore.measure.experiments.distributed).
 perfcore.model is the arithmetic, perfcore.measure the clock; perfcore.profile(fn, *args)
-traces a JAX step and joins every op with its cost.
+traces a JAX step and joins every op with its cost; perfcore.predict(fn, *args, curves=...)
+predicts its step op by op before it runs.
 """
 
 from perfcore.model.chip import ops
@@ -19,6 +20,7 @@ __all__ = [
     "attainable",
     "load_specs",
     "ops",
+    "predict",
     "profile",
     "ridge_point",
     "ring_allreduce_bytes",
@@ -29,9 +31,14 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    """perfcore.profile, loaded on first use (perfcore.model never loads perfcore.measure)."""
+    """perfcore.profile and perfcore.predict, loaded on first use (perfcore.model never loads
+    perfcore.measure)."""
     if name == "profile":
         from perfcore.measure.profile.run import profile
 
         return profile
+    if name == "predict":
+        from perfcore.measure.profile.predict import predict
+
+        return predict
     raise AttributeError(f"module 'perfcore' has no attribute {name!r}")

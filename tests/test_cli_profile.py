@@ -58,3 +58,18 @@ def test_a_bad_count_names_its_flag(capsys, flag):
 
 def test_an_unknown_device_names_the_closest_rows(capsys):
     _refused(capsys, ["--example", "mlp", "--device", "H100 SXMM"], "closest valid")
+
+
+def test_predict_needs_a_program_to_run(capsys, tmp_path):
+    capture = tmp_path / "c.xplane.pb"
+    capture.write_bytes(b"x")
+    _refused(capsys, ["--trace", str(capture), "--predict"], "--predict needs --example")
+
+
+def test_curves_without_kernels_records_are_refused_before_anything_runs(capsys, tmp_path):
+    from perfcore.measure import results
+    from tests.support.measured import record
+
+    path = results.save_results((record("sweep", "matmul 8", 1e-3),), tmp_path / "sweep.json")
+    argv = ["--example", "mlp", "--predict", "--curves", str(path)]
+    _refused(capsys, [*argv, "--out", str(tmp_path / "p.json")], "no records of the kernels")

@@ -121,9 +121,10 @@ def test_hosted_and_no_jax_texts_say_how_to_measure_elsewhere():
 
 
 def test_suite_captions_say_what_a_cpu_changes():
-    default, quick = view.suite_captions(SUITES)
+    default, quick, kernels = view.suite_captions(SUITES)
     assert "256-8192, bfloat16" in default and "on a CPU float32" in default
     assert "32-128, float32" in quick and "on a CPU" not in quick
+    assert kernels == "runs kernels when none is picked, in about 120 s"
 
 
 def test_the_picker_help_titles_every_experiment():

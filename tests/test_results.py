@@ -100,8 +100,8 @@ def test_csv_columns_follow_the_schema_and_every_record_field_has_one():
     assert attrs == {f.name for f in dataclasses.fields(Record)}
 
 
-def test_files_are_written_as_version_2():
-    assert json.loads(results.to_json(RECORDS))["version"] == results.VERSION == 3
+def test_files_are_written_as_version_4():
+    assert json.loads(results.to_json(RECORDS))["version"] == results.VERSION == 4
 
 
 @pytest.mark.parametrize("name", ["v1.json", "v1.csv"])
@@ -176,7 +176,7 @@ MALFORMED = [
     (b"experiment,label\nsweep,x\n", "x.csv", "missing column(s)"),
     (json_with(notes=["two\nlines"]), "x.json", "record 1: field 'notes'"),
     (json_with(size_kind="furlongs"), "x.json", "record 1: field 'size_kind'"),
-    (b'{"format": "perfcore-results", "version": 4, "records": [{}]}', "x.json", "'version'"),
+    (b'{"format": "perfcore-results", "version": 5, "records": [{}]}', "x.json", "'version'"),
 ]
 
 

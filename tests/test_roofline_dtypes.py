@@ -43,17 +43,17 @@ def env_failing_with(error: Exception | None):
 
 
 def test_a_dtype_that_runs_is_kept():
-    assert roofline._unsupported(env_failing_with(None), "bfloat16") is None
+    assert roofline.unsupported(env_failing_with(None), "bfloat16") is None
 
 
 @pytest.mark.parametrize("code", ["UNIMPLEMENTED", "INVALID_ARGUMENT"])
 def test_a_dtype_the_backend_does_not_run_is_dropped_saying_why(code):
-    why = roofline._unsupported(env_failing_with(RuntimeFault(code)), "float8_e4m3fn")
+    why = roofline.unsupported(env_failing_with(RuntimeFault(code)), "float8_e4m3fn")
     assert why == f"float8_e4m3fn ({code} on the gpu backend)"
 
 
 def test_a_dtype_this_jax_does_not_know_is_dropped_saying_why():
-    assert roofline._unsupported(env_failing_with(None), "float9") == (
+    assert roofline.unsupported(env_failing_with(None), "float9") == (
         "float9 (not a dtype this JAX knows)"
     )
 
@@ -66,4 +66,4 @@ def test_any_other_failure_stops_the_run_instead_of_dropping_the_dtype(error):
     """Out of memory, a driver fault or a bug: the old check returned False for all of them,
     and the dtype silently vanished from the measured roofline."""
     with pytest.raises(type(error)):
-        roofline._unsupported(env_failing_with(error), "bfloat16")
+        roofline.unsupported(env_failing_with(error), "bfloat16")

@@ -7,12 +7,14 @@ figure builder, and hold no arithmetic.
 - tables: tables in engineering units, SI downloads, the takeaway, where a spec comes from;
 - measuring: a live measurement with its progress bar, its fault said, its records kept;
 - refusals: a page's pricing guarded once: a user error said clearly, a bug logged;
+- kernels: this session's kernel curves and the published runs' efficiencies;
 - shell: the shared sidebar, what it chose for this run, the navigation's pages.
 
 `import ui` gives all of them under one name (ui.number, ui.chart, ...).
 """
 
 from ui.charts import chart, plot, theme
+from ui.kernels import kernel_curves, published_efficiencies
 from ui.loaders import (
     freeze_heap,
     hosted_mode,
@@ -52,6 +54,8 @@ from ui.widgets import (
 __all__ = [
     "INPUT",
     "Context",
+    "kernel_curves",
+    "published_efficiencies",
     "chart",
     "choice",
     "context",

@@ -15,6 +15,7 @@ from typing import TextIO
 
 from perfcore import format as fmt
 from perfcore.cli.common import UsageError, guarded, out_path, pick
+from perfcore.explain import measure as explain_measure
 from perfcore.measure import results
 from perfcore.measure.experiments import registry, suites
 from perfcore.measure.results import report
@@ -31,16 +32,16 @@ def register(subparsers) -> None:
         "--experiment", action="append", help="run only this experiment (repeatable)"
     )
     parser.add_argument("--list", action="store_true", help="list suites and experiments")
+    parser.add_argument(
+        "--budget", help="seconds the kernels experiment may take (default: the suite's)"
+    )
     parser.set_defaults(run=lambda args: guarded(lambda: run(args)))
 
 
 def listing() -> str:
     """The suites and experiments, one per line."""
-    cap = f"on a CPU: float32, sides up to {suites.CPU_MAX_MATMUL}"
-    named = [
-        f"  {s.name}: matmul sides {', '.join(map(str, s.matmul_sizes))}, {s.matmul_dtype} ({cap})"
-        for s in suites.SUITES.values()
-    ]
+    captions = explain_measure.suite_captions(suites.SUITES)
+    named = [f"  {name}: {c}" for name, c in zip(suites.SUITES, captions, strict=True)]
     experiments = [f"  {e.name}: {e.title}" for e in registry.EXPERIMENTS.values()]
     return "\n".join(["suites:", *named, "experiments:", *experiments])
 
@@ -88,12 +89,26 @@ NOTHING_MEASURED = (
 )
 
 
+def _budget(raw: str | None) -> float | None:
+    """--budget as seconds (a number > 0); None when not given; else UsageError naming it."""
+    if raw is None:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 1e6:
+        raise UsageError(f"--budget {raw!r}: expected seconds, a number above 0")
+    return value
+
+
 def run(args: argparse.Namespace) -> str:
     """Check every name and --out, run the suite, write the results file; the summary."""
     if args.list:
         return listing()
     suite = pick("suite", args.suite, suites.SUITES)
     experiments = tuple(pick("experiment", e, registry.EXPERIMENTS) for e in args.experiment or ())
+    budget = _budget(args.budget)
     out = out_path(args.out, "measure")
     jax_or_usage_error()
     from perfcore.measure.experiments import runner  # the experiments, only when measuring
@@ -103,6 +118,7 @@ def run(args: argparse.Namespace) -> str:
         experiments=experiments,
         progress=progress_printer(sys.stderr),
         wait_callback=lambda message: print(message, file=sys.stderr),
+        budget_s=budget,
     )
     if not records:
         raise UsageError(NOTHING_MEASURED)

@@ -6,6 +6,9 @@ profiles a built-in program on JAX's default device. Both write a results file (
 or .csv, checked before anything runs; docs/results-format.md) and print the ops that take
 80 % of the time. Roofs: --device names a specs row, else the capture's device is matched
 to one, else --roofline gives a results file of the `roofline` experiment measured there.
+`--predict` (with --example) predicts the step from its HLO before it runs, from --curves (a
+results file of the `kernels` experiment) or the quick kernels measured first, then shows
+every op predicted beside measured and the step beside its wall time (--json: as JSON).
 """
 
 from __future__ import annotations
@@ -13,13 +16,15 @@ from __future__ import annotations
 import argparse
 
 from perfcore import format as fmt
-from perfcore.cli.common import UsageError, guarded, out_path, pick
+from perfcore.cli.common import UsageError, guarded, out_path, pick, to_json
+from perfcore.explain import predict as explain_predict
 from perfcore.explain import profile as explain
 from perfcore.measure import results
 from perfcore.measure.experiments import registry
-from perfcore.measure.profile import assess
+from perfcore.measure.profile import assess, versus
 from perfcore.measure.profile import records as profile_records
 from perfcore.measure.profile.examples import EXAMPLES
+from perfcore.measure.results import curves
 from perfcore.model.chip.specs import load_specs
 
 MAX_STEPS = 100
@@ -39,6 +44,11 @@ def register(subparsers) -> None:
     parser.add_argument("--device", help="the specs row whose roofs apply (default: matched)")
     parser.add_argument("--roofline", help="a results file of the roofline experiment")
     parser.add_argument("--top", default="10", help="at most this many ops printed")
+    parser.add_argument(
+        "--predict", action="store_true", help="predict the step before it runs (--example)"
+    )
+    parser.add_argument("--curves", help="a results file of the kernels experiment (--predict)")
+    parser.add_argument("--json", action="store_true", help="--predict's comparison as JSON")
     parser.set_defaults(run=lambda args: guarded(lambda: run(args)))
 
 
@@ -83,6 +93,37 @@ def top_lines(records: tuple[results.Record, ...], top: int) -> list[str]:
     return lines
 
 
+def _curves(path: str | None):
+    """The kernel curves of --curves, else of the quick kernels measured here."""
+    if path:
+        found = curves.curves(results.load_results(path))
+        if found is None:
+            raise UsageError(f"--curves {path}: no records of the kernels experiment in it")
+        return found
+    from perfcore.measure.experiments import runner
+
+    return curves.curves(runner.run_suite("quick", experiments=("kernels",)))
+
+
+def _predicted(args: argparse.Namespace, steps: int, top: int, specs) -> str:
+    """--predict: the example predicted, profiled and held against it; lines or JSON."""
+    if not args.example:
+        raise UsageError("--predict needs --example: a capture's program cannot be run again")
+    out = out_path(args.out, "profile")
+    measured = _curves(args.curves)
+    example = EXAMPLES[args.example]()
+    predicted, joined, held = versus.hold(example.fn, *example.args, curves=measured, steps=steps)
+    device = joined.devices[0] if joined.devices else joined.backend
+    roofs = assess.roofs_for(device, specs)
+    records = profile_records.to_records(joined, roofs)
+    wrote = f"wrote {results.save_results(versus.with_prediction(records, predicted), out)}"
+    spread = curves.median_spread(measured)
+    if args.json:
+        return to_json(explain_predict.summary(held, spread) | {"wrote": wrote})
+    head = f"{example.name}: {joined.backend}, device {device}; expected from {measured.label}"
+    return "\n".join([head, *explain_predict.lines(held, top), wrote])
+
+
 def run(args: argparse.Namespace) -> str:
     """Check the flags and --out, profile, write the records; the top ops and step lines."""
     if args.example:
@@ -90,6 +131,8 @@ def run(args: argparse.Namespace) -> str:
     steps, top = _count(args.steps, "--steps", MAX_STEPS), _count(args.top, "--top", 1000)
     specs = load_specs()
     spec = specs[pick("device", args.device, specs)] if args.device else None
+    if args.predict:
+        return _predicted(args, steps, top, specs)
     roofline = results.load_results(args.roofline) if args.roofline else ()
     out = out_path(args.out, "profile")
     joined = _profile(args, steps)

@@ -128,9 +128,12 @@ def unknown(records: tuple[Record, ...]) -> str:
 
 
 def suite_captions(suites: dict[str, Suite]) -> list[str]:
-    """One line per suite: its matmul sides and dtype, and how a CPU runs it."""
+    """One line per suite: its matmul sides and dtype, and how a CPU runs it; a suite of its
+    own experiments (kernels) names them and its budget."""
     return [
-        f"matmul sides {s.matmul_sizes[0]}-{s.matmul_sizes[-1]}, {s.matmul_dtype}, "
+        f"runs {', '.join(s.experiments)} when none is picked, in about {s.kernels_budget_s:.0f} s"
+        if s.experiments
+        else f"matmul sides {s.matmul_sizes[0]}-{s.matmul_sizes[-1]}, {s.matmul_dtype}, "
         f"{s.repeats} samples{_on_cpu(s)}"
         for s in suites.values()
     ]

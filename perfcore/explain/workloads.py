@@ -13,6 +13,7 @@ import pandas as pd
 
 from perfcore import format as fmt
 from perfcore.errors import NotPublished
+from perfcore.explain import kernel_expected
 from perfcore.model.chip.roofline import Estimate, estimate_on
 from perfcore.model.chip.specs import Device
 from perfcore.model.llm import phases, serving
@@ -120,8 +121,9 @@ def layer_points(model, device: Device, s: Setup, phase: str) -> list[tuple[str,
     ]
 
 
-def ops_table(v: View) -> pd.DataFrame:
-    """One row per named op of the phase: FLOPs, bytes by kind, intensity, time, bound."""
+def ops_table(v: View, expected: list | None = None) -> pd.DataFrame:
+    """One row per named op of the phase: FLOPs, bytes by kind, intensity, time (the bound),
+    bound, and where given each op's expected time (kernel_expected) and its efficiency."""
     merged = phases.by_name(v.phase)
     total = v.phase.time_s
     df = pd.DataFrame(
@@ -137,6 +139,9 @@ def ops_table(v: View) -> pd.DataFrame:
             "bound": [pr.bound for pr in merged],
         }
     )
+    if expected is not None:
+        df["expected"] = [e.seconds for e in expected]
+        df["efficiency"] = [e.efficiency.value for e in expected]
     df.attrs["units"] = {
         "FLOPs": "flops",
         "bytes": "traffic",
@@ -145,6 +150,8 @@ def ops_table(v: View) -> pd.DataFrame:
         "intensity": "intensity",
         "time": "seconds",
         "share of time": "percent",
+        "expected": "seconds",
+        "efficiency": "percent",
     }
     return df
 
@@ -317,11 +324,14 @@ class Page:
     crossover: pd.DataFrame
     summary: pd.DataFrame
     ops: pd.DataFrame  # the sidebar device's ops
+    expected_from: str = kernel_expected.PUBLISHED_LABEL  # what the ops' expected times rest on
 
 
-def page(model, device: Device, compare: Device | None, s: Setup) -> Page:
+def page(model, device: Device, compare: Device | None, s: Setup, curves=None, table=None) -> Page:
     """The page's numbers; NotPublished (naming the missing figure) where `device` cannot price.
 
+    curves: the device's kernel curves (kernel_expected.curves_for), table: the published
+    runs' efficiencies; with a table the ops get expected times, from the curves where given.
     A compare device that cannot price is left out, saying why; any other error is a bug and
     propagates (it is not dressed up as a missing figure)."""
     views, left_out = [view(model, device, s)], None
@@ -333,6 +343,9 @@ def page(model, device: Device, compare: Device | None, s: Setup) -> Page:
     serving_views = tuple(serving_view(model, v.device, s) for v in views)
     layer = tuple(layer_points(model, device, s, p) for p in ("prefill", "decode"))
     cross = crossover_table(model, device, s)
+    expected = None
+    if table is not None:
+        expected = kernel_expected.expected_times(views[0].phase, s.precisions.w, curves, table)
     return Page(
         tuple(views),
         left_out,
@@ -340,5 +353,6 @@ def page(model, device: Device, compare: Device | None, s: Setup) -> Page:
         layer,
         cross,
         summary_table(views),
-        ops_table(views[0]),
+        ops_table(views[0], expected),
+        kernel_expected.expected_from(curves),
     )

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from perfcore.measure.experiments import classic, collectives, fusion, roofline
+from perfcore.measure.experiments import classic, collectives, fusion, kernels, roofline
 from perfcore.measure.experiments.suites import Suite
 
 
@@ -145,6 +145,18 @@ register(
         "a chain of k elementwise ops run one call each vs fused under one jit",
         heavy=True,
         takes="about 10 s on a CPU, a few seconds on a GPU",
+    ),
+    Experiment(
+        "kernels",
+        "kernel curves",
+        kernels.run,
+        kernels.count,
+        "matmuls square, skinny and tall, causal attention forward and backward, "
+        "elementwise, transcendental, reduction and copy per size and dtype, the "
+        "collectives over several devices, and the dispatch per launched program: "
+        "the curves an op's expected time is read from",
+        heavy=True,
+        takes="about 2 min (its budget, --budget)",
     ),
 )
 

@@ -59,7 +59,7 @@ def _matmul_sweep(env: Env, dtype: str) -> list[Record]:
     return records
 
 
-def _unsupported(env: Env, dtype: str) -> str | None:
+def unsupported(env: Env, dtype: str) -> str | None:
     """Why this backend does not run dtype, or None where a small matmul of it runs.
 
     Only "not a dtype this JAX knows" and the runtime's UNSUPPORTED codes drop a dtype; any
@@ -83,7 +83,7 @@ def _unsupported(env: Env, dtype: str) -> str | None:
 def run(env: Env) -> list[Record]:
     """Matmul roofs for every dtype JAX runs here, then the bandwidth sweep with its levels;
     a dtype this backend does not run is named in every record's notes."""
-    dropped = {d: why for d in env.suite.roofline_dtypes if (why := _unsupported(env, d))}
+    dropped = {d: why for d in env.suite.roofline_dtypes if (why := unsupported(env, d))}
     matmuls = [
         r for d in env.suite.roofline_dtypes if d not in dropped for r in _matmul_sweep(env, d)
     ]

@@ -8,6 +8,7 @@ perfcore.measure.experiments.classic; their public names are re-exported here fo
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -23,7 +24,7 @@ from perfcore.measure.experiments.env import (
     start_jax,
 )
 from perfcore.measure.experiments.registry import EXPERIMENTS
-from perfcore.measure.experiments.suites import BackendFailed, Suite, resolve_suite
+from perfcore.measure.experiments.suites import SUITES, BackendFailed, Suite, resolve_suite
 from perfcore.measure.results import Record
 from perfcore.model.chip.specs import Device
 
@@ -82,9 +83,12 @@ def run_suite(
     progress: Progress | None = None,
     wait_callback: Callable[[str], None] | None = None,
     specs: dict[str, Device] | None = None,
+    budget_s: float | None = None,
 ) -> tuple[Record, ...]:
-    """Run experiments (all by default) on JAX's default device, one suite at a time per process."""
-    names = tuple(experiments or EXPERIMENTS)
+    """Run experiments (the suite's, else all) on JAX's default device, one suite at a time
+    per process; budget_s, where given, replaces the suite's kernels budget (seconds)."""
+    named = SUITES.get(suite) if isinstance(suite, str) else suite
+    names = tuple(experiments or (named.experiments if named else ()) or EXPERIMENTS)
     unknown = [n for n in names if n not in EXPERIMENTS]
     if unknown:
         raise ValueError(f"unknown experiment(s) {unknown}; expected some of {list(EXPERIMENTS)}")
@@ -93,6 +97,8 @@ def run_suite(
         report(0.0, "starting JAX")
         detected = detect(specs)
         plan = resolve_suite(suite, detected.backend)
+        if budget_s is not None:
+            plan = dataclasses.replace(plan, kernels_budget_s=budget_s)
         jax, jnp = jax_modules()
 
         def env_of(tick: Callable[[str], None]) -> Env:

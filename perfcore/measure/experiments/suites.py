@@ -27,6 +27,9 @@ CPU_SWEEP_CAPS = {
     "roofline_sides": CPU_MAX_MATMUL,
     "stream_bytes": 2**30,
     "collective_bytes": 2**24,  # larger outputs are fresh pages: the timing is page faults
+    "kernel_sides": CPU_MAX_MATMUL,
+    "kernel_seqs": 1024,
+    "kernel_elements": 2**24,
 }
 FIT_FRACTION = 0.8  # refuse work needing more than this share of free device memory
 
@@ -69,6 +72,15 @@ class Suite:
     collective_bytes: tuple[int, ...] = tuple(4**i for i in range(5, 16))  # per rank, 1 KiB up
     fusion_chain: tuple[int, ...] = (1, 2, 4, 8)
     fusion_elements: int = 2**28
+    experiments: tuple[str, ...] = ()  # what the suite runs when none are named: all
+    kernel_dtypes: tuple[str, ...] = ("float32", "bfloat16", "float16", "float8_e4m3fn")
+    kernel_sides: tuple[int, ...] = tuple(2**i for i in range(5, 14))  # 32 to 8192
+    kernel_rows: tuple[int, ...] = (1, 4, 16)  # M of the skinny (decode) matmuls
+    kernel_seqs: tuple[int, ...] = tuple(2**i for i in range(7, 13))  # 128 to 4096
+    kernel_head_dims: tuple[int, ...] = (64, 128)
+    kernel_elements: tuple[int, ...] = tuple(4**i for i in range(5, 15))  # 1024 to 256M
+    kernels_budget_s: float = 120.0  # the whole kernels experiment's time, compiles included
+    kernels_call_s: float = 0.1  # a sweep stops after a call this long
 
 
 SUITES = {
@@ -102,7 +114,15 @@ SUITES = {
         fusion_chain=(1, 2, 4, 8),
         collective_bytes=tuple(4**i for i in range(5, 11)),
         fusion_elements=2**23,
+        kernel_sides=(64, 128, 256),
+        kernel_rows=(1, 16),
+        kernel_seqs=(128, 256),
+        kernel_head_dims=(64,),
+        kernel_elements=(4**6, 4**8, 4**10),
+        kernels_budget_s=10.0,
+        kernels_call_s=0.02,
     ),
+    "kernels": Suite("kernels", experiments=("kernels",)),
 }
 
 
@@ -115,6 +135,7 @@ def for_platform(suite: Suite, platform: str) -> Suite:
     capped |= {
         f: tuple(n for n in getattr(suite, f) if n <= cap) for f, cap in CPU_SWEEP_CAPS.items()
     }
+    capped["kernel_dtypes"] = ("float32",)
     return dataclasses.replace(suite, matmul_sizes=sizes, matmul_dtype="float32", **capped)
 
 

@@ -99,6 +99,7 @@ FRAME = re.compile(r"stack_frame_id=(\d+)")
 FRAME_ATTR = re.compile(r" ?stack_frame_id=\d+")
 INLINE_SOURCE = re.compile(r'source_file="([^"]*)" source_line=(\d+)')
 TABLE_ROW = re.compile(r"^(\d+) (.*)$")
+COMMENT = re.compile(r"/\*.*?\*/")
 
 
 @dataclass(frozen=True)
@@ -185,7 +186,8 @@ def parse_instruction(line: str, computation: str) -> Instruction:
     shape, rest = rest[:end], rest[end:].lstrip()
     opcode = rest[: rest.index("(")]
     close = _closing(rest, len(opcode))
-    operands = tuple(p.split()[-1] for p in _split_top(rest[len(opcode) + 1 : close - 1]))
+    listed = COMMENT.sub("", rest[len(opcode) + 1 : close - 1])  # XLA writes /*index=5*/
+    operands = tuple(p.split()[-1] for p in _split_top(listed))
     attrs = rest[close:].lstrip(", ")
     named = tuple(o for o in operands if o.startswith("%"))
     return Instruction(name, computation, shape, opcode, named, attrs, body)

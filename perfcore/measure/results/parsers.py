@@ -13,7 +13,7 @@ from perfcore.measure.clock.harness import METHODS
 from perfcore.model.chip.specs import PRECISIONS
 
 FLOPS_SOURCES = ("cost_analysis", "model", "shapes", "")
-SIZE_KINDS = ("", "side", "elements", "bytes")
+SIZE_KINDS = ("", "side", "elements", "bytes", "flops")
 
 
 def _name(value) -> str:

@@ -4,7 +4,8 @@ A Record is a Measurement (raw samples in seconds per call, method, warmup) plus
 measured (experiment, label, shapes, dtype, size, the precision whose roof applies, FLOPs
 and bytes) and where (device, backend, JAX version, UTC time stamp). Its fields' metadata
 (schema.column) is the file's schema; a profiled op (version 3) adds its category, source
-line, occurrences per step and diagnosis.
+line, occurrences per step and diagnosis; version 4 adds a kernel's kind (the `kernels`
+experiment's curves) and a profiled op's predicted time with what it was derived from.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from perfcore.measure.clock.schema import column
 from perfcore.model.chip.specs import PRECISIONS
 
 FORMAT = "perfcore-results"
-VERSION = 3
-VERSIONS = (1, 2, 3)  # versions this code loads; version 1 is upgraded on load (v1)
+VERSION = 4
+VERSIONS = (1, 2, 3, 4)  # versions this code loads; version 1 is upgraded on load (v1)
 PROFILE = "profile"  # the experiment of a profiled program's ops (version 3)
 PRECISION_DOC = "which roof applies: " + ", ".join(f"`{p}`" for p in PRECISIONS) + " or empty"
 # Written for readers after the measurement's fields, checked against the samples on load.
@@ -70,7 +71,7 @@ class Record:
     )
     size_kind: str = column(
         "size_kind",
-        "unit of `size`: `side` (matrix side n), `elements` or `bytes`; or empty",
+        "unit of `size`: `side` (matrix side n), `elements`, `bytes` or `flops`; or empty",
         optional=True,
         default="",
     )
@@ -143,6 +144,30 @@ class Record:
         "text",
         "a profiled op's bounding roof, its fraction of it and what to change, "
         "computed when the file was written; empty for other experiments",
+        optional=True,
+        default="",
+    )
+
+    kernel: str = column(
+        "text",
+        "the kernel kind of a `kernels` record (`matmul`, `matvec`, `attention`, "
+        "`attention backward`, `elementwise`, `transcendental`, `reduction`, `copy`, "
+        "`collective`, or `dispatch` for a launch's overhead) or of a predicted profiled op; "
+        "empty otherwise",
+        optional=True,
+        default="",
+    )
+    predicted_s: float | None = column(
+        "amount",
+        "a profiled op's time per step (a step record's: the step's) predicted before it ran "
+        "(perfcore.predict); empty when not predicted",
+        optional=True,
+        default=None,
+    )
+    predicted_from: str = column(
+        "text",
+        "what `predicted_s` was derived from: measured kernels on a device and date, the "
+        "nearest measured kernel, or published runs; empty when not predicted",
         optional=True,
         default="",
     )

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
+from perfcore.model.chip import kernels
+
 REGIMES = ("train", "prefill", "decode")
 MIN_RUNS = 5  # a cell with fewer runs is not trusted on its own: its parent speaks for it
 MIN_FAMILIES = 2  # nor a cell above the framework level whose runs are one family's
@@ -298,3 +300,13 @@ def held_out(all_samples: Iterable[Sample], regimes: tuple[str, ...]) -> HeldOut
 def violations(all_samples: Iterable[Sample]) -> int:
     """Runs measured faster than their bound (efficiency above 1)."""
     return sum(s.efficiency > 1 for s in all_samples)
+
+
+def kernel_fallback(table: dict[str, Efficiency], compute_bound: bool) -> kernels.Efficiency:
+    """The published runs' efficiency for a kernel on a device without curves: compute-bound
+    kernels take the training runs' (else prefill's), memory-bound ones decode's."""
+    names = ("train", "prefill") if compute_bound else ("decode",)
+    eff = next((table[n] for n in names if n in table), None)
+    if eff is None:
+        raise ValueError(f"no published {' or '.join(names)} runs to take an efficiency from")
+    return kernels.Efficiency(eff.value, kernels.PUBLISHED, eff.derived_from())

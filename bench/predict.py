@@ -1,0 +1,137 @@
+"""A step predicted before it runs, then profiled: three programs that are not the curves' kernels.
+
+In one process: the kernel curves are measured (`kernels` experiment, --budget seconds), then
+each program is predicted from its optimized HLO (perfcore.predict), profiled op by op and its
+step wall timed untraced (isolated calls, median). Printed per program: predicted step,
+measured step, error, and the matmul ops' median per-op error. Targets: step within 20 %,
+matmul median per-op error within 25 %. Run only when the machine is quiet (uptime load < 2.5).
+
+    PYTHONPATH=$PWD .venv/bin/python bench/predict.py [--budget 120] [--out curves.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import jax
+import jax.numpy as jnp
+
+from perfcore.measure.clock import harness
+from perfcore.measure.experiments import runner
+from perfcore.measure.profile import predict, versus
+from perfcore.measure.profile.run import profile
+from perfcore.measure.results import curves, save_results
+
+STEP_TARGET, MATMUL_TARGET = 0.20, 0.25
+
+
+def mlp_train():
+    """An MLP training step: value_and_grad of a squared loss, SGD update (batch 256)."""
+    keys = jax.random.split(jax.random.key(3), 4)
+    widths = (512, 1024, 1024, 256)
+    params = [
+        jax.random.normal(k, (a, b)) * 0.03
+        for k, a, b in zip(keys, widths, widths[1:], strict=False)
+    ]
+    x, y = jax.random.normal(keys[-1], (256, 512)), jnp.zeros((256, 256))
+
+    def loss(params, x, y):
+        for w in params[:-1]:
+            x = jax.nn.relu(x @ w)
+        return jnp.mean((x @ params[-1] - y) ** 2)
+
+    def train_step(params, x, y):
+        value, grads = jax.value_and_grad(loss)(params, x, y)
+        return value, [w - 1e-3 * g for w, g in zip(params, grads, strict=True)]
+
+    return train_step, (params, x, y)
+
+
+def block_train():
+    """A transformer block (seq 256, width 384, 6 heads) forward and backward."""
+    s, d, h, f = 256, 384, 6, 1536
+    keys = jax.random.split(jax.random.key(4), 5)
+    shapes = {"qkv": (d, 3 * d), "out": (d, d), "up": (d, f), "down": (f, d)}
+    p = {
+        n: jax.random.normal(k, sh) * 0.02 for k, (n, sh) in zip(keys, shapes.items(), strict=False)
+    }
+    x = jax.random.normal(keys[-1], (s, d))
+
+    def norm(x):
+        return (x - x.mean(-1, keepdims=True)) * jax.lax.rsqrt(x.var(-1, keepdims=True) + 1e-5)
+
+    def block(p, x):
+        q, k, v = (norm(x) @ p["qkv"]).reshape(1, s, 3, h, d // h).transpose(2, 0, 1, 3, 4)
+        a = jax.nn.dot_product_attention(q, k, v, is_causal=True).reshape(s, d)
+        x = x + a @ p["out"]
+        return x + jax.nn.gelu(norm(x) @ p["up"]) @ p["down"]
+
+    def block_step(p, x):
+        return jax.grad(lambda p, x: block(p, x).sum())(p, x)
+
+    return block_step, (p, x)
+
+
+def decode():
+    """A decode step: one token per sequence (batch 8) attending to a 1024-token KV cache."""
+    b, t, d, h = 8, 1024, 512, 8
+    keys = jax.random.split(jax.random.key(5), 6)
+    w = {
+        n: jax.random.normal(k, (d, d)) * 0.03
+        for k, n in zip(keys, ("q", "k", "v", "o"), strict=False)
+    }
+    cache = [jax.random.normal(k, (b, t, h, d // h)) for k in keys[4:6]]
+    x = jax.random.normal(keys[0], (b, d))
+
+    def decode_step(w, cache, x, pos):
+        q, k, v = ((x @ w[n]).reshape(b, 1, h, d // h) for n in ("q", "k", "v"))
+        kc = jax.lax.dynamic_update_slice(cache[0], k, (0, pos, 0, 0))
+        vc = jax.lax.dynamic_update_slice(cache[1], v, (0, pos, 0, 0))
+        scores = jnp.einsum("bqhd,bkhd->bhqk", q, kc) / (d // h) ** 0.5
+        mask = jnp.arange(t) <= pos
+        weights = jax.nn.softmax(jnp.where(mask, scores, -1e9), axis=-1)
+        out = jnp.einsum("bhqk,bkhd->bqhd", weights, vc).reshape(b, d)
+        return out @ w["o"], (kc, vc)
+
+    return decode_step, (w, cache, x, jnp.int32(512))
+
+
+PROGRAMS = {"MLP train step": mlp_train, "block fwd+bwd": block_train, "decode step": decode}
+
+
+def wall_s(fn, args) -> float:
+    """Median wall of the jitted step, isolated synchronized calls, seconds."""
+    jitted = jax.jit(fn)
+    m = harness.measure(lambda: jitted(*args), sync=jax.block_until_ready, repeats=30)
+    return m.median
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--budget", type=float, default=120.0)
+    parser.add_argument("--out", default="")
+    args = parser.parse_args()
+    records = runner.run_suite("kernels", budget_s=args.budget)
+    if args.out:
+        save_results(records, args.out)
+    measured = curves.curves(records)
+    print(f"curves: {len(measured.points)} points, {measured.label}, roofs {measured.roofs_from}")
+    print(f"{'program':<16} {'predicted':>10} {'measured':>10} {'error':>7} {'matmul med':>10}")
+    for name, make in PROGRAMS.items():
+        fn, inputs = make()
+        predicted = predict.predict(fn, *inputs, curves=measured)
+        held = versus.versus(predicted, profile(fn, *inputs, steps=10), wall_s(fn, inputs))
+        med = held.median_error()
+        print(
+            f"{name:<16} {held.predicted_step_s * 1e3:>8.3f}ms {held.wall_s * 1e3:>8.3f}ms "
+            f"{held.step_error:>+7.0%} {'-' if med is None else f'{med:.0%}':>10}"
+        )
+        for o in sorted(held.ops, key=lambda o: -o.measured_s)[:12]:
+            print(
+                f"   {o.name:<32.32} {o.kernel:<15} {o.predicted_s * 1e6:9.1f}us "
+                f"{o.measured_s * 1e6:9.1f}us {o.error:+6.0%}"
+            )
+
+
+if __name__ == "__main__":
+    main()

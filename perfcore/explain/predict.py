@@ -1,0 +1,67 @@
+"""A prediction held against its profile, as rows, lines and one JSON-ready summary.
+
+Each op: predicted and measured time per step (seconds), the signed error, and what the
+prediction was derived from; the step: predicted (ops plus dispatch) against the untraced wall
+and the traced one. Ops that miss by more than the curves' own spread are named (`missed`).
+"""
+
+from __future__ import annotations
+
+from perfcore import format as fmt
+from perfcore.measure.profile.versus import Versus
+
+
+def versus_rows(held: Versus) -> list[dict]:
+    """One row per matched op, slowest measured first: SI seconds and a signed error."""
+    return [
+        {
+            "op": o.name,
+            "category": o.category,
+            "kernel": o.kernel,
+            "predicted_s": o.predicted_s,
+            "measured_s": o.measured_s,
+            "error": o.error,
+            "source": o.source,
+            "derived_from": o.derived_from,
+        }
+        for o in sorted(held.ops, key=lambda o: -o.measured_s)
+    ]
+
+
+def missed(held: Versus, spread: float) -> list[str]:
+    """The ops whose |error| exceeds the curves' own spread (a fraction), slowest first."""
+    return [r["op"] for r in versus_rows(held) if abs(r["error"]) > spread]
+
+
+def summary(held: Versus, spread: float) -> dict:
+    """The step's totals, the matmul ops' median error, every op row and the ops missed."""
+    return {
+        "step": {
+            "predicted_s": held.predicted_step_s,
+            "wall_s": held.wall_s,
+            "traced_wall_s": held.traced_wall_s,
+            "error": held.step_error,
+        },
+        "matmul_median_error": held.median_error(),
+        "curves_spread": spread,
+        "ops": versus_rows(held),
+        "missed": missed(held, spread),
+        "unmatched": list(held.unmatched),
+    }
+
+
+def lines(held: Versus, top: int) -> list[str]:
+    """The step predicted beside measured, then the slowest `top` ops, one line each."""
+    med = held.median_error()
+    head = [
+        f"step: predicted {fmt.seconds(held.predicted_step_s)}, measured wall "
+        f"{fmt.seconds(held.wall_s)} (untraced, median), error {held.step_error:+.0%}; "
+        f"matmul ops' median error {'none' if med is None else fmt.percent(med)}",
+        f"{'op':<30} {'kernel':<18} {'predicted':>10} {'measured':>10} {'error':>7}  from",
+    ]
+    rows = [
+        f"{r['op']:<30.30} {r['kernel']:<18} {fmt.seconds(r['predicted_s']):>10} "
+        f"{fmt.seconds(r['measured_s']):>10} {r['error']:>+7.0%}  {r['derived_from']}"
+        for r in versus_rows(held)[:top]
+    ]
+    return head + rows

@@ -1,0 +1,218 @@
+"""Kernel curves: the kernels real layers run, swept over size per dtype, and the dispatch cost.
+
+Per dtype the backend runs: matmuls square, skinny (decode's M = 1..16), tall (prefill's
+M = 4N) and transposed (a weight gradient's Xᵀ·dY, K = 4N); fused causal attention
+(jax.nn.dot_product_attention) forward and backward over sequence length and head dim; an
+elementwise chain, a transcendental chain, a row reduction and a transpose copy over sizes;
+the collectives where several devices exist. Each point is isolated calls with FLOPs and
+bytes from cost_analysis (cross-checked with chip.ops), and `kernel` names its kind
+(perfcore.model.chip.kernels). A tiny program with 1 and with 16 arguments times the dispatch
+per launched program. The sweep keeps to the suite's kernels_budget_s: each point gets its
+share of what is left, and a sweep stops after a call longer than kernels_call_s.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+
+from perfcore.measure.experiments import collectives, roofline
+from perfcore.measure.experiments.env import NO_WORK, Env, compile_case, free_memory_bytes
+from perfcore.measure.experiments.suites import DeviceMemoryError, Suite, require_fits
+from perfcore.measure.results import Record
+from perfcore.model.chip import kernels, ops
+
+EXPERIMENT = "kernels"
+HEADS = 4
+DISPATCH_ARGS = (1, 16)
+ROW = 256  # row length of the reduction and the copy
+ITEMSIZE = {"float64": 8, "float32": 4, "bfloat16": 2, "float16": 2, "float8_e4m3fn": 1}
+MATMUL_ONLY = ("float8_e4m3fn",)  # dtypes whose other kernels no layer runs
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One point of a sweep: kind, label, dtype, input shapes, the function's name, its model."""
+
+    kind: str
+    label: str
+    dtype: str
+    shapes: tuple[tuple[int, ...], ...]
+    fn: str
+    model: ops.Cost
+
+
+def _attention(jax, q, k, v):
+    """Causal fused attention over (batch, seq, heads, head dim) inputs."""
+    return jax.nn.dot_product_attention(q, k, v, is_causal=True)
+
+
+def _function(jax, jnp, name: str):
+    """The jittable function a point times."""
+    return {
+        "matmul": jnp.matmul,
+        "matmul transposed": lambda a, b: a.T @ b,
+        "attention": lambda q, k, v: _attention(jax, q, k, v),
+        "attention backward": jax.grad(
+            lambda q, k, v: _attention(jax, q, k, v).astype("float32").sum(), argnums=(0, 1, 2)
+        ),
+        "elementwise": lambda x, y: (x * 1.5 + y) * 0.5 - y,
+        "transcendental": lambda x: jnp.exp(-x) * jnp.tanh(x),
+        "reduction": lambda x: x.sum(axis=-1),
+        "copy": lambda x: x.T,
+    }[name]
+
+
+def _matmuls(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
+    """Square, skinny (M rows) and tall (M = 4N) matmul sweeps of dtype."""
+
+    def point(m: int, n: int, k: int, transposed: bool = False) -> Planned:
+        kind = kernels.matmul_kind(m, n, transposed)
+        label = f"{'matmul transposed' if transposed else 'matmul'} {dtype} {m}x{k}x{n}"
+        a = (k, m) if transposed else (m, k)
+        fn = "matmul transposed" if transposed else "matmul"
+        return Planned(kind, label, dtype, (a, (k, n)), fn, ops.matmul(m, n, k, b))
+
+    sides = suite.kernel_sides
+    square = [point(n, n, n) for n in sides]
+    skinny = [[point(m, n, n) for n in sides if n >= 256] for m in suite.kernel_rows]
+    tall = [point(4 * n, n, n) for n in sides if n >= 128]
+    grads = [point(n, n, 4 * n, transposed=True) for n in sides if n >= 64]  # Xᵀ·dY
+    return [square, *skinny, tall, grads]
+
+
+def _attentions(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
+    """Causal attention forward and backward sweeps over sequence length, per head dim."""
+    out = []
+    for name in ("attention", "attention backward"):
+        for d in suite.kernel_head_dims:
+            sweep = []
+            for s in suite.kernel_seqs:
+                fwd = ops.attention(s, d, b)
+                times = 1 if name == "attention" else 3  # the gradient reruns the forward
+                model = ops.Cost(HEADS * times * fwd.flops, HEADS * fwd.bytes * (1 + times) / 2)
+                label = f"{name} {dtype} seq {s} head dim {d}"
+                sweep.append(Planned(name, label, dtype, ((1, s, HEADS, d),) * 3, name, model))
+            out.append(sweep)
+    return out
+
+
+def _streams(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
+    """Elementwise, transcendental, reduction and copy sweeps over element counts."""
+    sizes = [n for n in suite.kernel_elements if n >= ROW]
+    models = {
+        "elementwise": lambda n: ops.elementwise(n, 2, 1, 4, b),
+        "transcendental": lambda n: ops.elementwise(n, 1, 1, 2, b),  # exp, tanh: not FLOPs
+        "reduction": lambda n: ops.Cost(n, (n + n // ROW) * b),
+        "copy": lambda n: ops.Cost(0, 2 * n * b),
+    }
+    inputs = {"elementwise": 2, "transcendental": 1, "reduction": 1, "copy": 1}
+    return [
+        [
+            Planned(
+                kind,
+                f"{kind} {dtype} {n} elements",
+                dtype,
+                ((n // ROW, ROW),) * inputs[kind],
+                kind,
+                model(n),
+            )
+            for n in sizes
+        ]
+        for kind, model in models.items()
+    ]
+
+
+def plan(suite: Suite, dtype: str) -> list[list[Planned]]:
+    """Every sweep of dtype, each smallest first."""
+    b = ITEMSIZE.get(dtype, 4)
+    sweeps = _matmuls(suite, dtype, b)
+    if dtype in MATMUL_ONLY:
+        return sweeps
+    return [*sweeps, *_attentions(suite, dtype, b), *_streams(suite, dtype, b)]
+
+
+def count(suite: Suite) -> int:
+    """How many measurements the kernels experiment plans (collectives not counted)."""
+    return len(DISPATCH_ARGS) + sum(len(s) for d in suite.kernel_dtypes for s in plan(suite, d))
+
+
+def _inputs(env: Env, p: Planned) -> tuple:
+    """Random inputs of the point's shapes and dtype (drawn in float32, then cast)."""
+    jax, jnp = env.jax, env.jnp
+    keys = jax.random.split(jax.random.key(0), len(p.shapes))
+    return tuple(
+        jax.random.normal(k, s, jnp.float32).astype(p.dtype)
+        for k, s in zip(keys, p.shapes, strict=True)
+    )
+
+
+def _measure(env: Env, p: Planned, budget_s: float) -> Record:
+    """One point timed as isolated calls within budget_s, with its costs and kind."""
+    require_fits(3 * p.model.bytes, free_memory_bytes(), p.label)
+    fn = _function(env.jax, env.jnp, p.fn)
+    case = compile_case(env, fn, _inputs(env, p), p.model, matmul=p.fn != "copy")
+    case = dataclasses.replace(
+        case, precision=case.precision or roofline.EXTRA_PRECISION.get(p.dtype, "")
+    )
+    m = env.measure(case.run, budget_s=max(budget_s, 1e-3))  # at least 3 calls
+    size = case.flops if kernels.SIZE_UNIT[p.kind] == "flops" else case.bytes
+    unit = kernels.SIZE_UNIT[p.kind]
+    fields = {"size": size, "size_kind": unit, "kernel": p.kind, "shapes": p.shapes}
+    return env.record(EXPERIMENT, p.label, m, case, **fields)
+
+
+def dispatch(env: Env) -> list[Record]:
+    """A tiny program of 1 and of 16 scalar arguments, launched and waited for."""
+    jnp, records = env.jnp, []
+    for n in DISPATCH_ARGS:
+        args = tuple(jnp.ones((1,), jnp.float32) for _ in range(n))
+        compiled = env.jax.jit(lambda *xs: sum(xs) + 1).lower(*args).compile()
+        m = env.measure(lambda c=compiled, a=args: c(*a))
+        label = f"dispatch, {n} argument{'s' if n > 1 else ''}"
+        shapes = ((1,),) * n
+        records.append(
+            env.record(EXPERIMENT, label, m, kernel="dispatch", shapes=shapes, **NO_WORK)
+        )
+    return records
+
+
+def _rounds(env: Env, sweeps: list[list[Planned]], deadline: float) -> list[Record]:
+    """Every sweep's points, round by round (each sweep's smallest first), so a budget that
+    runs out cuts the largest sizes, not whole kinds; a sweep stops after a call longer than
+    kernels_call_s or one that would not fit. Each point gets half its share of the time left
+    (the other half pays for compiling)."""
+    records, live = [], [list(s) for s in sweeps]
+    while any(live) and time.perf_counter() < deadline:
+        left = sum(len(s) for s in live)
+        for sweep in [s for s in live if s]:
+            if time.perf_counter() >= deadline:
+                break
+            share = (deadline - time.perf_counter()) / left / 2
+            try:
+                record = _measure(env, sweep.pop(0), share)
+            except DeviceMemoryError:
+                sweep.clear()
+                continue
+            records.append(record)
+            if record.measurement.median > env.suite.kernels_call_s:
+                sweep.clear()
+    return records
+
+
+def run(env: Env) -> list[Record]:
+    """Dispatch, every dtype's sweeps within the budget, and the collectives over devices."""
+    deadline = time.perf_counter() + env.suite.kernels_budget_s
+    dropped = {d: why for d in env.suite.kernel_dtypes if (why := roofline.unsupported(env, d))}
+    sweeps = [s for d in env.suite.kernel_dtypes if d not in dropped for s in plan(env.suite, d)]
+    records = [*dispatch(env), *_rounds(env, sweeps, deadline)]
+    if len(env.jax.devices()) > 1:
+        records += [
+            dataclasses.replace(r, experiment=EXPERIMENT, kernel="collective")
+            for r in collectives.run(env)
+        ]
+    if dropped:
+        note = f"not measured, the backend does not run: {', '.join(dropped.values())}"
+        records = [r.noted(note) for r in records]
+    return records

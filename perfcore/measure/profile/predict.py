@@ -1,0 +1,214 @@
+"""A program's step predicted before it runs: its optimized HLO priced op by op, each op's time
+from the device's kernel curves, plus the dispatch of each launched program.
+
+Every instruction the program launches (the entry computation's and its loops' bodies', free
+ones such as parameters and tuples left out) is priced as the profiler prices it (join.price:
+XLA's cost model on the instruction alone), given its kernel kind (a matmul with M or N of at
+most 16 a matvec, an elementwise fusion with transcendentals a transcendental chain) and its
+expected time from perfcore.model.chip.kernels.expected: its bound over the efficiency its
+device's curves give at its size, else the published runs' efficiency, said as such.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from perfcore.measure.clock.devices import match_device
+from perfcore.measure.profile import hlo, join
+from perfcore.measure.profile.records import DTYPES
+from perfcore.model.chip import kernels
+from perfcore.model.chip.specs import Device, load_specs
+
+KIND = {
+    hlo.ELEMENTWISE: "elementwise",
+    hlo.REDUCTION: "reduction",
+    hlo.DATA: "copy",
+    hlo.COLLECTIVE: "collective",
+    hlo.OTHER: "elementwise",
+}
+LHS_CONTRACTING = re.compile(r"lhs_contracting_dims=\{([\d,]*)\}")
+NO_ROOF = "no roof: no kernel curves for this device and no specs row"
+
+
+@dataclass(frozen=True)
+class OpPrediction:
+    """One launched instruction's predicted time per step and what it rests on."""
+
+    name: str  # as the profile names the op (the HLO name without its %)
+    opcode: str
+    category: str
+    kernel: str  # perfcore.model.chip.kernels kind; empty when not predicted
+    dtype: str
+    source: str
+    occurrences: int  # runs per step
+    flops: float | None  # per step
+    bytes: float | None  # per step
+    bound_s: float | None  # per step
+    predicted_s: float | None  # per step; None when not predicted (derived_from says why)
+    efficiency: float | None
+    efficiency_source: str  # kernels.MEASURED, NEAREST or PUBLISHED; empty when none
+    derived_from: str
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A program's predicted ops and step: the ops' times plus the dispatch of its programs."""
+
+    label: str
+    device: str
+    ops: tuple[OpPrediction, ...]
+    programs: int
+    dispatch_s: float  # per step, every program's launch
+    dispatch_from: str
+    curves_label: str  # what the efficiencies came from: the curves, or published runs
+
+    @property
+    def op_s(self) -> float:
+        """Sum of the predicted op times per step, seconds."""
+        return sum(o.predicted_s for o in self.ops if o.predicted_s is not None)
+
+    @property
+    def step_s(self) -> float:
+        """The predicted step: ops plus dispatch, seconds."""
+        return self.op_s + self.dispatch_s
+
+
+@dataclass(frozen=True)
+class Context:
+    """What prices an op on one device: its curves (or None), roofs and the fallbacks."""
+
+    curves: kernels.Curves | None
+    spec: Device | None
+    fallback: dict[bool, kernels.Efficiency]  # compute-bound? -> the published efficiency
+
+    def roofs(self, dtype: str, precision: str) -> tuple[float | None, float | None]:
+        """(FLOP/s, bytes/s) of the curves' roofs, else the spec row's; None where unknown."""
+        if self.curves is not None:
+            return self.curves.peak(dtype), self.curves.bytes_per_s
+        if self.spec is None:
+            return None, None
+        peak = self.spec.peak_flops(precision) or self.spec.peak_flops("fp32")
+        return peak, self.spec.memory_bytes_per_s
+
+
+def launched(module: hlo.Module) -> list[hlo.Instruction]:
+    """The instructions a step launches: the entry's and its loops' and calls' bodies'."""
+    out, seen, todo = [], set(), [module.entry]
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in module.computations:
+            continue
+        seen.add(name)
+        for i in module.computations[name]:
+            if i.opcode in hlo.CONTROL:
+                todo += list(i.calls)
+            elif i.opcode not in hlo.FREE:
+                out.append(i)
+    return out
+
+
+def _dot(module: hlo.Module, instruction: hlo.Instruction) -> hlo.Instruction | None:
+    """The instruction's dot (itself, or the first inside its fusion); None when none."""
+    if instruction.opcode in hlo.MATMUL_OPS:
+        return instruction
+    inner = [i for c in hlo.called(module, instruction) for i in module.computations[c]]
+    return next((i for i in inner if i.opcode in hlo.MATMUL_OPS), None)
+
+
+def _transposed(module: hlo.Module, dot: hlo.Instruction | None) -> bool:
+    """True for a dot whose left operand is contracted on a dimension other than its last."""
+    found = LHS_CONTRACTING.search(dot.attrs) if dot else None
+    if not found or not dot.operands:
+        return False
+    lhs = hlo.arrays(hlo.operand_shape(module, dot.operands[0]))
+    last = len(lhs[0][1]) - 1 if lhs else 0
+    return any(int(d) != last for d in found.group(1).split(",") if d)
+
+
+def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced, cost) -> str:
+    """The kernel kind of a priced instruction; empty where none applies (a custom kernel)."""
+    if priced.category == hlo.MATMUL:
+        dot = _dot(module, instruction)
+        dims = hlo.arrays(dot.shape if dot else instruction.shape)[0][1]
+        return (
+            kernels.matmul_kind(*dims[-2:], _transposed(module, dot))
+            if len(dims) >= 2
+            else "matvec"
+        )
+    if priced.category == hlo.CUSTOM:
+        target = instruction.target.lower()
+        if "fmha" not in target and "attention" not in target:
+            return ""
+        return "attention backward" if "backward" in target or "bwd" in target else "attention"
+    if priced.category == hlo.ELEMENTWISE and cost(hlo.one_op_module(module, instruction))[2]:
+        return "transcendental"
+    return KIND.get(priced.category, "")
+
+
+def _dtype(module: hlo.Module, instruction: hlo.Instruction) -> str:
+    """The dtype of the instruction's first operand (else its result), e.g. `float32`."""
+    shapes = [hlo.operand_shape(module, o) for o in instruction.operands[:1]]
+    kinds = hlo.arrays(shapes[0] if shapes and shapes[0] else instruction.shape)
+    return DTYPES.get(kinds[0][0], kinds[0][0]) if kinds else ""
+
+
+def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, cost):
+    """One instruction's OpPrediction on the context's device."""
+    p = join.price(module, instruction, cost)
+    runs = hlo.runs_per_step(module, instruction) or 1
+    kind, dtype = kernel_kind(module, instruction, p, cost), _dtype(module, instruction)
+    base = (instruction.name.lstrip("%"), instruction.opcode, p.category, kind, dtype, p.source)
+    per_step = (runs, *(None if v is None else v * runs for v in (p.flops, p.bytes)))
+    peak, bandwidth = ctx.roofs(dtype, p.precision)
+    if not kind or p.flops is None or p.bytes is None or not peak or not bandwidth:
+        why = NO_ROOF if kind and p.flops is not None else f"not predicted: {p.cost_source}"
+        return OpPrediction(*base, *per_step, None, None, None, "", why)
+    bound = kernels.bound_s(p.flops, p.bytes, peak, bandwidth)
+    size = p.flops if kernels.SIZE_UNIT[kind] == "flops" else p.bytes
+    fallback = ctx.fallback[p.flops / peak >= p.bytes / bandwidth]
+    e = kernels.expected(bound, kind, dtype, size, ctx.curves, fallback)
+    eff = e.efficiency
+    return OpPrediction(
+        *base, *per_step, bound * runs, e.seconds * runs, eff.value, eff.source, eff.derived_from
+    )
+
+
+def _fallbacks() -> dict[bool, kernels.Efficiency]:
+    """The published runs' efficiency for compute-bound (True) and memory-bound (False) ops."""
+    from perfcore.model.runs import efficiency, published
+
+    table = published.table()
+    return {bound: efficiency.kernel_fallback(table, bound) for bound in (True, False)}
+
+
+def predict_modules(
+    texts: list[str], device: str, curves: kernels.Curves | None, n_args: int, cost, label=""
+) -> Prediction:
+    """The Prediction of programs given as optimized HLO texts, run on device."""
+    mine = curves if curves is not None and curves.device == device else None
+    ctx = Context(mine, match_device(device, load_specs()), _fallbacks())
+    modules = [hlo.parse_module(t) for t in texts]
+    ops = tuple(predict_op(m, i, ctx, cost) for m in modules for i in launched(m))
+    if mine is not None:
+        dispatch = len(modules) * mine.dispatch(n_args)
+        whence = f"dispatch of {len(modules)} program(s) of {n_args} argument(s), {mine.label}"
+    else:
+        dispatch, whence = 0.0, f"no kernel curves for {device}: dispatch not counted"
+    used = mine.label if mine else kernels.PUBLISHED
+    return Prediction(label, device, ops, len(modules), dispatch, whence, used)
+
+
+def predict(fn, *args, curves: kernels.Curves | None = None) -> Prediction:
+    """fn(*args)'s step on JAX's default device, predicted from its optimized HLO."""
+    import jax
+
+    from perfcore.measure.profile import xla_private
+
+    jitted = fn if hasattr(fn, "lower") else jax.jit(fn)
+    compiled = jitted.lower(*args).compile()
+    device = jax.local_devices()[0].device_kind
+    n_args = len(jax.tree.leaves(args))
+    label = getattr(fn, "__name__", "program")
+    texts = xla_private.compiled_texts(compiled)
+    return predict_modules(texts, device, curves, n_args, xla_private.cost, label)

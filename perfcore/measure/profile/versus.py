@@ -1,0 +1,132 @@
+"""A prediction held against its program's profile: every op predicted beside measured, and
+the predicted step beside the step's wall time.
+
+Ops are matched by name (the HLO instruction the profile's events name). An op's error is
+(predicted - measured) / measured of its median time per step; the step's, of the predicted
+step against the median wall time of a step timed untraced (isolated calls), the traced
+wall beside it. The profile's records get the prediction as `predicted_s`, `predicted_from`
+and `kernel` (docs/results-format.md, version 4).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+from dataclasses import dataclass
+
+from perfcore.measure.clock import harness
+from perfcore.measure.clock.lock import LOCK
+from perfcore.measure.profile import hlo
+from perfcore.measure.profile.join import Profile
+from perfcore.measure.profile.predict import OpPrediction, Prediction, predict
+from perfcore.measure.profile.records import STEP
+from perfcore.measure.profile.run import profile
+from perfcore.measure.results.record import Record
+from perfcore.model.chip.kernels import Curves
+
+
+@dataclass(frozen=True)
+class OpVersus:
+    """One op: predicted and measured median time per step (s), and the signed error."""
+
+    name: str
+    category: str
+    kernel: str
+    source: str
+    predicted_s: float
+    measured_s: float
+    derived_from: str
+
+    @property
+    def error(self) -> float:
+        """(predicted - measured) / measured, a signed fraction."""
+        return (self.predicted_s - self.measured_s) / self.measured_s
+
+
+@dataclass(frozen=True)
+class Versus:
+    """Every matched op, the predicted step against the measured wall, and the ops missed."""
+
+    ops: tuple[OpVersus, ...]
+    predicted_step_s: float
+    wall_s: float  # median untraced step wall, seconds
+    traced_wall_s: float | None  # median step wall under the profiler, seconds
+    unmatched: tuple[str, ...]  # profiled ops with no prediction
+
+    @property
+    def step_error(self) -> float:
+        """(predicted step - measured wall) / measured wall, a signed fraction."""
+        return (self.predicted_step_s - self.wall_s) / self.wall_s
+
+    def median_error(self, category: str = hlo.MATMUL) -> float | None:
+        """Median |error| of the ops of a category; None when it has none."""
+        errors = [abs(o.error) for o in self.ops if o.category == category]
+        return statistics.median(errors) if errors else None
+
+
+def versus(prediction: Prediction, profile: Profile, wall_s: float) -> Versus:
+    """The prediction against the profile of the same program and its untraced wall (s)."""
+    predicted = {o.name: o for o in prediction.ops if o.predicted_s is not None}
+    matched, unmatched = [], []
+    for op in profile.ops:
+        p = predicted.get(op.name)
+        if p is None or op.median_s <= 0:
+            unmatched.append(op.name)
+            continue
+        matched.append(
+            OpVersus(
+                op.name,
+                op.category,
+                p.kernel,
+                op.source,
+                p.predicted_s,
+                op.median_s,
+                p.derived_from,
+            )
+        )
+    traced = [c for c in profile.call_s]
+    return Versus(
+        tuple(matched),
+        prediction.step_s,
+        wall_s,
+        statistics.median(traced) if traced else None,
+        tuple(unmatched),
+    )
+
+
+def _predicted(record: Record, op: OpPrediction | None) -> Record:
+    """An op's record with its prediction; unchanged when there is none."""
+    if op is None or op.predicted_s is None:
+        return record
+    return dataclasses.replace(
+        record, predicted_s=op.predicted_s, predicted_from=op.derived_from, kernel=op.kernel
+    )
+
+
+def with_prediction(records: tuple[Record, ...], prediction: Prediction) -> tuple[Record, ...]:
+    """Profile records with each op's predicted time, and the step record with the step's."""
+    by_name = {o.name: o for o in prediction.ops}
+    out = []
+    for r in records:
+        if r.category == STEP:
+            whence = f"{prediction.curves_label}; {prediction.dispatch_from}"
+            out.append(dataclasses.replace(r, predicted_s=prediction.step_s, predicted_from=whence))
+        else:
+            out.append(_predicted(r, by_name.get(r.label)))
+    return tuple(out)
+
+
+def step_wall(fn, *args, repeats: int = 30) -> harness.Measurement:
+    """fn(*args) jitted, timed untraced as isolated synchronized calls (seconds per step)."""
+    import jax
+
+    jitted = fn if hasattr(fn, "lower") else jax.jit(fn)
+    with LOCK:
+        return harness.measure(lambda: jitted(*args), sync=jax.block_until_ready, repeats=repeats)
+
+
+def hold(fn, *args, curves: Curves | None, steps: int = 5) -> tuple[Prediction, Profile, Versus]:
+    """fn(*args) predicted before it runs, then profiled and its step wall timed untraced."""
+    predicted = predict(fn, *args, curves=curves)
+    joined = profile(fn, *args, steps=steps)
+    return predicted, joined, versus(predicted, joined, step_wall(fn, *args).median)

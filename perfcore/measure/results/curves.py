@@ -1,0 +1,110 @@
+"""A device's kernel curves from the `kernels` experiment's records (perfcore.model.chip.kernels).
+
+A kernel's own time is its record's fastest call less the fastest dispatch measured beside it
+(the `dispatch` records: a tiny program launched and waited for, with 1 and with more
+arguments), so a point is the kernel's time as a profile sees it, without the host's thread
+wake-ups a shared machine adds to a typical call; a point whose time is mostly dispatch
+(over DISPATCH_SHARE) is no kernel measurement and is left out. Efficiencies are fractions of
+the spec row's roofs where the device matched one, else of the best the suite measured
+(matmul FLOP/s per dtype, copy bytes/s).
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from perfcore.measure.results.record import Record
+from perfcore.model.chip import kernels
+from perfcore.model.chip.specs import Device, load_specs
+
+EXPERIMENT = "kernels"
+DISPATCH = "dispatch"
+DISPATCH_SHARE = 0.8  # a kernel record more than this share dispatch is left out
+ROOF_FROM_MEASURED = "best measured in the suite"
+
+
+def dispatch_fit(records: tuple[Record, ...], typical: bool = False) -> tuple[float, float]:
+    """(seconds to launch a 1-argument program and wait, seconds more per argument): the
+    fastest calls', or with typical the medians (what a step pays)."""
+    points = sorted(
+        (len(r.shapes), r.measurement.median if typical else r.measurement.min)
+        for r in records
+        if r.kernel == DISPATCH
+    )
+    if not points:
+        return 0.0, 0.0
+    (n0, t0), (n1, t1) = points[0], points[-1]
+    per_arg = max(0.0, (t1 - t0) / (n1 - n0)) if n1 > n0 else 0.0
+    return t0 - per_arg * (n0 - 1), per_arg
+
+
+def kernel_seconds(record: Record, dispatch: tuple[float, float]) -> float | None:
+    """The record's fastest call less the dispatch of its arguments; None when mostly dispatch."""
+    launch = dispatch[0] + dispatch[1] * max(len(record.shapes) - 1, 0)
+    fastest = record.measurement.min
+    own = fastest - launch
+    return own if own > (1 - DISPATCH_SHARE) * fastest else None
+
+
+def _measured_roofs(timed: list[tuple[Record, float]]) -> tuple[dict[str, float], float]:
+    """Best matmul FLOP/s per dtype and best copy bytes/s (else any kernel's) timed."""
+    peaks: dict[str, float] = {}
+    for r, s in timed:
+        if r.kernel == "matmul" and r.flops:
+            peaks[r.dtype] = max(peaks.get(r.dtype, 0.0), r.flops / s)
+    copies = [r.bytes / s for r, s in timed if r.kernel == "copy" and r.bytes]
+    streams = copies or [r.bytes / s for r, s in timed if r.bytes]  # no copy: any kernel's
+    return peaks, max(streams, default=0.0)
+
+
+def _roofs(timed: list[tuple[Record, float]], spec: Device | None) -> tuple[dict, float, str]:
+    """(dtype -> FLOP/s, bytes/s, whence): the spec row's where published, else measured."""
+    peaks, bandwidth = _measured_roofs(timed)
+    if spec is None:
+        return peaks, bandwidth, ROOF_FROM_MEASURED
+    precisions = {r.dtype: r.precision for r, _ in timed if r.kernel == "matmul"}
+    published = {d: spec.peak_flops(p) for d, p in precisions.items() if p}
+    peaks |= {d: v for d, v in published.items() if v}
+    return peaks, spec.memory_bytes_per_s or bandwidth, f"spec row {spec.name}"
+
+
+def _point(record: Record, seconds: float, peaks: dict, bandwidth: float):
+    """The record's kernel point: its efficiency against the roofs; None without a roof."""
+    peak = peaks.get(record.dtype) or peaks.get("float32")
+    if not peak or not bandwidth or record.size is None or record.kernel not in kernels.SIZE_UNIT:
+        return None
+    bound = kernels.bound_s(record.flops or 0.0, record.bytes or 0.0, peak, bandwidth)
+    spread = record.measurement.spread
+    return kernels.Point(record.kernel, record.dtype, record.size, bound / seconds, spread)
+
+
+def curves(
+    records: tuple[Record, ...], specs: dict[str, Device] | None = None
+) -> kernels.Curves | None:
+    """The kernel curves of the first device with `kernels` records; None when there are none."""
+    mine = [r for r in records if r.experiment == EXPERIMENT and r.kernel]
+    if not mine:
+        return None
+    device = mine[0].device
+    mine = [r for r in mine if r.device == device]
+    dispatch = dispatch_fit(tuple(mine))
+    timed = [(r, s) for r in mine if r.kernel != DISPATCH and (s := kernel_seconds(r, dispatch))]
+    row = mine[0].spec_name
+    spec = (specs if specs is not None else load_specs()).get(row) if row else None
+    peaks, bandwidth, whence = _roofs(timed, spec)
+    points = tuple(p for r, s in timed if (p := _point(r, s, peaks, bandwidth)) is not None)
+    return kernels.Curves(
+        device,
+        max(r.timestamp for r in mine)[:10],
+        points,
+        tuple(sorted(peaks.items())),
+        bandwidth,
+        whence,
+        *dispatch_fit(tuple(mine), typical=True),
+        row or "",
+    )
+
+
+def median_spread(curve: kernels.Curves) -> float:
+    """The curves' median measurement spread (IQR / median), a fraction; 0 without points."""
+    return statistics.median(p.spread for p in curve.points) if curve.points else 0.0

@@ -1,0 +1,160 @@
+"""Expected kernel time from a device's measured curves: an op's bound over its efficiency there.
+
+A curve is one device's measured efficiency (bound time ÷ measured time; 1 at the roof) over
+kernel size, per kernel kind and dtype. An op's efficiency is interpolated linearly in log
+size between the two measured points around it; outside the measured range it is the nearest
+measured point's, said as such; with no curve for its device, kind and dtype, the fallback
+given (the published runs' efficiency), said as such. expected() is the one kernel model.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import dataclass
+
+# Kernel kinds and the unit of their size: work-bound kinds by FLOPs, the rest by bytes.
+SIZE_UNIT = {
+    "matmul": "flops",
+    "matmul transposed": "flops",  # A contracted on its rows: a backward pass's weight gradient
+    "matvec": "bytes",
+    "attention": "flops",
+    "attention backward": "flops",
+    "elementwise": "bytes",
+    "transcendental": "bytes",
+    "reduction": "bytes",
+    "copy": "bytes",
+    "collective": "bytes",
+}
+KINDS = tuple(SIZE_UNIT)
+SKINNY = 16  # a matmul with M or N at most this is a matvec (decode's GEMV-like shapes)
+MEASURED, NEAREST, PUBLISHED = (
+    "measured kernels",
+    "nearest measured kernel (outside the measured range)",
+    "published runs",
+)
+
+
+@dataclass(frozen=True)
+class Point:
+    """One measured kernel: kind, dtype, size (FLOPs or bytes, SIZE_UNIT), efficiency, spread."""
+
+    kind: str
+    dtype: str
+    size: float
+    efficiency: float
+    spread: float = 0.0  # IQR / median of the measurement
+
+    def __post_init__(self) -> None:
+        if self.kind not in SIZE_UNIT:
+            raise ValueError(f"kernel kind {self.kind!r}: expected one of {', '.join(KINDS)}")
+        if not (self.size > 0 and self.efficiency > 0):
+            raise ValueError(f"kernel point {self}: expected size > 0 and efficiency > 0")
+
+
+@dataclass(frozen=True)
+class Curves:
+    """A device's kernel curves and the roofs their efficiencies are fractions of."""
+
+    device: str
+    date: str  # when measured, YYYY-MM-DD
+    points: tuple[Point, ...]
+    peak_flops_per_s: tuple[tuple[str, float], ...]  # dtype -> the compute roof, FLOP/s
+    bytes_per_s: float  # the memory roof, bytes/s
+    roofs_from: str  # e.g. "spec row H100 SXM", "best measured in the suite"
+    dispatch_s: float = 0.0  # host time to launch one program and wait for it, seconds
+    dispatch_per_arg_s: float = 0.0  # more per argument passed, seconds
+    spec_name: str = ""  # the specs row the device matched; empty when none
+
+    @property
+    def label(self) -> str:
+        """What an expected figure from these curves is derived from, in words."""
+        return f"measured kernels on {self.device}, {self.date}"
+
+    def curve(self, kind: str, dtype: str) -> tuple[Point, ...]:
+        """The points of one kind and dtype, smallest size first."""
+        return tuple(
+            sorted((p for p in self.points if (p.kind, p.dtype) == (kind, dtype)), key=_size)
+        )
+
+    def peak(self, dtype: str) -> float | None:
+        """The compute roof of dtype (else float32's), FLOP/s; None when neither was measured."""
+        roofs = dict(self.peak_flops_per_s)
+        return roofs.get(dtype) or roofs.get("float32")
+
+    def dispatch(self, n_args: int) -> float:
+        """Host seconds to launch one program of n_args arguments and wait for it."""
+        return self.dispatch_s + self.dispatch_per_arg_s * max(n_args - 1, 0)
+
+
+def matmul_kind(m: int, n: int, transposed: bool = False) -> str:
+    """`matvec` for a skinny matmul (M or N at most SKINNY); else `matmul transposed` where
+    A is contracted on its rows (Aᵀ·B, the weight gradient), else `matmul`."""
+    if min(m, n) <= SKINNY:
+        return "matvec"
+    return "matmul transposed" if transposed else "matmul"
+
+
+def _size(point: Point) -> float:
+    """A point's size (the sort key of a curve)."""
+    return point.size
+
+
+@dataclass(frozen=True)
+class Efficiency:
+    """An op's efficiency (bound ÷ expected time), where it came from and what that means."""
+
+    value: float
+    source: str  # MEASURED, NEAREST or PUBLISHED
+    derived_from: str
+
+
+def interpolate(curve: tuple[Point, ...], size: float) -> tuple[float, bool]:
+    """(efficiency at size, inside the measured range): linear in log size between the two
+    points around it; outside the range the nearest end's efficiency."""
+    sizes = [p.size for p in curve]
+    if size <= sizes[0] or size >= sizes[-1]:
+        end = curve[0] if size <= sizes[0] else curve[-1]
+        return end.efficiency, math.isclose(size, end.size)
+    at = bisect.bisect_right(sizes, size)
+    lo, hi = curve[at - 1], curve[at]
+    t = (math.log(size) - math.log(lo.size)) / (math.log(hi.size) - math.log(lo.size))
+    return lo.efficiency + t * (hi.efficiency - lo.efficiency), True
+
+
+def efficiency(
+    curves: Curves | None, kind: str, dtype: str, size: float, fallback: Efficiency
+) -> Efficiency:
+    """The efficiency of a kernel of kind, dtype and size: from the curves, else fallback."""
+    curve = curves.curve(kind, dtype) if curves is not None and size > 0 else ()
+    if not curve:
+        return fallback
+    value, inside = interpolate(curve, size)
+    unit = SIZE_UNIT[kind]
+    if inside:
+        return Efficiency(value, MEASURED, f"{kind} {dtype} at {size:.3g} {unit}, {curves.label}")
+    lo, hi = curve[0].size, curve[-1].size
+    where = f"{size:.3g} {unit} outside the measured {lo:.3g}-{hi:.3g}"
+    return Efficiency(value, NEAREST, f"{kind} {dtype}, {where}: the nearest, {curves.label}")
+
+
+def bound_s(flops: float, n_bytes: float, peak_flops_per_s: float, bytes_per_s: float) -> float:
+    """The roofline bound of a kernel, seconds: max(t_math, t_memory)."""
+    return max(flops / peak_flops_per_s, n_bytes / bytes_per_s)
+
+
+@dataclass(frozen=True)
+class Expected:
+    """An expected kernel time (seconds) and the efficiency it rests on."""
+
+    seconds: float
+    bound_s: float
+    efficiency: Efficiency
+
+
+def expected(
+    bound: float, kind: str, dtype: str, size: float, curves: Curves | None, fallback: Efficiency
+) -> Expected:
+    """The one kernel model: bound ÷ the efficiency of (kind, dtype, size), seconds."""
+    eff = efficiency(curves, kind, dtype, size, fallback)
+    return Expected(bound / eff.value, bound, eff)

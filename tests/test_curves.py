@@ -1,0 +1,81 @@
+"""measure.results.curves: kernel records to curves (dispatch taken off, roofs), round-trips."""
+
+import pytest
+
+from perfcore.measure import results
+from perfcore.measure.clock.harness import Measurement
+from perfcore.measure.results import curves
+from perfcore.model.chip import kernels
+
+
+def record(kernel, label, samples, flops=None, n_bytes=None, size=None, n_args=2, **kw):
+    """A kernels record on the CPU."""
+    return results.Record(
+        experiment="kernels",
+        label=label,
+        device="cpu",
+        backend="cpu",
+        jax_version="0.10.2",
+        timestamp="2026-01-31T12:00:00+00:00",
+        shapes=((4, 4),) * n_args,
+        dtype="float32",
+        precision="fp32",
+        flops=flops,
+        bytes=n_bytes,
+        size=size,
+        size_kind=kernels.SIZE_UNIT.get(kernel, ""),
+        kernel=kernel,
+        measurement=Measurement(samples=tuple(samples)),
+        **kw,
+    )
+
+
+RECORDS = (
+    record("dispatch", "dispatch, 1 argument", [10e-6, 12e-6], n_args=1),
+    record("dispatch", "dispatch, 16 arguments", [25e-6, 30e-6], n_args=16),
+    # fastest 111 µs less an 11 µs 2-argument dispatch: 100 µs for 1e7 FLOPs = 1e11 FLOP/s
+    record("matmul", "matmul big", [111e-6, 130e-6], 1e7, 1e5, 1e7),
+    # 61 µs - 11 µs = 50 µs for 1e6 FLOPs: 2e10 FLOP/s, 0.2 of the best
+    record("matmul", "matmul small", [61e-6, 70e-6], 1e6, 1e4, 1e6),
+    # one argument: 1e6 bytes in 111 - 10 = 101 µs, the best copy
+    record("copy", "copy", [111e-6], 0.0, 1e6, 1e6, n_args=1),
+    # 13 µs, of which 11 µs dispatch: mostly dispatch, no point
+    record("elementwise", "tiny", [13e-6], 10.0, 100.0, 100.0),
+)
+
+
+def test_dispatch_is_fitted_per_argument_from_the_fastest_and_the_typical_calls():
+    assert curves.dispatch_fit(RECORDS) == pytest.approx((10e-6, 1e-6))
+    assert curves.dispatch_fit(RECORDS, typical=True) == pytest.approx((11e-6, 16.5e-6 / 15))
+
+
+def test_efficiencies_are_fractions_of_the_best_measured_roofs_after_dispatch():
+    c = curves.curves(RECORDS, specs={})
+    assert dict(c.peak_flops_per_s)["float32"] == pytest.approx(1e11)
+    assert c.bytes_per_s == pytest.approx(1e6 / 101e-6)
+    effs = {p.size: p.efficiency for p in c.curve("matmul", "float32")}
+    assert effs == pytest.approx({1e7: 1.0, 1e6: 0.2})
+    assert c.curve("copy", "float32")[0].efficiency == pytest.approx(1.0)
+    assert c.curve("elementwise", "float32") == ()  # mostly dispatch: left out
+    assert (c.device, c.date, c.roofs_from) == ("cpu", "2026-01-31", curves.ROOF_FROM_MEASURED)
+
+
+def test_a_spec_rows_roofs_are_used_where_the_records_matched_one(specs):
+    name = next(n for n, d in specs.items() if d.peak_flops("fp32") and d.memory_bytes_per_s)
+    matched = tuple(r.__class__(**{**r.__dict__, "spec_name": name}) for r in RECORDS)
+    c = curves.curves(matched, specs=specs)
+    assert dict(c.peak_flops_per_s)["float32"] == specs[name].peak_flops("fp32")
+    assert c.bytes_per_s == specs[name].memory_bytes_per_s and name in c.roofs_from
+
+
+def test_no_kernels_records_no_curves():
+    other = results.Record(**{**RECORDS[2].__dict__, "experiment": "sweep", "kernel": ""})
+    assert curves.curves((other,), specs={}) is None
+
+
+@pytest.mark.parametrize("suffix", [".json", ".csv"])
+def test_a_curves_results_file_round_trips(tmp_path, suffix):
+    path = results.save_results(RECORDS, tmp_path / f"curves{suffix}")
+    loaded = results.load_results(path)
+    assert loaded == RECORDS
+    assert curves.curves(loaded, specs={}) == curves.curves(RECORDS, specs={})

@@ -1,0 +1,68 @@
+"""Workloads' expected figures: from the device's measured kernels when loaded, else published."""
+
+import dataclasses
+
+import pytest
+
+from perfcore.explain import kernel_expected
+from perfcore.explain import workloads as view
+from perfcore.model.chip import kernels
+from perfcore.model.llm.models import load_models
+from perfcore.model.runs import kernel_ops, published
+
+H100 = "NVIDIA H100 SXM"
+
+
+@pytest.fixture(scope="module")
+def table():
+    return published.table()
+
+
+def h100_curves(efficiency: float) -> kernels.Curves:
+    """Flat curves of every kind in bfloat16 on the H100 row, at one efficiency."""
+    points = tuple(
+        kernels.Point(kind, "bfloat16", size, efficiency)
+        for kind in kernels.KINDS
+        for size in (1e3, 1e15)
+    )
+    return kernels.Curves(
+        "NVIDIA H100 80GB HBM3", "2026-01-31", points, (), 1.0, "spec row", spec_name=H100
+    )
+
+
+def test_loaded_curves_change_the_expected_figure_and_say_from_what(specs, table):
+    model, s = load_models()["Llama-3.1-8B"], view.Setup()
+    device = specs[H100]
+    before = view.page(model, device, None, s, table=table)
+    curves = kernel_expected.curves_for(h100_curves(0.9), device, specs)
+    after = view.page(model, device, None, s, curves=curves, table=table)
+    assert before.expected_from == "expected from published runs"
+    assert (
+        after.expected_from == "expected from measured kernels on NVIDIA H100 80GB HBM3, 2026-01-31"
+    )
+    # every op at 0.9 of its bound: the expected total is the bound's over 0.9
+    assert after.ops["expected"].sum() == pytest.approx(after.ops["time"].sum() / 0.9)
+    assert after.ops["expected"].sum() < before.ops["expected"].sum()  # published: about 0.56
+    assert (before.ops["expected"] > before.ops["time"]).all()
+
+
+def test_a_what_if_device_or_another_row_keeps_the_published_runs(specs):
+    device = specs[H100]
+    what_if = dataclasses.replace(device, memory_bytes_per_s=2 * device.memory_bytes_per_s)
+    assert kernel_expected.curves_for(h100_curves(0.9), what_if, specs) is None
+    other = specs["NVIDIA A100 SXM4 80GB"]
+    assert kernel_expected.curves_for(h100_curves(0.9), other, specs) is None
+    assert kernel_expected.curves_for(None, device, specs) is None
+
+
+def test_a_decode_projection_is_a_matvec_and_prefill_a_matmul(specs, table):
+    model, device = load_models()["Llama-3.1-8B"], specs[H100]
+    decode = view.view(model, device, view.Setup(phase="decode", batch=4)).phase
+    prefill = view.view(model, device, view.Setup(phase="prefill", batch=4)).phase
+    kinds = {
+        phase.name: {
+            kernel_ops.kernel_kind(pr, 2) for pr in phase.ops if pr.op.kind == "projection"
+        }
+        for phase in (decode, prefill)
+    }
+    assert kinds == {decode.name: {"matvec"}, prefill.name: {"matmul"}}

@@ -1,0 +1,87 @@
+"""model.chip.kernels: interpolation in log size, the nearest point outside, the fallback."""
+
+import math
+
+import pytest
+
+from perfcore.model.chip import kernels
+
+FALLBACK = kernels.Efficiency(0.5, kernels.PUBLISHED, "bound ÷ 0.50, published runs")
+CURVES = kernels.Curves(
+    "cpu",
+    "2026-01-31",
+    (
+        kernels.Point("matmul", "float32", 1e5, 0.6),
+        kernels.Point("matmul", "float32", 1e3, 0.2),
+        kernels.Point("copy", "float32", 1e6, 0.9),
+    ),
+    (("float32", 1e11),),
+    2e10,
+    "best measured in the suite",
+    dispatch_s=8e-6,
+    dispatch_per_arg_s=1e-6,
+)
+
+
+def test_interpolation_is_linear_in_log_size_between_the_points_around():
+    # 1e4 sits halfway between 1e3 and 1e5 in log size: (0.2 + 0.6) / 2
+    e = kernels.efficiency(CURVES, "matmul", "float32", 1e4, FALLBACK)
+    assert e.value == pytest.approx(0.4)
+    assert e.source == kernels.MEASURED
+    # a quarter of the way (log10 1e3.5): 0.2 + 0.25 * 0.4
+    quarter = kernels.efficiency(CURVES, "matmul", "float32", 10**3.5, FALLBACK)
+    assert quarter.value == pytest.approx(0.3)
+
+
+def test_a_measured_size_gets_its_own_efficiency():
+    assert kernels.efficiency(CURVES, "matmul", "float32", 1e3, FALLBACK).value == 0.2
+    assert kernels.interpolate(CURVES.curve("matmul", "float32"), 1e5) == (0.6, True)
+
+
+@pytest.mark.parametrize(("size", "value"), [(10.0, 0.2), (1e9, 0.6)])
+def test_outside_the_measured_range_the_nearest_point_is_used_and_said(size, value):
+    e = kernels.efficiency(CURVES, "matmul", "float32", size, FALLBACK)
+    assert (e.value, e.source) == (value, kernels.NEAREST)
+    assert "outside the measured 1e+03-1e+05" in e.derived_from
+    assert "measured kernels on cpu, 2026-01-31" in e.derived_from
+
+
+@pytest.mark.parametrize(
+    ("curves", "kind", "dtype"),
+    [(None, "matmul", "float32"), (CURVES, "matmul", "bfloat16"), (CURVES, "reduction", "float32")],
+)
+def test_without_a_curve_for_the_kind_and_dtype_the_published_fallback_is_used(curves, kind, dtype):
+    e = kernels.efficiency(curves, kind, dtype, 1e4, FALLBACK)
+    assert e is FALLBACK and e.source == kernels.PUBLISHED
+
+
+def test_expected_time_is_the_bound_over_the_efficiency():
+    bound = kernels.bound_s(1e7, 1e5, 1e11, 2e10)  # t_math 1e-4 s > t_memory 5e-6 s
+    assert bound == pytest.approx(1e-4)
+    e = kernels.expected(bound, "matmul", "float32", 1e7, CURVES, FALLBACK)
+    assert e.seconds == pytest.approx(1e-4 / 0.6) and e.efficiency.source == kernels.NEAREST
+
+
+def test_skinny_matmuls_are_matvecs():
+    assert kernels.matmul_kind(1, 4096) == kernels.matmul_kind(4096, 16) == "matvec"
+    assert kernels.matmul_kind(17, 4096) == "matmul"
+
+
+def test_dispatch_grows_with_the_arguments_and_roofs_fall_back_to_float32():
+    assert CURVES.dispatch(1) == pytest.approx(8e-6)
+    assert CURVES.dispatch(5) == pytest.approx(12e-6)
+    assert CURVES.peak("bfloat16") == 1e11
+    assert CURVES.label == "measured kernels on cpu, 2026-01-31"
+
+
+@pytest.mark.parametrize(
+    ("kind", "size", "eff"), [("gemm", 1.0, 0.5), ("matmul", 0.0, 0.5), ("copy", 1.0, -1.0)]
+)
+def test_a_bad_point_is_refused_naming_it(kind, size, eff):
+    with pytest.raises(ValueError, match="kernel"):
+        kernels.Point(kind, "float32", size, eff)
+
+
+def test_curves_sort_each_curve_by_size():
+    assert [p.size for p in CURVES.curve("matmul", "float32")] == [1e3, 1e5]
+    assert math.isclose(CURVES.curve("copy", "float32")[0].efficiency, 0.9)

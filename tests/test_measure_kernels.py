@@ -1,0 +1,104 @@
+"""The kernels experiment on CPU JAX (a tiny suite), and a program predicted from its curves.
+
+jax tier: runs JAX on its default device. No timing thresholds: only which records, kinds,
+fields and labels come back.
+"""
+
+import dataclasses
+
+import pytest
+
+from perfcore.measure import results
+from perfcore.measure.experiments import runner
+from perfcore.measure.experiments.suites import SUITES
+from perfcore.measure.profile import predict, versus, xla_private
+from perfcore.measure.profile import records as profile_records
+from perfcore.measure.profile.run import profile
+from perfcore.measure.results import curves
+from perfcore.model.chip import kernels
+
+TINY = dataclasses.replace(
+    SUITES["quick"],
+    kernel_dtypes=("float32",),
+    kernel_sides=(32, 256),
+    kernel_rows=(1,),
+    kernel_seqs=(64,),
+    kernel_head_dims=(16,),
+    kernel_elements=(2**16, 2**18),
+    kernels_budget_s=60.0,
+    repeats=3,
+)
+
+
+@pytest.fixture(scope="module")
+def measured():
+    """The tiny kernels suite's records."""
+    return runner.run_suite(TINY, experiments=("kernels",))
+
+
+def test_the_tiny_suite_yields_records_of_every_kind(measured):
+    kinds = {r.kernel for r in measured}
+    assert kinds == {*kernels.KINDS, "dispatch"} - {"collective"}  # one CPU device
+    for r in measured:
+        assert r.experiment == "kernels" and r.measurement.n >= 1
+        if r.kernel != "dispatch":
+            # a copy does no FLOPs: cost_analysis reports none and the model's 0 stands in
+            assert r.flops_source == ("model" if r.kernel == "copy" else "cost_analysis")
+            assert r.bytes
+            assert r.size_kind == kernels.SIZE_UNIT[r.kernel]
+
+
+def test_its_results_file_round_trips_to_the_same_curves(measured, tmp_path):
+    loaded = results.load_results(results.save_results(measured, tmp_path / "k.json"))
+    assert loaded == measured
+    c = curves.curves(loaded)
+    assert c == curves.curves(measured) and c.device == measured[0].device
+    assert c.dispatch_s > 0 and {p.kind for p in c.points} <= set(kernels.KINDS)
+
+
+def tiny(x, w):
+    return (x @ w).sum() + x.sum()
+
+
+@pytest.fixture(scope="module")
+def inputs():
+    import jax.numpy as jnp
+
+    return jnp.ones((64, 256)), jnp.ones((256, 256))
+
+
+def test_predict_gives_one_prediction_per_launched_hlo_op_with_its_source(measured, inputs):
+    import jax
+
+    c = curves.curves(measured)
+    got = predict.predict(tiny, *inputs, curves=c)
+    texts = xla_private.compiled_texts(jax.jit(tiny).lower(*inputs).compile())
+    launched = [i for t in texts for i in predict.launched(predict.hlo.parse_module(t))]
+    assert [o.name for o in got.ops] == [i.name.lstrip("%") for i in launched]
+    priced = [o for o in got.ops if o.predicted_s is not None]
+    assert priced
+    assert all(o.efficiency_source in (kernels.MEASURED, kernels.NEAREST) for o in priced)
+    assert all(c.label in o.derived_from for o in priced)
+    assert any(o.kernel == "matmul" for o in priced)
+    assert got.step_s == pytest.approx(got.op_s + c.dispatch(2))
+
+
+def test_without_curves_for_the_device_a_cpu_op_says_it_has_no_roof(measured, inputs):
+    other = dataclasses.replace(curves.curves(measured), device="another device")
+    for given in (None, other):
+        got = predict.predict(tiny, *inputs, curves=given)
+        assert got.curves_label == kernels.PUBLISHED and got.dispatch_s == 0
+        assert all(o.predicted_s is None and o.derived_from for o in got.ops)
+
+
+def test_the_profile_holds_every_predicted_op_beside_its_measured_time(measured, inputs):
+    c = curves.curves(measured)
+    got = predict.predict(tiny, *inputs, curves=c)
+    joined = profile(tiny, *inputs, steps=2)
+    held = versus.versus(got, joined, wall_s=1e-3)
+    assert {o.name for o in held.ops} | set(held.unmatched) == {o.name for o in joined.ops}
+    assert held.ops and all(o.measured_s > 0 and o.predicted_s > 0 for o in held.ops)
+    written = versus.with_prediction(profile_records.to_records(joined, None), got)
+    step = [r for r in written if r.category == profile_records.STEP]
+    assert step and step[0].predicted_s == got.step_s and c.label in step[0].predicted_from
+    assert any(r.predicted_s is not None and r.kernel for r in written if r not in step)

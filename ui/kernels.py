@@ -1,0 +1,33 @@
+"""This session's kernel curves for the expected figures: the Measure page's run or an upload.
+
+The curves come from the last live run's `kernels` records (the Measure page), else a results
+file uploaded here; they apply to the device only as published (explain.kernel_expected).
+The published runs' efficiencies are priced once per process.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from perfcore.explain import kernel_expected
+from perfcore.explain.measure import STATE
+from perfcore.measure.results import curves
+from perfcore.model.chip.kernels import Curves
+from perfcore.model.chip.specs import Device
+from perfcore.model.runs import published
+from ui.loaders import results_file
+
+
+@st.cache_resource(show_spinner="Pricing the published runs...")
+def published_efficiencies() -> dict:
+    """The published runs' efficiency per regime (perfcore.model.runs.published.table)."""
+    return published.table()
+
+
+def kernel_curves(key: str, device: Device, specs: dict[str, Device]) -> Curves | None:
+    """The curves of this session's measured kernels that apply to device; None if none."""
+    records = tuple(st.session_state.get(STATE, ()))
+    if not curves.curves(records):
+        with st.expander("Expected from your own kernels: a results file of the kernels suite"):
+            records = results_file(key)
+    return kernel_expected.curves_for(curves.curves(records), device, specs)
