@@ -37,6 +37,7 @@ from ui.tables import (
 from ui.widgets import (
     INPUT,
     choice,
+    count,
     multi,
     number,
     numbers,
@@ -55,6 +56,7 @@ __all__ = [
     "chart",
     "choice",
     "context",
+    "count",
     "toggle",
     "freeze_heap",
     "hosted_mode",
