@@ -8,6 +8,7 @@ Tables keep numbers: column_scale picks one prefix and decimal count for a whole
 
 from __future__ import annotations
 
+import decimal
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -237,20 +238,20 @@ def count(value: float) -> str:
     digits grouped ('8,192')."""
     for factor, prefix in (*_DECIMAL[:-1], *_BINARY[:-1]):
         text = f"{value / factor:.{_COUNT_DIGITS}g}"
-        exact = abs(float(text) * factor - value) <= 1e-9 * abs(value)
-        if abs(value) >= max(factor, 1e6) and exact:
+        if abs(value) >= max(factor, 1e6) and parse_count(text + prefix) == value:
             return text + prefix
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.{_COUNT_DIGITS}g}"
 
 
 def parse_count(text: str) -> float:
-    """The number a count's text stands for ('15T', '16Mi', '1.5e13', '16,777,216'); NaN where
-    it is none of these."""
+    """The number a count's text stands for ('15T', '16Mi', '1.5e13', '16,777,216'), worked in
+    decimal so '16.8M' is 16,800,000 exactly; NaN where it is none of these."""
     body = str(text).strip().replace(",", "").replace("_", "")
     suffix = next(
         (p for p in sorted(_COUNT_SUFFIXES, key=len, reverse=True) if body.endswith(p)), ""
     )
     try:
-        return float(body[: len(body) - len(suffix)]) * _COUNT_SUFFIXES.get(suffix, 1)
-    except ValueError:
+        number = decimal.Decimal(body[: len(body) - len(suffix)])
+    except decimal.InvalidOperation:
         return math.nan
+    return float(number * decimal.Decimal(_COUNT_SUFFIXES.get(suffix, 1)))
