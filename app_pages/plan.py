@@ -51,7 +51,7 @@ st.title("Plan: the best layout to train or serve a model")
 def train_inputs() -> view.TrainSetup:
     """The training controls, then the layout fields a user may fix (0 or 'search': searched)."""
     with st.container(horizontal=True):
-        n = ui.numbers(view.TRAIN_NUMBERS, view.LABELS, "plan_")
+        n = ui.numbers(view.TRAIN_NUMBERS, view.LABELS, "plan_", readable=view.READABLE)
         precision = ui.choice(
             view.LABELS["precision"], view.PRECISIONS, "plan_precision", width=ui.INPUT
         )

@@ -8,6 +8,7 @@ Tables keep numbers: column_scale picks one prefix and decimal count for a whole
 
 from __future__ import annotations
 
+import decimal
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -224,3 +225,33 @@ def held_out_error(error: dict | None) -> str:
         f"leave-one-framework-out error {percent(error['median'], 2)} median, "
         f"{percent(error['p90'], 2)} p90"
     )
+
+
+# A count typed or shown with a suffix: decimal (15T) or binary (16Mi), as format.py writes them.
+_COUNT_SUFFIXES = {"K": 1e3, **{p: f for f, p in (*_DECIMAL, *_BINARY) if p}}
+_COUNT_DIGITS = 4  # a suffixed count shows at most this many significant figures
+
+
+def count(value: float) -> str:
+    """A count as short text that reads back to exactly it (parse_count): '15T', '16Mi'
+    (2²⁴, which no 4-figure decimal form holds); below a million, or with no such form, its
+    digits grouped ('8,192')."""
+    for factor, prefix in (*_DECIMAL[:-1], *_BINARY[:-1]):
+        text = f"{value / factor:.{_COUNT_DIGITS}g}"
+        if abs(value) >= max(factor, 1e6) and parse_count(text + prefix) == value:
+            return text + prefix
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.{_COUNT_DIGITS}g}"
+
+
+def parse_count(text: str) -> float:
+    """The number a count's text stands for ('15T', '16Mi', '1.5e13', '16,777,216'), worked in
+    decimal so '16.8M' is 16,800,000 exactly; NaN where it is none of these."""
+    body = str(text).strip().replace(",", "").replace("_", "")
+    suffix = next(
+        (p for p in sorted(_COUNT_SUFFIXES, key=len, reverse=True) if body.endswith(p)), ""
+    )
+    try:
+        number = decimal.Decimal(body[: len(body) - len(suffix)])
+    except decimal.InvalidOperation:
+        return math.nan
+    return float(number * decimal.Decimal(_COUNT_SUFFIXES.get(suffix, 1)))

@@ -10,12 +10,19 @@ from perfcore.explain import plan
 from perfcore.explain import plan_serve as serve
 from perfcore.model.llm.models import load_models
 from perfcore.model.plans.layout import LayoutError
-from perfcore.model.runs.efficiency import Efficiency, Sample
+from perfcore.model.runs.efficiency import Efficiency, Sample, Setting, Table
 
 H100 = "NVIDIA H100 SXM"
 MODELS = load_models()
 L70, L8 = MODELS["Llama-3.1-70B"], MODELS["Llama-3.1-8B"]
-HALF = {r: Efficiency(r, 0.5, 10, 3, 0.3, 0.7, 0.1, 0.2) for r in ("train", "prefill", "decode")}
+# Every regime at half its bound, held-out error 10 % median and 20 % p90: one cell each, so
+# every setting falls back to it.
+HALF = Table(
+    {
+        Setting(r): Efficiency(r, 0.5, 10, 3, 0.3, 0.7, 0.1, 0.2, Setting(r))
+        for r in ("train", "prefill", "decode")
+    }
+)
 SMALL = plan.TrainSetup(gpus=16, seq=4096, global_batch_tokens=2**21, tokens=1e12)
 
 
@@ -70,7 +77,24 @@ def test_the_layouts_table_is_fastest_first_with_expected_at_bound_over_efficien
     # efficiency 0.5: the expected step is twice the bound
     assert (df["step (expected)"] == 2 * df["step (bound)"]).all()
     assert df.attrs["units"]["step (expected)"] == "seconds"
-    assert "step (expected)" not in plan.layouts_table(plan.TrainView(small.found, None))
+    # p90 error 0.2: the measured step lies in 2 × bound ÷ (1 ± 0.2) = 5/3 to 5/2 of the bound
+    assert df["expected, low (p90)"].to_numpy() == pytest.approx(5 / 3 * df["step (bound)"])
+    assert df["expected, high (p90)"].to_numpy() == pytest.approx(5 / 2 * df["step (bound)"])
+    assert "step (expected)" not in plan.layouts_table(plan.TrainView(small.found, Table({})))
+
+
+def test_the_headline_leads_with_the_expected_step_and_its_band_then_the_bound(small):
+    """Efficiency 0.5, p90 error 0.2: expected 2 × bound, band 5/3 to 5/2 of the bound."""
+    b = small.best.step_s
+    (label, value, said, band), second = plan.train_metrics(small)[:2]
+    assert (label, value) == ("Step (expected)", fmt.seconds(2 * b))
+    assert band == f"{fmt.seconds(5 / 3 * b)}–{fmt.seconds(5 / 2 * b)}, p90 of held-out frameworks"
+    assert "leave-one-framework-out error 10% median, 20% p90" in said
+    assert second[:2] == ("Step (bound)", fmt.seconds(b)) and second[3] is None
+    labels = [m[0] for m in plan.train_metrics(small)]
+    assert labels.index("MFU (expected)") == labels.index("MFU (bound)") - 1
+    without = plan.train_metrics(plan.TrainView(small.found, Table({})))
+    assert [m[0] for m in without][:2] == ["Step (bound)", "MFU (bound)"]
 
 
 def test_the_table_holds_the_fastest_hundred_and_its_caption_says_how_many_fit(specs):
@@ -213,6 +237,11 @@ def test_at_half_the_bound_the_limits_judge_expected_latencies_and_the_bound_pic
     assert said in text
     assert f"On the bounds alone {serve.layout_text(bound)} would win" in text
     assert f"TPOT limit (expected {fmt.seconds(2 * bound.tpot_s)} > 50.0 ms)" in text
+    labels = [m[0] for m in serve.serve_metrics(v)]
+    assert labels[:4] == ["TPOT (expected)", "TPOT (bound)", "TTFT (expected)", "TTFT (bound)"]
+    tpot = serve.serve_metrics(v)[0]
+    low, high = 5 / 3 * v.best.tpot_s, 5 / 2 * v.best.tpot_s  # 2 × bound ÷ (1 ± 0.2)
+    assert tpot[3] == f"{fmt.seconds(low)}–{fmt.seconds(high)}, p90 of held-out frameworks"
     df = serve.plans_table(v)
     assert df["within limits (expected)"].iloc[0]
     assert (df["TPOT (expected)"] == 2 * df["TPOT (bound)"]).all()

@@ -103,3 +103,22 @@ def test_page_figure_draws_each_chart_of_each_mode_and_refuses_another_name(spec
     assert [t.name for t in memory.data if t.type == "bar"] == ["weights", "KV cache"]
     with pytest.raises(ValueError, match="no Plan chart 'step' for ServeView"):
         charts.page_figure(served, charts.STEP)
+
+
+def test_the_published_chart_shades_each_regimes_p90_band_around_its_expected_line():
+    """Efficiency 0.5, p90 0.2: the measured time lies in 2 × bound ÷ (1 ± 0.2), i.e. 5/3 to
+    5/2 of the bound; with p90 1.2 (past 100 %) the band has no upper end: it reaches the top."""
+    held = Efficiency("train", 0.5, 3, 2, 0.25, 0.8, 0.1, 0.2)
+    wide = Efficiency("decode", 0.5, 3, 2, 0.25, 0.8, 0.9, 1.2)
+    fig = charts.published_runs_figure(SAMPLES, SAMPLES[:1], [held, wide], LIGHT)
+    low, high = 0.25, 10.0  # the axis: half the smallest time, twice the largest
+    name = "expected train: 20 % p90 error of held-out frameworks"
+    lower, upper = [t for t in fig.data if t.legendgroup == name]
+    assert list(lower.y) == pytest.approx([5 / 3 * low, 5 / 3 * high])
+    assert list(upper.y) == pytest.approx([5 / 2 * low, 5 / 2 * high])
+    assert upper.fill == "tonexty" and upper.showlegend and not lower.showlegend
+    wide_name = "expected decode: 120 % p90 error of held-out frameworks"
+    _, top = [t for t in fig.data if t.legendgroup == wide_name]
+    assert list(top.y) == [high, high]
+    no_band = charts.published_runs_figure(SAMPLES, SAMPLES[:1], [HALF], LIGHT)
+    assert not [t for t in no_band.data if t.fill]  # no held-out error, nothing shaded

@@ -3,6 +3,8 @@
 import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from perfcore import format as fmt
 
@@ -130,3 +132,36 @@ def test_intensity_has_a_short_unit_for_a_narrow_metric_box():
     """'11.1 FLOP/byte' overflowed a quarter-width metric at 1400 px (224 px in 223)."""
     assert fmt.intensity(11.08) == "11.1 FLOP/byte"
     assert fmt.intensity(11.08, unit="FLOP/B") == "11.1 FLOP/B"
+
+
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (15e12, "15T"),  # 15 × 10¹² training tokens
+        (2**24, "16Mi"),  # 16,777,216: 16.78M is not exact, 16 × 2²⁰ is
+        (16_800_000, "16.8M"),
+        (16_777_217, "16,777,217"),  # neither form holds it in 4 figures
+        (8192, "8,192"),  # below a million, digits
+        (1e17, "100P"),
+    ],
+)
+def test_a_count_reads_as_its_shortest_exact_text(value, text):
+    assert fmt.count(value) == text
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [("15T", 15e12), ("16Mi", 2**24), (" 1.5e13 ", 1.5e13), ("16,777,216", 2**24), ("4K", 4e3)],
+)
+def test_a_count_is_read_with_its_suffix_exponent_or_grouping(text, value):
+    assert fmt.parse_count(text) == value
+
+
+@pytest.mark.parametrize("text", ["lots", "", "7B", "16 Mi tokens", "1.2.3M"])
+def test_a_text_that_is_no_count_reads_as_nan(text):
+    assert math.isnan(fmt.parse_count(text))
+
+
+@given(st.integers(min_value=1, max_value=2**53))
+def test_every_whole_count_reads_back_to_itself(n):
+    assert fmt.parse_count(fmt.count(n)) == n

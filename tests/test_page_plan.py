@@ -11,11 +11,24 @@ def metric(at, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
 
+def seconds(text: str) -> float:
+    """'13.4 s' or '27.2 ms' as seconds."""
+    number, unit = text.split()
+    return float(number) * {"s": 1, "ms": 1e-3, "µs": 1e-6}[unit]
+
+
+def band(at, label: str) -> tuple[float, float]:
+    """The (low, high) seconds of the band shown under the metric called `label`."""
+    shown = next(m.delta for m in at.metric if m.label == label)
+    low, high = shown.split(", p90 of held-out frameworks")[0].split("–")
+    return seconds(low), seconds(high)
+
+
 def test_the_page_opens_at_its_defaults_with_no_exception_error_or_notice():
     at = run_page("plan")
     assert not at.exception and not at.error and not notices(at)
     labels = [m.label for m in at.metric]
-    assert labels[:3] == ["Step (bound)", "Step (expected)", "MFU (bound)"]
+    assert labels[:4] == ["Step (expected)", "Step (bound)", "MFU (expected)", "MFU (bound)"]
     assert at.subheader[0].value == "Held against published runs"
     assert len(at.get("plotly_chart")) == 3 and len(at.dataframe) == 2
 
@@ -28,6 +41,38 @@ def test_the_takeaway_names_the_best_layouts_numbers():
     assert f"{shape} wins" in text
     assert f"step {metric(at, 'Step (bound)')} and MFU {metric(at, 'MFU (bound)')}" in text
     assert f"expect a {metric(at, 'Step (expected)')} step" in text
+
+
+def test_the_headline_leads_with_the_expected_step_and_its_band_then_the_bound():
+    at = run_page("plan", H100)
+    first, second = at.metric[0], at.metric[1]
+    assert "expected" in first.label and "bound" in second.label
+    low, high = band(at, first.label)
+    expected, bound = seconds(first.value), seconds(second.value)
+    # the band holds the expected step, and never reaches below the bound
+    assert bound <= low < expected < high
+    assert "leave-one-framework-out error" in first.help
+
+
+def test_the_batch_and_token_inputs_read_as_counts_and_a_typed_count_prices():
+    at = run_page("plan", H100)
+    batch, tokens = (at.text_input(key=k) for k in ("plan_global_batch_tokens", "plan_tokens"))
+    assert (batch.value, tokens.value) == ("16Mi", "15T")  # 2²⁴ and 15×10¹²
+    days = float(metric(at, "Days (expected)").replace(",", ""))
+    tokens.set_value("30T").run()
+    assert not at.exception and not at.error
+    # twice the tokens, twice the days: the step is the same, each figure shown to 0.1 day
+    assert abs(float(metric(at, "Days (expected)").replace(",", "")) - 2 * days) <= 0.15
+
+
+def test_a_typed_value_that_is_not_a_count_says_the_field_and_what_was_expected():
+    at = run_page("plan", H100)
+    at.text_input(key="plan_global_batch_tokens").set_value("lots").run()
+    assert not at.exception
+    (said,) = [e.value for e in at.error]
+    assert said.startswith("Batch (tokens) = 'lots' is not usable: expected a whole number")
+    assert "from 1 to 1Ti" in said and said.endswith("showing 16Mi.")
+    assert metric(at, "Step (expected)")  # the default batch is priced meanwhile
 
 
 def test_a_link_restores_a_training_view():
@@ -47,6 +92,7 @@ def test_a_link_restores_a_training_view():
     assert at.selectbox(key="plan_precision").value == "fp8"
     numbers = [at.number_input(key=f"plan_{k}").value for k in ("gpus", "seq", "tp")]
     assert numbers == [64, 4096, 2]
+    assert at.text_input(key="plan_global_batch_tokens").value == "4194304"  # an old link's
     table = at.dataframe[0].value
     assert set(table["tp"]) == {2} and set(table["recompute"]) == {"selective"}
     assert "for 64 GPUs" in at.info[0].value
@@ -75,6 +121,17 @@ def test_a_link_restores_a_serving_view():
     assert tpot_expected <= 30  # the limit judges the expected TPOT
 
 
+def test_a_serving_headline_leads_with_expected_latencies_and_their_bands_then_bounds():
+    at = run_page("plan", {**H100, "plan_mode": "serve"})
+    assert not at.exception and not at.error
+    labels = [m.label for m in at.metric]
+    assert labels[:4] == ["TPOT (expected)", "TPOT (bound)", "TTFT (expected)", "TTFT (bound)"]
+    for name in ("TPOT", "TTFT"):
+        low, high = band(at, f"{name} (expected)")
+        assert seconds(metric(at, f"{name} (bound)")) <= low
+        assert low < seconds(metric(at, f"{name} (expected)")) < high
+
+
 def test_a_hostile_link_falls_back_with_a_notice_naming_each_key():
     query = {
         **H100,
@@ -83,7 +140,6 @@ def test_a_hostile_link_falls_back_with_a_notice_naming_each_key():
         "plan_gpus": "-3",
         "plan_zero": "7",
         "plan_recompute": "rm -rf",
-        "plan_tokens": "1e999",
         "plan_tp": "nan",
     }
     at = run_page("plan", query)
@@ -95,13 +151,20 @@ def test_a_hostile_link_falls_back_with_a_notice_naming_each_key():
         "plan_gpus",
         "plan_zero",
         "plan_recompute",
-        "plan_tokens",
         "plan_tp",
     ):
         assert f"`{key}=" in said, key
     assert at.selectbox(key="plan_model").value == "Llama-3.1-70B"
     assert at.radio(key="plan_mode").value == "train"
     assert at.number_input(key="plan_gpus").value == 1024
+
+
+def test_a_link_with_a_count_out_of_range_says_the_field_and_prices_the_default():
+    at = run_page("plan", {**H100, "plan_tokens": "1e999"})
+    assert not at.exception
+    (said,) = [e.value for e in at.error]
+    assert said.startswith("Training tokens = '1e999' is not usable: expected a number from 1M")
+    assert metric(at, "Days (expected)")
 
 
 def test_a_hostile_serving_link_falls_back_with_notices():
@@ -154,7 +217,7 @@ def test_twice_the_gpus_and_twice_the_batch_never_lower_the_tokens_per_s():
     )
     before = float(metric(at, "Tokens/s (bound)").replace(",", ""))
     at.number_input(key="plan_gpus").set_value(128)
-    at.number_input(key="plan_global_batch_tokens").set_value(8388608).run()
+    at.text_input(key="plan_global_batch_tokens").set_value("8Mi").run()
     assert not at.exception and not at.error
     assert float(metric(at, "Tokens/s (bound)").replace(",", "")) >= before
 

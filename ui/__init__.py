@@ -39,6 +39,7 @@ from ui.tables import (
 from ui.widgets import (
     INPUT,
     choice,
+    count,
     multi,
     number,
     numbers,
@@ -59,6 +60,7 @@ __all__ = [
     "chart",
     "choice",
     "context",
+    "count",
     "toggle",
     "freeze_heap",
     "hosted_mode",

@@ -87,14 +87,18 @@ def results_download(records: tuple[Record, ...], key: str) -> None:
 
 
 def metrics(items: Iterable[tuple]) -> None:
-    """A row of metrics, each (label, value) or (label, value, help).
+    """A row of metrics, each (label, value), (label, value, help) or (label, value, help,
+    band): a band (an expected figure's range, or None) is shown in grey under the value, with
+    no arrow: it is not a change.
 
     One flex row, not a column per metric: each metric is as wide as its text, so no value is
     cut, the row wraps on a narrow screen, and the browser lays out one element, not two per
     metric, on every rerun."""
     with st.container(horizontal=True, horizontal_alignment="distribute", gap="medium"):
-        for label, value, *help_ in items:
-            st.metric(label, value, help=help_[0] if help_ else None, width="content")
+        for label, value, *rest in items:
+            help_, band = (*rest, None, None)[:2]
+            grey = {"delta_color": "off", "delta_arrow": "off"}
+            st.metric(label, value, band, help=help_, width="content", **grey)
 
 
 def takeaway(text: str) -> None:

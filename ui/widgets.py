@@ -7,10 +7,11 @@ shown at the top of the page (app.py).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import streamlit as st
 
+from perfcore import format as fmt
 from perfcore.model.chip import validate
 from perfcore.model.chip.ops import PARAMS_RANGE, Param
 from perfcore.model.llm.workloads import BITS, Precisions
@@ -116,6 +117,32 @@ def number(label: str, key: str, default: float, lo: float, hi: float, integer: 
     return value
 
 
+# What the browser lets through a count's box before it is sent: digits, a decimal point, an
+# exponent, one suffix parse_count reads (the server checks the rest, and a link's text).
+COUNT_TEXT = (
+    r"^\s*[0-9][0-9,_]*(\.[0-9]*)?([eE][+-]?[0-9]+)?\s*(k|K|M|G|T|P|E|Ki|Mi|Gi|Ti)?\s*$",
+    "A number, with a suffix if you like: 16Mi, 15T, 1.5e13 or 16,777,216.",
+)
+
+
+def count(label: str, key: str, default: float, lo: float, hi: float, integer: bool = True, **kw):
+    """A URL-bound count in [lo, hi] typed and shown readably ('15T', '16Mi', '1.5e13');
+    where the text is not one, an error naming the field and what was expected, and the
+    default in its place."""
+    text = st.text_input(
+        label, fmt.count(default), key=key, bind="query-params", validate=COUNT_TEXT, **kw
+    )
+    try:
+        value = validate.number(fmt.parse_count(text), label, lo, hi, integer)
+    except validate.InputError:
+        whole = "a whole number" if integer else "a number"
+        wanted = f"{whole} from {fmt.count(lo)} to {fmt.count(hi)}, e.g. {fmt.count(default)}"
+        said = validate.InputError(label, str(text)[:40], wanted)
+        st.error(f"{said}; showing {fmt.count(default)}.", width="stretch")
+        return default
+    return int(value) if integer else value
+
+
 def param_count(label: str, key: str, default: float = 7e9, **kw) -> float:
     """A URL-bound model size in parameters, 1M to 10T."""
     return number(label, key, default, *PARAMS_RANGE, integer=False, format="%.4g", **kw)
@@ -129,23 +156,26 @@ def size(param: Param, key: str):
     )
 
 
-def numbers(params: Sequence[Param], labels: dict, prefix: str, defaults: dict | None = None):
-    """URL-bound number inputs, ui.INPUT wide, one per Param (key: prefix + name): name -> value."""
+def numbers(
+    params: Sequence[Param],
+    labels: dict,
+    prefix: str,
+    defaults: dict | None = None,
+    readable: Collection[str] = (),
+):
+    """URL-bound inputs, ui.INPUT wide, one per Param (key: prefix + name): name -> value; the
+    Params named in `readable` typed as counts ('15T', ui.count), the rest number inputs."""
     given = defaults or {}
-    return {
-        p.name: number(
-            labels[p.name],
-            prefix + p.name,
-            given.get(p.name, p.default),
-            p.lo,
-            p.hi,
-            p.integer,
-            help=p.help,
-            width=INPUT,
-            **({} if p.integer else {"format": "%.4g"}),
-        )
-        for p in params
-    }
+
+    def drawn(p: Param):
+        """The value of p's input."""
+        args = labels[p.name], prefix + p.name, given.get(p.name, p.default), p.lo, p.hi
+        if p.name in readable:
+            return count(*args, p.integer, help=f"{p.help}: e.g. 16Mi, 15T, 1.5e13", width=INPUT)
+        style = {} if p.integer else {"format": "%.4g"}
+        return number(*args, p.integer, help=p.help, width=INPUT, **style)
+
+    return {p.name: drawn(p) for p in params}
 
 
 def precisions(prefix: str, default: Precisions) -> Precisions:

@@ -17,6 +17,7 @@ import pandas as pd
 
 from perfcore import format as fmt
 from perfcore.errors import UserError
+from perfcore.explain import expected
 from perfcore.explain.refusal import refusal
 from perfcore.model.chip.ops import Param
 from perfcore.model.chip.specs import Device
@@ -25,7 +26,7 @@ from perfcore.model.plans import train_plan
 from perfcore.model.plans.layout import RECOMPUTE, Layout, LayoutError, problems
 from perfcore.model.plans.search import Search, search
 from perfcore.model.plans.train_plan import TRAIN_PRECISIONS, Training, TrainPlan
-from perfcore.model.runs.efficiency import Efficiency, Sample
+from perfcore.model.runs.efficiency import Efficiency, Sample, Table
 
 MODES = ("train", "serve")
 CONVENTIONS = (
@@ -42,6 +43,7 @@ TRAIN_NUMBERS = (
     Param("global_batch_tokens", 2**24, "tokens per optimizer step over all GPUs", hi=2**40),
     Param("tokens", 15e12, "training tokens in all: days, GPU-hours, energy", False, 1e6, 1e17),
 )
+READABLE = ("global_batch_tokens", "tokens")  # typed and shown as counts: 16Mi, 15T
 DEGREES = tuple(
     Param(name, 0, f"{what}; 0: searched", lo=0, hi=2**20)
     for name, what in (
@@ -130,25 +132,36 @@ def fixed_fields(values: dict) -> tuple[tuple[str, object], ...]:
 
 @dataclass(frozen=True)
 class TrainView:
-    """The search's outcome on one device, and the efficiency its expected figures rest on."""
+    """The search's outcome on one device, and the published runs' efficiencies by cell."""
 
     found: Search
-    efficiency: Efficiency | None  # the "train" regime's, None with no published runs
+    table: Table  # empty: no published runs, no expected figure
 
     @property
     def best(self) -> TrainPlan | None:
-        """The fastest layout that fits."""
+        """The layout with the fastest expected step (the bound's without runs) that fits."""
         return self.found.best
 
+    @property
+    def efficiency(self) -> Efficiency | None:
+        """The best layout's cell (what its expected figures rest on); None without runs."""
+        return self.cell(self.best) if self.best else None
 
-def train_view(model, device: Device, s: TrainSetup, table: dict) -> TrainView:
-    """Every layout within the fixed fields, ranked; LayoutError where none can exist."""
+    def cell(self, p: TrainPlan) -> Efficiency | None:
+        """A layout's efficiency cell, as `plan train` picks it; None without runs."""
+        return expected.train_cell(self.table, p)
+
+
+def train_view(model, device: Device, s: TrainSetup, table: Table) -> TrainView:
+    """Every layout within the fixed fields, ranked on the expected step as `plan train` ranks
+    them (the bound without published runs); LayoutError where none can exist."""
     t = s.training(model, device)
     fixed = dict(s.fixed)
-    found = search(t, fixed)
+    rank, tie = expected.train_ranking(table)
+    found = search(t, fixed, expected=rank, tie=tie)
     if not found.candidates and found.leanest is None and fixed:
         raise _refusal(t, fixed)
-    return TrainView(found, table.get("train"))
+    return TrainView(found, table)
 
 
 def _refusal(t: Training, fixed: dict) -> LayoutError:
@@ -185,9 +198,9 @@ def model_caption(model: Model, device: Device) -> str:
 
 
 def layouts_table(v: TrainView) -> pd.DataFrame:
-    """One row per layout that fits, the fastest TABLE_ROWS first: its fields, step (bound;
-    expected where published runs give an efficiency), MFU, rate, memory per GPU."""
-    eff, plans = v.efficiency, v.found.candidates[:TABLE_ROWS]
+    """One row per layout that fits, the fastest TABLE_ROWS first: its fields, step (expected
+    with its band where published runs give an efficiency; bound), MFU, rate, memory per GPU."""
+    plans = v.found.candidates[:TABLE_ROWS]
     df = pd.DataFrame(
         {
             "rank": range(1, len(plans) + 1),
@@ -207,13 +220,18 @@ def layouts_table(v: TrainView) -> pd.DataFrame:
         "rate (bound)": "tokens_per_s",
         "memory per GPU": "capacity",
     }
-    if eff is not None:  # no column of blanks without published runs
-        df.insert(
-            df.columns.get_loc("step (bound)") + 1,
-            "step (expected)",
-            [eff.expected_s(p.step_s) for p in plans],
-        )
-        df.attrs["units"]["step (expected)"] = "seconds"
+    if v.table:  # no column of blanks without published runs
+        cells = [(v.cell(p), p.step_s) for p in plans]
+        bands = [e.band_s(s) for e, s in cells]
+        columns = {
+            "step (expected)": [e.expected_s(s) for e, s in cells],
+            "expected, low (p90)": [low for low, _ in bands],
+            "expected, high (p90)": [high for _, high in bands],
+        }
+        at = df.columns.get_loc("step (bound)")
+        for i, (name, values) in enumerate(columns.items()):
+            df.insert(at + i, name, values)
+            df.attrs["units"][name] = "seconds"
     return df
 
 
@@ -223,8 +241,9 @@ def layouts_caption(v: TrainView) -> str:
     which = f"the fastest {shown:,}" if shown < fit else "all of them"
     return (
         f"{fit:,} of the {v.found.considered:,} layouts priced fit in memory; {which}, "
-        "fastest first. Step and MFU are bounds; expected = bound ÷ the efficiency "
-        "published training runs reach."
+        f"fastest{' expected' if v.table else ''} first. Expected = bound ÷ the efficiency "
+        "published training runs of the layout's setting reach; low–high: where the "
+        f"measured step lies when the expected one is off by the {expected.BAND} or less."
     )
 
 
@@ -246,31 +265,60 @@ def shape(layout: Layout) -> str:
     return layout.label().split(",")[0]
 
 
-def train_metrics(v: TrainView) -> list[tuple[str, str, str]]:
-    """The headline: the best layout's step, MFU, rate, run length and memory, each labelled."""
+def train_metrics(v: TrainView) -> list[tuple[str, str, str, str | None]]:
+    """The headline, each (label, value, what it is, its band or None): the best layout's
+    expected step and MFU (with their bands) each before its bound, rate, days and memory."""
     p, eff = v.best, v.efficiency
     cap = p.training.device.memory_bytes
-    totals = train_plan.run_totals(p)
-    out = [
-        ("Step (bound)", fmt.seconds(p.step_s), "the best layout's step, DP overlapped"),
-        ("MFU (bound)", fmt.percent(p.mfu), "6N + attention FLOPs ÷ (peak × GPUs × step)"),
-        ("Tokens/s (bound)", f"{p.tokens_per_s:,.0f}", "all GPUs"),
-        (
-            "Days (bound)",
-            f"{totals['train_days']:,.1f}",
-            f"{fmt.figures(p.training.tokens)} tokens at the bound's rate",
-        ),
-        (
-            "Memory per GPU",
-            f"{fmt.capacity(p.memory_total)} of {fmt.capacity(cap)}",
-            "weights, gradients, optimizer and activations",
-        ),
+    days = train_plan.run_totals(p)["train_days"]
+    run = f"{fmt.figures(p.training.tokens)} tokens"
+    bounds = [
+        ("Step (bound)", fmt.seconds(p.step_s), "the best layout's step, DP overlapped", None),
+        ("MFU (bound)", fmt.percent(p.mfu), "6N + attention FLOPs ÷ (peak × GPUs × step)", None),
+        ("Tokens/s (bound)", f"{p.tokens_per_s:,.0f}", "all GPUs", None),
+        ("Days (bound)", f"{days:,.1f}", f"{run} at the bound's rate", None),
     ]
-    if eff is not None:
-        out.insert(
-            1, ("Step (expected)", fmt.seconds(eff.expected_s(p.step_s)), eff.derived_from())
-        )
-    return out
+    memory = (
+        "Memory per GPU",
+        f"{fmt.capacity(p.memory_total)} of {fmt.capacity(cap)}",
+        "weights, gradients, optimizer and activations",
+        None,
+    )
+    if eff is None:
+        return [*bounds, memory]
+    said, work = eff.derived_from(), p.mfu * p.step_s
+    mfu = expected.rate_band(eff, p.step_s, work)
+    return [
+        (
+            "Step (expected)",
+            fmt.seconds(eff.expected_s(p.step_s)),
+            said,
+            expected.band_text(eff, p.step_s),
+        ),
+        bounds[0],
+        ("MFU (expected)", fmt.percent(p.mfu * eff.value), said, _rate_text(mfu, fmt.percent)),
+        *bounds[1:3],
+        (
+            "Days (expected)",
+            f"{days / eff.value:,.1f}",
+            f"{run}; {days:,.1f} days at the bound's rate",
+            _days_band(eff, p.step_s, days),
+        ),
+        memory,
+    ]
+
+
+def _rate_text(band: tuple[float | None, float], shown) -> str:
+    """A rate's band as text, '29.1 %–50.3 %' ('0–50.3 %' where the band has no slow end)."""
+    low, high = band
+    return f"{'0' if low is None else shown(low)}–{shown(high)}"
+
+
+def _days_band(eff: Efficiency, step_s: float, days: float) -> str:
+    """The run's days across the step's band, '29.6–91.0 days' ('≥ 29.6 days': no upper end)."""
+    low_s, high_s = eff.band_s(step_s)
+    high = None if high_s is None else days * high_s / step_s
+    return fmt.band(days * low_s / step_s, high, lambda d: f"{d:,.1f}") + " days"
 
 
 def train_takeaway(v: TrainView) -> str:
@@ -292,7 +340,7 @@ def train_takeaway(v: TrainView) -> str:
         f"{fmt.capacity(acts)} of its {fmt.capacity(p.memory_total)} per GPU."
     )
     rival = next((q for q in v.found.candidates if shape(q.layout) != shape(p.layout)), None)
-    text += " " + _rival_text(p, rival) if rival else ""
+    text += " " + _rival_text(v, rival) if rival else ""
     return text + (" " + _expected_text(p, v.efficiency) if v.efficiency else "")
 
 
@@ -302,14 +350,16 @@ def _expected_text(p: TrainPlan, eff: Efficiency) -> str:
     run = f" and {days / eff.value:,.1f} days" if days else ""
     return (
         f"Published training runs reach {eff.value:.2f} of their bound (median of "
-        f"{eff.runs}): expect a {fmt.seconds(eff.expected_s(p.step_s))} step, MFU "
-        f"{fmt.percent(p.mfu * eff.value)}{run}."
+        f"{eff.runs}): expect a {fmt.seconds(eff.expected_s(p.step_s))} step "
+        f"({expected.band_text(eff, p.step_s)}), MFU {fmt.percent(p.mfu * eff.value)}{run}."
     )
 
 
-def _rival_text(p: TrainPlan, q: TrainPlan) -> str:
-    """What the fastest layout of another shape pays: its slowdown and the part that grows
-    most (or that it ties, within TIE), and its memory against the winner's."""
+def _rival_text(v: TrainView, q: TrainPlan) -> str:
+    """What the fastest layout of another shape pays: its slowdown on the step the search
+    ranks on and the part that grows most (or that it ties: in the best's tie group with
+    published runs, within TIE of its bound without), and its memory against the winner's."""
+    p, i = v.best, v.found.candidates.index(q)
     grew = {k: q.time_s_by[k] - p.time_s_by[k] for k in p.time_s_by}
     part = max(grew, key=grew.get)
     memory = (
@@ -317,12 +367,16 @@ def _rival_text(p: TrainPlan, q: TrainPlan) -> str:
         f"({fmt.capacity(q.memory_total)})"
     )
     head = f"The fastest other shape, {shape(q.layout)},"
-    if q.step_s - p.step_s <= TIE * p.step_s:
+    if v.table and v.found.ties[i] == 0:
+        width = fmt.percent(v.table["train"].tie)
+        return f"{head} ties it (expected steps within {width}) and {memory}."
+    if not v.table and q.step_s - p.step_s <= TIE * p.step_s:
         return f"{head} ties it (within {fmt.percent(TIE)}) and {memory}."
+    slower = v.found.expected_s[i] / v.found.expected_s[0] - 1
     return (
-        f"{head} is {fmt.percent(q.step_s / p.step_s - 1)} slower: it spends "
+        f"{head} is {fmt.percent(slower)} slower{' expected' if v.table else ''}: it spends "
         f"{fmt.seconds(q.time_s_by[part])} on {PARTS[part]} against "
-        f"{fmt.seconds(p.time_s_by[part])}, and {memory}."
+        f"{fmt.seconds(p.time_s_by[part])} (bounds), and {memory}."
     )
 
 

@@ -14,13 +14,14 @@ from typing import ClassVar
 import pandas as pd
 
 from perfcore import format as fmt
+from perfcore.explain import expected
 from perfcore.model.chip.ops import Param
 from perfcore.model.chip.specs import Device
 from perfcore.model.llm import serving
 from perfcore.model.llm.workloads import Precisions
 from perfcore.model.plans import serve_plan
 from perfcore.model.plans.serve_plan import ServePlan, Serving
-from perfcore.model.runs.efficiency import Efficiency
+from perfcore.model.runs.efficiency import Efficiency, Table
 
 SERVE_NUMBERS = (
     Param("gpus", 8, "GPUs in all", hi=2**20),
@@ -118,11 +119,13 @@ class ServeView:
         return p.ttft_s / e.get("prefill", 1.0), p.tpot_s / e.get("decode", 1.0)
 
 
-def serve_view(model, device: Device, s: ServeSetup, table: dict) -> ServeView:
+def serve_view(model, device: Device, s: ServeSetup, table: Table) -> ServeView:
     """Price every (TP, batch) within the fixed ones (LayoutError for a TP that cannot be);
-    the best within the limits judged on the expected latencies where runs inform them."""
-    candidates = serve_plan.plans(s.serving(model, device), s.tp, s.batch)
-    pre, dec = table.get("prefill"), table.get("decode")
+    the best within the limits judged on the expected latencies where runs inform them, each
+    from its setting's cell as `plan serve` takes it."""
+    serving = s.serving(model, device)
+    candidates = serve_plan.plans(serving, s.tp, s.batch)
+    pre, dec = expected.serve_cells(table, serving).values()
     effs = {e.regime: e.value for e in (pre, dec) if e is not None}
     return ServeView(
         s,
@@ -207,26 +210,24 @@ def layout_text(p: ServePlan) -> str:
     return f"TP {p.tp} × {replicas}, batch {p.batch}"
 
 
-def serve_metrics(v: ServeView) -> list[tuple[str, str, str]]:
-    """The headline: the best plan's rates and latencies, each labelled."""
+def serve_metrics(v: ServeView) -> list[tuple[str, str, str, str | None]]:
+    """The headline, each (label, value, what it is, its band or None): the best plan's
+    expected TPOT and TTFT (with their bands) each before its bound, then its rates."""
     p = v.best
     out = [
-        ("Output tokens/s (bound)", f"{p.output_tokens_per_s:,.0f}", layout_text(p)),
-        ("Per GPU (bound)", f"{p.per_gpu:,.0f}", "output tokens/s per GPU in use"),
-        ("TPOT (bound)", fmt.seconds(p.tpot_s), "a decode step with its share of prefills"),
-        ("TTFT (bound)", fmt.seconds(p.ttft_s), "one request's prefill"),
+        ("TPOT (bound)", fmt.seconds(p.tpot_s), "a decode step with its share of prefills", None),
+        ("TTFT (bound)", fmt.seconds(p.ttft_s), "one request's prefill", None),
+        ("Output tokens/s (bound)", f"{p.output_tokens_per_s:,.0f}", layout_text(p), None),
+        ("Per GPU (bound)", f"{p.per_gpu:,.0f}", "output tokens/s per GPU in use", None),
     ]
-    if v.decode is not None:
-        out.insert(
-            3,
-            (
-                "TPOT (expected)",
-                fmt.seconds(v.decode.expected_s(p.tpot_s)),
-                v.decode.derived_from(),
-            ),
-        )
+    for eff, name, bound_s in ((v.decode, "TPOT", p.tpot_s), (v.prefill, "TTFT", p.ttft_s)):
+        if eff is not None:  # expected first, its bound after it
+            at = [m[0] for m in out].index(f"{name} (bound)")
+            shown = fmt.seconds(eff.expected_s(bound_s))
+            band = expected.band_text(eff, bound_s)
+            out.insert(at, (f"{name} (expected)", shown, eff.derived_from(), band))
     if p.joules_per_token is not None:
-        out.append(("Energy per token", f"{p.joules_per_token:.3g} J", "every GPU at TDP"))
+        out.append(("Energy per token", f"{p.joules_per_token:.3g} J", "every GPU at TDP", None))
     return out
 
 

@@ -21,6 +21,7 @@ from perfcore.figures.style import (
     fitted,
     log_axis,
     point_labels,
+    translucent,
 )
 from perfcore.figures.workloads import gib_ticks
 from perfcore.model.plans.serve_plan import ServePlan
@@ -239,6 +240,8 @@ def published_runs_figure(
         )
     )
     for i, e in enumerate(efficiencies):
+        if e.error_p90 is not None:
+            _band(fig, e, (low, high), color(2 + i))
         fig.add_trace(
             go.Scatter(
                 x=[low, high],
@@ -254,6 +257,30 @@ def published_runs_figure(
         yaxis=log_axis(low, high, "measured", fmt.seconds, theme),
     )
     return fig
+
+
+def _band(fig: go.Figure, e: Efficiency, xs: tuple[float, float], colour: str) -> None:
+    """Shade where a measured time lies when the expected one is off by the regime's p90
+    held-out error or less (Efficiency.band_s; up to the axis's top where it has no upper end)."""
+    ends = [e.band_s(x) for x in xs]
+    lower = [low for low, _ in ends]
+    upper = [xs[-1] if high is None else high for _, high in ends]
+    name = f"expected {e.regime}: {fmt.percent(e.error_p90, 2)} p90 error of held-out frameworks"
+    for y, fill in ((lower, None), (upper, "tonexty")):  # the upper edge fills down to the lower
+        fig.add_trace(
+            go.Scatter(
+                x=list(xs),
+                y=y,
+                mode="lines",
+                name=name,
+                legendgroup=name,
+                showlegend=fill is not None,
+                line={"width": 0, "color": colour},
+                fill=fill,
+                fillcolor=translucent(colour),
+                hoverinfo="skip",
+            )
+        )
 
 
 def _runs(samples: Sequence[Sample], name: str, colour: str, labels: dict) -> go.Scatter:

@@ -95,6 +95,12 @@ def color(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
+def translucent(hex_colour: str, alpha: float = 0.15) -> str:
+    """A '#rrggbb' colour as 'rgba(r,g,b,alpha)': a shaded range that lets points show through."""
+    r, g, b = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
 def base_layout(
     title: str, x_title: str, y_title: str, height: int = 480, theme: Theme = LIGHT
 ) -> go.Layout:

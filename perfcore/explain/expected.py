@@ -1,0 +1,61 @@
+"""Expected figures of a plan, as `plan train|serve` and the Plan page both state them.
+
+A plan's expected figure is its bound ÷ the efficiency of its cell in the published runs' Table
+(perfcore.model.runs.efficiency: regime × long context × FP8 × framework, with fallback), and
+its band is where the measured figure lies when the expected one is off by the regime's p90
+leave-one-framework-out error or less (Efficiency.band_s). An empty table: no expected figure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from perfcore import format as fmt
+from perfcore.model.plans.serve_plan import Serving
+from perfcore.model.plans.train_plan import TrainPlan
+from perfcore.model.runs import published
+from perfcore.model.runs.efficiency import Efficiency, Table
+
+BAND = "p90 of held-out frameworks"  # what a band's ends mean, said beside it
+
+
+def train_cell(table: Table, plan: TrainPlan, framework: str | None = None) -> Efficiency | None:
+    """The efficiency cell of a training plan; None with no published runs."""
+    if not table:
+        return None
+    return table.of(published.train_setting(plan.training, plan.layout, framework))
+
+
+def train_ranking(
+    table: Table, framework: str | None = None
+) -> tuple[Callable[[TrainPlan], float] | None, float]:
+    """(expected seconds of a plan, the tie width) to rank a search on: None and 0 (the
+    bound, no ties) with no published runs."""
+    if not table:
+        return None, 0.0
+    return (lambda p: train_cell(table, p, framework).expected_s(p.step_s)), table["train"].tie
+
+
+def serve_cells(table: Table, s: Serving, framework: str | None = None) -> dict:
+    """{"prefill": its cell, "decode": its cell} of a serving setting (None: no runs)."""
+    context = s.input_tokens + s.output_tokens
+    return {
+        regime: table.of(published.serve_setting(regime, s.precisions, context, 1, framework))
+        if table
+        else None
+        for regime in ("prefill", "decode")
+    }
+
+
+def band_text(eff: Efficiency, bound_s: float) -> str:
+    """'8.86 s–27.2 s, p90 of held-out frameworks', or that the error was never held out."""
+    if eff.error_p90 is None:
+        return fmt.held_out_error(eff.error())
+    return f"{fmt.band(*eff.band_s(bound_s))}, {BAND}"
+
+
+def rate_band(eff: Efficiency, bound_s: float, work: float) -> tuple[float | None, float]:
+    """(low, high) of `work` ÷ the measured seconds across the band: None below where the
+    band has no upper end."""
+    low_s, high_s = eff.band_s(bound_s)
+    return (None if high_s is None else work / high_s), work / low_s
