@@ -1,10 +1,10 @@
 """Efficiency per cell from published runs, its fallback and its leave-one-framework-out error."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 
-from perfcore.model.runs import efficiency
+from perfcore.model.runs import candidates, efficiency
 from perfcore.model.runs.efficiency import MIN_RUNS, Sample, Setting
 
 
@@ -124,3 +124,39 @@ def test_expected_is_the_bound_over_the_efficiency_and_none_without_runs():
 def test_runs_the_pricer_cannot_price_are_left_out():
     got = efficiency.samples(ROWS, lambda r: None if r.source == "paper A" else priced(r))
     assert {s.source for s in got} == {"bench B", "bench C"}
+
+
+def test_the_expected_model_adds_hidden_communication_and_fp8_bf16_parts_by_hand():
+    """Two runs of two families. A: bound 2.0 s, TP hides 0.5 s, measured 5.0 s: basis
+    2.0 + 0.5 = 2.5 s, η = 2.5 / 5.0 = 0.5. B: bound 1.0 s, DP hides 0.2 s, FP8's attention
+    and lm_head add 0.3 s at the BF16 peak, measured 2.5 s: basis 1.5 s, η = 0.6. Held out
+    by family, A is predicted from B's η: 2.5 / 0.6 = 4.1667 s, |4.1667 / 5 - 1| = 1/6; B from
+    A's: 1.5 / 0.5 = 3.0 s, |3.0 / 2.5 - 1| = 0.2. With the ideal overlap (κ = 0, no BF16
+    parts) both η are bound / measured = 0.4 and both errors 0; exposing TP alone, B's basis is
+    its bound + 0.3 = 1.3 s, η 0.52, and A is predicted at 2.5 / 0.52 = 4.8077 s."""
+    a = Sample(None, "train", "A", 2.0, 5.0, framework="F", hidden_by=(("tp", 0.5),))
+    b = Sample(None, "train", "B", 1.0, 2.5, framework="G", hidden_by=(("dp", 0.2),), bf16_s=0.3)
+    assert (a.basis_s, a.eta, b.basis_s, b.eta) == pytest.approx((2.5, 0.5, 1.5, 0.6))
+    assert a.efficiency == pytest.approx(0.4)  # the bound's: what a violation is judged on
+    assert efficiency.held_out_errors([a, b]) == pytest.approx([1 / 6, 0.2])
+    ideal = [replace(s, exposure=efficiency.Exposure(0.0, bf16=False)) for s in (a, b)]
+    assert efficiency.held_out_errors(ideal) == pytest.approx([0.0, 0.0])
+    tp = efficiency.Exposure(parts=frozenset({"tp"}))
+    a_tp, b_tp = (replace(s, exposure=tp) for s in (a, b))
+    assert b_tp.basis_s == pytest.approx(1.3)
+    assert efficiency.held_out_errors([a_tp, b_tp])[0] == pytest.approx(abs(2.5 / 0.52 / 5 - 1))
+    eff = efficiency.efficiencies([a]).cells[Setting("train")]
+    assert eff.expected_s(2.0, 0.5) == pytest.approx(5.0)
+
+
+def test_kappa_estimated_as_a_median_by_hand():
+    """Quiet run Q (no hidden communication): bound 1.0 s, measured 2.0 s, η₀ = 0.5. Loud runs
+    L1: bound 1.0 s, hides 0.5 s, measured 3.0 s: κ = (3.0 x 0.5 - 1.0) / 0.5 = 1.0; L2: bound
+    1.0 s, hides 1.0 s, measured 2.5 s: κ = (1.25 - 1.0) / 1.0 = 0.25; L3 hides 1.0 s,
+    measured 1.5 s: κ = -0.25. κ̂ = median(1.0, 0.25, -0.25) = 0.25."""
+    q = Sample(None, "train", "Q", 1.0, 2.0)
+    loud = [
+        Sample(None, "train", "L", 1.0, m, hidden_by=(("dp", h),))
+        for h, m in ((0.5, 3.0), (1.0, 2.5), (1.0, 1.5))
+    ]
+    assert candidates.estimated_kappa([q, *loud]).kappa == pytest.approx(0.25)

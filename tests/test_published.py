@@ -14,7 +14,7 @@ from perfcore.model.llm.models import load_models
 from perfcore.model.plans import serve_plan
 from perfcore.model.plans.layout import Layout
 from perfcore.model.plans.train_plan import Training, price
-from perfcore.model.runs import efficiency
+from perfcore.model.runs import candidates, efficiency
 from perfcore.model.runs.efficiency import Sample
 from perfcore.model.runs.published import (
     layouts_of,
@@ -183,8 +183,9 @@ def run_json(capsys, argv) -> dict:
 
 
 def test_the_plans_expected_figures_are_filled_for_70b_on_1024_h100s(capsys):
-    """Llama-3.1-70B on 1,024 H100s: every `_expected` figure is the bound / its regime's
-    efficiency, and says what it was derived from."""
+    """Llama-3.1-70B on 1,024 H100s: every `_expected` figure is (the bound + the
+    communication it hides + FP8's BF16 seconds, none at BF16) / its cell's efficiency, and
+    says what it was derived from."""
     train = run_json(
         capsys,
         [
@@ -210,8 +211,10 @@ def test_the_plans_expected_figures_are_filled_for_70b_on_1024_h100s(capsys):
     lay = Layout(**best["layout"])
     t = Training(load_models()["Llama-3.1-70B"], load_specs()[H100], 1024, 8192, 2**24)
     eff = table().of(train_setting(t, lay))
-    assert best["step_expected_s"] == pytest.approx(best["step_s"] / eff.value)
-    assert best["mfu_expected"] == pytest.approx(best["mfu"] * eff.value)
+    assert best["bf16_s"] == 0.0
+    basis = best["step_s"] + sum(best["hidden_s_by"].values())
+    assert best["step_expected_s"] == pytest.approx(basis / eff.value)
+    assert best["mfu_expected"] == pytest.approx(best["mfu"] * best["step_s"] * eff.value / basis)
     assert best["expected_error"] == {"median": eff.error_median, "p90": eff.error_p90}
     assert "published train runs" in best["expected_from"]
     serve = run_json(
@@ -321,3 +324,15 @@ def test_the_docs_held_out_figures_are_the_ones_computed(priced, doc):
             f"docs/{doc} lacks {name} ... {cells}"
         )
     assert f"Bound violations: {efficiency.violations(kept)} " in text
+
+
+def test_the_docs_candidate_models_are_the_ones_computed(priced):
+    """docs/plans.md's "Which expected model" prints every candidate's leave-one-framework-out
+    figures as candidates.scores computes them, and the chosen one is the lowest median."""
+    text = DOCS.read_text()
+    got = candidates.scores(s for s in priced if not s.run.speculative)
+    for name, h in got.items():
+        cells = f"| {name} | {h.runs} | {h.within} ({h.share:.0%}) | {h.median:.0%} |"
+        assert cells.replace("%", " %") in text, f"docs/plans.md lacks {cells}"
+    chosen = next(n for n in got if n.endswith("(chosen)"))
+    assert got[chosen].median == min(h.median for h in got.values())

@@ -89,14 +89,19 @@ def resolve(args) -> tuple:
 def train_dict(plan: train_plan.TrainPlan, table: dict, framework: str | None = None) -> dict:
     """One priced layout as the JSON shows it (SI units; null where a figure is missing)."""
     eff = cell_of(table, plan, framework)
+    added = published_runs.added_s(plan)
     out = {
         "layout": plan.layout.as_dict(),
         "label": plan.layout.label(),
-        "step_expected_s": eff.expected_s(plan.step_s) if eff else None,
-        "step_expected_band_s": list(eff.band_s(plan.step_s)) if eff else None,
+        "step_expected_s": eff.expected_s(plan.step_s, added) if eff else None,
+        "step_expected_band_s": list(eff.band_s(plan.step_s, added)) if eff else None,
         "expected_error": eff.error() if eff else None,
         "expected_from": eff.derived_from() if eff else "no published runs loaded",
-        "mfu_expected": plan.mfu * eff.value if eff else None,
+        "mfu_expected": plan.mfu * plan.step_s / eff.expected_s(plan.step_s, added)
+        if eff
+        else None,
+        "hidden_s_by": plan.hidden_s_by,
+        "bf16_s": plan.bf16_s,
         "step_s": plan.step_s,
         "step_no_overlap_s": plan.step_no_overlap_s,
         "mfu": plan.mfu,
@@ -111,7 +116,7 @@ def train_dict(plan: train_plan.TrainPlan, table: dict, framework: str | None = 
     }
     totals = train_plan.run_totals(plan)
     if totals and eff:
-        totals["train_days_expected"] = totals["train_days"] / eff.value
+        totals["train_days_expected"] = totals["train_days"] * out["step_expected_s"] / plan.step_s
     return {**out, **totals}
 
 
@@ -127,7 +132,8 @@ def expected_rank(table, framework: str | None) -> tuple:
     if not table:
         return None, 0.0
     tie = table["train"].tie
-    return (lambda p: cell_of(table, p, framework).expected_s(p.step_s)), tie
+    cell = functools.partial(cell_of, table, framework=framework)
+    return (lambda p: cell(p).expected_s(p.step_s, published_runs.added_s(p))), tie
 
 
 def run_train(args: argparse.Namespace) -> str:

@@ -15,8 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from perfcore.model.llm.parallel import per_domain
-from perfcore.model.plans import train_comm
-from perfcore.model.plans.layout import micro_batches
 from perfcore.model.plans.train_plan import TrainPlan
 
 Expected = Callable[[TrainPlan], float]  # expected seconds per step of a plan
@@ -40,14 +38,6 @@ def cross_node(plan: TrainPlan) -> int:
     return sum(ranks > per_domain(device, ranks, stride) for _, ranks, stride in groups(plan))
 
 
-def hidden_s(plan: TrainPlan) -> float:
-    """Seconds of TP, CP and EP traffic and the gradient reduce, as if nothing overlapped."""
-    t, lay = plan.training, plan.layout
-    m = micro_batches(lay, t.sequences)
-    parts = (train_comm.tp_seconds, train_comm.cp_seconds, train_comm.ep_seconds)
-    return sum(f(t, lay, m) for f in parts) + plan.dp_s
-
-
 def headroom(plan: TrainPlan) -> float:
     """Bytes per GPU left free (0 where the capacity is unpublished)."""
     cap = plan.training.device.memory_bytes
@@ -68,7 +58,7 @@ def ranked(
             end += 1
         members = sorted(
             order[start:end],
-            key=lambda ep: (cross_node(ep[1]), hidden_s(ep[1]), -headroom(ep[1]), ep[0]),
+            key=lambda ep: (cross_node(ep[1]), ep[1].hidden_s, -headroom(ep[1]), ep[0]),
         )
         out += [(group, e, p) for e, p in members]
         start, group = end, group + 1

@@ -104,19 +104,25 @@ def pp_hop_seconds(t, layout) -> float:
     return hop_seconds(t, act, layout.pp, layout.tp * layout.cp * layout.dp)
 
 
-def pp_exposed(t, layout, m: int, window_s: float) -> float:
-    """The exposed part of the step's sends on one GPU (2 per micro-batch and chunk).
+def pp_sends(t, layout, m: int) -> tuple[float, float]:
+    """(seconds of the warm-up and cool-down sends, of all the step's sends) on one GPU: 2 per
+    micro-batch and chunk, 2 (p - 1) of them at the pipeline's edges."""
+    if layout.pp < 2:
+        return 0.0, 0.0
+    hop = pp_hop_seconds(t, layout)
+    return 2 * (layout.pp - 1) * hop, 2 * m * layout.interleave * hop
+
+
+def pp_exposed(sends: tuple[float, float], window_s: float) -> float:
+    """The exposed part of the step's sends (pp_sends).
 
     1F1B's warm-up takes the first micro-batch through p - 1 sends to the last stage and its
     cool-down the last gradient back through p - 1, with nothing to compute meanwhile; every
     other send runs beside a forward or backward (batched isend/irecv; Megatron's
     --overlap-p2p-comm), so it costs only what the step's compute cannot cover.
     """
-    if layout.pp < 2:
-        return 0.0
-    hop = pp_hop_seconds(t, layout)
-    edges = 2 * (layout.pp - 1) * hop
-    return edges + exposed(2 * m * layout.interleave * hop - edges, window_s)
+    edges, every = sends
+    return edges + exposed(every - edges, window_s)
 
 
 def dp_parts(t, layout, m: int, params: tuple[float, float]) -> dict[str, float]:
@@ -155,14 +161,19 @@ def dp_exposed(parts: dict[str, float], w: Windows) -> float:
     return grads + exposed(parts["first"], w.forward / w.m) + exposed(parts["forward"], w.forward)
 
 
-def comm_seconds(t, layout, w: Windows) -> dict[str, float]:
-    """Every communication time of the step: what is left exposed by part, and DP's whole."""
+def comm_seconds(t, layout, w: Windows) -> tuple[dict[str, float], dict[str, float]]:
+    """Every collective of the step, seconds on one GPU: (what is left exposed, the whole),
+    each by part (tp, cp, ep, pp_p2p, dp)."""
     dp = dp_parts(t, layout, w.m, t.stage_params(layout.pp))
-    return {
-        "tp": exposed(tp_seconds(t, layout, w.m), w.gemms),
-        "cp": exposed(cp_seconds(t, layout, w.m), w.attention),
-        "ep": exposed(ep_seconds(t, layout, w.m), w.gemms),
-        "pp_p2p": pp_exposed(t, layout, w.m, w.compute),
-        "dp": sum(v for k, v in dp.items() if k != "bucket"),
-        "dp_exposed": dp_exposed(dp, w),
+    tp, cp, ep = (f(t, layout, w.m) for f in (tp_seconds, cp_seconds, ep_seconds))
+    sends = pp_sends(t, layout, w.m)
+    whole = {"tp": tp, "cp": cp, "ep": ep, "pp_p2p": sends[1]}
+    whole["dp"] = sum(v for k, v in dp.items() if k != "bucket")
+    left = {
+        "tp": exposed(tp, w.gemms),
+        "cp": exposed(cp, w.attention),
+        "ep": exposed(ep, w.gemms),
+        "pp_p2p": pp_exposed(sends, w.compute),
+        "dp": dp_exposed(dp, w),
     }
+    return left, whole

@@ -97,6 +97,8 @@ class TrainPlan:
     time_s_by: dict  # compute, optimizer, tp, cp, ep, pp_bubble, pp_p2p, dp (exposed)
     dp_s: float  # the gradient reduce had nothing overlapped it
     memory_bytes: dict  # weights, gradients, optimizer, activations
+    hidden_s_by: dict = field(default_factory=dict)  # what the overlap rule hides, by part
+    bf16_s: float = 0.0  # what FP8's non-GEMM math adds at the BF16 peak (bf16_seconds)
 
     @property
     def step_s(self) -> float:
@@ -107,6 +109,16 @@ class TrainPlan:
     def step_no_overlap_s(self) -> float:
         """Seconds per step with the gradient reduce after the backward."""
         return self.step_s - self.time_s_by["dp"] + self.dp_s
+
+    @property
+    def hidden_s(self) -> float:
+        """Seconds of communication the overlap rule hides behind compute (all parts)."""
+        return sum(self.hidden_s_by.values())
+
+    @property
+    def step_serial_s(self) -> float:
+        """Seconds per step with every collective after the compute it could hide behind."""
+        return self.step_s + self.hidden_s
 
     @property
     def tokens_per_s(self) -> float:
@@ -176,6 +188,15 @@ def windows(t: Training, layout: Layout, compute_s: float, m: int) -> Windows:
     return Windows(compute_s, hw.layers * share, hw.attention * share, fwd * share, m)
 
 
+def bf16_seconds(t: Training, w: Windows) -> float:
+    """Seconds an FP8 step's non-GEMM math (attention core, lm_head) adds at the BF16 peak,
+    where Transformer Engine runs it (0 at 16 bits): (compute - GEMMs) x (FP8 / BF16 peak - 1)."""
+    bf16 = t.device.peak_flops("bf16")
+    if t.precision != "fp8" or bf16 is None:
+        return 0.0
+    return (w.compute - w.gemms) * (t.peak_flops_per_s / bf16 - 1)
+
+
 def optimizer_seconds(t: Training, layout: Layout) -> float:
     """Adam's update read and written once at the memory bandwidth (its states are streamed)."""
     dense, experts = t.stage_params(layout.pp)
@@ -194,20 +215,24 @@ def price(t: Training, layout: Layout) -> TrainPlan:
     checked(layout, t.model, t.gpus, t.seq, t.sequences)
     m = micro_batches(layout, t.sequences)
     compute = compute_seconds(t, layout)
-    comm = comm_seconds(t, layout, windows(t, layout, compute, m))
-    per_micro = (compute + comm["tp"] + comm["cp"] + comm["ep"]) / m
-    bubble = bubble_stages(t.model.layers, layout.pp, layout.interleave) * per_micro
+    w = windows(t, layout, compute, m)
+    left, whole = comm_seconds(t, layout, w)
+    stages = bubble_stages(t.model.layers, layout.pp, layout.interleave)
+    per_micro = (compute + left["tp"] + left["cp"] + left["ep"]) / m
     times = {
         "compute": compute,
         "optimizer": optimizer_seconds(t, layout),
-        "tp": comm["tp"],
-        "cp": comm["cp"],
-        "ep": comm["ep"],
-        "pp_bubble": bubble,
-        "pp_p2p": comm["pp_p2p"],
-        "dp": comm["dp_exposed"],
+        "tp": left["tp"],
+        "cp": left["cp"],
+        "ep": left["ep"],
+        "pp_bubble": stages * per_micro,
+        "pp_p2p": left["pp_p2p"],
+        "dp": left["dp"],
     }
-    return TrainPlan(t, layout, times, comm["dp"], memory(t, layout))
+    hidden = {k: whole[k] - left[k] for k in whole}
+    hidden["pp_bubble"] = stages * (hidden["tp"] + hidden["cp"] + hidden["ep"]) / m
+    mem = memory(t, layout)
+    return TrainPlan(t, layout, times, whole["dp"], mem, hidden, bf16_seconds(t, w))
 
 
 def run_totals(plan: TrainPlan) -> dict[str, float | None]:

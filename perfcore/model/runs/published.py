@@ -117,11 +117,19 @@ def measured_step_s(run, model, device) -> float:
     return flops / (rate * run.gpus)
 
 
-def train_sample(run, model, device) -> tuple[str, float, float]:
-    """(train, the step's bound, the step measured) at the row's layout and precision."""
+def train_sample(run, model, device) -> tuple:
+    """(train, the step's bound, the step measured, (part, seconds the overlap rule hides),
+    FP8's BF16 seconds) at the row's layout and precision, of its fastest layout."""
     plans = train_plans(run, model, device, ("bf16",))  # the fewest bytes per Adam update
-    bound = min(plan.step_s for plan in plans)
-    return "train", bound, measured_step_s(run, model, device)
+    best = min(plans, key=lambda plan: plan.step_s)
+    hidden = tuple(best.hidden_s_by.items())
+    return "train", best.step_s, measured_step_s(run, model, device), hidden, best.bf16_s
+
+
+def added_s(plan: TrainPlan) -> float:
+    """Seconds the chosen expected model adds to a training plan's bound
+    (efficiency.EXPOSURE: its hidden communication and FP8's BF16 parts)."""
+    return efficiency.EXPOSURE.added_s(tuple(plan.hidden_s_by.items()), plan.bf16_s)
 
 
 def precisions_of(run) -> Precisions:
@@ -207,8 +215,9 @@ SERVE = {
 }
 
 
-def sample_of(run, models: dict, specs: dict) -> tuple[str, float, float]:
-    """(regime, bound_s, measured_s) of one run; Unpriced with the reason where it cannot be."""
+def sample_of(run, models: dict, specs: dict) -> tuple:
+    """(regime, bound_s, measured_s), a training run's with its hidden parts and BF16 seconds
+    (train_sample); Unpriced with the reason where it cannot be."""
     model, device = models.get(run.model), specs.get(run.device)
     if model is None or device is None:
         what = f"model {run.model!r}" if model is None else f"device {run.device!r}"
@@ -253,7 +262,7 @@ def priced_runs(runs=None, models=None, specs=None) -> Priced:
     samples, unpriced = [], []
     for run in runs:
         try:
-            regime, bound_s, measured_s = sample_of(run, models, specs)
+            regime, bound_s, measured_s, *parts = sample_of(run, models, specs)
         except Unpriced as e:
             unpriced.append((run, str(e)))
             continue
@@ -267,7 +276,9 @@ def priced_runs(runs=None, models=None, specs=None) -> Priced:
             run.output_tokens,
         )
         samples.append(
-            Sample(run, regime, run.source_id, bound_s, measured_s, *astuple(cell)[1:], case)
+            Sample(
+                run, regime, run.source_id, bound_s, measured_s, *astuple(cell)[1:], case, *parts
+            )
         )
     return Priced(tuple(samples), tuple(unpriced))
 
