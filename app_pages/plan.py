@@ -15,7 +15,7 @@ from perfcore.figures import plan as charts
 DEFAULT_MODEL = "Llama-3.1-70B"
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+@ui.per_input()
 def runs(model_name: str, device_name: str, setup, theme) -> tuple:
     """The published runs this setup is held against, their chart and table, once per input."""
     h = view.held(*ui.published_runs(), model_name, device_name, setup)
@@ -23,7 +23,7 @@ def runs(model_name: str, device_name: str, setup, theme) -> tuple:
     return h, fig, view.runs_table(list(h.nearest))
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+@ui.per_input()
 def priced(model, device, setup) -> view.TrainView | serve.ServeView | str:
     """The page's numbers for one input (shared, read-only); or the line saying why none."""
     price = view.train_view if isinstance(setup, view.TrainSetup) else serve.serve_view
@@ -32,16 +32,16 @@ def priced(model, device, setup) -> view.TrainView | serve.ServeView | str:
     return ui.priced(where, price, *args, say=view.refusal_text)
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+@ui.per_input()
 def table(model, device, setup):
     """The ranked table of priced(...): layouts that fit, or serving plans."""
     data, train = priced(model, device, setup), isinstance(setup, view.TrainSetup)
     return view.layouts_table(data) if train else serve.plans_table(data)
 
 
-@st.cache_resource(show_spinner=False, max_entries=128)
+@ui.per_input(128)
 def figure(model, device, setup, which: str, theme) -> go.Figure:
-    """The chart `which` of priced(...), once per input (a resource: unpickling re-validates)."""
+    """The chart `which` of priced(...), once per input."""
     return charts.page_figure(priced(model, device, setup), which, theme)
 
 

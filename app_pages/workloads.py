@@ -18,16 +18,16 @@ from perfcore.model.llm.workloads import DEFAULT
 DEFAULT_MODEL = "Llama-3.1-8B"
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+@ui.per_input()
 def priced(model, device, compare, setup) -> view.Page | str:
     """The page's numbers, once per input (shared, read-only); or the line saying why none."""
     where = f"the Workloads page, pricing {model.name} on {device.name}"
     return ui.priced(where, view.page, model, device, compare, setup, say=refusal)
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+@ui.per_input()
 def figure(model, device, compare, setup, which, theme) -> go.Figure:
-    """The chart `which` of priced(...), once per input (a resource: unpickling re-validates)."""
+    """The chart `which` of priced(...), once per input."""
     return charts.page_figure(priced(model, device, compare, setup), which, setup.tp, theme)
 
 
