@@ -10,6 +10,7 @@ import streamlit as st
 
 import ui
 from perfcore.explain import workloads as view
+from perfcore.explain import workloads_text as words
 from perfcore.explain.refusal import refusal
 from perfcore.figures import workloads as charts
 from perfcore.model.llm.phases import NUMBERS, PHASES
@@ -68,7 +69,7 @@ def chart(model, setup: view.Setup, data: view.Page) -> None:
             "Chart", list(view.CHARTS), "wl_chart", widget=st.radio, captions=captions
         )
         if which == view.SERVING:
-            st.caption(view.serving_caption(data.serving[0], setup.context))
+            st.caption(words.serving_caption(data.serving[0], setup.context))
     with left:
         fig = figure(model, ctx.device, ctx.compare, setup, which, ui.theme())
         ui.plot("wl_chart_figure", fig)
@@ -80,15 +81,15 @@ def workload() -> None:
     ctx, models = ui.context(), ui.models()
     name, setup = inputs(models)
     model = models[name]
-    st.caption(view.model_caption(model))
+    st.caption(words.model_caption(model))
     data = priced(model, ctx.device, ctx.compare, setup)
     if ui.refused(data):
         return
     if data.left_out:
         st.warning(data.left_out)
-    ui.metrics(view.headline(data.views[0]))
+    ui.metrics(words.headline(data.views[0]))
     chart(model, setup, data)
-    ui.takeaway(view.takeaway(model, data.views[0], setup))
+    ui.takeaway(words.takeaway(model, data.views[0], setup))
     ui.table(data.summary, "workloads_summary")
     ui.table(data.ops, "workloads_ops")
     with st.expander("Decode crossover batch by KV precision and context"):
@@ -96,6 +97,6 @@ def workload() -> None:
 
 
 workload()
-st.caption(view.CONVENTIONS)
+st.caption(words.CONVENTIONS)
 ctx = ui.context()
 ui.spec_caption(ctx.device, ctx.compare)
