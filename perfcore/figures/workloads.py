@@ -18,7 +18,7 @@ from perfcore.explain.workloads import (
     memory_parts,
     time_by_kind,
 )
-from perfcore.figures.roofline import X_MAX, X_MIN, roof_traces
+from perfcore.figures.roofs import X_MAX, X_MIN, roof_traces
 from perfcore.figures.style import (
     HALF_WIDTH,
     LIGHT,
