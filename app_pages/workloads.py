@@ -14,7 +14,7 @@ from perfcore.explain import workloads_text as words
 from perfcore.explain.refusal import refusal
 from perfcore.figures import workloads as charts
 from perfcore.model.llm.phases import NUMBERS, PHASES
-from perfcore.model.llm.workloads import DEFAULT
+from perfcore.model.llm.values import DEFAULT
 
 DEFAULT_MODEL = "Llama-3.1-8B"
 

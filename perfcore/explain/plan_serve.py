@@ -17,7 +17,7 @@ from perfcore import format as fmt
 from perfcore.model.chip.ops import Param
 from perfcore.model.chip.specs import Device
 from perfcore.model.llm import serving
-from perfcore.model.llm.workloads import Precisions
+from perfcore.model.llm.values import Precisions
 from perfcore.model.plans import serve_plan
 from perfcore.model.plans.serve_plan import ServePlan, Serving
 from perfcore.model.runs.efficiency import Efficiency

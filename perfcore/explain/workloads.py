@@ -15,7 +15,8 @@ from perfcore.errors import NotPublished
 from perfcore.model.chip.roofline import Estimate, estimate_on
 from perfcore.model.chip.specs import Device
 from perfcore.model.llm import phases, serving
-from perfcore.model.llm.workloads import DEFAULT, Precisions, layer_ops, layer_pass
+from perfcore.model.llm.values import DEFAULT, Precisions, layer_pass
+from perfcore.model.llm.workloads import layer_ops
 
 # Op kinds as the "where the time goes" chart groups them.
 # Norms, residual adds and the embedding read are all elementwise: "elementwise".
