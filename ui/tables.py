@@ -16,7 +16,8 @@ from perfcore import format as fmt
 from perfcore.explain import what_if
 from perfcore.format import NOT_PUBLISHED, safe_cell
 from perfcore.measure.results import Record, to_json
-from perfcore.model.chip.specs import Device, changes_of
+from perfcore.model.chip.device import Device
+from perfcore.model.chip.whatif import changes_of
 
 PREPARED_MAX = 128  # tables kept prepared, by DataFrame object (a weak reference to each)
 _PREPARED: dict[int, tuple] = {}  # id(df) -> (weakref(df), shown, column config)
