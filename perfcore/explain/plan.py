@@ -101,7 +101,7 @@ class TrainSetup:
         """The settings a published run is near this one by (Run field -> value)."""
         return {"gpus": self.gpus, "seq_len": self.seq}
 
-    def training(self, model, device: Device) -> Training:
+    def training(self, model: Model, device: Device) -> Training:
         """The Training to search (LayoutError naming the setting that cannot be trained)."""
         return Training(
             model,
@@ -136,7 +136,7 @@ class TrainView:
         return self.found.best
 
 
-def train_view(model, device: Device, s: TrainSetup, table: dict) -> TrainView:
+def train_view(model: Model, device: Device, s: TrainSetup, table: dict) -> TrainView:
     """Every layout within the fixed fields, ranked; LayoutError where none can exist."""
     t = s.training(model, device)
     fixed = dict(s.fixed)

@@ -17,6 +17,7 @@ from perfcore import format as fmt
 from perfcore.model.chip.ops import Param
 from perfcore.model.chip.specs import Device
 from perfcore.model.llm import serving
+from perfcore.model.llm.models import Model
 from perfcore.model.llm.values import Precisions
 from perfcore.model.plans import serve_plan
 from perfcore.model.plans.serve_plan import ServePlan, Serving
@@ -66,7 +67,7 @@ class ServeSetup:
             "output_tokens": self.output_tokens,
         }
 
-    def serving(self, model, device: Device) -> Serving:
+    def serving(self, model: Model, device: Device) -> Serving:
         """The Serving these controls describe."""
         return Serving(
             model,
@@ -118,7 +119,7 @@ class ServeView:
         return p.ttft_s / e.get("prefill", 1.0), p.tpot_s / e.get("decode", 1.0)
 
 
-def serve_view(model, device: Device, s: ServeSetup, table: dict) -> ServeView:
+def serve_view(model: Model, device: Device, s: ServeSetup, table: dict) -> ServeView:
     """Price every (TP, batch) within the fixed ones (LayoutError for a TP that cannot be);
     the best within the limits judged on the expected latencies where runs inform them."""
     candidates = serve_plan.plans(s.serving(model, device), s.tp, s.batch)
@@ -230,7 +231,7 @@ def serve_metrics(v: ServeView) -> list[tuple[str, str, str]]:
     return out
 
 
-def serve_takeaway(model, v: ServeView) -> str:
+def serve_takeaway(model: Model, v: ServeView) -> str:
     """Which plan wins, what stops it growing (a limit or memory), the other TPs, and the
     plan the bounds alone would have picked where published runs say it misses a limit."""
     p = v.best

@@ -15,6 +15,7 @@ from perfcore.errors import NotPublished
 from perfcore.model.chip.roofline import Estimate, estimate_on
 from perfcore.model.chip.specs import Device
 from perfcore.model.llm import phases, serving
+from perfcore.model.llm.models import Model
 from perfcore.model.llm.values import DEFAULT, Precisions, layer_pass
 from perfcore.model.llm.workloads import layer_ops
 
@@ -85,7 +86,7 @@ class View:
         return self.generation.tokens_per_s if self.generation else self.tokens / self.phase.time_s
 
 
-def view(model, device: Device, s: Setup) -> View:
+def view(model: Model, device: Device, s: Setup) -> View:
     """Price the Setup on `device`; NotPublished (naming the missing figure) where it cannot."""
     p, b, ctx = s.precisions, s.batch, s.context
     if s.phase == "train":
@@ -102,7 +103,7 @@ def view(model, device: Device, s: Setup) -> View:
     return View(device, step, mem, b * ctx if s.phase == "prefill" else b)
 
 
-def layer_points(model, device: Device, s: Setup, phase: str) -> list[tuple[str, Estimate]]:
+def layer_points(model: Model, device: Device, s: Setup, phase: str) -> list[tuple[str, Estimate]]:
     """(kind, roofline estimate) of one full-attention layer's ops at prefill or decode."""
     precision = phases.math_precision(device, s.precisions)
     if precision is None or device.memory_bytes_per_s is None:
@@ -192,7 +193,7 @@ def memory_parts(m: serving.Memory) -> dict[str, float]:
     return {k: v * m.tp for k, v in parts.items()}
 
 
-def crossover_table(model, device: Device, s: Setup) -> pd.DataFrame:
+def crossover_table(model: Model, device: Device, s: Setup) -> pd.DataFrame:
     """The decode batch that turns compute-bound, per KV precision and context (None: never)."""
     rows = []
     for ctx in CROSSOVER_CONTEXTS:
@@ -214,7 +215,7 @@ class Serving:
     crossover: serving.ServingPoint | None  # on the curve's axes, when memory allows it
 
 
-def serving_view(model, device: Device, s: Setup) -> Serving:
+def serving_view(model: Model, device: Device, s: Setup) -> Serving:
     """The throughput-latency curve at context L and where decode turns compute-bound."""
     p, ctx = s.precisions, s.context
     curve = tuple(serving.serving_curve(model, device, ctx, p, s.fused, s.tp))
@@ -238,7 +239,7 @@ class Page:
     ops: pd.DataFrame  # the sidebar device's ops
 
 
-def page(model, device: Device, compare: Device | None, s: Setup) -> Page:
+def page(model: Model, device: Device, compare: Device | None, s: Setup) -> Page:
     """The page's numbers; NotPublished (naming the missing figure) where `device` cannot price.
 
     A compare device that cannot price is left out, saying why; any other error is a bug and

@@ -66,7 +66,7 @@ def model_caption(model: Model) -> str:
     )
 
 
-def takeaway(model, v: View, s: Setup) -> str:
+def takeaway(model: Model, v: View, s: Setup) -> str:
     """What bounds the phase, what dominates its time, and whether it fits."""
     kinds = time_by_kind(v)
     top = max(kinds, key=kinds.get)

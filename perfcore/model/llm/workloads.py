@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from perfcore.model.chip import ops
+from perfcore.model.llm.model import Model
 
 # Kept importable from here, where older callers import them (the command line, serving).
 from perfcore.model.llm.values import BITS as BITS
@@ -65,12 +66,12 @@ def pairs(q: int, kv: int, causal: bool, window: int | None) -> float:
     return ramp + (q - full) * w
 
 
-def kv_heads_per_gpu(model, tp: int) -> float:
+def kv_heads_per_gpu(model: Model, tp: int) -> float:
     """KV heads each GPU holds: split t ways, but never fewer than one (replicated past that)."""
     return max(model.kv_heads / tp, 1.0)
 
 
-def attention_ops(model, s: Pass, p: Precisions, window: int | None) -> list[Op]:
+def attention_ops(model: Model, s: Pass, p: Precisions, window: int | None) -> list[Op]:
     """Scores, softmax and context over the KV cache; fused keeps the scores on chip."""
     heads, kv_heads, d = model.heads / s.tp, kv_heads_per_gpu(model, s.tp), model.head_dim
     w = s.kv if window is None else min(window, s.kv)
@@ -94,7 +95,7 @@ def attention_ops(model, s: Pass, p: Precisions, window: int | None) -> list[Op]
 
 
 def _mlp(
-    model,
+    model: Model,
     tokens: float,
     p: Precisions,
     tp: int,
@@ -131,7 +132,7 @@ def experts_touched(experts: int, per_token: int, tokens: float) -> float:
     return experts * (1 - (1 - per_token / experts) ** tokens)
 
 
-def mlp_ops(model, s: Pass, p: Precisions) -> list[Op]:
+def mlp_ops(model: Model, s: Pass, p: Precisions) -> list[Op]:
     """A dense MLP, or a router plus the routed experts (and any shared experts)."""
     if not model.is_moe:
         return _mlp(model, s.tokens, p, s.tp, model.intermediate, "mlp")
@@ -145,7 +146,7 @@ def mlp_ops(model, s: Pass, p: Precisions) -> list[Op]:
     return [router, *routed, combine, *shared]
 
 
-def layer_ops(model, s: Pass, p: Precisions, window: int | None = None) -> list[Op]:
+def layer_ops(model: Model, s: Pass, p: Precisions, window: int | None = None) -> list[Op]:
     """One transformer layer's ops on one GPU, in execution order."""
     h, d, t = model.hidden, model.head_dim, s.tokens
     heads, kv_heads = model.heads / s.tp, kv_heads_per_gpu(model, s.tp)
@@ -198,7 +199,7 @@ def norm_op(name: str, n: float, hidden: int, p: Precisions) -> Op:
     return _pointwise(name, "norm", n, 1, NORM_FLOPS, p, hidden)
 
 
-def layer_groups(model) -> list[tuple[int, int | None]]:
+def layer_groups(model: Model) -> list[tuple[int, int | None]]:
     """(layers, window) groups: the windowed layers, then the full-attention ones."""
     groups = [
         (model.window_layers, model.sliding_window),
@@ -207,7 +208,7 @@ def layer_groups(model) -> list[tuple[int, int | None]]:
     return [(n, w) for n, w in groups if n]
 
 
-def embedding_op(model, tokens: float, p: Precisions, tp: int) -> Op:
+def embedding_op(model: Model, tokens: float, p: Precisions, tp: int) -> Op:
     """The embedding read: the whole table (vocab split over the TP group), once per pass.
 
     The standard accounting reads every weight once per pass; a gather touches only the
@@ -221,14 +222,14 @@ def embedding_op(model, tokens: float, p: Precisions, tp: int) -> Op:
     return Op("embedding read", "embedding", cost, 1, weights, params=params, output=out)
 
 
-def head_ops(model, rows: float, p: Precisions, tp: int) -> list[Op]:
+def head_ops(model: Model, rows: float, p: Precisions, tp: int) -> list[Op]:
     """Final norm and lm_head over `rows` positions (vocab split over the TP group)."""
     h = model.hidden
     head = _linear("lm_head", "lm_head", rows, h, model.vocab / tp, p, model.vocab * h)
     return [norm_op("final norm", rows * h, h, p), head]
 
 
-def model_ops(model, s: Pass, p: Precisions, head_rows: float) -> list[Op]:
+def model_ops(model: Model, s: Pass, p: Precisions, head_rows: float) -> list[Op]:
     """The whole model as ops: embedding, every layer (grouped by window), final norm, lm_head."""
     mixed = model.window_layers != model.layers
     groups = [(n, _named(layer_ops(model, s, p, w), w, mixed)) for n, w in layer_groups(model)]
