@@ -1,7 +1,5 @@
 """Plan: the best layout to train a model on N GPUs of the sidebar's device, or to serve it.
-
-One page part (st.fragment) reruns alone when one of its inputs changes; the search, its
-tables and each chart are cached per input, shared by every session.
+One page part (st.fragment); the search, its tables and each chart cached per input.
 """
 
 import plotly.graph_objects as go
@@ -9,21 +7,23 @@ import streamlit as st
 
 import ui
 from perfcore.explain import plan as view
+from perfcore.explain import plan_layouts as layouts
+from perfcore.explain import plan_runs
 from perfcore.explain import plan_serve as serve
 from perfcore.figures import plan as charts
 
 DEFAULT_MODEL = "Llama-3.1-70B"
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+@ui.per_input()
 def runs(model_name: str, device_name: str, setup, theme) -> tuple:
     """The published runs this setup is held against, their chart and table, once per input."""
-    h = view.held(*ui.published_runs(), model_name, device_name, setup)
+    h = plan_runs.held(*ui.published_runs(), model_name, device_name, setup)
     fig = charts.published_runs_figure(h.runs, h.nearest, h.efficiencies, theme)
-    return h, fig, view.runs_table(list(h.nearest))
+    return h, fig, plan_runs.runs_table(list(h.nearest))
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+@ui.per_input()
 def priced(model, device, setup) -> view.TrainView | serve.ServeView | str:
     """The page's numbers for one input (shared, read-only); or the line saying why none."""
     price = view.train_view if isinstance(setup, view.TrainSetup) else serve.serve_view
@@ -32,16 +32,16 @@ def priced(model, device, setup) -> view.TrainView | serve.ServeView | str:
     return ui.priced(where, price, *args, say=view.refusal_text)
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+@ui.per_input()
 def table(model, device, setup):
     """The ranked table of priced(...): layouts that fit, or serving plans."""
     data, train = priced(model, device, setup), isinstance(setup, view.TrainSetup)
-    return view.layouts_table(data) if train else serve.plans_table(data)
+    return layouts.layouts_table(data) if train else serve.plans_table(data)
 
 
-@st.cache_resource(show_spinner=False, max_entries=128)
+@ui.per_input(128)
 def figure(model, device, setup, which: str, theme) -> go.Figure:
-    """The chart `which` of priced(...), once per input (a resource: unpickling re-validates)."""
+    """The chart `which` of priced(...), once per input."""
     return charts.page_figure(priced(model, device, setup), which, theme)
 
 
@@ -87,7 +87,7 @@ def results(data: view.TrainView | serve.ServeView, model, device, setup) -> Non
         with column:
             ui.plot(f"plan_{name}", figure(model, device, setup, name, ui.theme()))
     if train:
-        st.caption(view.layouts_caption(data))
+        st.caption(layouts.layouts_caption(data))
     ui.table(table(model, device, setup), "plan_train_layouts" if train else "plan_serve_plans")
 
 
@@ -109,7 +109,7 @@ def plan() -> None:
     results(data, model, ctx.device, setup)
     h, fig, df = runs(name, ctx.base.name, setup, ui.theme())  # on the published row
     st.subheader("Held against published runs")
-    st.caption(view.runs_caption(h))
+    st.caption(plan_runs.runs_caption(h))
     ui.plot("plan_runs", fig)
     ui.table(df, "plan_published_runs")
 

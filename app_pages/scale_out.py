@@ -4,6 +4,7 @@ import streamlit as st
 
 import ui
 from perfcore.explain import scale_out as view
+from perfcore.explain import scale_out_metrics as metrics
 from perfcore.figures import scale_out_figure
 from perfcore.model.chip.comm import CONVENTIONS
 from perfcore.model.chip.specs import PRECISIONS
@@ -48,8 +49,12 @@ with st.expander("Latency per hop (alpha): estimates; 0 counts bandwidth only"):
         )
 setup = view.setup(params, dtype, gpus, nodes, convention, alpha_up, alpha_out)
 chosen = view.allreduce(ctx.device, setup)
-for metrics in (view.link_metrics(chosen), view.leg_metrics(chosen), view.whole_metrics(chosen)):
-    ui.metrics((m.label, m.value, m.help) for m in metrics)
+for shown in (
+    metrics.link_metrics(chosen),
+    metrics.leg_metrics(chosen),
+    metrics.whole_metrics(chosen),
+):
+    ui.metrics((m.label, m.value, m.help) for m in shown)
 st.latex(view.FORMULA)
 rows = view.sweep(ctx.device, setup)
 ui.chart("so_chart", scale_out_figure, rows, chosen, view.sweep(ctx.compare, setup))

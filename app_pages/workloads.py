@@ -10,15 +10,16 @@ import streamlit as st
 
 import ui
 from perfcore.explain import workloads as view
+from perfcore.explain import workloads_text as words
 from perfcore.explain.refusal import refusal
 from perfcore.figures import workloads as charts
 from perfcore.model.llm.phases import NUMBERS, PHASES
-from perfcore.model.llm.workloads import DEFAULT
+from perfcore.model.llm.values import DEFAULT
 
 DEFAULT_MODEL = "Llama-3.1-8B"
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+@ui.per_input()
 def priced(model, device, compare, setup, curves=None) -> view.Page | str:
     """The page's numbers, once per input (shared, read-only); or the line saying why none."""
     where = f"the Workloads page, pricing {model.name} on {device.name}"
@@ -26,9 +27,9 @@ def priced(model, device, compare, setup, curves=None) -> view.Page | str:
     return ui.priced(where, view.page, model, device, compare, setup, curves, table, say=refusal)
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+@ui.per_input()
 def figure(model, device, compare, setup, which, theme) -> go.Figure:
-    """The chart `which` of priced(...), once per input (a resource: unpickling re-validates)."""
+    """The chart `which` of priced(...), once per input."""
     return charts.page_figure(priced(model, device, compare, setup), which, setup.tp, theme)
 
 
@@ -69,7 +70,7 @@ def chart(model, setup: view.Setup, data: view.Page) -> None:
             "Chart", list(view.CHARTS), "wl_chart", widget=st.radio, captions=captions
         )
         if which == view.SERVING:
-            st.caption(view.serving_caption(data.serving[0], setup.context))
+            st.caption(words.serving_caption(data.serving[0], setup.context))
     with left:
         fig = figure(model, ctx.device, ctx.compare, setup, which, ui.theme())
         ui.plot("wl_chart_figure", fig)
@@ -81,16 +82,16 @@ def workload() -> None:
     ctx, models = ui.context(), ui.models()
     name, setup = inputs(models)
     model = models[name]
-    st.caption(view.model_caption(model))
+    st.caption(words.model_caption(model))
     curves = ui.kernel_curves("wl_curves", ctx.device, ctx.specs)
     data = priced(model, ctx.device, ctx.compare, setup, curves)
     if ui.refused(data):
         return
     if data.left_out:
         st.warning(data.left_out)
-    ui.metrics(view.headline(data.views[0]))
+    ui.metrics(words.headline(data.views[0]))
     chart(model, setup, data)
-    ui.takeaway(view.takeaway(model, data.views[0], setup))
+    ui.takeaway(words.takeaway(model, data.views[0], setup))
     ui.table(data.summary, "workloads_summary")
     st.caption(f"Ops: time is the bound; {data.expected_from} in `expected`.")
     ui.table(data.ops, "workloads_ops")
@@ -99,6 +100,6 @@ def workload() -> None:
 
 
 workload()
-st.caption(view.CONVENTIONS)
+st.caption(words.CONVENTIONS)
 ctx = ui.context()
 ui.spec_caption(ctx.device, ctx.compare)

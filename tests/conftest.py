@@ -2,7 +2,9 @@
 
 Tiers are markers given by file name, so a new test file lands in its tier by being named
 as STYLE.md asks: `python3 dev.py test --fast` deselects every marked tier and runs the pure
-core, explain and figure tests. Network tests run only with --network; browser tests skip,
+core, explain and figure tests, each property test on FAST_EXAMPLES drawn inputs and each
+per-device sweep on a few representative rows (the whole suite sweeps every row:
+tests/test_sweep_*.py). Network tests run only with --network; browser tests skip,
 saying how to install Chromium, where there is none, and fail where CI=true (a required tier).
 """
 
@@ -13,6 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from perfcore import load_specs
 from tests.support.pages import ROUND_H100
@@ -26,11 +29,13 @@ TIERS = (
     ("test_page_", ("slow",)),
     ("test_app", ("slow",)),
     ("test_cli_process", ("slow",)),
+    ("test_sweep_", ("slow",)),
     ("test_jax_", ("jax", "slow")),
     ("test_measure_", ("jax", "slow")),
 )
 MARKERS = {
-    "slow": "starts a server, a browser, JAX or many AppTest runs (left out by --fast)",
+    "slow": "starts a server, a browser, JAX, many AppTest runs or a sweep over every device "
+    "(left out by --fast)",
     "browser": "drives headless Chromium (where absent: skipped saying how to install it; "
     "failed under CI=true)",
     "server": "serves the app with `streamlit run` or inspects how it is shipped",
@@ -42,6 +47,7 @@ RUNS_JAX = re.compile(
     r"(\.(runner|env|classic)\b| import [^\n]*\b(runner|env|classic)\b)",
     re.M,
 )
+FAST_EXAMPLES = 25
 FAST = " and ".join(f"not {m}" for m in ("slow", "browser", "server", "network", "jax"))
 NO_CHROMIUM = (
     "needs `chromium` on PATH: on Debian/Ubuntu `sudo apt-get install chromium`, on macOS "
@@ -60,6 +66,10 @@ def pytest_configure(config):
         config.addinivalue_line("markers", f"{name}: {text}")
     if config.getoption("--fast"):
         config.option.markexpr = FAST
+        # Property tests draw FAST_EXAMPLES inputs each in the quick loop; the whole suite (CI)
+        # draws hypothesis's default 100 (or what a test's own @settings asks, if fewer).
+        settings.register_profile("fast", max_examples=FAST_EXAMPLES)
+        settings.load_profile("fast")
 
 
 def pytest_ignore_collect(collection_path: Path, config):
@@ -101,6 +111,20 @@ def pytest_runtest_setup(item):
 def specs():
     """Every device of data/specs.csv, by name."""
     return load_specs()
+
+
+@pytest.fixture(scope="session")
+def drawn(specs):
+    """draw(name, theme) -> (figure, its Plotly JSON): each sample chart of
+    tests.support.figures built once a session; read them, never change them."""
+    from tests.support.figures import BUILDERS  # plotly only where a figure is drawn
+
+    @functools.cache
+    def draw(name: str, theme):
+        fig = BUILDERS[name](specs, theme)
+        return fig, fig.to_plotly_json()
+
+    return draw
 
 
 @pytest.fixture(scope="session")

@@ -1,8 +1,6 @@
 """The Plan page's tables and takeaways (perfcore.explain.plan, plan_serve), checked against
 hand-worked figures where a number is asserted."""
 
-from types import SimpleNamespace
-
 import pytest
 
 from perfcore import format as fmt
@@ -10,7 +8,7 @@ from perfcore.explain import plan
 from perfcore.explain import plan_serve as serve
 from perfcore.model.llm.models import load_models
 from perfcore.model.plans.layout import LayoutError
-from perfcore.model.runs.efficiency import Efficiency, Sample, Setting, Table
+from perfcore.model.runs.efficiency import Efficiency, Setting, Table
 
 H100 = "NVIDIA H100 SXM"
 MODELS = load_models()
@@ -69,20 +67,6 @@ def test_fixed_fields_hold_for_every_candidate_and_the_rest_fill_the_gpus(specs)
     assert {p.layout.dp * p.layout.cp for p in v.found.candidates} == {32}
 
 
-def test_the_layouts_table_is_fastest_first_with_expected_at_bound_over_efficiency(small):
-    df = plan.layouts_table(small)
-    assert len(df) == min(100, len(small.found.candidates))
-    assert list(df["rank"]) == list(range(1, len(df) + 1))
-    assert list(df["step (bound)"]) == sorted(df["step (bound)"])
-    # efficiency 0.5: the expected step is twice the bound
-    assert (df["step (expected)"] == 2 * df["step (bound)"]).all()
-    assert df.attrs["units"]["step (expected)"] == "seconds"
-    # p90 error 0.2: the measured step lies in 2 × bound ÷ (1 ± 0.2) = 5/3 to 5/2 of the bound
-    assert df["expected, low (p90)"].to_numpy() == pytest.approx(5 / 3 * df["step (bound)"])
-    assert df["expected, high (p90)"].to_numpy() == pytest.approx(5 / 2 * df["step (bound)"])
-    assert "step (expected)" not in plan.layouts_table(plan.TrainView(small.found, Table({})))
-
-
 def test_the_headline_leads_with_the_expected_step_and_its_band_then_the_bound(small):
     """Efficiency 0.5, p90 error 0.2: expected 2 × bound, band 5/3 to 5/2 of the bound."""
     b = small.best.step_s
@@ -95,14 +79,6 @@ def test_the_headline_leads_with_the_expected_step_and_its_band_then_the_bound(s
     assert labels.index("MFU (expected)") == labels.index("MFU (bound)") - 1
     without = plan.train_metrics(plan.TrainView(small.found, Table({})))
     assert [m[0] for m in without][:2] == ["Step (bound)", "MFU (bound)"]
-
-
-def test_the_table_holds_the_fastest_hundred_and_its_caption_says_how_many_fit(specs):
-    v = plan.train_view(L70, specs[H100], plan.TrainSetup(), {})
-    fit = len(v.found.candidates)
-    assert fit > 100 and len(plan.layouts_table(v)) == 100
-    assert plan.layouts_caption(v).startswith(f"{fit:,} of the {v.found.considered:,} layouts")
-    assert "the fastest 100," in plan.layouts_caption(v)
 
 
 def test_the_time_parts_add_up_to_the_step_and_leave_zeros_out(small):
@@ -141,47 +117,6 @@ def test_a_model_that_fits_nowhere_says_what_the_leanest_layout_needs(specs):
     assert v.best is None and v.found.leanest is not None
     text = plan.no_fit_text(v)
     assert text.startswith("No layout fits") and fmt.capacity(v.found.leanest.memory_total) in text
-
-
-def _sample(name, model, device, gpus, regime="train", bound=1.0, measured=2.0):
-    run = SimpleNamespace(
-        name=name,
-        model=model,
-        device=device,
-        gpus=gpus,
-        printed="1",
-        metric="step_s",
-        source=f"{name}'s paper",
-    )
-    return Sample(run, regime, name, bound, measured)
-
-
-def test_the_nearest_runs_are_same_model_and_device_then_model_then_device_then_gpus():
-    runs = [
-        _sample("other", "M2", "D2", 1024),
-        _sample("device", "M2", "D", 1024),
-        _sample("model", "M", "D2", 1024),
-        _sample("both far", "M", "D", 64),
-        _sample("both near", "M", "D", 512),
-        _sample("serve", "M", "D", 1024, "decode"),
-    ]
-    got = plan.nearest(runs, ("train",), "M", "D", {"gpus": 1024})
-    # |log2(512/1024)| = 1 < |log2(64/1024)| = 4; the decode run is not a training run
-    assert [s.run.name for s in got] == ["both near", "both far", "model", "device", "other"]
-
-
-def test_the_runs_table_gives_efficiency_as_bound_over_measured_and_the_full_source():
-    df = plan.runs_table([_sample("a", "M", "D", 8, bound=3.0, measured=4.0)])
-    assert df["efficiency"].iloc[0] == 0.75  # 3 / 4
-    assert df["source"].iloc[0] == "a's paper" and df["published"].iloc[0] == "1 step_s"
-
-
-def test_held_keeps_the_setups_regimes_and_their_efficiencies():
-    runs = [_sample("t", "M", "D", 8), _sample("d", "M", "D", 8, "decode")]
-    h = plan.held(runs, HALF, "M", "D", serve.ServeSetup())
-    assert [s.run.name for s in h.runs] == ["d"]
-    assert [e.regime for e in h.efficiencies] == ["prefill", "decode"]
-    assert "Expected decode: bound ÷ 0.50" in plan.runs_caption(h)
 
 
 @pytest.fixture(scope="module")

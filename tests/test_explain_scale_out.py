@@ -6,6 +6,7 @@ import pytest
 
 from perfcore import format as fmt
 from perfcore.explain import scale_out as view
+from perfcore.explain import scale_out_metrics as metrics
 from perfcore.format import NOT_PUBLISHED
 from tests.support.pages import ROUND_H100
 
@@ -43,15 +44,15 @@ def _values(metrics):
     ],
 )
 def test_printed_rows_are_shown_as_printed(specs, nodes, net_bytes, total, share):
-    shown = _values(view.leg_metrics(_at(specs, nodes=nodes, **PUBLISHED)))
-    whole = _values(view.whole_metrics(_at(specs, nodes=nodes, **PUBLISHED)))
+    shown = _values(metrics.leg_metrics(_at(specs, nodes=nodes, **PUBLISHED)))
+    whole = _values(metrics.whole_metrics(_at(specs, nodes=nodes, **PUBLISHED)))
     assert shown["Network leg: bytes per GPU"] == net_bytes
     assert whole["Share of time on the network"] == share
     assert whole["All-reduce time"] == total
 
 
 def test_round_one_node_is_24_5_gb_in_27_2_ms_over_the_scale_up_link(specs):
-    shown = _values(view.leg_metrics(_at(specs, nodes=1, **PUBLISHED)))
+    shown = _values(metrics.leg_metrics(_at(specs, nodes=1, **PUBLISHED)))
     assert (shown["In-node leg: bytes per GPU"], shown["In-node leg: time"]) == (
         "24.5 GB",
         "27.2 ms",
@@ -93,7 +94,7 @@ def test_per_direction_halves_the_scale_up_link_and_doubles_the_in_node_time(spe
 
 
 def test_link_metrics_show_marketed_used_scale_out_and_ratio(specs):
-    shown = view.link_metrics(_at(specs, convention="per-direction"))
+    shown = metrics.link_metrics(_at(specs, convention="per-direction"))
     assert [m.value for m in shown] == ["900 GB/s", "450 GB/s", "50 GB/s", "9.0x"]
 
 
@@ -128,11 +129,11 @@ def test_dtype_sets_the_buffer(specs):
 
 def test_missing_scale_out_keeps_bytes_and_says_not_published(specs):
     ar = _at(specs, "NVIDIA V100 SXM2")
-    shown = _values(view.leg_metrics(ar))
+    shown = _values(metrics.leg_metrics(ar))
     assert shown["Network leg: bytes per GPU"] == "1.75 GB"
     assert shown["Network leg: time"] == NOT_PUBLISHED
     assert ar.seconds is None
-    assert {m.value for m in view.whole_metrics(ar)} == {NOT_PUBLISHED}
+    assert {m.value for m in metrics.whole_metrics(ar)} == {NOT_PUBLISHED}
 
 
 def test_missing_scale_out_still_prices_a_single_node(specs):
@@ -141,7 +142,7 @@ def test_missing_scale_out_still_prices_a_single_node(specs):
 
 
 def test_device_with_no_links_shows_not_published_for_both(specs):
-    shown = view.link_metrics(_at(specs, "NVIDIA L4"))
+    shown = metrics.link_metrics(_at(specs, "NVIDIA L4"))
     assert [m.value for m in shown] == [NOT_PUBLISHED] * 4
 
 
@@ -180,19 +181,19 @@ def test_takeaway_names_the_missing_link(specs):
 def test_one_gpu_has_nothing_to_reduce(specs):
     ar = _at(specs, gpus_per_node=1, nodes=1)
     assert "nothing to all-reduce" in view.takeaway(ar)
-    assert [m.value for m in view.whole_metrics(ar)][1:] == ["none (1 GPU)"] * 4
+    assert [m.value for m in metrics.whole_metrics(ar)][1:] == ["none (1 GPU)"] * 4
 
 
 @pytest.mark.parametrize("name", ["NVIDIA L4", "Google TPU v4", "NVIDIA GeForce RTX 3090"])
 def test_every_metric_is_a_number_or_says_why_not(specs, name):
     for nodes in (1, 2):
         ar = _at(specs, name, nodes=nodes)
-        for m in view.link_metrics(ar) + view.leg_metrics(ar) + view.whole_metrics(ar):
+        for m in metrics.link_metrics(ar) + metrics.leg_metrics(ar) + metrics.whole_metrics(ar):
             assert "nan" not in m.value.lower() and m.value not in ("0", "")
 
 
 def test_a_leg_with_one_rank_shows_none_and_its_help_says_why(specs):
-    shown = {m.label: m for m in view.leg_metrics(_at(specs, gpus_per_node=1))}
+    shown = {m.label: m for m in metrics.leg_metrics(_at(specs, gpus_per_node=1))}
     leg = shown["In-node leg: time"]
     assert (leg.value, leg.help) == ("none", "One GPU per node: this leg has nothing to reduce.")
 
@@ -201,7 +202,7 @@ def test_the_pipelined_time_is_the_slower_leg_beside_the_sum(specs):
     """Two nodes: the pipelined figure is the slower leg plus the other's latency, under the
     legs in turn (no latencies here, so it is the slower leg's time)."""
     ar = _at(specs, nodes=2)
-    shown = _values(view.whole_metrics(ar))
+    shown = _values(metrics.whole_metrics(ar))
     assert ar.pipelined_s == pytest.approx(max(ar.intra.seconds, ar.inter.seconds))
     assert ar.pipelined_s < ar.seconds
     assert shown["Pipelined time (NCCL)"] == fmt.seconds(ar.pipelined_s)

@@ -1,7 +1,5 @@
 """The workloads page's tables and takeaway: SI numbers with units, computed sentences."""
 
-import re
-
 import pytest
 
 from perfcore.explain import workloads as view
@@ -41,28 +39,11 @@ def test_time_by_kind_covers_the_phase_and_communication(specs, models):
     assert sum(kinds.values()) == pytest.approx(v.phase.time_s)
 
 
-def test_takeaway_says_bound_top_kind_and_fit(specs, models):
-    m = models["Llama-3.1-405B"]
-    text = view.takeaway(m, view.view(m, specs[H100], view.Setup()), view.Setup())
-    assert "memory-bound as a whole" in text and "does not fit on 1 GPU" in text
-    # 405.85e9 weights x 2 bytes + 16 x 4096 tokens x 516 kB of KV = 846 GB over 85.9 GB: 10
-    assert "it needs at least 10." in text
-
-
 def test_crossover_table_says_never_as_missing_and_narrower_kv_crosses_sooner(specs, models):
     df = view.crossover_table(models["Llama-3.1-8B"], specs[H100], view.Setup())
     first = df.iloc[0]
     assert first["KV 4-bit"] < first["KV 16-bit"]
     assert df["KV 16-bit"].isna().iloc[-1]
-
-
-def test_serving_caption_names_the_capacity_and_the_crossover(specs, models):
-    m, s = models["Llama-3.1-8B"], view.Setup(context=128)
-    sv = view.serving_view(m, specs[H100], s)
-    assert sv.crossover is not None and sv.crossover.bound == "compute"
-    text = view.serving_caption(sv, 128)
-    assert f"{sv.curve[-1].batch:,} sequences" in text
-    assert f"from batch {sv.crossover_batch:,}" in text
 
 
 def test_layer_points_are_one_layer_per_phase(specs, models):
@@ -85,12 +66,6 @@ def test_the_roofline_catalogs_model_layer_is_the_workloads_layer(specs, models)
         (e.cost.flops, e.cost.bytes) for e in there
     ]
     assert there[1].cost.name == "Mixtral-8x7B decode: q proj"
-
-
-def test_serving_caption_says_plainly_when_the_weights_fill_the_gpus(specs, models):
-    sv = view.serving_view(models["Mixtral-8x7B"], specs[H100], view.Setup(context=128))
-    assert sv.curve == ()
-    assert view.serving_caption(sv, 128).startswith("No sequence at context 128 fits")
 
 
 def test_a_compare_device_without_a_peak_is_left_out_naming_the_figure(specs, models):
@@ -116,23 +91,3 @@ def test_a_bug_while_pricing_the_compare_device_is_not_dressed_up_as_a_missing_f
     monkeypatch.setattr(view, "view", buggy)
     with pytest.raises(ValueError, match="a bug"):
         view.page(models["Llama-3.1-8B"], specs[H100], specs[A100], view.Setup())
-
-
-def test_the_headline_adds_ttft_and_tpot_only_when_generating(specs, models):
-    decode = view.view(models["Llama-3.1-8B"], specs[H100], view.Setup())
-    generate = view.view(models["Llama-3.1-8B"], specs[H100], view.Setup("generate"))
-    shown, labels = (
-        [lb for lb, _ in view.headline(decode)],
-        [lb for lb, _ in view.headline(generate)],
-    )
-    assert labels == shown[:3] + ["Time to first token", "Time per output token"] + shown[3:]
-    assert "→" in dict(view.headline(generate))["Time per output token"]  # first to last token
-
-
-def test_the_model_caption_gives_the_published_billions_all_and_active(models):
-    """Mixtral-8x7B publishes 46.7B parameters, 12.9B active per token."""
-    said = view.model_caption(models["Mixtral-8x7B"])
-    all_, active = re.search(r"([\d.]+)B parameters \(([\d.]+)B active\)", said).groups()
-    assert float(all_) == pytest.approx(46.7, abs=0.05) and float(active) == pytest.approx(
-        12.9, abs=0.05
-    )

@@ -30,8 +30,8 @@ def _margins(fig: go.Figure) -> tuple:
 
 
 @pytest.mark.parametrize("name", BUILDERS)
-def test_every_builder_fits_its_margins_and_hangs_its_legend_at_the_foot(specs, name):
-    fig = BUILDERS[name](specs, LIGHT)
+def test_every_builder_fits_its_margins_and_hangs_its_legend_at_the_foot(drawn, name):
+    fig = drawn(name, LIGHT)[0]
     assert (fig.layout.legend.yref, fig.layout.legend.y, fig.layout.legend.yanchor) == (
         "container",
         0,

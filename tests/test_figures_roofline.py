@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 
 from perfcore.figures import roofline_figure
-from perfcore.figures.roofline import ABOVE_ROOF, MOVED, OVERHEAD, memory_roofs
+from perfcore.figures.roofline import ABOVE_ROOF, MOVED, OVERHEAD
 from perfcore.measure.clock.harness import Measurement
 from perfcore.measure.results import Record
 from perfcore.measure.results.points import measured_point
@@ -64,14 +64,6 @@ def test_the_ridge_is_marked_at_ridge_point(h100):
     ridge = next(t for t in fig.data if t.name.startswith("ridge"))
     assert list(ridge.x) == [pytest.approx(ridge_point(990e12, 3.35e12))] * 2
     assert ridge.y[-1] == 990e12
-
-
-def test_memory_roofs_include_the_links_per_direction(h100):
-    labels = dict(memory_roofs(h100))
-    assert labels["device memory"] == 3.35e12
-    assert labels["scale-up link, per direction"] == 450e9
-    assert labels["PCIe, per direction"] == 64e9
-    assert labels["L2 (estimate)"] == 10e12
 
 
 def test_roof_lines_are_lean_two_ends_and_at_most_the_point_that_names_them(h100, specs):

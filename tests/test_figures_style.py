@@ -10,21 +10,21 @@ from perfcore.figures.style import DARK, LABEL_LIMIT, LIGHT, THEMES, point_label
 from tests.support.figures import BUILDERS, H100, MEASURED, V100, ridge_chart, sample_ops
 
 
-def _axes(fig):
+def _axes(plotly_json: dict) -> dict:
     """Every x and y axis the figure's layout sets (xaxis, xaxis2, yaxis, ...)."""
-    layout = fig.to_plotly_json()["layout"]
+    layout = plotly_json["layout"]
     return {k: v for k, v in layout.items() if k.startswith(("xaxis", "yaxis"))}
 
 
-def _colours(fig) -> list[tuple[str, str]]:
+def _colours(plotly_json: dict) -> list[tuple[str, str]]:
     """(where, colour) of every trace's fill, line and text, every annotation and shape."""
     found = []
-    for t in fig.to_plotly_json()["data"]:
+    for t in plotly_json["data"]:
         for part in ("marker", "line", "textfont"):
             value = t.get(part, {}).get("color")
             for c in value if isinstance(value, list) else [value]:
                 found.append((f"{t.get('name')} {part}", c))
-    layout = fig.to_plotly_json()["layout"]
+    layout = plotly_json["layout"]
     found += [
         (f"annotation {a.get('text')}", a.get("font", {}).get("color"))
         for a in layout.get("annotations", [])
@@ -40,29 +40,30 @@ def test_every_builder_is_checked_here():
 
 @pytest.mark.parametrize("name", BUILDERS)
 @pytest.mark.parametrize("theme", [LIGHT, DARK], ids=["light", "dark"])
-def test_background_text_and_grid_come_from_the_theme(specs, name, theme):
-    fig = BUILDERS[name](specs, theme)
+def test_background_text_and_grid_come_from_the_theme(drawn, name, theme):
+    fig, plotly_json = drawn(name, theme)
     assert fig.layout.paper_bgcolor == fig.layout.plot_bgcolor == theme.background
     assert fig.layout.font.color == theme.text
     assert fig.layout.modebar.color == theme.muted
-    axes = _axes(fig)
+    axes = _axes(plotly_json)
     assert axes and all(a.get("gridcolor") == theme.grid for a in axes.values()), axes
 
 
 @pytest.mark.parametrize("name", BUILDERS)
 @pytest.mark.parametrize("theme", [LIGHT, DARK], ids=["light", "dark"])
-def test_nothing_is_drawn_in_the_background_colour(specs, name, theme):
-    colours = _colours(BUILDERS[name](specs, theme))
+def test_nothing_is_drawn_in_the_background_colour(drawn, name, theme):
+    colours = _colours(drawn(name, theme)[1])
     same = [where for where, c in colours if c.lower() in (theme.background, "white", "#fff")]
     assert not same, f"{name} draws these in the background colour: {same}"
 
 
 @pytest.mark.parametrize("name", BUILDERS)
-def test_light_and_dark_differ_and_neither_uses_the_others_background(specs, name):
-    light, dark = (BUILDERS[name](specs, t) for t in (LIGHT, DARK))
+def test_light_and_dark_differ_and_neither_uses_the_others_background(drawn, name):
+    (light, light_json), (dark, dark_json) = drawn(name, LIGHT), drawn(name, DARK)
     assert light.layout.paper_bgcolor != dark.layout.paper_bgcolor
-    assert not [w for w, c in _colours(dark) if c in (LIGHT.ink, LIGHT.muted, "#000", "black")]
-    assert not [w for w, c in _colours(light) if c in (DARK.ink, DARK.muted)]
+    dark_colours, light_colours = _colours(dark_json), _colours(light_json)
+    assert not [w for w, c in dark_colours if c in (LIGHT.ink, LIGHT.muted, "#000", "black")]
+    assert not [w for w, c in light_colours if c in (DARK.ink, DARK.muted)]
 
 
 def test_themes_are_keyed_by_streamlits_theme_type():
@@ -80,8 +81,8 @@ def test_point_labels_write_names_up_to_the_limit_only():
     assert point_labels(names[:2], among=LABEL_LIMIT + 1) == {"mode": "markers"}
 
 
-def test_roofline_ops_and_measured_points_are_named_beside_their_markers(specs):
-    fig = BUILDERS["roofline_figure"](specs, LIGHT)
+def test_roofline_ops_and_measured_points_are_named_beside_their_markers(drawn, specs):
+    fig = drawn("roofline_figure", LIGHT)[0]
     named = {t.text[0] for t in fig.data if t.mode and "text" in t.mode}
     assert {e.cost.name for e in sample_ops(specs[H100])} | {MEASURED.label} <= named
 
@@ -112,14 +113,14 @@ def test_short_names_drop_the_vendor(specs):
         "occupancy_sawtooth_figure",
     ],
 )
-def test_every_line_and_point_has_a_legend_entry_or_a_label(specs, name):
-    fig = BUILDERS[name](specs, DARK)
+def test_every_line_and_point_has_a_legend_entry_or_a_label(drawn, name):
+    fig = drawn(name, DARK)[0]
     for t in fig.data:
         assert t.name and (t.showlegend is not False or (t.mode and "text" in t.mode)), t.name
 
 
-def test_hierarchy_values_sit_above_their_bars_in_the_text_colour(specs):
-    fig = BUILDERS["hierarchy_figure"](specs, DARK)
+def test_hierarchy_values_sit_above_their_bars_in_the_text_colour(drawn):
+    fig = drawn("hierarchy_figure", DARK)[0]
     bars = [t for t in fig.data if t.type == "bar"]
     assert bars and all(t.textposition == "outside" for t in bars)
     assert all(t.textfont.color in (None, DARK.text) for t in bars)

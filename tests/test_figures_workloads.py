@@ -38,20 +38,6 @@ def test_serving_figure_marks_the_crossover_and_the_memory_limit(specs, llama):
     assert fig.layout.xaxis.type == fig.layout.yaxis.type == "log"
 
 
-def test_memory_figure_says_does_not_fit_plainly(specs):
-    m = load_models()["Llama-3.1-405B"]
-    v = view.view(m, specs[H100], view.Setup())
-    fig = charts.memory_figure([(H100, view.memory_parts(v.memory), v.memory.capacity, 1)])
-    assert "does not fit on 1 GPU" in fig.layout.title.text
-    assert [t.name for t in fig.data][:4] == [
-        "weights",
-        "KV cache",
-        "activations",
-        "gradients + optimizer",
-    ]
-    assert fig.data[-1].y[0] == pytest.approx(specs[H100].memory_bytes)
-
-
 def test_time_by_kind_has_one_bar_group_per_device_and_communication(specs, llama):
     views = [view.view(llama, specs[n], view.Setup(tp=2)) for n in (H100, "NVIDIA A100 SXM4 80GB")]
     fig = charts.time_by_kind_figure([(v.device.name, view.time_by_kind(v)) for v in views])
@@ -67,12 +53,6 @@ def test_page_figure_builds_each_chart_by_name_for_both_devices(specs, llama):
     assert figs[view.SERVING].layout.title.text.startswith("Time per token")
     with pytest.raises(ValueError, match="no workloads chart 'pie'.*Ops on the roofline, Serv"):
         charts.page_figure(data, "pie", 1, DARK)
-
-
-def test_memory_ticks_are_binary_like_capacities():
-    ticks = charts.gib_ticks(86e9)
-    assert ticks["ticktext"] == ["0", "20.0 GiB", "40.0 GiB", "60.0 GiB", "80.0 GiB", "100 GiB"]
-    assert ticks["tickvals"][4] == 80 * 2**30
 
 
 def test_serving_figure_says_when_no_sequence_fits():

@@ -13,6 +13,7 @@ anywhere, between layers, rooms or two modules of one room.
 """
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -101,10 +102,16 @@ def imported(tree: ast.AST) -> list[tuple[int, str]]:
     return found
 
 
+@functools.cache
+def imports_of(source: str) -> tuple[tuple[int, str], ...]:
+    """imported(...) of the module whose text is `source`, parsed once a session."""
+    return tuple(imported(ast.parse(source)))
+
+
 def problems(module: str, source: str) -> list[str]:
     """Each import of `source` (the module called `module`) that its layer may not make."""
     own, out = layer(module), []
-    for line, name in imported(ast.parse(source)):
+    for line, name in imports_of(source):
         target, top = layer(name), name.split(".")[0]
         if target == "tests" and name != "tests":
             out.append(f"{module}:{line} imports a test module {name}: share it in tests.support")
@@ -115,6 +122,7 @@ def problems(module: str, source: str) -> list[str]:
     return out
 
 
+@functools.cache
 def modules() -> dict[str, Path]:
     """Every first-party module of the repository, by dotted name."""
     found = {}
@@ -139,7 +147,7 @@ def room(module: str) -> str | None:
 def room_problems(module: str, source: str) -> list[str]:
     """Each import of `source` (the module called `module`) into a room its room may not use."""
     own, out = room(module), []
-    for line, name in imported(ast.parse(source)):
+    for line, name in imports_of(source):
         target = room(name)
         same_layer = own and target and own.split(".")[0] == target.split(".")[0]
         if same_layer and target != own and target not in ROOMS[own]:
@@ -151,7 +159,7 @@ def graph() -> dict[str, set[str]]:
     """module -> the first-party modules it imports (lazily too), by dotted name."""
     mods = modules()
     return {
-        m: {n for _, n in imported(ast.parse(path.read_text())) if n in mods and n != m}
+        m: {n for _, n in imports_of(path.read_text()) if n in mods and n != m}
         for m, path in mods.items()
     }
 

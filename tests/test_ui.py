@@ -7,7 +7,7 @@ import pytest
 
 from perfcore.errors import InputError
 from perfcore.explain import pitfalls, roofline
-from ui import loaders, refusals
+from ui import loaders, refusals, tables
 from ui.tables import si_table
 
 
@@ -58,3 +58,13 @@ def test_a_bug_is_logged_with_its_traceback_and_said_as_a_bug_where_it_happened(
 
 def test_a_value_is_returned_as_it_is():
     assert refusals.priced("the test page", max, 2, 3) == 3
+
+
+def test_a_table_shown_again_is_prepared_once_and_a_new_one_afresh(h100):
+    points = roofline.op_points(h100, "fp16", {"matmul": {"m": 4096, "n": 4096, "k": 4096}})
+    df, same_numbers = roofline.table(points), roofline.table(points)
+    shown, config = tables._prepared(df)
+    assert tables._prepared(df)[0] is shown  # the cached table, shown again
+    again, _ = tables._prepared(same_numbers)
+    assert again is not shown and again.equals(shown) and config
+    assert shown["time floor"].iloc[0] == pytest.approx(2 * 4096**3 / 990e12 / 1e-6)  # in µs

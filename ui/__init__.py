@@ -1,6 +1,7 @@
 """The dashboard's UI layer, one module per job; pages call these, then perfcore, then one
 figure builder, and hold no arithmetic.
 
+- cache: a page's pricing, tables and figures cached per input, keyed by value;
 - charts: the page's theme, and each figure built once per input in it;
 - loaders: the bundled CSVs, a user's uploads and results files, JAX's module on first need;
 - widgets: URL-bound widgets, and the notices for link values that fell back to defaults;
@@ -13,6 +14,7 @@ figure builder, and hold no arithmetic.
 `import ui` gives all of them under one name (ui.number, ui.chart, ...).
 """
 
+from ui.cache import per_input
 from ui.charts import chart, plot, theme
 from ui.kernels import kernel_curves, published_efficiencies
 from ui.loaders import (
@@ -73,6 +75,7 @@ __all__ = [
     "multi",
     "number",
     "pages",
+    "per_input",
     "numbers",
     "param_count",
     "precisions",

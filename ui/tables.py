@@ -6,6 +6,7 @@ spreadsheet would run escaped, the takeaway, and where each spec comes from.
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Iterable
 
 import pandas as pd
@@ -15,7 +16,11 @@ from perfcore import format as fmt
 from perfcore.explain import what_if
 from perfcore.format import NOT_PUBLISHED, safe_cell
 from perfcore.measure.results import Record, to_json
-from perfcore.model.chip.specs import Device, changes_of
+from perfcore.model.chip.device import Device
+from perfcore.model.chip.whatif import changes_of
+
+PREPARED_MAX = 128  # tables kept prepared, by DataFrame object (a weak reference to each)
+_PREPARED: dict[int, tuple] = {}  # id(df) -> (weakref(df), shown, column config)
 
 
 def table(df: pd.DataFrame, name: str, empty: str = NOT_PUBLISHED) -> None:
@@ -27,15 +32,7 @@ def table(df: pd.DataFrame, name: str, empty: str = NOT_PUBLISHED) -> None:
     row's kind (a table of mixed quantities): each cell shown as text in its own unit.
     (No pandas Styler: building one costs about 100 ms a table, on every rerun.)
     """
-    units, row_units = df.attrs.get("units", {}), df.attrs.get("row_units", {})
-    scales = {c: fmt.column_scale(k, df[c]) for c, k in units.items()}
-    shown = df.assign(**{c: df[c].astype(float) / s.factor for c, s in scales.items()})
-    shown = shown.assign(**{c: _texts(df[c], df[k]) for c, k in row_units.items()})
-    config = {
-        c: st.column_config.NumberColumn(fmt.header(c, s.unit), format=s.printf)
-        for c, s in scales.items()
-    }
-    config |= dict.fromkeys(row_units.values())  # each row's kind is in its cell's text
+    shown, config = _prepared(df)
     st.dataframe(shown, hide_index=True, width="stretch", column_config=config, placeholder=empty)
     csv = functools.partial(table_csv, df)  # written on click only
     st.download_button(
@@ -46,6 +43,28 @@ def table(df: pd.DataFrame, name: str, empty: str = NOT_PUBLISHED) -> None:
         key=f"download_{name}",
         on_click="ignore",
     )
+
+
+def _prepared(df: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """df in each column's display unit, and its column configs; once per DataFrame object, so
+    a page showing a cached table again pays only for sending it (reading a column of df
+    deep-copies df.attrs: preparing a 100-row table cost as much as sending it)."""
+    hit = _PREPARED.get(id(df))
+    if hit is not None and hit[0]() is df:
+        return hit[1], hit[2]
+    units, row_units = df.attrs.get("units", {}), df.attrs.get("row_units", {})
+    scales = {c: fmt.column_scale(k, df[c]) for c, k in units.items()}
+    shown = df.assign(**{c: df[c].astype(float) / s.factor for c, s in scales.items()})
+    shown = shown.assign(**{c: _texts(df[c], df[k]) for c, k in row_units.items()})
+    config = {
+        c: st.column_config.NumberColumn(fmt.header(c, s.unit), format=s.printf)
+        for c, s in scales.items()
+    }
+    config |= dict.fromkeys(row_units.values())  # each row's kind is in its cell's text
+    if len(_PREPARED) >= PREPARED_MAX:
+        _PREPARED.pop(next(iter(_PREPARED)))  # the oldest
+    _PREPARED[id(df)] = (weakref.ref(df), shown, config)
+    return shown, config
 
 
 def table_csv(df: pd.DataFrame) -> str:

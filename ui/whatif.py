@@ -11,9 +11,9 @@ from __future__ import annotations
 import streamlit as st
 
 from perfcore.explain import what_if as view
-from perfcore.model.chip.specs import (
+from perfcore.model.chip.device import Device
+from perfcore.model.chip.whatif import (
     FIGURES,
-    Device,
     WhatIfError,
     apply_what_if,
     parse_what_if,

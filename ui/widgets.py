@@ -14,7 +14,7 @@ import streamlit as st
 from perfcore import format as fmt
 from perfcore.model.chip import validate
 from perfcore.model.chip.ops import PARAMS_RANGE, Param
-from perfcore.model.llm.workloads import BITS, Precisions
+from perfcore.model.llm.values import BITS, Precisions
 
 NOTICES_KEY = "_url_notices"
 # px: an input's width in a row of inputs (st.container(horizontal=True)), which wraps on a

@@ -9,11 +9,8 @@ Tables are SI numbers with df.attrs["units"]; the UI formats them. Serving: plan
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import ClassVar
-
-import pandas as pd
 
 from perfcore import format as fmt
 from perfcore.errors import UserError
@@ -26,7 +23,7 @@ from perfcore.model.plans import train_plan
 from perfcore.model.plans.layout import RECOMPUTE, Layout, LayoutError, problems
 from perfcore.model.plans.search import Search, search
 from perfcore.model.plans.train_plan import TRAIN_PRECISIONS, Training, TrainPlan
-from perfcore.model.runs.efficiency import Efficiency, Sample, Table
+from perfcore.model.runs.efficiency import Efficiency, Table
 
 MODES = ("train", "serve")
 CONVENTIONS = (
@@ -87,9 +84,7 @@ PARTS = {
     "dp": "DP reduce (exposed)",
 }
 MEMORY_BARS = 5  # the fastest layouts whose memory the chart sets side by side
-NEAREST = 8  # published runs shown beside the bound
 TIE = 1e-3  # steps closer than this fraction read as a tie
-TABLE_ROWS = 100  # the table's fastest layouts (every one that fits would send thousands)
 
 
 @dataclass(frozen=True)
@@ -108,7 +103,7 @@ class TrainSetup:
         """The settings a published run is near this one by (Run field -> value)."""
         return {"gpus": self.gpus, "seq_len": self.seq}
 
-    def training(self, model, device: Device) -> Training:
+    def training(self, model: Model, device: Device) -> Training:
         """The Training to search (LayoutError naming the setting that cannot be trained)."""
         return Training(
             model,
@@ -152,7 +147,7 @@ class TrainView:
         return expected.train_cell(self.table, p)
 
 
-def train_view(model, device: Device, s: TrainSetup, table: Table) -> TrainView:
+def train_view(model: Model, device: Device, s: TrainSetup, table: Table) -> TrainView:
     """Every layout within the fixed fields, ranked on the expected step as `plan train` ranks
     them (the bound without published runs); LayoutError where none can exist."""
     t = s.training(model, device)
@@ -194,56 +189,6 @@ def model_caption(model: Model, device: Device) -> str:
         f"{model.name} on {device.name}: {model.params() / 1e9:.2f}B parameters. Every figure "
         "is a bound unless it says expected (the bound ÷ an efficiency from published runs); "
         "the sidebar's precision is not used here."
-    )
-
-
-def layouts_table(v: TrainView) -> pd.DataFrame:
-    """One row per layout that fits, the fastest TABLE_ROWS first: its fields, step (expected
-    with its band where published runs give an efficiency; bound), MFU, rate, memory per GPU."""
-    plans = v.found.candidates[:TABLE_ROWS]
-    df = pd.DataFrame(
-        {
-            "rank": range(1, len(plans) + 1),
-            "layout": [p.layout.label() for p in plans],
-            **{f: [getattr(p.layout, f) for p in plans] for f in Layout.__dataclass_fields__},
-            "step (bound)": [p.step_s for p in plans],
-            "step, DP not overlapped (bound)": [p.step_no_overlap_s for p in plans],
-            "MFU (bound)": [p.mfu for p in plans],
-            "rate (bound)": [p.tokens_per_s for p in plans],
-            "memory per GPU": [p.memory_total for p in plans],
-        }
-    )
-    df.attrs["units"] = {
-        "step (bound)": "seconds",
-        "step, DP not overlapped (bound)": "seconds",
-        "MFU (bound)": "percent",
-        "rate (bound)": "tokens_per_s",
-        "memory per GPU": "capacity",
-    }
-    if v.table:  # no column of blanks without published runs
-        cells = [(v.cell(p), p.step_s) for p in plans]
-        bands = [e.band_s(s) for e, s in cells]
-        columns = {
-            "step (expected)": [e.expected_s(s) for e, s in cells],
-            "expected, low (p90)": [low for low, _ in bands],
-            "expected, high (p90)": [high for _, high in bands],
-        }
-        at = df.columns.get_loc("step (bound)")
-        for i, (name, values) in enumerate(columns.items()):
-            df.insert(at + i, name, values)
-            df.attrs["units"][name] = "seconds"
-    return df
-
-
-def layouts_caption(v: TrainView) -> str:
-    """What the table holds: how many layouts fit, of how many priced, and which are shown."""
-    fit, shown = len(v.found.candidates), min(len(v.found.candidates), TABLE_ROWS)
-    which = f"the fastest {shown:,}" if shown < fit else "all of them"
-    return (
-        f"{fit:,} of the {v.found.considered:,} layouts priced fit in memory; {which}, "
-        f"fastest{' expected' if v.table else ''} first. Expected = bound ÷ the efficiency "
-        "published training runs of the layout's setting reach; low–high: where the "
-        f"measured step lies when the expected one is off by the {expected.BAND} or less."
     )
 
 
@@ -389,70 +334,4 @@ def no_fit_text(v: TrainView) -> str:
         f"({lean.layout.label()}) needs {fmt.capacity(lean.memory_total)} per GPU of "
         f"{fmt.capacity(cap)}. Add GPUs, shorten the sequence or fix ZeRO 3 and full "
         "recompute."
-    )
-
-
-def nearest(
-    samples, regimes: tuple[str, ...], model: str, device: str, setting: dict
-) -> list[Sample]:
-    """The NEAREST runs of these regimes: same model and device first, then same model, then
-    same device, then the rest; within a group, by how many factors of 2 the run's settings
-    (`setting`: Run field -> this page's value, e.g. gpus, seq_len) are from this one's."""
-
-    def distance(s: Sample) -> tuple[int, float]:
-        r = s.run
-        group = {0: 0, 2: 1, 1: 2, 3: 3}[(r.model != model) + 2 * (r.device != device)]
-        apart = sum(
-            abs(math.log2(getattr(r, k) / v)) for k, v in setting.items() if getattr(r, k, None)
-        )
-        return group, apart
-
-    return sorted((s for s in samples if s.regime in regimes), key=distance)[:NEAREST]
-
-
-@dataclass(frozen=True)
-class Held:
-    """The published runs of a setup's regimes, those nearest it, and their efficiencies."""
-
-    runs: tuple[Sample, ...]
-    nearest: tuple[Sample, ...]
-    efficiencies: tuple[Efficiency, ...]
-
-
-def held(samples, table: dict, model: str, device: str, setup) -> Held:
-    """The published runs the setup is held against (setup.regimes, setup.setting())."""
-    mine = tuple(s for s in samples if s.regime in setup.regimes)
-    near = tuple(nearest(mine, setup.regimes, model, device, setup.setting()))
-    return Held(mine, near, tuple(table[r] for r in setup.regimes if r in table))
-
-
-def runs_table(chosen: list[Sample]) -> pd.DataFrame:
-    """The published runs shown: what they ran, the figure as printed, bound, efficiency."""
-    df = pd.DataFrame(
-        {
-            "#": range(1, len(chosen) + 1),  # as the chart numbers them
-            "run": [s.run.name for s in chosen],
-            "regime": [s.regime for s in chosen],
-            "model": [s.run.model for s in chosen],
-            "device": [s.run.device for s in chosen],
-            "GPUs": [s.run.gpus for s in chosen],
-            "published": [f"{s.run.printed} {s.run.metric}" for s in chosen],
-            "measured": [s.measured_s for s in chosen],
-            "bound": [s.bound_s for s in chosen],
-            "efficiency": [s.efficiency for s in chosen],
-            "source": [s.run.source for s in chosen],
-        }
-    )
-    df.attrs["units"] = {"measured": "seconds", "bound": "seconds", "efficiency": "percent"}
-    return df
-
-
-def runs_caption(h: Held) -> str:
-    """What the runs shown are, and the efficiency each regime's expected figures use."""
-    said = " ".join(f"Expected {e.regime}: {e.derived_from()}." for e in h.efficiencies)
-    return (
-        f"The {len(h.nearest)} published runs nearest this setting (same model and device "
-        f"first) of {len(h.runs)} priced: each run's measured time (as its source printed "
-        "it, converted to seconds) against the bound this model gives at its settings; "
-        f"efficiency = bound ÷ measured. {said}"
     )

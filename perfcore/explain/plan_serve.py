@@ -18,7 +18,8 @@ from perfcore.explain import expected
 from perfcore.model.chip.ops import Param
 from perfcore.model.chip.specs import Device
 from perfcore.model.llm import serving
-from perfcore.model.llm.workloads import Precisions
+from perfcore.model.llm.models import Model
+from perfcore.model.llm.values import Precisions
 from perfcore.model.plans import serve_plan
 from perfcore.model.plans.serve_plan import ServePlan, Serving
 from perfcore.model.runs.efficiency import Efficiency, Table
@@ -67,7 +68,7 @@ class ServeSetup:
             "output_tokens": self.output_tokens,
         }
 
-    def serving(self, model, device: Device) -> Serving:
+    def serving(self, model: Model, device: Device) -> Serving:
         """The Serving these controls describe."""
         return Serving(
             model,
@@ -119,7 +120,7 @@ class ServeView:
         return p.ttft_s / e.get("prefill", 1.0), p.tpot_s / e.get("decode", 1.0)
 
 
-def serve_view(model, device: Device, s: ServeSetup, table: Table) -> ServeView:
+def serve_view(model: Model, device: Device, s: ServeSetup, table: Table) -> ServeView:
     """Price every (TP, batch) within the fixed ones (LayoutError for a TP that cannot be);
     the best within the limits judged on the expected latencies where runs inform them, each
     from its setting's cell as `plan serve` takes it."""
@@ -231,7 +232,7 @@ def serve_metrics(v: ServeView) -> list[tuple[str, str, str, str | None]]:
     return out
 
 
-def serve_takeaway(model, v: ServeView) -> str:
+def serve_takeaway(model: Model, v: ServeView) -> str:
     """Which plan wins, what stops it growing (a limit or memory), the other TPs, and the
     plan the bounds alone would have picked where published runs say it misses a limit."""
     p = v.best

@@ -9,7 +9,7 @@ from perfcore.model.chip import ops
 from perfcore.model.chip.precision import BYTES_PER_ELEMENT
 from perfcore.model.chip.roofline import Estimate, estimate_on
 from perfcore.model.chip.specs import Device
-from perfcore.model.llm import workloads
+from perfcore.model.llm import values, workloads
 
 DEFAULT_OPS = ("add", "matvec", "matmul", "attention", "decode")
 MODEL_LAYER = "a model's layer"  # the Workloads page's layer ops, for a chosen model
@@ -38,8 +38,8 @@ def layer_points(
 ) -> list[Estimate]:
     """One layer of `model` (the Workloads page's ops) at `precision`; [] where unpublished."""
     bits = 8 * BYTES_PER_ELEMENT[precision]
-    one = workloads.layer_pass(phase, batch, context)
-    layer = workloads.layer_ops(model, one, workloads.Precisions(bits, bits, bits))
+    one = values.layer_pass(phase, batch, context)
+    layer = workloads.layer_ops(model, one, values.Precisions(bits, bits, bits))
     named = [
         ops.Cost(op.cost.flops, op.cost.bytes, f"{model.name} {phase}: {op.name}") for op in layer
     ]

@@ -5,14 +5,8 @@ on: the published row the what-if was made from).
 
 from __future__ import annotations
 
-from perfcore.model.chip.specs import (
-    PEAK_SCALE,
-    WHAT_IF,
-    Device,
-    changes_of,
-    column_value,
-    peak_column,
-)
+from perfcore.model.chip.device import Device, column_value
+from perfcore.model.chip.whatif import PEAK_SCALE, WHAT_IF, changes_of, peak_column
 
 EXAMPLE = "memory_bw_tbs=6.7,scaleup_domain=72"
 HELP = (

@@ -11,14 +11,14 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from perfcore import format as fmt
 from perfcore.errors import NotPublished
 from perfcore.explain import kernel_expected
 from perfcore.model.chip.roofline import Estimate, estimate_on
 from perfcore.model.chip.specs import Device
 from perfcore.model.llm import phases, serving
 from perfcore.model.llm.models import Model
-from perfcore.model.llm.workloads import DEFAULT, Precisions, layer_ops, layer_pass
+from perfcore.model.llm.values import DEFAULT, Precisions, layer_pass
+from perfcore.model.llm.workloads import layer_ops
 
 # Op kinds as the "where the time goes" chart groups them.
 # Norms, residual adds and the embedding read are all elementwise: "elementwise".
@@ -54,11 +54,6 @@ LABELS = {
     "tp": "Tensor parallel (GPUs)",
     "dp": "Data parallel (train)",
 }
-CONVENTIONS = (
-    "Conventions: 2 FLOPs per multiply-add; decode reads every weight and the whole KV "
-    "cache once per step; prefill runs lm_head on the last position only; TP all-reduces "
-    "use the scale-up link per direction (docs/workloads.md)."
-)
 
 
 @dataclass(frozen=True)
@@ -92,7 +87,7 @@ class View:
         return self.generation.tokens_per_s if self.generation else self.tokens / self.phase.time_s
 
 
-def view(model, device: Device, s: Setup) -> View:
+def view(model: Model, device: Device, s: Setup) -> View:
     """Price the Setup on `device`; NotPublished (naming the missing figure) where it cannot."""
     p, b, ctx = s.precisions, s.batch, s.context
     if s.phase == "train":
@@ -109,7 +104,7 @@ def view(model, device: Device, s: Setup) -> View:
     return View(device, step, mem, b * ctx if s.phase == "prefill" else b)
 
 
-def layer_points(model, device: Device, s: Setup, phase: str) -> list[tuple[str, Estimate]]:
+def layer_points(model: Model, device: Device, s: Setup, phase: str) -> list[tuple[str, Estimate]]:
     """(kind, roofline estimate) of one full-attention layer's ops at prefill or decode."""
     precision = phases.math_precision(device, s.precisions)
     if precision is None or device.memory_bytes_per_s is None:
@@ -205,7 +200,7 @@ def memory_parts(m: serving.Memory) -> dict[str, float]:
     return {k: v * m.tp for k, v in parts.items()}
 
 
-def crossover_table(model, device: Device, s: Setup) -> pd.DataFrame:
+def crossover_table(model: Model, device: Device, s: Setup) -> pd.DataFrame:
     """The decode batch that turns compute-bound, per KV precision and context (None: never)."""
     rows = []
     for ctx in CROSSOVER_CONTEXTS:
@@ -227,7 +222,7 @@ class Serving:
     crossover: serving.ServingPoint | None  # on the curve's axes, when memory allows it
 
 
-def serving_view(model, device: Device, s: Setup) -> Serving:
+def serving_view(model: Model, device: Device, s: Setup) -> Serving:
     """The throughput-latency curve at context L and where decode turns compute-bound."""
     p, ctx = s.precisions, s.context
     curve = tuple(serving.serving_curve(model, device, ctx, p, s.fused, s.tp))
@@ -236,81 +231,6 @@ def serving_view(model, device: Device, s: Setup) -> Serving:
         return Serving(curve, b, None)
     step = phases.decode(model, device, b, ctx, p, s.fused, s.tp)
     return Serving(curve, b, serving.ServingPoint(b, step.time_s, b / step.time_s, step.bound))
-
-
-def serving_caption(sv: Serving, context: int) -> str:
-    """The capacity and the crossover in one sentence."""
-    limit = sv.curve[-1].batch if sv.curve else 0
-    if not limit:
-        return (
-            f"No sequence at context {context:,} fits: the weights leave no room for "
-            "its KV cache on these GPUs. Raise tensor parallelism or narrow the "
-            "weights."
-        )
-    if sv.crossover_batch is None:
-        cross = "decode never turns compute-bound at this context (the KV read grows as fast)"
-    elif sv.crossover is None:
-        cross = f"decode would turn compute-bound only at batch {sv.crossover_batch:,}, past it"
-    else:
-        cross = f"decode turns compute-bound from batch {sv.crossover_batch:,}"
-    return (
-        f"At context {context:,}, {limit:,} sequences' KV caches fit beside the weights; {cross}."
-    )
-
-
-def headline(v: View) -> list[tuple[str, str]]:
-    """The main device's metrics (label, text): time, bound, intensity, rates, memory."""
-    metrics = [
-        ("Time (sum of ops)", fmt.seconds(v.phase.time_s)),
-        ("Single-roofline bound", fmt.seconds(v.phase.time_bound_s)),
-        (f"Intensity ({v.phase.bound}-bound)", fmt.intensity(v.phase.intensity, unit="FLOP/B")),
-        ("Tokens/s", f"{v.tokens_per_s:,.0f}"),
-        ("Memory per GPU", fmt.capacity(v.memory.total)),
-    ]
-    if v.generation:
-        g = v.generation
-        metrics[3:3] = [
-            ("Time to first token", fmt.seconds(g.ttft_s)),
-            (
-                "Time per output token",
-                f"{fmt.seconds(g.tpot_first_s)} → {fmt.seconds(g.tpot_last_s)}",
-            ),
-        ]
-    return metrics
-
-
-def model_caption(model: Model) -> str:
-    """The model's KV rule and size (all and active parameters), and the precision rule."""
-    return (
-        f"{model.name}: {model.kv_rule()}; {model.params() / 1e9:.2f}B parameters "
-        f"({model.active_params() / 1e9:.2f}B active). Precision: {phases.ROOF_RULE}; the "
-        "sidebar's precision is not used here."
-    )
-
-
-def takeaway(model, v: View, s: Setup) -> str:
-    """What bounds the phase, what dominates its time, and whether it fits."""
-    kinds = time_by_kind(v)
-    top = max(kinds, key=kinds.get)
-    memory_ops = [pr for pr in v.phase.ops if pr.bound == "memory"]
-    share = sum(pr.time_s for pr in memory_ops) / v.phase.time_s
-    fit = _fit_sentence(v.memory)
-    return (
-        f"{model.name} {s.phase} on {v.device.name} is {v.phase.bound}-bound as a whole "
-        f"(intensity {fmt.intensity(v.phase.intensity)}, math at {v.phase.precision}); "
-        f"{fmt.percent(share)} of its time is in memory-bound ops and {top} takes the most "
-        f"({fmt.percent(kinds[top] / v.phase.time_s)}). {fit}"
-    )
-
-
-def _fit_sentence(m: serving.Memory) -> str:
-    """'Fits on 1 GPU' / 'Does not fit on 1 GPU: needs N' in words."""
-    gpus = f"{m.tp} GPU{'s' if m.tp > 1 else ''}"
-    if m.fits is None:
-        return "The device publishes no memory capacity, so the fit is unknown."
-    if m.fits:
-        return f"It fits on {gpus} ({fmt.capacity(m.total)} of {fmt.capacity(m.capacity)} each)."
-    return f"It does not fit on {gpus}: it needs at least {m.gpus_needed}."
 
 
 @dataclass(frozen=True)
@@ -327,7 +247,9 @@ class Page:
     expected_from: str = kernel_expected.PUBLISHED_LABEL  # what the ops' expected times rest on
 
 
-def page(model, device: Device, compare: Device | None, s: Setup, curves=None, table=None) -> Page:
+def page(
+    model: Model, device: Device, compare: Device | None, s: Setup, curves=None, table=None
+) -> Page:
     """The page's numbers; NotPublished (naming the missing figure) where `device` cannot price.
 
     curves: the device's kernel curves (kernel_expected.curves_for), table: the published

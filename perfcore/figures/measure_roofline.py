@@ -13,7 +13,8 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
-from perfcore.figures.roofline import X_MAX, X_MIN, measured_traces, overhead_trace, roof_traces
+from perfcore.figures.roofline import measured_traces, overhead_trace
+from perfcore.figures.roofs import X_MAX, X_MIN, roof_traces
 from perfcore.figures.style import (
     LIGHT,
     SECOND_DEVICE_DASH,

@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 from perfcore import format as fmt
 from perfcore.explain import plan as train
 from perfcore.explain import plan_serve as serve
+from perfcore.figures.memory import gib_ticks
 from perfcore.figures.style import (
     ESTIMATE_DASH,
     HALF_WIDTH,
@@ -23,7 +24,6 @@ from perfcore.figures.style import (
     point_labels,
     translucent,
 )
-from perfcore.figures.workloads import gib_ticks
 from perfcore.model.plans.serve_plan import ServePlan
 from perfcore.model.runs.efficiency import Efficiency, Sample
 

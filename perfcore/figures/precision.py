@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 
 from perfcore import format as fmt
 from perfcore.explain.precision import Span
-from perfcore.figures.roofline import slanted_roof
+from perfcore.figures.roofs import slanted_roof
 from perfcore.figures.style import (
     LIGHT,
     Theme,

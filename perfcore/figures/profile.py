@@ -14,7 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
-from perfcore.figures.roofline import X_MAX, X_MIN
+from perfcore.figures.roofs import X_MAX, X_MIN
 from perfcore.figures.style import LIGHT, Theme, base_layout, color, fitted, log_axis
 from perfcore.measure.profile.assess import Roofs
 from perfcore.measure.results import Record

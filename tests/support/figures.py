@@ -2,6 +2,7 @@
 (specs, theme) drawing it from representative inputs (the timing lessons' records, three
 devices, catalog ops). The theme tests, the margin tests and bench/figures.py draw these."""
 
+import functools
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -93,22 +94,49 @@ def _faster_chip(specs, theme):
     return figures.faster_chip_figure(d, "bf16", result, theme)
 
 
+@functools.cache
+def _workloads_page(main, compare):
+    """The Workloads page priced for Llama-3.1-8B decode on `main` against `compare`, once."""
+    return workloads.page(load_models()["Llama-3.1-8B"], main, compare, workloads.Setup())
+
+
 def _workloads(specs, theme):
     """The Workloads page's four charts, H100 against A100, Llama-3.1-8B decode."""
-    model = load_models()["Llama-3.1-8B"]
-    page = workloads.page(model, specs[H100], specs[A100], workloads.Setup())
+    page = _workloads_page(specs[H100], specs[A100])
     return {which: wl.page_figure(page, which, 1, theme) for which in workloads.CHARTS}
+
+
+@functools.cache
+def _plan_views(device):
+    """Llama-3.1-8B's training searched on 16 of `device`, Llama-3.1-70B's serving on 8, once."""
+    models = load_models()
+    trained = plan.train_view(models["Llama-3.1-8B"], device, plan.TrainSetup(16, 4096, 2**21), {})
+    served = plan_serve.serve_view(models["Llama-3.1-70B"], device, plan_serve.ServeSetup(), {})
+    return trained, served
+
+
+def precision_charts_draw(device) -> bool:
+    """Both Precision charts of `device` draw something."""
+    rows = _precision_rows(device)
+    roofline = figures.precision_roofline_figure(rows, device, precision.span(rows))
+    return bool(
+        roofline.data and figures.precision_bars_figure(rows, precision.not_published(rows)).data
+    )
+
+
+def occupancy_charts_draw(device, compare) -> bool:
+    """Both Occupancy charts of `device` (the sawtooth beside `compare`'s) draw something."""
+    chosen = occupancy.occupancy(device, 133)
+    sawtooth = figures.occupancy_sawtooth_figure(device, chosen, compare)
+    tiles = figures.tile_efficiency_figure(occupancy.tiles_compared(4096, 4096, device), "128x128")
+    return bool(sawtooth.data and tiles.data)
 
 
 # Every builder, called with a representative input and the theme.
 def _plan(specs, theme):
     """The Plan page's charts: Llama-3.1-8B trained on 16 H100s, Llama-3.1-70B served on 8,
     and three published runs (two of them nearest)."""
-    model, device = load_models()["Llama-3.1-8B"], specs[H100]
-    trained = plan.train_view(model, device, plan.TrainSetup(16, 4096, 2**21), {})
-    served = plan_serve.serve_view(
-        load_models()["Llama-3.1-70B"], device, plan_serve.ServeSetup(), {}
-    )
+    trained, served = _plan_views(specs[H100])
     times = (("run a", 1.0, 2.0), ("run b", 3.0, 4.0), ("run c", 0.2, 0.5))
     runs = [
         Sample(SimpleNamespace(name=n, model="M", device="D", gpus=8), "train", n, b, m)

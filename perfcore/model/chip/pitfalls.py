@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from perfcore.errors import NotPublished
 from perfcore.model.chip import ops
 from perfcore.model.chip.comm import link_bytes_per_s, ring_allreduce_bytes, transfer_time
+from perfcore.model.chip.device import require as _require
 from perfcore.model.chip.occupancy import idle_units, utilisation
 from perfcore.model.chip.precision import BYTES_PER_ELEMENT
 from perfcore.model.chip.roofline import Limiter, attainable
 from perfcore.model.chip.specs import Device
-from perfcore.model.chip.specs import require as _require
 
 __all__ = [
     "NotPublished",

@@ -8,7 +8,7 @@ loading a file does not run these checks.
 
 from __future__ import annotations
 
-from perfcore.model.chip.specs import Device, column_value
+from perfcore.model.chip.device import Device, column_value
 
 # Sanity limits: each catches a figure typed in the wrong convention; every real row passes.
 SPARSE = "a 2:4-sparse headline entered as dense? (halve it)"

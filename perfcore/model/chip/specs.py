@@ -10,15 +10,12 @@ problem of a file at once; perfcore.model.chip.sanity flags well-formed rows tha
 
 from __future__ import annotations
 
-import dataclasses
-import math
 import re
-from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import BinaryIO
 
-from perfcore.errors import FileProblems, NotPublished, UserError
+from perfcore.errors import FileProblems
 from perfcore.model.chip.csvrows import (
     Expected,
     Schema,
@@ -27,12 +24,22 @@ from perfcore.model.chip.csvrows import (
     positive,
     whole,
 )
+from perfcore.model.chip.device import (
+    NUMERIC_SI,
+    WHOLE_COLUMNS,
+    Device,
+    is_positive_finite,
+)
 
-PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
+# Kept importable from here, where callers import them (a Device's figures live in device.py,
+# what-ifs in whatif.py).
+from perfcore.model.chip.device import PRECISIONS as PRECISIONS
+from perfcore.model.chip.whatif import parse_what_if as parse_what_if
+from perfcore.model.chip.whatif import what_if as what_if
 
 DEFAULT_PATH = Path(__file__).resolve().parents[3] / "data" / "specs.csv"
 
-# column -> (Device field, multiplier to SI). Order is the documented schema.
+# The documented schema, in order (data/specs.csv's header).
 REQUIRED_COLUMNS = (
     "name",
     "vendor",
@@ -72,27 +79,7 @@ OPTIONAL_COLUMNS = (
     "jax_device_kinds",
     "scaleup_domain",
 )
-WHOLE_COLUMNS = ("compute_units", "scaleup_domain")
 KINDS_SEPARATOR = ";"
-
-NUMERIC_SI = {
-    "compute_units": ("compute_units", 1),
-    "memory_gib": ("memory_bytes", 1024**3),
-    "memory_bw_tbs": ("memory_bytes_per_s", 1e12),
-    "l2_mib": ("l2_bytes", 1024**2),
-    "smem_kb_per_unit": ("smem_bytes_per_unit", 1024),
-    "regs_kb_per_unit": ("regs_bytes_per_unit", 1024),
-    **{f"{p}_tflops": (f"{p}_flops_per_s", 1e12) for p in PRECISIONS if p != "int8"},
-    "int8_tops": ("int8_flops_per_s", 1e12),
-    "scaleup_gbs": ("scaleup_bytes_per_s", 1e9),
-    "scaleout_gbs": ("scaleout_bytes_per_s", 1e9),
-    "pcie_gbs": ("pcie_bytes_per_s", 1e9),
-    "tdp_w": ("tdp_w", 1),
-    "l2_bw_tbs_est": ("l2_bytes_per_s_est", 1e12),
-    "smem_bw_tbs_est": ("smem_bytes_per_s_est", 1e12),
-    "regs_bw_tbs_est": ("regs_bytes_per_s_est", 1e12),
-    "scaleup_domain": ("scaleup_domain", 1),
-}
 
 YEAR_MIN, YEAR_MAX = 1990, 2100  # outside this, a year is a typo (e.g. 20222)
 
@@ -121,82 +108,6 @@ class SpecError(FileProblems):
 # header still load.
 RENAMED = (("memory_gb", "memory_gib"), ("l2_mb", "l2_mib"))
 SCHEMA = Schema(REQUIRED_COLUMNS, OPTIONAL_COLUMNS, "device", SpecError, RENAMED)
-
-
-@dataclass(frozen=True)
-class Device:
-    """One accelerator's published figures in SI units; None where unpublished."""
-
-    name: str
-    vendor: str
-    year: int
-    architecture: str = ""
-    form_factor: str = ""
-    compute_units: int | None = None
-    memory_bytes: float | None = None
-    memory_bytes_per_s: float | None = None
-    l2_bytes: float | None = None
-    smem_bytes_per_unit: float | None = None
-    regs_bytes_per_unit: float | None = None
-    fp64_flops_per_s: float | None = None
-    fp32_flops_per_s: float | None = None
-    tf32_flops_per_s: float | None = None
-    bf16_flops_per_s: float | None = None
-    fp16_flops_per_s: float | None = None
-    fp8_flops_per_s: float | None = None
-    int8_flops_per_s: float | None = None
-    fp4_flops_per_s: float | None = None
-    scaleup_bytes_per_s: float | None = None  # both directions, as marketed
-    scaleout_bytes_per_s: float | None = None  # one direction
-    pcie_bytes_per_s: float | None = None  # both directions, as marketed
-    tdp_w: float | None = None
-    l2_bytes_per_s_est: float | None = None
-    smem_bytes_per_s_est: float | None = None
-    regs_bytes_per_s_est: float | None = None
-    scaleup_domain: int | None = None  # GPUs in one scale-up (NVLink, ICI...) domain
-    source: str = ""
-    notes: str = ""
-    jax_device_kinds: tuple[str, ...] = ()
-    extra: tuple[tuple[str, str], ...] = ()
-
-    def peak_flops(self, precision: str) -> float | None:
-        """Dense peak FLOP/s (OP/s for int8) at `precision`; None where unpublished."""
-        if precision not in PRECISIONS:
-            raise ValueError(f"unknown precision {precision!r}; expected one of {PRECISIONS}")
-        return getattr(self, f"{precision}_flops_per_s")
-
-    def published_precisions(self) -> tuple[str, ...]:
-        """The precisions this device publishes a peak for, in PRECISIONS order."""
-        return tuple(p for p in PRECISIONS if self.peak_flops(p) is not None)
-
-    def replace(self, **changes) -> Device:
-        """A copy with some figures changed (for what-if inputs)."""
-        return dataclasses.replace(self, **changes)
-
-
-# A Device figure in words, for a NotPublished that names it.
-FIGURE_WORDS = {
-    "memory_bytes_per_s": "memory bandwidth",
-    "memory_bytes": "memory capacity",
-    "compute_units": "compute-unit count",
-    "pcie_bytes_per_s": "PCIe bandwidth",
-    "scaleup_bytes_per_s": "scale-up bandwidth",
-    "scaleout_bytes_per_s": "scale-out (network) bandwidth",
-    **{f"{p}_flops_per_s": f"{p} peak" for p in PRECISIONS},
-}
-
-
-def require(device: Device, field: str, needed_for: str = "") -> float:
-    """The device's figure `field`; NotPublished naming it where the cell is empty."""
-    value = getattr(device, field)
-    if value is None:
-        raise NotPublished(device.name, (field,), FIGURE_WORDS.get(field, field), needed_for)
-    return value
-
-
-def is_positive_finite(value: float) -> bool:
-    """True when value is a finite number above zero."""
-    return math.isfinite(value) and value > 0
 
 
 def load_specs(path: str | Path | BinaryIO | None = None) -> dict[str, Device]:
@@ -246,122 +157,3 @@ def _si(value: Decimal | None, scale: float) -> float | None:
     if not is_positive_finite(value):
         raise Expected(POSITIVE + " (this one is out of range)")
     return value
-
-
-def column_value(device: Device, column: str) -> float | None:
-    """A numeric figure of the device back in the CSV's human unit (TB/s, TFLOP/s, GB, ...)."""
-    field, scale = NUMERIC_SI[column]
-    value = getattr(device, field)
-    return None if value is None else value / scale
-
-
-class WhatIfError(UserError):
-    """A what-if change that cannot apply: one line naming the figure, the value, the fix."""
-
-
-# Figures a what-if may change: CSV column -> (words in the device's new name, unit).
-WHAT_IF = {
-    "memory_bw_tbs": ("memory", "TB/s"),
-    "memory_gib": ("capacity", "GiB"),
-    **{f"{p}_tflops": (f"{p.upper()} peak", "TFLOP/s") for p in PRECISIONS if p != "int8"},
-    "int8_tops": ("INT8 peak", "TOP/s"),
-    "scaleup_gbs": ("scale-up", "GB/s"),
-    "scaleup_domain": ("scale-up domain", "GPUs"),
-    "scaleout_gbs": ("network", "GB/s"),
-    "pcie_gbs": ("PCIe", "GB/s"),
-    "tdp_w": ("TDP", "W"),
-}
-# Not a column: every published peak times this factor (a precision's own figure, given
-# too, is set after it).
-PEAK_SCALE = "peak_x"
-FIGURES = (PEAK_SCALE, *WHAT_IF)
-OUT_OF_RANGE = "expected a finite figure (this one is out of range)"
-WHAT_IF_MARK = "what_if"  # the key in Device.extra of a what-if's changes, as text
-
-
-def changes_of(device: Device) -> str:
-    """The what-if text that made `device` from a published row; '' for a published row."""
-    return dict(device.extra).get(WHAT_IF_MARK, "")
-
-
-def peak_column(precision: str) -> str:
-    """The specs.csv column of the peak at `precision` (int8's is in TOP/s)."""
-    return "int8_tops" if precision == "int8" else f"{precision}_tflops"
-
-
-def what_if(device: Device, **changes: float) -> Device:
-    """device with figures changed (CSV column names, human units), named as modified."""
-    fields, words = {}, []
-    for column, value in changes.items():
-        if column not in FIGURES:
-            raise WhatIfError(
-                f"what-if: unknown figure {column!r}; expected one of {', '.join(FIGURES)}"
-            )
-        if not (isinstance(value, int | float) and is_positive_finite(float(value))):
-            raise WhatIfError(f"what-if: {column} = {value!r}: expected a positive number")
-        if column == PEAK_SCALE:
-            fields |= _scaled_peaks(device, float(value), fields)
-            words.append(f"every peak {float(value):.3g}×")
-            continue
-        if column in WHOLE_COLUMNS and not float(value).is_integer():
-            raise WhatIfError(f"what-if: {column} = {value!r}: expected a whole number")
-        field, scale = NUMERIC_SI[column]
-        fields[field] = int(value) if column in WHOLE_COLUMNS else float(value) * scale
-        if not is_positive_finite(float(fields[field])):
-            raise WhatIfError(f"what-if: {column} = {value!r}: {OUT_OF_RANGE}")
-        words.append(_changed(column_value(device, column), float(value), *WHAT_IF[column]))
-    if not words:
-        return device
-    extra = (*device.extra, (WHAT_IF_MARK, what_if_text(changes)))
-    return device.replace(name=f"{device.name}, {'; '.join(words)}", extra=extra, **fields)
-
-
-def _scaled_peaks(device: Device, factor: float, fields: dict) -> dict:
-    """{peak field: published peak × factor} for the peaks not already set in `fields`."""
-    kept = [p for p in device.published_precisions() if f"{p}_flops_per_s" not in fields]
-    scaled = {f"{p}_flops_per_s": device.peak_flops(p) * factor for p in kept}
-    if not all(is_positive_finite(v) for v in scaled.values()):
-        raise WhatIfError(f"what-if: {PEAK_SCALE} = {factor!r}: {OUT_OF_RANGE}")
-    return scaled
-
-
-def _changed(old: float | None, new: float, label: str, unit: str) -> str:
-    """'memory 2× → 6.7 TB/s', 'scale-up domain 8 → 72 GPUs', or 'network → 100 GB/s'."""
-    if old is None:
-        return f"{label} → {new:g} {unit}"
-    if unit == "GPUs":
-        return f"{label} {old:g} → {new:g} {unit}"
-    return f"{label} {new / old:.3g}× → {new:g} {unit}"
-
-
-def what_if_text(changes: dict[str, float]) -> str:
-    """{column: value} -> 'memory_bw_tbs=6.7,scaleup_domain=72', as parse_what_if reads it."""
-    return ",".join(f"{column}={value:.15g}" for column, value in changes.items())
-
-
-def apply_what_if(device: Device, text: str) -> Device:
-    """device changed by a what-if text (parse_what_if's); blank text: device unchanged."""
-    return what_if(device, **parse_what_if(text)) if text.strip() else device
-
-
-def parse_what_if(text: str) -> dict[str, float]:
-    """'memory_bw_tbs=6.7,scaleup_domain=72' -> {column: value}; WhatIfError, one line, if not."""
-    changes: dict[str, float] = {}
-    for part in (p.strip() for p in text.split(",")):
-        column, eq, raw = part.partition("=")
-        column = column.strip()
-        if not eq or column not in FIGURES:
-            got = column if eq else part
-            raise WhatIfError(
-                f"what-if {part[:40]!r}: expected FIGURE=VALUE with FIGURE one of "
-                f"{', '.join(FIGURES)} (got {got[:40]!r})"
-            )
-        if column in changes:
-            raise WhatIfError(f"what-if: {column} is given twice")
-        try:
-            changes[column] = float(raw)
-        except ValueError:
-            raise WhatIfError(
-                f"what-if {part[:40]!r}: {raw.strip()[:20]!r} is not a number"
-            ) from None
-    return changes

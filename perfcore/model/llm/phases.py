@@ -17,7 +17,8 @@ from perfcore.model.chip.ops import Cost, Param
 from perfcore.model.chip.roofline import estimate, roofs, t_lower
 from perfcore.model.chip.specs import Device
 from perfcore.model.llm import parallel
-from perfcore.model.llm.workloads import DEFAULT, Op, Pass, Precisions, model_ops
+from perfcore.model.llm.values import DEFAULT, Op, Pass, Precisions
+from perfcore.model.llm.workloads import model_ops
 
 PHASES = ("prefill", "decode", "generate", "train")
 # The ranges of every number the command line and the pages take.

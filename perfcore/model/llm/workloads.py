@@ -9,100 +9,19 @@ convention is written down in docs/workloads.md.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from perfcore.model.chip import ops
+from perfcore.model.llm.model import Model
 
-BITS = (16, 8, 4)
+# Kept importable from here, where older callers import them (the command line, serving).
+from perfcore.model.llm.values import BITS as BITS
+from perfcore.model.llm.values import DEFAULT as DEFAULT
+from perfcore.model.llm.values import Op, Pass, Precisions
+
 NORM_FLOPS = 4  # per element: square, sum, scale, multiply by the weight (RMSNorm)
 SOFTMAX_FLOPS = 5  # per score: max, subtract, exp, sum, divide
 ACT_FLOPS = 4  # per element for the activation function (SiLU, GELU), +1 for the gate multiply
-
-
-@dataclass(frozen=True)
-class Precisions:
-    """Bits per element of weights, activations and KV cache (16, 8 or 4 each)."""
-
-    weights: int = 16
-    activations: int = 16
-    kv: int = 16
-
-    @property
-    def w(self) -> float:
-        """Bytes per weight."""
-        return self.weights / 8
-
-    @property
-    def a(self) -> float:
-        """Bytes per activation element."""
-        return self.activations / 8
-
-    @property
-    def kv_bytes_per_element(self) -> float:
-        """Bytes per KV cache element."""
-        return self.kv / 8
-
-
-DEFAULT = Precisions()
-
-
-@dataclass(frozen=True)
-class Op:
-    """One named op on one GPU, run `count` times per pass; bytes split by what they are."""
-
-    name: str
-    kind: str  # projection, attention, mlp, norm, residual, lm_head, embedding, optimizer
-    cost: ops.Cost
-    count: float = 1  # runs per pass (layers; a weight when steps are sampled)
-    weights: float = 0.0  # bytes of weights read, per run
-    kv_read: float = 0.0
-    kv_write: float = 0.0
-    params: float = 0.0  # weight elements this op holds (whole model, not per GPU)
-    output: float = 0.0  # bytes of activation it writes (what training keeps for backward)
-
-    @property
-    def activations(self) -> float:
-        """Bytes of activations read and written per run."""
-        return self.cost.bytes - self.weights - self.kv_read - self.kv_write
-
-    @property
-    def flops(self) -> float:
-        """FLOPs over all its runs in the pass."""
-        return self.cost.flops * self.count
-
-    @property
-    def bytes(self) -> float:
-        """Bytes over all its runs in the pass."""
-        return self.cost.bytes * self.count
-
-
-@dataclass(frozen=True)
-class Pass:
-    """What one pass processes: `batch` sequences of `q` new tokens attending to `kv` positions.
-
-    Prefill: q = kv = prompt length, causal. Decode: q = 1, kv = context L. Training: as
-    prefill, with no KV cache kept. tp: the tensor-parallel degree the ops are split over.
-    """
-
-    batch: int
-    q: int
-    kv: int
-    causal: bool
-    cache: bool = True
-    fused: bool = True
-    tp: int = 1
-
-    @property
-    def tokens(self) -> int:
-        """New tokens in the pass, all sequences together."""
-        return self.batch * self.q
-
-
-def layer_pass(phase: str, batch: int, context: int, fused: bool = True, tp: int = 1) -> Pass:
-    """The Pass of a prefill (batch prompts of `context`) or a decode step at context L."""
-    if phase == "prefill":
-        return Pass(batch, context, context, causal=True, fused=fused, tp=tp)
-    return Pass(batch, 1, context, causal=False, fused=fused, tp=tp)
 
 
 def _linear(
@@ -147,12 +66,12 @@ def pairs(q: int, kv: int, causal: bool, window: int | None) -> float:
     return ramp + (q - full) * w
 
 
-def kv_heads_per_gpu(model, tp: int) -> float:
+def kv_heads_per_gpu(model: Model, tp: int) -> float:
     """KV heads each GPU holds: split t ways, but never fewer than one (replicated past that)."""
     return max(model.kv_heads / tp, 1.0)
 
 
-def attention_ops(model, s: Pass, p: Precisions, window: int | None) -> list[Op]:
+def attention_ops(model: Model, s: Pass, p: Precisions, window: int | None) -> list[Op]:
     """Scores, softmax and context over the KV cache; fused keeps the scores on chip."""
     heads, kv_heads, d = model.heads / s.tp, kv_heads_per_gpu(model, s.tp), model.head_dim
     w = s.kv if window is None else min(window, s.kv)
@@ -176,7 +95,7 @@ def attention_ops(model, s: Pass, p: Precisions, window: int | None) -> list[Op]
 
 
 def _mlp(
-    model,
+    model: Model,
     tokens: float,
     p: Precisions,
     tp: int,
@@ -213,7 +132,7 @@ def experts_touched(experts: int, per_token: int, tokens: float) -> float:
     return experts * (1 - (1 - per_token / experts) ** tokens)
 
 
-def mlp_ops(model, s: Pass, p: Precisions) -> list[Op]:
+def mlp_ops(model: Model, s: Pass, p: Precisions) -> list[Op]:
     """A dense MLP, or a router plus the routed experts (and any shared experts)."""
     if not model.is_moe:
         return _mlp(model, s.tokens, p, s.tp, model.intermediate, "mlp")
@@ -227,7 +146,7 @@ def mlp_ops(model, s: Pass, p: Precisions) -> list[Op]:
     return [router, *routed, combine, *shared]
 
 
-def layer_ops(model, s: Pass, p: Precisions, window: int | None = None) -> list[Op]:
+def layer_ops(model: Model, s: Pass, p: Precisions, window: int | None = None) -> list[Op]:
     """One transformer layer's ops on one GPU, in execution order."""
     h, d, t = model.hidden, model.head_dim, s.tokens
     heads, kv_heads = model.heads / s.tp, kv_heads_per_gpu(model, s.tp)
@@ -280,7 +199,7 @@ def norm_op(name: str, n: float, hidden: int, p: Precisions) -> Op:
     return _pointwise(name, "norm", n, 1, NORM_FLOPS, p, hidden)
 
 
-def layer_groups(model) -> list[tuple[int, int | None]]:
+def layer_groups(model: Model) -> list[tuple[int, int | None]]:
     """(layers, window) groups: the windowed layers, then the full-attention ones."""
     groups = [
         (model.window_layers, model.sliding_window),
@@ -289,7 +208,7 @@ def layer_groups(model) -> list[tuple[int, int | None]]:
     return [(n, w) for n, w in groups if n]
 
 
-def embedding_op(model, tokens: float, p: Precisions, tp: int) -> Op:
+def embedding_op(model: Model, tokens: float, p: Precisions, tp: int) -> Op:
     """The embedding read: the whole table (vocab split over the TP group), once per pass.
 
     The standard accounting reads every weight once per pass; a gather touches only the
@@ -303,14 +222,14 @@ def embedding_op(model, tokens: float, p: Precisions, tp: int) -> Op:
     return Op("embedding read", "embedding", cost, 1, weights, params=params, output=out)
 
 
-def head_ops(model, rows: float, p: Precisions, tp: int) -> list[Op]:
+def head_ops(model: Model, rows: float, p: Precisions, tp: int) -> list[Op]:
     """Final norm and lm_head over `rows` positions (vocab split over the TP group)."""
     h = model.hidden
     head = _linear("lm_head", "lm_head", rows, h, model.vocab / tp, p, model.vocab * h)
     return [norm_op("final norm", rows * h, h, p), head]
 
 
-def model_ops(model, s: Pass, p: Precisions, head_rows: float) -> list[Op]:
+def model_ops(model: Model, s: Pass, p: Precisions, head_rows: float) -> list[Op]:
     """The whole model as ops: embedding, every layer (grouped by window), final norm, lm_head."""
     mixed = model.window_layers != model.layers
     groups = [(n, _named(layer_ops(model, s, p, w), w, mixed)) for n, w in layer_groups(model)]

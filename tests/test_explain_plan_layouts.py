@@ -1,0 +1,49 @@
+"""The Plan page's ranked layouts table (perfcore.explain.plan_layouts): fastest first, the
+expected step at bound over efficiency, the fastest hundred with a caption saying how many fit."""
+
+import pytest
+
+from perfcore.explain import plan
+from perfcore.explain import plan_layouts as layouts
+from perfcore.model.llm.models import load_models
+from perfcore.model.runs.efficiency import Efficiency, Setting, Table
+
+H100 = "NVIDIA H100 SXM"
+MODELS = load_models()
+L70, L8 = MODELS["Llama-3.1-70B"], MODELS["Llama-3.1-8B"]
+# Every regime at half its bound, held-out error 10 % median and 20 % p90: one cell each.
+HALF = Table(
+    {
+        Setting(r): Efficiency(r, 0.5, 10, 3, 0.3, 0.7, 0.1, 0.2, Setting(r))
+        for r in ("train", "prefill", "decode")
+    }
+)
+SMALL = plan.TrainSetup(gpus=16, seq=4096, global_batch_tokens=2**21, tokens=1e12)
+
+
+@pytest.fixture(scope="module")
+def small(specs):
+    """Llama-3.1-8B on 16 H100s, 512 sequences of 4,096 tokens a step, efficiency 0.5."""
+    return plan.train_view(L8, specs[H100], SMALL, HALF)
+
+
+def test_the_layouts_table_is_fastest_first_with_expected_at_bound_over_efficiency(small):
+    df = layouts.layouts_table(small)
+    assert len(df) == min(100, len(small.found.candidates))
+    assert list(df["rank"]) == list(range(1, len(df) + 1))
+    assert list(df["step (bound)"]) == sorted(df["step (bound)"])
+    # efficiency 0.5: the expected step is twice the bound
+    assert (df["step (expected)"] == 2 * df["step (bound)"]).all()
+    assert df.attrs["units"]["step (expected)"] == "seconds"
+    # p90 error 0.2: the measured step lies in 2 × bound ÷ (1 ± 0.2) = 5/3 to 5/2 of the bound
+    assert df["expected, low (p90)"].to_numpy() == pytest.approx(5 / 3 * df["step (bound)"])
+    assert df["expected, high (p90)"].to_numpy() == pytest.approx(5 / 2 * df["step (bound)"])
+    assert "step (expected)" not in layouts.layouts_table(plan.TrainView(small.found, Table({})))
+
+
+def test_the_table_holds_the_fastest_hundred_and_its_caption_says_how_many_fit(specs):
+    v = plan.train_view(L70, specs[H100], plan.TrainSetup(), {})
+    fit = len(v.found.candidates)
+    assert fit > 100 and len(layouts.layouts_table(v)) == 100
+    assert layouts.layouts_caption(v).startswith(f"{fit:,} of the {v.found.considered:,} layouts")
+    assert "the fastest 100," in layouts.layouts_caption(v)
