@@ -9,7 +9,7 @@ Run: `.venv/bin/python -m bench.published_layouts`.
 
 from __future__ import annotations
 
-from perfcore.cli.plan import expected_rank
+from perfcore.explain.expected import train_ranking
 from perfcore.model.chip.specs import load_specs
 from perfcore.model.llm.models import load_models
 from perfcore.model.plans.search import search
@@ -24,7 +24,7 @@ def main() -> None:
     """One line per published setting: found or missed, the published and the best layout."""
     models, specs = load_models(), load_specs()
     priced = priced_runs(models=models, specs=specs)
-    expected, tie = expected_rank(table(priced.samples), None)
+    expected, tie = train_ranking(table(priced.samples), None)
     settings: dict[tuple, list] = {}
     for s in priced:
         r = s.run

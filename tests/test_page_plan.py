@@ -40,7 +40,7 @@ def test_the_takeaway_names_the_best_layouts_numbers():
     text = at.info[0].value
     assert f"{shape} wins" in text
     assert f"step {metric(at, 'Step (bound)')} and MFU {metric(at, 'MFU (bound)')}" in text
-    assert f"expect a {metric(at, 'Step (expected)')} step" in text
+    assert f"a {metric(at, 'Step (expected)')} step" in text
 
 
 def test_the_headline_leads_with_the_expected_step_and_its_band_then_the_bound():

@@ -20,6 +20,7 @@ import functools
 
 from perfcore import format as fmt
 from perfcore.cli.common import UsageError, flag, guarded, pick, to_json
+from perfcore.explain import expected
 from perfcore.model.chip import validate
 from perfcore.model.chip.ops import Param
 from perfcore.model.chip.specs import load_specs, parse_what_if, what_if
@@ -88,18 +89,16 @@ def resolve(args) -> tuple:
 
 def train_dict(plan: train_plan.TrainPlan, table: dict, framework: str | None = None) -> dict:
     """One priced layout as the JSON shows it (SI units; null where a figure is missing)."""
-    eff = cell_of(table, plan, framework)
-    added = published_runs.added_s(plan)
+    eff = expected.train_cell(table, plan, framework)
+    step_e = expected.train_step(eff, plan) if eff else None
     out = {
         "layout": plan.layout.as_dict(),
         "label": plan.layout.label(),
-        "step_expected_s": eff.expected_s(plan.step_s, added) if eff else None,
-        "step_expected_band_s": list(eff.band_s(plan.step_s, added)) if eff else None,
+        "step_expected_s": step_e,
+        "step_expected_band_s": list(expected.train_band(eff, plan)) if eff else None,
         "expected_error": eff.error() if eff else None,
         "expected_from": eff.derived_from() if eff else "no published runs loaded",
-        "mfu_expected": plan.mfu * plan.step_s / eff.expected_s(plan.step_s, added)
-        if eff
-        else None,
+        "mfu_expected": plan.mfu * plan.step_s / step_e if eff else None,
         "hidden_s_by": plan.hidden_s_by,
         "bf16_s": plan.bf16_s,
         "step_s": plan.step_s,
@@ -118,22 +117,6 @@ def train_dict(plan: train_plan.TrainPlan, table: dict, framework: str | None = 
     if totals and eff:
         totals["train_days_expected"] = totals["train_days"] * out["step_expected_s"] / plan.step_s
     return {**out, **totals}
-
-
-def cell_of(table, plan: train_plan.TrainPlan, framework: str | None):
-    """The efficiency cell of a training plan; None with no published runs."""
-    if not table:
-        return None
-    return table.of(published_runs.train_setting(plan.training, plan.layout, framework))
-
-
-def expected_rank(table, framework: str | None) -> tuple:
-    """(expected seconds of a plan, the tie width): the bound and 0 with no published runs."""
-    if not table:
-        return None, 0.0
-    tie = table["train"].tie
-    cell = functools.partial(cell_of, table, framework=framework)
-    return (lambda p: cell(p).expected_s(p.step_s, published_runs.added_s(p))), tie
 
 
 def run_train(args: argparse.Namespace) -> str:
@@ -164,8 +147,8 @@ def run_train(args: argparse.Namespace) -> str:
     if given:
         result = {**head, **train_dict(train_plan.price(t, layout_of(t, given)), table, fw)}
         return to_json(result) if args.json else render_train(result)
-    expected, tie = expected_rank(table, fw)
-    found = search(t, top=n["top"] or 10, expected=expected, tie=tie)
+    rank_on, tie = expected.train_ranking(table, fw)
+    found = search(t, top=n["top"] or 10, expected=rank_on, tie=tie)
     lean = found.leanest
     result = {
         **head,
@@ -187,17 +170,6 @@ def layout_of(t: Training, given: dict) -> Layout:
     tp, pp, cp = (given.get(k, 1) for k in ("tp", "pp", "cp"))
     dp = given.get("dp", max(1, t.gpus // (tp * pp * cp)))
     return Layout(**{**given, "tp": tp, "pp": pp, "cp": cp, "dp": dp})
-
-
-def serve_cells(table, s: serve_plan.Serving, framework: str | None) -> dict:
-    """{"ttft": prefill's cell, "tpot": decode's} of this serving setting (None: no runs)."""
-    context = s.input_tokens + s.output_tokens
-    return {
-        figure: table.of(published_runs.serve_setting(regime, s.precisions, context, 1, framework))
-        if table
-        else None
-        for figure, regime in (("ttft", "prefill"), ("tpot", "decode"))
-    }
 
 
 def serve_dict(p: serve_plan.ServePlan, cells: dict) -> dict:
@@ -250,7 +222,8 @@ def run_serve(args: argparse.Namespace) -> str:
         ms["tpot_ms"],
     )
     candidates = serve_plan.plans(s, n["tp"], n["batch"])
-    cells = serve_cells(published(), s, args.framework)
+    by_regime = expected.serve_cells(published(), s, args.framework)
+    cells = {"ttft": by_regime["prefill"], "tpot": by_regime["decode"]}
     pairs = (("ttft", "prefill"), ("tpot", "decode"))
     best = serve_plan.best(candidates, {r: cells[k].value for k, r in pairs if cells[k]})
     head = {

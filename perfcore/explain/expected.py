@@ -1,9 +1,11 @@
 """Expected figures of a plan, as `plan train|serve` and the Plan page both state them.
 
-A plan's expected figure is its bound ÷ the efficiency of its cell in the published runs' Table
-(perfcore.model.runs.efficiency: regime × long context × FP8 × framework, with fallback), and
-its band is where the measured figure lies when the expected one is off by the regime's p90
-leave-one-framework-out error or less (Efficiency.band_s). An empty table: no expected figure.
+A plan's expected figure is its bound (a training step's with the communication the bound hides
+and FP8's BF16 parts added back: published.added_s) ÷ the efficiency of its cell in the
+published runs' Table (perfcore.model.runs.efficiency: regime × long context × FP8 × framework,
+with fallback), and its band is where the measured figure lies when the expected one is off by
+the regime's p90 leave-one-framework-out error or less (Efficiency.band_s). An empty table: no
+expected figure.
 """
 
 from __future__ import annotations
@@ -26,6 +28,16 @@ def train_cell(table: Table, plan: TrainPlan, framework: str | None = None) -> E
     return table.of(published.train_setting(plan.training, plan.layout, framework))
 
 
+def train_step(eff: Efficiency, plan: TrainPlan) -> float:
+    """The expected step of a training plan at its cell's efficiency, seconds."""
+    return eff.expected_s(plan.step_s, published.added_s(plan))
+
+
+def train_band(eff: Efficiency, plan: TrainPlan) -> tuple[float, float | None]:
+    """(low, high) seconds of a training plan's step across its cell's held-out error."""
+    return eff.band_s(plan.step_s, published.added_s(plan))
+
+
 def train_ranking(
     table: Table, framework: str | None = None
 ) -> tuple[Callable[[TrainPlan], float] | None, float]:
@@ -33,7 +45,7 @@ def train_ranking(
     bound, no ties) with no published runs."""
     if not table:
         return None, 0.0
-    return (lambda p: train_cell(table, p, framework).expected_s(p.step_s)), table["train"].tie
+    return (lambda p: train_step(train_cell(table, p, framework), p)), table["train"].tie
 
 
 def serve_cells(table: Table, s: Serving, framework: str | None = None) -> dict:
@@ -47,15 +59,17 @@ def serve_cells(table: Table, s: Serving, framework: str | None = None) -> dict:
     }
 
 
-def band_text(eff: Efficiency, bound_s: float) -> str:
+def band_text(eff: Efficiency, bound_s: float, added_s: float = 0.0) -> str:
     """'8.86 s–27.2 s, p90 of held-out frameworks', or that the error was never held out."""
     if eff.error_p90 is None:
         return fmt.held_out_error(eff.error())
-    return f"{fmt.band(*eff.band_s(bound_s))}, {BAND}"
+    return f"{fmt.band(*eff.band_s(bound_s, added_s))}, {BAND}"
 
 
-def rate_band(eff: Efficiency, bound_s: float, work: float) -> tuple[float | None, float]:
+def rate_band(
+    eff: Efficiency, bound_s: float, work: float, added_s: float = 0.0
+) -> tuple[float | None, float]:
     """(low, high) of `work` ÷ the measured seconds across the band: None below where the
     band has no upper end."""
-    low_s, high_s = eff.band_s(bound_s)
+    low_s, high_s = eff.band_s(bound_s, added_s)
     return (None if high_s is None else work / high_s), work / low_s

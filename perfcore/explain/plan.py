@@ -23,6 +23,7 @@ from perfcore.model.plans import train_plan
 from perfcore.model.plans.layout import RECOMPUTE, Layout, LayoutError, problems
 from perfcore.model.plans.search import Search, search
 from perfcore.model.plans.train_plan import TRAIN_PRECISIONS, Training, TrainPlan
+from perfcore.model.runs import published
 from perfcore.model.runs.efficiency import Efficiency, Table
 
 MODES = ("train", "serve")
@@ -232,22 +233,23 @@ def train_metrics(v: TrainView) -> list[tuple[str, str, str, str | None]]:
     if eff is None:
         return [*bounds, memory]
     said, work = eff.derived_from(), p.mfu * p.step_s
-    mfu = expected.rate_band(eff, p.step_s, work)
+    step_e, added = expected.train_step(eff, p), published.added_s(p)
+    mfu = expected.rate_band(eff, p.step_s, work, added)
     return [
         (
             "Step (expected)",
-            fmt.seconds(eff.expected_s(p.step_s)),
+            fmt.seconds(step_e),
             said,
-            expected.band_text(eff, p.step_s),
+            expected.band_text(eff, p.step_s, added),
         ),
         bounds[0],
-        ("MFU (expected)", fmt.percent(p.mfu * eff.value), said, _rate_text(mfu, fmt.percent)),
+        ("MFU (expected)", fmt.percent(work / step_e), said, _rate_text(mfu, fmt.percent)),
         *bounds[1:3],
         (
             "Days (expected)",
-            f"{days / eff.value:,.1f}",
+            f"{days * step_e / p.step_s:,.1f}",
             f"{run}; {days:,.1f} days at the bound's rate",
-            _days_band(eff, p.step_s, days),
+            _days_band(eff, p, days),
         ),
         memory,
     ]
@@ -259,11 +261,11 @@ def _rate_text(band: tuple[float | None, float], shown) -> str:
     return f"{'0' if low is None else shown(low)}–{shown(high)}"
 
 
-def _days_band(eff: Efficiency, step_s: float, days: float) -> str:
+def _days_band(eff: Efficiency, p: TrainPlan, days: float) -> str:
     """The run's days across the step's band, '29.6–91.0 days' ('≥ 29.6 days': no upper end)."""
-    low_s, high_s = eff.band_s(step_s)
-    high = None if high_s is None else days * high_s / step_s
-    return fmt.band(days * low_s / step_s, high, lambda d: f"{d:,.1f}") + " days"
+    low_s, high_s = expected.train_band(eff, p)
+    high = None if high_s is None else days * high_s / p.step_s
+    return fmt.band(days * low_s / p.step_s, high, lambda d: f"{d:,.1f}") + " days"
 
 
 def train_takeaway(v: TrainView) -> str:
@@ -292,11 +294,12 @@ def train_takeaway(v: TrainView) -> str:
 def _expected_text(p: TrainPlan, eff: Efficiency) -> str:
     """The best layout's figures at the efficiency published training runs reach."""
     days = train_plan.run_totals(p).get("train_days")
-    run = f" and {days / eff.value:,.1f} days" if days else ""
+    step_e = expected.train_step(eff, p)
+    run = f" and {days * step_e / p.step_s:,.1f} days" if days else ""
+    band = expected.band_text(eff, p.step_s, published.added_s(p))
     return (
-        f"Published training runs reach {eff.value:.2f} of their bound (median of "
-        f"{eff.runs}): expect a {fmt.seconds(eff.expected_s(p.step_s))} step "
-        f"({expected.band_text(eff, p.step_s)}), MFU {fmt.percent(p.mfu * eff.value)}{run}."
+        f"Expected from published training runs ({eff.derived_from()}): a "
+        f"{fmt.seconds(step_e)} step ({band}), MFU {fmt.percent(p.mfu * p.step_s / step_e)}{run}."
     )
 
 

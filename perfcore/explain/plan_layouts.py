@@ -38,10 +38,10 @@ def layouts_table(v: TrainView) -> pd.DataFrame:
         "memory per GPU": "capacity",
     }
     if v.table:  # no column of blanks without published runs
-        cells = [(v.cell(p), p.step_s) for p in plans]
-        bands = [e.band_s(s) for e, s in cells]
+        cells = [(v.cell(p), p) for p in plans]
+        bands = [expected.train_band(e, p) for e, p in cells]
         columns = {
-            "step (expected)": [e.expected_s(s) for e, s in cells],
+            "step (expected)": [expected.train_step(e, p) for e, p in cells],
             "expected, low (p90)": [low for low, _ in bands],
             "expected, high (p90)": [high for _, high in bands],
         }
