@@ -56,6 +56,7 @@ LABEL_LIMIT = 12
 CHAR_PX = 7.5
 LINE_PX = 20
 LEGEND_ROW_PX = 22  # a legend row (measured 21.4)
+LEGEND_PAD_PX = 10  # a horizontal legend's own padding: its rows wrap this much short of the plot
 FIT_WIDTH = 1000
 HALF_WIDTH = 460
 AUTO_TICK_CHARS = 5  # Plotly's own tick labels: '0.25', '100k', '1.5M'
@@ -177,15 +178,13 @@ def fit_margins(fig: go.Figure, width: int = FIT_WIDTH) -> go.Figure:
     at `width` avoid it; automargin stays as the net where the estimate is short (a phone's
     width). An estimate only ever widens a builder's own margin.
     """
-    lay = fig.layout
-    left, right = _side_px(fig, "left"), _side_px(fig, "right")
-    # The x axis's tick labels, its title, then the legend at the foot.
+    lay, m = fig.layout, fig.layout.margin
+    left, right = max(m.l or 0, _side_px(fig, "left")), max(m.r or 0, _side_px(fig, "right"))
+    # The x axis's tick labels, its title, then the legend at the foot, wrapped within the
+    # plot's width between the margins it will have.
     bottom = _ticks_px(fig) + (LINE_PX + 4 if _title(lay.xaxis) else 0)
     bottom += _legend_px(fig, width - left - right)
-    m = lay.margin
-    return fig.update_layout(
-        margin={"l": max(m.l or 0, left), "r": max(m.r or 0, right), "b": max(m.b or 0, bottom)}
-    )
+    return fig.update_layout(margin={"l": left, "r": right, "b": max(m.b or 0, bottom)})
 
 
 def fitted(builder: Callable[..., go.Figure] | None = None, *, width: int = FIT_WIDTH):
@@ -263,7 +262,7 @@ def _legend_px(fig: go.Figure, width: float) -> int:
         rows, used = 1, 0.0
         for t in traces:
             w = 50 + len(t.name) * CHAR_PX  # swatch, gaps, name
-            if used and used + w > width:
+            if used and used + w > width - LEGEND_PAD_PX:
                 rows, used = rows + 1, 0.0
             used += w
         px += (rows + bool(traces[0].legendgrouptitle.text)) * LEGEND_ROW_PX
