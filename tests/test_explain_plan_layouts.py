@@ -5,27 +5,15 @@ import pytest
 
 from perfcore.explain import plan
 from perfcore.explain import plan_layouts as layouts
-from perfcore.model.llm.models import load_models
 from perfcore.model.runs import published
-from perfcore.model.runs.efficiency import Efficiency, Setting, Table
-
-H100 = "NVIDIA H100 SXM"
-MODELS = load_models()
-L70, L8 = MODELS["Llama-3.1-70B"], MODELS["Llama-3.1-8B"]
-# Every regime at half its bound, held-out error 10 % median and 20 % p90: one cell each.
-HALF = Table(
-    {
-        Setting(r): Efficiency(r, 0.5, 10, 3, 0.3, 0.7, 0.1, 0.2, Setting(r))
-        for r in ("train", "prefill", "decode")
-    }
-)
-SMALL = plan.TrainSetup(gpus=16, seq=4096, global_batch_tokens=2**21, tokens=1e12)
+from perfcore.model.runs.efficiency import Table
+from tests.support.plans import H100, L70, small_view
 
 
 @pytest.fixture(scope="module")
 def small(specs):
-    """Llama-3.1-8B on 16 H100s, 512 sequences of 4,096 tokens a step, efficiency 0.5."""
-    return plan.train_view(L8, specs[H100], SMALL, HALF)
+    """The shared small training view (tests.support.plans)."""
+    return small_view(specs)
 
 
 def test_the_layouts_table_is_fastest_first_with_expected_at_bound_over_efficiency(small):
