@@ -2,7 +2,6 @@
 One page part (st.fragment); the search, its tables and each chart cached per input.
 """
 
-import plotly.graph_objects as go
 import streamlit as st
 
 import ui
@@ -10,7 +9,9 @@ from perfcore.explain import plan as view
 from perfcore.explain import plan_layouts as layouts
 from perfcore.explain import plan_runs
 from perfcore.explain import plan_serve as serve
+from perfcore.explain import plan_takeaway as words
 from perfcore.figures import plan as charts
+from perfcore.figures import plan_runs as runs_chart
 
 DEFAULT_MODEL = "Llama-3.1-70B"
 
@@ -19,7 +20,7 @@ DEFAULT_MODEL = "Llama-3.1-70B"
 def runs(model_name: str, device_name: str, setup, theme) -> tuple:
     """The published runs this setup is held against, their chart and table, once per input."""
     h = plan_runs.held(*ui.published_runs(), model_name, device_name, setup)
-    fig = charts.published_runs_figure(h.runs, h.nearest, h.efficiencies, theme)
+    fig = runs_chart.published_runs_figure(h.runs, h.nearest, h.efficiencies, theme)
     return h, fig, plan_runs.runs_table(list(h.nearest))
 
 
@@ -40,7 +41,7 @@ def table(model, device, setup):
 
 
 @ui.per_input(128)
-def figure(model, device, setup, which: str, theme) -> go.Figure:
+def figure(model, device, setup, which: str, theme):
     """The chart `which` of priced(...), once per input."""
     return charts.page_figure(priced(model, device, setup), which, theme)
 
@@ -76,12 +77,12 @@ def results(data: view.TrainView | serve.ServeView, model, device, setup) -> Non
     """The best plan's numbers and takeaway (or why none), its two charts, the ranked table."""
     train = isinstance(data, view.TrainView)
     if data.best is None:
-        st.error(view.no_fit_text(data) if train else serve.no_plan_text(data))
+        st.error(words.nothing_text(data))
         if train or not data.candidates:
             return
     else:
         ui.metrics(view.train_metrics(data) if train else serve.serve_metrics(data))
-        ui.takeaway(view.train_takeaway(data) if train else serve.serve_takeaway(model, data))
+        ui.takeaway(words.takeaway(model, data))
     which = charts.TRAIN_CHARTS if train else charts.SERVE_CHARTS
     for column, name in zip(st.columns(2), which, strict=True):
         with column:
@@ -100,8 +101,7 @@ def plan() -> None:
         default = DEFAULT_MODEL if DEFAULT_MODEL in models else names[0]
         name = ui.choice("Model", names, "plan_model", default, width=2 * ui.INPUT)
         mode = ui.choice("Plan", view.MODES, "plan_mode", widget=st.radio, horizontal=True)
-    setup = train_inputs() if mode == "train" else serve_inputs()
-    model = models[name]
+    setup, model = (train_inputs() if mode == "train" else serve_inputs()), models[name]
     st.caption(view.model_caption(model, ctx.device))
     data = priced(model, ctx.device, setup)
     if ui.refused(data):

@@ -4,8 +4,9 @@ from dataclasses import dataclass, replace
 
 import pytest
 
-from perfcore.model.runs import candidates, efficiency
-from perfcore.model.runs.efficiency import MIN_RUNS, Sample, Setting
+from perfcore.model.runs import candidates, efficiency, sample
+from perfcore.model.runs.efficiency import MIN_RUNS
+from perfcore.model.runs.sample import Sample, Setting
 
 
 @dataclass(frozen=True)
@@ -139,9 +140,9 @@ def test_the_expected_model_adds_hidden_communication_and_fp8_bf16_parts_by_hand
     assert (a.basis_s, a.eta, b.basis_s, b.eta) == pytest.approx((2.5, 0.5, 1.5, 0.6))
     assert a.efficiency == pytest.approx(0.4)  # the bound's: what a violation is judged on
     assert efficiency.held_out_errors([a, b]) == pytest.approx([1 / 6, 0.2])
-    ideal = [replace(s, exposure=efficiency.Exposure(0.0, bf16=False)) for s in (a, b)]
+    ideal = [replace(s, exposure=sample.Exposure(0.0, bf16=False)) for s in (a, b)]
     assert efficiency.held_out_errors(ideal) == pytest.approx([0.0, 0.0])
-    tp = efficiency.Exposure(parts=frozenset({"tp"}))
+    tp = sample.Exposure(parts=frozenset({"tp"}))
     a_tp, b_tp = (replace(s, exposure=tp) for s in (a, b))
     assert b_tp.basis_s == pytest.approx(1.3)
     assert efficiency.held_out_errors([a_tp, b_tp])[0] == pytest.approx(abs(2.5 / 0.52 / 5 - 1))

@@ -4,7 +4,7 @@ hand-worked figures where a number is asserted."""
 import pytest
 
 from perfcore import format as fmt
-from perfcore.explain import plan
+from perfcore.explain import plan, plan_takeaway
 from perfcore.explain import plan_serve as serve
 from perfcore.model.plans.layout import LayoutError
 from perfcore.model.runs import published
@@ -79,7 +79,7 @@ def test_the_time_parts_add_up_to_the_step_and_leave_zeros_out(small):
 
 
 def test_the_train_takeaway_names_the_winner_its_numbers_and_the_expected_step(small):
-    best, text = small.best, plan.train_takeaway(small)
+    best, text = small.best, plan_takeaway.train_takeaway(small)
     assert text.startswith(f"{plan.shape(best.layout)} wins")
     assert f"step {fmt.seconds(best.step_s)} and MFU {fmt.percent(best.mfu)}" in text
     assert f"{small.found.considered:,} layouts priced for 16 GPUs" in text
@@ -97,7 +97,7 @@ def test_the_rival_is_the_fastest_other_shape_and_its_costlier_part_is_named(spe
     rival = next(q for q in v.found.candidates if plan.shape(q.layout) != plan.shape(best.layout))
     won, lost = (2 * (p.step_s + published.added_s(p)) for p in (best, rival))  # efficiency 0.5
     assert lost > 1.01 * won
-    text = plan.train_takeaway(v)
+    text = plan_takeaway.train_takeaway(v)
     assert f"The fastest other shape, {plan.shape(rival.layout)}, is" in text
     slower = fmt.percent(lost / won - 1)
     assert f"is {slower} slower" in text
@@ -107,7 +107,7 @@ def test_a_model_that_fits_nowhere_says_what_the_leanest_layout_needs(specs):
     """Llama-3.1-405B on 8 H100s: 405e9 × 2 bytes of weights alone is 810 GB, over 8 × 80 GiB."""
     v = plan.train_view(MODELS["Llama-3.1-405B"], specs[H100], plan.TrainSetup(8, 4096, 2**20), {})
     assert v.best is None and v.found.leanest is not None
-    text = plan.no_fit_text(v)
+    text = plan_takeaway.no_fit_text(v)
     assert text.startswith("No layout fits") and fmt.capacity(v.found.leanest.memory_total) in text
 
 
@@ -137,7 +137,7 @@ def test_the_best_plan_is_within_the_limits_and_the_table_lists_it_first(served)
 
 
 def test_the_serve_takeaway_says_what_stops_the_batch_growing(served):
-    best, text = served.best, serve.serve_takeaway(L70, served)
+    best, text = served.best, plan_takeaway.serve_takeaway(L70, served)
     assert text.startswith(f"{serve.layout_text(best)} wins for Llama-3.1-70B")
     nxt = min(
         (q for q in served.candidates if q.tp == best.tp and q.batch > best.batch),
@@ -159,7 +159,7 @@ def test_at_half_the_bound_the_limits_judge_expected_latencies_and_the_bound_pic
     assert v.best == max(ok, key=lambda q: q.output_tokens_per_s)
     bound = v.bound_best
     assert bound != v.best and 2 * bound.tpot_s > 0.05
-    text = serve.serve_takeaway(L70, v)
+    text = plan_takeaway.serve_takeaway(L70, v)
     said = f"(expected {fmt.seconds(2 * v.best.tpot_s)} and {fmt.seconds(2 * v.best.ttft_s)}"
     assert said in text
     assert f"On the bounds alone {serve.layout_text(bound)} would win" in text
@@ -179,7 +179,7 @@ def test_a_model_whose_weights_fill_every_gpu_has_no_plan(specs):
     s = serve.ServeSetup(gpus=1, precisions=serve.Precisions(16, 16, 16))
     v = serve.serve_view(MODELS["Llama-3.1-405B"], specs[H100], s, {})
     assert v.best is None and not v.candidates
-    assert serve.no_plan_text(v).startswith("No plan fits")
+    assert plan_takeaway.no_plan_text(v).startswith("No plan fits")
 
 
 def test_a_rival_within_a_thousandth_of_the_step_reads_as_a_tie(specs):
@@ -188,7 +188,8 @@ def test_a_rival_within_a_thousandth_of_the_step_reads_as_a_tie(specs):
     best = v.best
     rival = next(q for q in v.found.candidates if plan.shape(q.layout) != plan.shape(best.layout))
     assert rival.step_s - best.step_s <= 1e-3 * best.step_s
-    assert f"{plan.shape(rival.layout)}, ties it (within 0.100 %)" in plan.train_takeaway(v)
+    text = plan_takeaway.train_takeaway(v)
+    assert f"{plan.shape(rival.layout)}, ties it (within 0.100 %)" in text
 
 
 def test_the_model_caption_gives_the_billions_and_says_the_sidebar_precision_is_unused(specs):

@@ -5,7 +5,8 @@ from types import SimpleNamespace
 
 from perfcore.explain import plan_runs
 from perfcore.explain import plan_serve as serve
-from perfcore.model.runs.efficiency import Efficiency, Sample
+from perfcore.model.runs.efficiency import Efficiency
+from perfcore.model.runs.sample import Sample
 
 HALF = {r: Efficiency(r, 0.5, 10, 3, 0.3, 0.7, 0.1, 0.2) for r in ("train", "prefill", "decode")}
 

@@ -15,7 +15,6 @@ from perfcore.model.plans import serve_plan
 from perfcore.model.plans.layout import Layout
 from perfcore.model.plans.train_plan import Training, price
 from perfcore.model.runs import candidates, efficiency
-from perfcore.model.runs.efficiency import Sample
 from perfcore.model.runs.published import (
     layouts_of,
     nemo_flops_per_token,
@@ -24,6 +23,7 @@ from perfcore.model.runs.published import (
     table,
     train_setting,
 )
+from perfcore.model.runs.sample import Sample
 
 H100 = "NVIDIA H100 SXM"
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "plans.md"

@@ -21,7 +21,8 @@ from perfcore.measure.results.points import MeasuredPoint, measured_points
 from perfcore.model.chip.specs import Device, load_specs, load_specs_bytes
 from perfcore.model.llm.models import Model, load_models, load_models_bytes
 from perfcore.model.runs import published
-from perfcore.model.runs.efficiency import Efficiency, Sample
+from perfcore.model.runs.efficiency import Efficiency
+from perfcore.model.runs.sample import Sample
 
 HOSTED_ENV = "PERFCORE_HOSTED"
 RESULTS_HELP = "From `python -m perfcore measure` or the Measure page. Not part of the link."

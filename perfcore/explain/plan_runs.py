@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from perfcore.model.runs.efficiency import Efficiency, Sample
+from perfcore.model.runs.efficiency import Efficiency
+from perfcore.model.runs.sample import Sample
 
 NEAREST = 8  # published runs shown beside the bound
 

@@ -23,6 +23,7 @@ from perfcore.explain import measure_roofline as measured
 from perfcore.explain import measure_sweep as sweep
 from perfcore.explain import profile as profile_view
 from perfcore.figures import plan as plan_charts
+from perfcore.figures import plan_runs as plan_runs_charts
 from perfcore.figures import workloads as wl
 from perfcore.figures.home import calculator_figure
 from perfcore.figures.measure_roofline import measured_roofline_figure
@@ -35,7 +36,8 @@ from perfcore.model.chip import ops
 from perfcore.model.chip.generations import growth
 from perfcore.model.chip.roofline import estimate
 from perfcore.model.llm.models import load_models
-from perfcore.model.runs.efficiency import Efficiency, Sample
+from perfcore.model.runs.efficiency import Efficiency
+from perfcore.model.runs.sample import Sample
 from tests.support.measured import lesson_records
 
 H100, A100, V100 = "NVIDIA H100 SXM", "NVIDIA A100 SXM4 80GB", "NVIDIA V100 SXM2"
@@ -147,7 +149,9 @@ def _plan(specs, theme):
         "step_parts_figure": plan_charts.page_figure(trained, plan_charts.STEP, theme),
         "memory_per_gpu_figure": plan_charts.page_figure(trained, plan_charts.MEMORY, theme),
         "frontier_figure": plan_charts.page_figure(served, plan_charts.FRONTIER, theme),
-        "published_runs_figure": plan_charts.published_runs_figure(runs, runs[:2], [eff], theme),
+        "published_runs_figure": plan_runs_charts.published_runs_figure(
+            runs, runs[:2], [eff], theme
+        ),
     }
 
 

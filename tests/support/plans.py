@@ -2,7 +2,8 @@
 
 from perfcore.explain import plan
 from perfcore.model.llm.models import load_models
-from perfcore.model.runs.efficiency import Efficiency, Setting, Table
+from perfcore.model.runs.efficiency import Efficiency, Table
+from perfcore.model.runs.sample import Setting
 
 H100 = "NVIDIA H100 SXM"
 MODELS = load_models()

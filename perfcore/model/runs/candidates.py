@@ -1,6 +1,6 @@
 """The expected models compared for training, each scored leave-one-framework-out.
 
-Every candidate is an efficiency.Exposure: what the expected figure adds to the bound before
+Every candidate is an sample.Exposure: what the expected figure adds to the bound before
 the cell's median efficiency divides it (docs/plans.md, "Which expected model"). Fixed ones
 take kappa from an accounting (0: the bound's ideal overlap; 1: every collective after the
 compute it could hide behind, as the Megatron papers charge it); one estimates kappa from the
@@ -12,15 +12,8 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Iterable
 
-from perfcore.model.runs.efficiency import (
-    EXPOSURE,
-    Exposure,
-    HeldOut,
-    Sample,
-    Setting,
-    held_out,
-    replace,
-)
+from perfcore.model.runs.efficiency import HeldOut, held_out, replace
+from perfcore.model.runs.sample import EXPOSURE, Exposure, Sample, Setting
 
 QUIET = 0.05  # a run whose hidden communication is under 5 % of its bound: compute alone
 LOUD = 0.10  # one whose hidden communication is 10 % or more: it informs kappa

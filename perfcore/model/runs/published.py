@@ -23,9 +23,10 @@ from perfcore.model.plans import serve_plan
 from perfcore.model.plans import train_cost as tc
 from perfcore.model.plans.layout import Layout, LayoutError, interleaves, problems
 from perfcore.model.plans.train_plan import Training, TrainPlan, price
-from perfcore.model.runs import efficiency
-from perfcore.model.runs.efficiency import Sample, Setting, Table
+from perfcore.model.runs import efficiency, sample
+from perfcore.model.runs.efficiency import Table
 from perfcore.model.runs.rows import load_runs
+from perfcore.model.runs.sample import Sample, Setting
 
 BITS_OF = {"fp4": 4, "fp8": 8, "int8": 8, "bf16": 16, "fp16": 16}  # storage bits by precision
 
@@ -128,8 +129,8 @@ def train_sample(run, model, device) -> tuple:
 
 def added_s(plan: TrainPlan) -> float:
     """Seconds the chosen expected model adds to a training plan's bound
-    (efficiency.EXPOSURE: its hidden communication and FP8's BF16 parts)."""
-    return efficiency.EXPOSURE.added_s(tuple(plan.hidden_s_by.items()), plan.bf16_s)
+    (sample.EXPOSURE: its hidden communication and FP8's BF16 parts)."""
+    return sample.EXPOSURE.added_s(tuple(plan.hidden_s_by.items()), plan.bf16_s)
 
 
 def precisions_of(run) -> Precisions:
@@ -232,7 +233,7 @@ def sample_of(run, models: dict, specs: dict) -> tuple:
 
 def train_setting(t: Training, layout: Layout, framework: str | None = None) -> Setting:
     """The efficiency cell of a training step: its sequence, CP, precision and framework."""
-    return efficiency.setting("train", t.seq, layout.cp, BITS_OF[t.precision], framework)
+    return sample.setting("train", t.seq, layout.cp, BITS_OF[t.precision], framework)
 
 
 def serve_setting(
@@ -241,14 +242,14 @@ def serve_setting(
     """The efficiency cell of a serving phase: its context (I + O), the narrower of the
     weights' and activations' bits, and the engine."""
     bits = min(p.weights, p.activations)
-    return efficiency.setting(regime, context_tokens, cp, bits, framework)
+    return sample.setting(regime, context_tokens, cp, bits, framework)
 
 
 def run_setting(run, regime: str) -> Setting:
     """The cell of a published run, by the rules a plan's setting follows."""
     if run.kind == "train":
         bits = BITS_OF[run.precision]
-        return efficiency.setting(regime, run.seq_len, run.cp, bits, run.framework)
+        return sample.setting(regime, run.seq_len, run.cp, bits, run.framework)
     context = run.input_tokens + run.output_tokens
     return serve_setting(regime, precisions_of(run), context, run.cp, run.framework)
 

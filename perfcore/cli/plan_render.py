@@ -1,0 +1,96 @@
+"""What `plan train|serve` prints without --json: the JSON result (cli/plan.py) as text."""
+
+from __future__ import annotations
+
+from perfcore import format as fmt
+
+
+def render_train(r: dict) -> str:
+    """One priced layout as aligned lines: the expected figure first, then the bound."""
+    rows = [("layout", r["label"])]
+    if r["step_expected_s"] is not None:
+        days = r.get("train_days_expected")
+        rows += [
+            (
+                "expected",
+                f"step {fmt.seconds(r['step_expected_s'])} "
+                f"({fmt.band(*r['step_expected_band_s'])}, p90 of held-out frameworks), "
+                f"MFU {r['mfu_expected']:.1%}" + (f", {days:,.1f} days" if days else ""),
+            ),
+            ("error", fmt.held_out_error(r["expected_error"])),
+            ("from", r["expected_from"]),
+        ]
+    days = f", {r['train_days']:,.1f} days" if "train_days" in r else ""
+    rows += [
+        ("bound", f"step {fmt.seconds(r['step_s'])}, MFU {r['mfu']:.1%}{days} (bound)"),
+        ("tokens/s", f"{r['tokens_per_s']:,.0f} (bound)"),
+        (
+            "memory",
+            f"{fmt.capacity(r['memory_total_bytes'])} per GPU of "
+            f"{fmt.capacity(r['capacity_bytes'])}; fits: {r['fits']}",
+        ),
+        *((k, fmt.seconds(v) if v else "none") for k, v in r["time_s_by"].items()),
+    ]
+    if "gpu_hours" in r:
+        rows.append(("GPU-hours", f"{r['gpu_hours']:,.0f} (bound)"))
+    return "\n".join(f"{k:<10} {v}" for k, v in rows)
+
+
+def render_search(r: dict) -> str:
+    """The ranked layouts, one line each (expected, then the bound), then the best in full."""
+    if r["best"] is None:
+        lean = r["leanest_misfit"]
+        need = fmt.capacity(lean["memory_total_bytes"]) if lean else "?"
+        return f"no layout fits ({r['considered']:,} looked at; the leanest needs {need} per GPU)"
+    lines = [
+        f"{fmt.seconds(c['step_expected_s'] or c['step_s']):>10}  "
+        f"(bound {fmt.seconds(c['step_s'])})  tie {c['tie_group']:<3} {c['label']}"
+        for c in r["candidates"]
+    ]
+    ties = (
+        f"ranked on the {r['ranked_on']} step; within {r['tie_within']:.0%} of a group's "
+        "fastest is a tie (same group), ordered by fewer cross-node collectives, then more "
+        "memory headroom"
+    )
+    return "\n".join(
+        [f"{r['considered']:,} layouts priced; {ties}:", *lines, "best:", render_train(r["best"])]
+    )
+
+
+def render_serve(r: dict) -> str:
+    """The best serving plan as aligned lines."""
+    if r["layout"] is None:
+        return f"{r['reason']} ({r['considered']} plans looked at)"
+    lay = r["layout"]
+    rows = [
+        ("layout", f"TP {lay['tp']} × {lay['replicas']} replicas, batch {lay['batch']}"),
+        ("TTFT", f"{fmt.seconds(r['ttft_s'])} (bound)"),
+        ("TPOT", f"{fmt.seconds(r['tpot_s'])} (bound)"),
+        ("tokens/s", f"{r['output_tokens_per_s']:,.0f} ({r['per_gpu']:,.0f} per GPU; bound)"),
+        ("max batch", f"{r['max_batch']:,}"),
+    ]
+    limits = [
+        f"{k} ≤ {fmt.seconds(r[f'{k.lower()}_limit_s'])}"
+        for k in ("TTFT", "TPOT")
+        if r[f"{k.lower()}_limit_s"] is not None
+    ]
+    if limits:
+        judged = f"judged on the {r['limits_judged_on']} latencies"
+        rows.append(("limits", f"{', '.join(limits)}, {judged}"))
+    if r["tpot_s_expected"] is not None:
+        band = r["expected_band_s"]
+        rows = rows[:1] + [
+            (
+                "expected",
+                f"TTFT {fmt.seconds(r['ttft_s_expected'])} ({fmt.band(*band['ttft'])}), TPOT "
+                f"{fmt.seconds(r['tpot_s_expected'])} ({fmt.band(*band['tpot'])}), "
+                f"{r['output_tokens_per_s_expected']:,.0f} tokens/s "
+                f"({r['per_gpu_expected']:,.0f} per GPU); ranges: p90 of held-out frameworks",
+            ),
+            ("TTFT error", fmt.held_out_error(r["expected_error"]["ttft"])),
+            ("TPOT error", fmt.held_out_error(r["expected_error"]["tpot"])),
+            ("TTFT from", r["expected_from"]["ttft"]),
+            ("TPOT from", r["expected_from"]["tpot"]),
+            *rows[1:],
+        ]
+    return "\n".join(f"{k:<10} {v}" for k, v in rows)

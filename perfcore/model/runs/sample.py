@@ -1,0 +1,115 @@
+"""What a published run's efficiency is conditioned on, and one run priced.
+
+A Setting is a cell: regime × long context (≥ LONG_CONTEXT_TOKENS or CP > 1) × FP8 × framework
+family, with its parents (chain). A Sample is one run priced: its bound, its measured time and
+what an expected figure adds to the bound before dividing (an Exposure). Cells, their
+efficiencies and the held-out error: perfcore.model.runs.efficiency.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+LONG_CONTEXT_TOKENS = 16384
+
+
+class Run(Protocol):
+    """What this module needs of a published run: where it was published."""
+
+    source: str
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What an efficiency is conditioned on; None: any (the parent cell)."""
+
+    regime: str
+    long_context: bool | None = None
+    fp8: bool | None = None
+    framework: str | None = None
+
+    def chain(self) -> tuple[Setting, ...]:
+        """This setting and its parents, finest first (framework, FP8, long context dropped)."""
+        r, lc, f8 = self.regime, self.long_context, self.fp8
+        steps = (self, Setting(r, lc, f8), Setting(r, lc), Setting(r))
+        return tuple(dict.fromkeys(steps))
+
+    def label(self) -> str:
+        """The setting in words, e.g. 'train, ≥ 16K tokens or CP > 1, FP8, Megatron'."""
+        words = [self.regime]
+        if self.long_context is not None:
+            words.append("≥ 16K tokens or CP > 1" if self.long_context else "< 16K tokens")
+        if self.fp8 is not None:
+            words.append("FP8 or narrower" if self.fp8 else "16-bit")
+        return ", ".join(words + ([self.framework] if self.framework else []))
+
+
+def setting(
+    regime: str, context_tokens: int, cp: int, bits: int, framework: str | None = None
+) -> Setting:
+    """The cell of a run or a plan: its regime, context, CP, narrowest bits and framework."""
+    long = context_tokens >= LONG_CONTEXT_TOKENS or cp > 1
+    return Setting(regime, long, bits <= 8, framework)
+
+
+@dataclass(frozen=True)
+class Exposure:
+    """What an expected figure adds to its bound before the efficiency divides it: kappa x the
+    communication the bound's overlap rule hides (of `parts`, every part where None), and
+    with `bf16` the seconds FP8's non-GEMM math adds at the BF16 peak."""
+
+    kappa: float = 1.0
+    bf16: bool = True
+    parts: frozenset | None = None
+
+    def added_s(self, hidden_by: tuple[tuple[str, float], ...], bf16_s: float) -> float:
+        """Seconds added to the bound: kappa x the hidden parts (+ bf16_s with bf16)."""
+        hidden = sum(v for k, v in hidden_by if self.parts is None or k in self.parts)
+        return self.kappa * hidden + (bf16_s if self.bf16 else 0.0)
+
+
+EXPOSURE = Exposure()  # the model chosen: every hidden collective exposed, FP8's BF16 parts
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One run priced: its regime, its bound and its measured time (seconds), its setting."""
+
+    run: object
+    regime: str
+    source: str
+    bound_s: float
+    measured_s: float
+    long_context: bool = False
+    fp8: bool = False
+    framework: str | None = None  # the framework family; None: the source stands for it
+    case: tuple = ()  # what two runs share to be compared as layouts: model, device, ...
+    hidden_by: tuple[tuple[str, float], ...] = ()  # (part, seconds the overlap rule hides)
+    bf16_s: float = 0.0  # seconds FP8's non-GEMM math adds at the BF16 peak
+    exposure: Exposure = EXPOSURE
+
+    @property
+    def efficiency(self) -> float:
+        """Bound time over measured time (1 = at the bound; above 1 the bound is beaten)."""
+        return self.bound_s / self.measured_s
+
+    @property
+    def basis_s(self) -> float:
+        """Seconds the expected figure divides by the efficiency: bound + Exposure's added."""
+        return self.bound_s + self.exposure.added_s(self.hidden_by, self.bf16_s)
+
+    @property
+    def eta(self) -> float:
+        """The efficiency expected figures use: basis over measured time."""
+        return self.basis_s / self.measured_s
+
+    @property
+    def family(self) -> str:
+        """What a leave-one-framework-out error holds out together."""
+        return self.framework or self.source
+
+    @property
+    def setting(self) -> Setting:
+        """The finest cell this run informs."""
+        return Setting(self.regime, self.long_context, self.fp8, self.framework)
