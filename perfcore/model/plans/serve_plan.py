@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from perfcore.model.chip.specs import Device
 from perfcore.model.llm import phases, serving
+from perfcore.model.llm.model import Model
 from perfcore.model.llm.workloads import Precisions
 from perfcore.model.plans.layout import LayoutError, tp_problems
 
@@ -28,7 +29,7 @@ SERVE_TP_MAX = 64
 class Serving:
     """What to serve: a model on up to `gpus` GPUs, I input and O output tokens a request."""
 
-    model: object
+    model: Model
     device: Device
     gpus: int
     input_tokens: int

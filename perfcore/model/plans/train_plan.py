@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from perfcore.errors import NotPublished
 from perfcore.model.chip.specs import Device
+from perfcore.model.llm.model import Model
 from perfcore.model.plans import train_cost as tc
 from perfcore.model.plans.layout import (
     Layout,
@@ -34,7 +35,7 @@ SECONDS_PER_DAY = 86400.0
 class Training:
     """What to train: a model on `gpus` GPUs, global_batch_tokens per step of `seq` tokens."""
 
-    model: object
+    model: Model
     device: Device
     gpus: int
     seq: int
