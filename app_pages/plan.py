@@ -1,6 +1,5 @@
 """Plan: the best layout to train a model on N GPUs of the sidebar's device, or to serve it.
-One page part (st.fragment); the search, its tables and each chart cached per input.
-"""
+One page part (st.fragment); the search, its tables and each chart cached per input."""
 
 import streamlit as st
 
@@ -61,7 +60,8 @@ def train_inputs() -> view.TrainSetup:
         given = ui.numbers(view.DEGREES, view.LABELS, "plan_")
         for field, options in view.LAYOUT_CHOICES.items():
             given[field] = ui.choice(view.LABELS[field], options, f"plan_{field}", width=ui.INPUT)
-    return view.TrainSetup(**n, precision=precision, fixed=view.fixed_fields(given))
+    curves = ui.kernel_curves("plan_curves", ui.context().device, ui.context().specs)
+    return view.TrainSetup(**n, precision=precision, fixed=view.fixed_fields(given), curves=curves)
 
 
 def serve_inputs() -> serve.ServeSetup:

@@ -6,28 +6,14 @@ import pytest
 
 from perfcore.explain import kernel_expected
 from perfcore.explain import workloads as view
-from perfcore.model.chip import kernels
 from perfcore.model.llm.models import load_models
 from perfcore.model.runs import kernel_ops, published
-
-H100 = "NVIDIA H100 SXM"
+from tests.support.kernels import H100, h100_curves
 
 
 @pytest.fixture(scope="module")
 def table():
     return published.table()
-
-
-def h100_curves(efficiency: float) -> kernels.Curves:
-    """Flat curves of every kind in bfloat16 on the H100 row, at one efficiency."""
-    points = tuple(
-        kernels.Point(kind, "bfloat16", size, efficiency)
-        for kind in kernels.KINDS
-        for size in (1e3, 1e15)
-    )
-    return kernels.Curves(
-        "NVIDIA H100 80GB HBM3", "2026-01-31", points, (), 1.0, "spec row", spec_name=H100
-    )
 
 
 def test_loaded_curves_change_the_expected_figure_and_say_from_what(specs, table):

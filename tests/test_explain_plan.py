@@ -1,6 +1,8 @@
 """The Plan page's tables and takeaways (perfcore.explain.plan, plan_serve), checked against
 hand-worked figures where a number is asserted."""
 
+import dataclasses
+
 import pytest
 
 from perfcore import format as fmt
@@ -9,6 +11,7 @@ from perfcore.explain import plan_serve as serve
 from perfcore.model.plans.layout import LayoutError
 from perfcore.model.runs import published
 from perfcore.model.runs.efficiency import Table
+from tests.support.kernels import h100_curves
 from tests.support.plans import H100, HALF, L8, L70, MODELS, SMALL, small_view
 
 
@@ -203,3 +206,19 @@ def test_the_serving_inputs_read_limits_in_ms_and_zero_as_none_or_searched():
     n = {"gpus": 8, "input_tokens": 1024, "output_tokens": 256, "ttft_ms": 0, "tpot_ms": 50}
     s = serve.serve_setup(n | {"tp": 0, "batch": 4}, serve.SERVE_BITS)
     assert (s.ttft_limit_s, s.tpot_limit_s, s.tp, s.batch) == (None, 0.05, None, 4)
+
+
+def test_measured_kernels_add_the_step_and_mfu_they_give_the_best_layout(specs):
+    """Curves at half the roof: the best layout's step from them is above its bound, its MFU
+    the bound's scaled by bound ÷ that step, both saying what they were derived from."""
+    curves = h100_curves(0.5)
+    with_curves = dataclasses.replace(SMALL, curves=curves)
+    v = plan.train_view(L8, specs[H100], with_curves, HALF)
+    p, k = v.best, v.kernel
+    rows = {label: (value, said) for label, value, said, _ in plan.train_metrics(v)}
+    assert rows["Step (your kernels)"][0] == fmt.seconds(k.seconds) and k.seconds > p.step_s
+    assert rows["MFU (your kernels)"][0] == fmt.percent(p.mfu * p.step_s / k.seconds)
+    assert "measured kernels on NVIDIA H100 80GB HBM3, 2026-01-31" in rows["Step (your kernels)"][1]
+    labels = [label for label, *_ in plan.train_metrics(v)]
+    assert labels.index("Step (expected)") < labels.index("Step (your kernels)")
+    assert "Step (your kernels)" not in [m[0] for m in plan.train_metrics(small_view(specs))]

@@ -16,6 +16,7 @@ from perfcore import format as fmt
 from perfcore.errors import UserError
 from perfcore.explain import expected
 from perfcore.explain.refusal import refusal
+from perfcore.model.chip.kernels import Curves
 from perfcore.model.chip.ops import Param
 from perfcore.model.chip.specs import Device
 from perfcore.model.llm.models import Model
@@ -23,8 +24,9 @@ from perfcore.model.plans import train_plan
 from perfcore.model.plans.layout import RECOMPUTE, Layout, LayoutError, problems
 from perfcore.model.plans.search import Search, search
 from perfcore.model.plans.train_plan import TRAIN_PRECISIONS, Training, TrainPlan
-from perfcore.model.runs import published
+from perfcore.model.runs import kernel_train, published
 from perfcore.model.runs.efficiency import Efficiency, Table
+from perfcore.model.runs.kernel_train import KernelStep
 
 MODES = ("train", "serve")
 CONVENTIONS = (
@@ -98,6 +100,7 @@ class TrainSetup:
     tokens: float = 15e12
     precision: str = "bf16"
     fixed: tuple[tuple[str, object], ...] = ()  # (layout field, value) the user fixed
+    curves: Curves | None = None  # this device's measured kernels, where they apply
     regimes: ClassVar = ("train",)  # the published runs' regimes this setup is held against
 
     def setting(self) -> dict:
@@ -132,6 +135,7 @@ class TrainView:
 
     found: Search
     table: Table  # empty: no published runs, no expected figure
+    kernel: KernelStep | None = None  # the best layout's step from measured kernels
 
     @property
     def best(self) -> TrainPlan | None:
@@ -157,7 +161,9 @@ def train_view(model: Model, device: Device, s: TrainSetup, table: Table) -> Tra
     found = search(t, fixed, expected=rank, tie=tie)
     if not found.candidates and found.leanest is None and fixed:
         raise _refusal(t, fixed)
-    return TrainView(found, table)
+    best, curves = found.best, s.curves
+    kernel = kernel_train.expected_step(best, curves, table) if best and curves else None
+    return TrainView(found, table, kernel)
 
 
 def _refusal(t: Training, fixed: dict) -> LayoutError:
@@ -230,8 +236,9 @@ def train_metrics(v: TrainView) -> list[tuple[str, str, str, str | None]]:
         "weights, gradients, optimizer and activations",
         None,
     )
+    step_k, mfu_k = _kernel_rows(v)
     if eff is None:
-        return [*bounds, memory]
+        return [*step_k, bounds[0], *mfu_k, *bounds[1:], memory]
     said, work = eff.derived_from(), p.mfu * p.step_s
     step_e, added = expected.train_step(eff, p), published.added_s(p)
     mfu = expected.rate_band(eff, p.step_s, work, added)
@@ -242,8 +249,10 @@ def train_metrics(v: TrainView) -> list[tuple[str, str, str, str | None]]:
             said,
             expected.band_text(eff, p.step_s, added),
         ),
+        *step_k,
         bounds[0],
         ("MFU (expected)", fmt.percent(work / step_e), said, _rate_text(mfu, fmt.percent)),
+        *mfu_k,
         *bounds[1:3],
         (
             "Days (expected)",
@@ -253,6 +262,19 @@ def train_metrics(v: TrainView) -> list[tuple[str, str, str, str | None]]:
         ),
         memory,
     ]
+
+
+def _kernel_rows(v: TrainView) -> tuple[list, list]:
+    """([the step], [the MFU]) the best layout reaches at this device's measured kernels;
+    ([], []) without curves."""
+    k, p = v.kernel, v.best
+    if k is None:
+        return [], []
+    said = f"expected from {k.derived_from}"
+    return (
+        [("Step (your kernels)", fmt.seconds(k.seconds), said, None)],
+        [("MFU (your kernels)", fmt.percent(p.mfu * p.step_s / k.seconds), said, None)],
+    )
 
 
 def _rate_text(band: tuple[float | None, float], shown) -> str:
