@@ -23,7 +23,7 @@ DEFAULT_MODEL = "Llama-3.1-8B"
 def priced(model, device, compare, setup, curves=None) -> view.Page | str:
     """The page's numbers, once per input (shared, read-only); or the line saying why none."""
     where = f"the Workloads page, pricing {model.name} on {device.name}"
-    table = ui.published_efficiencies()
+    table = ui.published_runs()[1]
     return ui.priced(where, view.page, model, device, compare, setup, curves, table, say=refusal)
 
 

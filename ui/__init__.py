@@ -8,7 +8,7 @@ figure builder, and hold no arithmetic.
 - tables: tables in engineering units, SI downloads, the takeaway, where a spec comes from;
 - measuring: a live measurement with its progress bar, its fault said, its records kept;
 - refusals: a page's pricing guarded once: a user error said clearly, a bug logged;
-- kernels: this session's kernel curves and the published runs' efficiencies;
+- kernels: this session's kernel curves (the Measure page's run or an upload);
 - shell: the shared sidebar, what it chose for this run, the navigation's pages.
 
 `import ui` gives all of them under one name (ui.number, ui.chart, ...).
@@ -16,7 +16,7 @@ figure builder, and hold no arithmetic.
 
 from ui.cache import per_input
 from ui.charts import chart, plot, theme
-from ui.kernels import kernel_curves, published_efficiencies
+from ui.kernels import kernel_curves
 from ui.loaders import (
     freeze_heap,
     hosted_mode,
@@ -58,7 +58,6 @@ __all__ = [
     "INPUT",
     "Context",
     "kernel_curves",
-    "published_efficiencies",
     "chart",
     "choice",
     "context",

@@ -2,7 +2,6 @@
 
 The curves come from the last live run's `kernels` records (the Measure page), else a results
 file uploaded here; they apply to the device only as published (explain.kernel_expected).
-The published runs' efficiencies are priced once per process.
 """
 
 from __future__ import annotations
@@ -14,14 +13,7 @@ from perfcore.explain.measure import STATE
 from perfcore.measure.results import curves
 from perfcore.model.chip.kernels import Curves
 from perfcore.model.chip.specs import Device
-from perfcore.model.runs import published
 from ui.loaders import results_file
-
-
-@st.cache_resource(show_spinner="Pricing the published runs...")
-def published_efficiencies() -> dict:
-    """The published runs' efficiency per regime (perfcore.model.runs.published.table)."""
-    return published.table()
 
 
 def kernel_curves(key: str, device: Device, specs: dict[str, Device]) -> Curves | None:
