@@ -3,7 +3,8 @@
 Every candidate is an sample.Exposure: what the expected figure adds to the bound before
 the cell's median efficiency divides it (docs/plans.md, "Which expected model"). Fixed ones
 take kappa from an accounting (0: the bound's ideal overlap; 1: every collective after the
-compute it could hide behind, as the Megatron papers charge it); one estimates kappa from the
+compute it could hide behind, as the Megatron papers charge it; or only the collectives on
+the critical path, sample.CRITICAL_PATH); one estimates kappa from the
 runs, inside each fold from the other families' runs only (`estimated_kappa`).
 """
 
@@ -26,7 +27,10 @@ FIXED = {
     "bound + hidden (in series), ÷ η": Exposure(kappa=1.0, bf16=False),
     "bound + ½ hidden + FP8's BF16 parts, ÷ η": Exposure(kappa=0.5),
     "bound + TP's hidden + FP8's BF16 parts, ÷ η": Exposure(parts=frozenset({"tp", "pp_bubble"})),
-    "bound + hidden + FP8's BF16 parts, ÷ η (chosen)": EXPOSURE,
+    "bound + hidden + FP8's BF16 parts, ÷ η": Exposure(),
+    "bound + the critical path's hidden (TP, EP, PP sends) + FP8's BF16 parts, ÷ η (chosen)": (
+        EXPOSURE
+    ),
 }
 
 
