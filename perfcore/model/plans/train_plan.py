@@ -99,6 +99,7 @@ class TrainPlan:
     memory_bytes: dict  # weights, gradients, optimizer, activations
     hidden_s_by: dict = field(default_factory=dict)  # what the overlap rule hides, by part
     bf16_s: float = 0.0  # what FP8's non-GEMM math adds at the BF16 peak (bf16_seconds)
+    elementwise_s: float = 0.0  # the memory-bound math between the GEMMs (elementwise_seconds)
 
     @property
     def step_s(self) -> float:
@@ -197,6 +198,20 @@ def bf16_seconds(t: Training, w: Windows) -> float:
     return (w.compute - w.gemms) * (t.peak_flops_per_s / bf16 - 1)
 
 
+def elementwise_seconds(t: Training, layout: Layout) -> float:
+    """Seconds of the memory-bound math between the GEMMs on one GPU of the slowest stage:
+    train_cost.elementwise_bytes at the memory bandwidth, split as the compute is (tokens over
+    the GPUs, layers by the fullest stage); 0 where the bandwidth is unpublished."""
+    bw = t.device.memory_bytes_per_s
+    if bw is None:
+        return 0.0
+    key = ("elementwise", layout.recompute)
+    fp8 = t.precision == "fp8"
+    per_token = t.once(key, lambda: tc.elementwise_bytes(t.model, layout.recompute, fp8))
+    imbalance = stage_layers(t.model.layers, layout.pp) * layout.pp / t.model.layers
+    return per_token * imbalance * t.global_batch_tokens / t.gpus / bw
+
+
 def optimizer_seconds(t: Training, layout: Layout) -> float:
     """Adam's update read and written once at the memory bandwidth (its states are streamed)."""
     dense, experts = t.stage_params(layout.pp)
@@ -232,7 +247,8 @@ def price(t: Training, layout: Layout) -> TrainPlan:
     hidden = {k: whole[k] - left[k] for k in whole}
     hidden["pp_bubble"] = stages * (hidden["tp"] + hidden["cp"] + hidden["ep"]) / m
     mem = memory(t, layout)
-    return TrainPlan(t, layout, times, whole["dp"], mem, hidden, bf16_seconds(t, w))
+    extra = (bf16_seconds(t, w), elementwise_seconds(t, layout))
+    return TrainPlan(t, layout, times, whole["dp"], mem, hidden, *extra)
 
 
 def run_totals(plan: TrainPlan) -> dict[str, float | None]:

@@ -14,7 +14,7 @@ import statistics
 from collections.abc import Callable, Iterable
 
 from perfcore.model.runs.efficiency import HeldOut, held_out, replace
-from perfcore.model.runs.sample import EXPOSURE, Exposure, Sample, Setting
+from perfcore.model.runs.sample import CRITICAL_PATH, EXPOSURE, Exposure, Sample, Setting
 
 QUIET = 0.05  # a run whose hidden communication is under 5 % of its bound: compute alone
 LOUD = 0.10  # one whose hidden communication is 10 % or more: it informs kappa
@@ -28,7 +28,11 @@ FIXED = {
     "bound + ½ hidden + FP8's BF16 parts, ÷ η": Exposure(kappa=0.5),
     "bound + TP's hidden + FP8's BF16 parts, ÷ η": Exposure(parts=frozenset({"tp", "pp_bubble"})),
     "bound + hidden + FP8's BF16 parts, ÷ η": Exposure(),
-    "bound + the critical path's hidden (TP, EP, PP sends) + FP8's BF16 parts, ÷ η (chosen)": (
+    "bound + the critical path's hidden (TP, EP, PP sends) + FP8's BF16 parts, ÷ η": Exposure(
+        parts=CRITICAL_PATH
+    ),
+    "bound + hidden + FP8's BF16 parts + memory-bound math, ÷ η": Exposure(elementwise=True),
+    "bound + the critical path's hidden + FP8's BF16 parts + memory-bound math, ÷ η (chosen)": (
         EXPOSURE
     ),
 }

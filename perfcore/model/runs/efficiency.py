@@ -72,7 +72,8 @@ class Efficiency:
             f"{self.error_p90:.0%} p90"
         )
         basis = (
-            "(bound + TP's, EP's and PP's hidden communication + FP8's BF16 parts)"
+            "(bound + TP's, EP's and PP's hidden communication + FP8's BF16 parts + the "
+            "memory-bound math)"
             if self.regime == "train"
             else "bound"
         )

@@ -120,17 +120,20 @@ def measured_step_s(run, model, device) -> float:
 
 def train_sample(run, model, device) -> tuple:
     """(train, the step's bound, the step measured, (part, seconds the overlap rule hides),
-    FP8's BF16 seconds) at the row's layout and precision, of its fastest layout."""
+    FP8's BF16 seconds, the memory-bound math's seconds) at the row's layout and precision,
+    of its fastest layout."""
     plans = train_plans(run, model, device, ("bf16",))  # the fewest bytes per Adam update
     best = min(plans, key=lambda plan: plan.step_s)
     hidden = tuple(best.hidden_s_by.items())
-    return "train", best.step_s, measured_step_s(run, model, device), hidden, best.bf16_s
+    measured = measured_step_s(run, model, device)
+    return "train", best.step_s, measured, hidden, best.bf16_s, best.elementwise_s
 
 
 def added_s(plan: TrainPlan) -> float:
-    """Seconds the chosen expected model adds to a training plan's bound
-    (sample.EXPOSURE: its hidden communication and FP8's BF16 parts)."""
-    return sample.EXPOSURE.added_s(tuple(plan.hidden_s_by.items()), plan.bf16_s)
+    """Seconds the chosen expected model adds to a training plan's bound (sample.EXPOSURE:
+    its critical path's hidden communication, FP8's BF16 parts, the memory-bound math)."""
+    hidden = tuple(plan.hidden_s_by.items())
+    return sample.EXPOSURE.added_s(hidden, plan.bf16_s, plan.elementwise_s)
 
 
 def precisions_of(run) -> Precisions:

@@ -59,17 +59,23 @@ def setting(regime: str, context_tokens: int, bits: int, framework: str | None =
 @dataclass(frozen=True)
 class Exposure:
     """What an expected figure adds to its bound before the efficiency divides it: kappa x the
-    communication the bound's overlap rule hides (of `parts`, every part where None), and
-    with `bf16` the seconds FP8's non-GEMM math adds at the BF16 peak."""
+    communication the bound's overlap rule hides (of `parts`, every part where None), with
+    `bf16` the seconds FP8's non-GEMM math adds at the BF16 peak, and with `elementwise` the
+    seconds of the memory-bound math between the GEMMs (train_cost.elementwise_bytes)."""
 
     kappa: float = 1.0
     bf16: bool = True
     parts: frozenset | None = None
+    elementwise: bool = False
 
-    def added_s(self, hidden_by: tuple[tuple[str, float], ...], bf16_s: float) -> float:
-        """Seconds added to the bound: kappa x the hidden parts (+ bf16_s with bf16)."""
+    def added_s(
+        self, hidden_by: tuple[tuple[str, float], ...], bf16_s: float, elementwise_s: float = 0.0
+    ) -> float:
+        """Seconds added to the bound: kappa x the hidden parts (+ bf16_s with bf16, +
+        elementwise_s with elementwise)."""
         hidden = sum(v for k, v in hidden_by if self.parts is None or k in self.parts)
-        return self.kappa * hidden + (bf16_s if self.bf16 else 0.0)
+        extra = (bf16_s if self.bf16 else 0.0) + (elementwise_s if self.elementwise else 0.0)
+        return self.kappa * hidden + extra
 
 
 # The collectives whose result the next operation waits on (docs/plans.md, "Which expected
@@ -79,7 +85,8 @@ class Exposure:
 # the backward makes them, weights prefetched a layer ahead) and CP's ring (the next KV block
 # passed while this one is computed) are issued ahead by design and stay hidden.
 CRITICAL_PATH = frozenset({"tp", "ep", "pp_p2p", "pp_bubble"})
-EXPOSURE = Exposure(parts=CRITICAL_PATH)  # the model chosen, with FP8's BF16 parts
+# The model chosen: the critical path's collectives, FP8's BF16 parts, the memory-bound math.
+EXPOSURE = Exposure(parts=CRITICAL_PATH, elementwise=True)
 
 
 @dataclass(frozen=True)
@@ -97,6 +104,7 @@ class Sample:
     case: tuple = ()  # what two runs share to be compared as layouts: model, device, ...
     hidden_by: tuple[tuple[str, float], ...] = ()  # (part, seconds the overlap rule hides)
     bf16_s: float = 0.0  # seconds FP8's non-GEMM math adds at the BF16 peak
+    elementwise_s: float = 0.0  # seconds of the memory-bound math between the GEMMs
     exposure: Exposure = EXPOSURE
 
     @property
@@ -107,7 +115,7 @@ class Sample:
     @property
     def basis_s(self) -> float:
         """Seconds the expected figure divides by the efficiency: bound + Exposure's added."""
-        return self.bound_s + self.exposure.added_s(self.hidden_by, self.bf16_s)
+        return self.bound_s + self.exposure.added_s(self.hidden_by, self.bf16_s, self.elementwise_s)
 
     @property
     def eta(self) -> float:
