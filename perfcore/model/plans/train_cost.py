@@ -101,8 +101,8 @@ def elementwise_bytes(model, recompute: str, fp8: bool = False) -> float:
     gradients: QKV q + 2k, O h, up u, down h). q = heads x head_dim, k = kv_heads x head_dim,
     f = experts_per_token x expert_width; RoPE, dropout and the embedding aside.
     Operators costed by their bytes at the memory bandwidth: Isaev et al. 2023 (Calculon);
-    Ivanov et al. 2021 ("Data movement is all you need") measured them at about a third of a
-    BERT step's time for a fraction of a percent of its FLOPs.
+    Ivanov et al. 2021 ("Data movement is all you need") measured a PyTorch BERT-large step's
+    non-contraction operators at 39 % of its time for 0.2 % of its FLOPs.
     """
     h, d = model.hidden, model.head_dim
     q, k = model.heads * d, model.kv_heads * d
