@@ -131,3 +131,16 @@ def test_the_memory_bound_math_between_the_gemms_for_llama_8b_by_hand():
     assert tc.elementwise_bytes(m, "selective") == 13_107_200
     assert tc.elementwise_bytes(m, "full") == 18_481_152
     assert tc.elementwise_bytes(m, "none", fp8=True) == 22_020_096
+
+
+def test_zero_3_holds_two_layers_whole_and_one_layer_s_gradient():
+    """Llama-3.1-8B, one layer: q, k, v 4,096 x 6,144 = 25,165,824; o 4,096² = 16,777,216;
+    MLP 3 x 4,096 x 14,336 = 176,160,768; 2 norms 8,192: 218,112,000 parameters. ZeRO-3 holds
+    two such layers' 16-bit weights (computing, prefetched): 872,448,000 B, and one layer's
+    16-bit gradient before its reduce-scatter: 436,224,000 B; at TP 2 half of each; below
+    ZeRO-3, or on one replica, nothing."""
+    m = load_models()["Llama-3.1-8B"]
+    got = tc.gathered_bytes(m, Layout(dp=8, zero=3))
+    assert got == {"weights": 872_448_000, "gradients": 436_224_000}
+    assert tc.gathered_bytes(m, Layout(tp=2, dp=4, zero=3))["weights"] == 436_224_000
+    assert tc.gathered_bytes(m, Layout(dp=8, zero=2)) == {"weights": 0.0, "gradients": 0.0}

@@ -151,6 +151,25 @@ def state_bytes(
     return {"weights": w, "gradients": g, "optimizer": o}
 
 
+# Layers whose weights ZeRO-3 holds whole at once: the one computing and the one prefetched
+# (PyTorch FSDP's forward and backward prefetch issue one unit ahead; DeepSpeed bounds the same
+# with stage3_max_live_parameters).
+GATHERED_LAYERS = 2
+
+
+def gathered_bytes(model, layout: Layout) -> dict[str, float]:
+    """What ZeRO-3 holds unsharded beside its shards, per GPU: GATHERED_LAYERS layers' 16-bit
+    weights and the computed layer's gradient until its reduce-scatter sends it (REDUCE_BYTES),
+    a layer's dense weights / t and its routed experts / (t x ep); nothing below ZeRO-3."""
+    if layout.zero < 3 or layout.dp * layout.cp < 2:
+        return {"weights": 0.0, "gradients": 0.0}
+    dense = model.layer_params(0 if model.is_moe else 1)
+    layer = dense / layout.tp + (model.layer_params(model.experts) - dense) / (
+        layout.tp * layout.ep
+    )
+    return {"weights": GATHERED_LAYERS * layer * WEIGHT_BYTES, "gradients": layer * REDUCE_BYTES}
+
+
 def activation_bytes_per_layer(model, layout: Layout, seq: int, fused: bool = True) -> float:
     """Korthikanti et al. 2022, per layer and micro-batch, sequence parallel over t.
 
