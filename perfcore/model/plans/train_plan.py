@@ -162,7 +162,8 @@ def memory(t: Training, layout: Layout) -> dict[str, float]:
         experts / (layout.tp * layout.ep), layout.zero, shards // layout.ep, grad
     )
     out = {k: parts[k] + sharded_experts[k] for k in parts}
-    for k, v in tc.gathered_bytes(t.model, layout).items():
+    key = ("gathered", layout.tp, layout.ep, layout.zero == 3 and shards > 1)
+    for k, v in t.once(key, lambda: tc.gathered_bytes(t.model, layout)).items():
         out[k] += v
     m = micro_batches(layout, t.sequences)
     per_layer = tc.activation_bytes_per_layer(t.model, layout, t.seq, t.fused_attention)
