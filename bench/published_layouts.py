@@ -3,7 +3,9 @@
 For every distinct model, device, GPUs, sequence, batch and precision of a training row in
 data/runs.csv, the search runs ranked on the expected step (as `plan train` ranks) and the
 row's degrees are looked for among its first 10 (ZeRO, micro-batch, recompute and interleave
-aside: a source often leaves them unpublished). Prints one line per setting and the count.
+aside: a source often leaves them unpublished). Prints one line per setting, with a miss the
+published layout's expected step (as published.py prices the row: its own ZeRO, micro-batch,
+recompute and interleave, the fastest variant where unstated) over the best's, and the count.
 Run: `.venv/bin/python -m bench.published_layouts`.
 """
 
@@ -14,7 +16,7 @@ from perfcore.model.chip.specs import load_specs
 from perfcore.model.llm.models import load_models
 from perfcore.model.plans.search import search
 from perfcore.model.plans.train_plan import Training
-from perfcore.model.runs.published import priced_runs, table
+from perfcore.model.runs.published import priced_runs, table, train_plans
 
 TOP = 10
 DEGREES = ("tp", "pp", "dp", "cp", "ep")
@@ -40,11 +42,19 @@ def main() -> None:
         hit = bool(top & wanted)
         hits += hit
         best = found.best.layout.label() if found.best else "none fits"
+        ratio = "" if hit or not found.best else _ratio(runs, models, specs, expected, found)
         print(
             f"{'in top' if hit else 'MISSED'} {model} {gpus} x {device} s={seq} b={batch} "
-            f"{precision}: published {sorted(wanted)}; best {best}"
+            f"{precision}: published {sorted(wanted)}; best {best}{ratio}"
         )
     print(f"{hits} of {len(settings)} published settings have their layout in the top {TOP}")
+
+
+def _ratio(runs, models, specs, expected, found) -> str:
+    """'; published expected x1.23 the best's': the published layout's fastest variant
+    (published.train_plans, fitting or not, as the row is priced) over the search's best."""
+    plans = [p for r in runs for p in train_plans(r, models[r.model], specs[r.device])]
+    return f"; published expected x{min(map(expected, plans)) / found.expected_s[0]:.2f} the best's"
 
 
 if __name__ == "__main__":

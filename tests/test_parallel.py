@@ -39,6 +39,34 @@ def test_a_tp_group_larger_than_the_domain_is_priced_across_nodes(specs):
     assert parallel.placed(rack, "all-reduce", 1e6, 64).inter.ranks == 1
 
 
+def test_a_tp_16_all_gather_across_two_h100_domains_sends_its_shard_over_infiniband(specs):
+    """Llama-3.1-70B's SP all-gather at micro-batch 1, 8,192 tokens, TP 16 on H100 (8 per
+    NVLink domain: 450e9 B/s per direction; one 400 Gb/s NIC per GPU: 50e9 B/s).
+
+    S = 8,192 x 8,192 x 2 = 134,217,728 B. Across the 2 domains first, between rail peers, on
+    the 1/8 shard: 1/2 x S/8 = 8,388,608 B / 50e9 = 167.77 µs + 20 µs; then in the domain:
+    7/8 x S / 450e9 = 260.98 µs + 6 µs. The network part runs at InfiniBand's rate, on the
+    bytes that must cross it; pipelined, the step is the slower leg + both latencies =
+    286.98 µs, where TP 8 in one domain is 266.98 µs. NCCL's flat ring over the 16 GPUs (8
+    channels, one per NIC) sends 15/16 x S through min(450, 8 x 50) = 400e9 B/s of each node:
+    314.57 µs, 1.10 x this; the legs in turn, 454.75 µs. A bound, below both.
+    On A100 (300e9 in the domain, 25e9 per NIC) the shard takes 335.54 µs, still under the
+    domain's 391.46 µs: 417.46 µs; NCCL's ring, 15/16 x S / min(300, 8 x 25)e9 = 629.15 µs,
+    is 1.51 x that (what published runs show of it is the expected figure's business).
+    """
+    S = 8192 * 8192 * 2
+    h100, a100 = specs[H100], specs["NVIDIA A100 SXM4 80GB"]
+    c = parallel.placed(h100, "all-gather", S, 16)
+    assert (c.intra.ranks, c.inter.ranks) == (8, 2)
+    assert c.inter.transfer_s == pytest.approx(S / 16 / 50e9)
+    assert parallel.seconds(h100, "all-gather", S, 16) == pytest.approx(286.98e-6, rel=1e-4)
+    assert parallel.seconds(h100, "all-gather", S, 8) == pytest.approx(266.98e-6, rel=1e-4)
+    ring = 15 / 16 * S / min(450e9, 8 * 50e9)
+    assert ring == pytest.approx(314.57e-6, rel=1e-4)
+    assert parallel.seconds(h100, "all-gather", S, 16) < ring < c.seconds
+    assert parallel.seconds(a100, "all-gather", S, 16) == pytest.approx(417.46e-6, rel=1e-4)
+
+
 def test_groups_fill_the_domain_after_the_inner_dimensions():
     """8-GPU domain: DP 4 at TP 1 fits; DP 16 at TP 2 holds 4 per domain; at TP 8 one each."""
 

@@ -117,3 +117,30 @@ def test_interleaving_holds_more_micro_batches_in_flight():
     assert tc.in_flight(Layout(pp=4), 16) == 4
     assert tc.in_flight(Layout(pp=4, interleave=2), 16) == pytest.approx(5.5)
     assert tc.in_flight(Layout(pp=4), 2) == 2
+
+
+def test_the_memory_bound_math_between_the_gemms_for_llama_8b_by_hand():
+    """Llama-3.1-8B: h 4,096, q 32 x 128 = 4,096, k 8 x 128 = 1,024, f 14,336, gated so the
+    up projection u = 28,672; 32 layers. Forward 10h + u + f = 83,968 elements, backward
+    12h + f + 2u = 120,832: x 2 B = 409,600 B per layer, 13,107,200 B per token. Full
+    recomputation runs the forward's again: (2 x 83,968 + 120,832) x 2 x 32 = 18,481,152.
+    FP8 casts 4 B per element of the GEMM inputs, (2h + q + f) + (2h + q + 2k + u) = 26,624 +
+    43,008 = 69,632: + 278,528 B per layer, 22,020,096 B per token."""
+    m = load_models()["Llama-3.1-8B"]
+    assert tc.elementwise_bytes(m, "none") == 13_107_200
+    assert tc.elementwise_bytes(m, "selective") == 13_107_200
+    assert tc.elementwise_bytes(m, "full") == 18_481_152
+    assert tc.elementwise_bytes(m, "none", fp8=True) == 22_020_096
+
+
+def test_zero_3_holds_two_layers_whole_and_one_layer_s_gradient():
+    """Llama-3.1-8B, one layer: q, k, v 4,096 x 6,144 = 25,165,824; o 4,096² = 16,777,216;
+    MLP 3 x 4,096 x 14,336 = 176,160,768; 2 norms 8,192: 218,112,000 parameters. ZeRO-3 holds
+    two such layers' 16-bit weights (computing, prefetched): 872,448,000 B, and one layer's
+    16-bit gradient before its reduce-scatter: 436,224,000 B; at TP 2 half of each; below
+    ZeRO-3, or on one replica, nothing."""
+    m = load_models()["Llama-3.1-8B"]
+    got = tc.gathered_bytes(m, Layout(dp=8, zero=3))
+    assert got == {"weights": 872_448_000, "gradients": 436_224_000}
+    assert tc.gathered_bytes(m, Layout(tp=2, dp=4, zero=3))["weights"] == 436_224_000
+    assert tc.gathered_bytes(m, Layout(dp=8, zero=2)) == {"weights": 0.0, "gradients": 0.0}

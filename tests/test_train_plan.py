@@ -174,3 +174,13 @@ def test_only_more_stages_than_layers_is_refused():
     assert problems(Layout(pp=126), model, 126, 8192, 126) == []
     (err,) = problems(Layout(pp=127), model, 127, 8192, 127)
     assert err.field == "pp" and "more than the 126 layers" in str(err)
+
+
+def test_the_memory_bound_math_is_its_bytes_at_the_memory_bandwidth(h100):
+    """Llama-3.1-8B on 8 H100s (3.35 TB/s), 2^20 tokens at 8,192, DP 8: 13,107,200 B per token
+    (tests/test_train_cost) x 2^20 / 8 GPUs / 3.35e12 = 0.51283 s; the bound leaves it out."""
+    t = Training(MODELS["Llama-3.1-8B"], h100, 8, 8192, 2**20)
+    plan = price(t, Layout(dp=8, zero=1))
+    assert plan.elementwise_s == pytest.approx(13_107_200 * 2**20 / 8 / 3.35e12)
+    assert plan.elementwise_s == pytest.approx(0.51283, rel=1e-4)
+    assert "elementwise" not in plan.time_s_by

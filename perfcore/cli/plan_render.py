@@ -49,8 +49,9 @@ def render_search(r: dict) -> str:
     ]
     ties = (
         f"ranked on the {r['ranked_on']} step; within {r['tie_within']:.0%} of a group's "
-        "fastest is a tie (same group), ordered by fewer cross-node collectives, then more "
-        "memory headroom"
+        "fastest is a tie (same group), ordered by fewer cross-node collectives, then the "
+        "smallest model-parallel size (TP × PP × CP), less communication to hide, more memory "
+        "headroom"
     )
     return "\n".join(
         [f"{r['considered']:,} layouts priced; {ties}:", *lines, "best:", render_train(r["best"])]

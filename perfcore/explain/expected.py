@@ -25,7 +25,7 @@ def train_cell(table: Table, plan: TrainPlan, framework: str | None = None) -> E
     """The efficiency cell of a training plan; None with no published runs."""
     if not table:
         return None
-    return table.of(published.train_setting(plan.training, plan.layout, framework))
+    return table.of(published.train_setting(plan.training, framework))
 
 
 def train_step(eff: Efficiency, plan: TrainPlan) -> float:
@@ -52,7 +52,7 @@ def serve_cells(table: Table, s: Serving, framework: str | None = None) -> dict:
     """{"prefill": its cell, "decode": its cell} of a serving setting (None: no runs)."""
     context = s.input_tokens + s.output_tokens
     return {
-        regime: table.of(published.serve_setting(regime, s.precisions, context, 1, framework))
+        regime: table.of(published.serve_setting(regime, s.precisions, context, framework))
         if table
         else None
         for regime in ("prefill", "decode")

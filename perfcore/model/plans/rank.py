@@ -5,7 +5,10 @@ is any function of the plan, the bound itself by default). Sorted by it, the pla
 tie groups: each group is every plan within (1 + tie) of the fastest plan not yet grouped,
 tie the expected figure's error. Inside a group the model cannot tell the plans apart, so
 they are ordered by what a practitioner prefers: fewer collectives leaving the scale-up
-domain, then less communication left to hide behind compute (the bound charges only what
+domain, then the smallest model-parallel size (tp x pp x cp: Narayanan et al. 2021,
+takeaway 2, "a total model-parallel size ... so that the model's parameters and intermediate
+metadata fit in GPU memory; data parallelism can be used to scale up training to more GPUs"),
+then less communication left to hide behind compute (the bound charges only what
 cannot overlap, so TP 8 and DP 8 of a small model tie exactly), then more memory headroom,
 then the expected step.
 """
@@ -38,6 +41,12 @@ def cross_node(plan: TrainPlan) -> int:
     return sum(ranks > per_domain(device, ranks, stride) for _, ranks, stride in groups(plan))
 
 
+def model_parallel(plan: TrainPlan) -> int:
+    """GPUs one replica's model and sequence are split over: tp x pp x cp."""
+    lay = plan.layout
+    return lay.tp * lay.pp * lay.cp
+
+
 def headroom(plan: TrainPlan) -> float:
     """Bytes per GPU left free (0 where the capacity is unpublished)."""
     cap = plan.training.device.memory_bytes
@@ -48,7 +57,8 @@ def ranked(
     plans: Iterable[TrainPlan], expected: Expected, tie: float
 ) -> list[tuple[int, float, TrainPlan]]:
     """(tie group, expected seconds, plan), best first: groups by expected step, each group
-    by fewer cross-node collectives, less traffic to hide, more headroom, the expected step."""
+    by fewer cross-node collectives, the smallest model-parallel size, less traffic to hide,
+    more headroom, the expected step."""
     order = sorted(((expected(p), p) for p in plans), key=lambda ep: ep[0])
     out, start, group = [], 0, 0
     while start < len(order):
@@ -58,7 +68,13 @@ def ranked(
             end += 1
         members = sorted(
             order[start:end],
-            key=lambda ep: (cross_node(ep[1]), ep[1].hidden_s, -headroom(ep[1]), ep[0]),
+            key=lambda ep: (
+                cross_node(ep[1]),
+                model_parallel(ep[1]),
+                ep[1].hidden_s,
+                -headroom(ep[1]),
+                ep[0],
+            ),
         )
         out += [(group, e, p) for e, p in members]
         start, group = end, group + 1

@@ -83,6 +83,38 @@ def stage_flops(model, seq: int, recompute: str, pp: int) -> Forward:
     return Forward(f.layers * imbalance, f.attention * imbalance, f.head)
 
 
+# Bytes per element an FP8 GEMM's input costs to prepare: read at 16 bits, written in FP8 and
+# in FP8 transposed for the weight gradient (Transformer Engine's fused cast-transpose).
+FP8_CAST_BYTES = ACT_BYTES + 1 + 1
+
+
+def elementwise_bytes(model, recompute: str, fp8: bool = False) -> float:
+    """Bytes per token the layers' memory-bound math moves through HBM in one training step:
+    the operators between the GEMMs, none of whose FLOPs the bound counts.
+
+    Per layer, in elements of ACT_BYTES: forward, 2 norms (read h, write h) and 2 residual
+    adds (read 2h, write h), the MLP's activation (read its up projection u, 2f gated or f,
+    write f): 10h + u + f; backward, each reads its saved input(s) and output gradient and
+    writes its input gradient: norms and adds 3h each, the activation f + 2u: 12h + f + 2u.
+    Full recomputation runs the forward's again. FP8 adds FP8_CAST_BYTES per element of each
+    GEMM's 16-bit input, forward (QKV h, O q, up h, down f) and backward (the output
+    gradients: QKV q + 2k, O h, up u, down h). q = heads x head_dim, k = kv_heads x head_dim,
+    f = experts_per_token x expert_width; RoPE, dropout and the embedding aside.
+    Operators costed by their bytes at the memory bandwidth: Isaev et al. 2023 (Calculon);
+    Ivanov et al. 2021 ("Data movement is all you need") measured a PyTorch BERT-large step's
+    non-contraction operators at 39 % of its time for 0.2 % of its FLOPs.
+    """
+    h, d = model.hidden, model.head_dim
+    q, k = model.heads * d, model.kv_heads * d
+    f = model.experts_per_token * model.expert_width
+    u = 2 * f if model.gated_mlp else f
+    fwd, bwd = 10 * h + u + f, 12 * h + f + 2 * u
+    per_layer = (fwd * (1 + (recompute == "full")) + bwd) * ACT_BYTES
+    if fp8:
+        per_layer += FP8_CAST_BYTES * ((2 * h + q + f) + (2 * h + q + 2 * k + u))
+    return model.layers * per_layer
+
+
 def megatron_flops_per_iteration(batch: int, seq: int, layers: int, hidden: int, vocab: int):
     """Narayanan et al. 2021, eq. 3 (GPT, full recomputation): 96 B s l h² (1 + s/6h + V/16lh)."""
     b, s, n, h, v = batch, seq, layers, hidden, vocab
@@ -117,6 +149,25 @@ def state_bytes(
     sizes = (WEIGHT_BYTES, grad_bytes, ADAM_BYTES)
     w, g, o = (params * b * s for b, s in zip(sizes, split, strict=True))
     return {"weights": w, "gradients": g, "optimizer": o}
+
+
+# Layers whose weights ZeRO-3 holds whole at once: the one computing and the one prefetched
+# (PyTorch FSDP's forward and backward prefetch issue one unit ahead; DeepSpeed bounds the same
+# with stage3_max_live_parameters).
+GATHERED_LAYERS = 2
+
+
+def gathered_bytes(model, layout: Layout) -> dict[str, float]:
+    """What ZeRO-3 holds unsharded beside its shards, per GPU: GATHERED_LAYERS layers' 16-bit
+    weights and the computed layer's gradient until its reduce-scatter sends it (REDUCE_BYTES),
+    a layer's dense weights / t and its routed experts / (t x ep); nothing below ZeRO-3."""
+    if layout.zero < 3 or layout.dp * layout.cp < 2:
+        return {"weights": 0.0, "gradients": 0.0}
+    dense = model.layer_params(0 if model.is_moe else 1)
+    layer = dense / layout.tp + (model.layer_params(model.experts) - dense) / (
+        layout.tp * layout.ep
+    )
+    return {"weights": GATHERED_LAYERS * layer * WEIGHT_BYTES, "gradients": layer * REDUCE_BYTES}
 
 
 def activation_bytes_per_layer(model, layout: Layout, seq: int, fused: bool = True) -> float:

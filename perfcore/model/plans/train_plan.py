@@ -100,6 +100,7 @@ class TrainPlan:
     memory_bytes: dict  # weights, gradients, optimizer, activations
     hidden_s_by: dict = field(default_factory=dict)  # what the overlap rule hides, by part
     bf16_s: float = 0.0  # what FP8's non-GEMM math adds at the BF16 peak (bf16_seconds)
+    elementwise_s: float = 0.0  # the memory-bound math between the GEMMs (elementwise_seconds)
 
     @property
     def step_s(self) -> float:
@@ -162,6 +163,9 @@ def memory(t: Training, layout: Layout) -> dict[str, float]:
         experts / (layout.tp * layout.ep), layout.zero, shards // layout.ep, grad
     )
     out = {k: parts[k] + sharded_experts[k] for k in parts}
+    key = ("gathered", layout.tp, layout.ep, layout.zero == 3 and shards > 1)
+    for k, v in t.once(key, lambda: tc.gathered_bytes(t.model, layout)).items():
+        out[k] += v
     m = micro_batches(layout, t.sequences)
     per_layer = tc.activation_bytes_per_layer(t.model, layout, t.seq, t.fused_attention)
     stage = per_layer * stage_layers(t.model.layers, layout.pp)
@@ -196,6 +200,20 @@ def bf16_seconds(t: Training, w: Windows) -> float:
     if t.precision != "fp8" or bf16 is None:
         return 0.0
     return (w.compute - w.gemms) * (t.peak_flops_per_s / bf16 - 1)
+
+
+def elementwise_seconds(t: Training, layout: Layout) -> float:
+    """Seconds of the memory-bound math between the GEMMs on one GPU of the slowest stage:
+    train_cost.elementwise_bytes at the memory bandwidth, split as the compute is (tokens over
+    the GPUs, layers by the fullest stage); 0 where the bandwidth is unpublished."""
+    bw = t.device.memory_bytes_per_s
+    if bw is None:
+        return 0.0
+    key = ("elementwise", layout.recompute)
+    fp8 = t.precision == "fp8"
+    per_token = t.once(key, lambda: tc.elementwise_bytes(t.model, layout.recompute, fp8))
+    imbalance = stage_layers(t.model.layers, layout.pp) * layout.pp / t.model.layers
+    return per_token * imbalance * t.global_batch_tokens / t.gpus / bw
 
 
 def optimizer_seconds(t: Training, layout: Layout) -> float:
@@ -233,7 +251,8 @@ def price(t: Training, layout: Layout) -> TrainPlan:
     hidden = {k: whole[k] - left[k] for k in whole}
     hidden["pp_bubble"] = stages * (hidden["tp"] + hidden["cp"] + hidden["ep"]) / m
     mem = memory(t, layout)
-    return TrainPlan(t, layout, times, whole["dp"], mem, hidden, bf16_seconds(t, w))
+    extra = (bf16_seconds(t, w), elementwise_seconds(t, layout))
+    return TrainPlan(t, layout, times, whole["dp"], mem, hidden, *extra)
 
 
 def run_totals(plan: TrainPlan) -> dict[str, float | None]:

@@ -3,7 +3,8 @@
 Every candidate is an sample.Exposure: what the expected figure adds to the bound before
 the cell's median efficiency divides it (docs/plans.md, "Which expected model"). Fixed ones
 take kappa from an accounting (0: the bound's ideal overlap; 1: every collective after the
-compute it could hide behind, as the Megatron papers charge it); one estimates kappa from the
+compute it could hide behind, as the Megatron papers charge it; or only the collectives on
+the critical path, sample.CRITICAL_PATH); one estimates kappa from the
 runs, inside each fold from the other families' runs only (`estimated_kappa`).
 """
 
@@ -13,7 +14,7 @@ import statistics
 from collections.abc import Callable, Iterable
 
 from perfcore.model.runs.efficiency import HeldOut, held_out, replace
-from perfcore.model.runs.sample import EXPOSURE, Exposure, Sample, Setting
+from perfcore.model.runs.sample import CRITICAL_PATH, EXPOSURE, Exposure, Sample, Setting
 
 QUIET = 0.05  # a run whose hidden communication is under 5 % of its bound: compute alone
 LOUD = 0.10  # one whose hidden communication is 10 % or more: it informs kappa
@@ -26,7 +27,14 @@ FIXED = {
     "bound + hidden (in series), ÷ η": Exposure(kappa=1.0, bf16=False),
     "bound + ½ hidden + FP8's BF16 parts, ÷ η": Exposure(kappa=0.5),
     "bound + TP's hidden + FP8's BF16 parts, ÷ η": Exposure(parts=frozenset({"tp", "pp_bubble"})),
-    "bound + hidden + FP8's BF16 parts, ÷ η (chosen)": EXPOSURE,
+    "bound + hidden + FP8's BF16 parts, ÷ η": Exposure(),
+    "bound + the critical path's hidden (TP, EP, PP sends) + FP8's BF16 parts, ÷ η": Exposure(
+        parts=CRITICAL_PATH
+    ),
+    "bound + hidden + FP8's BF16 parts + memory-bound math, ÷ η": Exposure(elementwise=True),
+    "bound + the critical path's hidden + FP8's BF16 parts + memory-bound math, ÷ η (chosen)": (
+        EXPOSURE
+    ),
 }
 
 

@@ -1,7 +1,7 @@
 """Efficiency from published runs, conditioned on what the data support, and its held-out error.
 
 Each run's efficiency = its bound time ÷ its measured time (1 at the bound). Runs fall in
-cells: regime (train, prefill, decode) × long context (≥ LONG_CONTEXT_TOKENS or CP > 1) ×
+cells: regime (train, prefill, decode) × long context (≥ LONG_CONTEXT_TOKENS tokens) ×
 FP8 (8 bits or fewer) × framework family. A cell's efficiency is the median of its runs';
 a cell with fewer than MIN_RUNS runs falls back to its parent (framework dropped first, then
 FP8, then long context; the regime's own cell whatever it holds). The error is
@@ -72,7 +72,8 @@ class Efficiency:
             f"{self.error_p90:.0%} p90"
         )
         basis = (
-            "(bound + hidden communication + FP8's BF16 parts)"
+            "(bound + TP's, EP's and PP's hidden communication + FP8's BF16 parts + the "
+            "memory-bound math)"
             if self.regime == "train"
             else "bound"
         )

@@ -120,17 +120,20 @@ def measured_step_s(run, model, device) -> float:
 
 def train_sample(run, model, device) -> tuple:
     """(train, the step's bound, the step measured, (part, seconds the overlap rule hides),
-    FP8's BF16 seconds) at the row's layout and precision, of its fastest layout."""
+    FP8's BF16 seconds, the memory-bound math's seconds) at the row's layout and precision,
+    of its fastest layout."""
     plans = train_plans(run, model, device, ("bf16",))  # the fewest bytes per Adam update
     best = min(plans, key=lambda plan: plan.step_s)
     hidden = tuple(best.hidden_s_by.items())
-    return "train", best.step_s, measured_step_s(run, model, device), hidden, best.bf16_s
+    measured = measured_step_s(run, model, device)
+    return "train", best.step_s, measured, hidden, best.bf16_s, best.elementwise_s
 
 
 def added_s(plan: TrainPlan) -> float:
-    """Seconds the chosen expected model adds to a training plan's bound
-    (sample.EXPOSURE: its hidden communication and FP8's BF16 parts)."""
-    return sample.EXPOSURE.added_s(tuple(plan.hidden_s_by.items()), plan.bf16_s)
+    """Seconds the chosen expected model adds to a training plan's bound (sample.EXPOSURE:
+    its critical path's hidden communication, FP8's BF16 parts, the memory-bound math)."""
+    hidden = tuple(plan.hidden_s_by.items())
+    return sample.EXPOSURE.added_s(hidden, plan.bf16_s, plan.elementwise_s)
 
 
 def precisions_of(run) -> Precisions:
@@ -231,27 +234,28 @@ def sample_of(run, models: dict, specs: dict) -> tuple:
         raise Unpriced(str(e)) from None
 
 
-def train_setting(t: Training, layout: Layout, framework: str | None = None) -> Setting:
-    """The efficiency cell of a training step: its sequence, CP, precision and framework."""
-    return sample.setting("train", t.seq, layout.cp, BITS_OF[t.precision], framework)
+def train_setting(t: Training, framework: str | None = None) -> Setting:
+    """The efficiency cell of a training step: its sequence, precision and framework (not its
+    CP degree: a layout is priced, not conditioned on; sample.setting)."""
+    return sample.setting("train", t.seq, BITS_OF[t.precision], framework)
 
 
 def serve_setting(
-    regime: str, p: Precisions, context_tokens: int, cp: int = 1, framework: str | None = None
+    regime: str, p: Precisions, context_tokens: int, framework: str | None = None
 ) -> Setting:
     """The efficiency cell of a serving phase: its context (I + O), the narrower of the
     weights' and activations' bits, and the engine."""
     bits = min(p.weights, p.activations)
-    return sample.setting(regime, context_tokens, cp, bits, framework)
+    return sample.setting(regime, context_tokens, bits, framework)
 
 
 def run_setting(run, regime: str) -> Setting:
     """The cell of a published run, by the rules a plan's setting follows."""
     if run.kind == "train":
         bits = BITS_OF[run.precision]
-        return sample.setting(regime, run.seq_len, run.cp, bits, run.framework)
+        return sample.setting(regime, run.seq_len, bits, run.framework)
     context = run.input_tokens + run.output_tokens
-    return serve_setting(regime, precisions_of(run), context, run.cp, run.framework)
+    return serve_setting(regime, precisions_of(run), context, run.framework)
 
 
 def priced_runs(runs=None, models=None, specs=None) -> Priced:

@@ -1,7 +1,7 @@
 """What a published run's efficiency is conditioned on, and one run priced.
 
-A Setting is a cell: regime × long context (≥ LONG_CONTEXT_TOKENS or CP > 1) × FP8 × framework
-family, with its parents (chain). A Sample is one run priced: its bound, its measured time and
+A Setting is a cell: regime × long context (≥ LONG_CONTEXT_TOKENS) × FP8 × framework family,
+with its parents (chain). A Sample is one run priced: its bound, its measured time and
 what an expected figure adds to the bound before dividing (an Exposure). Cells, their
 efficiencies and the held-out error: perfcore.model.runs.efficiency.
 """
@@ -36,40 +36,57 @@ class Setting:
         return tuple(dict.fromkeys(steps))
 
     def label(self) -> str:
-        """The setting in words, e.g. 'train, ≥ 16K tokens or CP > 1, FP8, Megatron'."""
+        """The setting in words, e.g. 'train, ≥ 16K tokens, FP8, Megatron'."""
         words = [self.regime]
         if self.long_context is not None:
-            words.append("≥ 16K tokens or CP > 1" if self.long_context else "< 16K tokens")
+            words.append("≥ 16K tokens" if self.long_context else "< 16K tokens")
         if self.fp8 is not None:
             words.append("FP8 or narrower" if self.fp8 else "16-bit")
         return ", ".join(words + ([self.framework] if self.framework else []))
 
 
-def setting(
-    regime: str, context_tokens: int, cp: int, bits: int, framework: str | None = None
-) -> Setting:
-    """The cell of a run or a plan: its regime, context, CP, narrowest bits and framework."""
-    long = context_tokens >= LONG_CONTEXT_TOKENS or cp > 1
-    return Setting(regime, long, bits <= 8, framework)
+def setting(regime: str, context_tokens: int, bits: int, framework: str | None = None) -> Setting:
+    """The cell of a run or a plan: its regime, context, narrowest bits and framework.
+
+    The context is the setting's (a training sequence, a request's input + output), not the
+    layout's: CP splits the sequence but leaves each query's keys, and so attention's share of
+    the FLOPs, as they were, and its ring passes are priced. A cell chosen by CP degree would
+    rank a CP layout on another cell's efficiency than the layout beside it.
+    """
+    return Setting(regime, context_tokens >= LONG_CONTEXT_TOKENS, bits <= 8, framework)
 
 
 @dataclass(frozen=True)
 class Exposure:
     """What an expected figure adds to its bound before the efficiency divides it: kappa x the
-    communication the bound's overlap rule hides (of `parts`, every part where None), and
-    with `bf16` the seconds FP8's non-GEMM math adds at the BF16 peak."""
+    communication the bound's overlap rule hides (of `parts`, every part where None), with
+    `bf16` the seconds FP8's non-GEMM math adds at the BF16 peak, and with `elementwise` the
+    seconds of the memory-bound math between the GEMMs (train_cost.elementwise_bytes)."""
 
     kappa: float = 1.0
     bf16: bool = True
     parts: frozenset | None = None
+    elementwise: bool = False
 
-    def added_s(self, hidden_by: tuple[tuple[str, float], ...], bf16_s: float) -> float:
-        """Seconds added to the bound: kappa x the hidden parts (+ bf16_s with bf16)."""
+    def added_s(
+        self, hidden_by: tuple[tuple[str, float], ...], bf16_s: float, elementwise_s: float = 0.0
+    ) -> float:
+        """Seconds added to the bound: kappa x the hidden parts (+ bf16_s with bf16, +
+        elementwise_s with elementwise)."""
         hidden = sum(v for k, v in hidden_by if self.parts is None or k in self.parts)
-        return self.kappa * hidden + (bf16_s if self.bf16 else 0.0)
+        extra = (bf16_s if self.bf16 else 0.0) + (elementwise_s if self.elementwise else 0.0)
+        return self.kappa * hidden + extra
 
 
-EXPOSURE = Exposure()  # the model chosen: every hidden collective exposed, FP8's BF16 parts
+# The collectives whose result the next operation waits on (docs/plans.md, "Which expected
+# model"): TP's all-gathers and reduce-scatters (the GEMM beside them needs their output; with
+# their share of the bubble), EP's dispatch and combine (the experts need their tokens) and
+# PP's sends (the next stage needs the activations). DP and ZeRO (gradient buckets reduced as
+# the backward makes them, weights prefetched a layer ahead) and CP's ring (the next KV block
+# passed while this one is computed) are issued ahead by design and stay hidden.
+CRITICAL_PATH = frozenset({"tp", "ep", "pp_p2p", "pp_bubble"})
+# The model chosen: the critical path's collectives, FP8's BF16 parts, the memory-bound math.
+EXPOSURE = Exposure(parts=CRITICAL_PATH, elementwise=True)
 
 
 @dataclass(frozen=True)
@@ -87,6 +104,7 @@ class Sample:
     case: tuple = ()  # what two runs share to be compared as layouts: model, device, ...
     hidden_by: tuple[tuple[str, float], ...] = ()  # (part, seconds the overlap rule hides)
     bf16_s: float = 0.0  # seconds FP8's non-GEMM math adds at the BF16 peak
+    elementwise_s: float = 0.0  # seconds of the memory-bound math between the GEMMs
     exposure: Exposure = EXPOSURE
 
     @property
@@ -97,7 +115,7 @@ class Sample:
     @property
     def basis_s(self) -> float:
         """Seconds the expected figure divides by the efficiency: bound + Exposure's added."""
-        return self.bound_s + self.exposure.added_s(self.hidden_by, self.bf16_s)
+        return self.bound_s + self.exposure.added_s(self.hidden_by, self.bf16_s, self.elementwise_s)
 
     @property
     def eta(self) -> float:
