@@ -2,8 +2,10 @@
 
 Each op is a point at its intensity and achieved FLOP/s, never clamped to a roof; its
 marker's area is its share of the step's op time, and the ops that take most of the time
-are named. The roofs are the ones the ops were judged against (perfcore.measure.
-profile.assess.Roofs): a specs row's or the measured roofline's, each memory level slanted.
+are named, each label placed beside its point where it meets no other (figures.labels, at the
+plot area the fitted width leaves, an estimate). The roofs are the ones the ops were judged
+against (perfcore.measure.profile.assess.Roofs): a specs row's or the measured roofline's,
+each memory level slanted.
 """
 
 from __future__ import annotations
@@ -14,14 +16,17 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
+from perfcore.figures import labels
 from perfcore.figures.roofs import X_MAX, X_MIN
-from perfcore.figures.style import LIGHT, Theme, base_layout, color, fitted, log_axis
+from perfcore.figures.style import FIT_WIDTH, LIGHT, Theme, base_layout, color, fitted, log_axis
 from perfcore.measure.profile.assess import Roofs
 from perfcore.measure.results import Record
 
 MAX_MARKER_PX = 46  # the op taking the whole step; area (not diameter) follows time
 MIN_MARKER_PX = 6
 NAMED = 6  # the slowest ops named beside their points
+HEIGHT = 620
+PLOT_PX = (FIT_WIDTH - 110, HEIGHT - 170)  # the plot area inside the margins (estimated)
 
 
 def _size(share: float) -> float:
@@ -67,6 +72,46 @@ def _placed(ops: tuple[Record, ...]) -> list[Record]:
     return [r for r in ops if r.flops and r.bytes and r.measurement.median > 0]
 
 
+def _log_px(value: float, low: float, high: float, span: float) -> float:
+    """Pixels along a log axis from low to high that `span` pixels long."""
+    return span * math.log10(value / low) / math.log10(high / low)
+
+
+def _labels(named: list[Record], total: float, y_range: tuple[float, float], theme: Theme):
+    """Annotations naming the ops (slowest first), none over another; an op with no room
+    is left unnamed (its hover and the table name it)."""
+    anchors = [
+        (
+            _log_px(r.flops / r.bytes, X_MIN, X_MAX, PLOT_PX[0]),
+            _log_px(r.flops / r.measurement.median, *y_range, PLOT_PX[1]),
+        )
+        for r in named
+    ]
+    radii = [_size(r.measurement.median / total) / 2 for r in named]
+    markers = tuple((x - d, y - d, x + d, y + d) for (x, y), d in zip(anchors, radii, strict=True))
+    boxes = labels.place(
+        anchors, [labels.text_size(r.label) for r in named], (0, 0, *PLOT_PX), markers
+    )
+    return [
+        {
+            "x": math.log10(r.flops / r.bytes),  # a log axis places annotations by log10
+            "y": math.log10(r.flops / r.measurement.median),
+            "text": r.label,
+            "ax": (b[0] + b[2]) / 2 - x,
+            "ay": y - (b[1] + b[3]) / 2,  # pixels, down
+            "xanchor": "center",
+            "yanchor": "middle",
+            "showarrow": True,
+            "arrowhead": 0,
+            "arrowwidth": 1,
+            "arrowcolor": theme.muted,
+            "font": {"color": theme.text},
+        }
+        for r, (x, y), b in zip(named, anchors, boxes, strict=True)
+        if b is not None
+    ]
+
+
 @fitted
 def profile_roofline_figure(
     ops: tuple[Record, ...],
@@ -76,17 +121,16 @@ def profile_roofline_figure(
     theme: Theme = LIGHT,
 ) -> go.Figure:
     """Log-log roofline of the ops (records of experiment `profile`), area by time, unclamped;
-    the `named` slowest ops written beside their points."""
+    the `named` slowest ops written beside their points where there is room."""
     total = sum(r.measurement.median for r in ops) or 1.0
     placed = _placed(ops)
     rates = [r.flops / r.measurement.median for r in placed]
     peaks = [v for _, v in roofs.flops_per_s] if roofs else []
     high = 3 * max(rates + peaks, default=1e12)
     low = min([high / 1e6] + [v / 3 for v in rates])
-    fig = go.Figure(layout=base_layout(title or "Each op on the roofline", "", "", 620, theme))
+    fig = go.Figure(layout=base_layout(title or "Each op on the roofline", "", "", HEIGHT, theme))
     if roofs is not None:
         fig.add_traces(_roof_traces(roofs, {r.precision for r in placed}, theme))
-    slowest = {r.label for r in sorted(placed, key=lambda r: -r.measurement.median)[:named]}
     categories = list(dict.fromkeys(r.category for r in placed))
     for i, category in enumerate(categories):
         mine = [r for r in placed if r.category == category]
@@ -94,10 +138,9 @@ def profile_roofline_figure(
             go.Scatter(
                 x=[r.flops / r.bytes for r in mine],
                 y=[r.flops / r.measurement.median for r in mine],
-                mode="markers+text",
+                mode="markers",
                 name=f"{category} (measured, median step)",
-                text=[r.label if r.label in slowest else "" for r in mine],
-                textposition="top center",
+                text=[r.label for r in mine],
                 marker={
                     "size": [_size(r.measurement.median / total) for r in mine],
                     "color": color(i + 3),
@@ -111,9 +154,11 @@ def profile_roofline_figure(
                 "%{x:.3g} FLOP/byte, %{y:.3s}FLOP/s<br>%{customdata[2]}<extra></extra>",
             )
         )
+    slowest = sorted(placed, key=lambda r: -r.measurement.median)[:named]
     fig.update_layout(
         xaxis=log_axis(X_MIN, X_MAX, "arithmetic intensity (FLOP/byte)", theme=theme),
         yaxis=log_axis(low, high, "achieved FLOP/s", fmt.flops_per_s, theme=theme),
+        annotations=_labels(slowest, total, (low, high), theme),
     )
     return fig
 

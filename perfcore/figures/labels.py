@@ -1,0 +1,74 @@
+"""Labels beside their points, no two overlapping: a small, deterministic placement in pixels.
+
+A label is a box (width, height) put beside its anchor (the point it names) at one of a fixed
+list of spots: above, right, below, left, then the four corners, each at a gap from the anchor,
+then a label's height further out each ring (labels on one point stack). Labels are placed in
+the order given (the most important first); each takes the first spot whose box stays inside
+the plot and meets neither a box already placed nor an obstacle (the labelled points' own
+markers). A label with no free
+spot is left out (None) rather than drawn over another. Same inputs, same placement.
+
+Coordinates are pixels with y growing upward (as a plot's axes do), boxes (x0, y0, x1, y1).
+"""
+
+from __future__ import annotations
+
+from perfcore.figures.style import CHAR_PX, LINE_PX
+
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1, pixels
+GAP_PX = 6.0  # the first ring's distance between a label's box and its anchor
+RINGS = 4  # distances tried: the gap, then a label's height further out each ring
+SPOTS = ((0, 1), (1, 0), (0, -1), (-1, 0), (1, 1), (-1, 1), (1, -1), (-1, -1))  # up, right, ...
+PAD_PX = 6.0  # a label's horizontal padding
+
+
+def text_size(text: str) -> tuple[float, float]:
+    """The (width, height) in pixels of a one-line label at the charts' font, padded."""
+    return CHAR_PX * len(text) + PAD_PX, LINE_PX
+
+
+def intersects(a: Box, b: Box) -> bool:
+    """True when two boxes share some area (touching edges do not count)."""
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def inside(box: Box, bounds: Box) -> bool:
+    """True when the box lies wholly within bounds."""
+    x0, y0, x1, y1 = bounds
+    return x0 <= box[0] and box[2] <= x1 and y0 <= box[1] and box[3] <= y1
+
+
+def box_at(anchor: tuple[float, float], size: tuple[float, float], spot, distance: float) -> Box:
+    """The box of a label of `size` at `spot` (a direction, e.g. (0, 1) above) from anchor."""
+    (x, y), (w, h), (dx, dy) = anchor, size, spot
+    cx, cy = x + dx * (w / 2 + distance), y + dy * (h / 2 + distance)
+    return (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+
+
+def place(
+    anchors: list[tuple[float, float]],
+    sizes: list[tuple[float, float]],
+    bounds: Box,
+    obstacles: tuple[Box, ...] = (),
+    gap: float = GAP_PX,
+) -> list[Box | None]:
+    """Each label's box (in the order given, first placed first), or None where no spot is free."""
+    if len(anchors) != len(sizes):
+        raise ValueError(f"{len(anchors)} anchors but {len(sizes)} label sizes")
+    placed: list[Box] = []
+    out: list[Box | None] = []
+    for anchor, size in zip(anchors, sizes, strict=True):
+        rings = (gap + k * size[1] for k in range(RINGS))
+        candidates = (box_at(anchor, size, s, d) for d in rings for s in SPOTS)
+        found = next(
+            (
+                b
+                for b in candidates
+                if inside(b, bounds) and not any(intersects(b, o) for o in (*placed, *obstacles))
+            ),
+            None,
+        )
+        out.append(found)
+        if found is not None:
+            placed.append(found)
+    return out
