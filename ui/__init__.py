@@ -9,6 +9,7 @@ figure builder, and hold no arithmetic.
 - measuring: a live measurement with its progress bar, its fault said, its records kept;
 - refusals: a page's pricing guarded once: a user error said clearly, a bug logged;
 - kernels: this session's kernel curves and the published runs' efficiencies;
+- profiling: the Profile page's bundled example, and this machine's quick roofline;
 - shell: the shared sidebar, what it chose for this run, the navigation's pages.
 
 `import ui` gives all of them under one name (ui.number, ui.chart, ...).
@@ -27,6 +28,7 @@ from ui.loaders import (
     results_upload,
 )
 from ui.measuring import measure
+from ui.profiling import bundled_example, quick_roofs, roofs_choice
 from ui.refusals import priced, refused
 from ui.shell import Context, context, models, pages, remember_pages, sidebar
 from ui.tables import (
@@ -57,6 +59,7 @@ from ui.widgets import (
 __all__ = [
     "INPUT",
     "Context",
+    "bundled_example",
     "kernel_curves",
     "published_efficiencies",
     "chart",
@@ -80,9 +83,11 @@ __all__ = [
     "param_count",
     "precisions",
     "priced",
+    "quick_roofs",
     "refused",
     "plot",
     "remember_pages",
+    "roofs_choice",
     "reruns",
     "reset_notices",
     "results_download",

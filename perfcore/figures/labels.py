@@ -13,7 +13,9 @@ Coordinates are pixels with y growing upward (as a plot's axes do), boxes (x0, y
 
 from __future__ import annotations
 
-from perfcore.figures.style import CHAR_PX, LINE_PX
+import math
+
+from perfcore.figures.style import CHAR_PX, LINE_PX, Theme
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1, pixels
 GAP_PX = 6.0  # the first ring's distance between a label's box and its anchor
@@ -72,3 +74,45 @@ def place(
         if found is not None:
             placed.append(found)
     return out
+
+
+def _log_px(value: float, low: float, high: float, span: float) -> float:
+    """Pixels along a log axis from low to high that is `span` pixels long."""
+    return span * math.log10(value / low) / math.log10(high / low)
+
+
+def log_annotations(
+    points: list[tuple[float, float, str, float]],
+    x_range: tuple[float, float],
+    y_range: tuple[float, float],
+    plot_px: tuple[float, float],
+    theme: Theme,
+) -> list[dict]:
+    """Annotations naming points (x, y in data units, text, marker radius in px) on log-log
+    axes of these ranges drawn plot_px large, first named first, none over another; a point
+    with no room is left unnamed (its hover names it)."""
+    anchors = [
+        (_log_px(x, *x_range, plot_px[0]), _log_px(y, *y_range, plot_px[1])) for x, y, *_ in points
+    ]
+    markers = tuple(
+        (x - d, y - d, x + d, y + d) for (x, y), (*_, d) in zip(anchors, points, strict=True)
+    )
+    boxes = place(anchors, [text_size(t) for _, _, t, _ in points], (0, 0, *plot_px), markers)
+    return [
+        {
+            "x": math.log10(x),  # a log axis places annotations by log10
+            "y": math.log10(y),
+            "text": text,
+            "ax": (b[0] + b[2]) / 2 - px,
+            "ay": py - (b[1] + b[3]) / 2,  # pixels, down
+            "xanchor": "center",
+            "yanchor": "middle",
+            "showarrow": True,
+            "arrowhead": 0,
+            "arrowwidth": 1,
+            "arrowcolor": theme.muted,
+            "font": {"color": theme.text},
+        }
+        for (x, y, text, _), (px, py), b in zip(points, anchors, boxes, strict=True)
+        if b is not None
+    ]

@@ -72,46 +72,6 @@ def _placed(ops: tuple[Record, ...]) -> list[Record]:
     return [r for r in ops if r.flops and r.bytes and r.measurement.median > 0]
 
 
-def _log_px(value: float, low: float, high: float, span: float) -> float:
-    """Pixels along a log axis from low to high that `span` pixels long."""
-    return span * math.log10(value / low) / math.log10(high / low)
-
-
-def _labels(named: list[Record], total: float, y_range: tuple[float, float], theme: Theme):
-    """Annotations naming the ops (slowest first), none over another; an op with no room
-    is left unnamed (its hover and the table name it)."""
-    anchors = [
-        (
-            _log_px(r.flops / r.bytes, X_MIN, X_MAX, PLOT_PX[0]),
-            _log_px(r.flops / r.measurement.median, *y_range, PLOT_PX[1]),
-        )
-        for r in named
-    ]
-    radii = [_size(r.measurement.median / total) / 2 for r in named]
-    markers = tuple((x - d, y - d, x + d, y + d) for (x, y), d in zip(anchors, radii, strict=True))
-    boxes = labels.place(
-        anchors, [labels.text_size(r.label) for r in named], (0, 0, *PLOT_PX), markers
-    )
-    return [
-        {
-            "x": math.log10(r.flops / r.bytes),  # a log axis places annotations by log10
-            "y": math.log10(r.flops / r.measurement.median),
-            "text": r.label,
-            "ax": (b[0] + b[2]) / 2 - x,
-            "ay": y - (b[1] + b[3]) / 2,  # pixels, down
-            "xanchor": "center",
-            "yanchor": "middle",
-            "showarrow": True,
-            "arrowhead": 0,
-            "arrowwidth": 1,
-            "arrowcolor": theme.muted,
-            "font": {"color": theme.text},
-        }
-        for r, (x, y), b in zip(named, anchors, boxes, strict=True)
-        if b is not None
-    ]
-
-
 @fitted
 def profile_roofline_figure(
     ops: tuple[Record, ...],
@@ -158,7 +118,21 @@ def profile_roofline_figure(
     fig.update_layout(
         xaxis=log_axis(X_MIN, X_MAX, "arithmetic intensity (FLOP/byte)", theme=theme),
         yaxis=log_axis(low, high, "achieved FLOP/s", fmt.flops_per_s, theme=theme),
-        annotations=_labels(slowest, total, (low, high), theme),
+        annotations=labels.log_annotations(
+            [
+                (
+                    r.flops / r.bytes,
+                    r.flops / r.measurement.median,
+                    r.label,
+                    _size(r.measurement.median / total) / 2,
+                )
+                for r in slowest
+            ],
+            (X_MIN, X_MAX),
+            (low, high),
+            PLOT_PX,
+            theme,
+        ),
     )
     return fig
 
