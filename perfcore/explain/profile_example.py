@@ -67,15 +67,14 @@ def method(records: tuple[Record, ...]) -> str:
 def roofline_roofs(
     records: tuple[Record, ...], device: str, whose: str, quick: bool = False
 ) -> Roofs | None:
-    """The roofs of the roofline records measured on device, said as whose and how (the quick
-    suite's, with quick); None if none."""
+    """The roofs of the roofline records measured on device, labelled whose, their source how
+    they were measured (the quick suite, with quick); None if none."""
     mine = roofline_records(records, device)
     roofs = measured_roofs(measured_roofline(mine), device)
     if roofs is None:
         return None
     how = f"quick, {method(mine)}" if quick else method(mine)
-    suite = "roofline experiment, quick suite" if quick else "roofline experiment"
-    return dataclasses.replace(roofs, label=f"measured roofline of {whose} ({how})", source=suite)
+    return dataclasses.replace(roofs, label=f"measured roofline of {whose}", source=how)
 
 
 def judge(

@@ -21,6 +21,7 @@ from perfcore.measure.profile.versus import OpVersus, Versus
 from perfcore.measure.results import Record, curves
 
 NO_CURVES = "no kernel curves in these records: no spread to hold the ops to, none named"
+NAMED = 8  # the slowest ops that missed, named in the line and on the chart
 
 
 def held(records: tuple[Record, ...]) -> tuple[Versus, str] | None:
@@ -81,7 +82,8 @@ def missed_line(versus: Versus, within: float | None) -> str:
     names = explain_predict.missed(versus, within)
     if not names:
         return f"Every predicted op is within the curves' own spread ({fmt.percent(within)})."
-    shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+    more = len(names) - NAMED
+    shown = ", ".join(names[:NAMED]) + (f" and {more} more" if more > 0 else "")
     return (
         f"{len(names)} of {len(versus.ops)} predicted ops miss by more than the curves' own "
         f"spread ({fmt.percent(within)}, median IQR / median of the kernel points): {shown}."
@@ -90,7 +92,8 @@ def missed_line(versus: Versus, within: float | None) -> str:
 
 @dataclass(frozen=True)
 class Shown:
-    """What the page shows of a prediction: its lines, the op rows, the ops missed, the spread."""
+    """What the page shows of a prediction: its lines, the op rows, the slowest ops that missed
+    (at most NAMED), the curves' spread."""
 
     lines: tuple[str, ...]
     rows: list[dict]  # explain.predict.versus_rows
@@ -106,5 +109,5 @@ def shown(records: tuple[Record, ...]) -> Shown | None:
     versus, whence = found
     within = spread(records)
     lines = (totals_line(versus, whence, records), missed_line(versus, within))
-    names = explain_predict.missed(versus, within) if within is not None else []
+    names = explain_predict.missed(versus, within)[:NAMED] if within is not None else []
     return Shown(lines, explain_predict.versus_rows(versus), names, within)
