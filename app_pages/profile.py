@@ -38,9 +38,9 @@ if not ui.hosted_mode() and not registry.jax_available():
     if st.button("Profile it here", key="pr_run", type="primary"):
         with st.spinner(f"Profiling {example} (5 steps)..."):
             ui.measurement_module()  # JAX started once per server, out of the collector
-            from perfcore.measure.profile.run import profile_example
+            from perfcore.measure.profile import run
 
-            st.session_state[LIVE] = profile_example(example)
+            st.session_state[LIVE] = run.profile_example(example)
 live = uploaded is None and LIVE in st.session_state
 item = uploaded if uploaded is not None else st.session_state.get(LIVE) or ui.bundled_example()
 if uploaded is None and not live:
