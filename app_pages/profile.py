@@ -18,8 +18,6 @@ from perfcore.measure.experiments import registry
 from perfcore.measure.profile.examples import EXAMPLES
 from perfcore.measure.profile.records import profile_records
 
-LIVE = "pr_live"  # st.session_state key of the last built-in profile taken here
-
 ctx = ui.context()
 st.title("Profile: your program on the roofline")
 st.caption(view.INTRO)
@@ -31,27 +29,25 @@ with before_col:
 with after_col:
     after = ui.profile_file("After a change (optional, to compare)", "pr_after")
 st.caption(view.CAPTURE_HOW)
+session = tuple(st.session_state.get(measure_view.STATE, ()))  # the Measure page's records
 if not ui.hosted_mode() and not registry.jax_available():
     example = ui.choice(
         "Built-in program", list(EXAMPLES), "pr_example", "mlp", horizontal=True, widget=st.radio
     )
     if st.button("Profile it here", key="pr_run", type="primary"):
         with st.spinner(f"Profiling {example} (5 steps)..."):
-            ui.measurement_module()  # JAX started once per server, out of the collector
-            from perfcore.measure.profile import run
-
-            st.session_state[LIVE] = run.profile_example(example)
-live = uploaded is None and LIVE in st.session_state
-item = uploaded if uploaded is not None else st.session_state.get(LIVE) or ui.bundled_example()
+            ui.profile_here(example, session)
+live = uploaded is None and ui.LIVE in st.session_state
+item = uploaded if uploaded is not None else st.session_state.get(ui.LIVE) or ui.bundled_example()
 if uploaded is None and not live:
     st.info(profile_example.bundled_line(item), icon=":material/science:")
 device = view.device_of(item)
 choice = ui.roofs_choice("pr_roofs", ctx.specs, device)
-session = tuple(st.session_state.get(measure_view.STATE, ()))
 judged = profile_example.judge(choice, ctx.specs, device, item, session)
 if judged is None and live:
     judged = ui.quick_roofs(device)
 records = view.as_records(item, judged)
+records = ui.live_records(records) if live else records
 named = ui.number("Ops named on the chart", "pr_named", 6, 0, 20)
 ui.takeaway(view.headline(records))
 st.caption(view.roofs_line(judged))

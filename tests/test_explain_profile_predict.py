@@ -9,6 +9,7 @@ from perfcore import format as fmt
 from perfcore.explain import profile as view
 from perfcore.explain import profile_example, profile_predict
 from perfcore.measure.clock.harness import Measurement
+from perfcore.measure.profile.predict import OpPrediction, Prediction
 from perfcore.measure.profile.records import STEP
 from perfcore.measure.profile.wall import WALL, wall_record
 from perfcore.measure.results import Record
@@ -93,6 +94,33 @@ def test_the_op_table_has_a_predicted_column_only_where_ops_were_predicted():
     assert table.columns.get_loc("predicted / step") == table.columns.get_loc("time / step") + 1
     unpredicted = view.op_table((_op("dot.9", 1e-3, None),))
     assert "predicted / step" not in unpredicted and "predicted from" not in unpredicted
+
+
+def test_a_profile_taken_here_gets_its_prediction_and_untraced_wall():
+    """A prediction of dot.1 (1.5 ms) and a 0.5 ms dispatch: the step 2 ms against a 5 ms wall."""
+    op = OpPrediction(
+        "dot.1",
+        "dot",
+        "matmul/conv",
+        "matmul",
+        "float32",
+        "",
+        1,
+        1.0,
+        1.0,
+        1e-3,
+        1.5e-3,
+        0.5,
+        "measured",
+        "measured kernels on cpu",
+    )
+    prediction = Prediction("p", "cpu", (op,), 1, 5e-4, "dispatch of 1 program(s)", "curves")
+    unpredicted = (STEP_RECORD, _op("dot.1", 2e-3, None))
+    records = profile_predict.predicted_records(unpredicted, prediction, WALL_RECORD.measurement)
+    versus, whence = profile_predict.held(records)
+    assert [(o.name, o.predicted_s) for o in versus.ops] == [("dot.1", 1.5e-3)]
+    assert versus.predicted_step_s == pytest.approx(2e-3) and versus.wall_s == 5e-3
+    assert "untraced wall" in whence
 
 
 BUNDLED = profile_example.bundled()

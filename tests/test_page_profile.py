@@ -46,6 +46,12 @@ def _bundled(at) -> bool:
     return any(i.value.startswith("Bundled example") for i in at.info)
 
 
+def _step_line(at) -> bool:
+    """The step predicted against its untraced wall is said."""
+    lines = [c.value for c in at.caption]
+    return any(t.startswith("Step: predicted") and "untraced wall" in t for t in lines)
+
+
 def _texts(at) -> list[str]:
     return [e.value for kind in ("info", "caption", "markdown") for e in getattr(at, kind)]
 
@@ -73,9 +79,7 @@ def test_the_page_opens_on_the_bundled_example_every_op_judged_and_predicted():
         "Time by category",
         "Predicted against measured, per op",
     ]
-    assert any(
-        c.value.startswith("Step: predicted") and "untraced wall" in c.value for c in at.caption
-    )
+    assert _step_line(at)
 
 
 def test_a_results_file_shows_every_op_on_the_roofline_and_in_the_table():
@@ -185,3 +189,18 @@ def test_a_local_instance_profiles_a_built_in_program():
     assert titles(at)[0] == "Each op on the roofline"
     assert any("measured roofline of this machine (quick," in c.value for c in at.caption)
     assert not any("no roof" in t.lower() for t in _texts(at))
+
+
+def test_a_program_profiled_here_is_predicted_from_this_sessions_kernel_curves():
+    """With kernel curves measured in this session (the bundled example's, on this CPU), the
+    program profiled here shows predicted beside measured and the step against its wall."""
+    from perfcore.explain import measure as measure_view
+
+    kernels = tuple(r for r in profile_example.bundled() if r.experiment == "kernels")
+    at = run_page("profile", {"pr_example": "mlp"}, timeout=180)
+    at.session_state[measure_view.STATE] = kernels
+    at.button(key="pr_run").click().run()
+    assert not at.exception and not _bundled(at)
+    assert at.dataframe[0].value["predicted / step"].notna().any()
+    assert "Predicted against measured, per op" in titles(at)
+    assert _step_line(at)

@@ -28,7 +28,14 @@ from ui.loaders import (
     results_upload,
 )
 from ui.measuring import measure
-from ui.profiling import bundled_example, quick_roofs, roofs_choice
+from ui.profiling import (
+    LIVE,
+    bundled_example,
+    live_records,
+    profile_here,
+    quick_roofs,
+    roofs_choice,
+)
 from ui.refusals import priced, refused
 from ui.shell import Context, context, models, pages, remember_pages, sidebar
 from ui.tables import (
@@ -61,6 +68,8 @@ __all__ = [
     "Context",
     "bundled_example",
     "kernel_curves",
+    "live_records",
+    "LIVE",
     "published_efficiencies",
     "chart",
     "choice",
@@ -83,6 +92,7 @@ __all__ = [
     "param_count",
     "precisions",
     "priced",
+    "profile_here",
     "quick_roofs",
     "refused",
     "plot",

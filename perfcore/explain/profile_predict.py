@@ -15,13 +15,25 @@ from dataclasses import dataclass
 
 from perfcore import format as fmt
 from perfcore.explain import predict as explain_predict
+from perfcore.measure.clock.harness import Measurement
 from perfcore.measure.profile import wall
+from perfcore.measure.profile.predict import Prediction
 from perfcore.measure.profile.records import profile_records, step_records
-from perfcore.measure.profile.versus import OpVersus, Versus
+from perfcore.measure.profile.versus import OpVersus, Versus, with_prediction
 from perfcore.measure.results import Record, curves
 
 NO_CURVES = "no kernel curves in these records: no spread to hold the ops to, none named"
 NAMED = 8  # the slowest ops that missed, named in the line and on the chart
+
+
+def predicted_records(
+    records: tuple[Record, ...], predicted: Prediction, untraced: Measurement, kernels=()
+) -> tuple[Record, ...]:
+    """A profile's records with its prediction, each step's untraced wall and the `kernels`
+    records the prediction came from: what a results file of a predicted profile holds."""
+    ops = with_prediction(records, predicted)
+    walls = tuple(wall.wall_record(s, untraced) for s in step_records(ops))
+    return (*ops, *walls, *kernels)
 
 
 def held(records: tuple[Record, ...]) -> tuple[Versus, str] | None:
