@@ -1,12 +1,14 @@
 """The Profile page's charts: each op where it was measured (never clamped), area by time."""
 
 import dataclasses
+import itertools
 import math
 from pathlib import Path
 
 import pytest
 
 from perfcore.explain import profile as view
+from perfcore.figures import labels
 from perfcore.figures.profile import category_figure, compare_figure, profile_roofline_figure
 from perfcore.measure.profile.assess import Roofs
 from perfcore.measure.profile.records import profile_records
@@ -57,11 +59,16 @@ def test_each_name_points_at_its_op():
 
 
 def test_named_ops_never_overlap_even_when_their_points_coincide():
-    """Twelve ops at one point: every label placed has its own spot, none over another."""
+    """Twelve ops at one point: each label's box, centred its offset from that point, meets
+    no other label's box."""
     same = tuple(dataclasses.replace(OPS[0], label=f"fusion.{i}") for i in range(12))
     fig = profile_roofline_figure(same, None, named=12)
-    offsets = [(a.ax, a.ay) for a in fig.layout.annotations]
-    assert len(offsets) >= 8 and len(set(offsets)) == len(offsets)
+    boxes = []
+    for a in fig.layout.annotations:
+        w, h = labels.text_size(a.text)
+        boxes.append((a.ax - w / 2, -a.ay - h / 2, a.ax + w / 2, -a.ay + h / 2))
+    assert len(boxes) >= 8
+    assert not any(labels.intersects(p, q) for p, q in itertools.combinations(boxes, 2))
 
 
 def test_an_op_without_flops_is_left_off_not_drawn_at_zero():

@@ -15,13 +15,19 @@ from __future__ import annotations
 
 import math
 
-from perfcore.figures.style import CHAR_PX, LINE_PX, Theme
+from perfcore.figures.style import CHAR_PX, FIT_WIDTH, LINE_PX, Theme
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1, pixels
 GAP_PX = 6.0  # the first ring's distance between a label's box and its anchor
 RINGS = 4  # distances tried: the gap, then a label's height further out each ring
 SPOTS = ((0, 1), (1, 0), (0, -1), (-1, 0), (1, 1), (-1, 1), (1, -1), (-1, -1))  # up, right, ...
 PAD_PX = 6.0  # a label's horizontal padding
+MARGINS_PX = (110, 170)  # a fitted figure's left + right and top + bottom margins (estimated)
+
+
+def plot_area(height: int, width: int = FIT_WIDTH) -> tuple[float, float]:
+    """The plot area (width, height in px) a fitted figure of this height leaves, estimated."""
+    return width - MARGINS_PX[0], height - MARGINS_PX[1]
 
 
 def text_size(text: str) -> tuple[float, float]:

@@ -11,10 +11,10 @@ import plotly.graph_objects as go
 
 from perfcore import format as fmt
 from perfcore.figures import labels
-from perfcore.figures.style import FIT_WIDTH, LIGHT, Theme, base_layout, color, fitted, log_axis
+from perfcore.figures.style import LIGHT, Theme, base_layout, color, fitted, log_axis
 
 HEIGHT = 520
-PLOT_PX = (FIT_WIDTH - 110, HEIGHT - 170)  # the plot area inside the margins (estimated)
+PLOT_PX = labels.plot_area(HEIGHT)
 MARKER_PX = 10
 
 

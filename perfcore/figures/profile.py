@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from perfcore import format as fmt
 from perfcore.figures import labels
 from perfcore.figures.roofs import X_MAX, X_MIN
-from perfcore.figures.style import FIT_WIDTH, LIGHT, Theme, base_layout, color, fitted, log_axis
+from perfcore.figures.style import LIGHT, Theme, base_layout, color, fitted, log_axis
 from perfcore.measure.profile.assess import Roofs
 from perfcore.measure.results import Record
 
@@ -26,7 +26,7 @@ MAX_MARKER_PX = 46  # the op taking the whole step; area (not diameter) follows 
 MIN_MARKER_PX = 6
 NAMED = 6  # the slowest ops named beside their points
 HEIGHT = 620
-PLOT_PX = (FIT_WIDTH - 110, HEIGHT - 170)  # the plot area inside the margins (estimated)
+PLOT_PX = labels.plot_area(HEIGHT)
 
 
 def _size(share: float) -> float:
