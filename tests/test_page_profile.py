@@ -82,6 +82,14 @@ def test_the_page_opens_on_the_bundled_example_every_op_judged_and_predicted():
     assert _step_line(at)
 
 
+def test_a_hosted_instance_opens_on_the_same_example_with_no_run_button(monkeypatch):
+    """What a visitor to a hosted instance sees first: the example, judged and predicted."""
+    monkeypatch.setenv("PERFCORE_HOSTED", "1")
+    at = run_page("profile")
+    assert not at.exception and _bundled(at) and _step_line(at)
+    assert not [b for b in at.button if b.key == "pr_run"]
+
+
 def test_a_results_file_shows_every_op_on_the_roofline_and_in_the_table():
     at = upload(run_page("profile"), "pr_before", "mlp.json", MLP)
     assert not at.exception
