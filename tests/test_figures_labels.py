@@ -52,3 +52,27 @@ def test_the_placement_is_the_same_every_time():
     anchors = [(50.0 + 13 * i, 60.0 + 7 * (i % 5)) for i in range(15)]
     sizes = [(30.0 + 5 * (i % 4), 16.0) for i in range(15)]
     assert labels.place(anchors, sizes, BOUNDS) == labels.place(anchors, sizes, BOUNDS)
+
+
+def test_labels_placed_for_a_plot_drawn_wider_stay_apart_at_every_width():
+    """Thirty labels on a crowded plot placed for widths up to 3x: at the narrowest, at 3x and
+    between, every box (moved with its anchor, its offset kept) meets no other."""
+    anchors = [(20.0 + (37 * i) % 150, 40.0 + (53 * i) % 200) for i in range(30)]
+    sizes = [(40.0 + 10 * (i % 4), 16.0) for i in range(30)]
+    boxes = labels.place(anchors, sizes, (0.0, 0.0, 200.0, 300.0), stretch=3.0)
+    kept = [(b, x) for b, (x, _) in zip(boxes, anchors, strict=True) if b is not None]
+    assert len(kept) >= 5
+    for stretch in (1.0, 1.3, 1.7, 2.2, 3.0):
+        wide = [labels.stretched(b, x, stretch) for b, x in kept]
+        assert _free(wide), stretch
+        assert all(labels.inside(b, (0.0, 0.0, 200.0 * stretch, 300.0)) for b in wide)
+
+
+def test_two_labels_on_one_row_stay_apart_as_the_plot_widens():
+    """Anchors 40 px apart on one row: as the plot is drawn up to twice as wide the anchors
+    part, each label keeping its offset; the two boxes meet at no width between."""
+    anchors, sizes = [(100.0, 100.0), (140.0, 100.0)], [(60.0, 16.0), (60.0, 16.0)]
+    first, second = labels.place(anchors, sizes, BOUNDS, stretch=2.0)
+    for stretch in (1.0, 1.25, 1.5, 2.0):
+        a, b = labels.stretched(first, 100.0, stretch), labels.stretched(second, 140.0, stretch)
+        assert not labels.intersects(a, b)

@@ -25,6 +25,9 @@ PAD_PX = 6.0  # a label's horizontal padding
 MARGINS_PX = (110, 170)  # a fitted figure's left + right and top + bottom margins (estimated)
 
 
+NARROW_WIDTH = 420  # the narrowest a chart is drawn (STYLE.md: legible at 420 px)
+
+
 def plot_area(height: int, width: int = FIT_WIDTH) -> tuple[float, float]:
     """The plot area (width, height in px) a fitted figure of this height leaves, estimated."""
     return width - MARGINS_PX[0], height - MARGINS_PX[1]
@@ -53,32 +56,56 @@ def box_at(anchor: tuple[float, float], size: tuple[float, float], spot, distanc
     return (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
 
 
+def stretched(box: Box, anchor_x: float, stretch: float) -> Box:
+    """The box of a label whose anchor sits at anchor_x, the plot drawn `stretch` times wider
+    (anchors move with the plot's width; a label keeps its pixel offset from its anchor)."""
+    shift = anchor_x * (stretch - 1)
+    return (box[0] + shift, box[1], box[2] + shift, box[3])
+
+
+def _clash(a: Box, ax: float, b: Box, bx: float, stretch: float) -> bool:
+    """True when two labels share area at some width from the narrowest to `stretch` times it:
+    rows apart never do; else they must be apart at both ends, on the same side at both (the
+    gap between them changes linearly with the width)."""
+    if not (a[1] < b[3] and b[1] < a[3]):
+        return False
+    wa, wb = stretched(a, ax, stretch), stretched(b, bx, stretch)
+    return intersects(a, b) or intersects(wa, wb) or (a[0] < b[0]) != (wa[0] < wb[0])
+
+
 def place(
     anchors: list[tuple[float, float]],
     sizes: list[tuple[float, float]],
     bounds: Box,
     obstacles: tuple[Box, ...] = (),
     gap: float = GAP_PX,
+    stretch: float = 1.0,
 ) -> list[Box | None]:
-    """Each label's box (in the order given, first placed first), or None where no spot is free."""
+    """Each label's box at the narrowest width (in the order given, first placed first), or
+    None where no spot is free. Anchors, bounds and obstacles are given at the narrowest width
+    the plot is drawn at; no two boxes meet at any width up to `stretch` times it (obstacles
+    move with their centres)."""
     if len(anchors) != len(sizes):
         raise ValueError(f"{len(anchors)} anchors but {len(sizes)} label sizes")
-    placed: list[Box] = []
+    wide = (bounds[0] * stretch, bounds[1], bounds[2] * stretch, bounds[3])
+    taken = [(o, (o[0] + o[2]) / 2) for o in obstacles]
     out: list[Box | None] = []
-    for anchor, size in zip(anchors, sizes, strict=True):
+    for (x, y), size in zip(anchors, sizes, strict=True):
         rings = (gap + k * size[1] for k in range(RINGS))
-        candidates = (box_at(anchor, size, s, d) for d in rings for s in SPOTS)
+        candidates = (box_at((x, y), size, s, d) for d in rings for s in SPOTS)
         found = next(
             (
                 b
                 for b in candidates
-                if inside(b, bounds) and not any(intersects(b, o) for o in (*placed, *obstacles))
+                if inside(b, bounds)
+                and inside(stretched(b, x, stretch), wide)
+                and not any(_clash(b, x, o, ox, stretch) for o, ox in taken)
             ),
             None,
         )
         out.append(found)
         if found is not None:
-            placed.append(found)
+            taken.append((found, x))
     return out
 
 
@@ -91,19 +118,22 @@ def log_annotations(
     points: list[tuple[float, float, str, float]],
     x_range: tuple[float, float],
     y_range: tuple[float, float],
-    plot_px: tuple[float, float],
+    height: int,
     theme: Theme,
 ) -> list[dict]:
     """Annotations naming points (x, y in data units, text, marker radius in px) on log-log
-    axes of these ranges drawn plot_px large, first named first, none over another; a point
-    with no room is left unnamed (its hover names it)."""
+    axes of these ranges in a fitted figure `height` px tall, first named first, none over
+    another at any width from NARROW_WIDTH to FIT_WIDTH; a point with no room is left unnamed
+    (its hover names it)."""
+    narrow, wide = plot_area(height, NARROW_WIDTH), plot_area(height)
     anchors = [
-        (_log_px(x, *x_range, plot_px[0]), _log_px(y, *y_range, plot_px[1])) for x, y, *_ in points
+        (_log_px(x, *x_range, narrow[0]), _log_px(y, *y_range, narrow[1])) for x, y, *_ in points
     ]
     markers = tuple(
         (x - d, y - d, x + d, y + d) for (x, y), (*_, d) in zip(anchors, points, strict=True)
     )
-    boxes = place(anchors, [text_size(t) for _, _, t, _ in points], (0, 0, *plot_px), markers)
+    sizes = [text_size(t) for _, _, t, _ in points]
+    boxes = place(anchors, sizes, (0, 0, *narrow), markers, stretch=wide[0] / narrow[0])
     return [
         {
             "x": math.log10(x),  # a log axis places annotations by log10

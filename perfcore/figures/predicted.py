@@ -14,7 +14,6 @@ from perfcore.figures import labels
 from perfcore.figures.style import LIGHT, Theme, base_layout, color, fitted, log_axis
 
 HEIGHT = 520
-PLOT_PX = labels.plot_area(HEIGHT)
 MARKER_PX = 10
 
 
@@ -85,6 +84,6 @@ def predicted_figure(
     fig.update_layout(
         xaxis=log_axis(low, high, "measured time per step", fmt.seconds, theme=theme),
         yaxis=log_axis(low, high, "predicted time per step", fmt.seconds, theme=theme),
-        annotations=labels.log_annotations(named, (low, high), (low, high), PLOT_PX, theme),
+        annotations=labels.log_annotations(named, (low, high), (low, high), HEIGHT, theme),
     )
     return fig

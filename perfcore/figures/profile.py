@@ -26,7 +26,6 @@ MAX_MARKER_PX = 46  # the op taking the whole step; area (not diameter) follows 
 MIN_MARKER_PX = 6
 NAMED = 6  # the slowest ops named beside their points
 HEIGHT = 620
-PLOT_PX = labels.plot_area(HEIGHT)
 
 
 def _size(share: float) -> float:
@@ -130,7 +129,7 @@ def profile_roofline_figure(
             ],
             (X_MIN, X_MAX),
             (low, high),
-            PLOT_PX,
+            HEIGHT,
             theme,
         ),
     )
