@@ -60,14 +60,14 @@ def test_each_name_points_at_its_op():
 
 def test_named_ops_never_overlap_even_when_their_points_coincide():
     """Twelve ops at one point: each label's box, centred its offset from that point, meets
-    no other label's box."""
+    no other label's box; half of them at least find room."""
     same = tuple(dataclasses.replace(OPS[0], label=f"fusion.{i}") for i in range(12))
     fig = profile_roofline_figure(same, None, named=12)
     boxes = []
     for a in fig.layout.annotations:
         w, h = labels.text_size(a.text)
         boxes.append((a.ax - w / 2, -a.ay - h / 2, a.ax + w / 2, -a.ay + h / 2))
-    assert len(boxes) >= 8
+    assert len(boxes) >= 6
     assert not any(labels.intersects(p, q) for p, q in itertools.combinations(boxes, 2))
 
 

@@ -5,8 +5,9 @@ list of spots: above, right, below, left, then the four corners, each at a gap f
 then a label's height further out each ring (labels on one point stack). Labels are placed in
 the order given (the most important first); each takes the first spot whose box stays inside
 the plot and meets neither a box already placed nor an obstacle (the labelled points' own
-markers). A label with no free
-spot is left out (None) rather than drawn over another. Same inputs, same placement.
+markers) at any width the plot is drawn, a 420 px screen's to the main column's (a label
+keeps its pixel offset as its anchor moves with the width). A label with no free spot is left
+out (None) rather than drawn over another. Same inputs, same placement.
 
 Coordinates are pixels with y growing upward (as a plot's axes do), boxes (x0, y0, x1, y1).
 """
@@ -15,22 +16,16 @@ from __future__ import annotations
 
 import math
 
-from perfcore.figures.style import CHAR_PX, FIT_WIDTH, LINE_PX, Theme
+import plotly.graph_objects as go
+
+from perfcore.figures.style import CHAR_PX, FIT_WIDTH, LINE_PX, Theme, fit_margins
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1, pixels
 GAP_PX = 6.0  # the first ring's distance between a label's box and its anchor
 RINGS = 4  # distances tried: the gap, then a label's height further out each ring
 SPOTS = ((0, 1), (1, 0), (0, -1), (-1, 0), (1, 1), (-1, 1), (1, -1), (-1, -1))  # up, right, ...
 PAD_PX = 6.0  # a label's horizontal padding
-MARGINS_PX = (110, 170)  # a fitted figure's left + right and top + bottom margins (estimated)
-
-
-NARROW_WIDTH = 420  # the narrowest a chart is drawn (STYLE.md: legible at 420 px)
-
-
-def plot_area(height: int, width: int = FIT_WIDTH) -> tuple[float, float]:
-    """The plot area (width, height in px) a fitted figure of this height leaves, estimated."""
-    return width - MARGINS_PX[0], height - MARGINS_PX[1]
+NARROW_WIDTH = 388  # a chart's width on a 420 px screen (STYLE.md: legible at 420 px)
 
 
 def text_size(text: str) -> tuple[float, float]:
@@ -109,32 +104,25 @@ def place(
     return out
 
 
-def _log_px(value: float, low: float, high: float, span: float) -> float:
-    """Pixels along a log axis from low to high that is `span` pixels long."""
-    return span * math.log10(value / low) / math.log10(high / low)
-
-
-def log_annotations(
-    points: list[tuple[float, float, str, float]],
-    x_range: tuple[float, float],
-    y_range: tuple[float, float],
-    height: int,
-    theme: Theme,
-) -> list[dict]:
-    """Annotations naming points (x, y in data units, text, marker radius in px) on log-log
-    axes of these ranges in a fitted figure `height` px tall, first named first, none over
-    another at any width from NARROW_WIDTH to FIT_WIDTH; a point with no room is left unnamed
-    (its hover names it)."""
-    narrow, wide = plot_area(height, NARROW_WIDTH), plot_area(height)
+def name_points(fig: go.Figure, points: list[tuple[float, float, str, float]], theme: Theme):
+    """fig (its log axes' ranges set) with points named: (x, y in data units, text, marker
+    radius in px), first named first, none over another at any width from a 420 px screen's
+    to the main column's; a point with no room is left unnamed (its hover names it). The
+    plot area is the figure's own, inside the margins fitted first (style.fit_margins)."""
+    m = fit_margins(fig).layout.margin
+    (x0, x1), (y0, y1) = fig.layout.xaxis.range, fig.layout.yaxis.range
+    narrow, wide = (w - m.l - m.r for w in (NARROW_WIDTH, FIT_WIDTH))
+    tall = fig.layout.height - m.t - m.b
     anchors = [
-        (_log_px(x, *x_range, narrow[0]), _log_px(y, *y_range, narrow[1])) for x, y, *_ in points
+        (narrow * (math.log10(x) - x0) / (x1 - x0), tall * (math.log10(y) - y0) / (y1 - y0))
+        for x, y, *_ in points
     ]
     markers = tuple(
         (x - d, y - d, x + d, y + d) for (x, y), (*_, d) in zip(anchors, points, strict=True)
     )
     sizes = [text_size(t) for _, _, t, _ in points]
-    boxes = place(anchors, sizes, (0, 0, *narrow), markers, stretch=wide[0] / narrow[0])
-    return [
+    boxes = place(anchors, sizes, (0, 0, narrow, tall), markers, stretch=wide / narrow)
+    notes = [
         {
             "x": math.log10(x),  # a log axis places annotations by log10
             "y": math.log10(y),
@@ -152,3 +140,4 @@ def log_annotations(
         for (x, y, text, _), (px, py), b in zip(points, anchors, boxes, strict=True)
         if b is not None
     ]
+    return fig.update_layout(annotations=notes)

@@ -79,11 +79,10 @@ def predicted_figure(
                 "(%{customdata[0]})<br>%{customdata[1]}<extra></extra>",
             )
         )
-    by_op = {r["op"]: r for r in rows}
-    named = [(by_op[n]["measured_s"], by_op[n]["predicted_s"], n, MARKER_PX / 2) for n in missed]
     fig.update_layout(
         xaxis=log_axis(low, high, "measured time per step", fmt.seconds, theme=theme),
         yaxis=log_axis(low, high, "predicted time per step", fmt.seconds, theme=theme),
-        annotations=labels.log_annotations(named, (low, high), (low, high), HEIGHT, theme),
     )
-    return fig
+    by_op = {r["op"]: r for r in rows}
+    named = [(by_op[n]["measured_s"], by_op[n]["predicted_s"], n, MARKER_PX / 2) for n in missed]
+    return labels.name_points(fig, named, theme)

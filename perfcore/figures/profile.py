@@ -113,27 +113,17 @@ def profile_roofline_figure(
                 "%{x:.3g} FLOP/byte, %{y:.3s}FLOP/s<br>%{customdata[2]}<extra></extra>",
             )
         )
-    slowest = sorted(placed, key=lambda r: -r.measurement.median)[:named]
     fig.update_layout(
         xaxis=log_axis(X_MIN, X_MAX, "arithmetic intensity (FLOP/byte)", theme=theme),
         yaxis=log_axis(low, high, "achieved FLOP/s", fmt.flops_per_s, theme=theme),
-        annotations=labels.log_annotations(
-            [
-                (
-                    r.flops / r.bytes,
-                    r.flops / r.measurement.median,
-                    r.label,
-                    _size(r.measurement.median / total) / 2,
-                )
-                for r in slowest
-            ],
-            (X_MIN, X_MAX),
-            (low, high),
-            HEIGHT,
-            theme,
-        ),
     )
-    return fig
+    slowest = sorted(placed, key=lambda r: -r.measurement.median)[:named]
+    radii = [_size(r.measurement.median / total) / 2 for r in slowest]
+    points = [
+        (r.flops / r.bytes, r.flops / r.measurement.median, r.label, radius)
+        for r, radius in zip(slowest, radii, strict=True)
+    ]
+    return labels.name_points(fig, points, theme)
 
 
 @fitted
