@@ -2,8 +2,8 @@
 
 Each op is a point at its intensity and achieved FLOP/s, never clamped to a roof; its
 marker's area is its share of the step's op time, and the ops that take most of the time
-are named, each label placed beside its point where it meets no other (figures.labels, at the
-plot area the fitted width leaves, an estimate). The roofs are the ones the ops were judged
+are named, each label placed beside its point where it meets no other at any width from a
+420 px screen's to the main column's (figures.labels). The roofs are the ones the ops were judged
 against (perfcore.measure.profile.assess.Roofs): a specs row's or the measured roofline's,
 each memory level slanted.
 """
