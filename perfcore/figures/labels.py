@@ -22,7 +22,7 @@ from perfcore.figures.style import CHAR_PX, FIT_WIDTH, LINE_PX, Theme, fit_margi
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1, pixels
 GAP_PX = 6.0  # the first ring's distance between a label's box and its anchor
-RINGS = 4  # distances tried: the gap, then a label's height further out each ring
+RINGS = 6  # distances tried: the gap, then a label's height further out each ring
 SPOTS = ((0, 1), (1, 0), (0, -1), (-1, 0), (1, 1), (-1, 1), (1, -1), (-1, -1))  # up, right, ...
 PAD_PX = 6.0  # a label's horizontal padding
 NARROW_WIDTH = 388  # a chart's width on a 420 px screen (STYLE.md: legible at 420 px)

@@ -13,7 +13,7 @@ from perfcore import format as fmt
 from perfcore.figures import labels
 from perfcore.figures.style import LIGHT, Theme, base_layout, color, fitted, log_axis
 
-HEIGHT = 520
+HEIGHT = 600
 MARKER_PX = 10
 
 
