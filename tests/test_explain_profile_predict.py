@@ -1,20 +1,20 @@
-"""The Profile page's predictions read back from records, and the roofs a profile is judged by.
+"""The Profile page's predictions read back from records: each op and the step held against
+what was measured, the ops outside the curves' spread named, the predicted column.
 
-Oracles: hand-made records (two ops, a step, its untraced wall) and hand arithmetic of the
-errors; the bundled example's own roofline records for the roofs picked."""
+Oracles: hand-made records (three ops, a step, its untraced wall) and hand arithmetic of the
+errors."""
 
 import pytest
 
 from perfcore import format as fmt
 from perfcore.explain import profile as view
-from perfcore.explain import profile_example, profile_predict
+from perfcore.explain import profile_predict
 from perfcore.measure.clock.harness import Measurement
 from perfcore.measure.profile.predict import OpPrediction, Prediction
 from perfcore.measure.profile.records import STEP
 from perfcore.measure.profile.wall import WALL, wall_record
 from perfcore.measure.results import Record
 from perfcore.measure.results.record import PROFILE
-from perfcore.model.chip.specs import load_specs
 
 COMMON = {
     "device": "cpu",
@@ -121,42 +121,3 @@ def test_a_profile_taken_here_gets_its_prediction_and_untraced_wall():
     assert [(o.name, o.predicted_s) for o in versus.ops] == [("dot.1", 1.5e-3)]
     assert versus.predicted_step_s == pytest.approx(2e-3) and versus.wall_s == 5e-3
     assert "untraced wall" in whence
-
-
-BUNDLED = profile_example.bundled()
-SPECS = load_specs()
-
-
-def test_the_bundled_example_is_labelled_with_its_device_and_date():
-    line = profile_example.bundled_line(BUNDLED)
-    op = next(r for r in BUNDLED if r.experiment == PROFILE)
-    assert line.startswith("Bundled example") and op.device in line and op.timestamp[:10] in line
-
-
-def test_a_file_with_its_own_roofline_is_judged_against_it():
-    roofs = profile_example.judge(view.MEASURED_ROOFS, SPECS, "cpu", BUNDLED, ())
-    assert roofs.label == "measured roofline of the machine that made the file (cpu)"
-    assert roofs.flops_per_s and roofs.bytes_per_s
-
-
-def test_else_the_session_roofline_and_a_picked_spec_row_wins_over_both():
-    ops = tuple(r for r in BUNDLED if r.experiment == PROFILE)
-    session = profile_example.roofline_records(BUNDLED, "cpu")
-    assert profile_example.judge(view.MEASURED_ROOFS, SPECS, "cpu", ops, session).label == (
-        "cpu measured roofline"
-    )
-    assert profile_example.judge(view.MEASURED_ROOFS, SPECS, "cpu", ops, ()) is None
-    h100 = "NVIDIA H100 SXM"
-    assert profile_example.judge(h100, SPECS, "cpu", BUNDLED, session).label == f"{h100} spec"
-
-
-def test_the_quick_roofline_says_quick_and_how_it_was_measured():
-    roofs = profile_example.roofline_roofs(BUNDLED, "cpu", "this machine", quick=True)
-    mine = profile_example.roofline_records(BUNDLED, "cpu")
-    sides = [r.size for r in mine if r.size_kind == "side"]
-    assert roofs.label == "measured roofline of this machine"
-    assert roofs.source.startswith("quick, best matmul of side")
-    assert f"{int(max(sides))}" in roofs.source and "fastest call" in roofs.source
-    line = view.roofs_line(roofs)
-    assert "measured roofline of this machine (quick, best matmul" in line
-    assert profile_example.roofline_roofs(BUNDLED, "a TPU", "this machine", quick=True) is None
