@@ -20,7 +20,7 @@ def test_the_bundled_example_is_labelled_with_its_device_and_date():
 
 def test_a_file_with_its_own_roofline_is_judged_against_it():
     roofs = profile_example.judge(view.MEASURED_ROOFS, SPECS, "cpu", BUNDLED, ())
-    assert roofs.label == "measured roofline of the machine that made the file (cpu)"
+    assert roofs.label == "measured roofline where it ran (cpu)"
     assert roofs.flops_per_s and roofs.bytes_per_s
 
 
@@ -36,12 +36,12 @@ def test_else_the_session_roofline_and_a_picked_spec_row_wins_over_both():
 
 
 def test_the_quick_roofline_says_quick_and_how_it_was_measured():
-    roofs = profile_example.roofline_roofs(BUNDLED, "cpu", "this machine", quick=True)
+    label = "measured roofline of this machine"
+    roofs = profile_example.roofline_roofs(BUNDLED, "cpu", label, quick=True)
     mine = profile_example.roofline_records(BUNDLED, "cpu")
     sides = [r.size for r in mine if r.size_kind == "side"]
-    assert roofs.label == "measured roofline of this machine"
     assert roofs.source.startswith("quick, best matmul of side")
     assert f"{int(max(sides))}" in roofs.source and "fastest call" in roofs.source
     line = view.roofs_line(roofs)
     assert "measured roofline of this machine (quick, best matmul" in line
-    assert profile_example.roofline_roofs(BUNDLED, "a TPU", "this machine", quick=True) is None
+    assert profile_example.roofline_roofs(BUNDLED, "a TPU", "its roofline", quick=True) is None

@@ -67,7 +67,7 @@ def test_the_page_opens_on_the_bundled_example_every_op_judged_and_predicted():
     assert first.device in label and first.timestamp[:10] in label
     texts = _texts(at)
     assert not any("no roof" in t.lower() for t in texts)
-    assert any("measured roofline of the machine that made the file" in t for t in texts)
+    assert any("measured roofline where it ran (cpu)" in t for t in texts)
     table = at.dataframe[0].value
     assert table["bound by"].isin(["compute", "memory"]).all()
     assert not table["diagnosis"].str.contains("no roof").any()

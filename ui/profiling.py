@@ -43,7 +43,9 @@ def quick_roofline() -> tuple[Record, ...]:
 
 def quick_roofs(device: str) -> Roofs | None:
     """The roofs of this machine's quick roofline (measured on first need), said as such."""
-    return profile_example.roofline_roofs(quick_roofline(), device, "this machine", quick=True)
+    return profile_example.roofline_roofs(
+        quick_roofline(), device, "measured roofline of this machine", quick=True
+    )
 
 
 def roofs_choice(key: str, specs: dict[str, Device], device: str) -> str:

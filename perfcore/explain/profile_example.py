@@ -65,16 +65,16 @@ def method(records: tuple[Record, ...]) -> str:
 
 
 def roofline_roofs(
-    records: tuple[Record, ...], device: str, whose: str, quick: bool = False
+    records: tuple[Record, ...], device: str, label: str, quick: bool = False
 ) -> Roofs | None:
-    """The roofs of the roofline records measured on device, labelled whose, their source how
+    """The roofs of the roofline records measured on device, labelled so, their source how
     they were measured (the quick suite, with quick); None if none."""
     mine = roofline_records(records, device)
     roofs = measured_roofs(measured_roofline(mine), device)
     if roofs is None:
         return None
     how = f"quick, {method(mine)}" if quick else method(mine)
-    return dataclasses.replace(roofs, label=f"measured roofline of {whose}", source=how)
+    return dataclasses.replace(roofs, label=label, source=how)
 
 
 def judge(
@@ -89,5 +89,5 @@ def judge(
     if choice in specs:
         return spec_roofs(specs[choice])
     if isinstance(item, tuple) and roofline_records(item, device):
-        return roofline_roofs(item, device, f"the machine that made the file ({device})")
+        return roofline_roofs(item, device, f"measured roofline where it ran ({device})")
     return measured_roofs(measured_roofline(session), device)
