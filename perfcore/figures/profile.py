@@ -43,7 +43,7 @@ def _roof_traces(roofs: Roofs, precisions: set[str], theme: Theme) -> list[go.Sc
             y=[v, v],
             mode="lines",
             line={"color": color(i), "width": 3},
-            name=f"{p} roof {fmt.flops_per_s(v)} ({roofs.label})",
+            name=f"{p} roof {fmt.flops_per_s(v)}",  # whose: the caption above the chart
             hoverinfo="skip",
         )
         for i, (p, v) in enumerate(flats)
