@@ -65,7 +65,7 @@ if predicted is not None:
     st.subheader("Predicted before it ran, against measured")
     for line in predicted.lines:
         st.caption(line)
-    ui.chart("pr_predicted", predicted_figure, predicted.rows, predicted.missed, predicted.spread)
+    ui.chart("pr_predicted", predicted_figure, predicted.ops, predicted.missed, predicted.spread)
 if after is not None:
     st.subheader("Before and after")
     later = view.as_records(after, judged)

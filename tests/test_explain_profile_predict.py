@@ -77,7 +77,7 @@ def test_the_ops_outside_the_curves_spread_are_named_and_none_without_curves():
     assert "within the curves' own spread" in profile_predict.missed_line(versus, 0.6)
     assert profile_predict.NO_CURVES in profile_predict.missed_line(versus, None)
     shown = profile_predict.shown((STEP_RECORD, *OPS, WALL_RECORD))  # no kernels records
-    assert shown.spread is None and shown.missed == []
+    assert shown.spread is None and shown.missed == ()
 
 
 def test_the_totals_line_says_predicted_measured_and_from_what():

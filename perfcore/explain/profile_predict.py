@@ -104,12 +104,13 @@ def missed_line(versus: Versus, within: float | None) -> str:
 
 @dataclass(frozen=True)
 class Shown:
-    """What the page shows of a prediction: its lines, the op rows, the slowest ops that missed
-    (at most NAMED), the curves' spread."""
+    """What the page shows of a prediction: its lines, the ops held (slowest measured first),
+    the slowest ops that missed (at most NAMED), the curves' spread. Frozen and hashable: the
+    chart is built once per input."""
 
     lines: tuple[str, ...]
-    rows: list[dict]  # explain.predict.versus_rows
-    missed: list[str]
+    ops: tuple[OpVersus, ...]
+    missed: tuple[str, ...]
     spread: float | None
 
 
@@ -122,4 +123,5 @@ def shown(records: tuple[Record, ...]) -> Shown | None:
     within = spread(records)
     lines = (totals_line(versus, whence, records), missed_line(versus, within))
     names = explain_predict.missed(versus, within)[:NAMED] if within is not None else []
-    return Shown(lines, explain_predict.versus_rows(versus), names, within)
+    ops = tuple(sorted(versus.ops, key=lambda o: -o.measured_s))
+    return Shown(lines, ops, tuple(names), within)

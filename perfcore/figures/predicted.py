@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 from perfcore import format as fmt
 from perfcore.figures import labels
 from perfcore.figures.style import LIGHT, Theme, base_layout, color, fitted, log_axis
+from perfcore.measure.profile.versus import OpVersus
 
 HEIGHT = 600
 MARKER_PX = 10
@@ -31,10 +32,10 @@ def _line(low: float, high: float, factor: float, name: str, theme: Theme, dash:
 
 @fitted
 def predicted_figure(
-    rows: list[dict], missed: list[str], spread: float | None, theme: Theme = LIGHT
+    ops: tuple[OpVersus, ...], missed: tuple[str, ...], spread: float | None, theme: Theme = LIGHT
 ) -> go.Figure:
-    """Log-log: each op's predicted time per step against its measured one (rows of
-    explain.predict.versus_rows), the diagonal, the curves' spread, the `missed` ops named."""
+    """Log-log: each op's predicted time per step against its measured one, the diagonal, the
+    curves' spread either side, the `missed` ops named."""
     fig = go.Figure(
         layout=base_layout(
             "Predicted against measured, per op",
@@ -44,7 +45,7 @@ def predicted_figure(
             theme,
         )
     )
-    times = [t for r in rows for t in (r["predicted_s"], r["measured_s"]) if t > 0]
+    times = [t for o in ops for t in (o.predicted_s, o.measured_s) if t > 0]
     low, high = min(times, default=1e-6) / 2, max(times, default=1e-3) * 2
     fig.add_trace(_line(low, high, 1.0, "predicted = measured", theme, "solid"))
     if spread:
@@ -59,22 +60,22 @@ def predicted_figure(
             )
         )
         fig.add_trace(_line(low, high, 1 - spread, "", theme, "dash").update(showlegend=False))
-    kinds = list(dict.fromkeys(r["kernel"] or "not a kernel" for r in rows))
+    kinds = list(dict.fromkeys(o.kernel or "not a kernel" for o in ops))
     for i, kind in enumerate(kinds):
-        mine = [r for r in rows if (r["kernel"] or "not a kernel") == kind]
+        mine = [o for o in ops if (o.kernel or "not a kernel") == kind]
         fig.add_trace(
             go.Scatter(
-                x=[r["measured_s"] for r in mine],
-                y=[r["predicted_s"] for r in mine],
+                x=[o.measured_s for o in mine],
+                y=[o.predicted_s for o in mine],
                 mode="markers",
                 name=f"{kind} (measured median step; predicted from kernel curves)",
-                text=[r["op"] for r in mine],
+                text=[o.name for o in mine],
                 marker={
                     "size": MARKER_PX,
                     "color": color(i),
                     "line": {"width": 1, "color": theme.text},
                 },
-                customdata=[[f"{r['error']:+.0%}", r["derived_from"]] for r in mine],
+                customdata=[[f"{o.error:+.0%}", o.derived_from] for o in mine],
                 hovertemplate="%{text}: measured %{x:.3s}s, predicted %{y:.3s}s "
                 "(%{customdata[0]})<br>%{customdata[1]}<extra></extra>",
             )
@@ -83,6 +84,6 @@ def predicted_figure(
         xaxis=log_axis(low, high, "measured time per step", fmt.seconds, theme=theme),
         yaxis=log_axis(low, high, "predicted time per step", fmt.seconds, theme=theme),
     )
-    by_op = {r["op"]: r for r in rows}
-    named = [(by_op[n]["measured_s"], by_op[n]["predicted_s"], n, MARKER_PX / 2) for n in missed]
+    by_name = {o.name: o for o in ops}
+    named = [(by_name[n].measured_s, by_name[n].predicted_s, n, MARKER_PX / 2) for n in missed]
     return labels.name_points(fig, named, theme)

@@ -63,7 +63,7 @@ ROOFLINE = measured_roofline(RECORDS)
 def _predicted(theme):
     """The bundled example's prediction against its profile."""
     shown = profile_predict.shown(profile_example.bundled())
-    return figures.predicted_figure(shown.rows, shown.missed, shown.spread, theme=theme)
+    return figures.predicted_figure(shown.ops, shown.missed, shown.spread, theme=theme)
 
 
 def sample_ops(d):
