@@ -104,21 +104,30 @@ def place(
     return out
 
 
-def name_points(fig: go.Figure, points: list[tuple[float, float, str, float]], theme: Theme):
+def name_points(
+    fig: go.Figure,
+    points: list[tuple[float, float, str, float]],
+    theme: Theme,
+    others: tuple[tuple[float, float, float], ...] = (),
+):
     """fig (its log axes' ranges set) with points named: (x, y in data units, text, marker
-    radius in px), first named first, none over another at any width from a 420 px screen's
-    to the main column's; a point with no room is left unnamed (its hover names it). The
-    plot area is the figure's own, inside the margins fitted first (style.fit_margins)."""
+    radius in px), first named first, over no other label nor marker (theirs, and the `others`
+    points' (x, y, radius)) at any width from a 420 px screen's to the main column's; a point
+    with no room is left unnamed (its hover names it). The plot area is the figure's own,
+    inside the margins fitted first (style.fit_margins)."""
     m = fit_margins(fig).layout.margin
     (x0, x1), (y0, y1) = fig.layout.xaxis.range, fig.layout.yaxis.range
     narrow, wide = (w - m.l - m.r for w in (NARROW_WIDTH, FIT_WIDTH))
     tall = fig.layout.height - m.t - m.b
-    anchors = [
-        (narrow * (math.log10(x) - x0) / (x1 - x0), tall * (math.log10(y) - y0) / (y1 - y0))
-        for x, y, *_ in points
-    ]
+
+    def px(x: float, y: float) -> tuple[float, float]:
+        return narrow * (math.log10(x) - x0) / (x1 - x0), tall * (math.log10(y) - y0) / (y1 - y0)
+
+    anchors = [px(x, y) for x, y, *_ in points]
     markers = tuple(
-        (x - d, y - d, x + d, y + d) for (x, y), (*_, d) in zip(anchors, points, strict=True)
+        (u - d, v - d, u + d, v + d)
+        for (u, v), d in [*zip(anchors, [p[3] for p in points], strict=True)]
+        + [(px(x, y), d) for x, y, d in others]
     )
     sizes = [text_size(t) for _, _, t, _ in points]
     boxes = place(anchors, sizes, (0, 0, narrow, tall), markers, stretch=wide / narrow)
@@ -127,8 +136,8 @@ def name_points(fig: go.Figure, points: list[tuple[float, float, str, float]], t
             "x": math.log10(x),  # a log axis places annotations by log10
             "y": math.log10(y),
             "text": text,
-            "ax": (b[0] + b[2]) / 2 - px,
-            "ay": py - (b[1] + b[3]) / 2,  # pixels, down
+            "ax": (b[0] + b[2]) / 2 - ux,
+            "ay": uy - (b[1] + b[3]) / 2,  # pixels, down
             "xanchor": "center",
             "yanchor": "middle",
             "showarrow": True,
@@ -137,7 +146,7 @@ def name_points(fig: go.Figure, points: list[tuple[float, float, str, float]], t
             "arrowcolor": theme.muted,
             "font": {"color": theme.text},
         }
-        for (x, y, text, _), (px, py), b in zip(points, anchors, boxes, strict=True)
+        for (x, y, text, _), (ux, uy), b in zip(points, anchors, boxes, strict=True)
         if b is not None
     ]
     return fig.update_layout(annotations=notes)

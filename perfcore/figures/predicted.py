@@ -16,6 +16,8 @@ from perfcore.measure.profile.versus import OpVersus
 
 HEIGHT = 600
 MARKER_PX = 10
+X_TITLE = "measured time per step (median of the profiled steps)"
+Y_TITLE = "predicted time per step (from kernel curves)"
 
 
 def _line(low: float, high: float, factor: float, name: str, theme: Theme, dash: str) -> go.Scatter:
@@ -39,8 +41,8 @@ def predicted_figure(
     fig = go.Figure(
         layout=base_layout(
             "Predicted against measured, per op",
-            "measured time per step",
-            "predicted time per step",
+            "",
+            "",
             HEIGHT,
             theme,
         )
@@ -68,7 +70,7 @@ def predicted_figure(
                 x=[o.measured_s for o in mine],
                 y=[o.predicted_s for o in mine],
                 mode="markers",
-                name=f"{kind} (measured median step; predicted from kernel curves)",
+                name=kind,
                 text=[o.name for o in mine],
                 marker={
                     "size": MARKER_PX,
@@ -81,9 +83,10 @@ def predicted_figure(
             )
         )
     fig.update_layout(
-        xaxis=log_axis(low, high, "measured time per step", fmt.seconds, theme=theme),
-        yaxis=log_axis(low, high, "predicted time per step", fmt.seconds, theme=theme),
+        xaxis=log_axis(low, high, X_TITLE, fmt.seconds, theme=theme),
+        yaxis=log_axis(low, high, Y_TITLE, fmt.seconds, theme=theme),
     )
     by_name = {o.name: o for o in ops}
     named = [(by_name[n].measured_s, by_name[n].predicted_s, n, MARKER_PX / 2) for n in missed]
-    return labels.name_points(fig, named, theme)
+    markers = tuple((o.measured_s, o.predicted_s, MARKER_PX / 2) for o in ops)
+    return labels.name_points(fig, named, theme, markers)

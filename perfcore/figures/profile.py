@@ -117,13 +117,13 @@ def profile_roofline_figure(
         xaxis=log_axis(X_MIN, X_MAX, "arithmetic intensity (FLOP/byte)", theme=theme),
         yaxis=log_axis(low, high, "achieved FLOP/s", fmt.flops_per_s, theme=theme),
     )
-    slowest = sorted(placed, key=lambda r: -r.measurement.median)[:named]
-    radii = [_size(r.measurement.median / total) / 2 for r in slowest]
-    points = [
-        (r.flops / r.bytes, r.flops / r.measurement.median, r.label, radius)
-        for r, radius in zip(slowest, radii, strict=True)
+    slowest = sorted(placed, key=lambda r: -r.measurement.median)
+    marks = [
+        (r.flops / r.bytes, r.flops / r.measurement.median, _size(r.measurement.median / total) / 2)
+        for r in slowest
     ]
-    return labels.name_points(fig, points, theme)
+    points = [(x, y, r.label, d) for r, (x, y, d) in zip(slowest[:named], marks, strict=False)]
+    return labels.name_points(fig, points, theme, tuple(marks))
 
 
 @fitted
