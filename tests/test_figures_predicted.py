@@ -10,7 +10,15 @@ from perfcore.measure.profile.versus import OpVersus
 
 
 def _op(name: str, measured: float, predicted: float, kernel: str = "matmul") -> OpVersus:
-    return OpVersus(name, "matmul/conv", kernel, "", predicted, measured, "measured kernels")
+    return OpVersus(
+        name=name,
+        category="matmul/conv",
+        kernel=kernel,
+        source="",
+        predicted_s=predicted,
+        measured_s=measured,
+        derived_from="measured kernels",
+    )
 
 
 OPS = (_op("dot.1", 2e-3, 1e-3), _op("dot.2", 1e-3, 1.1e-3), _op("copy.3", 4e-4, 4e-4, "copy"))

@@ -49,13 +49,13 @@ def held(records: tuple[Record, ...]) -> tuple[Versus, str] | None:
             continue
         ops.append(
             OpVersus(
-                r.label,
-                r.category,
-                r.kernel,
-                r.source,
-                r.predicted_s,
-                r.measurement.median,
-                r.predicted_from,
+                name=r.label,
+                category=r.category,
+                kernel=r.kernel,
+                source=r.source,
+                predicted_s=r.predicted_s,
+                measured_s=r.measurement.median,
+                derived_from=r.predicted_from,
             )
         )
     step = steps[0]
