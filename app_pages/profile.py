@@ -1,7 +1,9 @@
 """Profile: a captured program's ops on the roofline of the device it ran on; before vs after.
 
-Upload a capture or a results file (a second one compares); on a local instance a button
-profiles a built-in program. The page draws before JAX is imported.
+It opens on a bundled example (the built-in transformer block, judged and predicted where it
+was made). Upload a capture or a results file (a second one compares); on a local instance a
+button profiles a built-in program, judged against this machine's quick roofline where no
+specs row or measured roofline applies. The page draws before JAX is imported.
 """
 
 import streamlit as st
@@ -9,13 +11,12 @@ import streamlit as st
 import ui
 from perfcore.explain import measure as measure_view
 from perfcore.explain import profile as view
-from perfcore.explain import what_if
+from perfcore.explain import profile_example, profile_predict, what_if
+from perfcore.figures.predicted import predicted_figure
 from perfcore.figures.profile import category_figure, compare_figure, profile_roofline_figure
 from perfcore.measure.experiments import registry
 from perfcore.measure.profile.examples import EXAMPLES
 from perfcore.measure.profile.records import profile_records
-
-LIVE = "pr_live"  # st.session_state key of the last built-in profile taken here
 
 ctx = ui.context()
 st.title("Profile: your program on the roofline")
@@ -28,26 +29,25 @@ with before_col:
 with after_col:
     after = ui.profile_file("After a change (optional, to compare)", "pr_after")
 st.caption(view.CAPTURE_HOW)
+session = tuple(st.session_state.get(measure_view.STATE, ()))  # the Measure page's records
 if not ui.hosted_mode() and not registry.jax_available():
     example = ui.choice(
         "Built-in program", list(EXAMPLES), "pr_example", "mlp", horizontal=True, widget=st.radio
     )
     if st.button("Profile it here", key="pr_run", type="primary"):
         with st.spinner(f"Profiling {example} (5 steps)..."):
-            ui.measurement_module()  # JAX started once per server, out of the collector
-            from perfcore.measure.profile.run import profile_example
-
-            st.session_state[LIVE] = profile_example(example)
-item = uploaded if uploaded is not None else st.session_state.get(LIVE)
-if item is None:
-    st.info(view.NO_OPS, icon=":material/upload_file:")
-    st.stop()
+            ui.profile_here(example, session)
+live = uploaded is None and ui.LIVE in st.session_state
+item = uploaded if uploaded is not None else st.session_state.get(ui.LIVE) or ui.bundled_example()
+if uploaded is None and not live:
+    st.info(profile_example.bundled_line(item), icon=":material/science:")
 device = view.device_of(item)
-choice = ui.choice(
-    "Judge against", view.roof_options(ctx.specs), "pr_roofs", view.default_roofs(device, ctx.specs)
-)
-judged = view.roofs(choice, ctx.specs, device, st.session_state.get(measure_view.STATE, ()))
+choice = ui.roofs_choice("pr_roofs", ctx.specs, device)
+judged = profile_example.judge(choice, ctx.specs, device, item, session)
+if judged is None and live:
+    judged = ui.quick_roofs(device)
 records = view.as_records(item, judged)
+records = ui.live_records(records) if live else records
 named = ui.number("Ops named on the chart", "pr_named", 6, 0, 20)
 ui.takeaway(view.headline(records))
 st.caption(view.roofs_line(judged))
@@ -60,6 +60,12 @@ ui.chart("pr_categories", category_figure, view.category_times(records))
 st.subheader("What to change")
 for line in view.diagnoses(records):
     st.markdown(f"- {line}")
+predicted = profile_predict.shown(records)
+if predicted is not None:
+    st.subheader("Predicted before it ran, against measured")
+    for line in predicted.lines:
+        st.caption(line)
+    ui.chart("pr_predicted", predicted_figure, predicted.ops, predicted.missed, predicted.spread)
 if after is not None:
     st.subheader("Before and after")
     later = view.as_records(after, judged)

@@ -1,12 +1,14 @@
 """The Profile page's charts: each op where it was measured (never clamped), area by time."""
 
 import dataclasses
+import itertools
 import math
 from pathlib import Path
 
 import pytest
 
 from perfcore.explain import profile as view
+from perfcore.figures import labels
 from perfcore.figures.profile import category_figure, compare_figure, profile_roofline_figure
 from perfcore.measure.profile.assess import Roofs
 from perfcore.measure.profile.records import profile_records
@@ -20,9 +22,13 @@ def _points(fig):
     return [
         (x, y, s, t)
         for d in fig.data
-        if d.mode == "markers+text"
+        if d.mode == "markers"
         for x, y, s, t in zip(d.x, d.y, d.marker.size, d.text, strict=True)
     ]
+
+
+def _named(fig) -> list[str]:
+    return [a.text for a in fig.layout.annotations]
 
 
 def test_ops_sit_at_their_measured_rate_even_above_the_roof():
@@ -34,17 +40,35 @@ def test_ops_sit_at_their_measured_rate_even_above_the_roof():
 
 
 def test_marker_area_follows_time():
-    points = {
-        t or i: s for i, (_, _, s, t) in enumerate(_points(profile_roofline_figure(OPS, None)))
-    }
+    points = {t: s for _, _, s, t in _points(profile_roofline_figure(OPS, None))}
     first, second = OPS[0], OPS[1]
     ratio = (points[first.label] / points[second.label]) ** 2
     assert ratio == pytest.approx(first.measurement.median / second.measurement.median)
 
 
 def test_only_the_slowest_ops_are_named():
-    names = [t for *_, t in _points(profile_roofline_figure(OPS, None, named=2)) if t]
-    assert names == [r.label for r in OPS[:2]] or set(names) == {r.label for r in OPS[:2]}
+    assert _named(profile_roofline_figure(OPS, None, named=2)) == [r.label for r in OPS[:2]]
+
+
+def test_each_name_points_at_its_op():
+    """A label's arrow head is its op's point (log10 coordinates on log axes)."""
+    fig = profile_roofline_figure(OPS, None)
+    where = {t: (math.log10(x), math.log10(y)) for x, y, _, t in _points(fig)}
+    for a in fig.layout.annotations:
+        assert (a.x, a.y) == pytest.approx(where[a.text])
+
+
+def test_named_ops_never_overlap_even_when_their_points_coincide():
+    """Twelve ops at one point: each label's box, centred its offset from that point, meets
+    no other label's box; half of them at least find room."""
+    same = tuple(dataclasses.replace(OPS[0], label=f"fusion.{i}") for i in range(12))
+    fig = profile_roofline_figure(same, None, named=12)
+    boxes = []
+    for a in fig.layout.annotations:
+        w, h = labels.text_size(a.text)
+        boxes.append((a.ax - w / 2, -a.ay - h / 2, a.ax + w / 2, -a.ay + h / 2))
+    assert len(boxes) >= 6
+    assert not any(labels.intersects(p, q) for p, q in itertools.combinations(boxes, 2))
 
 
 def test_an_op_without_flops_is_left_off_not_drawn_at_zero():

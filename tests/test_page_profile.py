@@ -1,6 +1,6 @@
-"""The Profile page: it opens on how to start, reads a results file or a capture, judges the
-ops against the roofs picked (the diagnoses follow the pick), compares before and after,
-refuses a bad capture in one line, and opens from a link."""
+"""The Profile page: it opens on the bundled example fully judged and predicted, reads a
+results file or a capture, judges the ops against the roofs picked (the diagnoses follow the
+pick), compares before and after, refuses a bad capture in one line, and opens from a link."""
 
 import dataclasses
 import gzip
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.explain import profile as view
+from perfcore.explain import profile_example
 from perfcore.measure import results
 from perfcore.measure.clock.harness import Measurement
 from perfcore.measure.profile import write, xla_private, xspace
@@ -42,18 +42,61 @@ def _halved() -> bytes:
     return results.to_json(tuple(faster)).encode()
 
 
-def test_the_page_opens_on_how_to_start():
+def _bundled(at) -> bool:
+    return any(i.value.startswith("Bundled example") for i in at.info)
+
+
+def _step_line(at) -> bool:
+    """The step predicted against its untraced wall is said."""
+    lines = [c.value for c in at.caption]
+    return any(t.startswith("Step: predicted") and "untraced wall" in t for t in lines)
+
+
+def _texts(at) -> list[str]:
+    return [e.value for kind in ("info", "caption", "markdown") for e in getattr(at, kind)]
+
+
+def test_the_page_opens_on_the_bundled_example_every_op_judged_and_predicted():
+    """No upload: the bundled transformer block, labelled with its device and date, every op
+    on the measured roofline in its file, each diagnosis and "What to change" line a fraction
+    of a roof, a predicted column beside measured and the prediction's chart and totals."""
     at = run_page("profile")
-    assert not at.exception
-    assert any(view.NO_OPS in i.value for i in at.info)
-    assert titles(at) == []
+    assert not at.exception and _bundled(at)
+    first = profile_example.bundled()[0]
+    label = next(i.value for i in at.info if i.value.startswith("Bundled example"))
+    assert first.device in label and first.timestamp[:10] in label
+    texts = _texts(at)
+    assert not any("no roof" in t.lower() for t in texts)
+    assert any("measured roofline where it ran (cpu)" in t for t in texts)
+    table = at.dataframe[0].value
+    assert table["bound by"].isin(["compute", "memory"]).all()
+    assert not table["diagnosis"].str.contains("no roof").any()
+    assert table["predicted / step"].notna().any()
+    changes = [m for m in at.markdown if m.value.startswith("- ")]
+    assert changes and all("%" in m.value or "overhead-bound" in m.value for m in changes)
+    assert titles(at) == [
+        "Each op on the roofline",
+        "Time by category",
+        "Predicted against measured, per op",
+    ]
+    assert _step_line(at)
+
+
+def test_a_hosted_instance_opens_on_the_same_example_with_no_run_button(monkeypatch):
+    """What a visitor to a hosted instance sees first: the example, judged and predicted."""
+    monkeypatch.setenv("PERFCORE_HOSTED", "1")
+    at = run_page("profile")
+    assert not at.exception and _bundled(at) and _step_line(at)
+    assert not [b for b in at.button if b.key == "pr_run"]
 
 
 def test_a_results_file_shows_every_op_on_the_roofline_and_in_the_table():
     at = upload(run_page("profile"), "pr_before", "mlp.json", MLP)
     assert not at.exception
     assert titles(at) == ["Each op on the roofline", "Time by category"]
+    assert not _bundled(at)
     table = at.dataframe[0].value
+    assert "predicted / step" not in table  # the file predicted nothing
     assert len(table) == 6 and list(table["op"])[0] == "ynn_fusion.1"
     assert "ynn_fusion.1" in at.info[0].value  # the takeaway names the slowest op
 
@@ -129,7 +172,7 @@ def test_a_bad_capture_is_one_line_and_the_page_goes_on(case):
     assert not at.exception
     (error,) = at.error
     assert error.value.startswith(name) and match in error.value and "\n" not in error.value
-    assert any(view.NO_OPS in i.value for i in at.info)
+    assert _bundled(at)
 
 
 def test_a_link_opens_the_same_view_and_a_stale_value_falls_back():
@@ -138,16 +181,34 @@ def test_a_link_opens_the_same_view_and_a_stale_value_falls_back():
     )
     assert at.number_input(key="pr_named").value == 2
     assert at.selectbox(key="pr_roofs").value == H100
-    at = upload(run_page("profile", {"pr_named": "lots"}), "pr_before", "m.json", MLP)
+    at = run_page("profile", {"pr_named": "lots"})  # said on the first view, the example's
     assert notices(at) and at.number_input(key="pr_named").value == 6
 
 
 def test_a_local_instance_profiles_a_built_in_program():
-    """The scan example, profiled here: its matmul runs 8 times a step."""
+    """The scan example, profiled here: its matmul runs 8 times a step; with no specs row for
+    this CPU and no roofline measured, it is judged against the quick roofline measured here."""
     at = run_page("profile", {"pr_example": "scan"}, timeout=180)
     at.button(key="pr_run").click().run()
-    assert not at.exception
+    assert not at.exception and not _bundled(at)
     table = at.dataframe[0].value
     matmul = table[table["category"] == "matmul/conv"].iloc[0]
     assert matmul["runs / step"] == 8
     assert titles(at)[0] == "Each op on the roofline"
+    assert any("measured roofline of this machine (quick," in c.value for c in at.caption)
+    assert not any("no roof" in t.lower() for t in _texts(at))
+
+
+def test_a_program_profiled_here_is_predicted_from_this_sessions_kernel_curves():
+    """With kernel curves measured in this session (the bundled example's, on this CPU), the
+    program profiled here shows predicted beside measured and the step against its wall."""
+    from perfcore.explain import measure as measure_view
+
+    kernels = tuple(r for r in profile_example.bundled() if r.experiment == "kernels")
+    at = run_page("profile", {"pr_example": "mlp"}, timeout=180)
+    at.session_state[measure_view.STATE] = kernels
+    at.button(key="pr_run").click().run()
+    assert not at.exception and not _bundled(at)
+    assert at.dataframe[0].value["predicted / step"].notna().any()
+    assert "Predicted against measured, per op" in titles(at)
+    assert _step_line(at)

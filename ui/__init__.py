@@ -9,6 +9,7 @@ figure builder, and hold no arithmetic.
 - measuring: a live measurement with its progress bar, its fault said, its records kept;
 - refusals: a page's pricing guarded once: a user error said clearly, a bug logged;
 - kernels: this session's kernel curves (the Measure page's run or an upload);
+- profiling: the Profile page's bundled example, and this machine's quick roofline;
 - shell: the shared sidebar, what it chose for this run, the navigation's pages.
 
 `import ui` gives all of them under one name (ui.number, ui.chart, ...).
@@ -27,6 +28,14 @@ from ui.loaders import (
     results_upload,
 )
 from ui.measuring import measure
+from ui.profiling import (
+    LIVE,
+    bundled_example,
+    live_records,
+    profile_here,
+    quick_roofs,
+    roofs_choice,
+)
 from ui.refusals import priced, refused
 from ui.shell import Context, context, models, pages, remember_pages, sidebar
 from ui.tables import (
@@ -57,7 +66,10 @@ from ui.widgets import (
 __all__ = [
     "INPUT",
     "Context",
+    "bundled_example",
     "kernel_curves",
+    "live_records",
+    "LIVE",
     "chart",
     "choice",
     "context",
@@ -79,9 +91,12 @@ __all__ = [
     "param_count",
     "precisions",
     "priced",
+    "profile_here",
+    "quick_roofs",
     "refused",
     "plot",
     "remember_pages",
+    "roofs_choice",
     "reruns",
     "reset_notices",
     "results_download",

@@ -15,7 +15,7 @@ import pandas as pd
 
 from perfcore import format as fmt
 from perfcore.measure.clock.devices import match_device
-from perfcore.measure.profile.assess import Roofs, assess, measured_roofs, spec_roofs
+from perfcore.measure.profile.assess import Roofs, assess
 from perfcore.measure.profile.join import Profile
 from perfcore.measure.profile.records import (
     op_of,
@@ -25,7 +25,6 @@ from perfcore.measure.profile.records import (
     to_records,
 )
 from perfcore.measure.results import Record
-from perfcore.measure.results.empirical import measured_roofline
 from perfcore.model.chip.specs import Device
 
 INTRO = (
@@ -39,10 +38,10 @@ CAPTURE_HOW = (
     "of a jitted step, then upload `trace/plugins/profile/*/*.xplane.pb` (or zip the folder); "
     "or run `python -m perfcore profile --trace trace` and upload its results file."
 )
-MEASURED_ROOFS = "this machine's measured roofline"
-NO_OPS = "No profile yet: upload a capture or a results file, or profile a built-in program."
+MEASURED_ROOFS = "measured roofline"
 OP_UNITS = {
     "time / step": "seconds",
+    "predicted / step": "seconds",
     "total time": "seconds",
     "share": "percent",
     "FLOPs / step": "flops",
@@ -58,11 +57,13 @@ OP_COLUMNS = (
     "category",
     "source",
     "runs / step",
-    *list(OP_UNITS)[:8],
+    *list(OP_UNITS)[:9],
     "bound by",
-    *list(OP_UNITS)[8:],
+    *list(OP_UNITS)[9:],
+    "predicted from",
     "diagnosis",
 )
+PREDICTED = ("predicted / step", "predicted from")  # shown where some op was predicted
 TOP_SHARE = 0.8  # the ops making up this share of the time are "the ops that matter"
 NAMED = 6  # the chart names at most this many ops
 
@@ -93,6 +94,7 @@ def op_rows(records: tuple[Record, ...], roofs: Roofs | None = None) -> list[dic
             "source": short_source(r.source),
             "runs / step": r.occurrences,
             "time / step": r.measurement.median,
+            "predicted / step": _nan(r.predicted_s),
             "total time": sum(r.measurement.samples),
             "share": r.measurement.median / total,
             "FLOPs / step": _nan(r.flops),
@@ -101,6 +103,7 @@ def op_rows(records: tuple[Record, ...], roofs: Roofs | None = None) -> list[dic
             "FLOP/s": _nan(r.flops_per_s),
             "bytes/s": _nan(r.bytes_per_s),
             **_judged(r, roofs),
+            "predicted from": r.predicted_from,
             "diagnosis": r.diagnosis,
         }
         for r in ops
@@ -108,9 +111,12 @@ def op_rows(records: tuple[Record, ...], roofs: Roofs | None = None) -> list[dic
 
 
 def op_table(records: tuple[Record, ...], roofs: Roofs | None = None) -> pd.DataFrame:
-    """The op table: every op by time per step, its costs, rates, roof and diagnosis."""
+    """The op table: every op by time per step (and predicted, where it was), its costs,
+    rates, roof and diagnosis."""
     df = pd.DataFrame(op_rows(records, roofs), columns=list(OP_COLUMNS))
-    df.attrs["units"] = dict(OP_UNITS)
+    if df["predicted / step"].isna().all():
+        df = df.drop(columns=list(PREDICTED))
+    df.attrs["units"] = {k: v for k, v in OP_UNITS.items() if k in df.columns}
     return df
 
 
@@ -243,13 +249,6 @@ def default_roofs(device: str, specs: dict[str, Device]) -> str:
     """The specs row the device names, else the measured roofline."""
     row = match_device(device, specs)
     return row.name if row else MEASURED_ROOFS
-
-
-def roofs(choice: str, specs: dict[str, Device], device: str, measured: tuple[Record, ...]):
-    """The Roofs picked: a specs row's, or the measured roofline of `measured`; None if none."""
-    if choice in specs:
-        return spec_roofs(specs[choice])
-    return measured_roofs(measured_roofline(measured), device)
 
 
 def as_records(item: Profile | tuple[Record, ...], judged: Roofs | None) -> tuple[Record, ...]:

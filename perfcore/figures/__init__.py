@@ -17,6 +17,7 @@ from perfcore.figures.measure_roofline import measured_roofline_figure
 from perfcore.figures.occupancy import occupancy_sawtooth_figure, tile_efficiency_figure
 from perfcore.figures.pitfalls import faster_chip_figure
 from perfcore.figures.precision import precision_bars_figure, precision_roofline_figure
+from perfcore.figures.predicted import predicted_figure
 from perfcore.figures.profile import category_figure, compare_figure, profile_roofline_figure
 from perfcore.figures.roofline import roofline_figure
 from perfcore.figures.scale_out import scale_out_figure
@@ -34,6 +35,7 @@ __all__ = [
     "occupancy_sawtooth_figure",
     "pairs_figure",
     "precision_bars_figure",
+    "predicted_figure",
     "precision_roofline_figure",
     "ridge_by_year_figure",
     "roofline_figure",

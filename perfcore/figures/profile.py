@@ -2,8 +2,10 @@
 
 Each op is a point at its intensity and achieved FLOP/s, never clamped to a roof; its
 marker's area is its share of the step's op time, and the ops that take most of the time
-are named. The roofs are the ones the ops were judged against (perfcore.measure.
-profile.assess.Roofs): a specs row's or the measured roofline's, each memory level slanted.
+are named, each label placed beside its point where it meets no other at any width from a
+420 px screen's to the main column's (figures.labels). The roofs are the ones the ops were judged
+against (perfcore.measure.profile.assess.Roofs): a specs row's or the measured roofline's,
+each memory level slanted.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
+from perfcore.figures import labels
 from perfcore.figures.roofs import X_MAX, X_MIN
 from perfcore.figures.style import LIGHT, Theme, base_layout, color, fitted, log_axis
 from perfcore.measure.profile.assess import Roofs
@@ -22,6 +25,7 @@ from perfcore.measure.results import Record
 MAX_MARKER_PX = 46  # the op taking the whole step; area (not diameter) follows time
 MIN_MARKER_PX = 6
 NAMED = 6  # the slowest ops named beside their points
+HEIGHT = 620
 
 
 def _size(share: float) -> float:
@@ -39,7 +43,7 @@ def _roof_traces(roofs: Roofs, precisions: set[str], theme: Theme) -> list[go.Sc
             y=[v, v],
             mode="lines",
             line={"color": color(i), "width": 3},
-            name=f"{p} roof {fmt.flops_per_s(v)} ({roofs.label})",
+            name=f"{p} roof {fmt.flops_per_s(v)}",  # whose: the caption above the chart
             hoverinfo="skip",
         )
         for i, (p, v) in enumerate(flats)
@@ -76,17 +80,16 @@ def profile_roofline_figure(
     theme: Theme = LIGHT,
 ) -> go.Figure:
     """Log-log roofline of the ops (records of experiment `profile`), area by time, unclamped;
-    the `named` slowest ops written beside their points."""
+    the `named` slowest ops written beside their points where there is room."""
     total = sum(r.measurement.median for r in ops) or 1.0
     placed = _placed(ops)
     rates = [r.flops / r.measurement.median for r in placed]
     peaks = [v for _, v in roofs.flops_per_s] if roofs else []
     high = 3 * max(rates + peaks, default=1e12)
     low = min([high / 1e6] + [v / 3 for v in rates])
-    fig = go.Figure(layout=base_layout(title or "Each op on the roofline", "", "", 620, theme))
+    fig = go.Figure(layout=base_layout(title or "Each op on the roofline", "", "", HEIGHT, theme))
     if roofs is not None:
         fig.add_traces(_roof_traces(roofs, {r.precision for r in placed}, theme))
-    slowest = {r.label for r in sorted(placed, key=lambda r: -r.measurement.median)[:named]}
     categories = list(dict.fromkeys(r.category for r in placed))
     for i, category in enumerate(categories):
         mine = [r for r in placed if r.category == category]
@@ -94,10 +97,9 @@ def profile_roofline_figure(
             go.Scatter(
                 x=[r.flops / r.bytes for r in mine],
                 y=[r.flops / r.measurement.median for r in mine],
-                mode="markers+text",
+                mode="markers",
                 name=f"{category} (measured, median step)",
-                text=[r.label if r.label in slowest else "" for r in mine],
-                textposition="top center",
+                text=[r.label for r in mine],
                 marker={
                     "size": [_size(r.measurement.median / total) for r in mine],
                     "color": color(i + 3),
@@ -115,7 +117,13 @@ def profile_roofline_figure(
         xaxis=log_axis(X_MIN, X_MAX, "arithmetic intensity (FLOP/byte)", theme=theme),
         yaxis=log_axis(low, high, "achieved FLOP/s", fmt.flops_per_s, theme=theme),
     )
-    return fig
+    slowest = sorted(placed, key=lambda r: -r.measurement.median)
+    marks = [
+        (r.flops / r.bytes, r.flops / r.measurement.median, _size(r.measurement.median / total) / 2)
+        for r in slowest
+    ]
+    points = [(x, y, r.label, d) for r, (x, y, d) in zip(slowest[:named], marks, strict=False)]
+    return labels.name_points(fig, points, theme, tuple(marks))
 
 
 @fitted

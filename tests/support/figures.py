@@ -15,6 +15,8 @@ from perfcore.explain import (
     plan,
     plan_serve,
     precision,
+    profile_example,
+    profile_predict,
     scale_out,
     workloads,
 )
@@ -58,6 +60,12 @@ MEASURED = MeasuredPoint(
     "gpu",
 )
 ROOFLINE = measured_roofline(RECORDS)
+
+
+def _predicted(theme):
+    """The bundled example's prediction against its profile."""
+    shown = profile_predict.shown(profile_example.bundled())
+    return figures.predicted_figure(shown.ops, shown.missed, shown.spread, theme=theme)
 
 
 def sample_ops(d):
@@ -214,6 +222,7 @@ BUILDERS = {
     "compare_figure": lambda s, t: figures.compare_figure(
         profile_view.compare(PROFILE, PROFILE[:4]), theme=t
     ),
+    "predicted_figure": lambda s, t: _predicted(t),
     **{
         name: (lambda s, t, name=name: _plan(s, t)[name])
         for name in (

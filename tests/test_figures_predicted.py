@@ -1,0 +1,53 @@
+"""The predicted-vs-measured chart: one point per op where it was measured and predicted, the
+diagonal, the curves' spread either side, and exactly the ops that missed named."""
+
+import math
+
+import pytest
+
+from perfcore.figures.predicted import predicted_figure
+from perfcore.measure.profile.versus import OpVersus
+
+
+def _op(name: str, measured: float, predicted: float, kernel: str = "matmul") -> OpVersus:
+    return OpVersus(
+        name=name,
+        category="matmul/conv",
+        kernel=kernel,
+        source="",
+        predicted_s=predicted,
+        measured_s=measured,
+        derived_from="measured kernels",
+    )
+
+
+OPS = (_op("dot.1", 2e-3, 1e-3), _op("dot.2", 1e-3, 1.1e-3), _op("copy.3", 4e-4, 4e-4, "copy"))
+
+
+def _points(fig) -> dict[str, tuple[float, float]]:
+    return {
+        t: (x, y)
+        for d in fig.data
+        if d.mode == "markers"
+        for x, y, t in zip(d.x, d.y, d.text, strict=True)
+    }
+
+
+def test_each_op_is_one_point_at_measured_and_predicted():
+    points = _points(predicted_figure(OPS, (), 0.2))
+    assert points == {o.name: (o.measured_s, o.predicted_s) for o in OPS}
+
+
+def test_the_diagonal_and_the_spread_either_side():
+    lines = [d for d in predicted_figure(OPS, (), 0.2).data if d.mode == "lines"]
+    slopes = sorted(y / x for d in lines for x, y in zip(d.x, d.y, strict=True))
+    assert slopes == pytest.approx([0.8, 0.8, 1.0, 1.0, 1.2, 1.2])
+    no_spread = [d for d in predicted_figure(OPS, (), None).data if d.mode == "lines"]
+    assert len(no_spread) == 1
+
+
+def test_only_the_ops_that_missed_are_named_at_their_points():
+    fig = predicted_figure(OPS, ("dot.1",), 0.2)
+    (note,) = fig.layout.annotations
+    assert note.text == "dot.1"
+    assert (note.x, note.y) == pytest.approx((math.log10(2e-3), math.log10(1e-3)))
