@@ -75,13 +75,13 @@ def table(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, label: str) -> 
         wire, number = key & np.uint64(7), (key >> np.uint64(3)).astype(np.int64)
         if np.any((wire == 3) | (wire == 4) | (wire > FIXED32)) or np.any(number == 0):
             raise CaptureError(label, f"not a protobuf: a bad field key near byte {int(after[0])}")
-        value = np.zeros(len(owner), np.uint64)
+        value, past = np.zeros(len(owner), np.uint64), after.copy()
         head = (wire == VARINT) | (wire == LENGTH)
-        value[head], past = varints(buf, after[head], label)
-        start = after.copy()
-        start[head] = past
-        size = np.where(wire == LENGTH, value, np.where(wire == FIXED64, 8, 0))
-        end = start + np.where(wire == FIXED32, 4, size).astype(np.int64)
+        value[head], past[head] = varints(buf, after[head], label)
+        length = wire == LENGTH
+        start = np.where(length, past, after)
+        fixed = np.where(wire == FIXED64, 8, 4)
+        end = np.where(length, past + value.astype(np.int64), np.where(head, past, after + fixed))
         if np.any(end > stop):
             raise CaptureError(
                 label, f"truncated: a field runs past its message near byte {int(end.max())}"
