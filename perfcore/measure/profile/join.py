@@ -37,6 +37,7 @@ class Op:
     bytes: float | None  # per step
     cost_source: str
     shapes: str
+    what: str = ""  # what it does and where: `dot 256×512·512×1024, examples.py:74`
 
     @property
     def total_s(self) -> float:
@@ -198,6 +199,7 @@ def _program_ops(join: _Join, program: tuple[str, int], s: steps.Steps) -> list[
                 _times(p.bytes, n),
                 p.cost_source,
                 p.shapes,
+                p.what,
             )
         )
     return ops

@@ -34,6 +34,7 @@ class Priced:
     bytes: float | None
     cost_source: str
     shapes: str
+    what: str = ""  # what it does and where, for a reader (perfcore.measure.profile.hlo.label)
 
 
 def _shapes(module: hlo.Module, instruction: hlo.Instruction) -> str:
@@ -46,20 +47,20 @@ def price(module: hlo.Module, instruction: hlo.Instruction, cost) -> Priced:
     """An instruction priced: XLA's cost model, a library call's shapes, or no cost model."""
     kind = hlo.category(module, instruction)
     where = (module.source(instruction), hlo.precision(instruction, module))
-    shapes = _shapes(module, instruction)
+    shapes = (_shapes(module, instruction), hlo.label(module, instruction))
     if instruction.opcode in hlo.CONTROL:
-        return Priced(instruction, kind, *where, None, None, IN_BODY, shapes)
+        return Priced(instruction, kind, *where, None, None, IN_BODY, *shapes)
     moved = sum(hlo.shape_bytes(hlo.operand_shape(module, o)) for o in instruction.operands)
     if hlo.is_library_matmul(instruction):  # its result: the product, then a scratch buffer
         n_bytes = moved + hlo.shape_bytes(hlo.ARRAY.search(instruction.shape).group(0))
         flops_shapes = hlo.library_flops(module, instruction)
         source = SHAPES if flops_shapes is not None else NO_COST
-        return Priced(instruction, kind, *where, flops_shapes, n_bytes, source, shapes)
+        return Priced(instruction, kind, *where, flops_shapes, n_bytes, source, *shapes)
     if kind == hlo.CUSTOM:
         n_bytes = moved + hlo.shape_bytes(instruction.shape)
-        return Priced(instruction, kind, *where, None, n_bytes, NO_COST, shapes)
+        return Priced(instruction, kind, *where, None, n_bytes, NO_COST, *shapes)
     flops, n_bytes, _ = cost(hlo.one_op_module(module, instruction))
-    return Priced(instruction, kind, *where, flops, n_bytes, COST_MODEL, shapes)
+    return Priced(instruction, kind, *where, flops, n_bytes, COST_MODEL, *shapes)
 
 
 UNKNOWN = Priced(None, hlo.OTHER, "", "", None, None, NOT_IN_HLO, "")

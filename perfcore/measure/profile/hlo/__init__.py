@@ -30,6 +30,7 @@ from perfcore.measure.profile.hlo.kinds import (
     is_library_matmul,
     opcodes,
 )
+from perfcore.measure.profile.hlo.label import label, what
 from perfcore.measure.profile.hlo.loops import (
     runs_per_step,
     trip_count,
@@ -94,6 +95,7 @@ __all__ = [
     "category",
     "dot_flops",
     "is_library_matmul",
+    "label",
     "library_flops",
     "one_op_module",
     "opcodes",
@@ -104,4 +106,5 @@ __all__ = [
     "runs_per_step",
     "shape_bytes",
     "trip_count",
+    "what",
 ]
