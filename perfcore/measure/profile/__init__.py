@@ -7,5 +7,6 @@ capture (a file, folder or upload read), write (a capture built, for tests and b
 pinned), price (an instruction's cost), steps (events grouped by step and op with numpy),
 join (op events beside their FLOPs and bytes, loops weighted), assess (each op against its
 roofs), records (a Profile as results records), examples (built-in programs) and run
-(profile a function here). May import perfcore.measure.results, perfcore.measure.clock and perfcore.model.
+(profile a function here). May import perfcore.measure.results, perfcore.measure.clock and
+perfcore.model.
 """
