@@ -88,3 +88,12 @@ def test_a_message_cut_short_is_refused_with_the_reason():
     data = write.message((2, "a long enough text"))
     with pytest.raises(xspace.CaptureError, match="truncated"):
         wire.spans(data, 0, len(data) - 3, "cut.xplane.pb")
+
+
+def test_long_op_names_read_as_jax_reads_them():
+    """Names past the side-by-side width (255 bytes) are told apart one by one."""
+    long = ["f" * 300 + str(i % 2) for i in range(6)]
+    ops = [write.OpEvent(name, "jit_f", 3, i, 1000 * i, 50) for i, name in enumerate(long)]
+    data = write.xspace({}, ops)
+    ours, theirs = _ours(data), _theirs(data)
+    assert len({e[2] for e in ours[0]}) == 2 and ours == theirs

@@ -131,9 +131,8 @@ def _coded(parts: list[tuple[list, np.ndarray]]) -> tuple[tuple[str, ...], np.nd
     index: dict[str, int] = {}
     out = []
     for texts, codes in parts:
-        used, inverse = np.unique(codes, return_inverse=True)
-        order = np.argsort(np.unique(inverse, return_index=True)[1], kind="stable")
-        for i in order.tolist():
+        used, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+        for i in np.argsort(first).tolist():
             index.setdefault(texts[used[i]], len(index))
         mapped = np.array([index[texts[u]] for u in used.tolist()], np.int64)
         out.append(mapped[inverse] if len(codes) else codes)

@@ -19,6 +19,7 @@ LINE_TIMESTAMP_NS, LINE_EVENTS = 3, 4
 EVENT_META, EVENT_OFFSET_PS, EVENT_DURATION_PS, EVENT_STATS = 1, 2, 3, 4
 
 STAT_META, STAT_UINT, STAT_INT, STAT_TEXT, STAT_REF = 1, 3, 4, 5, 7
+SIDE_BY_SIDE = 255  # texts shorter than this are told apart as fixed-width keys
 
 
 @dataclass(frozen=True)
@@ -98,19 +99,14 @@ def stat_texts(
     data: bytes, buf: np.ndarray, plane: Plane, rows: wire.Fields
 ) -> tuple[list, np.ndarray]:
     """(the distinct texts of text stat rows, each row's index into them): a row's own text,
-    or the stat name it refers to; equal texts found at once by their bytes side by side."""
+    or the stat name it refers to."""
     texts, codes = [], np.zeros(len(rows.owner), np.int64)
     ref, own = rows.number == STAT_REF, rows.number == STAT_TEXT
     refs, codes[ref] = np.unique(rows.value[ref], return_inverse=True)
     texts += [plane.names.get(i, "") for i in refs.tolist()]
     if own.any():
         start, end = rows.start[own], rows.end[own]
-        width = int((end - start).max()) + 1
-        at = np.minimum(start[:, None] + np.arange(width), len(buf) - 1)
-        side = np.where(at < end[:, None], buf[at], 0).astype(np.uint8)
-        side[:, -1] = np.minimum(end - start, 255)  # the length, so b"a" and b"a\0" differ
-        keys = np.ascontiguousarray(side).view(np.dtype((np.void, width))).ravel()
-        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        first, inverse = _same_bytes(data, buf, start, end)
         codes[own] = len(texts) + inverse
         bounds = zip(start[first].tolist(), end[first].tolist(), strict=True)
         texts += [data[a:b].decode("utf-8", "replace") for a, b in bounds]
@@ -118,6 +114,27 @@ def stat_texts(
     codes[rest] = len(texts) + np.arange(int(rest.sum()))
     texts += [str(v) for v in rows.value[rest].tolist()]
     return texts, codes
+
+
+def _same_bytes(
+    data: bytes, buf: np.ndarray, start: np.ndarray, end: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(a row of each distinct text, each row's index among them) of texts buf[start:end]:
+    short ones side by side as fixed-width keys with their length, longer ones by Python."""
+    size = end - start
+    width = int(size.max()) + 1
+    if width > SIDE_BY_SIDE:
+        index: dict[bytes, int] = {}
+        bounds = zip(start.tolist(), end.tolist(), strict=True)
+        inverse = np.array([index.setdefault(data[a:b], len(index)) for a, b in bounds])
+        return np.unique(inverse, return_index=True)[1], inverse
+    side = np.zeros((len(start), width), np.uint8)
+    for k in range(width - 1):
+        side[:, k] = np.where(k < size, buf[np.minimum(start + k, len(buf) - 1)], 0)
+    side[:, -1] = size  # the length, so b"a" and b"a\0" differ
+    keys = side.view(np.dtype((np.void, width))).ravel()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    return first, inverse
 
 
 def stat_ints(plane: Plane, name: str, has: np.ndarray) -> np.ndarray:
