@@ -193,3 +193,17 @@ def test_perfcore_profile_is_the_stable_name():
     import perfcore
 
     assert perfcore.profile is run.profile
+
+
+def test_each_op_says_what_it_does_and_where_and_its_record_keeps_it(profiles):
+    """The MLP's first matmul, x (128 x 256) @ w (256 x 512), is named by its operands and its
+    line in examples.py; its record and the command line's top ops carry the same words."""
+    p, _, _ = profiles["mlp"]
+    first = [o for o in p.ops if o.what.startswith("dot 128×256·256×512, examples.py:")]
+    assert len(first) == 1 and first[0].what.endswith(first[0].source.rsplit("/", 1)[-1])
+    records = profile_records.profile_records(profile_records.to_records(p))
+    assert {profile_records.what(r) for r in records} == {o.what for o in p.ops}
+    from perfcore.cli.profile import top_lines
+
+    printed = "\n".join(top_lines(profile_records.to_records(p), 10))
+    assert first[0].what in printed and first[0].name in printed

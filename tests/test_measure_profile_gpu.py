@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.measure.profile import capture, hlo, join, write, xla_private
+from perfcore.measure.profile import capture, hlo, join, price, write, xla_private
 from perfcore.measure.profile.assess import assess, spec_roofs
 from perfcore.model.chip.specs import load_specs
 
@@ -42,7 +42,7 @@ def test_a_cublas_gemm_gets_2mnk_from_its_shapes(joined):
     (4·(256·512 + 512·1024) = 2,621,440 bytes) and writes the product (4·256·1024 =
     1,048,576), its s8 scratch buffer not counted: 3,670,016 bytes."""
     gemm = next(o for o in joined.ops if o.name == "custom-call.1")
-    assert gemm.category == hlo.MATMUL and gemm.cost_source == join.SHAPES
+    assert gemm.category == hlo.MATMUL and gemm.cost_source == price.SHAPES
     assert gemm.flops == 268_435_456 and gemm.bytes == 3_670_016
     assert gemm.source == "model.py:11"
 
@@ -50,7 +50,7 @@ def test_a_cublas_gemm_gets_2mnk_from_its_shapes(joined):
 def test_a_pallas_kernel_has_no_cost_model_not_zero_flops(joined):
     pallas = next(o for o in joined.ops if o.name == "pallas.1")
     assert pallas.category == hlo.CUSTOM and pallas.flops is None
-    assert pallas.cost_source == join.NO_COST
+    assert pallas.cost_source == price.NO_COST
     assert "no cost model" in assess(pallas, None).diagnosis
     assert "no cost model for pallas.1" in " ".join(joined.programs[0].notes)
 

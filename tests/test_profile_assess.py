@@ -13,7 +13,8 @@ from perfcore.measure.profile.assess import (
     program_diagnosis,
     roofs_for,
 )
-from perfcore.measure.profile.join import COST_MODEL, IN_BODY, NO_COST, Op, Program
+from perfcore.measure.profile.join import Op, Program
+from perfcore.measure.profile.price import COST_MODEL, IN_BODY, NO_COST
 
 ROOFS = Roofs("round roofs", (("fp32", 100e9),), 10e9)
 

@@ -74,22 +74,23 @@ def _profile(args: argparse.Namespace, steps: int):
 
 
 def top_lines(records: tuple[results.Record, ...], top: int) -> list[str]:
-    """The ops making up 80 % of the time (at most `top`), one line each, then their lever."""
+    """The ops making up 80 % of the time (at most `top`), one line each (what the op does and
+    where, then its XLA name), then their lever."""
     lines = [
-        f"{'op':<30} {'category':<18} {'runs':>4} {'time/step':>10} {'share':>6} "
-        f"{'FLOP/step':>10} {'FLOP/s':>12} {'bytes/s':>11}  source"
+        f"{'op (what, where)':<48} {'XLA name':<24} {'category':<18} {'runs':>4} "
+        f"{'time/step':>10} {'share':>6} {'FLOP/step':>10} {'FLOP/s':>12} {'bytes/s':>11}"
     ]
     rows = {r["op"]: r for r in explain.op_rows(records)}
     for r in explain.top_ops(records)[:top]:
         row = rows[r.label]
         flops = fmt.flops(r.flops) if r.flops is not None else "no cost"
         lines.append(
-            f"{r.label:<30.30} {r.category:<18} {r.occurrences or 0:>4} "
-            f"{fmt.seconds(r.measurement.median):>10} {fmt.percent(row['share']):>6} "
-            f"{flops:>10} {fmt.flops_per_s(r.flops_per_s) or '':>12} "
-            f"{fmt.bytes_per_s(r.bytes_per_s) or '':>11}  {r.source}"
+            f"{profile_records.what(r):<48.48} {r.label:<24.24} {r.category:<18} "
+            f"{r.occurrences or 0:>4} {fmt.seconds(r.measurement.median):>10} "
+            f"{fmt.percent(row['share']):>6} {flops:>10} "
+            f"{fmt.flops_per_s(r.flops_per_s) or '':>12} {fmt.bytes_per_s(r.bytes_per_s) or '':>11}"
         )
-        lines.append(f"{'':<30}   {r.diagnosis}")
+        lines.append(f"{'':<48}   {r.diagnosis}")
     return lines
 
 

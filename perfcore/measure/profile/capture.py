@@ -1,7 +1,7 @@
 """A capture read from a file, a folder or an upload: checked by the wire walk, then read.
 
-The walk (xspace) refuses a bad file in one line before JAX's reader (events) sees it;
-this module is the one place the two meet, so neither imports the other.
+The walk (xspace) refuses a bad file in one line before its events are read (events);
+this module is the one place a file, a folder or an upload becomes a Capture.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from perfcore.measure.profile import xspace
+from perfcore.measure.profile import events, xspace
 
 
 def find_capture(path: str | Path) -> Path:
@@ -18,18 +18,18 @@ def find_capture(path: str | Path) -> Path:
     if path.is_dir():
         found = sorted(path.rglob(f"*{xspace.SUFFIX}"), key=lambda p: (p.stat().st_mtime, str(p)))
         if not found:
-            raise xspace.CaptureError(str(path), f"no {xspace.SUFFIX} file under this folder")
+            raise events.CaptureError(str(path), f"no {xspace.SUFFIX} file under this folder")
         return found[-1]
     if not path.exists():
-        raise xspace.CaptureError(str(path), "no such file or folder")
+        raise events.CaptureError(str(path), "no such file or folder")
     return path
 
 
-def read_capture(path: str | Path) -> xspace.Capture:
+def read_capture(path: str | Path) -> events.Capture:
     """A Capture from an .xplane.pb file, a trace folder, or a zipped trace folder."""
     found = find_capture(path)
     if found.stat().st_size > xspace.CAPTURE_LIMIT_BYTES:
-        raise xspace.CaptureError(
+        raise events.CaptureError(
             str(found), f"over the limit of {xspace.CAPTURE_LIMIT_BYTES} bytes"
         )
     return parse_capture(found.read_bytes(), str(found))
@@ -37,12 +37,10 @@ def read_capture(path: str | Path) -> xspace.Capture:
 
 def parse_capture(
     data: bytes, label: str, limit: int = xspace.CAPTURE_LIMIT_BYTES
-) -> xspace.Capture:
+) -> events.Capture:
     """A Capture from the bytes of an .xplane.pb or a zipped trace folder; CaptureError if bad."""
     data, label = xspace.capture_bytes(data, label, limit)
     names, modules = xspace.walk(data, label)
-    from perfcore.measure.profile import events  # imports jax.profiler
-
     found = events.capture(data, label, names, modules)
     return dataclasses.replace(found, jax_version=_jax_version(data, label))
 

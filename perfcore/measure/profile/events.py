@@ -1,23 +1,122 @@
-"""A capture's XLA op events, read by JAX's public reader, jax.profiler.ProfileData.
+"""A capture's XLA op events read from the XSpace wire format into numpy columns (no JAX).
 
 Device planes (`/device:GPU:0`, `/device:TPU:0`) hold a GPU's or TPU's kernels; on the CPU
 backend the ops run on the host's XLA client threads (`/host:CPU`). An event is an XLA op
 when it carries the `hlo_op` stat; a jitted call's dispatch is a `PjitFunction(...)` host
-event (present when the capture traced Python).
+event (present when the capture traced Python). Only what the join needs is read: an event's
+metadata id, start (its line's timestamp_ns plus its offset_ps), duration, and the stats
+`hlo_op`, `hlo_module`, `program_id` and `run_id` (text, or a reference to a stat name).
 """
 
 from __future__ import annotations
 
-from perfcore.measure.profile.xspace import HOST_PLANE, Capture, CaptureError, Event, HostEvent
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from perfcore.measure.profile import planes, wire
+from perfcore.measure.profile.planes import STAT_META, STAT_REF, STAT_TEXT
+from perfcore.measure.profile.xspace import (
+    HOST_PLANE,
+    PLANE_STATS,
+    SPACE_PLANES,
+    CaptureError,
+    Event,
+    HostEvent,
+)
 
 DISPATCH = "PjitFunction("
 DEVICE_STATS = ("device_name", "device_type", "gpu_model")  # the plane stats naming a device
 
 
-def _device(plane) -> str:
-    """A device plane's device kind from its stats, else the plane's name."""
-    stats = dict(plane.stats)
-    return next((str(stats[k]) for k in DEVICE_STATS if stats.get(k)), plane.name)
+@dataclass(frozen=True, eq=False)
+class Events:
+    """Op events as columns, one row an event; names held once, rows point to them by index."""
+
+    modules: tuple[str, ...]
+    module: np.ndarray
+    program_id: np.ndarray
+    ops: tuple[str, ...]
+    op: np.ndarray
+    run_id: np.ndarray
+    start_ns: np.ndarray
+    duration_ns: np.ndarray
+    devices: tuple[str, ...]
+    device: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.op)
+
+    def __iter__(self) -> Iterator[Event]:
+        """Each event as an Event, in the capture's order."""
+        columns = (self.module, self.program_id, self.op, self.run_id)
+        names = (self.modules, None, self.ops, None)
+        lists = [
+            [n[i] for i in c.tolist()] if n is not None else c.tolist()
+            for c, n in zip(columns, names, strict=True)
+        ]
+        device = [self.devices[i] for i in self.device.tolist()]
+        rows = zip(*lists, self.start_ns.tolist(), self.duration_ns.tolist(), device, strict=True)
+        return (Event._make(row) for row in rows)
+
+
+@dataclass(frozen=True)
+class Capture:
+    """What a capture holds: op events, host dispatch events, each program's HloModuleProto."""
+
+    label: str
+    events: Events
+    host: tuple[HostEvent, ...]
+    modules: dict[tuple[str, int], bytes]
+    backend: str
+    devices: tuple[str, ...]
+    jax_version: str = ""  # the JAX that made the capture, where its metadata says
+
+
+def _op_events(data: bytes, buf: np.ndarray, plane: planes.Plane) -> dict:
+    """The op events of one plane as columns; op and module names as (texts, codes)."""
+    has = np.zeros(len(plane.start_ns), bool)
+    coded = {}
+    for name in ("hlo_op", "hlo_module"):
+        rows = planes.stat_rows(plane, name)
+        texts, codes = planes.stat_texts(data, buf, plane, rows)
+        column = np.full(len(has), len(texts), np.int64)  # absent: the empty text
+        column[rows.owner] = codes
+        coded[name] = ([*texts, ""], column)
+        has[rows.owner] |= name == "hlo_op"
+    return {
+        "op": (coded["hlo_op"][0], coded["hlo_op"][1][has]),
+        "module": (coded["hlo_module"][0], coded["hlo_module"][1][has]),
+        "program_id": planes.stat_ints(plane, "program_id", has)[has],
+        "run_id": planes.stat_ints(plane, "run_id", has)[has],
+        "start_ns": plane.start_ns[has],
+        "duration_ns": plane.duration_ns[has],
+    }
+
+
+def _host_events(plane: planes.Plane) -> list[HostEvent]:
+    """The jitted-call dispatch events of the host plane."""
+    ids = [i for i, n in plane.metadata.items() if n.startswith(DISPATCH)]
+    at = np.flatnonzero(np.isin(plane.meta_id, ids))
+    rows = zip(
+        *(c[at].tolist() for c in (plane.meta_id, plane.start_ns, plane.duration_ns)), strict=True
+    )
+    return [HostEvent(plane.metadata[i], s, d) for i, s, d in rows]
+
+
+def _device(data: bytes, fields: wire.Fields, names: dict[int, str], plane: str, label) -> str:
+    """A device plane's device kind from its text stats, else the plane's name."""
+    stats = {}
+    for s, e in zip(*(c.tolist() for c in fields.of(PLANE_STATS)[3:]), strict=True):
+        stat = wire.spans(data, s, e, label)
+        key = names.get(int(stat.of(STAT_META).value[-1]) if len(stat.of(STAT_META).owner) else 0)
+        text, ref = stat.of(STAT_TEXT), stat.of(STAT_REF)
+        if len(text.owner):
+            stats[key] = data[int(text.start[-1]) : int(text.end[-1])].decode("utf-8", "replace")
+        elif len(ref.owner):
+            stats[key] = names.get(int(ref.value[-1]), "")
+    return next((stats[k] for k in DEVICE_STATS if stats.get(k)), plane)
 
 
 def _backend(names: list[str]) -> str:
@@ -26,61 +125,73 @@ def _backend(names: list[str]) -> str:
     return next((k for k in ("gpu", "tpu") if k in kinds), "cpu")
 
 
-def _op_events(plane, device: str) -> list[Event]:
-    """The XLA op events of one plane."""
-    out, make = [], Event._make
-    for line in plane.lines:
-        for e in line.events:
-            stats = dict(e.stats)
-            if "hlo_op" in stats:
-                get = stats.get
-                out.append(
-                    make(
-                        (
-                            get("hlo_module", ""),
-                            int(get("program_id", 0)),
-                            get("hlo_op"),
-                            int(get("run_id", 0)),
-                            e.start_ns,
-                            e.duration_ns,
-                            device,
-                        )
-                    )
-                )
-    return out
+def _coded(parts: list[tuple[list, np.ndarray]]) -> tuple[tuple[str, ...], np.ndarray]:
+    """Each part's (texts, codes) as one: each distinct text once, in order of first
+    appearance among the rows, and each row's index into them."""
+    index: dict[str, int] = {}
+    out = []
+    for texts, codes in parts:
+        used, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+        for i in np.argsort(first).tolist():
+            index.setdefault(texts[used[i]], len(index))
+        mapped = np.array([index[texts[u]] for u in used.tolist()], np.int64)
+        out.append(mapped[inverse] if len(codes) else codes)
+    return tuple(index), np.concatenate(out) if out else np.zeros(0, np.int64)
 
 
-def _host_events(plane) -> list[HostEvent]:
-    """The jitted-call dispatch events of the host plane."""
-    events = (e for line in plane.lines for e in line.events)
-    return [
-        HostEvent(e.name, e.start_ns, e.duration_ns) for e in events if e.name.startswith(DISPATCH)
-    ]
+def read_events(data: bytes, label: str, names: list[str]) -> tuple[Events, tuple[HostEvent, ...]]:
+    """The op events (as columns) and host dispatch events of a serialized XSpace."""
+    buf, backend = np.frombuffer(data, np.uint8), _backend(names)
+    found = wire.spans(data, 0, len(data), label).of(SPACE_PLANES)
+    bounds = zip(found.start.tolist(), found.end.tolist(), strict=True)
+    parts, devices, host = [], [], []
+    for (s, e), name in zip(bounds, names, strict=True):
+        on_device = name.startswith("/device:")
+        if not (on_device or name == HOST_PLANE):
+            continue
+        fields = wire.spans(data, s, e, label)
+        plane = planes.read_plane(data, buf, fields, label)
+        if on_device or backend == "cpu":
+            parts.append(_op_events(data, buf, plane))
+            devices.append(_device(data, fields, plane.names, name, label) if on_device else "cpu")
+        if name == HOST_PLANE:
+            host += _host_events(plane)
+    return _joined(parts, devices), tuple(host)
+
+
+def _joined(parts: list[dict], devices: list[str]) -> Events:
+    """One Events of the planes' op events, in plane order."""
+
+    def cat(key):
+        return np.concatenate([p[key] for p in parts]) if parts else np.zeros(0)
+
+    modules, module = _coded([p["module"] for p in parts])
+    ops, op = _coded([p["op"] for p in parts])
+    names = tuple(dict.fromkeys(devices))
+    sizes = [len(p["op"][1]) for p in parts]
+    device = np.repeat([names.index(d) for d in devices], sizes).astype(np.int64)
+    return Events(
+        modules,
+        module,
+        cat("program_id").astype(np.int64),
+        ops,
+        op,
+        cat("run_id").astype(np.int64),
+        cat("start_ns").astype(np.float64),
+        cat("duration_ns").astype(np.float64),
+        names,
+        device,
+    )
 
 
 def capture(data: bytes, label: str, names: list[str], modules: dict) -> Capture:
     """The Capture of a serialized XSpace already walked by perfcore.measure.profile.xspace."""
-    from jax.profiler import ProfileData
-
-    try:
-        space = ProfileData.from_serialized_xspace(data)
-    except Exception as error:  # noqa: BLE001 - the C++ reader raises untyped errors
-        raise CaptureError(
-            label, f"JAX's reader refused it ({str(error).splitlines()[0]})"
-        ) from None
-    backend = _backend(names)
-    events, host = [], []
-    for plane in space.planes:
-        if plane.name.startswith("/device:") or (backend == "cpu" and plane.name == HOST_PLANE):
-            device = _device(plane) if plane.name.startswith("/device:") else "cpu"
-            events += _op_events(plane, device)
-        if plane.name == HOST_PLANE:
-            host += _host_events(plane)
-    if not events:
+    events, host = read_events(data, label, names)
+    if not len(events):
         raise CaptureError(
             label,
             "no XLA op events: capture a jitted call's execution "
             "(jax.profiler.trace around it, with block_until_ready)",
         )
-    devices = tuple(dict.fromkeys(e.device for e in events))
-    return Capture(label, tuple(events), tuple(host), modules, backend, devices)
+    used = tuple(dict.fromkeys(events.devices[i] for i in np.unique(events.device).tolist()))
+    return Capture(label, events, host, modules, _backend(names), used)

@@ -1,33 +1,22 @@
 """A captured program joined with its cost: every op's device time beside its FLOPs and bytes.
 
-Each op event of a capture names its instruction by (module, program id, op name); the
-instruction's FLOPs and bytes come from XLA's cost model applied to that instruction alone
-(perfcore.measure.profile.xla_private), a cuBLAS/cuDNN call's FLOPs from its shapes, and nothing for
-a custom kernel XLA cannot price ("no cost model", never 0 FLOPs). A step is one execution
-of a program (one `run_id`); an op's FLOPs per step are its cost times how often it ran in
-the step, so a loop body run N times counts N times (cost_analysis() counts it once).
+Each op event of a capture names its instruction by (module, program id, op name), priced
+once by perfcore.measure.profile.price. A step is one execution of a program (one `run_id`,
+grouped by perfcore.measure.profile.steps); an op's FLOPs per step are its cost times how
+often it ran in the step, so a loop body run N times counts N times (cost_analysis() counts
+it once).
 """
 
 from __future__ import annotations
 
-import bisect
-import re
 import statistics
-from collections import defaultdict
 from dataclasses import dataclass
 
-from perfcore.measure.profile import hlo
-from perfcore.measure.profile.xspace import Capture, Event
+import numpy as np
 
-COST_MODEL, SHAPES, NO_COST, IN_BODY, NOT_IN_HLO = (
-    "cost model",
-    "shapes (library call)",
-    "no cost model",
-    "in its body's ops",
-    "not in the HLO",
-)
-NS = 1e-9
-LAYOUT = re.compile(r"\{[^}]*\}")  # a shape's layout, `{1,0}`: not part of what a reader needs
+from perfcore.measure.profile import hlo, steps
+from perfcore.measure.profile.events import Capture
+from perfcore.measure.profile.price import NO_COST, NOT_IN_HLO, UNKNOWN, Priced, price
 
 
 @dataclass(frozen=True)
@@ -48,6 +37,7 @@ class Op:
     bytes: float | None  # per step
     cost_source: str
     shapes: str
+    what: str = ""  # what it does and where: `dot 256×512·512×1024, examples.py:74`
 
     @property
     def total_s(self) -> float:
@@ -143,85 +133,6 @@ class Profile:
         return tuple(out)
 
 
-@dataclass(frozen=True)
-class Priced:
-    """An instruction's category, source and cost per occurrence."""
-
-    instruction: hlo.Instruction | None
-    category: str
-    source: str
-    precision: str
-    flops: float | None
-    bytes: float | None
-    cost_source: str
-    shapes: str
-
-
-def _shapes(module: hlo.Module, instruction: hlo.Instruction) -> str:
-    """The operand shapes and result shape, e.g. `f32[16,64] f32[64,128] -> f32[16,128]`."""
-    ins = [LAYOUT.sub("", hlo.operand_shape(module, o)) for o in instruction.operands]
-    return f"{' '.join(ins)} -> {LAYOUT.sub('', instruction.shape)}"
-
-
-def price(module: hlo.Module, instruction: hlo.Instruction, cost) -> Priced:
-    """An instruction priced: XLA's cost model, a library call's shapes, or no cost model."""
-    kind = hlo.category(module, instruction)
-    where = (module.source(instruction), hlo.precision(instruction, module))
-    shapes = _shapes(module, instruction)
-    if instruction.opcode in hlo.CONTROL:
-        return Priced(instruction, kind, *where, None, None, IN_BODY, shapes)
-    moved = sum(hlo.shape_bytes(hlo.operand_shape(module, o)) for o in instruction.operands)
-    if hlo.is_library_matmul(instruction):  # its result: the product, then a scratch buffer
-        n_bytes = moved + hlo.shape_bytes(hlo.ARRAY.search(instruction.shape).group(0))
-        flops_shapes = hlo.library_flops(module, instruction)
-        source = SHAPES if flops_shapes is not None else NO_COST
-        return Priced(instruction, kind, *where, flops_shapes, n_bytes, source, shapes)
-    if kind == hlo.CUSTOM:
-        n_bytes = moved + hlo.shape_bytes(instruction.shape)
-        return Priced(instruction, kind, *where, None, n_bytes, NO_COST, shapes)
-    flops, n_bytes, _ = cost(hlo.one_op_module(module, instruction))
-    return Priced(instruction, kind, *where, flops, n_bytes, COST_MODEL, shapes)
-
-
-UNKNOWN = Priced(None, hlo.OTHER, "", "", None, None, NOT_IN_HLO, "")
-
-
-def _merged(intervals: list[tuple[float, float]]) -> float:
-    """Length of the union of (start, end) intervals."""
-    total, end = 0.0, float("-inf")
-    for start, stop in sorted(intervals):
-        if stop > end:
-            total += stop - max(start, end)
-            end = stop
-    return total
-
-
-def _steps(events: list[Event]) -> list[list[Event]]:
-    """A program's events grouped by run (one step each), in order of start."""
-    runs: dict[int, list[Event]] = defaultdict(list)
-    for e in events:
-        runs[e.run_id].append(e)
-    return sorted(runs.values(), key=lambda run: min(e.start_ns for e in run))
-
-
-def _wall(run: list[Event], dispatches: list[float], used: set[float]) -> float | None:
-    """Host wall of one step: from its call's dispatch to its last op's end, seconds."""
-    first = min(e.start_ns for e in run)
-    at = bisect.bisect_right(dispatches, first) - 1
-    while at >= 0 and dispatches[at] in used:
-        at -= 1
-    if at < 0:
-        return None
-    used.add(dispatches[at])
-    return (max(e.start_ns + e.duration_ns for e in run) - dispatches[at]) * NS
-
-
-def _dispatches(capture: Capture, module: str) -> list[float]:
-    """Start times (ns) of the host dispatch events of a jitted function's module."""
-    name = f"PjitFunction({module.removeprefix('jit_')})"
-    return sorted({h.start_ns for h in capture.host if h.name == name})
-
-
 class _Join:
     """The state of one join: the parsed modules and each instruction's price, cached."""
 
@@ -247,25 +158,10 @@ class _Join:
         runs = hlo.runs_per_step(self.modules[program], priced.instruction)
         return seen if runs is None else runs
 
-    def containers(self, program: tuple[str, int], names) -> set[str]:
-        """The names among `names` of loops or calls, whose body's ops are traced themselves."""
-        out = set()
-        for name in names:
-            found = self.priced((*program, name)).instruction
-            if found is not None and found.opcode in hlo.CONTROL:
-                out.add(name)
-        return out
-
-
-def _own_ns(event: Event, run: list[Event], containers: set[str]) -> float:
-    """An event's own time, ns: a loop's or call's duration less the ops traced inside it."""
-    if event.op not in containers:
-        return event.duration_ns
-    end = event.start_ns + event.duration_ns
-    inside = sum(
-        e.duration_ns for e in run if e.op not in containers and event.start_ns <= e.start_ns < end
-    )
-    return max(0.0, event.duration_ns - inside)
+    def dispatches(self, module: str) -> list[float]:
+        """Start times (ns) of the host dispatch events of a jitted function's module."""
+        name = f"PjitFunction({module.removeprefix('jit_')})"
+        return sorted({h.start_ns for h in self.capture.host if h.name == name})
 
 
 def _times(amount: float | None, occurrences: int) -> float | None:
@@ -273,72 +169,71 @@ def _times(amount: float | None, occurrences: int) -> float | None:
     return None if amount is None else amount * occurrences
 
 
-def _program_ops(join: _Join, program: tuple[str, int], runs: list[list[Event]]) -> list[Op]:
+def _program_ops(join: _Join, program: tuple[str, int], s: steps.Steps) -> list[Op]:
     """The ops of one program: per instruction, time and occurrences in each step."""
-    times: dict[str, list[float]] = defaultdict(lambda: [0.0] * len(runs))
-    counts: dict[str, list[int]] = defaultdict(lambda: [0] * len(runs))
-    containers = join.containers(program, {e.op for run in runs for e in run})
-    for step, run in enumerate(runs):
-        for e in run:
-            own = _own_ns(e, run, containers) if containers else e.duration_ns
-            times[e.op][step] += own * NS
-            counts[e.op][step] += 1
+    events = join.capture.events
+    prices = [join.priced((*program, events.ops[code])) for code in s.ops.tolist()]
+    boxed = np.array(
+        [p.instruction is not None and p.instruction.opcode in hlo.CONTROL for p in prices]
+    )
+    own = steps.own_ns(events, s, boxed) * steps.NS
+    times = steps.per_op(s, own)
+    counts = steps.per_op(s, np.ones(len(s.events))).astype(np.int64)
+    device = events.devices[events.device[s.events[0]]]
     ops = []
-    for name, samples in times.items():
-        p = join.priced((*program, name))
-        n = join.occurrences(program, p, counts[name])
-        flops, n_bytes = (_times(p.flops, n), _times(p.bytes, n))
-        opcode = p.instruction.opcode if p.instruction else ""
+    for code, p, samples, seen in zip(s.ops.tolist(), prices, times, counts, strict=True):
+        n = join.occurrences(program, p, seen.tolist())
         ops.append(
             Op(
                 program[0],
                 program[1],
-                name,
-                opcode,
+                events.ops[code],
+                p.instruction.opcode if p.instruction else "",
                 p.category,
                 p.source,
                 p.precision,
-                runs[0][0].device,
+                device,
                 n,
-                tuple(samples),
-                flops,
-                n_bytes,
+                tuple(samples.tolist()),
+                _times(p.flops, n),
+                _times(p.bytes, n),
                 p.cost_source,
                 p.shapes,
+                p.what,
             )
         )
     return ops
 
 
-def _program(join: _Join, key: tuple[str, int], runs: list[list[Event]], ops: list[Op]):
+def _sums(ops: list[Op], count: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """Per step: the op time of all ops, and of the ops joined to an instruction, seconds."""
+    total, covered = np.zeros(count), np.zeros(count)
+    for o in ops:  # in the ops' order, as a sum over them would add
+        total = total + np.array(o.samples_s)
+        if o.cost_source != NOT_IN_HLO:
+            covered = covered + np.array(o.samples_s)
+    return tuple(total.tolist()), tuple(covered.tolist())
+
+
+def _program(join: _Join, key: tuple[str, int], s: steps.Steps, ops: list[Op]) -> Program:
     """The Program of one module's steps."""
-    used: set[float] = set()
-    dispatches = _dispatches(join.capture, key[0])
-    intervals = [[(e.start_ns, e.start_ns + e.duration_ns) for e in r] for r in runs]
-    span = tuple((max(b for _, b in r) - min(a for a, _ in r)) * NS for r in intervals)
-    busy = tuple(_merged(r) * NS for r in intervals)
-    op_s = tuple(sum(o.samples_s[step] for o in ops) for step in range(len(runs)))
-    covered = tuple(
-        sum(o.samples_s[step] for o in ops if o.cost_source != NOT_IN_HLO)
-        for step in range(len(runs))
-    )
+    op_s, covered = _sums(ops, s.count)
     module = join.modules.get(key)
     total = join.cost(module_source(module)) if module else (-1.0, -1.0, -1.0)
     total = (None, None) if min(total[:2]) < 0 else total[:2]  # XLA writes -1 for "unknown"
     flops = sum(o.flops for o in ops if o.flops is not None)
-    notes = _differences(flops, total[0], ops)
     return Program(
         key[0],
         key[1],
-        tuple(_wall(r, dispatches, used) for r in runs),
-        span,
-        busy,
+        steps.wall_s(s, join.dispatches(key[0])),
+        tuple(steps.span_s(s).tolist()),
+        tuple(steps.busy_s(join.capture.events, s).tolist()),
         op_s,
         covered,
         flops,
         total[0],
         total[1],
-        notes,
+        _differences(flops, total[0], ops),
     )
 
 
@@ -376,15 +271,17 @@ def join(capture: Capture, module_text=None, cost=None) -> Profile:
         from perfcore.measure.profile import xla_private
 
         module_text, cost = module_text or xla_private.module_text, cost or xla_private.cost
-    state = _Join(capture, module_text, cost)
-    by_program: dict[tuple[str, int], list[Event]] = defaultdict(list)
-    for e in capture.events:
-        by_program[(e.module, e.program_id)].append(e)
+    state, events = _Join(capture, module_text, cost), capture.events
+    keys = np.stack([events.module, events.program_id], axis=1)
+    found, first, program = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    by_program = np.argsort(program.ravel(), kind="stable")
+    groups = np.split(by_program, np.cumsum(np.bincount(program.ravel()))[:-1])
     ops, programs = [], []
-    for key, events in by_program.items():
-        runs = _steps(events)
-        mine = _program_ops(state, key, runs)
-        programs.append(_program(state, key, runs, mine))
+    for i in np.argsort(first).tolist():  # programs in order of first appearance
+        key = (events.modules[int(found[i][0])], int(found[i][1]))
+        s = steps.steps(events, groups[i])
+        mine = _program_ops(state, key, s)
+        programs.append(_program(state, key, s, mine))
         ops += mine
     ops.sort(key=lambda o: -o.total_s)
     return Profile(

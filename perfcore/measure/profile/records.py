@@ -2,7 +2,8 @@
 
 One record per op: label its instruction name, flops and bytes per step, samples_s its
 device time in each step, occurrences per step, category, source line and the diagnosis
-against the roofs given. One record per program with category `step`: samples_s the
+against the roofs given; what it does and where (`dot 16×64·64×128, examples.py:40`) is the
+note `op: ...`, read back by what(). One record per program with category `step`: samples_s the
 device span of each step, its notes the host wall, busy time and coverage. A fresh capture
 and a file measured elsewhere read back the same (profile_records, step_records).
 """
@@ -17,10 +18,12 @@ from perfcore import format as fmt
 from perfcore.measure.clock.harness import Measurement
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.assess import Roofs, assess, program_diagnosis
-from perfcore.measure.profile.join import COST_MODEL, SHAPES, Op, Profile, Program
+from perfcore.measure.profile.join import Op, Profile, Program
+from perfcore.measure.profile.price import COST_MODEL, SHAPES
 from perfcore.measure.results.record import PROFILE, Record
 
 STEP = "step"  # the category of a program's whole-step record
+WHAT = "op: "  # the note saying what an op does and where
 DTYPES = {
     "f64": "float64",
     "f32": "float32",
@@ -54,6 +57,7 @@ def _op_record(op: Op, common: dict, roofs: Roofs | None, warmup: int) -> Record
         f"program {op.module} (id {op.program_id})",
         f"shapes {op.shapes}",
         f"cost: {op.cost_source}",
+        *([f"{WHAT}{op.what}"] if op.what else []),
     )
     return Record(
         experiment=PROFILE,
@@ -149,6 +153,12 @@ def step_records(records: tuple[Record, ...]) -> tuple[Record, ...]:
     return tuple(r for r in records if r.experiment == PROFILE and r.category == STEP)
 
 
+def what(record: Record) -> str:
+    """What a profiled op does and where, e.g. `dot 16×64·64×128, examples.py:40`; its
+    instruction name (the record's label) where the record does not say."""
+    return next((n.removeprefix(WHAT) for n in record.notes if n.startswith(WHAT)), record.label)
+
+
 def op_of(record: Record) -> Op:
     """The Op a profiled op's record was written from (what assess() needs to judge it)."""
     notes = dict(n.split(": ", 1) for n in record.notes if n.startswith("cost: "))
@@ -169,6 +179,7 @@ def op_of(record: Record) -> Op:
         record.bytes,
         cost,
         shapes,
+        what(record),
     )
 
 

@@ -4,15 +4,14 @@ An XSpace is planes of lines of timed events; XLA's events carry the stats `hlo_
 `hlo_module`, `program_id` and `run_id` (one execution of a program: one step). The
 `/host:metadata` plane keeps each program's HloProto as an event metadata stat. The wire
 format is walked here first (stdlib only), so a truncated, empty or foreign file is refused
-with one line before JAX's reader (jax.profiler.ProfileData) sees it; a zipped trace folder
-is opened with its sizes checked first, so a zip bomb is refused unread.
+with one line before its events are read (perfcore.measure.profile.events); a zipped trace
+folder is opened with its sizes checked first, so a zip bomb is refused unread.
 """
 
 from __future__ import annotations
 
 import io
 import zipfile
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from perfcore.errors import FileProblems
@@ -59,19 +58,6 @@ class HostEvent(NamedTuple):
     name: str
     start_ns: float
     duration_ns: float
-
-
-@dataclass(frozen=True)
-class Capture:
-    """What a capture holds: op events, host dispatch events, each program's HloModuleProto."""
-
-    label: str
-    events: tuple[Event, ...]
-    host: tuple[HostEvent, ...]
-    modules: dict[tuple[str, int], bytes]
-    backend: str
-    devices: tuple[str, ...]
-    jax_version: str = ""  # the JAX that made the capture, where its metadata says
 
 
 def _varint(data: bytes, i: int, label: str) -> tuple[int, int]:

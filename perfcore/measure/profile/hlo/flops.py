@@ -1,0 +1,67 @@
+"""FLOPs read from shapes, and the one-op module XLA's cost model prices.
+
+A dot, a cuBLAS gemm: 2·M·N·K (FLOPs, not MACs), the result's elements times the contracted
+size; a cuDNN convolution: 2 FLOPs per output per kernel tap. Anything else is priced by
+XLA's cost model over a module holding only that instruction
+(perfcore.measure.profile.xla_private): parameters cost nothing, so its cost is the op's.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from perfcore.measure.profile.hlo.shapes import arrays
+from perfcore.measure.profile.hlo.text import (
+    FRAME_ATTR,
+    Instruction,
+    Module,
+    backend_config,
+    called,
+    operand_shape,
+)
+
+
+def _dims(config: dict, key: str) -> list[int]:
+    """A list of dimension numbers from a backend config, written as strings or ints."""
+    return [int(d) for d in config.get(key, [])]
+
+
+def library_flops(module: Module, instruction: Instruction) -> float | None:
+    """FLOPs of a cuBLAS gemm (2·M·N·K) or cuDNN convolution from its shapes; None if unread."""
+    shapes = [arrays(operand_shape(module, o)) for o in instruction.operands[:2]]
+    out = arrays(instruction.shape)
+    if len(shapes) < 2 or not all(shapes) or not out:
+        return None
+    lhs, rhs, result = shapes[0][0][1], shapes[1][0][1], out[0][1]
+    if instruction.target.startswith("__cublas$"):
+        config = backend_config(instruction)
+        numbers = (config.get("gemm_backend_config") or config).get("dot_dimension_numbers", {})
+        contracting = _dims(numbers, "lhs_contracting_dimensions") or [len(lhs) - 1]
+        return 2.0 * math.prod(result) * math.prod(lhs[d] for d in contracting)
+    labels = re.search(r"dim_labels=\w+_(\w+)->", instruction.attrs)
+    out_features = rhs[labels.group(1).index("o")] if labels else rhs[-1]
+    return 2.0 * math.prod(result) * math.prod(rhs) / out_features
+
+
+def dot_flops(module: Module, dot: Instruction) -> float:
+    """2·M·N·K of a dot from its shapes: result elements times the contracted size."""
+    lhs = arrays(operand_shape(module, dot.operands[0]))[0][1]
+    contracting = re.search(r"lhs_contracting_dims=\{([\d,]*)\}", dot.attrs)
+    dims = [int(d) for d in contracting.group(1).split(",") if d] if contracting else []
+    return 2.0 * math.prod(arrays(dot.shape)[0][1]) * math.prod(lhs[d] for d in dims)
+
+
+def one_op_module(module: Module, instruction: Instruction) -> str:
+    """HLO text of a module whose entry computes only this instruction from parameters.
+
+    XLA's cost model prices this module as it prices the instruction inside the whole one:
+    parameters cost nothing, so the module's cost is the instruction's."""
+    shapes = dict.fromkeys(instruction.operands)
+    params = [f"  {o} = {operand_shape(module, o)} parameter({i})" for i, o in enumerate(shapes)]
+    bodies = [module.texts[c] for c in called(module, instruction)]
+    entry = ["ENTRY %one_op {", *params, f"  ROOT {instruction.line}", "}"]
+    text = "\n\n".join(
+        [f"HloModule one_op_{instruction.name.lstrip('%')}", *bodies, "\n".join(entry)]
+    )
+    return FRAME_ATTR.sub("", text)  # the one-op module has no source table to point into

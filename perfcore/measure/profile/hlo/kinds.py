@@ -1,0 +1,103 @@
+"""What an instruction is: one of CATEGORIES, from its opcode and the opcodes of everything it
+calls (a fusion holding a dot is a matmul; one holding only copies and slices moves data).
+A cuBLAS or cuDNN custom call is a matmul run by a library; a while, conditional or call is
+a container whose body's ops are traced themselves.
+"""
+
+from __future__ import annotations
+
+from perfcore.measure.profile.hlo.text import Instruction, Module, called
+
+MATMUL, ELEMENTWISE, REDUCTION, DATA, COLLECTIVE, CUSTOM, OTHER = (
+    "matmul/conv",
+    "elementwise fusion",
+    "reduction",
+    "data movement",
+    "collective",
+    "custom call",
+    "other",
+)
+
+
+CATEGORIES = (MATMUL, ELEMENTWISE, REDUCTION, DATA, COLLECTIVE, CUSTOM, OTHER)
+
+
+COLLECTIVES = (
+    "all-reduce",
+    "all-gather",
+    "reduce-scatter",
+    "all-to-all",
+    "collective-permute",
+    "collective-broadcast",
+    "send",
+    "recv",
+    "ragged-all-to-all",
+)
+
+
+MOVES = frozenset(
+    {
+        "copy",
+        "transpose",
+        "broadcast",
+        "slice",
+        "dynamic-slice",
+        "reshape",
+        "dynamic-update-slice",
+        "concatenate",
+        "pad",
+        "gather",
+        "scatter",
+        "reverse",
+        "iota",
+        "copy-start",
+        "copy-done",
+        "bitcast-convert",
+    }
+)
+
+
+FREE = frozenset({"parameter", "constant", "tuple", "get-tuple-element", "bitcast"})
+
+
+REDUCES = frozenset({"reduce", "reduce-window", "select-and-scatter", "reduce-precision"})
+
+
+CONTROL = frozenset({"while", "conditional", "call"})  # containers: their ops are traced
+
+
+MATMUL_OPS = frozenset({"dot", "convolution", "ragged-dot"})
+
+
+def opcodes(module: Module, instruction: Instruction) -> set[str]:
+    """The opcodes of the instruction and of every computation it calls."""
+    inner = {i.opcode for c in called(module, instruction) for i in module.computations[c]}
+    return {instruction.opcode} | inner
+
+
+def is_library_matmul(instruction: Instruction) -> bool:
+    """True for a cuBLAS or cuDNN custom call (a matmul or a convolution run by a library)."""
+    return instruction.opcode == "custom-call" and instruction.target.startswith(
+        ("__cublas$", "__cudnn$conv")
+    )
+
+
+def category(module: Module, instruction: Instruction) -> str:
+    """One of CATEGORIES for the instruction, from its opcode and what it calls."""
+    op = instruction.opcode
+    if op.removesuffix("-start").removesuffix("-done") in COLLECTIVES:
+        return COLLECTIVE
+    if op == "custom-call":
+        return MATMUL if is_library_matmul(instruction) else CUSTOM
+    if op in CONTROL:
+        return OTHER
+    inside = opcodes(module, instruction) - FREE - {"fusion"}
+    if any(o == "custom-call" for o in inside):
+        return CUSTOM
+    if inside & MATMUL_OPS:
+        return MATMUL
+    if inside & REDUCES:
+        return REDUCTION
+    if not inside or inside <= MOVES:
+        return DATA
+    return ELEMENTWISE if op == "fusion" or op not in {"rng", "sort", "fft"} else OTHER

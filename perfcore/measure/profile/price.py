@@ -1,0 +1,66 @@
+"""An instruction priced: its category, source, precision, shapes and cost per occurrence.
+
+XLA's cost model applied to the instruction alone (perfcore.measure.profile.xla_private), a
+cuBLAS/cuDNN call's FLOPs from its shapes, and nothing for a custom kernel XLA cannot price
+("no cost model", never 0 FLOPs); a loop or call is priced by its body's ops.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from perfcore.measure.profile import hlo
+
+COST_MODEL, SHAPES, NO_COST, IN_BODY, NOT_IN_HLO = (
+    "cost model",
+    "shapes (library call)",
+    "no cost model",
+    "in its body's ops",
+    "not in the HLO",
+)
+LAYOUT = re.compile(r"\{[^}]*\}")  # a shape's layout, `{1,0}`: not part of what a reader needs
+
+
+@dataclass(frozen=True)
+class Priced:
+    """An instruction's category, source and cost per occurrence."""
+
+    instruction: hlo.Instruction | None
+    category: str
+    source: str
+    precision: str
+    flops: float | None
+    bytes: float | None
+    cost_source: str
+    shapes: str
+    what: str = ""  # what it does and where, for a reader (perfcore.measure.profile.hlo.label)
+
+
+def _shapes(module: hlo.Module, instruction: hlo.Instruction) -> str:
+    """The operand shapes and result shape, e.g. `f32[16,64] f32[64,128] -> f32[16,128]`."""
+    ins = [LAYOUT.sub("", hlo.operand_shape(module, o)) for o in instruction.operands]
+    return f"{' '.join(ins)} -> {LAYOUT.sub('', instruction.shape)}"
+
+
+def price(module: hlo.Module, instruction: hlo.Instruction, cost) -> Priced:
+    """An instruction priced: XLA's cost model, a library call's shapes, or no cost model."""
+    kind = hlo.category(module, instruction)
+    where = (module.source(instruction), hlo.precision(instruction, module))
+    shapes = (_shapes(module, instruction), hlo.label(module, instruction))
+    if instruction.opcode in hlo.CONTROL:
+        return Priced(instruction, kind, *where, None, None, IN_BODY, *shapes)
+    moved = sum(hlo.shape_bytes(hlo.operand_shape(module, o)) for o in instruction.operands)
+    if hlo.is_library_matmul(instruction):  # its result: the product, then a scratch buffer
+        n_bytes = moved + hlo.shape_bytes(hlo.ARRAY.search(instruction.shape).group(0))
+        flops_shapes = hlo.library_flops(module, instruction)
+        source = SHAPES if flops_shapes is not None else NO_COST
+        return Priced(instruction, kind, *where, flops_shapes, n_bytes, source, *shapes)
+    if kind == hlo.CUSTOM:
+        n_bytes = moved + hlo.shape_bytes(instruction.shape)
+        return Priced(instruction, kind, *where, None, n_bytes, NO_COST, *shapes)
+    flops, n_bytes, _ = cost(hlo.one_op_module(module, instruction))
+    return Priced(instruction, kind, *where, flops, n_bytes, COST_MODEL, *shapes)
+
+
+UNKNOWN = Priced(None, hlo.OTHER, "", "", None, None, NOT_IN_HLO, "")
