@@ -80,7 +80,7 @@ def top_lines(records: tuple[results.Record, ...], top: int) -> list[str]:
         f"{'op (what, where)':<48} {'XLA name':<24} {'category':<18} {'runs':>4} "
         f"{'time/step':>10} {'share':>6} {'FLOP/step':>10} {'FLOP/s':>12} {'bytes/s':>11}"
     ]
-    rows = {r["op"]: r for r in explain.op_rows(records)}
+    rows = {r["XLA name"]: r for r in explain.op_rows(records)}
     for r in explain.top_ops(records)[:top]:
         row = rows[r.label]
         flops = fmt.flops(r.flops) if r.flops is not None else "no cost"

@@ -23,6 +23,7 @@ from perfcore.measure.profile.records import (
     rediagnosed,
     step_records,
     to_records,
+    what,
 )
 from perfcore.measure.results import Record
 from perfcore.model.chip.specs import Device
@@ -54,6 +55,7 @@ OP_UNITS = {
 }
 OP_COLUMNS = (
     "op",
+    "XLA name",
     "category",
     "source",
     "runs / step",
@@ -89,7 +91,8 @@ def op_rows(records: tuple[Record, ...], roofs: Roofs | None = None) -> list[dic
     total = sum(r.measurement.median for r in ops) or 1.0
     return [
         {
-            "op": r.label,
+            "op": what(r),
+            "XLA name": r.label,
             "category": r.category,
             "source": short_source(r.source),
             "runs / step": r.occurrences,
@@ -149,7 +152,7 @@ def headline(records: tuple[Record, ...]) -> str:
     first = top[0]
     return (
         f"{len(top)} of {len(ops)} ops take {fmt.percent(TOP_SHARE)} of the "
-        f"{fmt.seconds(total)} of op time per step. The slowest, {first.label} "
+        f"{fmt.seconds(total)} of op time per step. The slowest, {what(first)} "
         f"({first.category}, {short_source(first.source) or 'no source line'}): "
         f"{first.diagnosis or 'not diagnosed'}."
     )
@@ -178,7 +181,7 @@ def short_source(source: str, root: Path | None = None) -> str:
 def diagnoses(records: tuple[Record, ...]) -> list[str]:
     """The top ops' diagnoses, one line each, in order of time."""
     return [
-        f"{r.label} ({fmt.seconds(r.measurement.median)} per step): {r.diagnosis}"
+        f"{what(r)} ({fmt.seconds(r.measurement.median)} per step): {r.diagnosis}"
         for r in top_ops(records)
     ]
 

@@ -18,7 +18,7 @@ from perfcore.explain import predict as explain_predict
 from perfcore.measure.clock.harness import Measurement
 from perfcore.measure.profile import wall
 from perfcore.measure.profile.predict import Prediction
-from perfcore.measure.profile.records import profile_records, step_records
+from perfcore.measure.profile.records import profile_records, step_records, what
 from perfcore.measure.profile.versus import OpVersus, Versus, with_prediction
 from perfcore.measure.results import Record, curves
 
@@ -45,11 +45,11 @@ def held(records: tuple[Record, ...]) -> tuple[Versus, str] | None:
     ops, unmatched = [], []
     for r in profile_records(records):
         if r.predicted_s is None or r.measurement.median <= 0:
-            unmatched.append(r.label)
+            unmatched.append(what(r))
             continue
         ops.append(
             OpVersus(
-                name=r.label,
+                name=what(r),
                 category=r.category,
                 kernel=r.kernel,
                 source=r.source,

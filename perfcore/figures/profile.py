@@ -20,6 +20,7 @@ from perfcore.figures import labels
 from perfcore.figures.roofs import X_MAX, X_MIN
 from perfcore.figures.style import LIGHT, Theme, base_layout, color, fitted, log_axis
 from perfcore.measure.profile.assess import Roofs
+from perfcore.measure.profile.records import what
 from perfcore.measure.results import Record
 
 MAX_MARKER_PX = 46  # the op taking the whole step; area (not diameter) follows time
@@ -99,7 +100,7 @@ def profile_roofline_figure(
                 y=[r.flops / r.measurement.median for r in mine],
                 mode="markers",
                 name=f"{category} (measured, median step)",
-                text=[r.label for r in mine],
+                text=[what(r) for r in mine],
                 marker={
                     "size": [_size(r.measurement.median / total) for r in mine],
                     "color": color(i + 3),
@@ -122,7 +123,7 @@ def profile_roofline_figure(
         (r.flops / r.bytes, r.flops / r.measurement.median, _size(r.measurement.median / total) / 2)
         for r in slowest
     ]
-    points = [(x, y, r.label, d) for r, (x, y, d) in zip(slowest[:named], marks, strict=False)]
+    points = [(x, y, what(r), d) for r, (x, y, d) in zip(slowest[:named], marks, strict=False)]
     return labels.name_points(fig, points, theme, tuple(marks))
 
 
