@@ -336,3 +336,28 @@ def test_the_docs_candidate_models_are_the_ones_computed(priced):
         assert cells.replace("%", " %") in text, f"docs/plans.md lacks {cells}"
     chosen = next(n for n in got if n.endswith("(chosen)"))
     assert got[chosen].median == min(h.median for h in got.values())
+
+
+def test_a_static_batch_adds_the_boundaries_of_its_prefill_and_every_step(by_name):
+    """ROCm vLLM 0.10, Llama-3.1-70B at TP 8, 2,048 out: one prefill and 2,047 steps, 2,048
+    passes of 80 x 12 kernels at 3.32 µs: 6.53 s beside its 5.38 s bound; it sits in the
+    static-batch cells, a TTFT row of one pass in TensorRT-LLM's."""
+    s = by_name["rocm-vllm-0.10.0-mi300x-llama-3.1-70b-fp8-tp8-b1-128-2048"]
+    assert s.launch_s == pytest.approx(2048 * 960 * 3.322e-6, rel=1e-3)
+    assert s.basis_s == pytest.approx(s.bound_s + s.launch_s)
+    assert s.setting.batching == "static"
+    ttft = by_name["trtllm-0.6.1-l40s-gptj-6b-ttft-b1-tp1-128-1"]
+    assert ttft.launch_s == pytest.approx(28 * 10 * 3.322e-6, rel=1e-3)
+
+
+def test_the_docs_serving_candidates_are_the_ones_computed(priced):
+    """docs/plans.md's "Serving: which expected model" prints every serving candidate's
+    leave-one-framework-out figures as candidates.serve_scores computes them; the chosen one
+    puts the most runs within 25 %."""
+    text = DOCS.read_text()
+    got = candidates.serve_scores(s for s in priced if not s.run.speculative)
+    for name, h in got.items():
+        cells = f"| {name} | {h.runs} | {h.within} ({h.share:.0%}) | {h.median:.0%} |"
+        assert cells.replace("%", " %") in text, f"docs/plans.md lacks {cells}"
+    chosen = next(n for n in got if n.endswith("(chosen)"))
+    assert got[chosen].within == max(h.within for h in got.values())

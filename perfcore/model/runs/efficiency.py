@@ -74,7 +74,7 @@ class Efficiency:
         basis = (
             "(bound + hidden communication + FP8's BF16 parts)"
             if self.regime == "train"
-            else "bound"
+            else "(bound + kernel boundaries)"
         )
         return (
             f"{basis} ÷ {self.value:.2f}, the median efficiency of {self.runs} published "
@@ -213,8 +213,8 @@ def efficiencies(all_samples: Iterable[Sample]) -> Table:
 
 
 def expected(bound_s: float, regime: str, table: Mapping) -> float | None:
-    """bound ÷ the regime's efficiency (nothing added: a serving phase's basis is its bound);
-    None where no published run informs the regime."""
+    """bound ÷ the regime's efficiency (nothing added); None where no published run informs
+    the regime."""
     eff = table.get(regime)
     return None if eff is None else eff.expected_s(bound_s)
 

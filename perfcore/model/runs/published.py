@@ -11,15 +11,13 @@ interleave (docs/plans.md).
 
 from __future__ import annotations
 
-from dataclasses import astuple
-
 from perfcore.errors import NotPublished
 from perfcore.model.chip.specs import load_specs
 from perfcore.model.chip.validate import InputError
 from perfcore.model.llm import phases
 from perfcore.model.llm.models import load_models
 from perfcore.model.llm.workloads import Precisions
-from perfcore.model.plans import serve_plan
+from perfcore.model.plans import serve_basis, serve_plan
 from perfcore.model.plans import train_cost as tc
 from perfcore.model.plans.layout import Layout, LayoutError, interleaves, problems
 from perfcore.model.plans.train_plan import Training, TrainPlan, price
@@ -155,11 +153,13 @@ def static_seconds(model, device, run, p: Precisions) -> tuple[float, float]:
     return first, (o - 1) * step
 
 
-def static_sample(run, model, device, p: Precisions) -> tuple[str, float, float]:
-    """A static batch: TTFT is its prefill; a latency or rate the prefill plus every step."""
+def static_sample(run, model, device, p: Precisions) -> tuple[str, float, float, float]:
+    """A static batch: TTFT is its prefill; a latency or rate the prefill plus every step;
+    with the seconds its passes spend at kernel boundaries (serve_basis)."""
     b, i, o, tp = run.batch, run.input_tokens, run.output_tokens, run.tp
+    one = serve_basis.pass_s(model, tp)
     if run.metric == "ttft_ms":
-        return "prefill", phases.prefill(model, device, b, i, p, tp=tp).time_s, run.value
+        return "prefill", phases.prefill(model, device, b, i, p, tp=tp).time_s, run.value, one
     first, steps = static_seconds(model, device, run, p)
     regime = "decode" if steps >= first else "prefill"
     measured = {
@@ -169,7 +169,7 @@ def static_sample(run, model, device, p: Precisions) -> tuple[str, float, float]
     }.get(run.metric)
     if measured is None:
         raise Unpriced(f"metric {run.metric} is not a static batch's figure")
-    return regime, first + steps, measured
+    return regime, first + steps, measured, one * o  # one prefill and O - 1 steps
 
 
 def _serving(run, model, device, p: Precisions) -> serve_plan.Serving:
@@ -177,17 +177,19 @@ def _serving(run, model, device, p: Precisions) -> serve_plan.Serving:
     return serve_plan.Serving(model, device, run.gpus, run.input_tokens, run.output_tokens, p)
 
 
-def _rate_sample(plan: serve_plan.ServePlan, run) -> tuple[str, float, float]:
-    """(regime, seconds per output token over all the run's GPUs: bound, measured)."""
+def _rate_sample(plan: serve_plan.ServePlan, run) -> tuple[str, float, float, float]:
+    """(regime, seconds per output token over all the run's GPUs: bound, measured, at kernel
+    boundaries)."""
     s = plan.serving
     per_request = serve_plan.prefill_per_request(s, plan.tp, plan.batch, plan.ttft_s)
     first_share = plan.batch / s.output_tokens * per_request
     regime = "decode" if plan.tpot_s >= 2 * first_share else "prefill"
     rate = run.value * (run.gpus if run.metric == "output_tokens_per_s_per_gpu" else 1)
-    return regime, 1 / plan.output_tokens_per_s, 1 / rate
+    per_token = 1 / (plan.replicas * plan.batch)  # TPOTs per output token, all replicas
+    return regime, 1 / plan.output_tokens_per_s, 1 / rate, serve_basis.plan_s(plan)[1] * per_token
 
 
-def max_throughput_sample(run, model, device, p: Precisions) -> tuple[str, float, float]:
+def max_throughput_sample(run, model, device, p: Precisions) -> tuple:
     """The most output tokens/s over every batch that fits a replica, times the replicas."""
     if run.metric not in ("output_tokens_per_s", "output_tokens_per_s_per_gpu"):
         raise Unpriced(f"metric {run.metric} is not a throughput")
@@ -197,13 +199,14 @@ def max_throughput_sample(run, model, device, p: Precisions) -> tuple[str, float
     return _rate_sample(max(plans, key=lambda q: q.output_tokens_per_s), run)
 
 
-def concurrency_sample(run, model, device, p: Precisions) -> tuple[str, float, float]:
+def concurrency_sample(run, model, device, p: Precisions) -> tuple:
     """`batch` requests in flight: TPOT one step at that batch, TTFT a prefill, or the rate."""
     plan = serve_plan.price(_serving(run, model, device, p), run.tp, run.batch)
+    ttft_launch_s, tpot_launch_s = serve_basis.plan_s(plan)
     if run.metric == "tpot_ms":
-        return "decode", plan.tpot_s, run.value
+        return "decode", plan.tpot_s, run.value, tpot_launch_s
     if run.metric == "ttft_ms":
-        return "prefill", plan.ttft_s, run.value
+        return "prefill", plan.ttft_s, run.value, ttft_launch_s
     if run.metric in ("output_tokens_per_s", "output_tokens_per_s_per_gpu"):
         return _rate_sample(plan, run)
     raise Unpriced(f"metric {run.metric} is not a concurrency run's figure")
@@ -218,7 +221,8 @@ SERVE = {
 
 def sample_of(run, models: dict, specs: dict) -> tuple:
     """(regime, bound_s, measured_s), a training run's with its hidden parts and BF16 seconds
-    (train_sample); Unpriced with the reason where it cannot be."""
+    (train_sample), a serving run's with its seconds at kernel boundaries; Unpriced with the
+    reason where it cannot be."""
     model, device = models.get(run.model), specs.get(run.device)
     if model is None or device is None:
         what = f"model {run.model!r}" if model is None else f"device {run.device!r}"
@@ -237,12 +241,17 @@ def train_setting(t: Training, layout: Layout, framework: str | None = None) -> 
 
 
 def serve_setting(
-    regime: str, p: Precisions, context_tokens: int, cp: int = 1, framework: str | None = None
+    regime: str,
+    p: Precisions,
+    context_tokens: int,
+    cp: int = 1,
+    framework: str | None = None,
+    batching: str = "in-flight",
 ) -> Setting:
     """The efficiency cell of a serving phase: its context (I + O), the narrower of the
-    weights' and activations' bits, and the engine."""
+    weights' and activations' bits, the engine and its batching (a plan's: in-flight)."""
     bits = min(p.weights, p.activations)
-    return sample.setting(regime, context_tokens, cp, bits, framework)
+    return sample.setting(regime, context_tokens, cp, bits, framework, batching)
 
 
 def run_setting(run, regime: str) -> Setting:
@@ -251,7 +260,8 @@ def run_setting(run, regime: str) -> Setting:
         bits = BITS_OF[run.precision]
         return sample.setting(regime, run.seq_len, run.cp, bits, run.framework)
     context = run.input_tokens + run.output_tokens
-    return serve_setting(regime, precisions_of(run), context, run.cp, run.framework)
+    batching = "static" if run.batch_mode == "static" else "in-flight"
+    return serve_setting(regime, precisions_of(run), context, run.cp, run.framework, batching)
 
 
 def priced_runs(runs=None, models=None, specs=None) -> Priced:
@@ -268,6 +278,7 @@ def priced_runs(runs=None, models=None, specs=None) -> Priced:
             unpriced.append((run, str(e)))
             continue
         cell = run_setting(run, regime)
+        named = ("hidden_by", "bf16_s") if run.kind == "train" else ("launch_s",)
         case = (
             run.model,
             run.device,
@@ -278,7 +289,17 @@ def priced_runs(runs=None, models=None, specs=None) -> Priced:
         )
         samples.append(
             Sample(
-                run, regime, run.source_id, bound_s, measured_s, *astuple(cell)[1:], case, *parts
+                run,
+                regime,
+                run.source_id,
+                bound_s,
+                measured_s,
+                cell.long_context,
+                cell.fp8,
+                cell.framework,
+                case,
+                batching=cell.batching,
+                **dict(zip(named, parts, strict=True)),
             )
         )
     return Priced(tuple(samples), tuple(unpriced))
