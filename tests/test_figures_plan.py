@@ -84,8 +84,8 @@ def test_page_figure_draws_each_chart_of_each_mode_and_refuses_another_name(spec
 
 
 def test_the_frontier_draws_the_expected_tpot_limit_where_the_best_plan_meets_it(specs):
-    """Efficiency 0.5: the best plan's expected TPOT, 2 × (bound + its kernel boundaries),
-    meets 50 ms at a bound of 50 ms × 0.5 − its boundaries (expected.serve_expected's rule)."""
+    """Efficiency 0.5: the best plan's expected TPOT, 2 × (bound + what it adds: serve_basis),
+    meets 50 ms at a bound of 50 ms × 0.5 − what it adds (expected.serve_expected's rule)."""
     v = serve.serve_view(L70, specs[H100], serve.ServeSetup(), HALF)
     added = serve_basis.plan_s(v.best)[1]
     (limit,) = charts.page_figure(v, charts.FRONTIER).layout.shapes

@@ -5,7 +5,7 @@ and FP8's BF16 parts added back: published.added_s) ÷ the efficiency of its cel
 published runs' Table (perfcore.model.runs.efficiency: regime × long context × FP8 × framework,
 with fallback), and its band is where the measured figure lies when the expected one is off by
 the regime's p90 leave-one-framework-out error or less (Efficiency.band_s). A serving plan's
-TTFT and TPOT: (bound + the kernel boundaries of its passes, serve_basis.plan_s) ÷ its prefill
+TTFT and TPOT: (bound + what its passes do not overlap, serve_basis.plan_s) ÷ its prefill
 and decode cells (serve_expected), the one rule `plan serve`, the Plan page's tables, headline,
 takeaway and frontier chart all judge and show. An empty table: no expected figure.
 """
@@ -63,8 +63,8 @@ def serve_cells(table: Table, s: Serving, framework: str | None = None) -> dict:
 
 
 def serve_added(p: ServePlan) -> dict[str, float]:
-    """{"prefill": TTFT's, "decode": TPOT's} seconds of kernel boundaries a serving plan adds
-    to its bounds before the efficiency divides (serve_basis.plan_s)."""
+    """{"prefill": TTFT's, "decode": TPOT's} seconds a serving plan adds to its bounds before
+    the efficiency divides: kernel boundaries and no-overlap (serve_basis.plan_s)."""
     ttft, tpot = serve_basis.plan_s(p)
     return {"prefill": ttft, "decode": tpot}
 
@@ -90,7 +90,7 @@ def serve_judge(cells: dict) -> Callable[[ServePlan], tuple[float, float]] | Non
 
 def tpot_limit_on_bound(eff: Efficiency, p: ServePlan, limit_s: float) -> float:
     """Where a TPOT limit falls on the bound's axis for plan `p`: the bound TPOT whose
-    expected TPOT is the limit, limit × efficiency − p's kernel boundaries (≤ 0: none)."""
+    expected TPOT is the limit, limit × efficiency − what p adds (≤ 0: none)."""
     return limit_s * eff.value - serve_added(p)["decode"]
 
 

@@ -3,7 +3,7 @@ TPOT limits, the throughput-latency frontier, memory per GPU and a computed take
 
 A ServeSetup (the page's controls) and a Model on a Device give a ServeView from
 perfcore.model.plans.serve_plan. Every figure is a bound; expected ones follow
-explain.expected.serve_expected ((bound + kernel boundaries) ÷ the prefill or decode
+explain.expected.serve_expected ((bound + kernel boundaries + no-overlap) ÷ the prefill or decode
 efficiency published runs give), and say so.
 """
 

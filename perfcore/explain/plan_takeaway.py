@@ -128,7 +128,7 @@ def serve_takeaway(model: Model, v: ServeView) -> str:
 
 
 def _serve_expected_text(v: ServeView, p: ServePlan) -> str:
-    """', expected X TPOT and Y TTFT ((bound + kernel boundaries) ÷ e)' where published
+    """', expected X TPOT and Y TTFT ((bound + kernel boundaries + no-overlap) ÷ e)' where published
     runs inform them."""
     if v.judge is None:
         return ""
@@ -136,7 +136,8 @@ def _serve_expected_text(v: ServeView, p: ServePlan) -> str:
     effs = [(r, e) for r, e in v.cells.items() if e is not None]
     said = " and ".join(f"{r} {e.value:.2f}" for r, e in reversed(effs))
     return (
-        f" (expected {fmt.seconds(tpot)} and {fmt.seconds(ttft)}: (bound + kernel boundaries) "
+        f" (expected {fmt.seconds(tpot)} and {fmt.seconds(ttft)}: (bound + kernel boundaries "
+        "+ no-overlap) "
         f"÷ the published {said} efficiency)"
     )
 

@@ -70,25 +70,33 @@ def scores(samples: Iterable[Sample], regimes=("train",)) -> dict[str, HeldOut]:
     return out
 
 
-# Serving: what a forward pass's kernel boundaries add, by the seconds a kernel costs (the
-# runs' launch_s is at serve_basis.KERNEL_S; each candidate scales it), and whether the cells
-# tell static batches from in-flight batching.
+# Serving, in the order the changes were made: what a forward pass's kernel boundaries add, by
+# the seconds a kernel costs (the runs' launch_s is at serve_basis.KERNEL_S; each candidate
+# scales it), whether the cells tell static batches from in-flight batching, and whether the
+# ops' no-overlap (serial_s) is added.
 LAUNCH_ONLY_S = 1.3e-6  # CUDA graphs' launch alone on an H100 (Spector et al. 2025)
 SERVE_FIXED = {
-    "bound ÷ η": (0.0, False),
-    "bound + launches (1.3 µs a kernel), ÷ η": (LAUNCH_ONLY_S, False),
-    "bound + kernel boundaries (3.3 µs a kernel), ÷ η": (serve_basis.KERNEL_S, False),
-    "bound ÷ η, cells by batching": (0.0, True),
-    "bound + kernel boundaries, ÷ η, cells by batching (chosen)": (serve_basis.KERNEL_S, True),
+    "bound ÷ η": (0.0, False, False),
+    "bound + launches (1.3 µs a kernel), ÷ η": (LAUNCH_ONLY_S, False, False),
+    "bound + kernel boundaries (3.3 µs a kernel), ÷ η": (serve_basis.KERNEL_S, False, False),
+    "bound ÷ η, cells by batching": (0.0, True, False),
+    "bound + kernel boundaries, ÷ η, cells by batching": (serve_basis.KERNEL_S, True, False),
+    "bound + kernel boundaries + no-overlap, ÷ η, cells by batching (chosen)": (
+        serve_basis.KERNEL_S,
+        True,
+        True,
+    ),
 }
 
 
-def _served(s: Sample, kernel_s: float, by_batching: bool) -> Sample:
-    """A serving run at `kernel_s` a kernel, its batching kept in its cell or not."""
+def _served(s: Sample, kernel_s: float, by_batching: bool, serial: bool) -> Sample:
+    """A serving run at `kernel_s` a kernel, its batching kept in its cell or not, its ops'
+    no-overlap added or not."""
     return replace(
         s,
         launch_s=s.launch_s * kernel_s / serve_basis.KERNEL_S,
         batching=s.batching if by_batching else None,
+        serial_s=s.serial_s if serial else 0.0,
     )
 
 

@@ -74,7 +74,7 @@ class Efficiency:
         basis = (
             "(bound + hidden communication + FP8's BF16 parts)"
             if self.regime == "train"
-            else "(bound + kernel boundaries)"
+            else "(bound + kernel boundaries + no-overlap)"
         )
         return (
             f"{basis} ÷ {self.value:.2f}, the median efficiency of {self.runs} published "

@@ -153,13 +153,13 @@ def static_seconds(model, device, run, p: Precisions) -> tuple[float, float]:
     return first, (o - 1) * step
 
 
-def static_sample(run, model, device, p: Precisions) -> tuple[str, float, float, float]:
+def static_sample(run, model, device, p: Precisions) -> tuple:
     """A static batch: TTFT is its prefill; a latency or rate the prefill plus every step;
-    with the seconds its passes spend at kernel boundaries (serve_basis)."""
+    with what its passes add to the bound (serve_basis: kernel boundaries, no-overlap)."""
     b, i, o, tp = run.batch, run.input_tokens, run.output_tokens, run.tp
-    one = serve_basis.pass_s(model, tp)
     if run.metric == "ttft_ms":
-        return "prefill", phases.prefill(model, device, b, i, p, tp=tp).time_s, run.value, one
+        added = serve_basis.static_parts(model, device, b, i, 1, p, tp)
+        return "prefill", phases.prefill(model, device, b, i, p, tp=tp).time_s, run.value, *added
     first, steps = static_seconds(model, device, run, p)
     regime = "decode" if steps >= first else "prefill"
     measured = {
@@ -169,7 +169,8 @@ def static_sample(run, model, device, p: Precisions) -> tuple[str, float, float,
     }.get(run.metric)
     if measured is None:
         raise Unpriced(f"metric {run.metric} is not a static batch's figure")
-    return regime, first + steps, measured, one * o  # one prefill and O - 1 steps
+    added = serve_basis.static_parts(model, device, b, i, o, p, tp)
+    return regime, first + steps, measured, *added
 
 
 def _serving(run, model, device, p: Precisions) -> serve_plan.Serving:
@@ -177,16 +178,17 @@ def _serving(run, model, device, p: Precisions) -> serve_plan.Serving:
     return serve_plan.Serving(model, device, run.gpus, run.input_tokens, run.output_tokens, p)
 
 
-def _rate_sample(plan: serve_plan.ServePlan, run) -> tuple[str, float, float, float]:
-    """(regime, seconds per output token over all the run's GPUs: bound, measured, at kernel
-    boundaries)."""
+def _rate_sample(plan: serve_plan.ServePlan, run) -> tuple:
+    """(regime, seconds per output token over all the run's GPUs: bound, measured, then what
+    serve_basis adds: kernel boundaries, no-overlap)."""
     s = plan.serving
     per_request = serve_plan.prefill_per_request(s, plan.tp, plan.batch, plan.ttft_s)
     first_share = plan.batch / s.output_tokens * per_request
     regime = "decode" if plan.tpot_s >= 2 * first_share else "prefill"
     rate = run.value * (run.gpus if run.metric == "output_tokens_per_s_per_gpu" else 1)
     per_token = 1 / (plan.replicas * plan.batch)  # TPOTs per output token, all replicas
-    return regime, 1 / plan.output_tokens_per_s, 1 / rate, serve_basis.plan_s(plan)[1] * per_token
+    added = (a * per_token for a in serve_basis.plan_parts(plan)[1])
+    return regime, 1 / plan.output_tokens_per_s, 1 / rate, *added
 
 
 def max_throughput_sample(run, model, device, p: Precisions) -> tuple:
@@ -202,11 +204,11 @@ def max_throughput_sample(run, model, device, p: Precisions) -> tuple:
 def concurrency_sample(run, model, device, p: Precisions) -> tuple:
     """`batch` requests in flight: TPOT one step at that batch, TTFT a prefill, or the rate."""
     plan = serve_plan.price(_serving(run, model, device, p), run.tp, run.batch)
-    ttft_launch_s, tpot_launch_s = serve_basis.plan_s(plan)
+    ttft_added, tpot_added = serve_basis.plan_parts(plan)
     if run.metric == "tpot_ms":
-        return "decode", plan.tpot_s, run.value, tpot_launch_s
+        return "decode", plan.tpot_s, run.value, *tpot_added
     if run.metric == "ttft_ms":
-        return "prefill", plan.ttft_s, run.value, ttft_launch_s
+        return "prefill", plan.ttft_s, run.value, *ttft_added
     if run.metric in ("output_tokens_per_s", "output_tokens_per_s_per_gpu"):
         return _rate_sample(plan, run)
     raise Unpriced(f"metric {run.metric} is not a concurrency run's figure")
@@ -221,8 +223,8 @@ SERVE = {
 
 def sample_of(run, models: dict, specs: dict) -> tuple:
     """(regime, bound_s, measured_s), a training run's with its hidden parts and BF16 seconds
-    (train_sample), a serving run's with its seconds at kernel boundaries; Unpriced with the
-    reason where it cannot be."""
+    (train_sample), a serving run's with its kernel boundaries and no-overlap seconds
+    (serve_basis); Unpriced with the reason where it cannot be."""
     model, device = models.get(run.model), specs.get(run.device)
     if model is None or device is None:
         what = f"model {run.model!r}" if model is None else f"device {run.device!r}"
@@ -278,7 +280,7 @@ def priced_runs(runs=None, models=None, specs=None) -> Priced:
             unpriced.append((run, str(e)))
             continue
         cell = run_setting(run, regime)
-        named = ("hidden_by", "bf16_s") if run.kind == "train" else ("launch_s",)
+        named = ("hidden_by", "bf16_s") if run.kind == "train" else ("launch_s", "serial_s")
         case = (
             run.model,
             run.device,

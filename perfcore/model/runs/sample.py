@@ -3,7 +3,7 @@
 A Setting is a cell: regime × long context (≥ LONG_CONTEXT_TOKENS or CP > 1) × FP8 × framework
 family (× batching for serving: static or in-flight), with its parents (chain). A Sample is
 one run priced: its bound, its measured time and what an expected figure adds to the bound
-before dividing (an Exposure; a serving run's kernel boundaries). Cells, their
+before dividing (an Exposure; a serving run's kernel boundaries and no-overlap). Cells, their
 efficiencies and the held-out error: perfcore.model.runs.efficiency.
 """
 
@@ -109,6 +109,7 @@ class Sample:
     bf16_s: float = 0.0  # seconds FP8's non-GEMM math adds at the BF16 peak
     exposure: Exposure = EXPOSURE
     launch_s: float = 0.0  # a serving run's seconds at kernel boundaries (plans.serve_basis)
+    serial_s: float = 0.0  # and what its ops add with loads and math not overlapped
     batching: str | None = None  # a serving run's BATCHING key
 
     @property
@@ -119,8 +120,9 @@ class Sample:
     @property
     def basis_s(self) -> float:
         """Seconds the expected figure divides by the efficiency: bound + Exposure's added
-        (+ a serving run's kernel boundaries)."""
-        return self.bound_s + self.exposure.added_s(self.hidden_by, self.bf16_s) + self.launch_s
+        (+ a serving run's kernel boundaries and no-overlap)."""
+        added = self.exposure.added_s(self.hidden_by, self.bf16_s) + self.launch_s
+        return self.bound_s + added + self.serial_s
 
     @property
     def eta(self) -> float:
