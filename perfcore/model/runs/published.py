@@ -11,6 +11,8 @@ interleave (docs/plans.md).
 
 from __future__ import annotations
 
+from dataclasses import astuple
+
 from perfcore.errors import NotPublished
 from perfcore.model.chip.specs import load_specs
 from perfcore.model.chip.validate import InputError
@@ -289,21 +291,9 @@ def priced_runs(runs=None, models=None, specs=None) -> Priced:
             run.input_tokens,
             run.output_tokens,
         )
-        samples.append(
-            Sample(
-                run,
-                regime,
-                run.source_id,
-                bound_s,
-                measured_s,
-                cell.long_context,
-                cell.fp8,
-                cell.framework,
-                case,
-                batching=cell.batching,
-                **dict(zip(named, parts, strict=True)),
-            )
-        )
+        extra = dict(zip(named, parts, strict=True), batching=cell.batching)
+        fields = (run, regime, run.source_id, bound_s, measured_s, *astuple(cell)[1:4], case)
+        samples.append(Sample(*fields, **extra))
     return Priced(tuple(samples), tuple(unpriced))
 
 
