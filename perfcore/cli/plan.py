@@ -191,7 +191,7 @@ def serve_dict(p: serve_plan.ServePlan, cells: dict) -> dict:
             "ttft": list(ttft.band_s(p.ttft_s, added["prefill"])) if ttft else None,
             "tpot": list(tpot.band_s(p.tpot_s, added["decode"])) if tpot else None,
         },
-        "kernel_boundaries_s": {"ttft": added["prefill"], "tpot": added["decode"]},
+        "expected_added_s": {"ttft": added["prefill"], "tpot": added["decode"]},
         "expected_error": {k: e.error() if e else None for k, e in cells.items()},
         "expected_from": {
             k: e.derived_from() if e else "no published runs loaded" for k, e in cells.items()
