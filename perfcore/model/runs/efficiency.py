@@ -2,9 +2,10 @@
 
 Each run's efficiency = its bound time ÷ its measured time (1 at the bound). Runs fall in
 cells: regime (train, prefill, decode) × long context (≥ LONG_CONTEXT_TOKENS or CP > 1) ×
-FP8 (8 bits or fewer) × framework family. A cell's efficiency is the median of its runs';
-a cell with fewer than MIN_RUNS runs falls back to its parent (framework dropped first, then
-FP8, then long context; the regime's own cell whatever it holds). The error is
+FP8 (8 bits or fewer) × framework family (× batching for serving). A cell's efficiency is
+the median of its runs'; a cell with fewer than MIN_RUNS runs falls back to its parent
+(framework dropped first, then FP8, then long context, then batching; the regime's own cell
+whatever it holds). The error is
 leave-one-framework-out, per regime: each family's runs predicted as bound ÷ the efficiency
 the other families' runs give their setting, |expected ÷ measured − 1|, median and p90.
 An expected figure is (bound + what `Exposure` adds) ÷ efficiency, labelled with what it
