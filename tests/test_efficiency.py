@@ -161,3 +161,23 @@ def test_kappa_estimated_as_a_median_by_hand():
         for h, m in ((0.5, 3.0), (1.0, 2.5), (1.0, 1.5))
     ]
     assert candidates.estimated_kappa([q, *loud]).kappa == pytest.approx(0.25)
+
+
+def test_a_serving_cell_drops_its_batching_last_before_the_regime():
+    """(decode, long, FP8, X, static) -> framework dropped, then FP8, then long context,
+    then batching; a cell without batching keeps training's chain."""
+    got = Setting("decode", True, True, "X", "static").chain()
+    assert got == (
+        Setting("decode", True, True, "X", "static"),
+        Setting("decode", True, True, batching="static"),
+        Setting("decode", True, batching="static"),
+        Setting("decode", batching="static"),
+        Setting("decode"),
+    )
+    assert Setting("train", True, False, "X").chain() == (
+        Setting("train", True, False, "X"),
+        Setting("train", True, False),
+        Setting("train", True),
+        Setting("train"),
+    )
+    assert "static batches" in got[1].label()

@@ -49,4 +49,5 @@ def test_held_keeps_the_setups_regimes_and_their_efficiencies():
     h = plan_runs.held(runs, HALF, "M", "D", serve.ServeSetup())
     assert [s.run.name for s in h.runs] == ["d"]
     assert [e.regime for e in h.efficiencies] == ["prefill", "decode"]
-    assert "Expected decode: bound ÷ 0.50" in plan_runs.runs_caption(h)
+    said = "Expected decode: (bound + kernel boundaries + no-overlap) ÷ 0.50"
+    assert said in plan_runs.runs_caption(h)

@@ -11,6 +11,8 @@ from perfcore.explain import plan_serve as serve
 from perfcore.figures import plan as charts
 from perfcore.figures.style import LIGHT
 from perfcore.model.llm.models import load_models
+from perfcore.model.plans import serve_basis
+from tests.support.plans import HALF
 
 H100 = "NVIDIA H100 SXM"
 L70, L8 = load_models()["Llama-3.1-70B"], load_models()["Llama-3.1-8B"]
@@ -79,3 +81,13 @@ def test_page_figure_draws_each_chart_of_each_mode_and_refuses_another_name(spec
     assert [t.name for t in memory.data if t.type == "bar"] == ["weights", "KV cache"]
     with pytest.raises(ValueError, match="no Plan chart 'step' for ServeView"):
         charts.page_figure(served, charts.STEP)
+
+
+def test_the_frontier_draws_the_expected_tpot_limit_where_the_best_plan_meets_it(specs):
+    """Efficiency 0.5: the best plan's expected TPOT, 2 × (bound + what it adds: serve_basis),
+    meets 50 ms at a bound of 50 ms × 0.5 − what it adds (expected.serve_expected's rule)."""
+    v = serve.serve_view(L70, specs[H100], serve.ServeSetup(), HALF)
+    added = serve_basis.plan_s(v.best)[1]
+    (limit,) = charts.page_figure(v, charts.FRONTIER).layout.shapes
+    assert limit.x0 == pytest.approx(math.log10(0.05 * 0.5 - added))
+    assert 2 * (v.best.tpot_s + added) <= 0.05

@@ -78,3 +78,16 @@ def test_a_tp_that_cannot_split_the_heads_is_refused_with_the_field(setup):
     with pytest.raises(LayoutError, match="64 attention heads") as err:
         serve_plan.price(setup, 3, 1)
     assert err.value.field == "tp"
+
+
+def test_within_and_best_judge_the_limits_on_the_expected_latencies_given(specs):
+    """A 50 ms TPOT limit: judged on 2 × the bound TPOT, only plans whose bound is ≤ 25 ms
+    pass, and the best is the fastest of those."""
+    s = serve_plan.Serving(MODELS["Llama-3.1-70B"], specs[H100], 8, 1024, 256, FP8, None, 0.05)
+    candidates = serve_plan.plans(s)
+    doubled = lambda p: (2 * p.ttft_s, 2 * p.tpot_s)  # noqa: E731 (a judge, as serve_judge gives)
+    assert all(p.within(doubled) == (p.tpot_s <= 0.025) for p in candidates)
+    ok = [p for p in candidates if p.tpot_s <= 0.025]
+    best = serve_plan.best(candidates, doubled)
+    assert best == max(ok, key=lambda p: p.output_tokens_per_s)
+    assert best != serve_plan.best(candidates)  # on the bounds alone a bigger batch wins

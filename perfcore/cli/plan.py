@@ -8,9 +8,10 @@ dp from the GPUs). `plan serve ... --input-tokens 1024 --output-tokens 256 --tpo
 finds the TP x replicas x batch with the most output tokens/s within the limits, judged on
 the expected latencies where published runs inform them (without limits, also the
 throughput-latency frontier). `--what-if memory_bw_tbs=6.7` changes the
-device. Every figure is a bound; `_expected` ones are bound ÷ an efficiency per regime
-derived from the published runs of data/runs.csv (perfcore.model.runs.published), each saying
-what it rests on (`expected_from`). Bad flags: one line, exit 2.
+device. Every figure is a bound; `_expected` ones are (bound + what explain.expected adds)
+÷ an efficiency per regime derived from the published runs of data/runs.csv
+(perfcore.model.runs.published), each saying what it rests on (`expected_from`). Bad flags:
+one line, exit 2.
 """
 
 from __future__ import annotations
@@ -174,10 +175,12 @@ def layout_of(t: Training, given: dict) -> Layout:
 
 
 def serve_dict(p: serve_plan.ServePlan, cells: dict) -> dict:
-    """One serving plan as the JSON shows it, with its expected figures where runs inform them."""
+    """One serving plan as the JSON shows it, with its expected figures where runs inform them
+    (expected.serve_expected: the rule the limits are judged on)."""
     ttft, tpot = cells["ttft"], cells["tpot"]
-    ttft_e = ttft.expected_s(p.ttft_s) if ttft else None
-    tpot_e = tpot.expected_s(p.tpot_s) if tpot else None
+    both = expected.serve_expected({"prefill": ttft, "decode": tpot}, p)
+    added = expected.serve_added(p)
+    ttft_e, tpot_e = (e if c else None for e, c in zip(both, (ttft, tpot), strict=True))
     rate_e = None if tpot_e is None else p.replicas * p.batch / tpot_e
     return {
         "layout": {"tp": p.tp, "replicas": p.replicas, "batch": p.batch},
@@ -186,9 +189,10 @@ def serve_dict(p: serve_plan.ServePlan, cells: dict) -> dict:
         "output_tokens_per_s_expected": rate_e,
         "per_gpu_expected": None if rate_e is None else rate_e / (p.tp * p.replicas),
         "expected_band_s": {
-            "ttft": list(ttft.band_s(p.ttft_s)) if ttft else None,
-            "tpot": list(tpot.band_s(p.tpot_s)) if tpot else None,
+            "ttft": list(ttft.band_s(p.ttft_s, added["prefill"])) if ttft else None,
+            "tpot": list(tpot.band_s(p.tpot_s, added["decode"])) if tpot else None,
         },
+        "expected_added_s": {"ttft": added["prefill"], "tpot": added["decode"]},
         "expected_error": {k: e.error() if e else None for k, e in cells.items()},
         "expected_from": {
             k: e.derived_from() if e else "no published runs loaded" for k, e in cells.items()
@@ -225,8 +229,7 @@ def run_serve(args: argparse.Namespace) -> str:
     candidates = serve_plan.plans(s, n["tp"], n["batch"])
     by_regime = expected.serve_cells(published(), s, args.framework)
     cells = {"ttft": by_regime["prefill"], "tpot": by_regime["decode"]}
-    pairs = (("ttft", "prefill"), ("tpot", "decode"))
-    best = serve_plan.best(candidates, {r: cells[k].value for k, r in pairs if cells[k]})
+    best = serve_plan.best(candidates, expected.serve_judge(by_regime))
     head = {
         "model": model.name,
         "device": device.name,

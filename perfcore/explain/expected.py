@@ -4,8 +4,10 @@ A plan's expected figure is its bound (a training step's with the communication 
 and FP8's BF16 parts added back: published.added_s) ÷ the efficiency of its cell in the
 published runs' Table (perfcore.model.runs.efficiency: regime × long context × FP8 × framework,
 with fallback), and its band is where the measured figure lies when the expected one is off by
-the regime's p90 leave-one-framework-out error or less (Efficiency.band_s). An empty table: no
-expected figure.
+the regime's p90 leave-one-framework-out error or less (Efficiency.band_s). A serving plan's
+TTFT and TPOT: (bound + what its passes do not overlap, serve_basis.plan_s) ÷ its prefill
+and decode cells (serve_expected), the one rule `plan serve`, the Plan page's tables, headline,
+takeaway and frontier chart all judge and show. An empty table: no expected figure.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from perfcore import format as fmt
-from perfcore.model.plans.serve_plan import Serving
+from perfcore.model.plans import serve_basis
+from perfcore.model.plans.serve_plan import ServePlan, Serving
 from perfcore.model.plans.train_plan import TrainPlan
 from perfcore.model.runs import published
 from perfcore.model.runs.efficiency import Efficiency, Table
@@ -57,6 +60,38 @@ def serve_cells(table: Table, s: Serving, framework: str | None = None) -> dict:
         else None
         for regime in ("prefill", "decode")
     }
+
+
+def serve_added(p: ServePlan) -> dict[str, float]:
+    """{"prefill": TTFT's, "decode": TPOT's} seconds a serving plan adds to its bounds before
+    the efficiency divides: kernel boundaries and no-overlap (serve_basis.plan_s)."""
+    ttft, tpot = serve_basis.plan_s(p)
+    return {"prefill": ttft, "decode": tpot}
+
+
+def serve_expected(cells: dict, p: ServePlan) -> tuple[float, float]:
+    """(TTFT, TPOT) expected seconds of a serving plan: (bound + serve_added) ÷ its regime's
+    cell of `cells` (serve_cells); the bound where no published run informs the regime."""
+    added = serve_added(p)
+    ttft, tpot = (
+        bound_s if cells[r] is None else cells[r].expected_s(bound_s, added[r])
+        for r, bound_s in (("prefill", p.ttft_s), ("decode", p.tpot_s))
+    )
+    return ttft, tpot
+
+
+def serve_judge(cells: dict) -> Callable[[ServePlan], tuple[float, float]] | None:
+    """What a serving plan's limits are judged on (ServePlan.within): serve_expected where
+    published runs inform a regime, None (the bounds) where none does."""
+    if not any(cells.values()):
+        return None
+    return lambda p: serve_expected(cells, p)
+
+
+def tpot_limit_on_bound(eff: Efficiency, p: ServePlan, limit_s: float) -> float:
+    """Where a TPOT limit falls on the bound's axis for plan `p`: the bound TPOT whose
+    expected TPOT is the limit, limit × efficiency − what p adds (≤ 0: none)."""
+    return limit_s * eff.value - serve_added(p)["decode"]
 
 
 def band_text(eff: Efficiency, bound_s: float, added_s: float = 0.0) -> str:

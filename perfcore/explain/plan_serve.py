@@ -2,8 +2,9 @@
 TPOT limits, the throughput-latency frontier, memory per GPU and a computed takeaway.
 
 A ServeSetup (the page's controls) and a Model on a Device give a ServeView from
-perfcore.model.plans.serve_plan. Every figure is a bound; expected ones are the bound ÷ the
-prefill or decode efficiency published runs give, and say so.
+perfcore.model.plans.serve_plan. Every figure is a bound; expected ones follow
+explain.expected.serve_expected ((bound + kernel boundaries + no-overlap) ÷ the prefill or decode
+efficiency published runs give), and say so.
 """
 
 from __future__ import annotations
@@ -109,15 +110,18 @@ class ServeView:
     bound_best: ServePlan | None  # the best were the limits judged on the bounds alone
 
     @property
-    def effs(self) -> dict[str, float]:
-        """Regime -> published efficiency, where runs inform it (the limits judge expected
-        latencies there, as `plan serve` does)."""
-        return {e.regime: e.value for e in (self.prefill, self.decode) if e is not None}
+    def cells(self) -> dict[str, Efficiency | None]:
+        """{"prefill": its cell, "decode": its cell} (None: no runs), as serve_cells gives."""
+        return {"prefill": self.prefill, "decode": self.decode}
+
+    @property
+    def judge(self):
+        """What the limits are judged on, as `plan serve` judges them (serve_judge)."""
+        return expected.serve_judge(self.cells)
 
     def expected(self, p: ServePlan) -> tuple[float, float]:
-        """(TTFT, TPOT) expected: bound ÷ efficiency; the bound where no run informs it."""
-        e = self.effs
-        return p.ttft_s / e.get("prefill", 1.0), p.tpot_s / e.get("decode", 1.0)
+        """(TTFT, TPOT) expected (serve_expected); the bound where no run informs it."""
+        return expected.serve_expected(self.cells, p)
 
 
 def serve_view(model: Model, device: Device, s: ServeSetup, table: Table) -> ServeView:
@@ -126,15 +130,14 @@ def serve_view(model: Model, device: Device, s: ServeSetup, table: Table) -> Ser
     from its setting's cell as `plan serve` takes it."""
     serving = s.serving(model, device)
     candidates = serve_plan.plans(serving, s.tp, s.batch)
-    pre, dec = expected.serve_cells(table, serving).values()
-    effs = {e.regime: e.value for e in (pre, dec) if e is not None}
+    cells = expected.serve_cells(table, serving)
     return ServeView(
         s,
         tuple(candidates),
-        serve_plan.best(candidates, effs or None),
+        serve_plan.best(candidates, expected.serve_judge(cells)),
         tuple(serve_plan.frontier(candidates)),
-        pre,
-        dec,
+        cells["prefill"],
+        cells["decode"],
         serve_plan.best(candidates),
     )
 
@@ -142,8 +145,8 @@ def serve_view(model: Model, device: Device, s: ServeSetup, table: Table) -> Ser
 def plans_table(v: ServeView) -> pd.DataFrame:
     """One row per plan that fits, those within the limits first (judged as the best is),
     each group by output tokens/s: latencies, rates, memory limit, limits, the frontier."""
-    effs = v.effs or None
-    plans = sorted(v.candidates, key=lambda p: (not p.within(effs), -p.output_tokens_per_s))
+    judge = v.judge
+    plans = sorted(v.candidates, key=lambda p: (not p.within(judge), -p.output_tokens_per_s))
     on = set(v.frontier)
     df = pd.DataFrame(
         {
@@ -169,14 +172,14 @@ def plans_table(v: ServeView) -> pd.DataFrame:
         df.insert(
             df.columns.get_loc("TPOT (bound)") + 1,
             "TPOT (expected)",
-            [v.decode.expected_s(p.tpot_s) for p in plans],
+            [v.expected(p)[1] for p in plans],
         )
         df.attrs["units"]["TPOT (expected)"] = "seconds"
-    if effs:
+    if judge is not None:
         df.insert(
             df.columns.get_loc("within limits (bound)"),
             "within limits (expected)",
-            [p.within(effs) for p in plans],
+            [p.within(judge) for p in plans],
         )
     return df
 
@@ -221,12 +224,17 @@ def serve_metrics(v: ServeView) -> list[tuple[str, str, str, str | None]]:
         ("Output tokens/s (bound)", f"{p.output_tokens_per_s:,.0f}", layout_text(p), None),
         ("Per GPU (bound)", f"{p.per_gpu:,.0f}", "output tokens/s per GPU in use", None),
     ]
-    for eff, name, bound_s in ((v.decode, "TPOT", p.tpot_s), (v.prefill, "TTFT", p.ttft_s)):
+    ttft, tpot = v.expected(p)
+    added = expected.serve_added(p)
+    for r, name, bound_s, shown_s in (
+        ("decode", "TPOT", p.tpot_s, tpot),
+        ("prefill", "TTFT", p.ttft_s, ttft),
+    ):
+        eff = v.cells[r]
         if eff is not None:  # expected first, its bound after it
             at = [m[0] for m in out].index(f"{name} (bound)")
-            shown = fmt.seconds(eff.expected_s(bound_s))
-            band = expected.band_text(eff, bound_s)
-            out.insert(at, (f"{name} (expected)", shown, eff.derived_from(), band))
+            band = expected.band_text(eff, bound_s, added[r])
+            out.insert(at, (f"{name} (expected)", fmt.seconds(shown_s), eff.derived_from(), band))
     if p.joules_per_token is not None:
         out.append(("Energy per token", f"{p.joules_per_token:.3g} J", "every GPU at TDP", None))
     return out

@@ -109,7 +109,7 @@ def serve_takeaway(model: Model, v: ServeView) -> str:
     else:
         q = min(bigger, key=lambda q: q.batch)
         stop = f"batch {q.batch} would break the {_broken(v, q)}"
-    others = [q for q in best_per_tp(v) if q.tp != p.tp and q.within(v.effs or None)]
+    others = [q for q in best_per_tp(v) if q.tp != p.tp and q.within(v.judge)]
     rival = max(others, key=lambda q: q.output_tokens_per_s, default=None)
     rest = (
         ""
@@ -128,14 +128,17 @@ def serve_takeaway(model: Model, v: ServeView) -> str:
 
 
 def _serve_expected_text(v: ServeView, p: ServePlan) -> str:
-    """', expected X TPOT and Y TTFT (bound ÷ e)' where published runs inform them."""
-    if not v.effs:
+    """', expected X TPOT and Y TTFT ((bound + kernel boundaries + no-overlap) ÷ e)' where published
+    runs inform them."""
+    if v.judge is None:
         return ""
     ttft, tpot = v.expected(p)
-    said = " and ".join(f"{k} {v.effs[k]:.2f}" for k in ("decode", "prefill") if k in v.effs)
+    effs = [(r, e) for r, e in v.cells.items() if e is not None]
+    said = " and ".join(f"{r} {e.value:.2f}" for r, e in reversed(effs))
     return (
-        f" (expected {fmt.seconds(tpot)} and {fmt.seconds(ttft)}: bound ÷ the published "
-        f"{said} efficiency)"
+        f" (expected {fmt.seconds(tpot)} and {fmt.seconds(ttft)}: (bound + kernel boundaries "
+        "+ no-overlap) "
+        f"÷ the published {said} efficiency)"
     )
 
 
@@ -154,7 +157,7 @@ def _bound_pick_text(v: ServeView) -> str:
 def _broken(v: ServeView, q: ServePlan) -> str:
     """The limit a plan breaks, judged as the best is, with its figure against the limit."""
     s, (ttft, tpot) = q.serving, v.expected(q)
-    kind = "expected" if v.effs else "bound"
+    kind = "bound" if v.judge is None else "expected"
     if s.tpot_limit_s is not None and tpot > s.tpot_limit_s:
         return f"TPOT limit ({kind} {fmt.seconds(tpot)} > {fmt.seconds(s.tpot_limit_s)})"
     return f"TTFT limit ({kind} {fmt.seconds(ttft)} > {fmt.seconds(s.ttft_limit_s)})"
@@ -169,7 +172,7 @@ def no_plan_text(v: ServeView) -> str:
         )
     fastest = min(v.candidates, key=lambda p: (p.tpot_s, p.ttft_s))
     ttft, tpot = v.expected(fastest)
-    kind = "expected" if v.effs else "bound"
+    kind = "bound" if v.judge is None else "expected"
     return (
         f"No plan meets the limits: the fastest, {layout_text(fastest)}, takes "
         f"{fmt.seconds(tpot)} per output token and {fmt.seconds(ttft)} to the first "

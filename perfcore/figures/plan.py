@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
+from perfcore.explain import expected
 from perfcore.explain import plan as train
 from perfcore.explain import plan_serve as serve
 from perfcore.figures.memory import gib_ticks
@@ -127,7 +128,8 @@ def frontier_figure(
 ) -> go.Figure:
     """Tokens/s per GPU against TPOT for every plan (one colour per TP), the frontier and the
     best plan within the limits; every point a bound. tpot_limit_s: where the limit falls
-    on the bound's axis (the limit × the decode efficiency where it judges expected TPOT)."""
+    on the bound's axis (where it judges expected TPOT: expected.tpot_limit_on_bound; ≤ 0,
+    no line: no bound meets it)."""
     fig = go.Figure(layout=base_layout("Throughput against latency (bounds)", "", "", 460, theme))
     for i, tp in enumerate(sorted({p.tp for p in plans})):
         mine = [p for p in plans if p.tp == tp]
@@ -170,7 +172,7 @@ def frontier_figure(
         )
     tpots = [p.tpot_s for p in plans] or [1e-3]
     rates = [p.per_gpu for p in plans] or [1.0]
-    if tpot_limit_s is not None:
+    if tpot_limit_s is not None and tpot_limit_s > 0:  # <= 0: no bound meets the limit
         fig.add_vline(
             x=math.log10(tpot_limit_s),
             line={"color": theme.ink, "dash": "dot"},
@@ -215,9 +217,11 @@ def page_figure(
     if isinstance(data, serve.ServeView) and which in SERVE_CHARTS:
         if which == FRONTIER:
             limit, text = data.setup.tpot_limit_s, "TPOT limit"
-            if limit is not None and data.decode is not None:
-                limit *= data.decode.value
-                text = f"TPOT limit, expected (bound × {data.decode.value:.2f})"
+            ref = data.best or (data.frontier[0] if data.frontier else None)
+            if limit is not None and data.decode is not None and ref is not None:
+                added = fmt.seconds(expected.serve_added(ref)["decode"])
+                limit = expected.tpot_limit_on_bound(data.decode, ref, limit)
+                text = f"TPOT limit, expected ((bound + {added}) ÷ {data.decode.value:.2f})"
             return frontier_figure(data.candidates, data.frontier, data.best, limit, text, theme)
         cap = data.candidates[0].serving.device.memory_bytes
         return memory_per_gpu_figure(serve.memory_bars(data), cap, theme)

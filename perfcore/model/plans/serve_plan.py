@@ -14,6 +14,7 @@ TTFT and TPOT limits; without limits, the throughput-latency frontier.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from perfcore.model.chip.specs import Device
@@ -23,6 +24,7 @@ from perfcore.model.llm.workloads import Precisions
 from perfcore.model.plans.layout import LayoutError, tp_problems
 
 SERVE_TP_MAX = 64
+Expected = Callable[["ServePlan"], tuple[float, float]]  # a plan -> its (TTFT, TPOT) judged
 
 
 @dataclass(frozen=True)
@@ -77,11 +79,11 @@ class ServePlan:
         tdp = self.serving.device.tdp_w
         return None if tdp is None else tdp * self.tp * self.replicas / self.output_tokens_per_s
 
-    def within(self, efficiency: dict[str, float] | None = None) -> bool:
-        """Whether TTFT and TPOT meet the limits given: the bounds, or with `efficiency`
-        (regime -> published efficiency) the expected figures, bound ÷ efficiency."""
-        s, e = self.serving, efficiency or {}
-        ttft, tpot = self.ttft_s / e.get("prefill", 1.0), self.tpot_s / e.get("decode", 1.0)
+    def within(self, expected: Expected | None = None) -> bool:
+        """Whether TTFT and TPOT meet the limits given: the bounds, or with `expected` the
+        (TTFT, TPOT) it gives this plan (explain.expected.serve_judge)."""
+        s = self.serving
+        ttft, tpot = (self.ttft_s, self.tpot_s) if expected is None else expected(self)
         return (s.ttft_limit_s is None or ttft <= s.ttft_limit_s) and (
             s.tpot_limit_s is None or tpot <= s.tpot_limit_s
         )
@@ -133,12 +135,10 @@ def plans(s: Serving, tp: int | None = None, batch: int | None = None) -> list[S
     return [p for p in out if p.fits]
 
 
-def best(
-    candidates: list[ServePlan], efficiency: dict[str, float] | None = None
-) -> ServePlan | None:
-    """The most output tokens/s within the limits (judged on the expected latencies where
-    `efficiency` gives the regimes'); None where none meets them."""
-    ok = [p for p in candidates if p.within(efficiency)]
+def best(candidates: list[ServePlan], expected: Expected | None = None) -> ServePlan | None:
+    """The most output tokens/s within the limits (judged on `expected`'s latencies where
+    given, as ServePlan.within); None where none meets them."""
+    ok = [p for p in candidates if p.within(expected)]
     return max(ok, key=lambda p: p.output_tokens_per_s) if ok else None
 
 

@@ -1,4 +1,4 @@
-"""The expected models compared for training, each scored leave-one-framework-out.
+"""The expected models compared for training and serving, each scored leave-one-framework-out.
 
 Every candidate is an sample.Exposure: what the expected figure adds to the bound before
 the cell's median efficiency divides it (docs/plans.md, "Which expected model"). Fixed ones
@@ -13,6 +13,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Iterable
 
+from perfcore.model.plans import serve_basis
 from perfcore.model.runs.efficiency import HeldOut, held_out, replace
 from perfcore.model.runs.sample import CRITICAL_PATH, EXPOSURE, Exposure, Sample, Setting
 
@@ -75,3 +76,42 @@ def scores(samples: Iterable[Sample], regimes=("train",)) -> dict[str, HeldOut]:
     fit: Callable[[list[Sample]], Exposure] = estimated_kappa
     out[ESTIMATED] = held_out(group, regimes, fit)
     return out
+
+
+# Serving, in the order the changes were made: what a forward pass's kernel boundaries add, by
+# the seconds a kernel costs (the runs' launch_s is at serve_basis.KERNEL_S; each candidate
+# scales it), whether the cells tell static batches from in-flight batching, and whether the
+# ops' no-overlap (serial_s) is added.
+LAUNCH_ONLY_S = 1.3e-6  # CUDA graphs' launch alone on an H100 (Spector et al. 2025)
+SERVE_FIXED = {
+    "bound ÷ η": (0.0, False, False),
+    "bound + launches (1.3 µs a kernel), ÷ η": (LAUNCH_ONLY_S, False, False),
+    "bound + kernel boundaries (3.3 µs a kernel), ÷ η": (serve_basis.KERNEL_S, False, False),
+    "bound ÷ η, cells by batching": (0.0, True, False),
+    "bound + kernel boundaries, ÷ η, cells by batching": (serve_basis.KERNEL_S, True, False),
+    "bound + kernel boundaries + no-overlap, ÷ η, cells by batching (chosen)": (
+        serve_basis.KERNEL_S,
+        True,
+        True,
+    ),
+}
+
+
+def _served(s: Sample, kernel_s: float, by_batching: bool, serial: bool) -> Sample:
+    """A serving run at `kernel_s` a kernel, its batching kept in its cell or not, its ops'
+    no-overlap added or not."""
+    return replace(
+        s,
+        launch_s=s.launch_s * kernel_s / serve_basis.KERNEL_S,
+        batching=s.batching if by_batching else None,
+        serial_s=s.serial_s if serial else 0.0,
+    )
+
+
+def serve_scores(samples: Iterable[Sample]) -> dict[str, HeldOut]:
+    """Each serving candidate's leave-one-framework-out figures on the prefill and decode runs."""
+    group = [s for s in samples if s.regime in ("prefill", "decode")]
+    return {
+        name: held_out([_served(s, *how) for s in group], ("prefill", "decode"))
+        for name, how in SERVE_FIXED.items()
+    }

@@ -2,9 +2,10 @@
 
 Each run's efficiency = its bound time ÷ its measured time (1 at the bound). Runs fall in
 cells: regime (train, prefill, decode) × long context (≥ LONG_CONTEXT_TOKENS tokens) ×
-FP8 (8 bits or fewer) × framework family. A cell's efficiency is the median of its runs';
-a cell with fewer than MIN_RUNS runs falls back to its parent (framework dropped first, then
-FP8, then long context; the regime's own cell whatever it holds). The error is
+FP8 (8 bits or fewer) × framework family (× batching for serving). A cell's efficiency is
+the median of its runs'; a cell with fewer than MIN_RUNS runs falls back to its parent
+(framework dropped first, then FP8, then long context, then batching; the regime's own cell
+whatever it holds). The error is
 leave-one-framework-out, per regime: each family's runs predicted as bound ÷ the efficiency
 the other families' runs give their setting, |expected ÷ measured − 1|, median and p90.
 An expected figure is (bound + what `Exposure` adds) ÷ efficiency, labelled with what it
@@ -75,7 +76,7 @@ class Efficiency:
             "(bound + TP's, EP's and PP's hidden communication + FP8's BF16 parts + the "
             "memory-bound math)"
             if self.regime == "train"
-            else "bound"
+            else "(bound + kernel boundaries + no-overlap)"
         )
         return (
             f"{basis} ÷ {self.value:.2f}, the median efficiency of {self.runs} published "
@@ -214,8 +215,8 @@ def efficiencies(all_samples: Iterable[Sample]) -> Table:
 
 
 def expected(bound_s: float, regime: str, table: Mapping) -> float | None:
-    """bound ÷ the regime's efficiency (nothing added: a serving phase's basis is its bound);
-    None where no published run informs the regime."""
+    """bound ÷ the regime's efficiency (nothing added); None where no published run informs
+    the regime."""
     eff = table.get(regime)
     return None if eff is None else eff.expected_s(bound_s)
 

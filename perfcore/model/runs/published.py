@@ -19,7 +19,7 @@ from perfcore.model.chip.validate import InputError
 from perfcore.model.llm import phases
 from perfcore.model.llm.models import load_models
 from perfcore.model.llm.workloads import Precisions
-from perfcore.model.plans import serve_plan
+from perfcore.model.plans import serve_basis, serve_plan
 from perfcore.model.plans import train_cost as tc
 from perfcore.model.plans.layout import Layout, LayoutError, interleaves, problems
 from perfcore.model.plans.train_plan import Training, TrainPlan, price
@@ -158,11 +158,13 @@ def static_seconds(model, device, run, p: Precisions) -> tuple[float, float]:
     return first, (o - 1) * step
 
 
-def static_sample(run, model, device, p: Precisions) -> tuple[str, float, float]:
-    """A static batch: TTFT is its prefill; a latency or rate the prefill plus every step."""
+def static_sample(run, model, device, p: Precisions) -> tuple:
+    """A static batch: TTFT is its prefill; a latency or rate the prefill plus every step;
+    with what its passes add to the bound (serve_basis: kernel boundaries, no-overlap)."""
     b, i, o, tp = run.batch, run.input_tokens, run.output_tokens, run.tp
     if run.metric == "ttft_ms":
-        return "prefill", phases.prefill(model, device, b, i, p, tp=tp).time_s, run.value
+        added = serve_basis.static_parts(model, device, b, i, 1, p, tp)
+        return "prefill", phases.prefill(model, device, b, i, p, tp=tp).time_s, run.value, *added
     first, steps = static_seconds(model, device, run, p)
     regime = "decode" if steps >= first else "prefill"
     measured = {
@@ -172,7 +174,8 @@ def static_sample(run, model, device, p: Precisions) -> tuple[str, float, float]
     }.get(run.metric)
     if measured is None:
         raise Unpriced(f"metric {run.metric} is not a static batch's figure")
-    return regime, first + steps, measured
+    added = serve_basis.static_parts(model, device, b, i, o, p, tp)
+    return regime, first + steps, measured, *added
 
 
 def _serving(run, model, device, p: Precisions) -> serve_plan.Serving:
@@ -180,17 +183,20 @@ def _serving(run, model, device, p: Precisions) -> serve_plan.Serving:
     return serve_plan.Serving(model, device, run.gpus, run.input_tokens, run.output_tokens, p)
 
 
-def _rate_sample(plan: serve_plan.ServePlan, run) -> tuple[str, float, float]:
-    """(regime, seconds per output token over all the run's GPUs: bound, measured)."""
+def _rate_sample(plan: serve_plan.ServePlan, run) -> tuple:
+    """(regime, seconds per output token over all the run's GPUs: bound, measured, then what
+    serve_basis adds: kernel boundaries, no-overlap)."""
     s = plan.serving
     per_request = serve_plan.prefill_per_request(s, plan.tp, plan.batch, plan.ttft_s)
     first_share = plan.batch / s.output_tokens * per_request
     regime = "decode" if plan.tpot_s >= 2 * first_share else "prefill"
     rate = run.value * (run.gpus if run.metric == "output_tokens_per_s_per_gpu" else 1)
-    return regime, 1 / plan.output_tokens_per_s, 1 / rate
+    per_token = 1 / (plan.replicas * plan.batch)  # TPOTs per output token, all replicas
+    added = (a * per_token for a in serve_basis.plan_parts(plan)[1])
+    return regime, 1 / plan.output_tokens_per_s, 1 / rate, *added
 
 
-def max_throughput_sample(run, model, device, p: Precisions) -> tuple[str, float, float]:
+def max_throughput_sample(run, model, device, p: Precisions) -> tuple:
     """The most output tokens/s over every batch that fits a replica, times the replicas."""
     if run.metric not in ("output_tokens_per_s", "output_tokens_per_s_per_gpu"):
         raise Unpriced(f"metric {run.metric} is not a throughput")
@@ -200,13 +206,14 @@ def max_throughput_sample(run, model, device, p: Precisions) -> tuple[str, float
     return _rate_sample(max(plans, key=lambda q: q.output_tokens_per_s), run)
 
 
-def concurrency_sample(run, model, device, p: Precisions) -> tuple[str, float, float]:
+def concurrency_sample(run, model, device, p: Precisions) -> tuple:
     """`batch` requests in flight: TPOT one step at that batch, TTFT a prefill, or the rate."""
     plan = serve_plan.price(_serving(run, model, device, p), run.tp, run.batch)
+    ttft_added, tpot_added = serve_basis.plan_parts(plan)
     if run.metric == "tpot_ms":
-        return "decode", plan.tpot_s, run.value
+        return "decode", plan.tpot_s, run.value, *tpot_added
     if run.metric == "ttft_ms":
-        return "prefill", plan.ttft_s, run.value
+        return "prefill", plan.ttft_s, run.value, *ttft_added
     if run.metric in ("output_tokens_per_s", "output_tokens_per_s_per_gpu"):
         return _rate_sample(plan, run)
     raise Unpriced(f"metric {run.metric} is not a concurrency run's figure")
@@ -221,7 +228,8 @@ SERVE = {
 
 def sample_of(run, models: dict, specs: dict) -> tuple:
     """(regime, bound_s, measured_s), a training run's with its hidden parts and BF16 seconds
-    (train_sample); Unpriced with the reason where it cannot be."""
+    (train_sample), a serving run's with its kernel boundaries and no-overlap seconds
+    (serve_basis); Unpriced with the reason where it cannot be."""
     model, device = models.get(run.model), specs.get(run.device)
     if model is None or device is None:
         what = f"model {run.model!r}" if model is None else f"device {run.device!r}"
@@ -241,12 +249,16 @@ def train_setting(t: Training, framework: str | None = None) -> Setting:
 
 
 def serve_setting(
-    regime: str, p: Precisions, context_tokens: int, framework: str | None = None
+    regime: str,
+    p: Precisions,
+    context_tokens: int,
+    framework: str | None = None,
+    batching: str = "in-flight",
 ) -> Setting:
     """The efficiency cell of a serving phase: its context (I + O), the narrower of the
-    weights' and activations' bits, and the engine."""
+    weights' and activations' bits, the engine and its batching (a plan's: in-flight)."""
     bits = min(p.weights, p.activations)
-    return sample.setting(regime, context_tokens, bits, framework)
+    return sample.setting(regime, context_tokens, bits, framework, batching)
 
 
 def run_setting(run, regime: str) -> Setting:
@@ -255,7 +267,12 @@ def run_setting(run, regime: str) -> Setting:
         bits = BITS_OF[run.precision]
         return sample.setting(regime, run.seq_len, bits, run.framework)
     context = run.input_tokens + run.output_tokens
-    return serve_setting(regime, precisions_of(run), context, run.framework)
+    batching = "static" if run.batch_mode == "static" else "in-flight"
+    return serve_setting(regime, precisions_of(run), context, run.framework, batching)
+
+
+TRAIN_PARTS = ("hidden_by", "bf16_s", "elementwise_s")  # what sample_of adds after the times
+SERVE_PARTS = ("launch_s", "serial_s")
 
 
 def priced_runs(runs=None, models=None, specs=None) -> Priced:
@@ -272,6 +289,7 @@ def priced_runs(runs=None, models=None, specs=None) -> Priced:
             unpriced.append((run, str(e)))
             continue
         cell = run_setting(run, regime)
+        named = TRAIN_PARTS if run.kind == "train" else SERVE_PARTS
         case = (
             run.model,
             run.device,
@@ -280,11 +298,9 @@ def priced_runs(runs=None, models=None, specs=None) -> Priced:
             run.input_tokens,
             run.output_tokens,
         )
-        samples.append(
-            Sample(
-                run, regime, run.source_id, bound_s, measured_s, *astuple(cell)[1:], case, *parts
-            )
-        )
+        extra = dict(zip(named, parts, strict=True), batching=cell.batching)
+        fields = (run, regime, run.source_id, bound_s, measured_s, *astuple(cell)[1:4], case)
+        samples.append(Sample(*fields, **extra))
     return Priced(tuple(samples), tuple(unpriced))
 
 

@@ -1,8 +1,9 @@
 """What a published run's efficiency is conditioned on, and one run priced.
 
-A Setting is a cell: regime × long context (≥ LONG_CONTEXT_TOKENS) × FP8 × framework family,
-with its parents (chain). A Sample is one run priced: its bound, its measured time and
-what an expected figure adds to the bound before dividing (an Exposure). Cells, their
+A Setting is a cell: regime × long context (≥ LONG_CONTEXT_TOKENS) × FP8 × framework family
+(× batching for serving: static or in-flight), with its parents (chain). A Sample is one run
+priced: its bound, its measured time and what an expected figure adds to the bound before
+dividing (an Exposure; a serving run's kernel boundaries and no-overlap). Cells, their
 efficiencies and the held-out error: perfcore.model.runs.efficiency.
 """
 
@@ -12,6 +13,9 @@ from dataclasses import dataclass
 from typing import Protocol
 
 LONG_CONTEXT_TOKENS = 16384
+# How a serving engine batches (docs/plans.md, "Serving: batching"): a static batch runs the
+# shapes a pricer prices; in-flight batching changes the running batch every step.
+BATCHING = {"static": "static batches", "in-flight": "in-flight batching"}
 
 
 class Run(Protocol):
@@ -28,11 +32,19 @@ class Setting:
     long_context: bool | None = None
     fp8: bool | None = None
     framework: str | None = None
+    batching: str | None = None  # serving: "static" or "in-flight" (BATCHING)
 
     def chain(self) -> tuple[Setting, ...]:
-        """This setting and its parents, finest first (framework, FP8, long context dropped)."""
-        r, lc, f8 = self.regime, self.long_context, self.fp8
-        steps = (self, Setting(r, lc, f8), Setting(r, lc), Setting(r))
+        """This setting and its parents, finest first (framework, FP8, long context, then
+        batching dropped)."""
+        r, lc, f8, b = self.regime, self.long_context, self.fp8, self.batching
+        steps = (
+            self,
+            Setting(r, lc, f8, batching=b),
+            Setting(r, lc, batching=b),
+            Setting(r, batching=b),
+            Setting(r),
+        )
         return tuple(dict.fromkeys(steps))
 
     def label(self) -> str:
@@ -42,18 +54,27 @@ class Setting:
             words.append("≥ 16K tokens" if self.long_context else "< 16K tokens")
         if self.fp8 is not None:
             words.append("FP8 or narrower" if self.fp8 else "16-bit")
+        if self.batching is not None:
+            words.append(BATCHING[self.batching])
         return ", ".join(words + ([self.framework] if self.framework else []))
 
 
-def setting(regime: str, context_tokens: int, bits: int, framework: str | None = None) -> Setting:
-    """The cell of a run or a plan: its regime, context, narrowest bits and framework.
+def setting(
+    regime: str,
+    context_tokens: int,
+    bits: int,
+    framework: str | None = None,
+    batching: str | None = None,
+) -> Setting:
+    """The cell of a run or a plan: its regime, context, narrowest bits, framework and
+    (serving) batching.
 
     The context is the setting's (a training sequence, a request's input + output), not the
     layout's: CP splits the sequence but leaves each query's keys, and so attention's share of
     the FLOPs, as they were, and its ring passes are priced. A cell chosen by CP degree would
     rank a CP layout on another cell's efficiency than the layout beside it.
     """
-    return Setting(regime, context_tokens >= LONG_CONTEXT_TOKENS, bits <= 8, framework)
+    return Setting(regime, context_tokens >= LONG_CONTEXT_TOKENS, bits <= 8, framework, batching)
 
 
 @dataclass(frozen=True)
@@ -106,6 +127,9 @@ class Sample:
     bf16_s: float = 0.0  # seconds FP8's non-GEMM math adds at the BF16 peak
     elementwise_s: float = 0.0  # seconds of the memory-bound math between the GEMMs
     exposure: Exposure = EXPOSURE
+    launch_s: float = 0.0  # a serving run's seconds at kernel boundaries (plans.serve_basis)
+    serial_s: float = 0.0  # and what its ops add with loads and math not overlapped
+    batching: str | None = None  # a serving run's BATCHING key
 
     @property
     def efficiency(self) -> float:
@@ -114,8 +138,10 @@ class Sample:
 
     @property
     def basis_s(self) -> float:
-        """Seconds the expected figure divides by the efficiency: bound + Exposure's added."""
-        return self.bound_s + self.exposure.added_s(self.hidden_by, self.bf16_s, self.elementwise_s)
+        """Seconds the expected figure divides by the efficiency: bound + Exposure's added
+        (+ a serving run's kernel boundaries and no-overlap)."""
+        added = self.exposure.added_s(self.hidden_by, self.bf16_s, self.elementwise_s)
+        return self.bound_s + added + self.launch_s + self.serial_s
 
     @property
     def eta(self) -> float:
@@ -130,4 +156,4 @@ class Sample:
     @property
     def setting(self) -> Setting:
         """The finest cell this run informs."""
-        return Setting(self.regime, self.long_context, self.fp8, self.framework)
+        return Setting(self.regime, self.long_context, self.fp8, self.framework, self.batching)
