@@ -4,8 +4,9 @@ from types import SimpleNamespace
 
 from perfcore.model.chip.specs import load_specs
 from perfcore.model.llm.models import load_models
-from perfcore.model.runs.published import precisions_of, train_plans
+from perfcore.model.runs.published import train_plans
 from perfcore.model.runs.rows import load_runs
+from perfcore.model.runs.serve_runs import precisions_of
 
 # Runs no layout consistent with their published cells fits, and why (GiB per GPU).
 CANNOT_FIT = {

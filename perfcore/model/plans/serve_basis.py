@@ -54,7 +54,7 @@ def parts(model, phase: phases.Phase, tp: int) -> tuple[float, float]:
 
 def static_parts(model, device, batch: int, i: int, o: int, p, tp: int) -> tuple[float, float]:
     """(kernel boundaries, no-overlap) seconds a static batch adds: its prefill pass, then
-    O - 1 decode steps at the mean context I + O/2 (as published.static_seconds prices them)."""
+    O - 1 decode steps at the mean context I + O/2 (as serve_runs.static_seconds prices them)."""
     b0, s0 = parts(model, phases.prefill(model, device, batch, i, p, tp=tp), tp)
     if o <= 1:
         return b0, s0

@@ -1,0 +1,110 @@
+"""Published serving runs priced: a row's precisions, and each batch mode's pricer.
+
+A static batch is priced by the Workloads phases (its prefill, then every decode step at the
+mean context); max_throughput by serve_plan's best rate over the batches that fit a replica;
+concurrency by serve_plan at the row's batch (docs/runs.md). Each gives (regime, bound_s,
+measured_s, then what serve_basis adds: kernel boundaries, no-overlap). Training rows and the
+table of every run: perfcore.model.runs.published.
+"""
+
+from __future__ import annotations
+
+from perfcore.model.llm import phases
+from perfcore.model.llm.workloads import Precisions
+from perfcore.model.plans import serve_basis, serve_plan
+
+BITS_OF = {"fp4": 4, "fp8": 8, "int8": 8, "bf16": 16, "fp16": 16}  # storage bits by precision
+
+
+class Unpriced(Exception):
+    """A run the model cannot price; the message says why, in one line."""
+
+
+def precisions_of(run) -> Precisions:
+    """Storage bits of weights, activations, KV; an unstated one the smallest stated
+    (docs/runs.md: a pricer must not overstate the bound), all unstated the precision's; an
+    FP4 row's unstated KV FP8 (NVFP4 checkpoints of TensorRT-LLM keep an FP8 KV cache)."""
+    bits = (run.weights_bits, run.act_bits, run.kv_bits)
+    stated = [b for b in bits if b]
+    default = min(stated) if stated else BITS_OF.get(run.precision, 16)
+    w, a, k = (b or default for b in bits)
+    if run.kv_bits is None and run.precision == "fp4":
+        k = BITS_OF["fp8"]
+    return Precisions(w, a, k)
+
+
+def static_seconds(model, device, run, p: Precisions) -> tuple[float, float]:
+    """(prefill, decode) seconds of a static batch: the batch's prefill, then O - 1 steps at
+    the mean context I + O/2 (a step is affine in its context: serving.generate's sum)."""
+    b, i, o, tp = run.batch, run.input_tokens, run.output_tokens, run.tp
+    first = phases.prefill(model, device, b, i, p, tp=tp).time_s
+    step = phases.decode(model, device, b, round(i + o / 2), p, tp=tp).time_s if o > 1 else 0.0
+    return first, (o - 1) * step
+
+
+def static_sample(run, model, device, p: Precisions) -> tuple:
+    """A static batch: TTFT is its prefill; a latency or rate the prefill plus every step;
+    with what its passes add to the bound (serve_basis: kernel boundaries, no-overlap)."""
+    b, i, o, tp = run.batch, run.input_tokens, run.output_tokens, run.tp
+    if run.metric == "ttft_ms":
+        added = serve_basis.static_parts(model, device, b, i, 1, p, tp)
+        return "prefill", phases.prefill(model, device, b, i, p, tp=tp).time_s, run.value, *added
+    first, steps = static_seconds(model, device, run, p)
+    regime = "decode" if steps >= first else "prefill"
+    measured = {
+        "latency_s": run.value,
+        "output_tokens_per_s_per_gpu": b * o / (run.value * tp),
+        "output_tokens_per_s": b * o * run.replicas / run.value,
+    }.get(run.metric)
+    if measured is None:
+        raise Unpriced(f"metric {run.metric} is not a static batch's figure")
+    added = serve_basis.static_parts(model, device, b, i, o, p, tp)
+    return regime, first + steps, measured, *added
+
+
+def _serving(run, model, device, p: Precisions) -> serve_plan.Serving:
+    """The row as a serve_plan.Serving on its GPUs."""
+    return serve_plan.Serving(model, device, run.gpus, run.input_tokens, run.output_tokens, p)
+
+
+def _rate_sample(plan: serve_plan.ServePlan, run) -> tuple:
+    """(regime, seconds per output token over all the run's GPUs: bound, measured, then what
+    serve_basis adds: kernel boundaries, no-overlap)."""
+    s = plan.serving
+    per_request = serve_plan.prefill_per_request(s, plan.tp, plan.batch, plan.ttft_s)
+    first_share = plan.batch / s.output_tokens * per_request
+    regime = "decode" if plan.tpot_s >= 2 * first_share else "prefill"
+    rate = run.value * (run.gpus if run.metric == "output_tokens_per_s_per_gpu" else 1)
+    per_token = 1 / (plan.replicas * plan.batch)  # TPOTs per output token, all replicas
+    added = (a * per_token for a in serve_basis.plan_parts(plan)[1])
+    return regime, 1 / plan.output_tokens_per_s, 1 / rate, *added
+
+
+def max_throughput_sample(run, model, device, p: Precisions) -> tuple:
+    """The most output tokens/s over every batch that fits a replica, times the replicas."""
+    if run.metric not in ("output_tokens_per_s", "output_tokens_per_s_per_gpu"):
+        raise Unpriced(f"metric {run.metric} is not a throughput")
+    plans = serve_plan.plans(_serving(run, model, device, p), run.tp)
+    if not plans:
+        raise Unpriced(f"no batch fits the KV cache beside the weights on TP {run.tp}")
+    return _rate_sample(max(plans, key=lambda q: q.output_tokens_per_s), run)
+
+
+def concurrency_sample(run, model, device, p: Precisions) -> tuple:
+    """`batch` requests in flight: TPOT one step at that batch, TTFT a prefill, or the rate."""
+    plan = serve_plan.price(_serving(run, model, device, p), run.tp, run.batch)
+    ttft_added, tpot_added = serve_basis.plan_parts(plan)
+    if run.metric == "tpot_ms":
+        return "decode", plan.tpot_s, run.value, *tpot_added
+    if run.metric == "ttft_ms":
+        return "prefill", plan.ttft_s, run.value, *ttft_added
+    if run.metric in ("output_tokens_per_s", "output_tokens_per_s_per_gpu"):
+        return _rate_sample(plan, run)
+    raise Unpriced(f"metric {run.metric} is not a concurrency run's figure")
+
+
+SERVE = {
+    "static": static_sample,
+    "max_throughput": max_throughput_sample,
+    "concurrency": concurrency_sample,
+}
