@@ -6,7 +6,8 @@ arguments), so a point is the kernel's time as a profile sees it, without the ho
 wake-ups a shared machine adds to a typical call; a point whose time is mostly dispatch
 (over DISPATCH_SHARE) is no kernel measurement and is left out. Efficiencies are fractions of
 the spec row's roofs where the device matched one, else of the best the suite measured
-(matmul FLOP/s per dtype, copy bytes/s).
+(matmul FLOP/s per dtype, copy bytes/s). The curves carry the host threads the kernels ran
+on (version 5 records; 0 when a file has none), which a step's concurrent ops share.
 """
 
 from __future__ import annotations
@@ -102,6 +103,7 @@ def curves(
         whence,
         *dispatch_fit(tuple(mine), typical=True),
         row or "",
+        max((r.threads or 0 for r in mine), default=0),
     )
 
 
