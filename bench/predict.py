@@ -2,8 +2,9 @@
 
 In one process: the kernel curves are measured (`kernels` experiment, --budget seconds), then
 each program is predicted from its optimized HLO (perfcore.predict), profiled op by op and its
-step wall timed untraced (isolated calls, median). Printed per program: predicted step,
-measured step, error, and the matmul ops' median per-op error. Targets: step within 20 %,
+step wall timed untraced (isolated calls, median). Printed per program: predicted step
+(its ops scheduled over the HLO graph, perfcore.model.chip.concurrency, plus dispatch), the
+ops' plain sum beside it, measured step, error, and the matmul ops' median per-op error. Targets: step within 20 %,
 matmul median per-op error within 25 %. Run only when the machine is quiet (uptime load < 2.5).
 
     PYTHONPATH=$PWD .venv/bin/python bench/predict.py [--budget 120] [--out curves.json]
@@ -23,6 +24,10 @@ from perfcore.measure.profile.run import profile
 from perfcore.measure.results import curves, save_results
 
 STEP_TARGET, MATMUL_TARGET = 0.20, 0.25
+RULES = (
+    "predicted: the scheduled step (critical path or work over the threads) + dispatch",
+    "op sum: the ops summed + dispatch",
+)
 
 
 def mlp_train():
@@ -116,15 +121,19 @@ def main() -> None:
         save_results(records, args.out)
     measured = curves.curves(records)
     print(f"curves: {len(measured.points)} points, {measured.label}, roofs {measured.roofs_from}")
-    print(f"{'program':<16} {'predicted':>10} {'measured':>10} {'error':>7} {'matmul med':>10}")
+    print(f"host threads {measured.threads}; step rule: {', '.join(RULES)}")
+    head = f"{'program':<16} {'predicted':>10} {'op sum':>10} {'measured':>10} {'error':>7}"
+    print(f"{head} {'matmul med':>10}  rule")
     for name, make in PROGRAMS.items():
         fn, inputs = make()
         predicted = predict.predict(fn, *inputs, curves=measured)
         held = versus.versus(predicted, profile(fn, *inputs, steps=10), wall_s(fn, inputs))
         med = held.median_error()
+        rules = "; ".join(f"{t.rule.split(' (')[0]}" for t in predicted.schedule) or "sum"
         print(
-            f"{name:<16} {held.predicted_step_s * 1e3:>8.3f}ms {held.wall_s * 1e3:>8.3f}ms "
-            f"{held.step_error:>+7.0%} {'-' if med is None else f'{med:.0%}':>10}"
+            f"{name:<16} {held.predicted_step_s * 1e3:>8.3f}ms "
+            f"{(predicted.op_s + predicted.dispatch_s) * 1e3:>8.3f}ms {held.wall_s * 1e3:>8.3f}ms "
+            f"{held.step_error:>+7.0%} {'-' if med is None else f'{med:.0%}':>10}  {rules}"
         )
         for o in sorted(held.ops, key=lambda o: -o.measured_s)[:12]:
             print(

@@ -6,7 +6,11 @@ ones such as parameters and tuples left out) is priced as the profiler prices it
 XLA's cost model on the instruction alone), given its kernel kind (a matmul with M or N of at
 most 16 a matvec, an elementwise fusion with transcendentals a transcendental chain) and its
 expected time from perfcore.model.chip.kernels.expected: its bound over the efficiency its
-device's curves give at its size, else the published runs' efficiency, said as such.
+device's curves give at its size, else the published runs' efficiency, said as such. A dot's
+kind follows its operand layout (Aᵀ·B, A·Bᵀ or A·B); an op that writes a permuted layout of
+rank 3 or more (a transpose, a layout-changing copy, a fusion holding one) is a `transpose`.
+Where the curves say how many host threads their kernels ran on (XLA:CPU), each program's
+ops are scheduled over its dependency graph (graph, concurrency.step) rather than summed.
 """
 
 from __future__ import annotations
@@ -15,9 +19,10 @@ import re
 from dataclasses import dataclass
 
 from perfcore.measure.clock.devices import match_device
-from perfcore.measure.profile import hlo, join
+from perfcore.measure.profile import graph, hlo, join
 from perfcore.measure.profile.records import DTYPES
-from perfcore.model.chip import kernels
+from perfcore.model.chip import concurrency, kernels
+from perfcore.model.chip.concurrency import StepTime
 from perfcore.model.chip.specs import Device, load_specs
 
 KIND = {
@@ -27,7 +32,10 @@ KIND = {
     hlo.COLLECTIVE: "collective",
     hlo.OTHER: "elementwise",
 }
-LHS_CONTRACTING = re.compile(r"lhs_contracting_dims=\{([\d,]*)\}")
+CONTRACTING = re.compile(r"(lhs|rhs)_contracting_dims=\{([\d,]*)\}")
+LAYOUT = re.compile(r"\]\{([\d,]*)\}")
+PERMUTES = frozenset({"transpose", "copy"})
+TRANSPOSE_DIMS = re.compile(r"dimensions=\{([\d,]*)\}")
 NO_ROOF = "no roof: no kernel curves for this device and no specs row"
 
 
@@ -62,6 +70,7 @@ class Prediction:
     dispatch_s: float  # per step, every program's launch
     dispatch_from: str
     curves_label: str  # what the efficiencies came from: the curves, or published runs
+    schedule: tuple[StepTime, ...] = ()  # per program where its ops overlap (XLA:CPU)
 
     @property
     def op_s(self) -> float:
@@ -69,9 +78,15 @@ class Prediction:
         return sum(o.predicted_s for o in self.ops if o.predicted_s is not None)
 
     @property
+    def ops_step_s(self) -> float:
+        """The programs' ops per step, seconds: each program's scheduled step where its ops
+        run concurrently (concurrency.step), else their sum."""
+        return sum(t.seconds for t in self.schedule) if self.schedule else self.op_s
+
+    @property
     def step_s(self) -> float:
-        """The predicted step: ops plus dispatch, seconds."""
-        return self.op_s + self.dispatch_s
+        """The predicted step: the ops' time plus dispatch, seconds."""
+        return self.ops_step_s + self.dispatch_s
 
 
 @dataclass(frozen=True)
@@ -116,14 +131,55 @@ def _dot(module: hlo.Module, instruction: hlo.Instruction) -> hlo.Instruction | 
     return next((i for i in inner if i.opcode in hlo.MATMUL_OPS), None)
 
 
-def _transposed(module: hlo.Module, dot: hlo.Instruction | None) -> bool:
-    """True for a dot whose left operand is contracted on a dimension other than its last."""
-    found = LHS_CONTRACTING.search(dot.attrs) if dot else None
-    if not found or not dot.operands:
+def _layout(module: hlo.Module, dot: hlo.Instruction | None) -> tuple[bool, bool]:
+    """(A contracted on a dim other than its last, B contracted on its last) of a dot: the
+    weight gradient's Aᵀ·B and the input gradient's A·Bᵀ."""
+    found = dict(CONTRACTING.findall(dot.attrs)) if dot else {}
+    if not found or len(dot.operands) < 2:
+        return False, False
+    ranks = [
+        len(a[0][1]) if (a := hlo.arrays(hlo.operand_shape(module, o))) else 0
+        for o in dot.operands[:2]
+    ]
+
+    def dims(side: str) -> set[int]:
+        return {int(d) for d in found.get(side, "").split(",") if d}
+
+    lhs, rhs = dims("lhs"), dims("rhs")
+    return bool(lhs - {ranks[0] - 1}), ranks[1] >= 2 and rhs == {ranks[1] - 1}
+
+
+def _reorders(module: hlo.Module, instruction: hlo.Instruction) -> bool:
+    """True for a transpose or a copy that moves 3 or more dimensions longer than 1 into
+    another order (a layout change of size-1 dimensions moves no data)."""
+    dims = hlo.arrays(instruction.shape)
+    source = hlo.operand_shape(module, instruction.operands[0]) if instruction.operands else ""
+    if not dims or not source:
         return False
-    lhs = hlo.arrays(hlo.operand_shape(module, dot.operands[0]))
-    last = len(lhs[0][1]) - 1 if lhs else 0
-    return any(int(d) != last for d in found.group(1).split(",") if d)
+    long = [d for d, n in enumerate(dims[0][1]) if n > 1]
+    if instruction.opcode == "transpose":
+        found = TRANSPOSE_DIMS.search(instruction.attrs)
+        order = [int(d) for d in found.group(1).split(",") if d] if found else []
+        source_dims = hlo.arrays(source)[0][1] if hlo.arrays(source) else ()
+        moved = [d for d in order if d < len(source_dims) and source_dims[d] > 1]
+        return len(moved) >= 3 and moved != sorted(moved)
+    layouts = [[int(d) for d in x.split(",") if d] for x in LAYOUT.findall(instruction.shape)]
+    before = [[int(d) for d in x.split(",") if d] for x in LAYOUT.findall(source)]
+    if not layouts or not before:
+        return False
+    kept = [[d for d in x if d in long] for x in (layouts[0], before[0])]
+    return len(long) >= 3 and kept[0] != kept[1]
+
+
+def _permutes(module: hlo.Module, instruction: hlo.Instruction) -> bool:
+    """True for an op that writes 3 or more dimensions in another order: a transpose, a copy
+    into another layout, or a fusion holding either."""
+    if instruction.opcode in PERMUTES:
+        return _reorders(module, instruction)
+    if instruction.opcode != "fusion":
+        return False
+    inside = [i for c in hlo.called(module, instruction) for i in module.computations[c]]
+    return any(i.opcode in PERMUTES and _reorders(module, i) for i in inside)
 
 
 def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced, cost) -> str:
@@ -132,15 +188,15 @@ def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced, cost) 
         dot = _dot(module, instruction)
         dims = hlo.arrays(dot.shape if dot else instruction.shape)[0][1]
         return (
-            kernels.matmul_kind(*dims[-2:], _transposed(module, dot))
-            if len(dims) >= 2
-            else "matvec"
+            kernels.matmul_kind(*dims[-2:], *_layout(module, dot)) if len(dims) >= 2 else "matvec"
         )
     if priced.category == hlo.CUSTOM:
         target = instruction.target.lower()
         if "fmha" not in target and "attention" not in target:
             return ""
         return "attention backward" if "backward" in target or "bwd" in target else "attention"
+    if priced.category in (hlo.DATA, hlo.ELEMENTWISE) and _permutes(module, instruction):
+        return "transpose"
     if priced.category == hlo.ELEMENTWISE and cost(hlo.one_op_module(module, instruction))[2]:
         return "transcendental"
     return KIND.get(priced.category, "")
@@ -189,14 +245,25 @@ def predict_modules(
     mine = curves if curves is not None and curves.device == device else None
     ctx = Context(mine, match_device(device, load_specs()), _fallbacks())
     modules = [hlo.parse_module(t) for t in texts]
-    ops = tuple(predict_op(m, i, ctx, cost) for m in modules for i in launched(m))
+    per_module = [[predict_op(m, i, ctx, cost) for i in launched(m)] for m in modules]
+    ops = tuple(o for group in per_module for o in group)
+    cores = mine.threads if mine is not None else 0
+    schedule = tuple(
+        concurrency.step(
+            graph.nodes(m, {o.name: o.predicted_s or 0.0 for o in group}, cores),
+            cores,
+            graph.sequential(m),
+        )
+        for m, group in zip(modules, per_module, strict=True)
+        if cores
+    )
     if mine is not None:
         dispatch = len(modules) * mine.dispatch(n_args)
         whence = f"dispatch of {len(modules)} program(s) of {n_args} argument(s), {mine.label}"
     else:
         dispatch, whence = 0.0, f"no kernel curves for {device}: dispatch not counted"
     used = mine.label if mine else kernels.PUBLISHED
-    return Prediction(label, device, ops, len(modules), dispatch, whence, used)
+    return Prediction(label, device, ops, len(modules), dispatch, whence, used, schedule)
 
 
 def predict(fn, *args, curves: kernels.Curves | None = None) -> Prediction:
