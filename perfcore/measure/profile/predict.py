@@ -3,39 +3,24 @@ from the device's kernel curves, plus the dispatch of each launched program.
 
 Every instruction the program launches (the entry computation's and its loops' bodies', free
 ones such as parameters and tuples left out) is priced as the profiler prices it (join.price:
-XLA's cost model on the instruction alone), given its kernel kind (a matmul with M or N of at
-most 16 a matvec, an elementwise fusion with transcendentals a transcendental chain) and its
+XLA's cost model on the instruction alone), given its kernel kind (kinds.kernel_kind) and its
 expected time from perfcore.model.chip.kernels.expected: its bound over the efficiency its
-device's curves give at its size, else the published runs' efficiency, said as such. A dot's
-kind follows its operand layout (Aᵀ·B, A·Bᵀ or A·B); an op that writes a permuted layout of
-rank 3 or more (a transpose, a layout-changing copy, a fusion holding one) is a `transpose`.
+device's curves give at its size, else the published runs' efficiency, said as such.
 Where the curves say how many host threads their kernels ran on (XLA:CPU), each program's
 ops are scheduled over its dependency graph (graph, concurrency.step) rather than summed.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from perfcore.measure.clock.devices import match_device
-from perfcore.measure.profile import graph, hlo, join
+from perfcore.measure.profile import graph, hlo, join, kinds
 from perfcore.measure.profile.records import DTYPES
 from perfcore.model.chip import concurrency, kernels
 from perfcore.model.chip.concurrency import StepTime
 from perfcore.model.chip.specs import Device, load_specs
 
-KIND = {
-    hlo.ELEMENTWISE: "elementwise",
-    hlo.REDUCTION: "reduction",
-    hlo.DATA: "copy",
-    hlo.COLLECTIVE: "collective",
-    hlo.OTHER: "elementwise",
-}
-CONTRACTING = re.compile(r"(lhs|rhs)_contracting_dims=\{([\d,]*)\}")
-LAYOUT = re.compile(r"\]\{([\d,]*)\}")
-PERMUTES = frozenset({"transpose", "copy"})
-TRANSPOSE_DIMS = re.compile(r"dimensions=\{([\d,]*)\}")
 NO_ROOF = "no roof: no kernel curves for this device and no specs row"
 
 
@@ -123,85 +108,6 @@ def launched(module: hlo.Module) -> list[hlo.Instruction]:
     return out
 
 
-def _dot(module: hlo.Module, instruction: hlo.Instruction) -> hlo.Instruction | None:
-    """The instruction's dot (itself, or the first inside its fusion); None when none."""
-    if instruction.opcode in hlo.MATMUL_OPS:
-        return instruction
-    inner = [i for c in hlo.called(module, instruction) for i in module.computations[c]]
-    return next((i for i in inner if i.opcode in hlo.MATMUL_OPS), None)
-
-
-def _layout(module: hlo.Module, dot: hlo.Instruction | None) -> tuple[bool, bool]:
-    """(A contracted on a dim other than its last, B contracted on its last) of a dot: the
-    weight gradient's Aᵀ·B and the input gradient's A·Bᵀ."""
-    found = dict(CONTRACTING.findall(dot.attrs)) if dot else {}
-    if not found or len(dot.operands) < 2:
-        return False, False
-    ranks = [
-        len(a[0][1]) if (a := hlo.arrays(hlo.operand_shape(module, o))) else 0
-        for o in dot.operands[:2]
-    ]
-
-    def dims(side: str) -> set[int]:
-        return {int(d) for d in found.get(side, "").split(",") if d}
-
-    lhs, rhs = dims("lhs"), dims("rhs")
-    return bool(lhs - {ranks[0] - 1}), ranks[1] >= 2 and rhs == {ranks[1] - 1}
-
-
-def _reorders(module: hlo.Module, instruction: hlo.Instruction) -> bool:
-    """True for a transpose or a copy that moves 3 or more dimensions longer than 1 into
-    another order (a layout change of size-1 dimensions moves no data)."""
-    dims = hlo.arrays(instruction.shape)
-    source = hlo.operand_shape(module, instruction.operands[0]) if instruction.operands else ""
-    if not dims or not source:
-        return False
-    long = [d for d, n in enumerate(dims[0][1]) if n > 1]
-    if instruction.opcode == "transpose":
-        found = TRANSPOSE_DIMS.search(instruction.attrs)
-        order = [int(d) for d in found.group(1).split(",") if d] if found else []
-        source_dims = hlo.arrays(source)[0][1] if hlo.arrays(source) else ()
-        moved = [d for d in order if d < len(source_dims) and source_dims[d] > 1]
-        return len(moved) >= 3 and moved != sorted(moved)
-    layouts = [[int(d) for d in x.split(",") if d] for x in LAYOUT.findall(instruction.shape)]
-    before = [[int(d) for d in x.split(",") if d] for x in LAYOUT.findall(source)]
-    if not layouts or not before:
-        return False
-    kept = [[d for d in x if d in long] for x in (layouts[0], before[0])]
-    return len(long) >= 3 and kept[0] != kept[1]
-
-
-def _permutes(module: hlo.Module, instruction: hlo.Instruction) -> bool:
-    """True for an op that writes 3 or more dimensions in another order: a transpose, a copy
-    into another layout, or a fusion holding either."""
-    if instruction.opcode in PERMUTES:
-        return _reorders(module, instruction)
-    if instruction.opcode != "fusion":
-        return False
-    inside = [i for c in hlo.called(module, instruction) for i in module.computations[c]]
-    return any(i.opcode in PERMUTES and _reorders(module, i) for i in inside)
-
-
-def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced, cost) -> str:
-    """The kernel kind of a priced instruction; empty where none applies (a custom kernel)."""
-    if priced.category == hlo.MATMUL:
-        dot = _dot(module, instruction)
-        dims = hlo.arrays(dot.shape if dot else instruction.shape)[0][1]
-        return (
-            kernels.matmul_kind(*dims[-2:], *_layout(module, dot)) if len(dims) >= 2 else "matvec"
-        )
-    if priced.category == hlo.CUSTOM:
-        target = instruction.target.lower()
-        if "fmha" not in target and "attention" not in target:
-            return ""
-        return "attention backward" if "backward" in target or "bwd" in target else "attention"
-    if priced.category in (hlo.DATA, hlo.ELEMENTWISE) and _permutes(module, instruction):
-        return "transpose"
-    if priced.category == hlo.ELEMENTWISE and cost(hlo.one_op_module(module, instruction))[2]:
-        return "transcendental"
-    return KIND.get(priced.category, "")
-
-
 def _dtype(module: hlo.Module, instruction: hlo.Instruction) -> str:
     """The dtype of the instruction's first operand (else its result), e.g. `float32`."""
     shapes = [hlo.operand_shape(module, o) for o in instruction.operands[:1]]
@@ -213,7 +119,7 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
     """One instruction's OpPrediction on the context's device."""
     p = join.price(module, instruction, cost)
     runs = hlo.runs_per_step(module, instruction) or 1
-    kind, dtype = kernel_kind(module, instruction, p, cost), _dtype(module, instruction)
+    kind, dtype = kinds.kernel_kind(module, instruction, p, cost), _dtype(module, instruction)
     base = (instruction.name.lstrip("%"), instruction.opcode, p.category, kind, dtype, p.source)
     per_step = (runs, *(None if v is None else v * runs for v in (p.flops, p.bytes)))
     peak, bandwidth = ctx.roofs(dtype, p.precision)
