@@ -3,9 +3,10 @@
 In one process: the kernel curves are measured (`kernels` experiment, --budget seconds), then
 each program is predicted from its optimized HLO (perfcore.predict), profiled op by op and its
 step wall timed untraced (isolated calls, median). Printed per program: predicted step
-(its ops scheduled over the HLO graph, perfcore.model.chip.concurrency, plus dispatch), the
-ops' plain sum beside it, measured step, error, and the matmul ops' median per-op error. Targets: step within 20 %,
-matmul median per-op error within 25 %. Run only when the machine is quiet (uptime load < 2.5).
+(its ops scheduled over the HLO graph, perfcore.model.chip.concurrency, with the first touch
+of the pages its buffers map fresh, plus dispatch), the ops' plain sum beside it, measured
+step, error, and the matmul ops' median per-op error. Targets: step within 20 %, matmul
+median per-op error within 25 %. Run only when the machine is quiet (uptime load < 2.5).
 
     PYTHONPATH=$PWD .venv/bin/python bench/predict.py [--budget 120] [--out curves.json]
 """
@@ -26,7 +27,7 @@ from perfcore.measure.results import curves, save_results
 STEP_TARGET, MATMUL_TARGET = 0.20, 0.25
 RULES = (
     "predicted: the scheduled step (critical path or work over the threads) + dispatch",
-    "op sum: the ops summed + dispatch",
+    "op sum: the ops summed + dispatch (no fresh pages)",
 )
 
 
@@ -121,7 +122,9 @@ def main() -> None:
         save_results(records, args.out)
     measured = curves.curves(records)
     print(f"curves: {len(measured.points)} points, {measured.label}, roofs {measured.roofs_from}")
-    print(f"host threads {measured.threads}; step rule: {', '.join(RULES)}")
+    fresh_ns = measured.fresh_s_per_byte * 1e9
+    print(f"host threads {measured.threads}; fresh pages {fresh_ns * 4096 / 1e3:.2f} us per 4 KiB")
+    print(f"step rule: {', '.join(RULES)}")
     head = f"{'program':<16} {'predicted':>10} {'op sum':>10} {'measured':>10} {'error':>7}"
     print(f"{head} {'matmul med':>10}  rule")
     for name, make in PROGRAMS.items():
@@ -130,6 +133,8 @@ def main() -> None:
         held = versus.versus(predicted, profile(fn, *inputs, steps=10), wall_s(fn, inputs))
         med = held.median_error()
         rules = "; ".join(f"{t.rule.split(' (')[0]}" for t in predicted.schedule) or "sum"
+        if predicted.fresh_s:
+            rules += f"; fresh pages {predicted.fresh_s * 1e3:.1f} core-ms"
         print(
             f"{name:<16} {held.predicted_step_s * 1e3:>8.3f}ms "
             f"{(predicted.op_s + predicted.dispatch_s) * 1e3:>8.3f}ms {held.wall_s * 1e3:>8.3f}ms "

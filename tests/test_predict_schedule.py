@@ -5,6 +5,7 @@ layouts.hlo: a dot of each operand layout, a rank-4 permuting fusion, a plain co
 with a stub cost model (the kernel kinds and curves chosen are under test, not XLA's costs).
 """
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,13 @@ def test_ops_that_fill_every_core_cannot_overlap_so_the_work_sets_the_step():
     assert (t.work_s, t.seconds, t.rule) == (5.0, 5.0, concurrency.WORK)
     four = concurrency.step(tuple(Node(n.name, n.seconds, 4, n.after) for n in CHAIN), cores=2)
     assert four.work_s == 5.0  # an op keeps at most every core busy
+
+
+def test_work_no_op_holds_adds_to_the_work_and_spread_over_the_cores_to_the_sum():
+    t = concurrency.step(CHAIN, cores=2, extra_work_s=3.0)  # e.g. first touch of fresh pages
+    assert (t.work_s, t.seconds, t.rule) == (4.0, 4.0, concurrency.WORK)  # (5 + 3) / 2
+    in_order = concurrency.step(CHAIN, cores=2, sequential=True, extra_work_s=3.0)
+    assert in_order.seconds == 6.5  # 5 + 3 / 2
 
 
 @pytest.mark.parametrize(("cores", "sequential"), [(2, True), (0, False)])
@@ -115,3 +123,19 @@ def test_the_step_is_the_programs_graph_scheduled_on_the_curves_threads():
 def test_few_ops_run_in_order_as_xla_cpu_does():
     module = hlo.parse_module(MODULE)  # 5 ops: at most graph.SEQUENTIAL_OPS
     assert graph.sequential(module)
+
+
+def test_only_buffers_above_the_mmap_threshold_are_fresh_each_step():
+    module = hlo.parse_module(MODULE)  # outputs of 0.5 MiB at most
+    assert graph.fresh_bytes(module, graph.MMAP_MAX) == 0  # at the threshold: reused heap
+    assert graph.fresh_bytes(module, 2 * graph.MMAP_MAX) == 2 * graph.MMAP_MAX
+
+
+def test_fresh_pages_are_charged_as_work_at_the_curves_rate():
+    rate = 1e-9  # seconds per byte
+    fresh = dataclasses.replace(EVERY, fresh_s_per_byte=rate)
+    temp = 2.0 * graph.MMAP_MAX
+    got = predict.predict_modules([MODULE], "cpu", fresh, 5, stub_cost, temp_bytes=temp)
+    assert got.fresh_s == pytest.approx(temp * rate) and "fresh pages" in got.fresh_from
+    base = predict.predict_modules([MODULE], "cpu", EVERY, 5, stub_cost)
+    assert got.step_s == pytest.approx(base.step_s + temp * rate / 2)  # in order: over 2 cores

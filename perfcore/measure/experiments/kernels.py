@@ -10,7 +10,8 @@ seq)) over sizes;
 the collectives where several devices exist. Each point is isolated calls with FLOPs and
 bytes from cost_analysis (cross-checked with chip.ops), and `kernel` names its kind
 (perfcore.model.chip.kernels). A tiny program with 1 and with 16 arguments times the dispatch
-per launched program. The sweep keeps to the suite's kernels_budget_s: each point gets its
+per launched program; on a CPU the first touch of fresh pages is timed too
+(experiments.pages). The sweep keeps to the suite's kernels_budget_s: each point gets its
 share of what is left, and a sweep stops after a call longer than kernels_call_s. A matmul
 point takes MATMUL_REPEATS times the suite's repeats within its share: its fastest call (what
 the curves use) moves most from run to run on a shared machine.
@@ -24,7 +25,7 @@ import os
 import time
 from dataclasses import dataclass
 
-from perfcore.measure.experiments import collectives, roofline
+from perfcore.measure.experiments import collectives, pages, roofline
 from perfcore.measure.experiments.env import NO_WORK, Env, compile_case, free_memory_bytes
 from perfcore.measure.experiments.suites import DeviceMemoryError, Suite, require_fits
 from perfcore.measure.results import Record
@@ -259,6 +260,8 @@ def run(env: Env) -> list[Record]:
     dropped = {d: why for d in env.suite.kernel_dtypes if (why := roofline.unsupported(env, d))}
     sweeps = [s for d in env.suite.kernel_dtypes if d not in dropped for s in plan(env.suite, d)]
     records = [*dispatch(env), *_rounds(env, sweeps, deadline)]
+    if env.detected.backend == "cpu":  # a step's fresh buffers fault on the host (pages)
+        records.append(pages.record(env, EXPERIMENT, threads=host_threads(env)))
     if len(env.jax.devices()) > 1:
         records += [
             dataclasses.replace(r, experiment=EXPERIMENT, kernel="collective")

@@ -10,6 +10,11 @@ call is one op whose time is its bodies' ops'. XLA runs the graph in order where
 most SEQUENTIAL_OPS ops or every buffer is at most SMALL_BUFFER bytes (ThunkExecutor's
 defaults, `execute_sequential_num_thunks_threshold` and `execute_sequential_buffer_threshold`).
 The step's time from these is perfcore.model.chip.concurrency.step.
+
+Fresh pages: XLA:CPU allocates a step's temporaries as one arena and each output as its own
+buffer, through glibc's malloc, which maps a request above its mmap threshold (never above
+MMAP_MAX) fresh from the kernel and unmaps it on free; every page of such a buffer faults on
+its first write, every step (fresh_bytes).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from perfcore.model.chip.concurrency import Node
 PARTITIONS = re.compile(r'"outer_dimension_partitions":\[([^\]]*)\]')
 SEQUENTIAL_OPS = 8
 SMALL_BUFFER = 512  # bytes
+MMAP_MAX = 32 * 2**20  # bytes: glibc malloc's largest mmap threshold on 64-bit (mallopt(3))
 
 
 def threads(instruction: hlo.Instruction, cores: int) -> int:
@@ -66,3 +72,11 @@ def sequential(module: hlo.Module) -> bool:
         s for i in ops for s in (i.shape, *(hlo.operand_shape(module, o) for o in i.operands))
     ]
     return all(hlo.shape_bytes(s) <= SMALL_BUFFER for s in shapes)
+
+
+def fresh_bytes(module: hlo.Module, temp_bytes: float) -> float:
+    """Bytes a step maps fresh: its temporary arena (temp_bytes, from XLA's memory analysis)
+    and each output array, where one is larger than MMAP_MAX."""
+    root = module.computations[module.entry][-1]
+    outputs = [hlo.shape_bytes(f"{t}[{','.join(map(str, d))}]") for t, d in hlo.arrays(root.shape)]
+    return sum(b for b in (temp_bytes, *outputs) if b > MMAP_MAX)

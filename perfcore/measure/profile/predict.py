@@ -7,7 +7,9 @@ XLA's cost model on the instruction alone), given its kernel kind (kinds.kernel_
 expected time from perfcore.model.chip.kernels.expected: its bound over the efficiency its
 device's curves give at its size, else the published runs' efficiency, said as such.
 Where the curves say how many host threads their kernels ran on (XLA:CPU), each program's
-ops are scheduled over its dependency graph (graph, concurrency.step) rather than summed.
+ops are scheduled over its dependency graph (graph, concurrency.step) rather than summed;
+where they say what a fresh host page costs, the step adds the first touch of the buffers its
+allocator maps fresh each step (graph.fresh_bytes).
 """
 
 from __future__ import annotations
@@ -56,6 +58,8 @@ class Prediction:
     dispatch_from: str
     curves_label: str  # what the efficiencies came from: the curves, or published runs
     schedule: tuple[StepTime, ...] = ()  # per program where its ops overlap (XLA:CPU)
+    fresh_s: float = 0.0  # core-seconds per step: first touch of the pages its buffers map fresh
+    fresh_from: str = ""
 
     @property
     def op_s(self) -> float:
@@ -65,12 +69,12 @@ class Prediction:
     @property
     def ops_step_s(self) -> float:
         """The programs' ops per step, seconds: each program's scheduled step where its ops
-        run concurrently (concurrency.step), else their sum."""
-        return sum(t.seconds for t in self.schedule) if self.schedule else self.op_s
+        run concurrently (concurrency.step, fresh pages in its work), else their sum."""
+        return sum(t.seconds for t in self.schedule) if self.schedule else self.op_s + self.fresh_s
 
     @property
     def step_s(self) -> float:
-        """The predicted step: the ops' time plus dispatch, seconds."""
+        """The predicted step: the ops' time (fresh pages in it) plus dispatch, seconds."""
         return self.ops_step_s + self.dispatch_s
 
 
@@ -145,22 +149,32 @@ def _fallbacks() -> dict[bool, kernels.Efficiency]:
 
 
 def predict_modules(
-    texts: list[str], device: str, curves: kernels.Curves | None, n_args: int, cost, label=""
+    texts: list[str],
+    device: str,
+    curves: kernels.Curves | None,
+    n_args: int,
+    cost,
+    label: str = "",
+    temp_bytes: float = 0.0,
 ) -> Prediction:
-    """The Prediction of programs given as optimized HLO texts, run on device."""
+    """The Prediction of programs given as optimized HLO texts, run on device (temp_bytes:
+    the temporaries XLA allocates per step, from its memory analysis)."""
     mine = curves if curves is not None and curves.device == device else None
     ctx = Context(mine, match_device(device, load_specs()), _fallbacks())
     modules = [hlo.parse_module(t) for t in texts]
     per_module = [[predict_op(m, i, ctx, cost) for i in launched(m)] for m in modules]
     ops = tuple(o for group in per_module for o in group)
     cores = mine.threads if mine is not None else 0
+    rate = mine.fresh_s_per_byte if mine is not None else 0.0
+    fresh = [graph.fresh_bytes(m, temp_bytes if k == 0 else 0.0) for k, m in enumerate(modules)]
     schedule = tuple(
         concurrency.step(
             graph.nodes(m, {o.name: o.predicted_s or 0.0 for o in group}, cores),
             cores,
             graph.sequential(m),
+            fresh_bytes * rate,
         )
-        for m, group in zip(modules, per_module, strict=True)
+        for m, group, fresh_bytes in zip(modules, per_module, fresh, strict=True)
         if cores
     )
     if mine is not None:
@@ -169,7 +183,16 @@ def predict_modules(
     else:
         dispatch, whence = 0.0, f"no kernel curves for {device}: dispatch not counted"
     used = mine.label if mine else kernels.PUBLISHED
-    return Prediction(label, device, ops, len(modules), dispatch, whence, used, schedule)
+    fresh_from = (
+        f"first touch of {sum(fresh) / 2**20:.1f} MiB of fresh pages per step (buffers above "
+        f"malloc's {graph.MMAP_MAX // 2**20} MiB mmap threshold), {mine.label}"
+        if sum(fresh) and rate
+        else ""
+    )
+    fresh_s = sum(fresh) * rate
+    return Prediction(
+        label, device, ops, len(modules), dispatch, whence, used, schedule, fresh_s, fresh_from
+    )
 
 
 def predict(fn, *args, curves: kernels.Curves | None = None) -> Prediction:
@@ -184,4 +207,6 @@ def predict(fn, *args, curves: kernels.Curves | None = None) -> Prediction:
     n_args = len(jax.tree.leaves(args))
     label = getattr(fn, "__name__", "program")
     texts = xla_private.compiled_texts(compiled)
-    return predict_modules(texts, device, curves, n_args, xla_private.cost, label)
+    memory = compiled.memory_analysis()
+    temp = float(getattr(memory, "temp_size_in_bytes", 0) or 0) if memory is not None else 0.0
+    return predict_modules(texts, device, curves, n_args, xla_private.cost, label, temp)

@@ -153,7 +153,8 @@ class Record:
         "text",
         "the kernel kind of a `kernels` record (`matmul`, `matvec`, `attention`, "
         "`attention backward`, `elementwise`, `transcendental`, `reduction`, `copy`, "
-        "`collective`, `matmul transposed`, `matmul rhs transposed`, `transpose`, or "
+        "`collective`, `matmul transposed`, `matmul rhs transposed`, `transpose`, `page faults` "
+        "(first touch of fresh host pages), or "
         "`dispatch` for a launch's overhead) or of a predicted profiled op; "
         "empty otherwise",
         optional=True,

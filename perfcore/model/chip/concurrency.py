@@ -55,12 +55,18 @@ def critical_path(nodes: tuple[Node, ...]) -> float:
     return max(finish.values(), default=0.0)
 
 
-def step(nodes: tuple[Node, ...], cores: int, sequential: bool = False) -> StepTime:
+def step(
+    nodes: tuple[Node, ...], cores: int, sequential: bool = False, extra_work_s: float = 0.0
+) -> StepTime:
     """The step of nodes on cores: their sum where run in order (sequential, or an unknown
-    core count), else the larger of the critical path and the work over the cores."""
-    total = sum(n.seconds for n in nodes)
+    core count), else the larger of the critical path and the work over the cores.
+    extra_work_s: core-seconds no node's time holds (the first touch of fresh pages, done by
+    the threads that write them), spread over the cores in either case."""
+    spread = extra_work_s / max(cores, 1)
+    total = sum(n.seconds for n in nodes) + spread
     path = critical_path(nodes)
-    work = sum(n.seconds * min(max(n.threads, 1), max(cores, 1)) for n in nodes) / max(cores, 1)
+    busy = sum(n.seconds * min(max(n.threads, 1), max(cores, 1)) for n in nodes)
+    work = (busy + extra_work_s) / max(cores, 1)
     if sequential or cores < 1:
         return StepTime(total, path, work, total, cores, SUM)
     rule = CRITICAL_PATH if path >= work else WORK

@@ -74,6 +74,7 @@ class Curves:
     dispatch_per_arg_s: float = 0.0  # more per argument passed, seconds
     spec_name: str = ""  # the specs row the device matched; empty when none
     threads: int = 0  # host threads the runtime ran on when measured (CPU); 0 when unknown
+    fresh_s_per_byte: float = 0.0  # first touch of fresh host pages, seconds per byte; 0 unknown
 
     @property
     def label(self) -> str:
