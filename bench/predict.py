@@ -14,6 +14,7 @@ median per-op error within 25 %. Run only when the machine is quiet (uptime load
 from __future__ import annotations
 
 import argparse
+import os
 
 import jax
 import jax.numpy as jnp
@@ -26,7 +27,7 @@ from perfcore.measure.results import curves, save_results
 
 STEP_TARGET, MATMUL_TARGET = 0.20, 0.25
 RULES = (
-    "predicted: the scheduled step (critical path or work over the threads) + dispatch",
+    "predicted: the ops run when ready sharing the cores (simulated) + dispatch",
     "op sum: the ops summed + dispatch (no fresh pages)",
 )
 
@@ -117,6 +118,7 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=120.0)
     parser.add_argument("--out", default="")
     args = parser.parse_args()
+    print("load average (1, 5, 15 min) before: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     records = runner.run_suite("kernels", budget_s=args.budget)
     if args.out:
         save_results(records, args.out)
@@ -142,10 +144,12 @@ def main() -> None:
         )
         for o in sorted(held.ops, key=lambda o: -o.measured_s)[:12]:
             print(
-                f"   {o.name:<32.32} {o.kernel:<15} {o.predicted_s * 1e6:9.1f}us "
-                f"{o.measured_s * 1e6:9.1f}us {o.error:+6.0%}"
+                f"   {o.name:<28.28} {o.kernel:<21} alone {o.alone_s * 1e6:8.1f}us "
+                f"inside {o.predicted_s * 1e6:8.1f}us measured {o.measured_s * 1e6:8.1f}us "
+                f"{o.error:+6.0%}"
             )
 
 
 if __name__ == "__main__":
     main()
+    print("load average (1, 5, 15 min) after: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))

@@ -21,20 +21,28 @@ CHAIN = (Node("a", 2.0, 1), Node("b", 2.0, 1), Node("c", 1.0, 1, ("a", "b", "not
 def test_single_threaded_independent_ops_overlap_down_to_the_critical_path():
     t = concurrency.step(CHAIN, cores=2)
     assert (t.critical_path_s, t.work_s, t.sum_s) == (3.0, 2.5, 5.0)  # work (2+2+1)/2
-    assert (t.seconds, t.rule) == (3.0, concurrency.CRITICAL_PATH)
+    assert (t.seconds, t.rule) == (3.0, concurrency.SHARED)  # a, b at once, then c
+    assert dict(t.durations) == {"a": 2.0, "b": 2.0, "c": 1.0}
 
 
-def test_ops_that_fill_every_core_cannot_overlap_so_the_work_sets_the_step():
+def test_ops_that_fill_every_core_share_them_so_each_takes_longer_inside_the_step():
     wide = tuple(Node(n.name, n.seconds, 2, n.after) for n in CHAIN)
     t = concurrency.step(wide, cores=2)
-    assert (t.work_s, t.seconds, t.rule) == (5.0, 5.0, concurrency.WORK)
+    assert (t.work_s, t.seconds) == (5.0, 5.0)  # the work bound: no overlap gains anything
+    assert dict(t.durations) == {"a": 4.0, "b": 4.0, "c": 1.0}  # a and b at half speed
     four = concurrency.step(tuple(Node(n.name, n.seconds, 4, n.after) for n in CHAIN), cores=2)
-    assert four.work_s == 5.0  # an op keeps at most every core busy
+    assert four.work_s == 5.0 and four.seconds == 5.0  # an op keeps at most every core busy
 
 
-def test_work_no_op_holds_adds_to_the_work_and_spread_over_the_cores_to_the_sum():
+def test_a_simulated_step_lies_between_the_larger_bound_and_their_sum():
+    mixed = (Node("a", 2.0, 2), Node("b", 1.0, 1), Node("c", 3.0, 1, ("b",)), Node("d", 1.0, 2))
+    t = concurrency.step(mixed, cores=2)
+    assert max(t.critical_path_s, t.work_s) <= t.seconds <= t.critical_path_s + t.work_s
+
+
+def test_work_no_op_holds_is_spread_over_the_cores():
     t = concurrency.step(CHAIN, cores=2, extra_work_s=3.0)  # e.g. first touch of fresh pages
-    assert (t.work_s, t.seconds, t.rule) == (4.0, 4.0, concurrency.WORK)  # (5 + 3) / 2
+    assert t.seconds == 4.5 and t.work_s == 4.0  # 3 + 3 / 2; (5 + 3) / 2
     in_order = concurrency.step(CHAIN, cores=2, sequential=True, extra_work_s=3.0)
     assert in_order.seconds == 6.5  # 5 + 3 / 2
 

@@ -72,6 +72,12 @@ class Prediction:
         run concurrently (concurrency.step, fresh pages in its work), else their sum."""
         return sum(t.seconds for t in self.schedule) if self.schedule else self.op_s + self.fresh_s
 
+    def inside_s(self, name: str) -> float | None:
+        """An op's predicted time inside the step (sharing the cores with the ops running
+        beside it, as a profile of the step times it), seconds; None where not scheduled."""
+        found = [s for t in self.schedule for n, s in t.durations if n == name]
+        return found[0] if found else None
+
     @property
     def step_s(self) -> float:
         """The predicted step: the ops' time (fresh pages in it) plus dispatch, seconds."""
