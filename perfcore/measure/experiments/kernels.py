@@ -13,8 +13,9 @@ bytes from cost_analysis (cross-checked with chip.ops), and `kernel` names its k
 per launched program; on a CPU the first touch of fresh pages is timed too
 (experiments.pages). The sweep keeps to the suite's kernels_budget_s: each point gets its
 share of what is left, and a sweep stops after a call longer than kernels_call_s. A matmul
-point takes MATMUL_REPEATS times the suite's repeats within its share: its fastest call (what
-the curves use) moves most from run to run on a shared machine.
+point takes MATMUL_REPEATS times the suite's repeats within its share, and a second pass
+over the matmuls while the budget lasts (kernel_rounds): their fastest call (what the curves
+use) moves most from run to run on a shared machine.
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ import os
 import time
 from dataclasses import dataclass
 
-from perfcore.measure.experiments import collectives, pages, roofline
+from perfcore.measure.experiments import collectives, kernel_rounds, pages, roofline
 from perfcore.measure.experiments.env import NO_WORK, Env, compile_case, free_memory_bytes
-from perfcore.measure.experiments.suites import DeviceMemoryError, Suite, require_fits
+from perfcore.measure.experiments.suites import Suite, require_fits
 from perfcore.measure.results import Record
 from perfcore.model.chip import kernels, ops
 
@@ -231,35 +232,14 @@ def dispatch(env: Env) -> list[Record]:
     return records
 
 
-def _rounds(env: Env, sweeps: list[list[Planned]], deadline: float) -> list[Record]:
-    """Every sweep's points, round by round (each sweep's smallest first), so a budget that
-    runs out cuts the largest sizes, not whole kinds; a sweep stops after a call longer than
-    kernels_call_s or one that would not fit. Each point gets half its share of the time left
-    (the other half pays for compiling)."""
-    records, live = [], [list(s) for s in sweeps]
-    while any(live) and time.perf_counter() < deadline:
-        left = sum(len(s) for s in live)
-        for sweep in [s for s in live if s]:
-            if time.perf_counter() >= deadline:
-                break
-            share = (deadline - time.perf_counter()) / left / 2
-            try:
-                record = _measure(env, sweep.pop(0), share)
-            except DeviceMemoryError:
-                sweep.clear()
-                continue
-            records.append(record)
-            if record.measurement.median > env.suite.kernels_call_s:
-                sweep.clear()
-    return records
-
-
 def run(env: Env) -> list[Record]:
     """Dispatch, every dtype's sweeps within the budget, and the collectives over devices."""
     deadline = time.perf_counter() + env.suite.kernels_budget_s
     dropped = {d: why for d in env.suite.kernel_dtypes if (why := roofline.unsupported(env, d))}
     sweeps = [s for d in env.suite.kernel_dtypes if d not in dropped for s in plan(env.suite, d)]
-    records = [*dispatch(env), *_rounds(env, sweeps, deadline)]
+    first = kernel_rounds.sweep(env, sweeps, deadline, _measure)
+    again = kernel_rounds.again(env, first, deadline, _measure, lambda p: p.fn.startswith("matmul"))
+    records = [*dispatch(env), *again]
     if env.detected.backend == "cpu":  # a step's fresh buffers fault on the host (pages)
         records.append(pages.record(env, EXPERIMENT, threads=host_threads(env)))
     if len(env.jax.devices()) > 1:
