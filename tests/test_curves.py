@@ -5,32 +5,8 @@ import dataclasses
 import pytest
 
 from perfcore.measure import results
-from perfcore.measure.clock.harness import Measurement
 from perfcore.measure.results import curves
-from perfcore.model.chip import kernels
-
-
-def record(kernel, label, samples, flops=None, n_bytes=None, size=None, n_args=2, **kw):
-    """A kernels record on the CPU."""
-    return results.Record(
-        experiment="kernels",
-        label=label,
-        device="cpu",
-        backend="cpu",
-        jax_version="0.10.2",
-        timestamp="2026-01-31T12:00:00+00:00",
-        shapes=((4, 4),) * n_args,
-        dtype="float32",
-        precision="fp32",
-        flops=flops,
-        bytes=n_bytes,
-        size=size,
-        size_kind=kernels.SIZE_UNIT.get(kernel, ""),
-        kernel=kernel,
-        measurement=Measurement(samples=tuple(samples)),
-        **kw,
-    )
-
+from tests.support.kernel_records import record
 
 RECORDS = (
     record("dispatch", "dispatch, 1 argument", [10e-6, 12e-6], n_args=1),

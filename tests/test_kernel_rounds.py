@@ -3,7 +3,7 @@
 import time
 
 from perfcore.measure.experiments import kernel_rounds
-from tests.test_curves import record
+from tests.support.kernel_records import record
 
 
 def test_the_chosen_points_second_pass_samples_join_the_first_and_others_keep_one_pass():
