@@ -2,9 +2,11 @@
 
 In one process: the kernel curves are measured (`kernels` experiment, --budget seconds), then
 each program is predicted from its optimized HLO (perfcore.predict), profiled op by op and its
-step wall timed untraced (isolated calls, median). Printed per program: predicted step,
-measured step, error, and the matmul ops' median per-op error. Targets: step within 20 %,
-matmul median per-op error within 25 %. Run only when the machine is quiet (uptime load < 2.5).
+step wall timed untraced (isolated calls, median). Printed per program: predicted step
+(its ops scheduled over the HLO graph, perfcore.model.chip.concurrency, with the first touch
+of the pages its buffers map fresh, plus dispatch), the ops' plain sum beside it, measured
+step, error, and the matmul ops' median per-op error. Targets: step within 20 %, matmul
+median per-op error within 25 %. Run only when the machine is quiet (uptime load < 2.5).
 
     PYTHONPATH=$PWD .venv/bin/python bench/predict.py [--budget 120] [--out curves.json]
 """
@@ -12,6 +14,7 @@ matmul median per-op error within 25 %. Run only when the machine is quiet (upti
 from __future__ import annotations
 
 import argparse
+import os
 
 import jax
 import jax.numpy as jnp
@@ -23,6 +26,10 @@ from perfcore.measure.profile.run import profile
 from perfcore.measure.results import curves, save_results
 
 STEP_TARGET, MATMUL_TARGET = 0.20, 0.25
+RULES = (
+    "predicted: the ops run when ready sharing the cores (simulated) + dispatch",
+    "op sum: the ops summed + dispatch (no fresh pages)",
+)
 
 
 def mlp_train():
@@ -111,27 +118,38 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=120.0)
     parser.add_argument("--out", default="")
     args = parser.parse_args()
+    print("load average (1, 5, 15 min) before: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     records = runner.run_suite("kernels", budget_s=args.budget)
     if args.out:
         save_results(records, args.out)
     measured = curves.curves(records)
     print(f"curves: {len(measured.points)} points, {measured.label}, roofs {measured.roofs_from}")
-    print(f"{'program':<16} {'predicted':>10} {'measured':>10} {'error':>7} {'matmul med':>10}")
+    fresh_ns = measured.fresh_s_per_byte * 1e9
+    print(f"host threads {measured.threads}; fresh pages {fresh_ns * 4096 / 1e3:.2f} us per 4 KiB")
+    print(f"step rule: {', '.join(RULES)}")
+    head = f"{'program':<16} {'predicted':>10} {'op sum':>10} {'measured':>10} {'error':>7}"
+    print(f"{head} {'matmul med':>10}  rule")
     for name, make in PROGRAMS.items():
         fn, inputs = make()
         predicted = predict.predict(fn, *inputs, curves=measured)
         held = versus.versus(predicted, profile(fn, *inputs, steps=10), wall_s(fn, inputs))
         med = held.median_error()
+        rules = "; ".join(f"{t.rule.split(' (')[0]}" for t in predicted.schedule) or "sum"
+        if predicted.fresh_s:
+            rules += f"; fresh pages {predicted.fresh_s * 1e3:.1f} core-ms"
         print(
-            f"{name:<16} {held.predicted_step_s * 1e3:>8.3f}ms {held.wall_s * 1e3:>8.3f}ms "
-            f"{held.step_error:>+7.0%} {'-' if med is None else f'{med:.0%}':>10}"
+            f"{name:<16} {held.predicted_step_s * 1e3:>8.3f}ms "
+            f"{(predicted.op_s + predicted.dispatch_s) * 1e3:>8.3f}ms {held.wall_s * 1e3:>8.3f}ms "
+            f"{held.step_error:>+7.0%} {'-' if med is None else f'{med:.0%}':>10}  {rules}"
         )
         for o in sorted(held.ops, key=lambda o: -o.measured_s)[:12]:
             print(
-                f"   {o.name:<32.32} {o.kernel:<15} {o.predicted_s * 1e6:9.1f}us "
-                f"{o.measured_s * 1e6:9.1f}us {o.error:+6.0%}"
+                f"   {o.name:<28.28} {o.kernel:<21} alone {o.alone_s * 1e6:8.1f}us "
+                f"inside {o.predicted_s * 1e6:8.1f}us measured {o.measured_s * 1e6:8.1f}us "
+                f"{o.error:+6.0%}"
             )
 
 
 if __name__ == "__main__":
     main()
+    print("load average (1, 5, 15 min) after: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))

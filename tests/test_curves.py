@@ -1,34 +1,12 @@
 """measure.results.curves: kernel records to curves (dispatch taken off, roofs), round-trips."""
 
+import dataclasses
+
 import pytest
 
 from perfcore.measure import results
-from perfcore.measure.clock.harness import Measurement
 from perfcore.measure.results import curves
-from perfcore.model.chip import kernels
-
-
-def record(kernel, label, samples, flops=None, n_bytes=None, size=None, n_args=2, **kw):
-    """A kernels record on the CPU."""
-    return results.Record(
-        experiment="kernels",
-        label=label,
-        device="cpu",
-        backend="cpu",
-        jax_version="0.10.2",
-        timestamp="2026-01-31T12:00:00+00:00",
-        shapes=((4, 4),) * n_args,
-        dtype="float32",
-        precision="fp32",
-        flops=flops,
-        bytes=n_bytes,
-        size=size,
-        size_kind=kernels.SIZE_UNIT.get(kernel, ""),
-        kernel=kernel,
-        measurement=Measurement(samples=tuple(samples)),
-        **kw,
-    )
-
+from tests.support.kernel_records import record
 
 RECORDS = (
     record("dispatch", "dispatch, 1 argument", [10e-6, 12e-6], n_args=1),
@@ -79,3 +57,14 @@ def test_a_curves_results_file_round_trips(tmp_path, suffix):
     loaded = results.load_results(path)
     assert loaded == RECORDS
     assert curves.curves(loaded, specs={}) == curves.curves(RECORDS, specs={})
+
+
+def test_the_curves_carry_the_host_threads_and_what_a_fresh_byte_costs():
+    # 64 MiB of fresh pages touched in 32 ms at best: 0.5 ns per byte; not a kernel point
+    fresh = record("page faults", "first touch", [0.032, 0.04], n_bytes=2.0**26, size=2.0**26)
+    threaded = [dataclasses.replace(r, threads=2) for r in (*RECORDS, fresh)]
+    c = curves.curves(tuple(threaded), specs={})
+    assert c.threads == 2 and c.fresh_s_per_byte == pytest.approx(0.032 / 2**26)
+    assert {p.kind for p in c.points} == {"matmul", "copy"}
+    old = curves.curves(RECORDS, specs={})  # a version 4 file: neither
+    assert (old.threads, old.fresh_s_per_byte) == (0, 0.0)

@@ -18,6 +18,7 @@ def _op(name: str, measured: float, predicted: float, kernel: str = "matmul") ->
         predicted_s=predicted,
         measured_s=measured,
         derived_from="measured kernels",
+        alone_s=predicted,
     )
 
 

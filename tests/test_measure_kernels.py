@@ -38,12 +38,13 @@ def measured():
 
 def test_the_tiny_suite_yields_records_of_every_kind(measured):
     kinds = {r.kernel for r in measured}
-    assert kinds == {*kernels.KINDS, "dispatch"} - {"collective"}  # one CPU device
+    assert kinds == {*kernels.KINDS, "dispatch", "page faults"} - {"collective"}  # one CPU
     for r in measured:
-        assert r.experiment == "kernels" and r.measurement.n >= 1
-        if r.kernel != "dispatch":
+        assert r.experiment == "kernels" and r.measurement.n >= 1 and r.threads >= 1
+        if r.kernel not in ("dispatch", "page faults"):
             # a copy does no FLOPs: cost_analysis reports none and the model's 0 stands in
-            assert r.flops_source == ("model" if r.kernel == "copy" else "cost_analysis")
+            copies = ("copy", "transpose")
+            assert r.flops_source == ("model" if r.kernel in copies else "cost_analysis")
             assert r.bytes
             assert r.size_kind == kernels.SIZE_UNIT[r.kernel]
 
@@ -54,6 +55,7 @@ def test_its_results_file_round_trips_to_the_same_curves(measured, tmp_path):
     c = curves.curves(loaded)
     assert c == curves.curves(measured) and c.device == measured[0].device
     assert c.dispatch_s > 0 and {p.kind for p in c.points} <= set(kernels.KINDS)
+    assert c.threads >= 1 and c.fresh_s_per_byte > 0
 
 
 def tiny(x, w):

@@ -100,8 +100,20 @@ def test_csv_columns_follow_the_schema_and_every_record_field_has_one():
     assert attrs == {f.name for f in dataclasses.fields(Record)}
 
 
-def test_files_are_written_as_version_4():
-    assert json.loads(results.to_json(RECORDS))["version"] == results.VERSION == 4
+def test_files_are_written_as_version_5():
+    assert json.loads(results.to_json(RECORDS))["version"] == results.VERSION == 5
+
+
+def test_a_kernel_records_layout_kind_and_threads_round_trip_and_a_version_4_file_loads():
+    kernel = record(experiment="kernels", kernel="matmul rhs transposed", threads=2)
+    for suffix in (".json", ".csv"):
+        text = results.to_json((kernel,)) if suffix == ".json" else results.to_csv((kernel,))
+        assert results.load_results_bytes(text.encode(), f"k{suffix}") == (kernel,)
+    document = json.loads(results.to_json((kernel,)))
+    document["version"] = 4
+    del document["records"][0]["threads"]  # version 4 had no threads column
+    old = results.load_results_bytes(json.dumps(document).encode(), "v4.json")
+    assert old == (dataclasses.replace(kernel, threads=None),)
 
 
 @pytest.mark.parametrize("name", ["v1.json", "v1.csv"])
@@ -176,7 +188,7 @@ MALFORMED = [
     (b"experiment,label\nsweep,x\n", "x.csv", "missing column(s)"),
     (json_with(notes=["two\nlines"]), "x.json", "record 1: field 'notes'"),
     (json_with(size_kind="furlongs"), "x.json", "record 1: field 'size_kind'"),
-    (b'{"format": "perfcore-results", "version": 5, "records": [{}]}', "x.json", "'version'"),
+    (b'{"format": "perfcore-results", "version": 6, "records": [{}]}', "x.json", "'version'"),
 ]
 
 

@@ -1,8 +1,10 @@
 """A prediction held against its profile, as rows, lines and one JSON-ready summary.
 
-Each op: predicted and measured time per step (seconds), the signed error, and what the
-prediction was derived from; the step: predicted (ops plus dispatch) against the untraced wall
-and the traced one. Ops that miss by more than the curves' own spread are named (`missed`).
+Each op: predicted (inside the step, sharing the cores with the ops beside it, where the step
+was scheduled; its time alone beside it) and measured time per step (seconds), the signed
+error, and what the prediction was derived from; the step: predicted (its ops scheduled, fresh
+pages, dispatch) against the untraced wall and the traced one. Ops that miss by more than
+the curves' own spread are named (`missed`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ def versus_rows(held: Versus) -> list[dict]:
             "category": o.category,
             "kernel": o.kernel,
             "predicted_s": o.predicted_s,
+            "alone_s": o.alone_s,
             "measured_s": o.measured_s,
             "error": o.error,
             "source": o.source,

@@ -56,6 +56,7 @@ def held(records: tuple[Record, ...]) -> tuple[Versus, str] | None:
                 predicted_s=r.predicted_s,
                 measured_s=r.measurement.median,
                 derived_from=r.predicted_from,
+                alone_s=r.predicted_s,  # a record holds one predicted time: inside the step
             )
         )
     step = steps[0]

@@ -1,25 +1,34 @@
 """Kernel curves: the kernels real layers run, swept over size per dtype, and the dispatch cost.
 
 Per dtype the backend runs: matmuls square, skinny (decode's M = 1..16), tall (prefill's
-M = 4N) and transposed (a weight gradient's Xᵀ·dY, K = 4N); fused causal attention
+M = 4N), transposed (a weight gradient's Xᵀ·dY, contracted over the tokens: K = N/4) and
+rhs-transposed (an input gradient's dY·Wᵀ, square); fused causal attention
 (jax.nn.dot_product_attention) forward and backward over sequence length and head dim; an
-elementwise chain, a transcendental chain, a row reduction and a transpose copy over sizes;
+elementwise chain, a transcendental chain, a row reduction, a 2-D transpose copy and a
+rank-4 permuted copy (a KV cache's (batch, seq, heads, head dim) -> (batch, heads, head dim,
+seq)) over sizes;
 the collectives where several devices exist. Each point is isolated calls with FLOPs and
 bytes from cost_analysis (cross-checked with chip.ops), and `kernel` names its kind
 (perfcore.model.chip.kernels). A tiny program with 1 and with 16 arguments times the dispatch
-per launched program. The sweep keeps to the suite's kernels_budget_s: each point gets its
-share of what is left, and a sweep stops after a call longer than kernels_call_s.
+per launched program; on a CPU the first touch of fresh pages is timed too
+(experiments.pages). The sweep keeps to the suite's kernels_budget_s: each point gets its
+share of what is left, and a sweep stops after a call longer than kernels_call_s. A matmul
+point takes MATMUL_REPEATS times the suite's repeats within its share, and a second pass
+over the matmuls while the budget lasts (kernel_rounds): their fastest call (what the curves
+use) moves most from run to run on a shared machine.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
+import os
 import time
 from dataclasses import dataclass
 
-from perfcore.measure.experiments import collectives, roofline
+from perfcore.measure.experiments import collectives, kernel_rounds, pages, roofline
 from perfcore.measure.experiments.env import NO_WORK, Env, compile_case, free_memory_bytes
-from perfcore.measure.experiments.suites import DeviceMemoryError, Suite, require_fits
+from perfcore.measure.experiments.suites import Suite, require_fits
 from perfcore.measure.results import Record
 from perfcore.model.chip import kernels, ops
 
@@ -27,8 +36,13 @@ EXPERIMENT = "kernels"
 HEADS = 4
 DISPATCH_ARGS = (1, 16)
 ROW = 256  # row length of the reduction and the copy
+CACHE = (8, 8, 64)  # batch, heads, head dim of the rank-4 transpose; seq = elements / their product
+PERMUTE = (0, 2, 3, 1)  # (batch, seq, heads, head dim) -> (batch, heads, head dim, seq)
 ITEMSIZE = {"float64": 8, "float32": 4, "bfloat16": 2, "float16": 2, "float8_e4m3fn": 1}
 MATMUL_ONLY = ("float8_e4m3fn",)  # dtypes whose other kernels no layer runs
+MATMUL_REPEATS = 3  # a matmul point takes this many times the suite's repeats (within its share)
+COPIES = ("copy", "transpose")  # kinds with no FLOPs: their bytes from the model
+SKINNY_OFF = kernels.SKINNY + 1  # a side matmul_kind never calls skinny: the kind by layout
 
 
 @dataclass(frozen=True)
@@ -53,6 +67,7 @@ def _function(jax, jnp, name: str):
     return {
         "matmul": jnp.matmul,
         "matmul transposed": lambda a, b: a.T @ b,
+        "matmul rhs transposed": lambda a, b: a @ b.T,
         "attention": lambda q, k, v: _attention(jax, q, k, v),
         "attention backward": jax.grad(
             lambda q, k, v: _attention(jax, q, k, v).astype("float32").sum(), argnums=(0, 1, 2)
@@ -61,25 +76,27 @@ def _function(jax, jnp, name: str):
         "transcendental": lambda x: jnp.exp(-x) * jnp.tanh(x),
         "reduction": lambda x: x.sum(axis=-1),
         "copy": lambda x: x.T,
+        "transpose": lambda x: x.transpose(PERMUTE),
     }[name]
 
 
 def _matmuls(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
-    """Square, skinny (M rows) and tall (M = 4N) matmul sweeps of dtype."""
+    """Square, skinny (M rows), tall (M = 4N), transposed and rhs-transposed matmul sweeps."""
 
-    def point(m: int, n: int, k: int, transposed: bool = False) -> Planned:
-        kind = kernels.matmul_kind(m, n, transposed)
-        label = f"{'matmul transposed' if transposed else 'matmul'} {dtype} {m}x{k}x{n}"
+    def point(m: int, n: int, k: int, transposed: bool = False, rhs: bool = False) -> Planned:
+        kind = kernels.matmul_kind(m, n, transposed, rhs)
+        fn = kernels.matmul_kind(SKINNY_OFF, SKINNY_OFF, transposed, rhs)  # by layout alone
         a = (k, m) if transposed else (m, k)
-        fn = "matmul transposed" if transposed else "matmul"
-        return Planned(kind, label, dtype, (a, (k, n)), fn, ops.matmul(m, n, k, b))
+        shapes = (a, (n, k) if rhs else (k, n))
+        return Planned(kind, f"{fn} {dtype} {m}x{k}x{n}", dtype, shapes, fn, ops.matmul(m, n, k, b))
 
     sides = suite.kernel_sides
     square = [point(n, n, n) for n in sides]
     skinny = [[point(m, n, n) for n in sides if n >= 256] for m in suite.kernel_rows]
     tall = [point(4 * n, n, n) for n in sides if n >= 128]
-    grads = [point(n, n, 4 * n, transposed=True) for n in sides if n >= 64]  # Xᵀ·dY
-    return [square, *skinny, tall, grads]
+    grads = [point(n, n, n // 4, transposed=True) for n in sides if n >= 128]  # Xᵀ·dY
+    inputs = [point(n, n, n, rhs=True) for n in sides if n >= 64]  # dY·Wᵀ
+    return [square, *skinny, tall, grads, inputs]
 
 
 def _attentions(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
@@ -108,7 +125,7 @@ def _streams(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
         "copy": lambda n: ops.Cost(0, 2 * n * b),
     }
     inputs = {"elementwise": 2, "transcendental": 1, "reduction": 1, "copy": 1}
-    return [
+    sweeps = [
         [
             Planned(
                 kind,
@@ -122,6 +139,24 @@ def _streams(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
         ]
         for kind, model in models.items()
     ]
+    return sweeps
+
+
+def _transposes(suite: Suite, dtype: str, b: int) -> list[Planned]:
+    """The rank-4 permuted copy (a KV cache's layout change) over element counts."""
+    rows = math.prod(CACHE)
+    shapes = [(CACHE[0], n // rows, *CACHE[1:]) for n in suite.kernel_elements if n >= rows]
+    return [
+        Planned(
+            "transpose",
+            f"transpose {dtype} {'x'.join(map(str, s))} (0,2,3,1)",
+            dtype,
+            (s,),
+            "transpose",
+            ops.Cost(0, 2 * math.prod(s) * b),
+        )
+        for s in shapes
+    ]
 
 
 def plan(suite: Suite, dtype: str) -> list[list[Planned]]:
@@ -130,7 +165,8 @@ def plan(suite: Suite, dtype: str) -> list[list[Planned]]:
     sweeps = _matmuls(suite, dtype, b)
     if dtype in MATMUL_ONLY:
         return sweeps
-    return [*sweeps, *_attentions(suite, dtype, b), *_streams(suite, dtype, b)]
+    streams = [*_streams(suite, dtype, b), _transposes(suite, dtype, b)]
+    return [*sweeps, *_attentions(suite, dtype, b), *streams]
 
 
 def count(suite: Suite) -> int:
@@ -152,15 +188,25 @@ def _measure(env: Env, p: Planned, budget_s: float) -> Record:
     """One point timed as isolated calls within budget_s, with its costs and kind."""
     require_fits(3 * p.model.bytes, free_memory_bytes(), p.label)
     fn = _function(env.jax, env.jnp, p.fn)
-    case = compile_case(env, fn, _inputs(env, p), p.model, matmul=p.fn != "copy")
+    case = compile_case(env, fn, _inputs(env, p), p.model, matmul=p.fn not in COPIES)
     case = dataclasses.replace(
         case, precision=case.precision or roofline.EXTRA_PRECISION.get(p.dtype, "")
     )
-    m = env.measure(case.run, budget_s=max(budget_s, 1e-3))  # at least 3 calls
+    repeats = env.suite.repeats * (MATMUL_REPEATS if p.fn.startswith("matmul") else 1)
+    m = env.measure(case.run, repeats=repeats, budget_s=max(budget_s, 1e-3))  # >= 3 calls
     size = case.flops if kernels.SIZE_UNIT[p.kind] == "flops" else case.bytes
     unit = kernels.SIZE_UNIT[p.kind]
     fields = {"size": size, "size_kind": unit, "kernel": p.kind, "shapes": p.shapes}
+    fields["threads"] = host_threads(env)
     return env.record(EXPERIMENT, p.label, m, case, **fields)
+
+
+def host_threads(env: Env) -> int | None:
+    """The cores this process may run on, which XLA:CPU sizes its thread pool by; None on
+    other backends."""
+    if env.detected.backend != "cpu":
+        return None
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 
 def dispatch(env: Env) -> list[Record]:
@@ -173,31 +219,16 @@ def dispatch(env: Env) -> list[Record]:
         label = f"dispatch, {n} argument{'s' if n > 1 else ''}"
         shapes = ((1,),) * n
         records.append(
-            env.record(EXPERIMENT, label, m, kernel="dispatch", shapes=shapes, **NO_WORK)
+            env.record(
+                EXPERIMENT,
+                label,
+                m,
+                kernel="dispatch",
+                shapes=shapes,
+                threads=host_threads(env),
+                **NO_WORK,
+            )
         )
-    return records
-
-
-def _rounds(env: Env, sweeps: list[list[Planned]], deadline: float) -> list[Record]:
-    """Every sweep's points, round by round (each sweep's smallest first), so a budget that
-    runs out cuts the largest sizes, not whole kinds; a sweep stops after a call longer than
-    kernels_call_s or one that would not fit. Each point gets half its share of the time left
-    (the other half pays for compiling)."""
-    records, live = [], [list(s) for s in sweeps]
-    while any(live) and time.perf_counter() < deadline:
-        left = sum(len(s) for s in live)
-        for sweep in [s for s in live if s]:
-            if time.perf_counter() >= deadline:
-                break
-            share = (deadline - time.perf_counter()) / left / 2
-            try:
-                record = _measure(env, sweep.pop(0), share)
-            except DeviceMemoryError:
-                sweep.clear()
-                continue
-            records.append(record)
-            if record.measurement.median > env.suite.kernels_call_s:
-                sweep.clear()
     return records
 
 
@@ -206,7 +237,11 @@ def run(env: Env) -> list[Record]:
     deadline = time.perf_counter() + env.suite.kernels_budget_s
     dropped = {d: why for d in env.suite.kernel_dtypes if (why := roofline.unsupported(env, d))}
     sweeps = [s for d in env.suite.kernel_dtypes if d not in dropped for s in plan(env.suite, d)]
-    records = [*dispatch(env), *_rounds(env, sweeps, deadline)]
+    first = kernel_rounds.sweep(env, sweeps, deadline, _measure)
+    again = kernel_rounds.again(env, first, deadline, _measure, lambda p: p.fn.startswith("matmul"))
+    records = [*dispatch(env), *again]
+    if env.detected.backend == "cpu":  # a step's fresh buffers fault on the host (pages)
+        records.append(pages.record(env, EXPERIMENT, threads=host_threads(env)))
     if len(env.jax.devices()) > 1:
         records += [
             dataclasses.replace(r, experiment=EXPERIMENT, kernel="collective")

@@ -3,31 +3,26 @@ from the device's kernel curves, plus the dispatch of each launched program.
 
 Every instruction the program launches (the entry computation's and its loops' bodies', free
 ones such as parameters and tuples left out) is priced as the profiler prices it (join.price:
-XLA's cost model on the instruction alone), given its kernel kind (a matmul with M or N of at
-most 16 a matvec, an elementwise fusion with transcendentals a transcendental chain) and its
+XLA's cost model on the instruction alone), given its kernel kind (kinds.kernel_kind) and its
 expected time from perfcore.model.chip.kernels.expected: its bound over the efficiency its
 device's curves give at its size, else the published runs' efficiency, said as such.
+Where the curves say how many host threads their kernels ran on (XLA:CPU), each program's
+ops are scheduled over its dependency graph (graph, concurrency.step) rather than summed;
+where they say what a fresh host page costs, the step adds the first touch of the buffers its
+allocator maps fresh each step (graph.fresh_bytes).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from perfcore.measure.clock.devices import match_device
-from perfcore.measure.profile import hlo, join
+from perfcore.measure.profile import graph, hlo, join, kinds
 from perfcore.measure.profile.records import DTYPES
-from perfcore.model.chip import kernels
+from perfcore.model.chip import concurrency, kernels
+from perfcore.model.chip.concurrency import StepTime
 from perfcore.model.chip.specs import Device, load_specs
 
-KIND = {
-    hlo.ELEMENTWISE: "elementwise",
-    hlo.REDUCTION: "reduction",
-    hlo.DATA: "copy",
-    hlo.COLLECTIVE: "collective",
-    hlo.OTHER: "elementwise",
-}
-LHS_CONTRACTING = re.compile(r"lhs_contracting_dims=\{([\d,]*)\}")
 NO_ROOF = "no roof: no kernel curves for this device and no specs row"
 
 
@@ -62,6 +57,9 @@ class Prediction:
     dispatch_s: float  # per step, every program's launch
     dispatch_from: str
     curves_label: str  # what the efficiencies came from: the curves, or published runs
+    schedule: tuple[StepTime, ...] = ()  # per program where its ops overlap (XLA:CPU)
+    fresh_s: float = 0.0  # core-seconds per step: first touch of the pages its buffers map fresh
+    fresh_from: str = ""
 
     @property
     def op_s(self) -> float:
@@ -69,9 +67,21 @@ class Prediction:
         return sum(o.predicted_s for o in self.ops if o.predicted_s is not None)
 
     @property
+    def ops_step_s(self) -> float:
+        """The programs' ops per step, seconds: each program's scheduled step where its ops
+        run concurrently (concurrency.step, fresh pages in its work), else their sum."""
+        return sum(t.seconds for t in self.schedule) if self.schedule else self.op_s + self.fresh_s
+
+    def inside_s(self, name: str) -> float | None:
+        """An op's predicted time inside the step (sharing the cores with the ops running
+        beside it, as a profile of the step times it), seconds; None where not scheduled."""
+        found = [s for t in self.schedule for n, s in t.durations if n == name]
+        return found[0] if found else None
+
+    @property
     def step_s(self) -> float:
-        """The predicted step: ops plus dispatch, seconds."""
-        return self.op_s + self.dispatch_s
+        """The predicted step: the ops' time (fresh pages in it) plus dispatch, seconds."""
+        return self.ops_step_s + self.dispatch_s
 
 
 @dataclass(frozen=True)
@@ -108,44 +118,6 @@ def launched(module: hlo.Module) -> list[hlo.Instruction]:
     return out
 
 
-def _dot(module: hlo.Module, instruction: hlo.Instruction) -> hlo.Instruction | None:
-    """The instruction's dot (itself, or the first inside its fusion); None when none."""
-    if instruction.opcode in hlo.MATMUL_OPS:
-        return instruction
-    inner = [i for c in hlo.called(module, instruction) for i in module.computations[c]]
-    return next((i for i in inner if i.opcode in hlo.MATMUL_OPS), None)
-
-
-def _transposed(module: hlo.Module, dot: hlo.Instruction | None) -> bool:
-    """True for a dot whose left operand is contracted on a dimension other than its last."""
-    found = LHS_CONTRACTING.search(dot.attrs) if dot else None
-    if not found or not dot.operands:
-        return False
-    lhs = hlo.arrays(hlo.operand_shape(module, dot.operands[0]))
-    last = len(lhs[0][1]) - 1 if lhs else 0
-    return any(int(d) != last for d in found.group(1).split(",") if d)
-
-
-def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced, cost) -> str:
-    """The kernel kind of a priced instruction; empty where none applies (a custom kernel)."""
-    if priced.category == hlo.MATMUL:
-        dot = _dot(module, instruction)
-        dims = hlo.arrays(dot.shape if dot else instruction.shape)[0][1]
-        return (
-            kernels.matmul_kind(*dims[-2:], _transposed(module, dot))
-            if len(dims) >= 2
-            else "matvec"
-        )
-    if priced.category == hlo.CUSTOM:
-        target = instruction.target.lower()
-        if "fmha" not in target and "attention" not in target:
-            return ""
-        return "attention backward" if "backward" in target or "bwd" in target else "attention"
-    if priced.category == hlo.ELEMENTWISE and cost(hlo.one_op_module(module, instruction))[2]:
-        return "transcendental"
-    return KIND.get(priced.category, "")
-
-
 def _dtype(module: hlo.Module, instruction: hlo.Instruction) -> str:
     """The dtype of the instruction's first operand (else its result), e.g. `float32`."""
     shapes = [hlo.operand_shape(module, o) for o in instruction.operands[:1]]
@@ -157,7 +129,7 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
     """One instruction's OpPrediction on the context's device."""
     p = join.price(module, instruction, cost)
     runs = hlo.runs_per_step(module, instruction) or 1
-    kind, dtype = kernel_kind(module, instruction, p, cost), _dtype(module, instruction)
+    kind, dtype = kinds.kernel_kind(module, instruction, p, cost), _dtype(module, instruction)
     base = (instruction.name.lstrip("%"), instruction.opcode, p.category, kind, dtype, p.source)
     per_step = (runs, *(None if v is None else v * runs for v in (p.flops, p.bytes)))
     peak, bandwidth = ctx.roofs(dtype, p.precision)
@@ -183,20 +155,50 @@ def _fallbacks() -> dict[bool, kernels.Efficiency]:
 
 
 def predict_modules(
-    texts: list[str], device: str, curves: kernels.Curves | None, n_args: int, cost, label=""
+    texts: list[str],
+    device: str,
+    curves: kernels.Curves | None,
+    n_args: int,
+    cost,
+    label: str = "",
+    temp_bytes: float = 0.0,
 ) -> Prediction:
-    """The Prediction of programs given as optimized HLO texts, run on device."""
+    """The Prediction of programs given as optimized HLO texts, run on device (temp_bytes:
+    the temporaries XLA allocates per step, from its memory analysis)."""
     mine = curves if curves is not None and curves.device == device else None
     ctx = Context(mine, match_device(device, load_specs()), _fallbacks())
     modules = [hlo.parse_module(t) for t in texts]
-    ops = tuple(predict_op(m, i, ctx, cost) for m in modules for i in launched(m))
+    per_module = [[predict_op(m, i, ctx, cost) for i in launched(m)] for m in modules]
+    ops = tuple(o for group in per_module for o in group)
+    cores = mine.threads if mine is not None else 0
+    rate = mine.fresh_s_per_byte if mine is not None else 0.0
+    fresh = [graph.fresh_bytes(m, temp_bytes if k == 0 else 0.0) for k, m in enumerate(modules)]
+    schedule = tuple(
+        concurrency.step(
+            graph.nodes(m, {o.name: o.predicted_s or 0.0 for o in group}, cores),
+            cores,
+            graph.sequential(m),
+            fresh_bytes * rate,
+        )
+        for m, group, fresh_bytes in zip(modules, per_module, fresh, strict=True)
+        if cores
+    )
     if mine is not None:
         dispatch = len(modules) * mine.dispatch(n_args)
         whence = f"dispatch of {len(modules)} program(s) of {n_args} argument(s), {mine.label}"
     else:
         dispatch, whence = 0.0, f"no kernel curves for {device}: dispatch not counted"
     used = mine.label if mine else kernels.PUBLISHED
-    return Prediction(label, device, ops, len(modules), dispatch, whence, used)
+    fresh_from = (
+        f"first touch of {sum(fresh) / 2**20:.1f} MiB of fresh pages per step (buffers above "
+        f"malloc's {graph.MMAP_MAX // 2**20} MiB mmap threshold), {mine.label}"
+        if sum(fresh) and rate
+        else ""
+    )
+    fresh_s = sum(fresh) * rate
+    return Prediction(
+        label, device, ops, len(modules), dispatch, whence, used, schedule, fresh_s, fresh_from
+    )
 
 
 def predict(fn, *args, curves: kernels.Curves | None = None) -> Prediction:
@@ -211,4 +213,6 @@ def predict(fn, *args, curves: kernels.Curves | None = None) -> Prediction:
     n_args = len(jax.tree.leaves(args))
     label = getattr(fn, "__name__", "program")
     texts = xla_private.compiled_texts(compiled)
-    return predict_modules(texts, device, curves, n_args, xla_private.cost, label)
+    memory = compiled.memory_analysis()
+    temp = float(getattr(memory, "temp_size_in_bytes", 0) or 0) if memory is not None else 0.0
+    return predict_modules(texts, device, curves, n_args, xla_private.cost, label, temp)

@@ -2,7 +2,9 @@
 the predicted step beside the step's wall time.
 
 Ops are matched by name (the HLO instruction the profile's events name). An op's error is
-(predicted - measured) / measured of its median time per step; the step's, of the predicted
+(predicted - measured) / measured of its median time per step, the prediction being its time
+inside the step where the step was scheduled (sharing the cores with the ops beside it, as
+the profile times it: Prediction.inside_s), else its time alone; the step's, of the predicted
 step against the median wall time of a step timed untraced (isolated calls), the traced
 wall beside it. The profile's records get the prediction as `predicted_s`, `predicted_from`
 and `kernel` (docs/results-format.md, version 4).
@@ -33,9 +35,10 @@ class OpVersus:
     category: str
     kernel: str
     source: str
-    predicted_s: float
+    predicted_s: float  # inside the step where scheduled, else alone
     measured_s: float
     derived_from: str
+    alone_s: float  # predicted alone, on every core it asks for
 
     @property
     def error(self) -> float:
@@ -73,15 +76,17 @@ def versus(prediction: Prediction, profile: Profile, wall_s: float) -> Versus:
         if p is None or op.median_s <= 0:
             unmatched.append(op.name)
             continue
+        inside = prediction.inside_s(op.name)
         matched.append(
             OpVersus(
                 op.name,
                 op.category,
                 p.kernel,
                 op.source,
-                p.predicted_s,
+                p.predicted_s if inside is None else inside,
                 op.median_s,
                 p.derived_from,
+                p.predicted_s,
             )
         )
     traced = [c for c in profile.call_s]

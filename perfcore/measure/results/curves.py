@@ -6,7 +6,9 @@ arguments), so a point is the kernel's time as a profile sees it, without the ho
 wake-ups a shared machine adds to a typical call; a point whose time is mostly dispatch
 (over DISPATCH_SHARE) is no kernel measurement and is left out. Efficiencies are fractions of
 the spec row's roofs where the device matched one, else of the best the suite measured
-(matmul FLOP/s per dtype, copy bytes/s).
+(matmul FLOP/s per dtype, copy bytes/s). The curves carry the host threads the kernels ran
+on (version 5 records; 0 when a file has none), which a step's concurrent ops share, and on
+a CPU what a byte of fresh pages costs to touch first (the `page faults` record).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from perfcore.model.chip.specs import Device, load_specs
 
 EXPERIMENT = "kernels"
 DISPATCH = "dispatch"
+PAGE_FAULTS = "page faults"  # experiments.pages: first touch of fresh pages
 DISPATCH_SHARE = 0.8  # a kernel record more than this share dispatch is left out
 ROOF_FROM_MEASURED = "best measured in the suite"
 
@@ -88,7 +91,8 @@ def curves(
     device = mine[0].device
     mine = [r for r in mine if r.device == device]
     dispatch = dispatch_fit(tuple(mine))
-    timed = [(r, s) for r in mine if r.kernel != DISPATCH and (s := kernel_seconds(r, dispatch))]
+    kernels_only = [r for r in mine if r.kernel not in (DISPATCH, PAGE_FAULTS)]
+    timed = [(r, s) for r in kernels_only if (s := kernel_seconds(r, dispatch))]
     row = mine[0].spec_name
     spec = (specs if specs is not None else load_specs()).get(row) if row else None
     peaks, bandwidth, whence = _roofs(timed, spec)
@@ -102,7 +106,16 @@ def curves(
         whence,
         *dispatch_fit(tuple(mine), typical=True),
         row or "",
+        max((r.threads or 0 for r in mine), default=0),
+        fresh_s_per_byte(tuple(mine)),
     )
+
+
+def fresh_s_per_byte(records: tuple[Record, ...]) -> float:
+    """Seconds per byte of fresh pages first touched: the `page faults` record's fastest call
+    over its bytes; 0 without one."""
+    rates = [r.measurement.min / r.bytes for r in records if r.kernel == PAGE_FAULTS and r.bytes]
+    return min(rates, default=0.0)
 
 
 def median_spread(curve: kernels.Curves) -> float:

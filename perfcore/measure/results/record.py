@@ -5,7 +5,8 @@ measured (experiment, label, shapes, dtype, size, the precision whose roof appli
 and bytes) and where (device, backend, JAX version, UTC time stamp). Its fields' metadata
 (schema.column) is the file's schema; a profiled op (version 3) adds its category, source
 line, occurrences per step and diagnosis; version 4 adds a kernel's kind (the `kernels`
-experiment's curves) and a profiled op's predicted time with what it was derived from.
+experiment's curves) and a profiled op's predicted time with what it was derived from;
+version 5 adds the host threads a kernel was measured with (a step's ops share them).
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from perfcore.measure.clock.schema import column
 from perfcore.model.chip.specs import PRECISIONS
 
 FORMAT = "perfcore-results"
-VERSION = 4
-VERSIONS = (1, 2, 3, 4)  # versions this code loads; version 1 is upgraded on load (v1)
+VERSION = 5
+VERSIONS = (1, 2, 3, 4, 5)  # versions this code loads; version 1 is upgraded on load (v1)
 PROFILE = "profile"  # the experiment of a profiled program's ops (version 3)
 PRECISION_DOC = "which roof applies: " + ", ".join(f"`{p}`" for p in PRECISIONS) + " or empty"
 # Written for readers after the measurement's fields, checked against the samples on load.
@@ -152,7 +153,9 @@ class Record:
         "text",
         "the kernel kind of a `kernels` record (`matmul`, `matvec`, `attention`, "
         "`attention backward`, `elementwise`, `transcendental`, `reduction`, `copy`, "
-        "`collective`, or `dispatch` for a launch's overhead) or of a predicted profiled op; "
+        "`collective`, `matmul transposed`, `matmul rhs transposed`, `transpose`, `page faults` "
+        "(first touch of fresh host pages), or "
+        "`dispatch` for a launch's overhead) or of a predicted profiled op; "
         "empty otherwise",
         optional=True,
         default="",
@@ -170,6 +173,13 @@ class Record:
         "nearest measured kernel, or published runs; empty when not predicted",
         optional=True,
         default="",
+    )
+    threads: int | None = column(
+        "count",
+        "a `kernels` record's host threads: the CPU cores the process could run on when it "
+        "was measured (XLA:CPU's thread pool); empty on other backends and experiments",
+        optional=True,
+        default=None,
     )
 
     @property

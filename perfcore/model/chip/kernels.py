@@ -3,8 +3,12 @@
 A curve is one device's measured efficiency (bound time ÷ measured time; 1 at the roof) over
 kernel size, per kernel kind and dtype. An op's efficiency is interpolated linearly in log
 size between the two measured points around it; outside the measured range it is the nearest
-measured point's, said as such; with no curve for its device, kind and dtype, the fallback
-given (the published runs' efficiency), said as such. expected() is the one kernel model.
+measured point's, said as such. A matmul is priced from the curve of its operand layout (a
+weight gradient's Aᵀ·B and an input gradient's A·Bᵀ run other library paths than A·B) and a
+permuting copy from the transpose curve; where the device's curves lack that layout's (an
+older results file), from its base kind's curve (BASE_KIND), said as such. With no curve for
+its device, kind and dtype, the fallback given (the published runs' efficiency), said as
+such. expected() is the one kernel model.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from dataclasses import dataclass
 SIZE_UNIT = {
     "matmul": "flops",
     "matmul transposed": "flops",  # A contracted on its rows: a backward pass's weight gradient
+    "matmul rhs transposed": "flops",  # B contracted on its last dim: an input gradient dY·Wᵀ
     "matvec": "bytes",
     "attention": "flops",
     "attention backward": "flops",
@@ -24,9 +29,12 @@ SIZE_UNIT = {
     "transcendental": "bytes",
     "reduction": "bytes",
     "copy": "bytes",
+    "transpose": "bytes",  # a copy into a permuted layout, rank 3 or more (a KV cache's)
     "collective": "bytes",
 }
 KINDS = tuple(SIZE_UNIT)
+# A kind measured on its own whose curve an older file may lack: priced from its base kind's.
+BASE_KIND = {"matmul transposed": "matmul", "matmul rhs transposed": "matmul", "transpose": "copy"}
 SKINNY = 16  # a matmul with M or N at most this is a matvec (decode's GEMV-like shapes)
 MEASURED, NEAREST, PUBLISHED = (
     "measured kernels",
@@ -65,6 +73,8 @@ class Curves:
     dispatch_s: float = 0.0  # host time to launch one program and wait for it, seconds
     dispatch_per_arg_s: float = 0.0  # more per argument passed, seconds
     spec_name: str = ""  # the specs row the device matched; empty when none
+    threads: int = 0  # host threads the runtime ran on when measured (CPU); 0 when unknown
+    fresh_s_per_byte: float = 0.0  # first touch of fresh host pages, seconds per byte; 0 unknown
 
     @property
     def label(self) -> str:
@@ -87,12 +97,16 @@ class Curves:
         return self.dispatch_s + self.dispatch_per_arg_s * max(n_args - 1, 0)
 
 
-def matmul_kind(m: int, n: int, transposed: bool = False) -> str:
-    """`matvec` for a skinny matmul (M or N at most SKINNY); else `matmul transposed` where
-    A is contracted on its rows (Aᵀ·B, the weight gradient), else `matmul`."""
+def matmul_kind(m: int, n: int, transposed: bool = False, rhs_transposed: bool = False) -> str:
+    """The kernel kind of an M×N matmul by its operand layout: `matvec` for a skinny one (M or
+    N at most SKINNY); else `matmul transposed` where A is contracted on its rows (Aᵀ·B, a
+    weight gradient), `matmul rhs transposed` where B is contracted on its last dim (A·Bᵀ,
+    an input gradient), else `matmul`."""
     if min(m, n) <= SKINNY:
         return "matvec"
-    return "matmul transposed" if transposed else "matmul"
+    if transposed:
+        return "matmul transposed"
+    return "matmul rhs transposed" if rhs_transposed else "matmul"
 
 
 def _size(point: Point) -> float:
@@ -125,17 +139,22 @@ def interpolate(curve: tuple[Point, ...], size: float) -> tuple[float, bool]:
 def efficiency(
     curves: Curves | None, kind: str, dtype: str, size: float, fallback: Efficiency
 ) -> Efficiency:
-    """The efficiency of a kernel of kind, dtype and size: from the curves, else fallback."""
+    """The efficiency of a kernel of kind, dtype and size: from the curves (the base kind's
+    where kind's was not measured), else fallback."""
     curve = curves.curve(kind, dtype) if curves is not None and size > 0 else ()
+    named = kind
+    if not curve and kind in BASE_KIND and curves is not None and size > 0:
+        curve = curves.curve(BASE_KIND[kind], dtype)
+        named = f"{BASE_KIND[kind]} (no {kind} curve measured)"
     if not curve:
         return fallback
     value, inside = interpolate(curve, size)
     unit = SIZE_UNIT[kind]
     if inside:
-        return Efficiency(value, MEASURED, f"{kind} {dtype} at {size:.3g} {unit}, {curves.label}")
+        return Efficiency(value, MEASURED, f"{named} {dtype} at {size:.3g} {unit}, {curves.label}")
     lo, hi = curve[0].size, curve[-1].size
     where = f"{size:.3g} {unit} outside the measured {lo:.3g}-{hi:.3g}"
-    return Efficiency(value, NEAREST, f"{kind} {dtype}, {where}: the nearest, {curves.label}")
+    return Efficiency(value, NEAREST, f"{named} {dtype}, {where}: the nearest, {curves.label}")
 
 
 def bound_s(flops: float, n_bytes: float, peak_flops_per_s: float, bytes_per_s: float) -> float:

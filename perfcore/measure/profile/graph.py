@@ -1,0 +1,82 @@
+"""A program's dependency graph from its optimized HLO, as XLA:CPU's runtime runs it.
+
+XLA:CPU executes the entry computation's ops as a dataflow graph (ThunkExecutor): an op
+waits for the ops whose results it reads (its operands, through free ops such as bitcasts
+and tuples). How many cores an op keeps busy: a library op (a dot run by Eigen, a custom
+fusion run by YNNPACK or oneDNN, a custom call) splits itself over the whole thread pool; a
+loop fusion over the product of its `outer_dimension_partitions` (XLA:CPU's parallel task
+assignment writes it into the backend config); any other op runs on one thread. A loop or
+call is one op whose time is its bodies' ops'. XLA runs the graph in order where it has at
+most SEQUENTIAL_OPS ops or every buffer is at most SMALL_BUFFER bytes (ThunkExecutor's
+defaults, `execute_sequential_num_thunks_threshold` and `execute_sequential_buffer_threshold`).
+The step's time from these is perfcore.model.chip.concurrency.step.
+
+Fresh pages: XLA:CPU allocates a step's temporaries as one arena and each output as its own
+buffer, through glibc's malloc, which maps a request above its mmap threshold (never above
+MMAP_MAX) fresh from the kernel and unmaps it on free; every page of such a buffer faults on
+its first write, every step (fresh_bytes).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from perfcore.measure.profile import hlo
+from perfcore.model.chip.concurrency import Node
+
+PARTITIONS = re.compile(r'"outer_dimension_partitions":\[([^\]]*)\]')
+SEQUENTIAL_OPS = 8
+SMALL_BUFFER = 512  # bytes
+MMAP_MAX = 32 * 2**20  # bytes: glibc malloc's largest mmap threshold on 64-bit (mallopt(3))
+
+
+def threads(instruction: hlo.Instruction, cores: int) -> int:
+    """The cores an op keeps busy when it runs alone."""
+    library = instruction.opcode in hlo.MATMUL_OPS or instruction.opcode == "custom-call"
+    if library or "kind=kCustom" in instruction.attrs or instruction.opcode in hlo.CONTROL:
+        return cores
+    found = PARTITIONS.search(instruction.attrs)
+    parts = [int(p.strip(' "')) for p in found.group(1).split(",") if p.strip()] if found else []
+    return max(1, min(cores, math.prod(parts))) if parts else 1
+
+
+def _body_s(module: hlo.Module, instruction: hlo.Instruction, seconds: dict[str, float]) -> float:
+    """A loop's or call's time: the predicted times of every op in what it calls, seconds."""
+    inside = [i for c in hlo.called(module, instruction) for i in module.computations[c]]
+    return sum(seconds.get(i.name.lstrip("%"), 0.0) for i in inside)
+
+
+def nodes(module: hlo.Module, seconds: dict[str, float], cores: int) -> tuple[Node, ...]:
+    """The entry computation's ops as graph nodes in program order: each op's predicted
+    seconds per step (by name without %; free ops cost nothing), its cores and operands."""
+    out = []
+    for i in module.computations[module.entry]:
+        name = i.name.lstrip("%")
+        after = tuple(o.lstrip("%") for o in i.operands)
+        if i.opcode in hlo.FREE:
+            out.append(Node(name, 0.0, 1, after))
+        elif i.opcode in hlo.CONTROL:
+            out.append(Node(name, _body_s(module, i, seconds), cores, after))
+        else:
+            out.append(Node(name, seconds.get(name, 0.0), threads(i, cores), after))
+    return tuple(out)
+
+
+def sequential(module: hlo.Module) -> bool:
+    """True where XLA:CPU runs the entry's ops in order: few of them, or only tiny buffers."""
+    ops = [i for i in module.computations[module.entry] if i.opcode not in hlo.FREE]
+    if len(ops) <= SEQUENTIAL_OPS:
+        return True
+    shapes = [
+        s for i in ops for s in (i.shape, *(hlo.operand_shape(module, o) for o in i.operands))
+    ]
+    return all(hlo.shape_bytes(s) <= SMALL_BUFFER for s in shapes)
+
+
+def fresh_bytes(module: hlo.Module, temp_bytes: float) -> float:
+    """Bytes a step maps fresh: its temporary arena (temp_bytes, from XLA's memory analysis)
+    and each output array, where one is larger than MMAP_MAX."""
+    root = module.computations[module.entry][-1]
+    outputs = [hlo.shape_bytes(f"{t}[{','.join(map(str, d))}]") for t, d in hlo.arrays(root.shape)]
+    return sum(b for b in (temp_bytes, *outputs) if b > MMAP_MAX)

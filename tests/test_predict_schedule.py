@@ -1,0 +1,149 @@
+"""A step's ops scheduled over their graph, dots priced by operand layout, the transpose curve.
+
+Pure: hand-made graphs and curves, and a hand-written HLO module (tests/data/profile/
+layouts.hlo: a dot of each operand layout, a rank-4 permuting fusion, a plain copy) priced
+with a stub cost model (the kernel kinds and curves chosen are under test, not XLA's costs).
+"""
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from perfcore.measure.profile import graph, hlo, predict
+from perfcore.model.chip import concurrency, kernels
+from perfcore.model.chip.concurrency import Node
+
+# a and b wait on nothing, c on both: a -> c is the longest chain (3 s)
+CHAIN = (Node("a", 2.0, 1), Node("b", 2.0, 1), Node("c", 1.0, 1, ("a", "b", "not a node")))
+
+
+def test_single_threaded_independent_ops_overlap_down_to_the_critical_path():
+    t = concurrency.step(CHAIN, cores=2)
+    assert (t.critical_path_s, t.work_s, t.sum_s) == (3.0, 2.5, 5.0)  # work (2+2+1)/2
+    assert (t.seconds, t.rule) == (3.0, concurrency.SHARED)  # a, b at once, then c
+    assert dict(t.durations) == {"a": 2.0, "b": 2.0, "c": 1.0}
+
+
+def test_ops_that_fill_every_core_share_them_so_each_takes_longer_inside_the_step():
+    wide = tuple(Node(n.name, n.seconds, 2, n.after) for n in CHAIN)
+    t = concurrency.step(wide, cores=2)
+    assert (t.work_s, t.seconds) == (5.0, 5.0)  # the work bound: no overlap gains anything
+    assert dict(t.durations) == {"a": 4.0, "b": 4.0, "c": 1.0}  # a and b at half speed
+    four = concurrency.step(tuple(Node(n.name, n.seconds, 4, n.after) for n in CHAIN), cores=2)
+    assert four.work_s == 5.0 and four.seconds == 5.0  # an op keeps at most every core busy
+
+
+def test_a_simulated_step_lies_between_the_larger_bound_and_their_sum():
+    mixed = (Node("a", 2.0, 2), Node("b", 1.0, 1), Node("c", 3.0, 1, ("b",)), Node("d", 1.0, 2))
+    t = concurrency.step(mixed, cores=2)
+    assert max(t.critical_path_s, t.work_s) <= t.seconds <= t.critical_path_s + t.work_s
+
+
+def test_work_no_op_holds_is_spread_over_the_cores():
+    t = concurrency.step(CHAIN, cores=2, extra_work_s=3.0)  # e.g. first touch of fresh pages
+    assert t.seconds == 4.5 and t.work_s == 4.0  # 3 + 3 / 2; (5 + 3) / 2
+    in_order = concurrency.step(CHAIN, cores=2, sequential=True, extra_work_s=3.0)
+    assert in_order.seconds == 6.5  # 5 + 3 / 2
+
+
+@pytest.mark.parametrize(("cores", "sequential"), [(2, True), (0, False)])
+def test_run_in_order_or_on_unknown_cores_the_step_is_the_sum(cores, sequential):
+    t = concurrency.step(CHAIN, cores=cores, sequential=sequential)
+    assert (t.seconds, t.rule) == (5.0, concurrency.SUM)
+
+
+MODULE = (Path(__file__).parent / "data" / "profile" / "layouts.hlo").read_text("utf-8")
+FLOPS, BYTES = 1e6, 1e5
+
+
+def stub_cost(text: str) -> tuple[float, float, float]:
+    """(FLOPs, bytes, transcendentals) of a one-op module: a dot does FLOPS, the rest none."""
+    return (FLOPS if " dot(" in text else 0.0), BYTES, 0.0
+
+
+def curves(*points: kernels.Point, threads: int = 2) -> kernels.Curves:
+    """Hand-made CPU curves (1e9 FLOP/s, 1e9 bytes/s) of the points given."""
+    return kernels.Curves(
+        "cpu", "2026-12-01", points, (("float32", 1e9),), 1e9, "hand", 0, 0, "", threads
+    )
+
+
+def flat(kind: str, efficiency: float, size: float) -> tuple[kernels.Point, ...]:
+    """A curve of kind at one efficiency over a decade around size."""
+    return tuple(kernels.Point(kind, "float32", s, efficiency) for s in (size / 10, size * 10))
+
+
+EVERY = curves(
+    *flat("matmul", 0.6, FLOPS),
+    *flat("matmul transposed", 0.3, FLOPS),
+    *flat("matmul rhs transposed", 0.4, FLOPS),
+    *flat("copy", 0.8, BYTES),
+    *flat("transpose", 0.1, BYTES),
+)
+
+
+def predicted(given: kernels.Curves) -> dict[str, predict.OpPrediction]:
+    got = predict.predict_modules([MODULE], "cpu", given, 5, stub_cost)
+    return {o.name: o for o in got.ops}
+
+
+def test_each_dot_takes_the_curve_of_its_operand_layout_and_a_permuting_copy_the_transpose():
+    ops = predicted(EVERY)
+    kinds = {n: o.kernel for n, o in ops.items()}
+    assert kinds == {
+        "nn": "matmul",
+        "tn": "matmul transposed",
+        "nt": "matmul rhs transposed",
+        "perm": "transpose",
+        "plain": "copy",
+    }
+    bound_dot, bound_move = FLOPS / 1e9, BYTES / 1e9
+    for name, eff in (("nn", 0.6), ("tn", 0.3), ("nt", 0.4)):
+        assert ops[name].predicted_s == pytest.approx(bound_dot / eff)
+    assert ops["perm"].predicted_s == pytest.approx(bound_move / 0.1)
+    assert ops["plain"].predicted_s == pytest.approx(bound_move / 0.8)
+    assert ops["perm"].derived_from.startswith("transpose float32")
+
+
+def test_curves_without_a_layouts_own_curve_price_it_from_the_base_kind_and_say_so():
+    ops = predicted(curves(*flat("matmul", 0.6, FLOPS), *flat("copy", 0.8, BYTES)))
+    assert ops["tn"].predicted_s == pytest.approx(FLOPS / 1e9 / 0.6)
+    assert "no matmul transposed curve measured" in ops["tn"].derived_from
+    assert "no transpose curve measured" in ops["perm"].derived_from
+
+
+def test_the_step_is_the_programs_graph_scheduled_on_the_curves_threads():
+    got = predict.predict_modules([MODULE], "cpu", EVERY, 5, stub_cost)
+    (schedule,) = got.schedule
+    module = hlo.parse_module(MODULE)
+    nodes = graph.nodes(module, {o.name: o.predicted_s for o in got.ops}, 2)
+    assert schedule == concurrency.step(nodes, 2, graph.sequential(module))
+    assert got.step_s == pytest.approx(schedule.seconds + got.dispatch_s)
+    threads = {n.name: n.threads for n in nodes}
+    assert threads["nn"] == 2 and threads["perm"] == 2 and threads["plain"] == 1
+    unscheduled = predict.predict_modules(
+        [MODULE], "cpu", curves(*EVERY.points, threads=0), 5, stub_cost
+    )
+    assert unscheduled.schedule == () and unscheduled.ops_step_s == unscheduled.op_s
+
+
+def test_few_ops_run_in_order_as_xla_cpu_does():
+    module = hlo.parse_module(MODULE)  # 5 ops: at most graph.SEQUENTIAL_OPS
+    assert graph.sequential(module)
+
+
+def test_only_buffers_above_the_mmap_threshold_are_fresh_each_step():
+    module = hlo.parse_module(MODULE)  # outputs of 0.5 MiB at most
+    assert graph.fresh_bytes(module, graph.MMAP_MAX) == 0  # at the threshold: reused heap
+    assert graph.fresh_bytes(module, 2 * graph.MMAP_MAX) == 2 * graph.MMAP_MAX
+
+
+def test_fresh_pages_are_charged_as_work_at_the_curves_rate():
+    rate = 1e-9  # seconds per byte
+    fresh = dataclasses.replace(EVERY, fresh_s_per_byte=rate)
+    temp = 2.0 * graph.MMAP_MAX
+    got = predict.predict_modules([MODULE], "cpu", fresh, 5, stub_cost, temp_bytes=temp)
+    assert got.fresh_s == pytest.approx(temp * rate) and "fresh pages" in got.fresh_from
+    base = predict.predict_modules([MODULE], "cpu", EVERY, 5, stub_cost)
+    assert got.step_s == pytest.approx(base.step_s + temp * rate / 2)  # in order: over 2 cores
