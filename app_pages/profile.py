@@ -11,7 +11,7 @@ import streamlit as st
 import ui
 from perfcore.explain import measure as measure_view
 from perfcore.explain import profile as view
-from perfcore.explain import profile_example, profile_predict, what_if
+from perfcore.explain import profile_example, what_if
 from perfcore.figures.predicted import predicted_figure
 from perfcore.figures.profile import category_figure, compare_figure, profile_roofline_figure
 from perfcore.measure.experiments import registry
@@ -49,18 +49,19 @@ if judged is None and live:
 records = view.as_records(item, judged)
 records = ui.live_records(records) if live else records
 named = ui.number("Ops named on the chart", "pr_named", 6, 0, 20)
-ui.takeaway(view.headline(records))
+shown = ui.page_view(records, judged)
+ui.takeaway(shown.headline)
 st.caption(view.roofs_line(judged))
 ui.chart("pr_roofline", profile_roofline_figure, profile_records(records), judged, named=named)
-for line in view.step_lines(records):
+for line in shown.steps:
     st.caption(line)
-ui.table(view.op_table(records, judged), "profile_ops", empty="—")
+ui.table(shown.ops, "profile_ops", empty="—")
 ui.results_download(records, "pr_download")
-ui.chart("pr_categories", category_figure, view.category_times(records))
+ui.chart("pr_categories", category_figure, shown.categories)
 st.subheader("What to change")
-for line in view.diagnoses(records):
+for line in shown.diagnoses:
     st.markdown(f"- {line}")
-predicted = profile_predict.shown(records)
+predicted = shown.predicted
 if predicted is not None:
     st.subheader("Predicted before it ran, against measured")
     for line in predicted.lines:

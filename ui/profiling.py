@@ -9,15 +9,22 @@ The quick roofline is the `roofline` experiment on the quick suite (about 20 s o
 CPU), run through JAX's module the first time a profile taken here needs it and kept for the
 process: every later profile on this server is judged against the same measurement. The roofs
 picked are remembered for the device they were picked for: a profile of another device (an
-upload after the bundled example) opens on that device's own default.
+upload after the bundled example) opens on that device's own default. What the page shows of
+a profile is worked out once per (records, roofs) and kept for every later rerun
+(`page_view`): a sidebar change reruns the page, not the judging.
 """
 
 from __future__ import annotations
 
+import functools
+from typing import NamedTuple
+
+import pandas as pd
 import streamlit as st
 
 from perfcore.explain import profile as view
 from perfcore.explain import profile_example, profile_predict
+from perfcore.explain.profile_predict import Shown as Predicted
 from perfcore.measure.profile.assess import Roofs
 from perfcore.measure.results import Record, curves
 from perfcore.model.chip.specs import Device
@@ -81,3 +88,28 @@ def live_records(records: tuple[Record, ...]) -> tuple[Record, ...]:
     """The records of the program profiled here, with its prediction where one was made."""
     made = st.session_state.get(PREDICTED)
     return profile_predict.predicted_records(records, *made) if made else records
+
+
+class PageView(NamedTuple):
+    """What the Profile page shows of one profile judged against one set of roofs."""
+
+    headline: str
+    steps: list[str]
+    ops: pd.DataFrame  # read-only: shared by every rerun and session
+    categories: dict[str, float]
+    diagnoses: list[str]
+    predicted: Predicted | None
+
+
+@functools.lru_cache(maxsize=32)
+def page_view(records: tuple[Record, ...], judged: Roofs | None) -> PageView:
+    """The page's text, op table, category times and prediction of `records`, once per input
+    (keyed by the records' own hash: frozen dataclasses, no deep walk of Streamlit's)."""
+    return PageView(
+        view.headline(records),
+        view.step_lines(records),
+        view.op_table(records, judged),
+        view.category_times(records),
+        view.diagnoses(records),
+        profile_predict.shown(records),
+    )
