@@ -1,8 +1,77 @@
-"""What `plan train|serve` prints without --json: the JSON result (cli/plan.py) as text."""
+"""What `plan train|serve` prints: a priced layout or serving plan as JSON (SI units), and the
+JSON result as text without --json."""
 
 from __future__ import annotations
 
 from perfcore import format as fmt
+from perfcore.explain import expected
+from perfcore.model.plans import rank, serve_plan, train_plan
+
+
+def train_dict(plan: train_plan.TrainPlan, table: dict, framework: str | None = None) -> dict:
+    """One priced layout as the JSON shows it (SI units; null where a figure is missing)."""
+    eff = expected.train_cell(table, plan, framework)
+    step_e = expected.train_step(eff, plan) if eff else None
+    out = {
+        "layout": plan.layout.as_dict(),
+        "label": plan.layout.label(),
+        "step_expected_s": step_e,
+        "step_expected_band_s": list(expected.train_band(eff, plan)) if eff else None,
+        "expected_error": eff.error() if eff else None,
+        "expected_from": eff.derived_from() if eff else "no published runs loaded",
+        "mfu_expected": plan.mfu * plan.step_s / step_e if eff else None,
+        "hidden_s_by": plan.hidden_s_by,
+        "bf16_s": plan.bf16_s,
+        "elementwise_s": plan.elementwise_s,
+        "step_s": plan.step_s,
+        "step_no_overlap_s": plan.step_no_overlap_s,
+        "mfu": plan.mfu,
+        "tokens_per_s": plan.tokens_per_s,
+        "time_s_by": plan.time_s_by,
+        "dp_s": {"overlapped": plan.time_s_by["dp"], "not_overlapped": plan.dp_s},
+        "memory_bytes": plan.memory_bytes,
+        "memory_total_bytes": plan.memory_total,
+        "capacity_bytes": plan.training.device.memory_bytes,
+        "fits": plan.fits,
+        "cross_node_collectives": rank.cross_node(plan),
+    }
+    totals = train_plan.run_totals(plan)
+    if totals and eff:
+        totals["train_days_expected"] = totals["train_days"] * out["step_expected_s"] / plan.step_s
+    return {**out, **totals}
+
+
+def serve_dict(p: serve_plan.ServePlan, cells: dict) -> dict:
+    """One serving plan as the JSON shows it, with its expected figures where runs inform them
+    (expected.serve_expected: the rule the limits are judged on)."""
+    ttft, tpot = cells["ttft"], cells["tpot"]
+    both = expected.serve_expected({"prefill": ttft, "decode": tpot}, p)
+    added = expected.serve_added(p)
+    ttft_e, tpot_e = (e if c else None for e, c in zip(both, (ttft, tpot), strict=True))
+    rate_e = None if tpot_e is None else p.replicas * p.batch / tpot_e
+    return {
+        "layout": {"tp": p.tp, "replicas": p.replicas, "batch": p.batch},
+        "ttft_s_expected": ttft_e,
+        "tpot_s_expected": tpot_e,
+        "output_tokens_per_s_expected": rate_e,
+        "per_gpu_expected": None if rate_e is None else rate_e / (p.tp * p.replicas),
+        "expected_band_s": {
+            "ttft": list(ttft.band_s(p.ttft_s, added["prefill"])) if ttft else None,
+            "tpot": list(tpot.band_s(p.tpot_s, added["decode"])) if tpot else None,
+        },
+        "expected_added_s": {"ttft": added["prefill"], "tpot": added["decode"]},
+        "expected_error": {k: e.error() if e else None for k, e in cells.items()},
+        "expected_from": {
+            k: e.derived_from() if e else "no published runs loaded" for k, e in cells.items()
+        },
+        "ttft_s": p.ttft_s,
+        "tpot_s": p.tpot_s,
+        "output_tokens_per_s": p.output_tokens_per_s,
+        "per_gpu": p.per_gpu,
+        "max_batch": p.max_batch,
+        "fits": p.fits,
+        "joules_per_token": p.joules_per_token,
+    }
 
 
 def render_train(r: dict) -> str:
