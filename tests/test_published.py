@@ -329,14 +329,19 @@ def test_the_docs_held_out_figures_are_the_ones_computed(priced, doc):
     assert f"Bound violations: {efficiency.violations(kept)} " in text
 
 
-def test_the_docs_candidate_models_are_the_ones_computed(priced):
-    """docs/plans.md's "Which expected model" prints every candidate's leave-one-framework-out
-    figures as candidates.scores computes them, and the chosen one is the lowest median."""
+def _in_docs(got: dict) -> dict:
+    """`got` (candidate name -> its held-out figures), each row checked in docs/plans.md."""
     text = DOCS.read_text()
-    got = candidates.scores(s for s in priced if not s.run.speculative)
     for name, h in got.items():
         cells = f"| {name} | {h.runs} | {h.within} ({h.share:.0%}) | {h.median:.0%} |"
         assert cells.replace("%", " %") in text, f"docs/plans.md lacks {cells}"
+    return got
+
+
+def test_the_docs_candidate_models_are_the_ones_computed(priced):
+    """docs/plans.md's "Which expected model" prints every candidate's leave-one-framework-out
+    figures as candidates.scores computes them, and the chosen one is the lowest median."""
+    got = _in_docs(candidates.scores(s for s in priced if not s.run.speculative))
     chosen = next(n for n in got if n.endswith("(chosen)"))
     assert got[chosen].median == min(h.median for h in got.values())
 
@@ -359,10 +364,6 @@ def test_the_docs_serving_candidates_are_the_ones_computed(priced):
     """docs/plans.md's "Serving: which expected model" prints every serving candidate's
     leave-one-framework-out figures as candidates.serve_scores computes them; the chosen one
     puts the most runs within 25 %."""
-    text = DOCS.read_text()
-    got = candidates.serve_scores(s for s in priced if not s.run.speculative)
-    for name, h in got.items():
-        cells = f"| {name} | {h.runs} | {h.within} ({h.share:.0%}) | {h.median:.0%} |"
-        assert cells.replace("%", " %") in text, f"docs/plans.md lacks {cells}"
+    got = _in_docs(candidates.serve_scores(s for s in priced if not s.run.speculative))
     chosen = next(n for n in got if n.endswith("(chosen)"))
     assert got[chosen].within == max(h.within for h in got.values())

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from perfcore.measure.profile.xspace import CaptureError
+from perfcore.measure.profile.xspace import CaptureError, varint
 
 VARINT, FIXED64, LENGTH, FIXED32 = 0, 1, 2, 5
 MAX_VARINT = 10  # bytes of the longest varint (64 bits)
@@ -120,7 +120,7 @@ def _walk(data: bytes, start: int, end: int, label: str) -> array:
             else:
                 size, i = (size & 0x7F) | data[i + 2] << 7, i + 3
                 if size >= 1 << 14:
-                    size, i = _varint(data, i - 2, end, label)
+                    size, i = varint(data, i - 2, end, label)
             extend((key >> 3, size, i, i + size))
             i += size
             if i > end:
@@ -132,14 +132,14 @@ def _walk(data: bytes, start: int, end: int, label: str) -> array:
 
 def _field(data: bytes, i: int, end: int, label: str, out: array) -> int:
     """The index past the field at data[i], its row appended to out."""
-    key, i = _varint(data, i, end, label)
+    key, i = varint(data, i, end, label)
     number, wire = key >> 3, key & 7
     if wire == VARINT:
-        value, after = _varint(data, i, end, label)
+        value, after = varint(data, i, end, label)
         out.extend((number, value, i, after))
         return after
     if wire == LENGTH:
-        value, i = _varint(data, i, end, label)
+        value, i = varint(data, i, end, label)
     elif wire in (FIXED64, FIXED32):
         value = 8 if wire == FIXED64 else 4
     else:
@@ -148,20 +148,3 @@ def _field(data: bytes, i: int, end: int, label: str, out: array) -> int:
         raise CaptureError(label, f"truncated or not a protobuf at byte {min(i, end)}")
     out.extend((number, value, i, i + value))
     return i + value
-
-
-def _varint(data: bytes, i: int, end: int, label: str) -> tuple[int, int]:
-    """(value, next index) of the varint at data[i], within data[:end]."""
-    byte = data[i] if i < end else 0x80
-    if byte < 0x80:  # the common case: one byte
-        return byte, i + 1
-    value = shift = 0
-    while True:
-        if i >= end:
-            raise CaptureError(label, f"truncated: a field runs past the end at byte {i}")
-        byte = data[i]
-        value, i, shift = value | (byte & 0x7F) << shift, i + 1, shift + 7
-        if byte < 0x80:
-            return value, i
-        if shift > 63:
-            raise CaptureError(label, f"not a protobuf: a varint over 64 bits at byte {i}")

@@ -60,11 +60,14 @@ class HostEvent(NamedTuple):
     duration_ns: float
 
 
-def _varint(data: bytes, i: int, label: str) -> tuple[int, int]:
-    """(value, next index) of the varint at data[i]."""
+def varint(data: bytes, i: int, end: int, label: str) -> tuple[int, int]:
+    """(value, next index) of the varint at data[i], within data[:end]."""
+    byte = data[i] if i < end else 0x80
+    if byte < 0x80:  # the common case: one byte
+        return byte, i + 1
     value = shift = 0
     while True:
-        if i >= len(data):
+        if i >= end:
             raise CaptureError(label, f"truncated: a field runs past the end at byte {i}")
         byte = data[i]
         value, i, shift = value | (byte & 0x7F) << shift, i + 1, shift + 7
@@ -78,12 +81,12 @@ def fields(data: bytes, label: str) -> list[tuple[int, int | bytes]]:
     """The (field number, value) pairs of one protobuf message; CaptureError if malformed."""
     out, i = [], 0
     while i < len(data):
-        key, i = _varint(data, i, label)
+        key, i = varint(data, i, len(data), label)
         number, wire = key >> 3, key & 7
         if wire == 0:
-            value, i = _varint(data, i, label)
+            value, i = varint(data, i, len(data), label)
         elif wire == 2:
-            size, i = _varint(data, i, label)
+            size, i = varint(data, i, len(data), label)
             value, i = data[i : i + size], i + size
         elif wire in (1, 5):
             value, i = data[i : i + (8 if wire == 1 else 4)], i + (8 if wire == 1 else 4)
