@@ -53,19 +53,16 @@ shown = ui.page_view(records, judged)
 ui.takeaway(shown.headline)
 st.caption(view.roofs_line(judged))
 ui.chart("pr_roofline", profile_roofline_figure, profile_records(records), judged, named=named)
-for line in shown.steps:
-    st.caption(line)
+st.caption("  \n".join(shown.steps))  # one element each: every element costs a redraw
 ui.table(shown.ops, "profile_ops", empty="—")
 ui.results_download(records, "pr_download")
 ui.chart("pr_categories", category_figure, shown.categories)
 st.subheader("What to change")
-for line in shown.diagnoses:
-    st.markdown(f"- {line}")
+st.markdown("\n".join(f"- {line}" for line in shown.diagnoses))
 predicted = shown.predicted
 if predicted is not None:
     st.subheader("Predicted before it ran, against measured")
-    for line in predicted.lines:
-        st.caption(line)
+    st.caption("  \n".join(predicted.lines))
     ui.chart("pr_predicted", predicted_figure, predicted.ops, predicted.missed, predicted.spread)
 if after is not None:
     st.subheader("Before and after")

@@ -207,3 +207,25 @@ def test_each_op_says_what_it_does_and_where_and_its_record_keeps_it(profiles):
 
     printed = "\n".join(top_lines(profile_records.to_records(p), 10))
     assert first[0].what in printed and first[0].name in printed
+
+
+def test_an_example_with_no_roof_is_judged_against_this_machines_quick_roofline(
+    tmp_path, capsys, monkeypatch
+):
+    """No specs row matches the CPU and no --roofline is given: the command measures the quick
+    roofline (here stood in for by the bundled example's, measured on a CPU) and every op gets
+    a roof from it, said as such."""
+    from perfcore.cli import main
+    from perfcore.explain import profile_example
+    from perfcore.measure.experiments import runner
+
+    measured = tuple(r for r in profile_example.bundled() if r.experiment == "roofline")
+    asked = []
+    monkeypatch.setattr(runner, "run_suite", lambda *a, **k: asked.append((a, k)) or measured)
+    out = tmp_path / "mlp.json"
+    assert main(["profile", "--example", "mlp", "--steps", "2", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert asked == [(("quick",), {"experiments": ("roofline",)})]
+    assert "roofs: measured roofline of this machine" in printed.splitlines()[0]
+    ops = profile_records.profile_records(results.load_results(out))
+    assert ops and not [r.label for r in ops if r.diagnosis.startswith("no roof")]

@@ -5,7 +5,9 @@ zipped; GPU, TPU or CPU) using the HLO embedded in it; `--example mlp|transforme
 profiles a built-in program on JAX's default device. Both write a results file (--out, .json
 or .csv, checked before anything runs; docs/results-format.md) and print the ops that take
 80 % of the time. Roofs: --device names a specs row, else the capture's device is matched
-to one, else --roofline gives a results file of the `roofline` experiment measured there.
+to one, else --roofline gives a results file of the `roofline` experiment measured there;
+an --example run with none of these measures this machine's quick roofline first (about 20 s
+on a laptop CPU) and judges against it, said as such.
 `--predict` (with --example) predicts the step from its HLO before it runs, from --curves (a
 results file of the `kernels` experiment) or the quick kernels measured first, then shows
 every op predicted beside measured and the step beside its wall time (--json: as JSON).
@@ -19,6 +21,7 @@ from perfcore import format as fmt
 from perfcore.cli.common import UsageError, guarded, out_path, pick, to_json
 from perfcore.explain import predict as explain_predict
 from perfcore.explain import profile as explain
+from perfcore.explain import profile_example
 from perfcore.measure import results
 from perfcore.measure.experiments import registry
 from perfcore.measure.profile import assess, versus
@@ -106,6 +109,19 @@ def _curves(path: str | None):
     return curves.curves(runner.run_suite("quick", experiments=("kernels",)))
 
 
+def _roofs(args, device: str, specs, spec=None, roofline=()) -> assess.Roofs | None:
+    """The roofs to judge by: assess.roofs_for's; else, for a program run here, this machine's
+    quick roofline, measured now (profile_example.roofline_roofs labels it)."""
+    roofs = assess.roofs_for(device, specs, spec, roofline)
+    if roofs is not None or not args.example:
+        return roofs
+    from perfcore.measure.experiments import runner
+
+    measured = runner.run_suite("quick", experiments=(profile_example.ROOFLINE,))
+    label = "measured roofline of this machine"
+    return profile_example.roofline_roofs(measured, device, label, quick=True)
+
+
 def _predicted(args: argparse.Namespace, steps: int, top: int, specs) -> str:
     """--predict: the example predicted, profiled and held against it; lines or JSON."""
     if not args.example:
@@ -115,8 +131,7 @@ def _predicted(args: argparse.Namespace, steps: int, top: int, specs) -> str:
     example = EXAMPLES[args.example]()
     predicted, joined, held = versus.hold(example.fn, *example.args, curves=measured, steps=steps)
     device = joined.devices[0] if joined.devices else joined.backend
-    roofs = assess.roofs_for(device, specs)
-    records = profile_records.to_records(joined, roofs)
+    records = profile_records.to_records(joined, _roofs(args, device, specs))
     wrote = f"wrote {results.save_results(versus.with_prediction(records, predicted), out)}"
     spread = curves.median_spread(measured)
     if args.json:
@@ -138,7 +153,7 @@ def run(args: argparse.Namespace) -> str:
     out = out_path(args.out, "profile")
     joined = _profile(args, steps)
     device = joined.devices[0] if joined.devices else joined.backend
-    roofs = assess.roofs_for(device, specs, spec, roofline)
+    roofs = _roofs(args, device, specs, spec, roofline)
     records = profile_records.to_records(joined, roofs, spec_name=spec.name if spec else "")
     wrote = f"wrote {results.save_results(records, out)}"
     where = f"roofs: {roofs.label}" if roofs else "roofs: none (pass --device or --roofline)"
