@@ -3,7 +3,7 @@
 import streamlit as st
 
 import ui
-from perfcore.explain import generations as view
+from perfcore.explain.chip import generations as view
 from perfcore.figures import growth_figure, ridge_by_year_figure
 from perfcore.model.chip import ops
 from perfcore.model.chip.generations import growth

@@ -3,7 +3,7 @@
 import streamlit as st
 
 import ui
-from perfcore.explain import hierarchy as view
+from perfcore.explain.chip import hierarchy as view
 from perfcore.figures import hierarchy_figure
 
 ctx = ui.context()

@@ -3,7 +3,7 @@
 import streamlit as st
 
 import ui
-from perfcore.explain import home
+from perfcore.explain.chip import home
 from perfcore.figures.home import calculator_figure
 
 ctx = ui.context()

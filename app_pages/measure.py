@@ -7,11 +7,11 @@ import streamlit as st
 
 import ui
 from perfcore import figures
-from perfcore.explain import measure as view
-from perfcore.explain import measure_clock as clock
-from perfcore.explain import measure_roofline as measured
-from perfcore.explain import measure_sweep as sweep_view
-from perfcore.explain import what_if
+from perfcore.explain.chip import what_if
+from perfcore.explain.measure import measure as view
+from perfcore.explain.measure import measure_clock as clock
+from perfcore.explain.measure import measure_roofline as measured
+from perfcore.explain.measure import measure_sweep as sweep_view
 from perfcore.measure.clock import lock
 from perfcore.measure.experiments import registry
 from perfcore.measure.experiments.suites import SUITES

@@ -3,7 +3,7 @@
 import streamlit as st
 
 import ui
-from perfcore.explain import occupancy as view
+from perfcore.explain.chip import occupancy as view
 from perfcore.figures import occupancy_sawtooth_figure, tile_efficiency_figure
 
 ctx = ui.context()

@@ -8,7 +8,7 @@ section in session state for the summary.
 import streamlit as st
 
 import ui
-from perfcore.explain import pitfalls as view
+from perfcore.explain.chip import pitfalls as view
 from perfcore.figures import faster_chip_figure
 from perfcore.model.chip.specs import PRECISIONS
 

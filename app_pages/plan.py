@@ -4,11 +4,11 @@ One page part (st.fragment); the search, its tables and each chart cached per in
 import streamlit as st
 
 import ui
-from perfcore.explain import plan as view
-from perfcore.explain import plan_layouts as layouts
-from perfcore.explain import plan_runs
-from perfcore.explain import plan_serve as serve
-from perfcore.explain import plan_takeaway as words
+from perfcore.explain.plans import plan as view
+from perfcore.explain.plans import plan_layouts as layouts
+from perfcore.explain.plans import plan_runs
+from perfcore.explain.plans import plan_serve as serve
+from perfcore.explain.plans import plan_takeaway as words
 from perfcore.figures import plan as charts
 from perfcore.figures import plan_runs as runs_chart
 

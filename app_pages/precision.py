@@ -3,7 +3,7 @@
 import streamlit as st
 
 import ui
-from perfcore.explain import precision as view
+from perfcore.explain.chip import precision as view
 from perfcore.figures import precision_bars_figure, precision_roofline_figure
 from perfcore.model.chip import ops
 from perfcore.model.chip.precision import matmul_sweep

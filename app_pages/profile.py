@@ -9,9 +9,10 @@ specs row or measured roofline applies. The page draws before JAX is imported.
 import streamlit as st
 
 import ui
-from perfcore.explain import measure as measure_view
-from perfcore.explain import profile as view
-from perfcore.explain import profile_example, what_if
+from perfcore.explain.chip import what_if
+from perfcore.explain.measure import measure as measure_view
+from perfcore.explain.measure import profile as view
+from perfcore.explain.measure import profile_example
 from perfcore.figures.predicted import predicted_figure
 from perfcore.figures.profile import category_figure, compare_figure, profile_roofline_figure
 from perfcore.measure.experiments import registry

@@ -3,8 +3,8 @@
 import streamlit as st
 
 import ui
-from perfcore.explain import roofline as view
-from perfcore.explain import what_if
+from perfcore.explain.chip import roofline as view
+from perfcore.explain.chip import what_if
 from perfcore.figures import roofline_figure
 from perfcore.model.chip import ops
 from perfcore.model.llm.phases import BATCH, CONTEXT

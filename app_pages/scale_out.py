@@ -3,8 +3,8 @@
 import streamlit as st
 
 import ui
-from perfcore.explain import scale_out as view
-from perfcore.explain import scale_out_metrics as metrics
+from perfcore.explain.llm import scale_out as view
+from perfcore.explain.llm import scale_out_metrics as metrics
 from perfcore.figures import scale_out_figure
 from perfcore.model.chip.comm import CONVENTIONS
 from perfcore.model.chip.specs import PRECISIONS

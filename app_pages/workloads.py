@@ -9,9 +9,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import ui
-from perfcore.explain import workloads as view
-from perfcore.explain import workloads_text as words
-from perfcore.explain.refusal import refusal
+from perfcore.explain.chip.refusal import refusal
+from perfcore.explain.llm import workloads as view
+from perfcore.explain.llm import workloads_text as words
 from perfcore.figures import workloads as charts
 from perfcore.model.llm.phases import NUMBERS, PHASES
 from perfcore.model.llm.values import DEFAULT

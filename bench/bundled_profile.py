@@ -17,8 +17,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from perfcore.explain import predict as explain_predict
-from perfcore.explain.profile_example import BUNDLED
+from perfcore.explain.measure import predict as explain_predict
+from perfcore.explain.measure.profile_example import BUNDLED
 from perfcore.measure.experiments import runner
 from perfcore.measure.profile import assess, versus
 from perfcore.measure.profile.examples import EXAMPLES

@@ -11,7 +11,7 @@ Run: `.venv/bin/python -m bench.published_layouts`.
 
 from __future__ import annotations
 
-from perfcore.explain.expected import train_ranking
+from perfcore.explain.plans.expected import train_ranking
 from perfcore.model.chip.specs import load_specs
 from perfcore.model.llm.models import load_models
 from perfcore.model.plans.search import search

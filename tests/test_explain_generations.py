@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from perfcore.explain import generations as view
+from perfcore.explain.chip import generations as view
 from perfcore.model.chip.generations import growth
 
 V100, H100 = "NVIDIA V100 SXM2", "NVIDIA H100 SXM"

@@ -2,7 +2,7 @@
 
 import pytest
 
-from perfcore.explain import hierarchy as view
+from perfcore.explain.chip import hierarchy as view
 from perfcore.model.chip.hierarchy import ESTIMATE, UNKNOWN
 
 PRINTED_FORGONE = [990000, 29700000, 198000000, 495000000, 1980000000, 4950000000]

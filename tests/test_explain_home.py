@@ -2,7 +2,8 @@
 
 import re
 
-from perfcore.explain import generations, home, pitfalls, scale_out
+from perfcore.explain.chip import generations, home, pitfalls
+from perfcore.explain.llm import scale_out
 
 
 def test_quick_calc_reproduces_the_printed_matmul(h100):

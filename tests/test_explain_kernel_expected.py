@@ -4,8 +4,8 @@ import dataclasses
 
 import pytest
 
-from perfcore.explain import kernel_expected
-from perfcore.explain import workloads as view
+from perfcore.explain.llm import kernel_expected
+from perfcore.explain.llm import workloads as view
 from perfcore.model.llm.models import load_models
 from perfcore.model.runs import kernel_ops, published
 from tests.support.kernels import H100, h100_curves

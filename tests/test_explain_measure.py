@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from perfcore.explain import measure as view
+from perfcore.explain.measure import measure as view
 from perfcore.measure.experiments import registry
 from perfcore.measure.experiments.suites import SUITES, BackendFailed, DeviceMemoryError
 from tests.support.measured import H100_KIND, lesson_records

@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from perfcore.explain import measure_clock as clock
+from perfcore.explain.measure import measure_clock as clock
 from perfcore.measure.clock.harness import ISOLATED
 from tests.support.measured import US, lesson_records, matmul
 

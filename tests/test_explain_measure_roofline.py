@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from perfcore.explain import measure_roofline as roofs
+from perfcore.explain.measure import measure_roofline as roofs
 from perfcore.measure.results.empirical import MEMORY, measured_roofline
 from perfcore.measure.results.points import measured_points
 from tests.support.measured import lesson_records

@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from perfcore.explain import measure_sweep
+from perfcore.explain.measure import measure_sweep
 from tests.support.measured import lesson_records
 
 RECORDS = lesson_records()

@@ -2,7 +2,7 @@
 
 import pytest
 
-from perfcore.explain import occupancy as view
+from perfcore.explain.chip import occupancy as view
 from tests.support.hand_tables import WAVE_ROWS
 
 

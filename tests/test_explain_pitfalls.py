@@ -3,7 +3,7 @@
 import pytest
 
 from perfcore.errors import NotPublished
-from perfcore.explain import pitfalls as view
+from perfcore.explain.chip import pitfalls as view
 from perfcore.format import NOT_PUBLISHED
 from tests.support.pages import ROUND_H100
 

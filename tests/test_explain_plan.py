@@ -1,4 +1,4 @@
-"""The Plan page's tables and takeaways (perfcore.explain.plan, plan_serve), checked against
+"""The Plan page's tables and takeaways (perfcore.explain.plans.plan, plan_serve), checked against
 hand-worked figures where a number is asserted."""
 
 import dataclasses
@@ -6,8 +6,8 @@ import dataclasses
 import pytest
 
 from perfcore import format as fmt
-from perfcore.explain import plan, plan_takeaway
-from perfcore.explain import plan_serve as serve
+from perfcore.explain.plans import plan, plan_takeaway
+from perfcore.explain.plans import plan_serve as serve
 from perfcore.model.plans import serve_basis
 from perfcore.model.plans.layout import LayoutError
 from perfcore.model.runs import published

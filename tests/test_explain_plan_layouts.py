@@ -1,10 +1,10 @@
-"""The Plan page's ranked layouts table (perfcore.explain.plan_layouts): fastest first, the
+"""The Plan page's ranked layouts table (perfcore.explain.plans.plan_layouts): fastest first, the
 expected step at bound over efficiency, the fastest hundred with a caption saying how many fit."""
 
 import pytest
 
-from perfcore.explain import plan
-from perfcore.explain import plan_layouts as layouts
+from perfcore.explain.plans import plan
+from perfcore.explain.plans import plan_layouts as layouts
 from perfcore.model.runs import published
 from perfcore.model.runs.efficiency import Table
 from tests.support.plans import H100, L70, small_view

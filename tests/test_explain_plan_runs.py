@@ -1,10 +1,10 @@
-"""The published runs a plan is held against (perfcore.explain.plan_runs): the nearest first,
+"""The published runs a plan is held against (perfcore.explain.plans.plan_runs): the nearest first,
 each run's efficiency as bound over measured, the setup's regimes and their efficiencies."""
 
 from types import SimpleNamespace
 
-from perfcore.explain import plan_runs
-from perfcore.explain import plan_serve as serve
+from perfcore.explain.plans import plan_runs
+from perfcore.explain.plans import plan_serve as serve
 from perfcore.model.runs.efficiency import Efficiency
 from perfcore.model.runs.sample import Sample
 

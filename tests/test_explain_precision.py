@@ -2,7 +2,7 @@
 
 import pytest
 
-from perfcore.explain import precision as view
+from perfcore.explain.chip import precision as view
 from perfcore.model.chip.precision import LABELS, matmul_sweep
 from tests.support.hand_tables import PRECISION_ROWS
 

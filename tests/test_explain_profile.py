@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.explain import profile as view
+from perfcore.explain.measure import profile as view
 from perfcore.measure.clock.harness import Measurement
 from perfcore.measure.profile.assess import spec_roofs
 from perfcore.measure.profile.records import profile_records, rediagnosed

@@ -3,8 +3,8 @@ picked, else the file's own roofline, else the session's; the quick roofline sai
 
 Oracles: the bundled example's own records (its device, date and roofline sweep)."""
 
-from perfcore.explain import profile as view
-from perfcore.explain import profile_example
+from perfcore.explain.measure import profile as view
+from perfcore.explain.measure import profile_example
 from perfcore.measure.results.record import PROFILE
 from perfcore.model.chip.specs import load_specs
 

@@ -7,8 +7,8 @@ errors."""
 import pytest
 
 from perfcore import format as fmt
-from perfcore.explain import profile as view
-from perfcore.explain import profile_predict
+from perfcore.explain.measure import profile as view
+from perfcore.explain.measure import profile_predict
 from perfcore.measure.clock.harness import Measurement
 from perfcore.measure.profile.predict import OpPrediction, Prediction
 from perfcore.measure.profile.records import STEP

@@ -1,7 +1,8 @@
-"""A user error in a page's words (perfcore.explain.refusal): the control's label, the device."""
+"""A user error in a page's words (perfcore.explain.chip.refusal): the control's label, the
+device."""
 
 from perfcore.errors import InputError, NotPublished
-from perfcore.explain.refusal import refusal
+from perfcore.explain.chip.refusal import refusal
 from perfcore.model.plans.layout import LayoutError
 
 

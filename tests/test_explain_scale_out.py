@@ -5,8 +5,8 @@ import math
 import pytest
 
 from perfcore import format as fmt
-from perfcore.explain import scale_out as view
-from perfcore.explain import scale_out_metrics as metrics
+from perfcore.explain.llm import scale_out as view
+from perfcore.explain.llm import scale_out_metrics as metrics
 from perfcore.format import NOT_PUBLISHED
 from tests.support.pages import ROUND_H100
 

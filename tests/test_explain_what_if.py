@@ -1,6 +1,6 @@
 """The what-if's words: its fields show the published figures, its caption says what changed."""
 
-from perfcore.explain import what_if as view
+from perfcore.explain.chip import what_if as view
 from perfcore.model.chip.whatif import apply_what_if
 from tests.support.pages import ROUND_H100
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from perfcore.explain import workloads as view
+from perfcore.explain.llm import workloads as view
 from perfcore.model.llm.models import load_models
 
 H100, A100 = "NVIDIA H100 SXM", "NVIDIA A100 SXM4 80GB"
@@ -57,7 +57,7 @@ def test_layer_points_are_one_layer_per_phase(specs, models):
 
 
 def test_the_roofline_catalogs_model_layer_is_the_workloads_layer(specs, models):
-    from perfcore.explain import roofline
+    from perfcore.explain.chip import roofline
 
     m, d = models["Mixtral-8x7B"], specs[H100]
     here = view.layer_points(m, d, view.Setup(batch=8, context=2048), "decode")

@@ -1,12 +1,12 @@
-"""The Workloads page's words (perfcore.explain.workloads_text): the headline, the model's
+"""The Workloads page's words (perfcore.explain.llm.workloads_text): the headline, the model's
 caption, the serving curve's sentence and the takeaway, from the numbers priced."""
 
 import re
 
 import pytest
 
-from perfcore.explain import workloads as view
-from perfcore.explain import workloads_text as words
+from perfcore.explain.llm import workloads as view
+from perfcore.explain.llm import workloads_text as words
 from perfcore.model.llm.models import load_models
 
 H100, A100 = "NVIDIA H100 SXM", "NVIDIA A100 SXM4 80GB"

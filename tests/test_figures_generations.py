@@ -1,6 +1,6 @@
 """The generations charts: log ridge axis, markers at (year, ridge) by verdict, growth bars."""
 
-from perfcore.explain import generations as view
+from perfcore.explain.chip import generations as view
 from perfcore.figures import growth_figure, ridge_by_year_figure
 from perfcore.model.chip.generations import growth
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from perfcore.explain import hierarchy as view
+from perfcore.explain.chip import hierarchy as view
 from perfcore.figures import hierarchy_figure
 from perfcore.figures.hierarchy import NOT_PUBLISHED_TEXT
 

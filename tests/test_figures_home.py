@@ -1,6 +1,6 @@
 """The landing page's small chart: the calculator's operation on one precision's roofline."""
 
-from perfcore.explain import home
+from perfcore.explain.chip import home
 from perfcore.figures.home import calculator_figure
 from perfcore.figures.style import DARK
 

@@ -4,9 +4,9 @@ import math
 
 import pytest
 
-from perfcore.explain import measure_clock as clock
-from perfcore.explain import measure_roofline as roofs
-from perfcore.explain import measure_sweep
+from perfcore.explain.measure import measure_clock as clock
+from perfcore.explain.measure import measure_roofline as roofs
+from perfcore.explain.measure import measure_sweep
 from perfcore.figures import (
     ceilings_figure,
     dispatch_figure,

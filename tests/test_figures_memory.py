@@ -3,7 +3,7 @@ the capacity drawn across, the verdict said plainly, ticks in binary units."""
 
 import pytest
 
-from perfcore.explain import workloads as view
+from perfcore.explain.llm import workloads as view
 from perfcore.figures.memory import gib_ticks, memory_figure
 from perfcore.model.llm.models import load_models
 

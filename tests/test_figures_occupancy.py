@@ -2,7 +2,7 @@
 
 import pytest
 
-from perfcore.explain import occupancy as view
+from perfcore.explain.chip import occupancy as view
 from perfcore.figures import occupancy_sawtooth_figure, tile_efficiency_figure
 from perfcore.figures.occupancy import MAX_TEETH, corners
 from perfcore.model.chip.occupancy import utilisation

@@ -6,8 +6,8 @@ import math
 import pytest
 
 from perfcore import format as fmt
-from perfcore.explain import plan
-from perfcore.explain import plan_serve as serve
+from perfcore.explain.plans import plan
+from perfcore.explain.plans import plan_serve as serve
 from perfcore.figures import plan as charts
 from perfcore.figures.style import LIGHT
 from perfcore.model.llm.models import load_models

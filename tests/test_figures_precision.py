@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from perfcore.explain.precision import not_published, span
+from perfcore.explain.chip.precision import not_published, span
 from perfcore.figures import precision_bars_figure, precision_roofline_figure
 from perfcore.figures.precision import CATEGORIES, X_MAX, X_MIN
 from perfcore.model.chip.precision import matmul_sweep

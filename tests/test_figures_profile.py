@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.explain import profile as view
+from perfcore.explain.measure import profile as view
 from perfcore.figures import labels
 from perfcore.figures.profile import category_figure, compare_figure, profile_roofline_figure
 from perfcore.measure.profile.assess import Roofs

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from perfcore.explain import scale_out as view
+from perfcore.explain.llm import scale_out as view
 from perfcore.figures import scale_out_figure
 from tests.support.pages import ROUND_H100
 

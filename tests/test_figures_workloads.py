@@ -2,7 +2,7 @@
 
 import pytest
 
-from perfcore.explain import workloads as view
+from perfcore.explain.llm import workloads as view
 from perfcore.figures import workloads as charts
 from perfcore.figures.style import DARK
 from perfcore.model.llm.models import load_models

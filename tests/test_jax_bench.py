@@ -12,7 +12,7 @@ import jax  # a hard dependency: without it this module fails to import, it does
 import pytest
 
 from perfcore.cli import main
-from perfcore.explain import measure_clock as clock
+from perfcore.explain.measure import measure_clock as clock
 from perfcore.measure import results
 from perfcore.measure.clock import devices, lock
 from perfcore.measure.experiments import classic, registry, runner

@@ -7,8 +7,9 @@ Nothing imports upward. Streamlit is for ui and the pages, Plotly for figures an
 JAX for measure. bench/ and the tests share code through tests.support, never
 through sys.path edits, and no module imports a test module or conftest.
 
-Inside model and measure, rooms by job: model runs -> plans -> llm -> chip; measure
-experiments -> results -> clock and profile -> results -> clock. And no import circle
+Inside model, measure and explain, rooms by job: model runs -> plans -> llm -> chip; measure
+experiments -> results -> clock and profile -> results -> clock; explain plans -> llm -> chip
+and measure -> chip. And no import circle
 anywhere, between layers, rooms or two modules of one room.
 """
 
@@ -54,7 +55,14 @@ ROOMS = {
     "measure.results": {"measure.clock"},
     "measure.experiments": {"measure.results", "measure.clock"},
     "measure.profile": {"measure.results", "measure.clock"},
+    "explain.chip": set(),
+    "explain.llm": {"explain.chip"},
+    "explain.plans": {"explain.llm", "explain.chip"},
+    "explain.measure": {"explain.chip"},
 }
+
+
+ROOMED = (["perfcore", "model"], ["perfcore", "measure"], ["perfcore", "explain"])
 
 
 def layer(module: str) -> str | None:
@@ -135,13 +143,10 @@ def modules() -> dict[str, Path]:
 
 
 def room(module: str) -> str | None:
-    """The room (model.chip, measure.clock, ...) of a perfcore.model/measure module, else None."""
+    """The room (model.chip, measure.clock, explain.plans, ...) of a perfcore.model, measure
+    or explain module, else None."""
     parts = module.split(".")
-    return (
-        ".".join(parts[1:3])
-        if parts[:2] in (["perfcore", "model"], ["perfcore", "measure"]) and len(parts) > 2
-        else None
-    )
+    return ".".join(parts[1:3]) if parts[:2] in ROOMED and len(parts) > 2 else None
 
 
 def room_problems(module: str, source: str) -> list[str]:
@@ -196,9 +201,9 @@ def test_every_module_is_in_a_layer():
     assert {m for m in modules() if layer(m) is None} == set()
 
 
-def test_every_model_and_measure_module_is_in_a_room():
-    tops = ("perfcore.model.__init__", "perfcore.measure.__init__")
-    ours = [m for m in modules() if m.startswith(("perfcore.model.", "perfcore.measure."))]
+def test_every_model_measure_and_explain_module_is_in_a_room():
+    tops = tuple(f"perfcore.{layer}.__init__" for _, layer in ROOMED)
+    ours = [m for m in modules() if m.startswith(tuple(f"perfcore.{x}." for _, x in ROOMED))]
     ours = [m for m in ours if m not in tops]
     assert [m for m in ours if room(m) not in ROOMS] == []
 
@@ -245,10 +250,10 @@ def test_every_module_imports_only_the_layers_below_it():
     [
         ("perfcore.measure.results.points", "from perfcore.explain import home", "(explain)"),
         ("perfcore.model.chip.ops", "def f():\n    from perfcore import measure", "(measure)"),
-        ("perfcore.explain.roofline", "from perfcore.figures import style", "(figures)"),
+        ("perfcore.explain.chip.roofline", "from perfcore.figures import style", "(figures)"),
         ("perfcore.figures.style", "import ui", "(ui)"),
         ("perfcore.figures.style", "import streamlit as st", "imports streamlit"),
-        ("perfcore.explain.home", "import plotly.graph_objects as go", "imports plotly"),
+        ("perfcore.explain.chip.home", "import plotly.graph_objects as go", "imports plotly"),
         ("ui", "from app_pages import home", "(pages)"),
         ("perfcore.cli", "import ui", "(ui)"),
         ("bench.pages", "from tests.test_app import PAGES", "a test module"),

@@ -216,7 +216,7 @@ def test_an_example_with_no_roof_is_judged_against_this_machines_quick_roofline(
     roofline (here stood in for by the bundled example's, measured on a CPU) and every op gets
     a roof from it, said as such."""
     from perfcore.cli import main
-    from perfcore.explain import profile_example
+    from perfcore.explain.measure import profile_example
     from perfcore.measure.experiments import runner
 
     measured = tuple(r for r in profile_example.bundled() if r.experiment == "roofline")

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.explain import measure as view
-from perfcore.explain.measure_sweep import sweep
+from perfcore.explain.measure import measure as view
+from perfcore.explain.measure.measure_sweep import sweep
 from perfcore.figures.measure import sweep_title
 from perfcore.measure import results
 from perfcore.measure.clock import lock

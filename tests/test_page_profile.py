@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.explain import profile_example
+from perfcore.explain.measure import profile_example
 from perfcore.measure import results
 from perfcore.measure.clock.harness import Measurement
 from perfcore.measure.profile import write, xla_private, xspace
@@ -203,7 +203,7 @@ def test_a_local_instance_profiles_a_built_in_program():
 def test_a_program_profiled_here_is_predicted_from_this_sessions_kernel_curves():
     """With kernel curves measured in this session (the bundled example's, on this CPU), the
     program profiled here shows predicted beside measured and the step against its wall."""
-    from perfcore.explain import measure as measure_view
+    from perfcore.explain.measure import measure as measure_view
 
     kernels = tuple(r for r in profile_example.bundled() if r.experiment == "kernels")
     at = run_page("profile", {"pr_example": "mlp"}, timeout=180)

@@ -3,7 +3,7 @@
 import dataclasses
 import json
 
-from perfcore.explain import roofline as view
+from perfcore.explain.chip import roofline as view
 from perfcore.measure import results
 from tests.support.measured import lesson_records
 from tests.support.pages import ROUND_H100, notices, run_page, table_text

@@ -120,7 +120,7 @@ def test_a_bug_is_logged_with_its_traceback_and_said_as_one(monkeypatch, caplog)
     where; the server log holds the traceback. (The old page let it escape as an exception.)"""
     import streamlit as st
 
-    from perfcore.explain import workloads as view
+    from perfcore.explain.llm import workloads as view
 
     def broken(*args):
         raise ZeroDivisionError("kv heads do not divide")

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from perfcore.cli import main
-from perfcore.explain.plan_serve import ServeSetup, serve_view
+from perfcore.explain.plans.plan_serve import ServeSetup, serve_view
 from perfcore.model.llm.models import load_models
 from perfcore.model.llm.values import Precisions
 from perfcore.model.runs import published
@@ -127,7 +127,8 @@ def test_serve_limits_are_met_by_the_expected_latencies_not_only_the_bound(capsy
 
 def test_serve_states_the_expected_rule_the_plan_page_uses(capsys, specs):
     """plan serve's expected TPOT and TTFT are (bound + what the plan adds) ÷ its cell, the
-    figures the Plan page's ServeView gives the same plan (explain.expected.serve_expected)."""
+    figures the Plan page's ServeView gives the same plan
+    (explain.plans.expected.serve_expected)."""
     r = run_json(capsys, [*SERVE, "--tpot-ms", "50"])
     setup = ServeSetup(4, 512, 128, None, 0.05, Precisions(16, 16, 16))
     v = serve_view(load_models()["Llama-3.1-8B"], specs[H100], setup, published.table())

@@ -6,7 +6,7 @@ import math
 import pytest
 
 from perfcore.errors import InputError
-from perfcore.explain import pitfalls, roofline
+from perfcore.explain.chip import pitfalls, roofline
 from ui import loaders, refusals, tables
 from ui.tables import si_table
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from perfcore.explain.plan import TrainSetup
-from perfcore.explain.plan_serve import ServeSetup
-from perfcore.explain.workloads import Setup
+from perfcore.explain.llm.workloads import Setup
+from perfcore.explain.plans.plan import TrainSetup
+from perfcore.explain.plans.plan_serve import ServeSetup
 from perfcore.figures.style import Theme
 from perfcore.model.chip.specs import Device
 from perfcore.model.llm.models import Model

@@ -1,15 +1,15 @@
 """This session's kernel curves for the expected figures: the Measure page's run or an upload.
 
 The curves come from the last live run's `kernels` records (the Measure page), else a results
-file uploaded here; they apply to the device only as published (explain.kernel_expected).
+file uploaded here; they apply to the device only as published (explain.llm.kernel_expected).
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from perfcore.explain import kernel_expected
-from perfcore.explain.measure import STATE
+from perfcore.explain.llm import kernel_expected
+from perfcore.explain.measure.measure import STATE
 from perfcore.measure.results import curves
 from perfcore.model.chip.kernels import Curves
 from perfcore.model.chip.specs import Device

@@ -15,7 +15,7 @@ import os
 import streamlit as st
 
 from perfcore.errors import FileProblems
-from perfcore.explain.measure import known_spec, not_this_device
+from perfcore.explain.measure.measure import known_spec, not_this_device
 from perfcore.measure.results import Record, ResultsError, load_results_bytes
 from perfcore.measure.results.points import MeasuredPoint, measured_points
 from perfcore.model.chip.specs import Device, load_specs, load_specs_bytes

@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from perfcore.errors import report_bug
-from perfcore.explain import measure as view
+from perfcore.explain.measure import measure as view
 from perfcore.measure.experiments.suites import BackendFailed, DeviceMemoryError
 from perfcore.model.chip.specs import Device
 from ui.loaders import measurement_module

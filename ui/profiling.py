@@ -2,7 +2,7 @@
 profiled here, and this machine's quick roofline, measured once per server when a profile taken
 here has no other roof.
 
-The bundled example (explain.profile_example) is read once per process. A built-in program
+The bundled example (explain.measure.profile_example) is read once per process. A built-in program
 profiled here is predicted first, and its step timed untraced, where this session measured
 kernel curves (the Measure page's kernels suite), so its ops show predicted beside measured.
 The quick roofline is the `roofline` experiment on the quick suite (about 20 s on a laptop
@@ -22,9 +22,9 @@ from typing import NamedTuple
 import pandas as pd
 import streamlit as st
 
-from perfcore.explain import profile as view
-from perfcore.explain import profile_example, profile_predict
-from perfcore.explain.profile_predict import Shown as Predicted
+from perfcore.explain.measure import profile as view
+from perfcore.explain.measure import profile_example, profile_predict
+from perfcore.explain.measure.profile_predict import Shown as Predicted
 from perfcore.measure.profile.assess import Roofs
 from perfcore.measure.results import Record, curves
 from perfcore.model.chip.specs import Device

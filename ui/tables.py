@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from perfcore import format as fmt
-from perfcore.explain import what_if
+from perfcore.explain.chip import what_if
 from perfcore.format import NOT_PUBLISHED, safe_cell
 from perfcore.measure.results import Record, to_json
 from perfcore.model.chip.device import Device

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from perfcore.explain import what_if as view
+from perfcore.explain.chip import what_if as view
 from perfcore.model.chip.device import Device
 from perfcore.model.chip.whatif import (
     FIGURES,

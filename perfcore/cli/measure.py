@@ -15,7 +15,7 @@ from typing import TextIO
 
 from perfcore import format as fmt
 from perfcore.cli.common import UsageError, guarded, out_path, pick
-from perfcore.explain import measure as explain_measure
+from perfcore.explain.measure import measure as explain_measure
 from perfcore.measure import results
 from perfcore.measure.experiments import registry, suites
 from perfcore.measure.results import report

@@ -8,7 +8,7 @@ dp from the GPUs). `plan serve ... --input-tokens 1024 --output-tokens 256 --tpo
 finds the TP x replicas x batch with the most output tokens/s within the limits, judged on
 the expected latencies where published runs inform them (without limits, also the
 throughput-latency frontier). `--what-if memory_bw_tbs=6.7` changes the
-device. Every figure is a bound; `_expected` ones are (bound + what explain.expected adds)
+device. Every figure is a bound; `_expected` ones are (bound + what explain.plans.expected adds)
 ÷ an efficiency per regime derived from the published runs of data/runs.csv
 (perfcore.model.runs.published), each saying what it rests on (`expected_from`). Bad flags:
 one line, exit 2.
@@ -27,7 +27,7 @@ from perfcore.cli.plan_output import (
     serve_dict,
     train_dict,
 )
-from perfcore.explain import expected
+from perfcore.explain.plans import expected
 from perfcore.model.chip import validate
 from perfcore.model.chip.ops import Param
 from perfcore.model.chip.specs import load_specs, parse_what_if, what_if

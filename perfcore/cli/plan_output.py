@@ -4,7 +4,7 @@ JSON result as text without --json."""
 from __future__ import annotations
 
 from perfcore import format as fmt
-from perfcore.explain import expected
+from perfcore.explain.plans import expected
 from perfcore.model.plans import rank, serve_plan, train_plan
 
 

@@ -19,9 +19,9 @@ import argparse
 
 from perfcore import format as fmt
 from perfcore.cli.common import UsageError, guarded, out_path, pick, to_json
-from perfcore.explain import predict as explain_predict
-from perfcore.explain import profile as explain
-from perfcore.explain import profile_example
+from perfcore.explain.measure import predict as explain_predict
+from perfcore.explain.measure import profile as explain
+from perfcore.explain.measure import profile_example
 from perfcore.measure import results
 from perfcore.measure.experiments import registry
 from perfcore.measure.profile import assess, versus

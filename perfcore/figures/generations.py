@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
-from perfcore.explain.generations import GenerationRow
+from perfcore.explain.chip.generations import GenerationRow
 from perfcore.figures.style import (
     LIGHT,
     Theme,

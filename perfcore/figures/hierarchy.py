@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
-from perfcore.explain.hierarchy import FORGONE_KIND, Hierarchy, LevelRow
+from perfcore.explain.chip.hierarchy import FORGONE_KIND, Hierarchy, LevelRow
 from perfcore.figures.style import LIGHT, Theme, base_layout, color, fitted, grid, log_axis
 from perfcore.model.chip.hierarchy import ESTIMATE, SPEC
 

@@ -1,4 +1,5 @@
-"""The measure page's charts, drawn from the rows of explain.measure_sweep and measure_clock.
+"""The measure page's charts, drawn from the rows of explain.measure's measure_sweep and
+measure_clock.
 
 Measured values are drawn where they were measured (never clamped) with min-max bars;
 spec figures and derived ceilings are lines, labelled with where they come from. Times
@@ -12,9 +13,9 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
-from perfcore.explain.measure_clock import DispatchRow, Pair, Spread
-from perfcore.explain.measure_roofline import Ceiling
-from perfcore.explain.measure_sweep import SweepPoint
+from perfcore.explain.measure.measure_clock import DispatchRow, Pair, Spread
+from perfcore.explain.measure.measure_roofline import Ceiling
+from perfcore.explain.measure.measure_sweep import SweepPoint
 from perfcore.figures.style import LIGHT, Theme, base_layout, color, fitted, log_axis
 
 REGIME_COLORS = {"overhead": color(4), "utilisation": color(0), "compute roof": color(2)}

@@ -11,7 +11,7 @@ import math
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
-from perfcore.explain.occupancy import Occupancy
+from perfcore.explain.chip.occupancy import Occupancy
 from perfcore.figures.style import (
     LIGHT,
     SECOND_DEVICE_DASH,

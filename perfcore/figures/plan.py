@@ -9,9 +9,9 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
-from perfcore.explain import expected
-from perfcore.explain import plan as train
-from perfcore.explain import plan_serve as serve
+from perfcore.explain.plans import expected
+from perfcore.explain.plans import plan as train
+from perfcore.explain.plans import plan_serve as serve
 from perfcore.figures.memory import gib_ticks
 from perfcore.figures.style import (
     HALF_WIDTH,

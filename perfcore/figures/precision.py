@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
-from perfcore.explain.precision import Span
+from perfcore.explain.chip.precision import Span
 from perfcore.figures.roofs import slanted_roof
 from perfcore.figures.style import (
     LIGHT,

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
-from perfcore.explain.scale_out import LADDER, AllReduce
+from perfcore.explain.llm.scale_out import LADDER, AllReduce
 from perfcore.figures.style import (
     LIGHT,
     SECOND_DEVICE_DASH,

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
-from perfcore.explain.workloads import (
+from perfcore.explain.llm.workloads import (
     CHARTS,
     KINDS,
     LAYER,
@@ -220,7 +220,7 @@ def time_by_kind_figure(
 
 
 def page_figure(page: Page, which: str, tp: int, theme: Theme = LIGHT) -> go.Figure:
-    """One of the workloads page's charts by name (explain.workloads.CHARTS); ValueError for
+    """One of the workloads page's charts by name (explain.llm.workloads.CHARTS); ValueError for
     another name."""
     main = page.views[0]
     if which == LAYER:

@@ -7,23 +7,15 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import perfcore.figures as figures
-from perfcore.explain import generations as gen
-from perfcore.explain import (
-    hierarchy,
-    occupancy,
-    pitfalls,
-    plan,
-    plan_serve,
-    precision,
-    profile_example,
-    profile_predict,
-    scale_out,
-    workloads,
-)
-from perfcore.explain import measure_clock as clock
-from perfcore.explain import measure_roofline as measured
-from perfcore.explain import measure_sweep as sweep
-from perfcore.explain import profile as profile_view
+from perfcore.explain.chip import generations as gen
+from perfcore.explain.chip import hierarchy, occupancy, pitfalls, precision
+from perfcore.explain.llm import scale_out, workloads
+from perfcore.explain.measure import measure_clock as clock
+from perfcore.explain.measure import measure_roofline as measured
+from perfcore.explain.measure import measure_sweep as sweep
+from perfcore.explain.measure import profile as profile_view
+from perfcore.explain.measure import profile_example, profile_predict
+from perfcore.explain.plans import plan, plan_serve
 from perfcore.figures import plan as plan_charts
 from perfcore.figures import plan_runs as plan_runs_charts
 from perfcore.figures import workloads as wl

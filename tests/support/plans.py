@@ -1,6 +1,6 @@
 """The Plan tests' shared setting: a small training run and a table at half the bound."""
 
-from perfcore.explain import plan
+from perfcore.explain.plans import plan
 from perfcore.model.llm.models import load_models
 from perfcore.model.runs.efficiency import Efficiency, Table
 from perfcore.model.runs.sample import Setting

@@ -81,7 +81,7 @@ class ServePlan:
 
     def within(self, expected: Expected | None = None) -> bool:
         """Whether TTFT and TPOT meet the limits given: the bounds, or with `expected` the
-        (TTFT, TPOT) it gives this plan (explain.expected.serve_judge)."""
+        (TTFT, TPOT) it gives this plan (explain.plans.expected.serve_judge)."""
         s = self.serving
         ttft, tpot = (self.ttft_s, self.tpot_s) if expected is None else expected(self)
         return (s.ttft_limit_s is None or ttft <= s.ttft_limit_s) and (

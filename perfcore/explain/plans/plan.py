@@ -14,8 +14,8 @@ from typing import ClassVar
 
 from perfcore import format as fmt
 from perfcore.errors import UserError
-from perfcore.explain import expected
-from perfcore.explain.refusal import refusal
+from perfcore.explain.chip.refusal import refusal
+from perfcore.explain.plans import expected
 from perfcore.model.chip.kernels import Curves
 from perfcore.model.chip.ops import Param
 from perfcore.model.chip.specs import Device

@@ -1,7 +1,8 @@
 """The measure page: which device ran, which spec row it is, the records as a table, takeaways.
 
 Records come from a live run (measure.experiments.runner) or an uploaded results file; the rows of
-the charts come from explain.measure_sweep and explain.measure_clock. Every time names its
+the charts come from explain.measure.measure_sweep and explain.measure.measure_clock. Every
+time names its
 method and spread, every spec figure its row, every derived number what it came from. A spec
 row is compared only when it matches the device that ran, or when the user picks one.
 """
@@ -11,9 +12,9 @@ from __future__ import annotations
 import pandas as pd
 
 from perfcore import format as fmt
-from perfcore.explain.measure_clock import spread
-from perfcore.explain.measure_roofline import ceilings
-from perfcore.explain.measure_sweep import RATE_BASIS, sweep
+from perfcore.explain.measure.measure_clock import spread
+from perfcore.explain.measure.measure_roofline import ceilings
+from perfcore.explain.measure.measure_sweep import RATE_BASIS, sweep
 from perfcore.measure.clock.devices import match_device
 from perfcore.measure.experiments.registry import EXPERIMENTS
 from perfcore.measure.experiments.suites import (

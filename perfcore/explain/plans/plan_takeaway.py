@@ -4,9 +4,9 @@ why nothing is shown when no plan fits or meets the limits (training and serving
 from __future__ import annotations
 
 from perfcore import format as fmt
-from perfcore.explain import expected
-from perfcore.explain.plan import PARTS, TIE, TrainView, shape
-from perfcore.explain.plan_serve import ServeView, best_per_tp, layout_text
+from perfcore.explain.plans import expected
+from perfcore.explain.plans.plan import PARTS, TIE, TrainView, shape
+from perfcore.explain.plans.plan_serve import ServeView, best_per_tp, layout_text
 from perfcore.model.llm.models import Model
 from perfcore.model.plans import train_plan
 from perfcore.model.plans.serve_plan import ServePlan

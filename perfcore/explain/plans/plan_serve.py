@@ -3,8 +3,8 @@ TPOT limits, the throughput-latency frontier, memory per GPU and a computed take
 
 A ServeSetup (the page's controls) and a Model on a Device give a ServeView from
 perfcore.model.plans.serve_plan. Every figure is a bound; expected ones follow
-explain.expected.serve_expected ((bound + kernel boundaries + no-overlap) ÷ the prefill or decode
-efficiency published runs give), and say so.
+explain.plans.expected.serve_expected ((bound + kernel boundaries + no-overlap) ÷ the prefill
+or decode efficiency published runs give), and say so.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import ClassVar
 import pandas as pd
 
 from perfcore import format as fmt
-from perfcore.explain import expected
+from perfcore.explain.plans import expected
 from perfcore.model.chip.ops import Param
 from perfcore.model.chip.specs import Device
 from perfcore.model.llm import serving

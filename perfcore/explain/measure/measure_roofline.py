@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from perfcore.explain.measure_sweep import spec_peak
+from perfcore.explain.measure.measure_sweep import spec_peak
 from perfcore.measure.results import Record
 from perfcore.measure.results.empirical import MEMORY, MeasuredLevel, MeasuredRoofline, Roof
 from perfcore.measure.results.points import MeasuredPoint, above_roof

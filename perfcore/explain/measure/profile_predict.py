@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from perfcore import format as fmt
-from perfcore.explain import predict as explain_predict
+from perfcore.explain.measure import predict as explain_predict
 from perfcore.measure.clock.harness import Measurement
 from perfcore.measure.profile import wall
 from perfcore.measure.profile.predict import Prediction

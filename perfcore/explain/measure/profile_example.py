@@ -21,7 +21,7 @@ from perfcore.measure.results import Record, load_results
 from perfcore.measure.results.empirical import measured_roofline
 from perfcore.model.chip.specs import Device
 
-BUNDLED = Path(__file__).resolve().parents[2] / "data" / "profile" / "transformer_cpu.json"
+BUNDLED = Path(__file__).resolve().parents[3] / "data" / "profile" / "transformer_cpu.json"
 ROOFLINE = "roofline"  # the experiment whose records give a measured roofline
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from perfcore.errors import NotPublished
-from perfcore.explain import kernel_expected
+from perfcore.explain.llm import kernel_expected
 from perfcore.model.chip.roofline import Estimate, estimate_on
 from perfcore.model.chip.specs import Device
 from perfcore.model.llm import phases, serving

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from perfcore import format as fmt
-from perfcore.explain.scale_out import AllReduce
+from perfcore.explain.llm.scale_out import AllReduce
 from perfcore.model.chip.comm import Leg
 
 

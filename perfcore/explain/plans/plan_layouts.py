@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from perfcore.explain import expected
-from perfcore.explain.plan import TrainView
+from perfcore.explain.plans import expected
+from perfcore.explain.plans.plan import TrainView
 from perfcore.model.plans.layout import Layout
 
 TABLE_ROWS = 100  # the table's fastest layouts (every one that fits would send thousands)

@@ -1,11 +1,11 @@
 """The Workloads page's words: its headline metrics, the model's caption, the serving curve's
-sentence and the takeaway, each computed from the numbers perfcore.explain.workloads prices.
+sentence and the takeaway, each computed from the numbers perfcore.explain.llm.workloads prices.
 """
 
 from __future__ import annotations
 
 from perfcore import format as fmt
-from perfcore.explain.workloads import Serving, Setup, View, time_by_kind
+from perfcore.explain.llm.workloads import Serving, Setup, View, time_by_kind
 from perfcore.model.llm import phases, serving
 from perfcore.model.llm.models import Model
 

@@ -3,7 +3,7 @@
 One kernel over sizes passes through up to three regimes. Each size's achieved FLOP/s (FLOPs over
 the median seconds per call) sits under two ceilings: the spec roof at its intensity
 I(n) = 2n / 3b, and the launch-overhead ceiling 2n³ / t_empty, from the measured cost of an
-empty call. (The measured roofs against the spec row: explain.measure_roofline.)
+empty call. (The measured roofs against the spec row: explain.measure.measure_roofline.)
 """
 
 from __future__ import annotations
