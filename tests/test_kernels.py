@@ -5,6 +5,7 @@ import math
 import pytest
 
 from perfcore.model.chip import kernels
+from perfcore.model.chip.roofline import t_lower
 
 FALLBACK = kernels.Efficiency(0.5, kernels.PUBLISHED, "bound ÷ 0.50, published runs")
 CURVES = kernels.Curves(
@@ -56,7 +57,7 @@ def test_without_a_curve_for_the_kind_and_dtype_the_published_fallback_is_used(c
 
 
 def test_expected_time_is_the_bound_over_the_efficiency():
-    bound = kernels.bound_s(1e7, 1e5, 1e11, 2e10)  # t_math 1e-4 s > t_memory 5e-6 s
+    bound = t_lower(1e7, 1e5, 1e11, 2e10)  # t_math 1e-4 s > t_memory 5e-6 s
     assert bound == pytest.approx(1e-4)
     e = kernels.expected(bound, "matmul", "float32", 1e7, CURVES, FALLBACK)
     assert e.seconds == pytest.approx(1e-4 / 0.6) and e.efficiency.source == kernels.NEAREST

@@ -18,11 +18,11 @@ from perfcore.measure.profile.assess import Roofs, measured_roofs, spec_roofs
 from perfcore.measure.profile.join import Profile
 from perfcore.measure.profile.records import profile_records
 from perfcore.measure.results import Record, load_results
+from perfcore.measure.results.empirical import EXPERIMENT as ROOFLINE
 from perfcore.measure.results.empirical import measured_roofline
 from perfcore.model.chip.specs import Device
 
 BUNDLED = Path(__file__).resolve().parents[3] / "data" / "profile" / "transformer_cpu.json"
-ROOFLINE = "roofline"  # the experiment whose records give a measured roofline
 
 
 def bundled() -> tuple[Record, ...]:

@@ -21,6 +21,7 @@ from perfcore.measure.profile import graph, hlo, join, kinds
 from perfcore.measure.profile.records import DTYPES
 from perfcore.model.chip import concurrency, kernels
 from perfcore.model.chip.concurrency import StepTime
+from perfcore.model.chip.roofline import t_lower
 from perfcore.model.chip.specs import Device, load_specs
 
 NO_ROOF = "no roof: no kernel curves for this device and no specs row"
@@ -136,7 +137,7 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
     if not kind or p.flops is None or p.bytes is None or not peak or not bandwidth:
         why = NO_ROOF if kind and p.flops is not None else f"not predicted: {p.cost_source}"
         return OpPrediction(*base, *per_step, None, None, None, "", why)
-    bound = kernels.bound_s(p.flops, p.bytes, peak, bandwidth)
+    bound = t_lower(p.flops, p.bytes, peak, bandwidth)
     size = p.flops if kernels.SIZE_UNIT[kind] == "flops" else p.bytes
     fallback = ctx.fallback[p.flops / peak >= p.bytes / bandwidth]
     e = kernels.expected(bound, kind, dtype, size, ctx.curves, fallback)

@@ -17,6 +17,7 @@ import statistics
 
 from perfcore.measure.results.record import Record
 from perfcore.model.chip import kernels
+from perfcore.model.chip.roofline import t_lower
 from perfcore.model.chip.specs import Device, load_specs
 
 EXPERIMENT = "kernels"
@@ -76,7 +77,7 @@ def _point(record: Record, seconds: float, peaks: dict, bandwidth: float):
     peak = peaks.get(record.dtype) or peaks.get("float32")
     if not peak or not bandwidth or record.size is None or record.kernel not in kernels.SIZE_UNIT:
         return None
-    bound = kernels.bound_s(record.flops or 0.0, record.bytes or 0.0, peak, bandwidth)
+    bound = t_lower(record.flops or 0.0, record.bytes or 0.0, peak, bandwidth)
     spread = record.measurement.spread
     return kernels.Point(record.kernel, record.dtype, record.size, bound / seconds, spread)
 

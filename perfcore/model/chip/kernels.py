@@ -157,11 +157,6 @@ def efficiency(
     return Efficiency(value, NEAREST, f"{named} {dtype}, {where}: the nearest, {curves.label}")
 
 
-def bound_s(flops: float, n_bytes: float, peak_flops_per_s: float, bytes_per_s: float) -> float:
-    """The roofline bound of a kernel, seconds: max(t_math, t_memory)."""
-    return max(flops / peak_flops_per_s, n_bytes / bytes_per_s)
-
-
 @dataclass(frozen=True)
 class Expected:
     """An expected kernel time (seconds) and the efficiency it rests on."""

@@ -13,6 +13,7 @@ figures").
 
 from __future__ import annotations
 
+from perfcore.model.chip.roofline import t_lower, t_upper
 from perfcore.model.llm import phases
 
 # The layer's ops in phases.model_ops (norm, Q, K, V, attention, O, add, norm, gate+up,
@@ -44,7 +45,10 @@ def serial_s(phase: phases.Phase) -> float:
     """Seconds the bound's per-op max hides: sum of min(t_math, t_memory) over its ops, what
     they add when loads and math do not overlap (t_upper - t_lower, scaling-book roofline)."""
     peak, bw = phase.peak_flops_per_s, phase.bytes_per_s
-    return sum(min(p.op.flops / peak, p.op.bytes / bw) for p in phase.ops)
+    return sum(
+        t_upper(p.op.flops, p.op.bytes, peak, bw) - t_lower(p.op.flops, p.op.bytes, peak, bw)
+        for p in phase.ops
+    )
 
 
 def parts(model, phase: phases.Phase, tp: int) -> tuple[float, float]:
