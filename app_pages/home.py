@@ -4,7 +4,7 @@ import streamlit as st
 
 import ui
 from perfcore.explain.chip import home
-from perfcore.figures.home import calculator_figure
+from perfcore.figures.chip.home import calculator_figure
 
 ctx = ui.context()
 st.title("The performance model")

@@ -9,8 +9,8 @@ from perfcore.explain.plans import plan_layouts as layouts
 from perfcore.explain.plans import plan_runs
 from perfcore.explain.plans import plan_serve as serve
 from perfcore.explain.plans import plan_takeaway as words
-from perfcore.figures import plan as charts
-from perfcore.figures import plan_runs as runs_chart
+from perfcore.figures.plans import plan as charts
+from perfcore.figures.plans import plan_runs as runs_chart
 
 DEFAULT_MODEL = "Llama-3.1-70B"
 

@@ -13,8 +13,12 @@ from perfcore.explain.chip import what_if
 from perfcore.explain.measure import measure as measure_view
 from perfcore.explain.measure import profile as view
 from perfcore.explain.measure import profile_example
-from perfcore.figures.predicted import predicted_figure
-from perfcore.figures.profile import category_figure, compare_figure, profile_roofline_figure
+from perfcore.figures.measure.predicted import predicted_figure
+from perfcore.figures.measure.profile import (
+    category_figure,
+    compare_figure,
+    profile_roofline_figure,
+)
 from perfcore.measure.experiments import registry
 from perfcore.measure.profile.examples import EXAMPLES
 from perfcore.measure.profile.records import profile_records

@@ -12,7 +12,7 @@ import ui
 from perfcore.explain.chip.refusal import refusal
 from perfcore.explain.llm import workloads as view
 from perfcore.explain.llm import workloads_text as words
-from perfcore.figures import workloads as charts
+from perfcore.figures.llm import workloads as charts
 from perfcore.model.llm.phases import NUMBERS, PHASES
 from perfcore.model.llm.values import DEFAULT
 

@@ -37,7 +37,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 import perfcore.figures as figures
-from perfcore.figures import style
+from perfcore.figures.chip import style
 from perfcore.model.chip.specs import load_specs
 from tests.support.figures import BUILDERS
 from tests.support.live import chromium

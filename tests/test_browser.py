@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from perfcore.figures.style import THEMES
+from perfcore.figures.chip.style import THEMES
 from tests.support.live import (
     PINNED,
     app_pages,

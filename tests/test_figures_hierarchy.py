@@ -4,7 +4,7 @@ import pytest
 
 from perfcore.explain.chip import hierarchy as view
 from perfcore.figures import hierarchy_figure
-from perfcore.figures.hierarchy import NOT_PUBLISHED_TEXT
+from perfcore.figures.chip.hierarchy import NOT_PUBLISHED_TEXT
 
 
 def _fig(device, metric, precision="fp16", other=None):

@@ -1,8 +1,8 @@
 """The landing page's small chart: the calculator's operation on one precision's roofline."""
 
 from perfcore.explain.chip import home
-from perfcore.figures.home import calculator_figure
-from perfcore.figures.style import DARK
+from perfcore.figures.chip.home import calculator_figure
+from perfcore.figures.chip.style import DARK
 
 
 def test_the_operation_sits_on_the_chosen_precisions_roof_under_its_name(h100):

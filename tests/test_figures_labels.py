@@ -3,7 +3,7 @@ same every time, and a label with no free spot left out rather than drawn over a
 
 import itertools
 
-from perfcore.figures import labels
+from perfcore.figures.measure import labels
 
 BOUNDS = (0.0, 0.0, 400.0, 300.0)
 

@@ -7,7 +7,7 @@ tests/test_browser.py checks the outcome on the live pages (no chart's margins g
 import plotly.graph_objects as go
 import pytest
 
-from perfcore.figures.style import (
+from perfcore.figures.chip.style import (
     CHAR_PX,
     HALF_WIDTH,
     LEGEND_ROW_PX,

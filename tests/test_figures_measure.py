@@ -14,9 +14,9 @@ from perfcore.figures import (
     spread_figure,
     sweep_figure,
 )
-from perfcore.figures.measure import OVERHEAD
-from perfcore.figures.measure_roofline import ABOVE, measured_roofline_figure
-from perfcore.figures.style import DARK
+from perfcore.figures.chip.style import DARK
+from perfcore.figures.measure.measure import OVERHEAD
+from perfcore.figures.measure.measure_roofline import ABOVE, measured_roofline_figure
 from perfcore.measure.results.empirical import MeasuredRoofline, measured_roofline
 from perfcore.measure.results.points import measured_points
 from tests.support.measured import lesson_records

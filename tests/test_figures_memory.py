@@ -1,10 +1,10 @@
-"""Memory per GPU against the capacity (perfcore.figures.memory): the parts stacked in order,
+"""Memory per GPU against the capacity (perfcore.figures.llm.memory): the parts stacked in order,
 the capacity drawn across, the verdict said plainly, ticks in binary units."""
 
 import pytest
 
 from perfcore.explain.llm import workloads as view
-from perfcore.figures.memory import gib_ticks, memory_figure
+from perfcore.figures.llm.memory import gib_ticks, memory_figure
 from perfcore.model.llm.models import load_models
 
 H100 = "NVIDIA H100 SXM"

@@ -4,7 +4,7 @@ import pytest
 
 from perfcore.explain.chip import occupancy as view
 from perfcore.figures import occupancy_sawtooth_figure, tile_efficiency_figure
-from perfcore.figures.occupancy import MAX_TEETH, corners
+from perfcore.figures.chip.occupancy import MAX_TEETH, corners
 from perfcore.model.chip.occupancy import utilisation
 from tests.support.devices import representative
 from tests.support.figures import occupancy_charts_draw

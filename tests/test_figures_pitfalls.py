@@ -4,7 +4,7 @@ import pytest
 
 from perfcore.explain.chip import pitfalls as view
 from perfcore.figures import faster_chip_figure
-from perfcore.figures.pitfalls import CASES
+from perfcore.figures.chip.pitfalls import CASES
 from tests.support.pages import ROUND_H100
 
 

@@ -1,4 +1,4 @@
-"""The Plan page's charts (perfcore.figures.plan): each draws the numbers it is given, where a
+"""The Plan page's charts (perfcore.figures.plans.plan): each draws the numbers it is given, where a
 reader would look for them."""
 
 import math
@@ -8,8 +8,8 @@ import pytest
 from perfcore import format as fmt
 from perfcore.explain.plans import plan
 from perfcore.explain.plans import plan_serve as serve
-from perfcore.figures import plan as charts
-from perfcore.figures.style import LIGHT
+from perfcore.figures.chip.style import LIGHT
+from perfcore.figures.plans import plan as charts
 from perfcore.model.llm.models import load_models
 from perfcore.model.plans import serve_basis
 from tests.support.plans import HALF

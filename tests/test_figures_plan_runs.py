@@ -5,8 +5,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from perfcore.figures import plan_runs as charts
-from perfcore.figures.style import LIGHT
+from perfcore.figures.chip.style import LIGHT
+from perfcore.figures.plans import plan_runs as charts
 from perfcore.model.runs.efficiency import Efficiency
 from perfcore.model.runs.sample import Sample
 

@@ -6,7 +6,7 @@ import pytest
 
 from perfcore.explain.chip.precision import not_published, span
 from perfcore.figures import precision_bars_figure, precision_roofline_figure
-from perfcore.figures.precision import CATEGORIES, X_MAX, X_MIN
+from perfcore.figures.chip.precision import CATEGORIES, X_MAX, X_MIN
 from perfcore.model.chip.precision import matmul_sweep
 from tests.support.devices import representative
 from tests.support.figures import precision_charts_draw

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from perfcore.figures.predicted import predicted_figure
+from perfcore.figures.measure.predicted import predicted_figure
 from perfcore.measure.profile.versus import OpVersus
 
 

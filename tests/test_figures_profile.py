@@ -8,8 +8,12 @@ from pathlib import Path
 import pytest
 
 from perfcore.explain.measure import profile as view
-from perfcore.figures import labels
-from perfcore.figures.profile import category_figure, compare_figure, profile_roofline_figure
+from perfcore.figures.measure import labels
+from perfcore.figures.measure.profile import (
+    category_figure,
+    compare_figure,
+    profile_roofline_figure,
+)
 from perfcore.measure.profile.assess import Roofs
 from perfcore.measure.profile.records import profile_records
 from perfcore.measure.results import load_results

@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 
 from perfcore.figures import roofline_figure
-from perfcore.figures.roofline import ABOVE_ROOF, MOVED, OVERHEAD
+from perfcore.figures.chip.roofline import ABOVE_ROOF, MOVED, OVERHEAD
 from perfcore.measure.clock.harness import Measurement
 from perfcore.measure.results import Record
 from perfcore.measure.results.points import measured_point

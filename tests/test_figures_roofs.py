@@ -1,10 +1,10 @@
-"""Roofs as traces (perfcore.figures.roofs): the memory roofs the device publishes, links per
+"""Roofs as traces (perfcore.figures.chip.roofs): the memory roofs the device publishes, links per
 direction; the chosen precision's flat roof at its peak from its ridge; the ridge marked where
 the precision is published, nothing where it is not."""
 
 import pytest
 
-from perfcore.figures.roofs import X_MAX, memory_roofs, ridge_trace, roof_traces
+from perfcore.figures.chip.roofs import X_MAX, memory_roofs, ridge_trace, roof_traces
 from perfcore.model.chip.roofline import ridge_point
 
 

@@ -5,8 +5,8 @@ the points that stand for a device or an op named on the chart where there are f
 import pytest
 
 import perfcore.figures as figures
-from perfcore.figures.generations import short_name
-from perfcore.figures.style import DARK, LABEL_LIMIT, LIGHT, THEMES, point_labels
+from perfcore.figures.chip.generations import short_name
+from perfcore.figures.chip.style import DARK, LABEL_LIMIT, LIGHT, THEMES, point_labels
 from tests.support.figures import BUILDERS, H100, MEASURED, V100, ridge_chart, sample_ops
 
 

@@ -3,8 +3,8 @@
 import pytest
 
 from perfcore.explain.llm import workloads as view
-from perfcore.figures import workloads as charts
-from perfcore.figures.style import DARK
+from perfcore.figures.chip.style import DARK
+from perfcore.figures.llm import workloads as charts
 from perfcore.model.llm.models import load_models
 
 H100 = "NVIDIA H100 SXM"

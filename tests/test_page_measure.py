@@ -14,7 +14,7 @@ import pytest
 
 from perfcore.explain.measure import measure as view
 from perfcore.explain.measure.measure_sweep import sweep
-from perfcore.figures.measure import sweep_title
+from perfcore.figures.measure.measure import sweep_title
 from perfcore.measure import results
 from perfcore.measure.clock import lock
 from perfcore.measure.experiments import registry, runner

@@ -13,7 +13,7 @@ import streamlit as st
 from perfcore.explain.llm.workloads import Setup
 from perfcore.explain.plans.plan import TrainSetup
 from perfcore.explain.plans.plan_serve import ServeSetup
-from perfcore.figures.style import Theme
+from perfcore.figures.chip.style import Theme
 from perfcore.model.chip.specs import Device
 from perfcore.model.llm.models import Model
 

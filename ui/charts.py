@@ -12,7 +12,7 @@ from collections.abc import Callable
 import plotly.graph_objects as go
 import streamlit as st
 
-from perfcore.figures.style import LIGHT, THEMES, Theme
+from perfcore.figures.chip.style import LIGHT, THEMES, Theme
 
 THEME_KEY = "_perfcore_theme"
 # No Plotly logo; a phone gets the same tools as a laptop.

@@ -16,11 +16,11 @@ from perfcore.explain.measure import measure_sweep as sweep
 from perfcore.explain.measure import profile as profile_view
 from perfcore.explain.measure import profile_example, profile_predict
 from perfcore.explain.plans import plan, plan_serve
-from perfcore.figures import plan as plan_charts
-from perfcore.figures import plan_runs as plan_runs_charts
-from perfcore.figures import workloads as wl
-from perfcore.figures.home import calculator_figure
-from perfcore.figures.measure_roofline import measured_roofline_figure
+from perfcore.figures.chip.home import calculator_figure
+from perfcore.figures.llm import workloads as wl
+from perfcore.figures.measure.measure_roofline import measured_roofline_figure
+from perfcore.figures.plans import plan as plan_charts
+from perfcore.figures.plans import plan_runs as plan_runs_charts
 from perfcore.measure.profile.assess import spec_roofs
 from perfcore.measure.profile.records import profile_records
 from perfcore.measure.results import load_results

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from perfcore import format as fmt
 from perfcore.explain.chip.hierarchy import FORGONE_KIND, Hierarchy, LevelRow
-from perfcore.figures.style import LIGHT, Theme, base_layout, color, fitted, grid, log_axis
+from perfcore.figures.chip.style import LIGHT, Theme, base_layout, color, fitted, grid, log_axis
 from perfcore.model.chip.hierarchy import ESTIMATE, SPEC
 
 # Fixed log ranges per metric, so the axis holds still as device and precision change;

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from perfcore import format as fmt
 from perfcore.explain.llm.scale_out import LADDER, AllReduce
-from perfcore.figures.style import (
+from perfcore.figures.chip.style import (
     LIGHT,
     SECOND_DEVICE_DASH,
     Theme,

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
-from perfcore.figures.style import (
+from perfcore.figures.chip.style import (
     ESTIMATE_DASH,
     LIGHT,
     Theme,

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from perfcore import format as fmt
 from perfcore.explain.chip.occupancy import Occupancy
-from perfcore.figures.style import (
+from perfcore.figures.chip.style import (
     LIGHT,
     SECOND_DEVICE_DASH,
     Theme,

@@ -18,7 +18,7 @@ import math
 
 import plotly.graph_objects as go
 
-from perfcore.figures.style import CHAR_PX, FIT_WIDTH, LINE_PX, Theme, fit_margins
+from perfcore.figures.chip.style import CHAR_PX, FIT_WIDTH, LINE_PX, Theme, fit_margins
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1, pixels
 GAP_PX = 6.0  # the first ring's distance between a label's box and its anchor

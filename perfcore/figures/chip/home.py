@@ -9,9 +9,9 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
-from perfcore.figures.roofline import op_traces
-from perfcore.figures.roofs import X_MAX, X_MIN, ridge_trace, roof_traces
-from perfcore.figures.style import HALF_WIDTH, LIGHT, Theme, base_layout, fitted, log_axis
+from perfcore.figures.chip.roofline import op_traces
+from perfcore.figures.chip.roofs import X_MAX, X_MIN, ridge_trace, roof_traces
+from perfcore.figures.chip.style import HALF_WIDTH, LIGHT, Theme, base_layout, fitted, log_axis
 from perfcore.model.chip.roofline import Estimate
 from perfcore.model.chip.specs import Device
 

@@ -12,8 +12,7 @@ from perfcore import format as fmt
 from perfcore.explain.plans import expected
 from perfcore.explain.plans import plan as train
 from perfcore.explain.plans import plan_serve as serve
-from perfcore.figures.memory import gib_ticks
-from perfcore.figures.style import (
+from perfcore.figures.chip.style import (
     HALF_WIDTH,
     LIGHT,
     Theme,
@@ -22,6 +21,7 @@ from perfcore.figures.style import (
     fitted,
     log_axis,
 )
+from perfcore.figures.llm.memory import gib_ticks
 from perfcore.model.plans.serve_plan import ServePlan
 
 MEMORY_COLORS = {"weights": 0, "gradients": 3, "optimizer": 4, "activations": 2, "KV cache": 1}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
-from perfcore.figures.style import LIGHT, Theme, base_layout, color, fitted, log_axis
+from perfcore.figures.chip.style import LIGHT, Theme, base_layout, color, fitted, log_axis
 from perfcore.model.chip.pitfalls import FasterChip
 from perfcore.model.chip.specs import Device
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
-from perfcore.figures.style import HALF_WIDTH, LIGHT, Theme, base_layout, color, fitted
+from perfcore.figures.chip.style import HALF_WIDTH, LIGHT, Theme, base_layout, color, fitted
 
 MEMORY_COLORS = {"weights": 0, "KV cache": 1, "activations": 2, "gradients + optimizer": 3}
 

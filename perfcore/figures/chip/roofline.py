@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
-from perfcore.figures.roofs import X_MAX, X_MIN, ridge_trace, roof_traces
-from perfcore.figures.style import (
+from perfcore.figures.chip.roofs import X_MAX, X_MIN, ridge_trace, roof_traces
+from perfcore.figures.chip.style import (
     LABEL_LIMIT,
     LIGHT,
     SECOND_DEVICE_DASH,

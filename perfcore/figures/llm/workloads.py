@@ -17,9 +17,8 @@ from perfcore.explain.llm.workloads import (
     memory_parts,
     time_by_kind,
 )
-from perfcore.figures.memory import memory_figure
-from perfcore.figures.roofs import X_MAX, X_MIN, roof_traces
-from perfcore.figures.style import (
+from perfcore.figures.chip.roofs import X_MAX, X_MIN, roof_traces
+from perfcore.figures.chip.style import (
     HALF_WIDTH,
     LIGHT,
     SECOND_DEVICE_DASH,
@@ -29,6 +28,7 @@ from perfcore.figures.style import (
     fitted,
     log_axis,
 )
+from perfcore.figures.llm.memory import memory_figure
 from perfcore.model.chip.roofline import Estimate
 from perfcore.model.chip.specs import Device
 from perfcore.model.llm.serving import ServingPoint

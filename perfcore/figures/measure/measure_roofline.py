@@ -13,9 +13,9 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
-from perfcore.figures.roofline import measured_traces, overhead_trace
-from perfcore.figures.roofs import X_MAX, X_MIN, roof_traces
-from perfcore.figures.style import (
+from perfcore.figures.chip.roofline import measured_traces, overhead_trace
+from perfcore.figures.chip.roofs import X_MAX, X_MIN, roof_traces
+from perfcore.figures.chip.style import (
     LIGHT,
     SECOND_DEVICE_DASH,
     Theme,

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from perfcore import format as fmt
 from perfcore.explain.chip.generations import GenerationRow
-from perfcore.figures.style import (
+from perfcore.figures.chip.style import (
     LIGHT,
     Theme,
     base_layout,

@@ -16,7 +16,7 @@ from perfcore import format as fmt
 from perfcore.explain.measure.measure_clock import DispatchRow, Pair, Spread
 from perfcore.explain.measure.measure_roofline import Ceiling
 from perfcore.explain.measure.measure_sweep import SweepPoint
-from perfcore.figures.style import LIGHT, Theme, base_layout, color, fitted, log_axis
+from perfcore.figures.chip.style import LIGHT, Theme, base_layout, color, fitted, log_axis
 
 REGIME_COLORS = {"overhead": color(4), "utilisation": color(0), "compute roof": color(2)}
 OVERHEAD = "launch overhead ceiling: 2n³ / measured empty call"

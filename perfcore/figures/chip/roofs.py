@@ -8,7 +8,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
-from perfcore.figures.style import ESTIMATE_DASH, LIGHT, Theme, color
+from perfcore.figures.chip.style import ESTIMATE_DASH, LIGHT, Theme, color
 from perfcore.model.chip.comm import link_bytes_per_s
 from perfcore.model.chip.roofline import ridge_point, roofs
 from perfcore.model.chip.specs import Device

@@ -15,8 +15,8 @@ import plotly.graph_objects as go
 
 from perfcore import format as fmt
 from perfcore.explain.chip.precision import Span
-from perfcore.figures.roofs import slanted_roof
-from perfcore.figures.style import (
+from perfcore.figures.chip.roofs import slanted_roof
+from perfcore.figures.chip.style import (
     LIGHT,
     Theme,
     base_layout,

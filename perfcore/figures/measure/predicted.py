@@ -2,7 +2,8 @@
 
 Each op is a point at its measured time per step (x) and its predicted one (y), on log axes;
 the diagonal is a perfect prediction, the dashed lines either side of it the kernel curves' own
-spread, and the ops outside them are named (figures.labels: none over another), slowest first.
+spread, and the ops outside them are named (figures.measure.labels: none over another),
+slowest first.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
-from perfcore.figures import labels
-from perfcore.figures.style import LIGHT, Theme, base_layout, color, fitted, log_axis
+from perfcore.figures.chip.style import LIGHT, Theme, base_layout, color, fitted, log_axis
+from perfcore.figures.measure import labels
 from perfcore.measure.profile.versus import OpVersus
 
 HEIGHT = 600

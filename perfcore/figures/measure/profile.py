@@ -3,9 +3,9 @@
 Each op is a point at its intensity and achieved FLOP/s, never clamped to a roof; its
 marker's area is its share of the step's op time, and the ops that take most of the time
 are named, each label placed beside its point where it meets no other at any width from a
-420 px screen's to the main column's (figures.labels). The roofs are the ones the ops were judged
-against (perfcore.measure.profile.assess.Roofs): a specs row's or the measured roofline's,
-each memory level slanted.
+420 px screen's to the main column's (figures.measure.labels). The roofs are the ones the
+ops were judged against (perfcore.measure.profile.assess.Roofs): a specs row's or the
+measured roofline's, each memory level slanted.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
-from perfcore.figures import labels
-from perfcore.figures.roofs import X_MAX, X_MIN
-from perfcore.figures.style import LIGHT, Theme, base_layout, color, fitted, log_axis
+from perfcore.figures.chip.roofs import X_MAX, X_MIN
+from perfcore.figures.chip.style import LIGHT, Theme, base_layout, color, fitted, log_axis
+from perfcore.figures.measure import labels
 from perfcore.measure.profile.assess import Roofs
 from perfcore.measure.profile.records import what
 from perfcore.measure.results import Record
