@@ -122,8 +122,8 @@ def _builder(name: str):
     """The builder function called `name` (BUILDERS' keys are the builders' names), from
     whichever module of perfcore.figures defines it."""
     modules = [
-        importlib.import_module(f"perfcore.figures.{m.name}")
-        for m in pkgutil.iter_modules(figures.__path__)
+        importlib.import_module(m.name)
+        for m in pkgutil.walk_packages(figures.__path__, "perfcore.figures.")
     ]
     return next(getattr(m, name) for m in modules if hasattr(m, name))
 
