@@ -44,7 +44,7 @@ def main() -> None:
     predicted = predict(example.fn, *example.args, curves=measured)
     joined = profile(example.fn, *example.args, steps=STEPS)
     wall = versus.step_wall(example.fn, *example.args)
-    held = versus.versus(predicted, joined, wall.median)
+    held = versus.versus(predicted, joined, wall)
     device = joined.devices[0] if joined.devices else joined.backend
     roofs = assess.roofs_for(device, load_specs(), None, roofline)
     records = versus.with_prediction(to_records(joined, roofs, warmup=2), predicted)

@@ -2,10 +2,12 @@
 
 In one process: the kernel curves are measured (`kernels` experiment, --budget seconds), then
 each program is predicted from its optimized HLO (perfcore.predict), profiled op by op and its
-step wall timed untraced (isolated calls, median). Printed per program: predicted step
-(its ops scheduled over the HLO graph, perfcore.model.chip.concurrency, with the first touch
-of the pages its buffers map fresh, plus dispatch), the ops' plain sum beside it, measured
-step, error, and the matmul ops' median per-op error. Targets: step within 20 %, matmul
+step wall timed untraced (30 isolated calls). Printed per program: predicted step (its ops
+scheduled over the HLO graph, perfcore.model.chip.concurrency, with the first touch of the
+pages its buffers map fresh, plus dispatch), the ops' plain sum beside it, the step's fastest
+and median untraced walls, the error against the fastest (what a prediction from the curves'
+fastest calls predicts: perfcore.measure.profile.versus) and against the median, and the
+matmul ops' median per-op error. Targets: step within 20 %, matmul
 median per-op error within 25 %. Run only when the machine is quiet (uptime load < 2.5).
 
     PYTHONPATH=$PWD .venv/bin/python bench/predict.py [--budget 120] [--out curves.json]
@@ -19,7 +21,6 @@ import os
 import jax
 import jax.numpy as jnp
 
-from perfcore.measure.clock import harness
 from perfcore.measure.experiments import runner
 from perfcore.measure.profile import predict, versus
 from perfcore.measure.profile.run import profile
@@ -106,13 +107,6 @@ def decode():
 PROGRAMS = {"MLP train step": mlp_train, "block fwd+bwd": block_train, "decode step": decode}
 
 
-def wall_s(fn, args) -> float:
-    """Median wall of the jitted step, isolated synchronized calls, seconds."""
-    jitted = jax.jit(fn)
-    m = harness.measure(lambda: jitted(*args), sync=jax.block_until_ready, repeats=30)
-    return m.median
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--budget", type=float, default=120.0)
@@ -127,12 +121,13 @@ def main() -> None:
     fresh_ns = measured.fresh_s_per_byte * 1e9
     print(f"host threads {measured.threads}; fresh pages {fresh_ns * 4096 / 1e3:.2f} us per 4 KiB")
     print(f"step rule: {', '.join(RULES)}")
-    head = f"{'program':<16} {'predicted':>10} {'op sum':>10} {'measured':>10} {'error':>7}"
-    print(f"{head} {'matmul med':>10}  rule")
+    head = f"{'program':<16} {'predicted':>10} {'op sum':>10} {'fastest':>10} {'median':>10}"
+    print(f"{head} {'error':>7} {'vs med':>7} {'matmul med':>10}  rule")
     for name, make in PROGRAMS.items():
         fn, inputs = make()
         predicted = predict.predict(fn, *inputs, curves=measured)
-        held = versus.versus(predicted, profile(fn, *inputs, steps=10), wall_s(fn, inputs))
+        joined = profile(fn, *inputs, steps=10)
+        held = versus.versus(predicted, joined, versus.step_wall(fn, *inputs))
         med = held.median_error()
         rules = "; ".join(f"{t.rule.split(' (')[0]}" for t in predicted.schedule) or "sum"
         if predicted.fresh_s:
@@ -140,7 +135,9 @@ def main() -> None:
         print(
             f"{name:<16} {held.predicted_step_s * 1e3:>8.3f}ms "
             f"{(predicted.op_s + predicted.dispatch_s) * 1e3:>8.3f}ms {held.wall_s * 1e3:>8.3f}ms "
-            f"{held.step_error:>+7.0%} {'-' if med is None else f'{med:.0%}':>10}  {rules}"
+            f"{held.wall_median_s * 1e3:>8.3f}ms {held.step_error:>+7.0%} "
+            f"{held.predicted_step_s / held.wall_median_s - 1:>+7.0%} "
+            f"{'-' if med is None else f'{med:.0%}':>10}  {rules}"
         )
         for o in sorted(held.ops, key=lambda o: -o.measured_s)[:12]:
             print(

@@ -97,7 +97,7 @@ def test_the_profile_holds_every_predicted_op_beside_its_measured_time(measured,
     c = curves.curves(measured)
     got = predict.predict(tiny, *inputs, curves=c)
     joined = profile(tiny, *inputs, steps=2)
-    held = versus.versus(got, joined, wall_s=1e-3)
+    held = versus.versus(got, joined, versus.step_wall(tiny, *inputs, repeats=3))
     assert {o.name for o in held.ops} | set(held.unmatched) == {o.name for o in joined.ops}
     assert held.ops and all(o.measured_s > 0 and o.predicted_s > 0 for o in held.ops)
     written = versus.with_prediction(profile_records.to_records(joined, None), got)

@@ -42,6 +42,7 @@ def summary(held: Versus, spread: float) -> dict:
         "step": {
             "predicted_s": held.predicted_step_s,
             "wall_s": held.wall_s,
+            "wall_median_s": held.wall_median_s,
             "traced_wall_s": held.traced_wall_s,
             "error": held.step_error,
         },
@@ -53,12 +54,19 @@ def summary(held: Versus, spread: float) -> dict:
     }
 
 
+def _median(held: Versus) -> str:
+    """`; median 1.2 ms` where the median wall is known, else nothing."""
+    m = held.wall_median_s
+    return "" if m is None else f"; median {fmt.seconds(m)}"
+
+
 def lines(held: Versus, top: int) -> list[str]:
     """The step predicted beside measured, then the slowest `top` ops, one line each."""
     med = held.median_error()
     head = [
         f"step: predicted {fmt.seconds(held.predicted_step_s)}, measured wall "
-        f"{fmt.seconds(held.wall_s)} (untraced, median), error {held.step_error:+.0%}; "
+        f"{fmt.seconds(held.wall_s)} (untraced, fastest call{_median(held)}), error "
+        f"{held.step_error:+.0%}; "
         f"matmul ops' median error {'none' if med is None else fmt.percent(med)}",
         f"{'op':<30} {'kernel':<18} {'predicted':>10} {'measured':>10} {'error':>7}  from",
     ]

@@ -63,11 +63,14 @@ def held(records: tuple[Record, ...]) -> tuple[Versus, str] | None:
     untraced = wall.walls(records).get(step.label)
     m = (untraced or step).measurement
     whence = (
-        f"untraced wall, isolated synchronized calls, median of {m.n}"
+        f"untraced wall, fastest of {m.n} isolated synchronized calls, median "
+        f"{fmt.seconds(m.median)}"
         if untraced
-        else f"device span under the profiler, median of {m.n} (no untraced wall in the file)"
+        else f"device span under the profiler, fastest of {m.n} steps, median "
+        f"{fmt.seconds(m.median)} (no untraced wall in the file)"
     )
-    return Versus(tuple(ops), step.predicted_s, m.median, None, tuple(unmatched)), whence
+    held = Versus(tuple(ops), step.predicted_s, m.min, None, tuple(unmatched), m.median)
+    return held, whence
 
 
 def spread(records: tuple[Record, ...]) -> float | None:

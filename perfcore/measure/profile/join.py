@@ -169,6 +169,23 @@ def _times(amount: float | None, occurrences: int) -> float | None:
     return None if amount is None else amount * occurrences
 
 
+def _async_readers(join: _Join, program: tuple[str, int], s: steps.Steps, prices: list) -> dict:
+    """On XLA:CPU, each op slot run asynchronously (hlo.runs_async_on_cpu: its event ends at
+    the hand-off to the thread pool) with the slots of the ops that read its result."""
+    module = join.modules.get(program)
+    if join.capture.backend != "cpu" or module is None:
+        return {}
+    slot = {join.capture.events.ops[c]: k for k, c in enumerate(s.ops.tolist())}
+    out = {}
+    for k, p in enumerate(prices):
+        if p.instruction is not None and hlo.runs_async_on_cpu(p.instruction):
+            names = (n.lstrip("%") for n in hlo.readers(module, p.instruction))
+            users = [slot[n] for n in names if n in slot]
+            if users:
+                out[k] = users
+    return out
+
+
 def _program_ops(join: _Join, program: tuple[str, int], s: steps.Steps) -> list[Op]:
     """The ops of one program: per instruction, time and occurrences in each step."""
     events = join.capture.events
@@ -176,7 +193,8 @@ def _program_ops(join: _Join, program: tuple[str, int], s: steps.Steps) -> list[
     boxed = np.array(
         [p.instruction is not None and p.instruction.opcode in hlo.CONTROL for p in prices]
     )
-    own = steps.own_ns(events, s, boxed) * steps.NS
+    own = steps.own_ns(events, s, boxed)
+    own = steps.awaited_ns(events, s, own, _async_readers(join, program, s, prices)) * steps.NS
     times = steps.per_op(s, own)
     counts = steps.per_op(s, np.ones(len(s.events))).astype(np.int64)
     device = events.devices[events.device[s.events[0]]]

@@ -73,6 +73,29 @@ def own_ns(events: Events, s: Steps, containers: np.ndarray) -> np.ndarray:
     return own
 
 
+def awaited_ns(
+    events: Events, s: Steps, own: np.ndarray, readers: dict[int, list[int]]
+) -> np.ndarray:
+    """Each event's time where its op runs asynchronously (readers: for each such op slot,
+    the slots of the ops that read its result): from its start to the first start, in its
+    step and not before its own, of an event of a reader; never less than its own time, and
+    its own time where no reader starts after it in its step. Other events keep `own`."""
+    if not readers:
+        return own
+    width = float(np.max(s.last_ns - s.first_ns)) + 1.0  # a step's keys lie in [k w, (k+1) w)
+    key = s.step * width + (events.start_ns[s.events] - s.first_ns[s.step])
+    out = own.astype(float)
+    for slot, users in readers.items():
+        theirs = np.sort(key[np.isin(s.slot, users)])
+        if not len(theirs):
+            continue
+        mine = np.flatnonzero(s.slot == slot)
+        after = theirs[np.minimum(np.searchsorted(theirs, key[mine]), len(theirs) - 1)]
+        same = (after >= key[mine]) & (after < (s.step[mine] + 1) * width)
+        out[mine] = np.maximum(out[mine], np.where(same, after - key[mine], 0.0))
+    return out
+
+
 def per_op(s: Steps, amounts: np.ndarray) -> np.ndarray:
     """An (op, step) table of amounts summed in the capture's order."""
     cells = s.slot * s.count + s.step

@@ -4,10 +4,12 @@ the predicted step beside the step's wall time.
 Ops are matched by name (the HLO instruction the profile's events name). An op's error is
 (predicted - measured) / measured of its median time per step, the prediction being its time
 inside the step where the step was scheduled (sharing the cores with the ops beside it, as
-the profile times it: Prediction.inside_s), else its time alone; the step's, of the predicted
-step against the median wall time of a step timed untraced (isolated calls), the traced
-wall beside it. The profile's records get the prediction as `predicted_s`, `predicted_from`
-and `kernel` (docs/results-format.md, version 4).
+the profile times it: Prediction.inside_s), else its time alone. The step's error is of the
+predicted step against the fastest of the step's untraced calls (isolated, synchronized): every
+curve point and the dispatch a prediction rests on are fastest calls (noise on a shared
+machine only adds time), so the fastest step is what it predicts; the median wall and the
+traced wall are kept beside it. The profile's records get the prediction as `predicted_s`,
+`predicted_from` and `kernel` (docs/results-format.md, version 4).
 """
 
 from __future__ import annotations
@@ -52,13 +54,14 @@ class Versus:
 
     ops: tuple[OpVersus, ...]
     predicted_step_s: float
-    wall_s: float  # median untraced step wall, seconds
+    wall_s: float  # fastest untraced step wall, seconds
     traced_wall_s: float | None  # median step wall under the profiler, seconds
     unmatched: tuple[str, ...]  # profiled ops with no prediction
+    wall_median_s: float | None = None  # median untraced step wall, seconds
 
     @property
     def step_error(self) -> float:
-        """(predicted step - measured wall) / measured wall, a signed fraction."""
+        """(predicted step - fastest untraced wall) / that wall, a signed fraction."""
         return (self.predicted_step_s - self.wall_s) / self.wall_s
 
     def median_error(self, category: str = hlo.MATMUL) -> float | None:
@@ -67,8 +70,8 @@ class Versus:
         return statistics.median(errors) if errors else None
 
 
-def versus(prediction: Prediction, profile: Profile, wall_s: float) -> Versus:
-    """The prediction against the profile of the same program and its untraced wall (s)."""
+def versus(prediction: Prediction, profile: Profile, wall: harness.Measurement) -> Versus:
+    """The prediction against the profile of the same program and its untraced step walls."""
     predicted = {o.name: o for o in prediction.ops if o.predicted_s is not None}
     matched, unmatched = [], []
     for op in profile.ops:
@@ -93,9 +96,10 @@ def versus(prediction: Prediction, profile: Profile, wall_s: float) -> Versus:
     return Versus(
         tuple(matched),
         prediction.step_s,
-        wall_s,
+        wall.min,
         statistics.median(traced) if traced else None,
         tuple(unmatched),
+        wall.median,
     )
 
 
@@ -134,4 +138,4 @@ def hold(fn, *args, curves: Curves | None, steps: int = 5) -> tuple[Prediction, 
     """fn(*args) predicted before it runs, then profiled and its step wall timed untraced."""
     predicted = predict(fn, *args, curves=curves)
     joined = profile(fn, *args, steps=steps)
-    return predicted, joined, versus(predicted, joined, step_wall(fn, *args).median)
+    return predicted, joined, versus(predicted, joined, step_wall(fn, *args))

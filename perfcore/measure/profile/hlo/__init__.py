@@ -29,6 +29,8 @@ from perfcore.measure.profile.hlo.kinds import (
     category,
     is_library_matmul,
     opcodes,
+    readers,
+    runs_async_on_cpu,
 )
 from perfcore.measure.profile.hlo.label import label, what
 from perfcore.measure.profile.hlo.loops import (
@@ -103,6 +105,8 @@ __all__ = [
     "parse_instruction",
     "parse_module",
     "precision",
+    "readers",
+    "runs_async_on_cpu",
     "runs_per_step",
     "shape_bytes",
     "trip_count",

@@ -69,6 +69,27 @@ CONTROL = frozenset({"while", "conditional", "call"})  # containers: their ops a
 MATMUL_OPS = frozenset({"dot", "convolution", "ragged-dot"})
 
 
+def runs_async_on_cpu(instruction: Instruction) -> bool:
+    """True for an op XLA:CPU hands to its thread pool and returns from (a dot or convolution
+    run by Eigen, not fused into a YNNPACK or oneDNN fusion): its trace event ends at the
+    hand-off, and the work ends before the first op that reads its result starts."""
+    return instruction.opcode in MATMUL_OPS
+
+
+def readers(module: Module, instruction: Instruction) -> tuple[str, ...]:
+    """The ops of its computation that read its result (through free ops such as bitcasts,
+    tuples and get-tuple-elements), by name, in program order."""
+    body = module.computations.get(instruction.computation, ())
+    wanted, found = {instruction.name}, []
+    for i in body:
+        if wanted.intersection(i.operands):
+            if i.opcode in FREE:
+                wanted.add(i.name)
+            else:
+                found.append(i.name)
+    return tuple(found)
+
+
 def opcodes(module: Module, instruction: Instruction) -> set[str]:
     """The opcodes of the instruction and of every computation it calls."""
     inner = {i.opcode for c in called(module, instruction) for i in module.computations[c]}
