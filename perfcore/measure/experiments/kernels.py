@@ -73,7 +73,7 @@ def _function(jax, jnp, name: str):
             lambda q, k, v: _attention(jax, q, k, v).astype("float32").sum(), argnums=(0, 1, 2)
         ),
         "elementwise": lambda x, y: (x * 1.5 + y) * 0.5 - y,
-        "transcendental": lambda x: jnp.exp(-x) * jnp.tanh(x),
+        "transcendental": lambda x: jnp.exp(-x) * jnp.tanh(x),  # kernels.CHAIN_TRANSCENDENTALS
         "reduction": lambda x: x.sum(axis=-1),
         "copy": lambda x: x.T,
         "transpose": lambda x: x.transpose(PERMUTE),

@@ -28,12 +28,19 @@ PERMUTES = frozenset({"transpose", "copy"})
 TRANSPOSE_DIMS = re.compile(r"dimensions=\{([\d,]*)\}")
 
 
-def _dot(module: hlo.Module, instruction: hlo.Instruction) -> hlo.Instruction | None:
-    """The instruction's dot (itself, or the first inside its fusion); None when none."""
+def dots(module: hlo.Module, instruction: hlo.Instruction) -> list[hlo.Instruction]:
+    """The instruction's dots: itself, or those inside its fusion, in program order."""
     if instruction.opcode in hlo.MATMUL_OPS:
-        return instruction
+        return [instruction]
     inner = [i for c in hlo.called(module, instruction) for i in module.computations[c]]
-    return next((i for i in inner if i.opcode in hlo.MATMUL_OPS), None)
+    return [i for i in inner if i.opcode in hlo.MATMUL_OPS]
+
+
+def dot_kind(module: hlo.Module, dot: hlo.Instruction | None, shape: str = "") -> str:
+    """The kernel kind of a dot (kernels.matmul_kind, by its M×N and operand layout); of
+    `shape` where no dot is given; `matvec` for a result of rank below 2."""
+    dims = hlo.arrays(dot.shape if dot else shape)[0][1]
+    return kernels.matmul_kind(*dims[-2:], *_layout(module, dot)) if len(dims) >= 2 else "matvec"
 
 
 def _layout(module: hlo.Module, dot: hlo.Instruction | None) -> tuple[bool, bool]:
@@ -90,11 +97,8 @@ def _permutes(module: hlo.Module, instruction: hlo.Instruction) -> bool:
 def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced, cost) -> str:
     """The kernel kind of a priced instruction; empty where none applies (a custom kernel)."""
     if priced.category == hlo.MATMUL:
-        dot = _dot(module, instruction)
-        dims = hlo.arrays(dot.shape if dot else instruction.shape)[0][1]
-        return (
-            kernels.matmul_kind(*dims[-2:], *_layout(module, dot)) if len(dims) >= 2 else "matvec"
-        )
+        found = dots(module, instruction)
+        return dot_kind(module, found[0] if found else None, instruction.shape)
     if priced.category == hlo.CUSTOM:
         target = instruction.target.lower()
         if "fmha" not in target and "attention" not in target:

@@ -14,6 +14,7 @@ allocator maps fresh each step (graph.fresh_bytes).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from perfcore.measure.clock.devices import match_device
@@ -138,12 +139,61 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
         why = NO_ROOF if kind and p.flops is not None else f"not predicted: {p.cost_source}"
         return OpPrediction(*base, *per_step, None, None, None, "", why)
     bound = t_lower(p.flops, p.bytes, peak, bandwidth)
-    size = p.flops if kernels.SIZE_UNIT[kind] == "flops" else p.bytes
     fallback = ctx.fallback[p.flops / peak >= p.bytes / bandwidth]
-    e = kernels.expected(bound, kind, dtype, size, ctx.curves, fallback)
-    eff = e.efficiency
+    inner = kinds.dots(module, instruction) if p.category == hlo.MATMUL else []
+    if len(inner) > 1:
+        seconds, eff = _fused_dots(module, inner, dtype, (peak, bandwidth), ctx, bound)
+    else:
+        size = p.flops if kernels.SIZE_UNIT[kind] == "flops" else p.bytes
+        e = kernels.expected(bound, kind, dtype, size, ctx.curves, fallback)
+        seconds, eff = e.seconds, e.efficiency
+        if kind == "transcendental":
+            seconds, eff = _transcendentals(module, instruction, cost, bound, seconds, eff)
     return OpPrediction(
-        *base, *per_step, bound * runs, e.seconds * runs, eff.value, eff.source, eff.derived_from
+        *base, *per_step, bound * runs, seconds * runs, eff.value, eff.source, eff.derived_from
+    )
+
+
+def _transcendentals(module, instruction, cost, bound: float, seconds: float, eff):
+    """(seconds, Efficiency) of a transcendental op scaled by how many transcendentals it
+    evaluates per element of its result against the curve's kernel (kernels.
+    transcendental_scale; XLA's cost model counts them)."""
+    elements = sum(math.prod(d) for _, d in hlo.arrays(instruction.shape))
+    per_element = cost(hlo.one_op_module(module, instruction))[2] / max(elements, 1)
+    scale = kernels.transcendental_scale(per_element)
+    if scale == 1.0:
+        return seconds, eff
+    said = (
+        f"{eff.derived_from}; x {scale:.3g}: {per_element:.3g} transcendentals per element "
+        f"against the curve's {kernels.CHAIN_TRANSCENDENTALS}"
+    )
+    return seconds * scale, kernels.Efficiency(bound / (seconds * scale), eff.source, said)
+
+
+def _fused_dots(module, dots, dtype, roofs, ctx: Context, bound: float):
+    """(seconds, Efficiency) of a fusion of several dots (XLA:CPU's YNNPACK fuses a chain of
+    matmuls and what lies between them into one op that runs them in turn): the sum of each
+    dot's expected time at its own kind and size (FLOPs from its shapes, bytes its operands and
+    result); what lies between rides on their outputs. The efficiency is the fusion's bound
+    over that sum."""
+    peak, bandwidth = roofs
+    parts = []
+    for dot in dots:
+        flops = hlo.dot_flops(module, dot)
+        shapes = [hlo.operand_shape(module, o) for o in dot.operands]
+        moved = sum(hlo.shape_bytes(x) for x in (*shapes, dot.shape) if x)
+        kind = kinds.dot_kind(module, dot)
+        fallback = ctx.fallback[flops / peak >= moved / bandwidth]
+        e = kernels.expected(
+            t_lower(flops, moved, peak, bandwidth), kind, dtype, flops, ctx.curves, fallback
+        )
+        parts.append(e)
+    seconds = sum(e.seconds for e in parts)
+    sources = {e.efficiency.source for e in parts}
+    source = next(s for s in (kernels.PUBLISHED, kernels.NEAREST, kernels.MEASURED) if s in sources)
+    said = "; ".join(e.efficiency.derived_from for e in parts)
+    return seconds, kernels.Efficiency(
+        bound / seconds, source, f"the sum of its {len(parts)} matmuls: {said}"
     )
 
 
