@@ -1,12 +1,12 @@
-"""Fusions priced by what they hold: a fusion of several matmuls (XLA:CPU's YNNPACK fuses a
-chain of them) as the sum of its matmuls, each on its own curve at its own size; a
-transcendental op by how many transcendentals it evaluates per element against the curve's
-kernel (exp and tanh: 2).
+"""Ops priced by what they hold: a fusion of several matmuls (XLA:CPU's YNNPACK fuses a chain of
+them) as the sum of its matmuls, each on its own curve at its own size; a batched dot at the
+size of one of its matmuls; transcendentals (which the roofline counts no FLOPs for) at the
+transcendental curve's kernel (exp and tanh: 2 per element) as many times as they take it.
 
-Pure: a hand-written HLO module (tests/data/profile/fusions.hlo: `two`, a fusion of
-64×32·32×48 and 64×48·48×24 dots; `sines`, three sines of a 64×32 array) with a stub cost
-model (6 transcendentals per element for the sines, as XLA counts a chain of 3 of 2 ops
-each, to keep the scale a round number), on hand-made curves (1e9 FLOP/s, 1e9 bytes/s).
+Pure: a hand-written HLO module (tests/data/profile/fusions.hlo: `two`, a fusion of a
+64×32·32×48 dot, its exponential and a 64×48·48×24 dot; `sines`, three sines of a 64×32 array;
+`batched`, four 64×32·32×48 dots in one) with a stub cost model, on hand-made curves (1e9
+FLOP/s, 1e9 bytes/s; the matmul curve 0.25 up to 150,000 FLOPs and 0.5 from 160,000).
 """
 
 from pathlib import Path
@@ -18,23 +18,30 @@ from perfcore.model.chip import kernels
 
 MODULE = (Path(__file__).parent / "data" / "profile" / "fusions.hlo").read_text("utf-8")
 SIN_ELEMENTS, SIN_BYTES = 64 * 32, 2 * 64 * 32 * 4  # one read and one write of each element
+DOT_FLOPS = 4e5  # the stub's for any one-op module holding a dot
 
 
 def stub_cost(text: str) -> tuple[float, float, float]:
-    """(FLOPs, bytes, transcendentals) of a one-op module."""
+    """(FLOPs, bytes, transcendentals) of a one-op module: `two`'s exponential evaluates once
+    per 64×48 element; `sines` 6 per element (as XLA counts 3 sines of 2 ops each: a round
+    number for the hand arithmetic)."""
     if " dot(" in text:
-        return 4e5, 3e4, 0.0
+        return DOT_FLOPS, 3e4, (64.0 * 48 if " exponential(" in text else 0.0)
     return (0.0, SIN_BYTES, 6.0 * SIN_ELEMENTS) if " sine(" in text else (0.0, 1e3, 0.0)
 
 
-def _point(kind: str, efficiency: float, size: float) -> tuple[kernels.Point, ...]:
-    return tuple(kernels.Point(kind, "float32", s, efficiency) for s in (size / 100, size * 100))
+def _flat(kind: str, efficiency: float, lo: float, hi: float) -> tuple[kernels.Point, ...]:
+    return tuple(kernels.Point(kind, "float32", s, efficiency) for s in (lo, hi))
 
 
 CURVES = kernels.Curves(
     "cpu",
     "2026-12-02",
-    (*_point("matmul", 0.5, 2e5), *_point("transcendental", 0.25, SIN_BYTES)),
+    (
+        *_flat("matmul", 0.25, 1e3, 1.5e5),
+        *_flat("matmul", 0.5, 1.6e5, 1e8),
+        *_flat("transcendental", 0.25, 1e2, 1e8),
+    ),
     (("float32", 1e9),),
     1e9,
     "hand",
@@ -43,29 +50,39 @@ CURVES = kernels.Curves(
 
 
 def _ops() -> dict[str, predict.OpPrediction]:
-    got = predict.predict_modules([MODULE], "cpu", CURVES, 3, stub_cost)
+    got = predict.predict_modules([MODULE], "cpu", CURVES, 5, stub_cost)
     return {o.name: o for o in got.ops}
 
 
-def test_a_fusion_of_two_matmuls_is_the_sum_of_each_on_its_curve():
-    """By hand: 2·64·48·32 = 196,608 FLOPs over 4·(64·32 + 32·48 + 64·48) = 26,624 bytes, and
-    2·64·24·48 = 147,456 FLOPs over 4·(64·48 + 48·24 + 64·24) = 23,040 bytes: both
-    compute-bound at 1e9 FLOP/s, at efficiency 0.5: (196,608 + 147,456) / 1e9 / 0.5 s."""
+def test_a_fusion_of_two_matmuls_is_the_sum_of_each_on_its_curve_and_its_exponentials():
+    """By hand: 2·64·48·32 = 196,608 FLOPs (compute-bound at 1e9 FLOP/s: efficiency 0.5 from
+    160,000) and 2·64·24·48 = 147,456 (0.25 up to 150,000); the exponential's 3,072
+    evaluations over the fusion's largest array (a: 2,048 elements) are 3,072 / (2 · 2,048) =
+    0.75 of the transcendental kernel over 2,048 elements (2 · 4 · 2,048 bytes at 0.25)."""
     two = _ops()["two"]
+    dots = 196_608 / 1e9 / 0.5 + 147_456 / 1e9 / 0.25
     assert two.kernel == "matmul"
-    assert two.predicted_s == pytest.approx((196_608 + 147_456) / 1e9 / 0.5)
+    assert two.predicted_s == pytest.approx(dots + 0.75 * 2 * 4 * 2048 / 1e9 / 0.25)
     assert two.derived_from.startswith("the sum of its 2 matmuls: matmul float32 at 1.97e+05")
+    assert "and 0.75 x the transcendental curve's kernel over its 2,048 elements" in (
+        two.derived_from
+    )
     assert two.efficiency == pytest.approx(two.bound_s / two.predicted_s)
 
 
-def test_a_transcendental_op_scales_by_its_evaluations_per_element():
-    """6 per element against the curve's 2: 3 times the curve's SIN_BYTES / 1e9 / 0.25 s."""
+def test_a_batched_dot_is_priced_at_one_of_its_matmuls():
+    """4 matmuls in one dot of 400,000 FLOPs: each 100,000, where the curve is 0.25 (at
+    400,000 it would be 0.5); bound 400,000 / 1e9 s."""
+    batched = _ops()["batched"]
+    assert batched.predicted_s == pytest.approx(DOT_FLOPS / 1e9 / 0.25)
+    assert "at 1e+05 flops" in batched.derived_from
+
+
+def test_a_transcendental_op_takes_the_curves_kernel_as_often_as_it_evaluates():
+    """6 per element against the kernel's 2: 3 times the kernel over its 2,048 elements."""
     sines = _ops()["sines"]
     assert sines.kernel == "transcendental"
     assert sines.predicted_s == pytest.approx(3 * SIN_BYTES / 1e9 / 0.25)
-    assert "x 3: 6 transcendentals per element against the curve's 2" in sines.derived_from
-
-
-@pytest.mark.parametrize(("per_element", "scale"), [(0.5, 1.0), (2, 1.0), (3, 1.5), (40, 20.0)])
-def test_the_transcendental_scale_is_never_below_the_curves_own(per_element, scale):
-    assert kernels.transcendental_scale(per_element) == scale
+    assert "at least 3 x the transcendental curve's kernel over its 2,048 elements" in (
+        sines.derived_from
+    )

@@ -10,6 +10,7 @@ fusion with transcendentals a `transcendental` chain; a fused attention custom c
 
 from __future__ import annotations
 
+import math
 import re
 
 from perfcore.measure.profile import hlo
@@ -34,6 +35,19 @@ def dots(module: hlo.Module, instruction: hlo.Instruction) -> list[hlo.Instructi
         return [instruction]
     inner = [i for c in hlo.called(module, instruction) for i in module.computations[c]]
     return [i for i in inner if i.opcode in hlo.MATMUL_OPS]
+
+
+BATCH = re.compile(r"lhs_batch_dims=\{([\d,]*)\}")
+
+
+def dot_instances(module: hlo.Module, dot: hlo.Instruction | None) -> int:
+    """How many matmuls a dot runs: the product of its batch dimensions (1 without)."""
+    found = BATCH.search(dot.attrs) if dot else None
+    lhs = hlo.arrays(hlo.operand_shape(module, dot.operands[0])) if found and dot.operands else []
+    if not lhs:
+        return 1
+    dims = [int(d) for d in found.group(1).split(",") if d]
+    return math.prod(lhs[0][1][d] for d in dims if d < len(lhs[0][1]))
 
 
 def dot_kind(module: hlo.Module, dot: hlo.Instruction | None, shape: str = "") -> str:
@@ -94,7 +108,7 @@ def _permutes(module: hlo.Module, instruction: hlo.Instruction) -> bool:
     return any(i.opcode in PERMUTES and _reorders(module, i) for i in inside)
 
 
-def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced, cost) -> str:
+def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced) -> str:
     """The kernel kind of a priced instruction; empty where none applies (a custom kernel)."""
     if priced.category == hlo.MATMUL:
         found = dots(module, instruction)
@@ -106,6 +120,6 @@ def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced, cost) 
         return "attention backward" if "backward" in target or "bwd" in target else "attention"
     if priced.category in (hlo.DATA, hlo.ELEMENTWISE) and _permutes(module, instruction):
         return "transpose"
-    if priced.category == hlo.ELEMENTWISE and cost(hlo.one_op_module(module, instruction))[2]:
+    if priced.category == hlo.ELEMENTWISE and priced.transcendentals:
         return "transcendental"
     return KIND.get(priced.category, "")

@@ -131,7 +131,7 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
     """One instruction's OpPrediction on the context's device."""
     p = join.price(module, instruction, cost)
     runs = hlo.runs_per_step(module, instruction) or 1
-    kind, dtype = kinds.kernel_kind(module, instruction, p, cost), _dtype(module, instruction)
+    kind, dtype = kinds.kernel_kind(module, instruction, p), _dtype(module, instruction)
     base = (instruction.name.lstrip("%"), instruction.opcode, p.category, kind, dtype, p.source)
     per_step = (runs, *(None if v is None else v * runs for v in (p.flops, p.bytes)))
     peak, bandwidth = ctx.roofs(dtype, p.precision)
@@ -145,29 +145,45 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
         seconds, eff = _fused_dots(module, inner, dtype, (peak, bandwidth), ctx, bound)
     else:
         size = p.flops if kernels.SIZE_UNIT[kind] == "flops" else p.bytes
+        if p.category == hlo.MATMUL:  # a batched dot runs its instances on one instance's curve
+            size /= kinds.dot_instances(module, inner[0] if inner else None)
         e = kernels.expected(bound, kind, dtype, size, ctx.curves, fallback)
         seconds, eff = e.seconds, e.efficiency
-        if kind == "transcendental":
-            seconds, eff = _transcendentals(module, instruction, cost, bound, seconds, eff)
+    if p.transcendentals:
+        seconds, eff = _with_evaluations(module, p, dtype, bandwidth, ctx, (bound, seconds, eff))
     return OpPrediction(
         *base, *per_step, bound * runs, seconds * runs, eff.value, eff.source, eff.derived_from
     )
 
 
-def _transcendentals(module, instruction, cost, bound: float, seconds: float, eff):
-    """(seconds, Efficiency) of a transcendental op scaled by how many transcendentals it
-    evaluates per element of its result against the curve's kernel (kernels.
-    transcendental_scale; XLA's cost model counts them)."""
-    elements = sum(math.prod(d) for _, d in hlo.arrays(instruction.shape))
-    per_element = cost(hlo.one_op_module(module, instruction))[2] / max(elements, 1)
-    scale = kernels.transcendental_scale(per_element)
-    if scale == 1.0:
+def _with_evaluations(module, p, dtype: str, bandwidth: float, ctx: Context, priced: tuple):
+    """(seconds, Efficiency) of an op that evaluates transcendentals (XLA's cost model counts
+    them; the roofline counts no FLOPs for them): over its largest array's E elements, the
+    transcendental curve's kernel over E elements (CHAIN_TRANSCENDENTALS per element, each
+    element read and written once at the op's width), times its count over that kernel's. A
+    matmul's fusion runs them beside its dots, in turn (their sum); any other op takes the
+    slower of its own kind's time and theirs (2 per element is the curve's kernel itself)."""
+    bound, seconds, eff = priced
+    shapes = [p.instruction.shape, *(hlo.operand_shape(module, o) for o in p.instruction.operands)]
+    arrays = [a for x in shapes if x for a in hlo.arrays(x)]
+    elements = max((math.prod(d) for _, d in arrays), default=0)
+    if not elements:
+        return seconds, eff
+    moved = 2 * hlo.ELEMENT_BYTES.get(arrays[0][0], 4) * elements
+    e = kernels.expected(
+        moved / bandwidth, "transcendental", dtype, moved, ctx.curves, ctx.fallback[False]
+    )
+    times = p.transcendentals / (kernels.CHAIN_TRANSCENDENTALS * elements)
+    matmul = p.category == hlo.MATMUL
+    total = seconds + e.seconds * times if matmul else max(seconds, e.seconds * times)
+    if total == seconds:
         return seconds, eff
     said = (
-        f"{eff.derived_from}; x {scale:.3g}: {per_element:.3g} transcendentals per element "
-        f"against the curve's {kernels.CHAIN_TRANSCENDENTALS}"
+        f"{eff.derived_from}; {'and' if matmul else 'at least'} {times:.3g} x the "
+        f"transcendental curve's kernel over its {elements:,} elements "
+        f"({p.transcendentals:.3g} evaluations): {e.efficiency.derived_from}"
     )
-    return seconds * scale, kernels.Efficiency(bound / (seconds * scale), eff.source, said)
+    return total, kernels.Efficiency(bound / total, eff.source, said)
 
 
 def _fused_dots(module, dots, dtype, roofs, ctx: Context, bound: float):
@@ -184,8 +200,9 @@ def _fused_dots(module, dots, dtype, roofs, ctx: Context, bound: float):
         moved = sum(hlo.shape_bytes(x) for x in (*shapes, dot.shape) if x)
         kind = kinds.dot_kind(module, dot)
         fallback = ctx.fallback[flops / peak >= moved / bandwidth]
+        size = flops / kinds.dot_instances(module, dot)
         e = kernels.expected(
-            t_lower(flops, moved, peak, bandwidth), kind, dtype, flops, ctx.curves, fallback
+            t_lower(flops, moved, peak, bandwidth), kind, dtype, size, ctx.curves, fallback
         )
         parts.append(e)
     seconds = sum(e.seconds for e in parts)

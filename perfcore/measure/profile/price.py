@@ -35,6 +35,7 @@ class Priced:
     cost_source: str
     shapes: str
     what: str = ""  # what it does and where, for a reader (perfcore.measure.profile.hlo.label)
+    transcendentals: float = 0.0  # per occurrence, by XLA's cost model (exp, tanh, sin, ...)
 
 
 def _shapes(module: hlo.Module, instruction: hlo.Instruction) -> str:
@@ -59,8 +60,8 @@ def price(module: hlo.Module, instruction: hlo.Instruction, cost) -> Priced:
     if kind == hlo.CUSTOM:
         n_bytes = moved + hlo.shape_bytes(instruction.shape)
         return Priced(instruction, kind, *where, None, n_bytes, NO_COST, *shapes)
-    flops, n_bytes, _ = cost(hlo.one_op_module(module, instruction))
-    return Priced(instruction, kind, *where, flops, n_bytes, COST_MODEL, *shapes)
+    flops, n_bytes, evaluations = cost(hlo.one_op_module(module, instruction))
+    return Priced(instruction, kind, *where, flops, n_bytes, COST_MODEL, *shapes, evaluations)
 
 
 UNKNOWN = Priced(None, hlo.OTHER, "", "", None, None, NOT_IN_HLO, "")

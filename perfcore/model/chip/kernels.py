@@ -36,8 +36,8 @@ KINDS = tuple(SIZE_UNIT)
 # A kind measured on its own whose curve an older file may lack: priced from its base kind's.
 BASE_KIND = {"matmul transposed": "matmul", "matmul rhs transposed": "matmul", "transpose": "copy"}
 SKINNY = 16  # a matmul with M or N at most this is a matvec (decode's GEMV-like shapes)
-# The transcendental curve's kernel, exp(-x)·tanh(x), evaluates this many per element; an op
-# evaluating more per element (a chain of sin, a GELU's tanh and exp) takes that many more.
+# The transcendental curve's kernel, exp(-x)·tanh(x), evaluates this many per element, reading
+# and writing each element once: n evaluations cost that kernel over n / 2 elements.
 CHAIN_TRANSCENDENTALS = 2
 MEASURED, NEAREST, PUBLISHED = (
     "measured kernels",
@@ -158,13 +158,6 @@ def efficiency(
     lo, hi = curve[0].size, curve[-1].size
     where = f"{size:.3g} {unit} outside the measured {lo:.3g}-{hi:.3g}"
     return Efficiency(value, NEAREST, f"{named} {dtype}, {where}: the nearest, {curves.label}")
-
-
-def transcendental_scale(per_element: float) -> float:
-    """How many times the transcendental curve's time an op takes that evaluates per_element
-    transcendentals per element: their ratio to the curve's kernel's, never below 1 (the
-    curve's time is also its memory traffic, which a lighter op still pays)."""
-    return max(1.0, per_element / CHAIN_TRANSCENDENTALS)
 
 
 @dataclass(frozen=True)
