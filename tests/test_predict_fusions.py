@@ -5,8 +5,9 @@ transcendental curve's kernel (exp and tanh: 2 per element) as many times as the
 
 Pure: a hand-written HLO module (tests/data/profile/fusions.hlo: `two`, a fusion of a
 64×32·32×48 dot, its exponential and a 64×48·48×24 dot; `sines`, three sines of a 64×32 array;
-`batched`, four 64×32·32×48 dots in one) with a stub cost model, on hand-made curves (1e9
-FLOP/s, 1e9 bytes/s; the matmul curve 0.25 up to 150,000 FLOPs and 0.5 from 160,000).
+`batched`, four 64×32·32×48 dots in one; `rows`, four 1×32·32×48 in one, a matvec) with a stub
+cost model, on hand-made curves (1e9 FLOP/s, 1e9 bytes/s; the matmul curve 0.25 up to 150,000
+FLOPs and 0.5 from 160,000; the matvec curve, by bytes, 0.2 up to 10,000 and 0.8 from 20,000).
 """
 
 from pathlib import Path
@@ -41,6 +42,8 @@ CURVES = kernels.Curves(
         *_flat("matmul", 0.25, 1e3, 1.5e5),
         *_flat("matmul", 0.5, 1.6e5, 1e8),
         *_flat("transcendental", 0.25, 1e2, 1e8),
+        *_flat("matvec", 0.2, 1e2, 1e4),
+        *_flat("matvec", 0.8, 2e4, 1e8),
     ),
     (("float32", 1e9),),
     1e9,
@@ -76,6 +79,14 @@ def test_a_batched_dot_is_priced_at_one_of_its_matmuls():
     batched = _ops()["batched"]
     assert batched.predicted_s == pytest.approx(DOT_FLOPS / 1e9 / 0.25)
     assert "at 1e+05 flops" in batched.derived_from
+
+
+def test_a_batched_matvec_streams_all_its_bytes_on_its_curve():
+    """A matvec's curve is by bytes, and a batched one streams every instance's: 30,000 bytes
+    (0.8), not a quarter of them (0.2); bound 400,000 / 1e9 s (the stub's FLOPs)."""
+    rows = _ops()["rows"]
+    assert rows.kernel == "matvec"
+    assert rows.predicted_s == pytest.approx(DOT_FLOPS / 1e9 / 0.8)
 
 
 def test_a_transcendental_op_takes_the_curves_kernel_as_often_as_it_evaluates():

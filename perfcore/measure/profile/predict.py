@@ -144,8 +144,9 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
     if len(inner) > 1:
         seconds, eff = _fused_dots(module, inner, dtype, (peak, bandwidth), ctx, bound)
     else:
-        size = p.flops if kernels.SIZE_UNIT[kind] == "flops" else p.bytes
-        if p.category == hlo.MATMUL:  # a batched dot runs its instances on one instance's curve
+        by_flops = kernels.SIZE_UNIT[kind] == "flops"
+        size = p.flops if by_flops else p.bytes
+        if by_flops and p.category == hlo.MATMUL:  # a batched dot: one of its matmuls' size
             size /= kinds.dot_instances(module, inner[0] if inner else None)
         e = kernels.expected(bound, kind, dtype, size, ctx.curves, fallback)
         seconds, eff = e.seconds, e.efficiency
@@ -200,7 +201,11 @@ def _fused_dots(module, dots, dtype, roofs, ctx: Context, bound: float):
         moved = sum(hlo.shape_bytes(x) for x in (*shapes, dot.shape) if x)
         kind = kinds.dot_kind(module, dot)
         fallback = ctx.fallback[flops / peak >= moved / bandwidth]
-        size = flops / kinds.dot_instances(module, dot)
+        size = (
+            flops / kinds.dot_instances(module, dot)
+            if kernels.SIZE_UNIT[kind] == "flops"
+            else moved
+        )
         e = kernels.expected(
             t_lower(flops, moved, peak, bandwidth), kind, dtype, size, ctx.curves, fallback
         )
