@@ -14,6 +14,7 @@ allocator maps fresh each step (graph.fresh_bytes).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -219,8 +220,10 @@ def _fused_dots(module, dots, dtype, roofs, ctx: Context, bound: float):
     )
 
 
+@functools.cache
 def _fallbacks() -> dict[bool, kernels.Efficiency]:
-    """The published runs' efficiency for compute-bound (True) and memory-bound (False) ops."""
+    """The published runs' efficiency for compute-bound (True) and memory-bound (False) ops
+    (data/runs.csv priced once per process: 0.8 s)."""
     from perfcore.model.runs import efficiency, published
 
     table = published.table()
