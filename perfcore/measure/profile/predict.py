@@ -5,7 +5,9 @@ Every instruction the program launches (the entry computation's and its loops' b
 ones such as parameters and tuples left out) is priced as the profiler prices it (join.price:
 XLA's cost model on the instruction alone), given its kernel kind (kinds.kernel_kind) and its
 expected time from perfcore.model.chip.kernels.expected: its bound over the efficiency its
-device's curves give at its size, else the published runs' efficiency, said as such.
+device's curves give at its size, else the published runs' efficiency, said as such. What an
+op holds is priced part by part: a fusion of several dots as their sum, a batched dot at one
+of its matmuls, transcendentals on the transcendental curve (docs/profile.md).
 Where the curves say how many host threads their kernels ran on (XLA:CPU), each program's
 ops are scheduled over its dependency graph (graph, concurrency.step) rather than summed;
 where they say what a fresh host page costs, the step adds the first touch of the buffers its
@@ -145,10 +147,8 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
     if len(inner) > 1:
         seconds, eff = _fused_dots(module, inner, dtype, (peak, bandwidth), ctx, bound)
     else:
-        by_flops = kernels.SIZE_UNIT[kind] == "flops"
-        size = p.flops if by_flops else p.bytes
-        if by_flops and p.category == hlo.MATMUL:  # a batched dot: one of its matmuls' size
-            size /= kinds.dot_instances(module, inner[0] if inner else None)
+        instances = kinds.dot_instances(module, inner[0] if inner else None)
+        size = _size(kind, p.flops, p.bytes, instances)
         e = kernels.expected(bound, kind, dtype, size, ctx.curves, fallback)
         seconds, eff = e.seconds, e.efficiency
     if p.transcendentals:
@@ -156,6 +156,12 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
     return OpPrediction(
         *base, *per_step, bound * runs, seconds * runs, eff.value, eff.source, eff.derived_from
     )
+
+
+def _size(kind: str, flops: float, moved: float, instances: int = 1) -> float:
+    """Where an op sits on its kind's curve: FLOPs (of one of a batched dot's matmuls) or
+    bytes (all of them: a batched matvec streams every instance's), as SIZE_UNIT says."""
+    return flops / instances if kernels.SIZE_UNIT[kind] == "flops" else moved
 
 
 def _with_evaluations(module, p, dtype: str, bandwidth: float, ctx: Context, priced: tuple):
@@ -202,11 +208,7 @@ def _fused_dots(module, dots, dtype, roofs, ctx: Context, bound: float):
         moved = sum(hlo.shape_bytes(x) for x in (*shapes, dot.shape) if x)
         kind = kinds.dot_kind(module, dot)
         fallback = ctx.fallback[flops / peak >= moved / bandwidth]
-        size = (
-            flops / kinds.dot_instances(module, dot)
-            if kernels.SIZE_UNIT[kind] == "flops"
-            else moved
-        )
+        size = _size(kind, flops, moved, kinds.dot_instances(module, dot))
         e = kernels.expected(
             t_lower(flops, moved, peak, bandwidth), kind, dtype, size, ctx.curves, fallback
         )

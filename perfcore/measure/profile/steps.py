@@ -5,7 +5,9 @@ A step is one execution of the program (one `run_id`), steps in order of their f
 start. Per step: its ops' device time and count, the device span (first op's start to last
 op's end), busy time (the union of the ops' intervals) and host wall (from the latest unused
 `PjitFunction(...)` dispatch before the step to its last op's end). A loop's or call's own
-time is its duration less the ops traced inside it. Times in ns unless named `_s`.
+time is its duration less the ops traced inside it; an op run asynchronously (its event ends
+at a hand-off) runs to the first start of an op reading its result. Times in ns unless named
+`_s`.
 """
 
 from __future__ import annotations
