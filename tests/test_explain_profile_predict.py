@@ -4,6 +4,8 @@ what was measured, the ops outside the curves' spread named, the predicted colum
 Oracles: hand-made records (three ops, a step, its untraced wall) and hand arithmetic of the
 errors."""
 
+import dataclasses
+
 import pytest
 
 from perfcore import format as fmt
@@ -11,7 +13,7 @@ from perfcore.explain.measure import profile as view
 from perfcore.explain.measure import profile_predict
 from perfcore.measure.clock.harness import Measurement
 from perfcore.measure.profile.predict import OpPrediction, Prediction
-from perfcore.measure.profile.records import STEP
+from perfcore.measure.profile.records import STEP, UNENDED
 from perfcore.measure.profile.wall import WALL, wall_record
 from perfcore.measure.results import Record
 from perfcore.measure.results.record import PROFILE
@@ -68,6 +70,13 @@ def test_the_step_is_held_against_its_fastest_call_with_the_median_beside():
     assert versus.wall_s == 4e-3 and versus.wall_median_s == 5e-3
     assert versus.step_error == pytest.approx(-0.25)
     assert "fastest of 5" in whence and "median 5" in whence
+
+
+def test_an_op_whose_end_was_not_traced_is_named_and_not_held():
+    unended = dataclasses.replace(OPS[1], notes=(*OPS[1].notes, UNENDED))
+    versus, _ = profile_predict.held((STEP_RECORD, OPS[0], unended, OPS[2], WALL_RECORD))
+    assert [o.name for o in versus.ops] == ["dot.1"] and versus.unended == ("dot.2",)
+    assert "not held (1): dot.2" in profile_predict.shown((STEP_RECORD, OPS[0], unended)).lines[-1]
 
 
 def test_without_an_untraced_wall_the_device_span_stands_in_said_as_such():

@@ -51,6 +51,7 @@ def summary(held: Versus, spread: float) -> dict:
         "ops": versus_rows(held),
         "missed": missed(held, spread),
         "unmatched": list(held.unmatched),
+        "unended": list(held.unended),
     }
 
 
@@ -75,4 +76,15 @@ def lines(held: Versus, top: int) -> list[str]:
         f"{fmt.seconds(r['measured_s']):>10} {r['error']:>+7.0%}  {r['derived_from']}"
         for r in versus_rows(held)[:top]
     ]
-    return head + rows
+    return head + rows + unended_lines(held)
+
+
+def unended_lines(held: Versus) -> list[str]:
+    """The ops not held because their end was not traced, named; none when there are none."""
+    if not held.unended:
+        return []
+    names = ", ".join(held.unended)
+    return [
+        f"not held ({len(held.unended)}): {names}: XLA:CPU handed each to its thread pool and "
+        "no op of the step reads its result, so its trace ends at the hand-off"
+    ]

@@ -18,7 +18,7 @@ from perfcore.explain.measure import predict as explain_predict
 from perfcore.measure.clock.harness import Measurement
 from perfcore.measure.profile import wall
 from perfcore.measure.profile.predict import Prediction
-from perfcore.measure.profile.records import profile_records, step_records, what
+from perfcore.measure.profile.records import profile_records, step_records, unended, what
 from perfcore.measure.profile.versus import OpVersus, Versus, with_prediction
 from perfcore.measure.results import Record, curves
 
@@ -44,6 +44,8 @@ def held(records: tuple[Record, ...]) -> tuple[Versus, str] | None:
         return None
     ops, unmatched = [], []
     for r in profile_records(records):
+        if unended(r):
+            continue
         if r.predicted_s is None or r.measurement.median <= 0:
             unmatched.append(what(r))
             continue
@@ -69,7 +71,8 @@ def held(records: tuple[Record, ...]) -> tuple[Versus, str] | None:
         else f"device span under the profiler, fastest of {m.n} steps, median "
         f"{fmt.seconds(m.median)} (no untraced wall in the file)"
     )
-    held = Versus(tuple(ops), step.predicted_s, m.min, None, tuple(unmatched), m.median)
+    open_ended = tuple(what(r) for r in profile_records(records) if unended(r))
+    held = Versus(tuple(ops), step.predicted_s, m.min, None, tuple(unmatched), m.median, open_ended)
     return held, whence
 
 
@@ -125,7 +128,11 @@ def shown(records: tuple[Record, ...]) -> Shown | None:
         return None
     versus, whence = found
     within = spread(records)
-    lines = (totals_line(versus, whence, records), missed_line(versus, within))
+    lines = (
+        totals_line(versus, whence, records),
+        missed_line(versus, within),
+        *explain_predict.unended_lines(versus),
+    )
     names = explain_predict.missed(versus, within)[:NAMED] if within is not None else []
     ops = tuple(sorted(versus.ops, key=lambda o: -o.measured_s))
     return Shown(lines, ops, tuple(names), within)

@@ -126,6 +126,12 @@ def _lever(op: Op, bound: str, fraction: float | None) -> str:
     return f"at {share} of its roof: only less work (fewer FLOPs or bytes) makes it faster"
 
 
+OPEN_END = (
+    "its end was not traced: XLA:CPU handed it to the thread pool and no op of the step reads "
+    "its result, so its time is the hand-off's, a lower bound, and its rate an upper bound"
+)
+
+
 def assess(op: Op, roofs: Roofs | None) -> Assessment:
     """An op's bounding roof, its fraction of that roof and its diagnosis."""
     if op.cost_source == IN_BODY:
@@ -135,6 +141,8 @@ def assess(op: Op, roofs: Roofs | None) -> Assessment:
     if op.cost_source == NO_COST:
         return Assessment("", None, None, "no cost model (a custom kernel): time only")
     bound, roof, fraction = _placed(op, roofs) if roofs else ("", None, None)
+    if op.open_end:
+        return Assessment(bound, roof, fraction, OPEN_END)
     return Assessment(bound, roof, fraction, _lever(op, bound, fraction))
 
 

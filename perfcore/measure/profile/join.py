@@ -38,6 +38,7 @@ class Op:
     cost_source: str
     shapes: str
     what: str = ""  # what it does and where: `dot 256×512·512×1024, examples.py:74`
+    open_end: bool = False  # run asynchronously, no op read its result: time to its hand-off
 
     @property
     def total_s(self) -> float:
@@ -171,7 +172,8 @@ def _times(amount: float | None, occurrences: int) -> float | None:
 
 def _async_readers(join: _Join, program: tuple[str, int], s: steps.Steps, prices: list) -> dict:
     """On XLA:CPU, each op slot run asynchronously (hlo.runs_async_on_cpu: its event ends at
-    the hand-off to the thread pool) with the slots of the ops that read its result."""
+    the hand-off to the thread pool) with the slots of the ops that read its result (none
+    where only the program's result does)."""
     module = join.modules.get(program)
     if join.capture.backend != "cpu" or module is None:
         return {}
@@ -180,9 +182,7 @@ def _async_readers(join: _Join, program: tuple[str, int], s: steps.Steps, prices
     for k, p in enumerate(prices):
         if p.instruction is not None and hlo.runs_async_on_cpu(p.instruction):
             names = (n.lstrip("%") for n in hlo.readers(module, p.instruction))
-            users = [slot[n] for n in names if n in slot]
-            if users:
-                out[k] = users
+            out[k] = [slot[n] for n in names if n in slot]  # empty: no op reads it here
     return out
 
 
@@ -193,13 +193,16 @@ def _program_ops(join: _Join, program: tuple[str, int], s: steps.Steps) -> list[
     boxed = np.array(
         [p.instruction is not None and p.instruction.opcode in hlo.CONTROL for p in prices]
     )
-    own = steps.own_ns(events, s, boxed)
-    own = steps.awaited_ns(events, s, own, _async_readers(join, program, s, prices)) * steps.NS
+    readers = _async_readers(join, program, s, prices)
+    own, unended = steps.awaited_ns(events, s, steps.own_ns(events, s, boxed), readers)
+    own = own * steps.NS
+    open_end = steps.per_op(s, unended.astype(float)).sum(axis=1) > 0
     times = steps.per_op(s, own)
     counts = steps.per_op(s, np.ones(len(s.events))).astype(np.int64)
     device = events.devices[events.device[s.events[0]]]
     ops = []
-    for code, p, samples, seen in zip(s.ops.tolist(), prices, times, counts, strict=True):
+    rows = zip(s.ops.tolist(), prices, times, counts, open_end.tolist(), strict=True)
+    for code, p, samples, seen, unknown_end in rows:
         n = join.occurrences(program, p, seen.tolist())
         ops.append(
             Op(
@@ -218,6 +221,7 @@ def _program_ops(join: _Join, program: tuple[str, int], s: steps.Steps) -> list[
                 p.cost_source,
                 p.shapes,
                 p.what,
+                unknown_end,
             )
         )
     return ops

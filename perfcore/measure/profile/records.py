@@ -24,6 +24,7 @@ from perfcore.measure.results.record import PROFILE, Record
 
 STEP = "step"  # the category of a program's whole-step record
 WHAT = "op: "  # the note saying what an op does and where
+UNENDED = "time: to its hand-off only; its end was not traced (a lower bound)"
 DTYPES = {
     "f64": "float64",
     "f32": "float32",
@@ -58,6 +59,7 @@ def _op_record(op: Op, common: dict, roofs: Roofs | None, warmup: int) -> Record
         f"shapes {op.shapes}",
         f"cost: {op.cost_source}",
         *([f"{WHAT}{op.what}"] if op.what else []),
+        *([UNENDED] if op.open_end else []),
     )
     return Record(
         experiment=PROFILE,
@@ -151,6 +153,12 @@ def profile_records(records: tuple[Record, ...]) -> tuple[Record, ...]:
 def step_records(records: tuple[Record, ...]) -> tuple[Record, ...]:
     """The whole-step records of profiled programs."""
     return tuple(r for r in records if r.experiment == PROFILE and r.category == STEP)
+
+
+def unended(record: Record) -> bool:
+    """True for an op record whose end was not traced (join.Op.open_end): its time is a lower
+    bound."""
+    return UNENDED in record.notes
 
 
 def what(record: Record) -> str:

@@ -77,25 +77,28 @@ def own_ns(events: Events, s: Steps, containers: np.ndarray) -> np.ndarray:
 
 def awaited_ns(
     events: Events, s: Steps, own: np.ndarray, readers: dict[int, list[int]]
-) -> np.ndarray:
+) -> tuple[np.ndarray, np.ndarray]:
     """Each event's time where its op runs asynchronously (readers: for each such op slot,
     the slots of the ops that read its result): from its start to the first start, in its
-    step and not before its own, of an event of a reader; never less than its own time, and
-    its own time where no reader starts after it in its step. Other events keep `own`."""
+    step and not before its own, of an event of a reader; never less than its own time.
+    Other events keep `own`. Beside it, which events of such ops no reader follows in their
+    step (their end was not traced: their own time, the hand-off, is all that is known)."""
+    out, unended = own.astype(float), np.zeros(len(own), bool)
     if not readers:
-        return own
+        return out, unended
     width = float(np.max(s.last_ns - s.first_ns)) + 1.0  # a step's keys lie in [k w, (k+1) w)
     key = s.step * width + (events.start_ns[s.events] - s.first_ns[s.step])
-    out = own.astype(float)
     for slot, users in readers.items():
+        mine = np.flatnonzero(s.slot == slot)
         theirs = np.sort(key[np.isin(s.slot, users)])
         if not len(theirs):
+            unended[mine] = True
             continue
-        mine = np.flatnonzero(s.slot == slot)
         after = theirs[np.minimum(np.searchsorted(theirs, key[mine]), len(theirs) - 1)]
         same = (after >= key[mine]) & (after < (s.step[mine] + 1) * width)
         out[mine] = np.maximum(out[mine], np.where(same, after - key[mine], 0.0))
-    return out
+        unended[mine] = ~same
+    return out, unended
 
 
 def per_op(s: Steps, amounts: np.ndarray) -> np.ndarray:

@@ -58,6 +58,7 @@ class Versus:
     traced_wall_s: float | None  # median step wall under the profiler, seconds
     unmatched: tuple[str, ...]  # profiled ops with no prediction
     wall_median_s: float | None = None  # median untraced step wall, seconds
+    unended: tuple[str, ...] = ()  # ops whose end was not traced (join.Op.open_end): not held
 
     @property
     def step_error(self) -> float:
@@ -76,6 +77,8 @@ def versus(prediction: Prediction, profile: Profile, wall: harness.Measurement) 
     matched, unmatched = [], []
     for op in profile.ops:
         p = predicted.get(op.name)
+        if op.open_end:
+            continue
         if p is None or op.median_s <= 0:
             unmatched.append(op.name)
             continue
@@ -100,6 +103,7 @@ def versus(prediction: Prediction, profile: Profile, wall: harness.Measurement) 
         statistics.median(traced) if traced else None,
         tuple(unmatched),
         wall.median,
+        tuple(op.name for op in profile.ops if op.open_end),
     )
 
 
