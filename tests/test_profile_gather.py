@@ -34,3 +34,10 @@ def test_the_priced_bytes_are_the_cost_models_less_what_is_not_read():
     counted = TABLE + 4096 * 4 + ROWS
     priced = price.price(MODULE, MODULE.instructions["%fused"], lambda text: (0.0, counted, 0.0))
     assert priced.bytes == ROWS + 4096 * 4 + ROWS
+
+
+def test_a_cost_model_that_counts_only_the_rows_is_never_taken_below_the_result():
+    """Were XLA to count the rows alone, taking the table off would leave less than the op
+    writes: the result's bytes are the floor."""
+    priced = price.price(MODULE, MODULE.instructions["%fused"], lambda text: (0.0, ROWS, 0.0))
+    assert priced.bytes == ROWS
