@@ -63,8 +63,8 @@ def test_each_op_and_the_step_are_held_against_what_was_measured():
 
 
 def test_the_step_is_held_against_its_fastest_call_with_the_median_beside():
-    """Every curve point and the dispatch are fastest calls, so the prediction is of the
-    fastest step: 3 ms against walls of 4, 5, 5, 6 and 9 ms is -25 %, the 5 ms median beside."""
+    """Every curve point is a kernel's fastest call, so the prediction is of the fastest
+    step: 3 ms against walls of 4, 5, 5, 6 and 9 ms is -25 %, the 5 ms median beside."""
     walls = wall_record(STEP_RECORD, Measurement(samples=(5e-3, 9e-3, 4e-3, 6e-3, 5e-3)))
     versus, whence = profile_predict.held((STEP_RECORD, *OPS, walls))
     assert versus.wall_s == 4e-3 and versus.wall_median_s == 5e-3

@@ -6,10 +6,11 @@ Ops are matched by name (the HLO instruction the profile's events name). An op's
 inside the step where the step was scheduled (sharing the cores with the ops beside it, as
 the profile times it: Prediction.inside_s), else its time alone. The step's error is of the
 predicted step against the fastest of the step's untraced calls (isolated, synchronized): every
-curve point and the dispatch a prediction rests on are fastest calls (noise on a shared
-machine only adds time), so the fastest step is what it predicts; the median wall and the
-traced wall are kept beside it. The profile's records get the prediction as `predicted_s`,
-`predicted_from` and `kernel` (docs/results-format.md, version 4).
+curve point a prediction rests on is a kernel's fastest call (noise on a shared machine
+only adds time; the dispatch it adds, a few microseconds, is the median launch), so the
+fastest step is what it predicts; the median wall and the traced wall are kept beside it.
+The profile's records get the prediction as `predicted_s`, `predicted_from` and `kernel`
+(docs/results-format.md, version 4).
 """
 
 from __future__ import annotations
