@@ -5,6 +5,8 @@ import dataclasses
 import pytest
 
 from perfcore.measure import results
+from perfcore.measure.clock import harness
+from perfcore.measure.clock.harness import Measurement
 from perfcore.measure.results import curves
 from tests.support.kernel_records import record
 
@@ -68,3 +70,25 @@ def test_the_curves_carry_the_host_threads_and_what_a_fresh_byte_costs():
     assert {p.kind for p in c.points} == {"matmul", "copy"}
     old = curves.curves(RECORDS, specs={})  # a version 4 file: neither
     assert (old.threads, old.fresh_s_per_byte) == (0, 0.0)
+
+
+def test_a_loop_bodys_kernel_pays_no_dispatch_and_sets_no_roof():
+    """A copy timed inside a loop: 1e6 bytes in 20 µs an iteration (no dispatch taken off),
+    5 times the best copy's rate; it is a loop point at that efficiency, and the memory roof
+    stays the program copy's 1e6 / 101 µs."""
+    body = record("copy", "copy in a loop", [20e-6, 22e-6], 0.0, 1e6, 1e6, n_args=1)
+    body = dataclasses.replace(
+        body, measurement=dataclasses.replace(body.measurement, method=harness.IN_PROGRAM)
+    )
+    c = curves.curves((*RECORDS, body), specs={})
+    assert c.bytes_per_s == pytest.approx(1e6 / 101e-6)
+    (point,) = c.curve("copy", "float32", loop=True)
+    assert point.loop and point.efficiency == pytest.approx(101e-6 / 20e-6)
+    assert curves.kernel_seconds(body, curves.dispatch_fit(RECORDS)) == 20e-6
+
+
+def test_a_loop_iteration_is_the_long_loop_less_the_short_over_the_iterations_between():
+    """(10-iteration calls 110 and 130 µs) - (fastest 2-iteration call 30 µs), over 8."""
+    long, short = Measurement(samples=(110e-6, 130e-6)), Measurement(samples=(30e-6, 35e-6))
+    m = harness.in_program(long, short, 8)
+    assert m.samples == pytest.approx((10e-6, 12.5e-6)) and m.method == harness.IN_PROGRAM

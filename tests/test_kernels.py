@@ -86,3 +86,29 @@ def test_a_bad_point_is_refused_naming_it(kind, size, eff):
 def test_curves_sort_each_curve_by_size():
     assert [p.size for p in CURVES.curve("matmul", "float32")] == [1e3, 1e5]
     assert math.isclose(CURVES.curve("copy", "float32")[0].efficiency, 0.9)
+
+
+LOOPED = kernels.Curves(
+    "cpu",
+    "2026-01-31",
+    (*CURVES.points, kernels.Point("copy", "float32", 1e6, 3.0, loop=True)),
+    (("float32", 1e11),),
+    2e10,
+    "best measured in the suite",
+)
+
+
+def test_a_loop_bodys_op_takes_the_curve_timed_as_one_and_says_so():
+    """A copy in a loop's body: the loop curve's 3.0 (no launch, warm threads); at a
+    program's top level the program curve's 0.9."""
+    body = kernels.efficiency(LOOPED, "copy", "float32", 1e6, FALLBACK, loop=True)
+    assert (body.value, body.source) == (3.0, kernels.MEASURED)
+    assert "as a loop body's op" in body.derived_from
+    assert kernels.efficiency(LOOPED, "copy", "float32", 1e6, FALLBACK).value == 0.9
+    assert LOOPED.curve("copy", "float32") == (CURVES.points[2],)
+
+
+def test_a_loop_bodys_op_without_a_loop_curve_takes_the_programs():
+    e = kernels.efficiency(LOOPED, "matmul", "float32", 1e5, FALLBACK, loop=True)
+    assert (e.value, e.source) == (0.6, kernels.MEASURED)
+    assert "loop body" not in e.derived_from

@@ -9,9 +9,11 @@ import dataclasses
 import pytest
 
 from perfcore.measure import results
+from perfcore.measure.clock import harness
+from perfcore.measure.experiments import kernels as kernel_suite
 from perfcore.measure.experiments import runner
 from perfcore.measure.experiments.suites import SUITES
-from perfcore.measure.profile import predict, versus, xla_private
+from perfcore.measure.profile import hlo, predict, versus, xla_private
 from perfcore.measure.profile import records as profile_records
 from perfcore.measure.profile.run import profile
 from perfcore.measure.results import curves
@@ -104,3 +106,27 @@ def test_the_profile_holds_every_predicted_op_beside_its_measured_time(measured,
     step = [r for r in written if r.category == profile_records.STEP]
     assert step and step[0].predicted_s == got.step_s and c.label in step[0].predicted_from
     assert any(r.predicted_s is not None and r.kernel for r in written if r not in step)
+
+
+def test_every_stream_kind_is_timed_as_a_loop_bodys_op_too(measured):
+    """Each stream sweep again inside one program's loop: per-iteration seconds, no launch."""
+    bodies = [r for r in measured if r.measurement.method == harness.IN_PROGRAM]
+    assert {r.kernel for r in bodies} == set(kernel_suite.STREAMS)
+    assert all(r.label.endswith(kernel_suite.IN_LOOP) and r.bytes for r in bodies)
+    c = curves.curves(measured)
+    assert {p.kind for p in c.points if p.loop} <= set(kernel_suite.STREAMS)
+
+
+def test_a_looped_kernel_stays_in_the_loop_body():
+    """XLA hoists a loop-invariant kernel out of a fori_loop (an optimization barrier on the
+    arguments alone was hoisted with it): the looped program's while body must hold it."""
+    import jax
+    import jax.numpy as jnp
+
+    fn = lambda x: jnp.exp(-x) * jnp.tanh(x)  # noqa: E731
+    text = kernel_suite.looped(jax, fn, 10).lower(jnp.ones((64, 256))).compile().as_text()
+    module = hlo.parse_module(text)
+    (loop,) = [i for i in module.computations[module.entry] if i.opcode == "while"]
+    body = [c for c in hlo.called(module, loop) if "tanh" in module.texts[c]]
+    assert body, "the kernel was hoisted out of the loop"
+    assert not any("tanh" in i.line for i in module.computations[module.entry])

@@ -10,6 +10,7 @@ cost model, on hand-made curves (1e9 FLOP/s, 1e9 bytes/s; the matmul curve 0.25 
 FLOPs and 0.5 from 160,000; the matvec curve, by bytes, 0.2 up to 10,000 and 0.8 from 20,000).
 """
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -97,3 +98,33 @@ def test_a_transcendental_op_takes_the_curves_kernel_as_often_as_it_evaluates():
     assert "at least 3 x the transcendental curve's kernel over its 2,048 elements" in (
         sines.derived_from
     )
+
+
+def test_an_op_of_a_loops_body_takes_the_loop_curve():
+    """tests/data/profile/cpu_scan.hlo: a scan whose body runs a tanh (8×16) each step. With a
+    transcendental curve timed as a loop body's op (efficiency 2.0, beside the program curve's
+    0.25), the body's tanh is priced on it: its bound over 2.0."""
+    scan = (Path(__file__).parent / "data" / "profile" / "cpu_scan.hlo").read_text("utf-8")
+    looped = kernels.Curves(
+        "cpu",
+        "2026-12-02",
+        (*CURVES.points, *_flat("transcendental", 2.0, 1e2, 1e8)),
+        (("float32", 1e9),),
+        1e9,
+        "hand",
+        threads=2,
+    )
+    looped = dataclasses.replace(
+        looped,
+        points=tuple(
+            dataclasses.replace(p, loop=True) if p.efficiency == 2.0 else p for p in looped.points
+        ),
+    )
+
+    def cost(text: str) -> tuple[float, float, float]:
+        return (0.0, 1024.0, 128.0) if " tanh(" in text else (0.0, 1024.0, 0.0)
+
+    ops = {o.name: o for o in predict.predict_modules([scan], "cpu", looped, 3, cost).ops}
+    tanh = ops["wrapped_tanh"]
+    assert tanh.kernel == "transcendental" and "as a loop body's op" in tanh.derived_from
+    assert tanh.predicted_s / tanh.occurrences == pytest.approx(1024 / 1e9 / 2.0)

@@ -20,10 +20,13 @@ from perfcore.measure.clock.schema import column
 
 ISOLATED = "isolated calls, min"
 LOOP = "back-to-back loop, mean"
-METHODS = (ISOLATED, LOOP)
+IN_PROGRAM = "in-program loop, difference"
+METHODS = (ISOLATED, LOOP, IN_PROGRAM)
 METHOD_DOC = (
-    f"`{ISOLATED}` (one call per sample; compare implementations by the min) or `{LOOP}` "
-    "(N calls then one sync; throughput is the mean)"
+    f"`{ISOLATED}` (one call per sample; compare implementations by the min), `{LOOP}` "
+    f"(N calls then one sync; throughput is the mean) or `{IN_PROGRAM}` (a kernel run k1 "
+    "and k2 times in one program's loop, each sample a k2-iteration call less the fastest "
+    "k1-iteration call, over k2 - k1: its cost as a loop body's op, with no launch)"
 )
 SYNCED_DOC = (
     "`true` when the clock stopped after the device finished; `false` for the naive timer, "
@@ -118,6 +121,15 @@ def measurement_problems(m: Measurement) -> list[str]:
     if not (isinstance(m.warmup, int) and m.warmup >= 0):
         problems.append(f"warmup: expected an integer >= 0, got {m.warmup!r}")
     return problems
+
+
+def in_program(long: Measurement, short: Measurement, extra: int) -> Measurement:
+    """Seconds per iteration of a kernel timed in a loop of k2 (long) and k1 (short)
+    iterations of one program: each long sample less the fastest short call, over extra =
+    k2 - k1 (never below 0). What the program's launch and its loop's entry cost cancels."""
+    base = short.min
+    samples = tuple(max(0.0, (t - base) / extra) for t in long.samples)
+    return Measurement(samples=samples, method=IN_PROGRAM, warmup=long.warmup)
 
 
 def _warm_up(fn: Callable[[], Any], sync: Callable[[Any], Any], warmup: int) -> None:

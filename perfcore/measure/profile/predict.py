@@ -7,7 +7,8 @@ XLA's cost model on the instruction alone), given its kernel kind (kinds.kernel_
 expected time from perfcore.model.chip.kernels.expected: its bound over the efficiency its
 device's curves give at its size, else the published runs' efficiency, said as such. What an
 op holds is priced part by part: a fusion of several dots as their sum, a batched dot at one
-of its matmuls, transcendentals on the transcendental curve (docs/profile.md).
+of its matmuls, transcendentals on the transcendental curve; an op of a loop's body on the
+curve timed as a loop body's op where the curves hold one (docs/profile.md).
 Where the curves say how many host threads their kernels ran on (XLA:CPU), each program's
 ops are scheduled over its dependency graph (graph, concurrency.step) rather than summed;
 where they say what a fresh host page costs, the step adds the first touch of the buffers its
@@ -149,7 +150,8 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
     else:
         instances = kinds.dot_instances(module, inner[0] if inner else None)
         size = _size(kind, p.flops, p.bytes, instances)
-        e = kernels.expected(bound, kind, dtype, size, ctx.curves, fallback)
+        body = instruction.computation != module.entry  # an op of a loop's (or call's) body
+        e = kernels.expected(bound, kind, dtype, size, ctx.curves, fallback, body)
         seconds, eff = e.seconds, e.efficiency
     if p.transcendentals:
         seconds, eff = _with_evaluations(module, p, dtype, bandwidth, ctx, (bound, seconds, eff))
@@ -178,8 +180,9 @@ def _with_evaluations(module, p, dtype: str, bandwidth: float, ctx: Context, pri
     if not elements:
         return seconds, eff
     moved = 2 * hlo.ELEMENT_BYTES.get(arrays[0][0], 4) * elements
+    body = p.instruction.computation != module.entry
     e = kernels.expected(
-        moved / bandwidth, "transcendental", dtype, moved, ctx.curves, ctx.fallback[False]
+        moved / bandwidth, "transcendental", dtype, moved, ctx.curves, ctx.fallback[False], body
     )
     times = p.transcendentals / (kernels.CHAIN_TRANSCENDENTALS * elements)
     matmul = p.category == hlo.MATMUL

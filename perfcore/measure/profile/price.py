@@ -61,10 +61,9 @@ def price(module: hlo.Module, instruction: hlo.Instruction, cost) -> Priced:
         n_bytes = moved + hlo.shape_bytes(instruction.shape)
         return Priced(instruction, kind, *where, None, n_bytes, NO_COST, *shapes)
     flops, n_bytes, evaluations = cost(hlo.one_op_module(module, instruction))
-    if n_bytes is not None:  # it writes its result at least
-        n_bytes = max(
-            n_bytes - unread_bytes(module, instruction), hlo.shape_bytes(instruction.shape)
-        )
+    unread = unread_bytes(module, instruction)
+    if unread and n_bytes is not None:  # a gather still writes its result
+        n_bytes = max(n_bytes - unread, hlo.shape_bytes(instruction.shape))
     return Priced(instruction, kind, *where, flops, n_bytes, COST_MODEL, *shapes, evaluations)
 
 

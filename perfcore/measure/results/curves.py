@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import statistics
 
+from perfcore.measure.clock import harness
 from perfcore.measure.results.record import Record
 from perfcore.model.chip import kernels
 from perfcore.model.chip.roofline import t_lower
@@ -42,8 +43,17 @@ def dispatch_fit(records: tuple[Record, ...], typical: bool = False) -> tuple[fl
     return t0 - per_arg * (n0 - 1), per_arg
 
 
+def in_loop(record: Record) -> bool:
+    """True for a kernel timed as a loop body's op (harness.IN_PROGRAM)."""
+    return record.measurement.method == harness.IN_PROGRAM
+
+
 def kernel_seconds(record: Record, dispatch: tuple[float, float]) -> float | None:
-    """The record's fastest call less the dispatch of its arguments; None when mostly dispatch."""
+    """The record's fastest call less the dispatch of its arguments; None when mostly dispatch.
+    A loop body's kernel (in_loop) paid no launch: its fastest iteration as it is (None when
+    0: too fast to tell from the loop)."""
+    if in_loop(record):
+        return record.measurement.min or None
     launch = dispatch[0] + dispatch[1] * max(len(record.shapes) - 1, 0)
     fastest = record.measurement.min
     own = fastest - launch
@@ -79,7 +89,8 @@ def _point(record: Record, seconds: float, peaks: dict, bandwidth: float):
         return None
     bound = t_lower(record.flops or 0.0, record.bytes or 0.0, peak, bandwidth)
     spread = record.measurement.spread
-    return kernels.Point(record.kernel, record.dtype, record.size, bound / seconds, spread)
+    kind, dtype, size = record.kernel, record.dtype, record.size
+    return kernels.Point(kind, dtype, size, bound / seconds, spread, in_loop(record))
 
 
 def curves(
@@ -96,7 +107,7 @@ def curves(
     timed = [(r, s) for r in kernels_only if (s := kernel_seconds(r, dispatch))]
     row = mine[0].spec_name
     spec = (specs if specs is not None else load_specs()).get(row) if row else None
-    peaks, bandwidth, whence = _roofs(timed, spec)
+    peaks, bandwidth, whence = _roofs([(r, t) for r, t in timed if not in_loop(r)], spec)
     points = tuple(p for r, s in timed if (p := _point(r, s, peaks, bandwidth)) is not None)
     return kernels.Curves(
         device,

@@ -55,6 +55,7 @@ class Point:
     size: float
     efficiency: float
     spread: float = 0.0  # IQR / median of the measurement
+    loop: bool = False  # timed as a loop body's op (no launch), not as a program of its own
 
     def __post_init__(self) -> None:
         if self.kind not in SIZE_UNIT:
@@ -84,10 +85,12 @@ class Curves:
         """What an expected figure from these curves is derived from, in words."""
         return f"measured kernels on {self.device}, {self.date}"
 
-    def curve(self, kind: str, dtype: str) -> tuple[Point, ...]:
-        """The points of one kind and dtype, smallest size first."""
+    def curve(self, kind: str, dtype: str, loop: bool = False) -> tuple[Point, ...]:
+        """The points of one kind and dtype, smallest size first: those timed as a loop
+        body's op with loop, else those timed as programs of their own."""
+        wanted = (kind, dtype, loop)
         return tuple(
-            sorted((p for p in self.points if (p.kind, p.dtype) == (kind, dtype)), key=_size)
+            sorted((p for p in self.points if (p.kind, p.dtype, p.loop) == wanted), key=_size)
         )
 
     def peak(self, dtype: str) -> float | None:
@@ -140,10 +143,21 @@ def interpolate(curve: tuple[Point, ...], size: float) -> tuple[float, bool]:
 
 
 def efficiency(
-    curves: Curves | None, kind: str, dtype: str, size: float, fallback: Efficiency
+    curves: Curves | None,
+    kind: str,
+    dtype: str,
+    size: float,
+    fallback: Efficiency,
+    loop: bool = False,
 ) -> Efficiency:
     """The efficiency of a kernel of kind, dtype and size: from the curves (the base kind's
-    where kind's was not measured), else fallback."""
+    where kind's was not measured), else fallback. With loop (an op of a loop's body), from
+    the curve timed as a loop body's op where the curves have one, said as such."""
+    if loop and curves is not None and size > 0 and curves.curve(kind, dtype, loop=True):
+        value, inside = interpolate(curves.curve(kind, dtype, loop=True), size)
+        source = MEASURED if inside else NEAREST
+        said = f"{kind} {dtype} as a loop body's op at {size:.3g} {SIZE_UNIT[kind]}"
+        return Efficiency(value, source, f"{said}{'' if inside else ' (nearest)'}, {curves.label}")
     curve = curves.curve(kind, dtype) if curves is not None and size > 0 else ()
     named = kind
     if not curve and kind in BASE_KIND and curves is not None and size > 0:
@@ -170,8 +184,15 @@ class Expected:
 
 
 def expected(
-    bound: float, kind: str, dtype: str, size: float, curves: Curves | None, fallback: Efficiency
+    bound: float,
+    kind: str,
+    dtype: str,
+    size: float,
+    curves: Curves | None,
+    fallback: Efficiency,
+    loop: bool = False,
 ) -> Expected:
-    """The one kernel model: bound ÷ the efficiency of (kind, dtype, size), seconds."""
-    eff = efficiency(curves, kind, dtype, size, fallback)
+    """The one kernel model: bound ÷ the efficiency of (kind, dtype, size), seconds (loop: an
+    op of a loop's body, efficiency)."""
+    eff = efficiency(curves, kind, dtype, size, fallback, loop)
     return Expected(bound / eff.value, bound, eff)
