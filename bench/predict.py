@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 
 import jax
 import jax.numpy as jnp
@@ -107,6 +108,17 @@ def decode():
 PROGRAMS = {"MLP train step": mlp_train, "block fwd+bwd": block_train, "decode step": decode}
 
 
+def faults_per_step(fn, args, steps: int = 20) -> float:
+    """Minor page faults per call of the jitted step in this process now (getrusage): whether
+    its fresh buffers fault this time, which depends on what malloc's heap already holds."""
+    jitted = jax.jit(fn)
+    jax.block_until_ready(jitted(*args))
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(steps):
+        jax.block_until_ready(jitted(*args))
+    return (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / steps
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--budget", type=float, default=120.0)
@@ -132,6 +144,7 @@ def main() -> None:
         rules = "; ".join(f"{t.rule.split(' (')[0]}" for t in predicted.schedule) or "sum"
         if predicted.fresh_s:
             rules += f"; fresh pages {predicted.fresh_s * 1e3:.1f} core-ms"
+            rules += f", {faults_per_step(fn, inputs):,.0f} minor faults a step measured"
         print(
             f"{name:<16} {held.predicted_step_s * 1e3:>8.3f}ms "
             f"{(predicted.op_s + predicted.dispatch_s) * 1e3:>8.3f}ms {held.wall_s * 1e3:>8.3f}ms "
