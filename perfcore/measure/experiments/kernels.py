@@ -46,10 +46,10 @@ MATMUL_REPEATS = 3  # a matmul point takes this many times the suite's repeats (
 COPIES = ("copy", "transpose")  # kinds with no FLOPs: their bytes from the model
 STREAMS = ("elementwise", "transcendental", "reduction", "copy", "transpose")
 # Each stream point is timed again as a loop body's op: run LOOP_ITERATIONS times inside one
-# program (harness.IN_PROGRAM). Measured on this CPU, such an op neither pays the launch nor
-# wakes the thread pool as a one-op program does (exp·tanh of 4,096 elements: about 4 µs an
-# iteration, 28 µs a program), and a large one ran slower there than at a program's top level
-# (262,144 elements: 273 µs against 149 µs): neither curve prices the other place.
+# program (harness.IN_PROGRAM). On this CPU (timed under load) such an op neither paid the
+# launch nor woke the thread pool as a one-op program does (exp·tanh of 4,096 elements: about
+# 4 µs an iteration, 28 µs a program), and a large one ran slower there than at a program's
+# top level (262,144 elements: 273 µs against 149 µs): neither curve prices the other place.
 LOOP_ITERATIONS = (2, 10)
 IN_LOOP = "in a loop"  # the label suffix of a loop body's point
 SKINNY_OFF = kernels.SKINNY + 1  # a side matmul_kind never calls skinny: the kind by layout
@@ -221,6 +221,7 @@ def looped(jax, fn, iterations: int):
 def _measure_in_loop(env: Env, p: Planned, budget_s: float) -> Record:
     """A stream point as a loop body's op: seconds per iteration (harness.in_program), each
     loop length timed as isolated calls within half of budget_s; costs as one call's."""
+    require_fits(3 * p.model.bytes, free_memory_bytes(), p.label)
     fn, inputs = _function(env.jax, env.jnp, p.fn), _inputs(env, p)
     case = compile_case(env, fn, inputs, p.model, matmul=False)
     short, long = LOOP_ITERATIONS
