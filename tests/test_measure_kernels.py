@@ -10,8 +10,8 @@ import pytest
 
 from perfcore.measure import results
 from perfcore.measure.clock import harness
+from perfcore.measure.experiments import kernel_loops, runner
 from perfcore.measure.experiments import kernels as kernel_suite
-from perfcore.measure.experiments import runner
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.measure.profile import hlo, predict, versus, xla_private
 from perfcore.measure.profile import records as profile_records
@@ -124,7 +124,7 @@ def test_a_looped_kernel_stays_in_the_loop_body():
     import jax.numpy as jnp
 
     fn = lambda x: jnp.exp(-x) * jnp.tanh(x)  # noqa: E731
-    text = kernel_suite.looped(jax, fn, 10).lower(jnp.ones((64, 256))).compile().as_text()
+    text = kernel_loops.looped(jax, fn, 10).lower(jnp.ones((64, 256))).compile().as_text()
     module = hlo.parse_module(text)
     (loop,) = [i for i in module.computations[module.entry] if i.opcode == "while"]
     body = [c for c in hlo.called(module, loop) if "tanh" in module.texts[c]]

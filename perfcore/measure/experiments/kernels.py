@@ -21,14 +21,18 @@ use) moves most from run to run on a shared machine.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 import os
 import time
 from dataclasses import dataclass
 
-from perfcore.measure.clock import harness
-from perfcore.measure.experiments import collectives, kernel_rounds, pages, roofline
+from perfcore.measure.experiments import (
+    collectives,
+    kernel_loops,
+    kernel_rounds,
+    pages,
+    roofline,
+)
 from perfcore.measure.experiments.env import NO_WORK, Env, compile_case, free_memory_bytes
 from perfcore.measure.experiments.suites import Suite, require_fits
 from perfcore.measure.results import Record
@@ -45,12 +49,7 @@ MATMUL_ONLY = ("float8_e4m3fn",)  # dtypes whose other kernels no layer runs
 MATMUL_REPEATS = 3  # a matmul point takes this many times the suite's repeats (within its share)
 COPIES = ("copy", "transpose")  # kinds with no FLOPs: their bytes from the model
 STREAMS = ("elementwise", "transcendental", "reduction", "copy", "transpose")
-# Each stream point is timed again as a loop body's op: run LOOP_ITERATIONS times inside one
-# program (harness.IN_PROGRAM). On this CPU (timed under load) such an op neither paid the
-# launch nor woke the thread pool as a one-op program does (exp·tanh of 4,096 elements: about
-# 4 µs an iteration, 28 µs a program), and a large one ran slower there than at a program's
-# top level (262,144 elements: 273 µs against 149 µs): neither curve prices the other place.
-LOOP_ITERATIONS = (2, 10)
+# Each stream point is timed again as a loop body's op (kernel_loops).
 IN_LOOP = "in a loop"  # the label suffix of a loop body's point
 SKINNY_OFF = kernels.SKINNY + 1  # a side matmul_kind never calls skinny: the kind by layout
 
@@ -200,37 +199,13 @@ def _inputs(env: Env, p: Planned) -> tuple:
     )
 
 
-def looped(jax, fn, iterations: int):
-    """fn jitted to run `iterations` times in one program: a fori_loop each of whose
-    iterations adds zero times one element of the last result to fn's first argument (fused
-    into fn's own kernel), so XLA can neither hoist fn out of the loop nor skip an iteration
-    (an optimization barrier on the arguments alone was hoisted with it)."""
-
-    def run(first, *rest):
-        shape = jax.eval_shape(fn, first, *rest)
-
-        def body(_, carry):
-            tie = (carry.reshape(-1)[0] * 0).astype(first.dtype)
-            return fn(first + tie, *rest)
-
-        return jax.lax.fori_loop(0, iterations, body, jax.numpy.zeros(shape.shape, shape.dtype))
-
-    return jax.jit(run)
-
-
 def _measure_in_loop(env: Env, p: Planned, budget_s: float) -> Record:
     """A stream point as a loop body's op: seconds per iteration (harness.in_program), each
     loop length timed as isolated calls within half of budget_s; costs as one call's."""
     require_fits(3 * p.model.bytes, free_memory_bytes(), p.label)
     fn, inputs = _function(env.jax, env.jnp, p.fn), _inputs(env, p)
     case = compile_case(env, fn, inputs, p.model, matmul=False)
-    short, long = LOOP_ITERATIONS
-    timed = []
-    for k in (short, long):
-        compiled = looped(env.jax, fn, k).lower(*inputs).compile()
-        run = functools.partial(compiled, *inputs)
-        timed.append(env.measure(run, budget_s=max(budget_s, 1e-3) / 2))
-    m = harness.in_program(timed[1], timed[0], long - short)
+    m = kernel_loops.per_iteration(env, fn, inputs, max(budget_s, 1e-3))
     size = case.bytes  # every stream kind is sized by bytes
     fields = {"size": size, "size_kind": "bytes", "kernel": p.kind, "shapes": p.shapes}
     return env.record(

@@ -144,17 +144,19 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
         return OpPrediction(*base, *per_step, None, None, None, "", why)
     bound = t_lower(p.flops, p.bytes, peak, bandwidth)
     fallback = ctx.fallback[p.flops / peak >= p.bytes / bandwidth]
+    body = instruction.computation != module.entry  # an op of a loop's (or call's) body
     inner = kinds.dots(module, instruction) if p.category == hlo.MATMUL else []
     if len(inner) > 1:
         seconds, eff = _fused_dots(module, inner, dtype, (peak, bandwidth), ctx, bound)
     else:
         instances = kinds.dot_instances(module, inner[0] if inner else None)
         size = _size(kind, p.flops, p.bytes, instances)
-        body = instruction.computation != module.entry  # an op of a loop's (or call's) body
         e = kernels.expected(bound, kind, dtype, size, ctx.curves, fallback, body)
         seconds, eff = e.seconds, e.efficiency
     if p.transcendentals:
-        seconds, eff = _with_evaluations(module, p, dtype, bandwidth, ctx, (bound, seconds, eff))
+        seconds, eff = _with_evaluations(
+            module, p, dtype, body, bandwidth, ctx, bound, seconds, eff
+        )
     return OpPrediction(
         *base, *per_step, bound * runs, seconds * runs, eff.value, eff.source, eff.derived_from
     )
@@ -166,21 +168,20 @@ def _size(kind: str, flops: float, moved: float, instances: int = 1) -> float:
     return flops / instances if kernels.SIZE_UNIT[kind] == "flops" else moved
 
 
-def _with_evaluations(module, p, dtype: str, bandwidth: float, ctx: Context, priced: tuple):
+def _with_evaluations(module, p, dtype, body, bandwidth, ctx: Context, bound, seconds, eff):
     """(seconds, Efficiency) of an op that evaluates transcendentals (XLA's cost model counts
     them; the roofline counts no FLOPs for them): over its largest array's E elements, the
     transcendental curve's kernel over E elements (CHAIN_TRANSCENDENTALS per element, each
     element read and written once at the op's width), times its count over that kernel's. A
     matmul's fusion runs them beside its dots, in turn (their sum); any other op takes the
-    slower of its own kind's time and theirs (2 per element is the curve's kernel itself)."""
-    bound, seconds, eff = priced
+    slower of its own kind's time and theirs (2 per element is the curve's kernel itself).
+    body: the op is a loop body's (the curve timed so, where measured)."""
     shapes = [p.instruction.shape, *(hlo.operand_shape(module, o) for o in p.instruction.operands)]
     arrays = [a for x in shapes if x for a in hlo.arrays(x)]
     elements = max((math.prod(d) for _, d in arrays), default=0)
     if not elements:
         return seconds, eff
     moved = 2 * hlo.ELEMENT_BYTES.get(arrays[0][0], 4) * elements
-    body = p.instruction.computation != module.entry
     e = kernels.expected(
         moved / bandwidth, "transcendental", dtype, moved, ctx.curves, ctx.fallback[False], body
     )

@@ -153,13 +153,9 @@ def efficiency(
     """The efficiency of a kernel of kind, dtype and size: from the curves (the base kind's
     where kind's was not measured), else fallback. With loop (an op of a loop's body), from
     the curve timed as a loop body's op where the curves have one, said as such."""
-    if loop and curves is not None and size > 0 and curves.curve(kind, dtype, loop=True):
-        value, inside = interpolate(curves.curve(kind, dtype, loop=True), size)
-        source = MEASURED if inside else NEAREST
-        said = f"{kind} {dtype} as a loop body's op at {size:.3g} {SIZE_UNIT[kind]}"
-        return Efficiency(value, source, f"{said}{'' if inside else ' (nearest)'}, {curves.label}")
-    curve = curves.curve(kind, dtype) if curves is not None and size > 0 else ()
-    named = kind
+    body = curves.curve(kind, dtype, loop=True) if loop and curves is not None and size > 0 else ()
+    curve = body or (curves.curve(kind, dtype) if curves is not None and size > 0 else ())
+    named = f"{kind} as a loop body's op" if body else kind
     if not curve and kind in BASE_KIND and curves is not None and size > 0:
         curve = curves.curve(BASE_KIND[kind], dtype)
         named = f"{BASE_KIND[kind]} (no {kind} curve measured)"
