@@ -21,7 +21,7 @@ from perfcore.figures.measure.profile import (
 )
 from perfcore.measure.experiments import registry
 from perfcore.measure.profile.examples import EXAMPLES
-from perfcore.measure.profile.records import profile_records
+from perfcore.measure.profile.judge.records import profile_records
 
 ctx = ui.context()
 st.title("Profile: your program on the roofline")

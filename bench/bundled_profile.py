@@ -20,12 +20,13 @@ from pathlib import Path
 from perfcore.explain.measure import predict as explain_predict
 from perfcore.explain.measure.profile_example import BUNDLED
 from perfcore.measure.experiments import runner
-from perfcore.measure.profile import assess, versus
 from perfcore.measure.profile.examples import EXAMPLES
-from perfcore.measure.profile.predict import predict
-from perfcore.measure.profile.records import step_records, to_records
+from perfcore.measure.profile.judge import assess
+from perfcore.measure.profile.judge.records import step_records, to_records
+from perfcore.measure.profile.predict import versus
+from perfcore.measure.profile.predict.program import predict
+from perfcore.measure.profile.predict.wall import wall_record
 from perfcore.measure.profile.run import profile
-from perfcore.measure.profile.wall import wall_record
 from perfcore.measure.results import curves, save_results
 from perfcore.model.chip.specs import load_specs
 

@@ -6,7 +6,7 @@ step wall timed untraced (30 isolated calls). Printed per program: predicted ste
 scheduled over the HLO graph, perfcore.model.chip.concurrency, with the first touch of the
 pages its buffers map fresh, plus dispatch), the ops' plain sum beside it, the step's fastest
 and median untraced walls, the error against the fastest (what a prediction from the curves'
-fastest calls predicts: perfcore.measure.profile.versus) and against the median, and the
+fastest calls predicts: perfcore.measure.profile.predict.versus) and against the median, and the
 matmul ops' median per-op error. Targets: step within 20 %, matmul
 median per-op error within 25 %. Run only when the machine is quiet (uptime load < 2.5).
 
@@ -23,7 +23,8 @@ import jax
 import jax.numpy as jnp
 
 from perfcore.measure.experiments import runner
-from perfcore.measure.profile import predict, versus
+from perfcore.measure.profile.predict import program as predict
+from perfcore.measure.profile.predict import versus
 from perfcore.measure.profile.run import profile
 from perfcore.measure.results import curves, save_results
 

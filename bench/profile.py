@@ -1,7 +1,7 @@
 """The profile reader's own cost: join time for a large capture, and the profiler's overhead.
 
 1. A capture of 100,000 op events (the XLA:CPU MLP module of tests/data/profile, its three
-   ops over 33,334 steps) written with perfcore.measure.profile.write, then read and joined
+   ops over 33,334 steps) written with perfcore.measure.profile.read.write, then read and joined
    as a user's capture is: walk (wire format, stdlib), events (the wire format into numpy
    columns), join (XLA's cost model per instruction, steps, programs). Goal: under 0.5 s in
    all. The reference, timed in the same run: JAX's reader (jax.profiler.ProfileData) giving
@@ -21,10 +21,11 @@ from pathlib import Path
 
 import jax
 
-from perfcore.measure.profile import events as xspace_events
-from perfcore.measure.profile import join as profile
-from perfcore.measure.profile import write, xla_private, xspace
 from perfcore.measure.profile.examples import mlp
+from perfcore.measure.profile.hlo import xla_private
+from perfcore.measure.profile.judge import join as profile
+from perfcore.measure.profile.read import events as xspace_events
+from perfcore.measure.profile.read import write, xspace
 from tests.support.profiledata import profiledata_events
 
 EVENTS = 100_000

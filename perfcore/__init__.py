@@ -38,7 +38,7 @@ def __getattr__(name: str):
 
         return profile
     if name == "predict":
-        from perfcore.measure.profile.predict import predict
+        from perfcore.measure.profile.predict.program import predict
 
         return predict
     raise AttributeError(f"module 'perfcore' has no attribute {name!r}")

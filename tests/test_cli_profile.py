@@ -9,7 +9,7 @@ import gzip
 import pytest
 
 from perfcore.cli import main
-from perfcore.measure.profile import write
+from perfcore.measure.profile.read import write
 
 
 def _refused(capsys, argv, match):

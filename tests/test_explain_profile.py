@@ -12,8 +12,8 @@ import pytest
 
 from perfcore.explain.measure import profile as view
 from perfcore.measure.clock.harness import Measurement
-from perfcore.measure.profile.assess import spec_roofs
-from perfcore.measure.profile.records import profile_records, rediagnosed
+from perfcore.measure.profile.judge.assess import spec_roofs
+from perfcore.measure.profile.judge.records import profile_records, rediagnosed
 from perfcore.measure.results import load_results
 
 PROFILE = load_results(Path(__file__).parent / "data" / "profile" / "mlp_profile.json")

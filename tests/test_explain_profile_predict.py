@@ -12,9 +12,9 @@ from perfcore import format as fmt
 from perfcore.explain.measure import profile as view
 from perfcore.explain.measure import profile_predict
 from perfcore.measure.clock.harness import Measurement
-from perfcore.measure.profile.predict import OpPrediction, Prediction
-from perfcore.measure.profile.records import STEP, UNENDED
-from perfcore.measure.profile.wall import WALL, wall_record
+from perfcore.measure.profile.judge.records import STEP, UNENDED
+from perfcore.measure.profile.predict.program import OpPrediction, Prediction
+from perfcore.measure.profile.predict.wall import WALL, wall_record
 from perfcore.measure.results import Record
 from perfcore.measure.results.record import PROFILE
 

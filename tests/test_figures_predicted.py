@@ -6,7 +6,7 @@ import math
 import pytest
 
 from perfcore.figures.measure.predicted import predicted_figure
-from perfcore.measure.profile.versus import OpVersus
+from perfcore.measure.profile.predict.versus import OpVersus
 
 
 def _op(name: str, measured: float, predicted: float, kernel: str = "matmul") -> OpVersus:

@@ -14,8 +14,8 @@ from perfcore.figures.measure.profile import (
     compare_figure,
     profile_roofline_figure,
 )
-from perfcore.measure.profile.assess import Roofs
-from perfcore.measure.profile.records import profile_records
+from perfcore.measure.profile.judge.assess import Roofs
+from perfcore.measure.profile.judge.records import profile_records
 from perfcore.measure.results import load_results
 
 OPS = profile_records(load_results(Path(__file__).parent / "data" / "profile" / "mlp_profile.json"))

@@ -13,8 +13,11 @@ from perfcore.measure.clock import harness
 from perfcore.measure.experiments import kernel_loops, runner
 from perfcore.measure.experiments import kernels as kernel_suite
 from perfcore.measure.experiments.suites import SUITES
-from perfcore.measure.profile import hlo, predict, versus, xla_private
-from perfcore.measure.profile import records as profile_records
+from perfcore.measure.profile import hlo
+from perfcore.measure.profile.hlo import xla_private
+from perfcore.measure.profile.judge import records as profile_records
+from perfcore.measure.profile.predict import program as predict
+from perfcore.measure.profile.predict import versus
 from perfcore.measure.profile.run import profile
 from perfcore.measure.results import curves
 from perfcore.model.chip import kernels

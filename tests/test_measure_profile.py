@@ -12,10 +12,11 @@ import jax
 import pytest
 
 from perfcore.measure import results
-from perfcore.measure.profile import hlo, run, xla_private
-from perfcore.measure.profile import records as profile_records
-from perfcore.measure.profile.capture import read_capture
+from perfcore.measure.profile import hlo, run
 from perfcore.measure.profile.examples import EXAMPLES
+from perfcore.measure.profile.hlo import xla_private
+from perfcore.measure.profile.judge import records as profile_records
+from perfcore.measure.profile.read.capture import read_capture
 
 STEPS = 5
 

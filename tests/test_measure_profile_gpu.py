@@ -10,8 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.measure.profile import capture, hlo, join, price, write, xla_private
-from perfcore.measure.profile.assess import assess, spec_roofs
+from perfcore.measure.profile import hlo
+from perfcore.measure.profile.hlo import xla_private
+from perfcore.measure.profile.judge import join, price
+from perfcore.measure.profile.judge.assess import assess, spec_roofs
+from perfcore.measure.profile.read import capture, write
 from perfcore.model.chip.specs import load_specs
 
 HLO = Path(__file__).parent / "data" / "profile" / "gpu_step.hlo"

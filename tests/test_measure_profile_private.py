@@ -1,4 +1,4 @@
-"""The private JAX/XLA APIs of perfcore.measure.profile.xla_private, on the pinned JAX.
+"""The private JAX/XLA APIs of perfcore.measure.profile.hlo.xla_private, on the pinned JAX.
 
 Each is checked against a public oracle: compiled.cost_analysis() for the cost model, the
 module's own printed text for the proto round trip.
@@ -7,7 +7,8 @@ module's own printed text for the proto round trip.
 import jax
 import jax.numpy as jnp
 
-from perfcore.measure.profile import hlo, xla_private
+from perfcore.measure.profile import hlo
+from perfcore.measure.profile.hlo import xla_private
 
 
 def _compiled():

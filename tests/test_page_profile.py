@@ -14,7 +14,8 @@ import pytest
 from perfcore.explain.measure import profile_example
 from perfcore.measure import results
 from perfcore.measure.clock.harness import Measurement
-from perfcore.measure.profile import write, xla_private, xspace
+from perfcore.measure.profile.hlo import xla_private
+from perfcore.measure.profile.read import write, xspace
 from tests.support.pages import notices, run_page
 
 DATA = Path(__file__).parent / "data" / "profile"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.measure.profile import predict
+from perfcore.measure.profile.predict import program as predict
 from perfcore.model.chip import kernels
 
 MODULE = (Path(__file__).parent / "data" / "profile" / "fusions.hlo").read_text("utf-8")

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.measure.profile import graph, hlo, predict
+from perfcore.measure.profile import hlo
+from perfcore.measure.profile.predict import graph
+from perfcore.measure.profile.predict import program as predict
 from perfcore.model.chip import concurrency, kernels
 from perfcore.model.chip.concurrency import Node
 

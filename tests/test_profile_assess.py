@@ -7,14 +7,14 @@ a roof of 100 GFLOP/s and 10 GB/s (ridge 10 FLOP/byte).
 import pytest
 
 from perfcore.measure.profile import hlo
-from perfcore.measure.profile.assess import (
+from perfcore.measure.profile.judge.assess import (
     Roofs,
     assess,
     program_diagnosis,
     roofs_for,
 )
-from perfcore.measure.profile.join import Op, Program
-from perfcore.measure.profile.price import COST_MODEL, IN_BODY, NO_COST
+from perfcore.measure.profile.judge.join import Op, Program
+from perfcore.measure.profile.judge.price import COST_MODEL, IN_BODY, NO_COST
 
 ROOFS = Roofs("round roofs", (("fp32", 100e9),), 10e9)
 

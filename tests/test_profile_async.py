@@ -13,7 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.measure.profile import assess, capture, hlo, join, records, write, xla_private
+from perfcore.measure.profile import hlo
+from perfcore.measure.profile.hlo import xla_private
+from perfcore.measure.profile.judge import assess, join, records
+from perfcore.measure.profile.read import capture, write
 
 HLO = Path(__file__).parent / "data" / "profile" / "cpu_async_dot.hlo"
 US = 1_000  # ns

@@ -10,7 +10,7 @@ import zipfile
 
 import pytest
 
-from perfcore.measure.profile import capture, write, xspace
+from perfcore.measure.profile.read import capture, write, xspace
 
 FAKE_PROTO = write.message((1, "jit_f"))  # an HloModuleProto holding only its name
 

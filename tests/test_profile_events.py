@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from perfcore.measure.profile import capture, events, wire, write, xspace
+from perfcore.measure.profile.read import capture, events, wire, write, xspace
 from tests.support.profiledata import profiledata_events
 
 FAKE_PROTO = write.message((1, "jit_f"))

@@ -11,7 +11,8 @@ tests/data/profile/gather.hlo.
 
 from pathlib import Path
 
-from perfcore.measure.profile import hlo, price
+from perfcore.measure.profile import hlo
+from perfcore.measure.profile.judge import price
 
 MODULE = hlo.parse_module((Path(__file__).parent / "data" / "profile" / "gather.hlo").read_text())
 TABLE, ROWS = 50_000 * 256 * 4, 4096 * 256 * 4

@@ -1,10 +1,10 @@
-"""measure.profile.wall: a step's untraced wall is a record of its own experiment, labelled as
-its step, that a results file carries beside the profile and reads back unchanged."""
+"""measure.profile.predict.wall: a step's untraced wall is a record of its own experiment,
+labelled as its step, that a results file carries beside the profile and reads back unchanged."""
 
 from perfcore.measure import results
 from perfcore.measure.clock.harness import Measurement
-from perfcore.measure.profile.records import STEP, profile_records, step_records
-from perfcore.measure.profile.wall import HOW, WALL, wall_record, walls
+from perfcore.measure.profile.judge.records import STEP, profile_records, step_records
+from perfcore.measure.profile.predict.wall import HOW, WALL, wall_record, walls
 from perfcore.measure.results.record import PROFILE, Record
 
 STEP_RECORD = Record(

@@ -113,7 +113,8 @@ PROFILE_HELP = (
 @st.cache_data(show_spinner="Reading the capture...", max_entries=8)
 def uploaded_profile(data: bytes, label: str):
     """A capture's ops joined with their costs (a Profile); CaptureError if it is not one."""
-    from perfcore.measure.profile import capture, join, xspace
+    from perfcore.measure.profile.judge import join
+    from perfcore.measure.profile.read import capture, xspace
 
     return join.join(capture.parse_capture(data, label, xspace.UPLOAD_LIMIT_BYTES))
 

@@ -25,7 +25,7 @@ import streamlit as st
 from perfcore.explain.measure import profile as view
 from perfcore.explain.measure import profile_example, profile_predict
 from perfcore.explain.measure.profile_predict import Shown as Predicted
-from perfcore.measure.profile.assess import Roofs
+from perfcore.measure.profile.judge.assess import Roofs
 from perfcore.measure.results import Record, curves
 from perfcore.model.chip.specs import Device
 from ui.loaders import measurement_module
@@ -68,9 +68,10 @@ def profile_here(name: str, session: tuple[Record, ...]) -> None:
     """Profile a built-in program here (JAX started once per server), predicted first from
     this session's kernel curves where it measured some."""
     measurement_module()
-    from perfcore.measure.profile import run, versus
+    from perfcore.measure.profile import run
     from perfcore.measure.profile.examples import EXAMPLES
-    from perfcore.measure.profile.predict import predict
+    from perfcore.measure.profile.predict import versus
+    from perfcore.measure.profile.predict.program import predict
 
     st.session_state[LIVE] = run.profile_example(name)
     measured = curves.curves(session)

@@ -24,9 +24,10 @@ from perfcore.explain.measure import profile as explain
 from perfcore.explain.measure import profile_example
 from perfcore.measure import results
 from perfcore.measure.experiments import registry
-from perfcore.measure.profile import assess, versus
-from perfcore.measure.profile import records as profile_records
 from perfcore.measure.profile.examples import EXAMPLES
+from perfcore.measure.profile.judge import assess
+from perfcore.measure.profile.judge import records as profile_records
+from perfcore.measure.profile.predict import versus
 from perfcore.measure.results import curves
 from perfcore.model.chip.specs import load_specs
 
@@ -65,7 +66,8 @@ def _count(raw: str, name: str, hi: int) -> int:
 def _profile(args: argparse.Namespace, steps: int):
     """The joined Profile of --trace or --example."""
     if args.trace:
-        from perfcore.measure.profile import capture, join
+        from perfcore.measure.profile.judge import join
+        from perfcore.measure.profile.read import capture
 
         return join.join(capture.read_capture(args.trace))
     missing = registry.jax_available()

@@ -21,8 +21,8 @@ from perfcore.figures.llm import workloads as wl
 from perfcore.figures.measure.measure_roofline import measured_roofline_figure
 from perfcore.figures.plans import plan as plan_charts
 from perfcore.figures.plans import plan_runs as plan_runs_charts
-from perfcore.measure.profile.assess import spec_roofs
-from perfcore.measure.profile.records import profile_records
+from perfcore.measure.profile.judge.assess import spec_roofs
+from perfcore.measure.profile.judge.records import profile_records
 from perfcore.measure.results import load_results
 from perfcore.measure.results.empirical import measured_roofline
 from perfcore.measure.results.points import MeasuredPoint

@@ -1,5 +1,5 @@
 """A capture's op events as JAX's own reader gives them (jax.profiler.ProfileData): the
-reference the wire-format reader (perfcore.measure.profile.events) is held against."""
+reference the wire-format reader (perfcore.measure.profile.read.events) is held against."""
 
 from __future__ import annotations
 

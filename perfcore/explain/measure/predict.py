@@ -10,7 +10,7 @@ the curves' own spread are named (`missed`).
 from __future__ import annotations
 
 from perfcore import format as fmt
-from perfcore.measure.profile.versus import Versus
+from perfcore.measure.profile.predict.versus import Versus
 
 
 def versus_rows(held: Versus) -> list[dict]:

@@ -14,9 +14,9 @@ import dataclasses
 from pathlib import Path
 
 from perfcore import format as fmt
-from perfcore.measure.profile.assess import Roofs, measured_roofs, spec_roofs
-from perfcore.measure.profile.join import Profile
-from perfcore.measure.profile.records import profile_records
+from perfcore.measure.profile.judge.assess import Roofs, measured_roofs, spec_roofs
+from perfcore.measure.profile.judge.join import Profile
+from perfcore.measure.profile.judge.records import profile_records
 from perfcore.measure.results import Record, load_results
 from perfcore.measure.results.empirical import EXPERIMENT as ROOFLINE
 from perfcore.measure.results.empirical import measured_roofline

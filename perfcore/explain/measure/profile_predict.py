@@ -4,7 +4,7 @@ totals, and the ops that miss by more than the kernel curves' own spread.
 A results file of `python -m perfcore profile --predict` or bench/bundled_profile.py carries each
 op's `predicted_s` and what it was derived from, the step's predicted time, the untraced step
 wall (experiment `step wall`) and the `kernels` records the curves come from. They are read back
-as a Versus (perfcore.measure.profile.versus), so the page says what the CLI says (explain.
+as a Versus (perfcore.measure.profile.predict.versus), so the page says what the CLI says (explain.
 predict). Where the file holds no untraced wall, the step's device span under the profiler
 stands in, said as such; where it holds no curves, no spread is known and no op is named.
 """
@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from perfcore import format as fmt
 from perfcore.explain.measure import predict as explain_predict
 from perfcore.measure.clock.harness import Measurement
-from perfcore.measure.profile import wall
-from perfcore.measure.profile.predict import Prediction
-from perfcore.measure.profile.records import profile_records, step_records, unended, what
-from perfcore.measure.profile.versus import OpVersus, Versus, with_prediction
+from perfcore.measure.profile.judge.records import profile_records, step_records, unended, what
+from perfcore.measure.profile.predict import wall
+from perfcore.measure.profile.predict.program import Prediction
+from perfcore.measure.profile.predict.versus import OpVersus, Versus, with_prediction
 from perfcore.measure.results import Record, curves
 
 NO_CURVES = "no kernel curves in these records: no spread to hold the ops to, none named"

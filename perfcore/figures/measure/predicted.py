@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from perfcore import format as fmt
 from perfcore.figures.chip.style import LIGHT, Theme, base_layout, color, fitted, log_axis
 from perfcore.figures.measure import labels
-from perfcore.measure.profile.versus import OpVersus
+from perfcore.measure.profile.predict.versus import OpVersus
 
 HEIGHT = 600
 MARKER_PX = 10

@@ -4,7 +4,7 @@ Each op is a point at its intensity and achieved FLOP/s, never clamped to a roof
 marker's area is its share of the step's op time, and the ops that take most of the time
 are named, each label placed beside its point where it meets no other at any width from a
 420 px screen's to the main column's (figures.measure.labels). The roofs are the ones the
-ops were judged against (perfcore.measure.profile.assess.Roofs): a specs row's or the
+ops were judged against (perfcore.measure.profile.judge.assess.Roofs): a specs row's or the
 measured roofline's, each memory level slanted.
 """
 
@@ -19,8 +19,8 @@ from perfcore import format as fmt
 from perfcore.figures.chip.roofs import X_MAX, X_MIN
 from perfcore.figures.chip.style import LIGHT, Theme, base_layout, color, fitted, log_axis
 from perfcore.figures.measure import labels
-from perfcore.measure.profile.assess import Roofs
-from perfcore.measure.profile.records import what
+from perfcore.measure.profile.judge.assess import Roofs
+from perfcore.measure.profile.judge.records import what
 from perfcore.measure.results import Record
 
 MAX_MARKER_PX = 46  # the op taking the whole step; area (not diameter) follows time

@@ -1,12 +1,11 @@
-"""A JAX program's own ops: its capture read, each op priced from its HLO, joined and judged.
+"""A JAX program's own ops, in four rooms by job: read, hlo, judge and predict.
 
-xspace (the capture's wire format walked with the stdlib, so a bad file is refused in one
-line), wire, planes and events (op events read from the wire format into numpy columns),
-capture (a file, folder or upload read), write (a capture built, for tests and benches), hlo
-(instructions, shapes, kinds, FLOPs, loops, labels), xla_private (the private JAX/XLA calls,
-pinned), price (an instruction's cost), steps (events grouped by step and op with numpy),
-join (op events beside their FLOPs and bytes, loops weighted), assess (each op against its
-roofs), records (a Profile as results records), examples (built-in programs) and run
-(profile a function here). May import perfcore.measure.results, perfcore.measure.clock and
+read (a capture's wire format walked and its op events read into columns, no JAX), hlo (the
+optimized HLO: instructions, shapes, kinds, FLOPs, loops, labels, and the pinned private
+JAX/XLA calls that print and price it), judge (each op priced, joined with its device time and
+judged against its roofs, and written as records) and predict (a step predicted from kernel
+curves and held against its profile). Beside them examples (built-in programs) and run
+(profile a function here). Imports run predict -> (run, examples) -> judge -> (read, hlo); read
+and hlo import no other room. May import perfcore.measure.results, perfcore.measure.clock and
 perfcore.model.
 """

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from perfcore.measure.clock.lock import LOCK
-from perfcore.measure.profile import capture, xla_private
-from perfcore.measure.profile.join import Profile, join
+from perfcore.measure.profile.hlo import xla_private
+from perfcore.measure.profile.judge.join import Profile, join
+from perfcore.measure.profile.read import capture
 
 
 def _capture_steps(jax, jitted: Callable, args: tuple, steps: int, trace_dir: Path) -> list:

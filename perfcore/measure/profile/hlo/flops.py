@@ -3,7 +3,7 @@
 A dot, a cuBLAS gemm: 2·M·N·K (FLOPs, not MACs), the result's elements times the contracted
 size; a cuDNN convolution: 2 FLOPs per output per kernel tap. Anything else is priced by
 XLA's cost model over a module holding only that instruction
-(perfcore.measure.profile.xla_private): parameters cost nothing, so its cost is the op's.
+(perfcore.measure.profile.hlo.xla_private): parameters cost nothing, so its cost is the op's.
 """
 
 from __future__ import annotations

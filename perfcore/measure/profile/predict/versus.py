@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from perfcore.measure.clock import harness
 from perfcore.measure.clock.lock import LOCK
 from perfcore.measure.profile import hlo
-from perfcore.measure.profile.join import Profile
-from perfcore.measure.profile.predict import OpPrediction, Prediction, predict
-from perfcore.measure.profile.records import STEP
+from perfcore.measure.profile.judge.join import Profile
+from perfcore.measure.profile.judge.records import STEP
+from perfcore.measure.profile.predict.program import OpPrediction, Prediction, predict
 from perfcore.measure.profile.run import profile
 from perfcore.measure.results.record import Record
 from perfcore.model.chip.kernels import Curves

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from perfcore.measure.profile import wire
-from perfcore.measure.profile.xspace import PLANE_EVENT_META, PLANE_LINES, PLANE_STAT_META
+from perfcore.measure.profile.read import wire
+from perfcore.measure.profile.read.xspace import PLANE_EVENT_META, PLANE_LINES, PLANE_STAT_META
 
 LINE_TIMESTAMP_NS, LINE_EVENTS = 3, 4
 

@@ -4,7 +4,7 @@ An XSpace is planes of lines of timed events; XLA's events carry the stats `hlo_
 `hlo_module`, `program_id` and `run_id` (one execution of a program: one step). The
 `/host:metadata` plane keeps each program's HloProto as an event metadata stat. The wire
 format is walked here first (stdlib only), so a truncated, empty or foreign file is refused
-with one line before its events are read (perfcore.measure.profile.events); a zipped trace
+with one line before its events are read (perfcore.measure.profile.read.events); a zipped trace
 folder is opened with its sizes checked first, so a zip bomb is refused unread.
 """
 

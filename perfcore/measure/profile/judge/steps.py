@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from perfcore.measure.profile.events import Events
+from perfcore.measure.profile.read.events import Events
 
 NS = 1e-9
 

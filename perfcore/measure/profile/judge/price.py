@@ -1,6 +1,6 @@
 """An instruction priced: its category, source, precision, shapes and cost per occurrence.
 
-XLA's cost model applied to the instruction alone (perfcore.measure.profile.xla_private), a
+XLA's cost model applied to the instruction alone (perfcore.measure.profile.hlo.xla_private), a
 cuBLAS/cuDNN call's FLOPs from its shapes, and nothing for a custom kernel XLA cannot price
 ("no cost model", never 0 FLOPs); a loop or call is priced by its body's ops.
 """

@@ -1,8 +1,8 @@
 """A captured program joined with its cost: every op's device time beside its FLOPs and bytes.
 
 Each op event of a capture names its instruction by (module, program id, op name), priced
-once by perfcore.measure.profile.price. A step is one execution of a program (one `run_id`,
-grouped by perfcore.measure.profile.steps); an op's FLOPs per step are its cost times how
+once by perfcore.measure.profile.judge.price. A step is one execution of a program (one `run_id`,
+grouped by perfcore.measure.profile.judge.steps); an op's FLOPs per step are its cost times how
 often it ran in the step, so a loop body run N times counts N times (cost_analysis() counts
 it once).
 """
@@ -14,9 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from perfcore.measure.profile import hlo, steps
-from perfcore.measure.profile.events import Capture
-from perfcore.measure.profile.price import NO_COST, NOT_IN_HLO, UNKNOWN, Priced, price
+from perfcore.measure.profile import hlo
+from perfcore.measure.profile.judge import steps
+from perfcore.measure.profile.judge.price import NO_COST, NOT_IN_HLO, UNKNOWN, Priced, price
+from perfcore.measure.profile.read.events import Capture
 
 
 @dataclass(frozen=True)
@@ -288,9 +289,9 @@ def join(capture: Capture, module_text=None, cost=None) -> Profile:
     """The Profile of a capture: every op event joined to its instruction's cost, per step.
 
     module_text (HloModuleProto bytes -> text) and cost (module text -> FLOPs, bytes,
-    transcendentals) default to XLA's, through perfcore.measure.profile.xla_private."""
+    transcendentals) default to XLA's, through perfcore.measure.profile.hlo.xla_private."""
     if module_text is None or cost is None:
-        from perfcore.measure.profile import xla_private
+        from perfcore.measure.profile.hlo import xla_private
 
         module_text, cost = module_text or xla_private.module_text, cost or xla_private.cost
     state, events = _Join(capture, module_text, cost), capture.events

@@ -1,8 +1,8 @@
 """Write an XSpace (`*.xplane.pb`): a capture built from op events and HLO modules.
 
-The inverse of perfcore.measure.profile.xspace, for captures a test or a benchmark needs that no
-machine here can make (a GPU's, or one of 100,000 op events): a metadata plane holding each
-program's HloProto, and one device plane whose op events carry `hlo_op`, `hlo_module`,
+The inverse of perfcore.measure.profile.read.xspace, for captures a test or a benchmark needs
+that no machine here can make (a GPU's, or one of 100,000 op events): a metadata plane holding
+each program's HloProto, and one device plane whose op events carry `hlo_op`, `hlo_module`,
 `program_id` and `run_id`, as XLA's tracers write them (tsl/profiler/protobuf/xplane.proto).
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from perfcore.measure.profile.xspace import HLO_PROTO, METADATA_PLANE
+from perfcore.measure.profile.read.xspace import HLO_PROTO, METADATA_PLANE
 
 OP_STATS = ("hlo_op", "hlo_module", "program_id", "run_id")
 

@@ -17,9 +17,9 @@ from datetime import UTC, datetime
 from perfcore import format as fmt
 from perfcore.measure.clock.harness import Measurement
 from perfcore.measure.profile import hlo
-from perfcore.measure.profile.assess import Roofs, assess, program_diagnosis
-from perfcore.measure.profile.join import Op, Profile, Program
-from perfcore.measure.profile.price import COST_MODEL, SHAPES
+from perfcore.measure.profile.judge.assess import Roofs, assess, program_diagnosis
+from perfcore.measure.profile.judge.join import Op, Profile, Program
+from perfcore.measure.profile.judge.price import COST_MODEL, SHAPES
 from perfcore.measure.results.record import PROFILE, Record
 
 STEP = "step"  # the category of a program's whole-step record

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from perfcore.measure.profile.xspace import CaptureError, varint
+from perfcore.measure.profile.read.xspace import CaptureError, varint
 
 VARINT, FIXED64, LENGTH, FIXED32 = 0, 1, 2, 5
 MAX_VARINT = 10  # bytes of the longest varint (64 bits)

@@ -1,9 +1,9 @@
 """A profiled program's step timed untraced: the wall a prediction is held against.
 
 The profiler's own steps run traced (events recorded), so the step a user pays is timed apart
-(perfcore.measure.profile.versus.step_wall: isolated synchronized calls of the jitted step) and
-kept as a record of experiment `step wall` beside the profile's records, labelled as the step
-record it belongs to (docs/results-format.md).
+(perfcore.measure.profile.predict.versus.step_wall: isolated synchronized calls of the jitted
+step) and kept as a record of experiment `step wall` beside the profile's records, labelled as
+the step record it belongs to (docs/results-format.md).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from perfcore.measure.profile import events, xspace
+from perfcore.measure.profile.read import events, xspace
 
 
 def find_capture(path: str | Path) -> Path:

@@ -22,8 +22,10 @@ import math
 from dataclasses import dataclass
 
 from perfcore.measure.clock.devices import match_device
-from perfcore.measure.profile import graph, hlo, join, kinds
-from perfcore.measure.profile.records import DTYPES
+from perfcore.measure.profile import hlo
+from perfcore.measure.profile.judge import join
+from perfcore.measure.profile.judge.records import DTYPES
+from perfcore.measure.profile.predict import graph, kinds
 from perfcore.model.chip import concurrency, kernels
 from perfcore.model.chip.concurrency import StepTime
 from perfcore.model.chip.roofline import t_lower
@@ -287,7 +289,7 @@ def predict(fn, *args, curves: kernels.Curves | None = None) -> Prediction:
     """fn(*args)'s step on JAX's default device, predicted from its optimized HLO."""
     import jax
 
-    from perfcore.measure.profile import xla_private
+    from perfcore.measure.profile.hlo import xla_private
 
     jitted = fn if hasattr(fn, "lower") else jax.jit(fn)
     compiled = jitted.lower(*args).compile()

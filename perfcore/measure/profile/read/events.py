@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from perfcore.measure.profile import planes, wire
-from perfcore.measure.profile.planes import STAT_META, STAT_REF, STAT_TEXT
-from perfcore.measure.profile.xspace import (
+from perfcore.measure.profile.read import planes, wire
+from perfcore.measure.profile.read.planes import STAT_META, STAT_REF, STAT_TEXT
+from perfcore.measure.profile.read.xspace import (
     HOST_PLANE,
     PLANE_STATS,
     SPACE_PLANES,
@@ -185,7 +185,7 @@ def _joined(parts: list[dict], devices: list[str]) -> Events:
 
 
 def capture(data: bytes, label: str, names: list[str], modules: dict) -> Capture:
-    """The Capture of a serialized XSpace already walked by perfcore.measure.profile.xspace."""
+    """The Capture of a serialized XSpace already walked by perfcore.measure.profile.read.xspace."""
     events, host = read_events(data, label, names)
     if not len(events):
         raise CaptureError(
