@@ -13,7 +13,7 @@ from perfcore.measure.profile.judge.assess import (
     program_diagnosis,
     roofs_for,
 )
-from perfcore.measure.profile.judge.join import Op, Program
+from perfcore.measure.profile.judge.joined import Op, Program
 from perfcore.measure.profile.judge.price import COST_MODEL, IN_BODY, NO_COST
 
 ROOFS = Roofs("round roofs", (("fp32", 100e9),), 10e9)

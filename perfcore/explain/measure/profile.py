@@ -16,7 +16,7 @@ import pandas as pd
 from perfcore import format as fmt
 from perfcore.measure.clock.devices import match_device
 from perfcore.measure.profile.judge.assess import Roofs, assess
-from perfcore.measure.profile.judge.join import Profile
+from perfcore.measure.profile.judge.joined import Profile
 from perfcore.measure.profile.judge.records import (
     op_of,
     profile_records,

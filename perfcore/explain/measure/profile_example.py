@@ -15,7 +15,7 @@ from pathlib import Path
 
 from perfcore import format as fmt
 from perfcore.measure.profile.judge.assess import Roofs, measured_roofs, spec_roofs
-from perfcore.measure.profile.judge.join import Profile
+from perfcore.measure.profile.judge.joined import Profile
 from perfcore.measure.profile.judge.records import profile_records
 from perfcore.measure.results import Record, load_results
 from perfcore.measure.results.empirical import EXPERIMENT as ROOFLINE

@@ -17,7 +17,8 @@ from typing import Any
 
 from perfcore.measure.clock.lock import LOCK
 from perfcore.measure.profile.hlo import xla_private
-from perfcore.measure.profile.judge.join import Profile, join
+from perfcore.measure.profile.judge.join import join
+from perfcore.measure.profile.judge.joined import Profile
 from perfcore.measure.profile.read import capture
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from perfcore import format as fmt
 from perfcore.measure.clock.devices import match_device
 from perfcore.measure.profile import hlo
-from perfcore.measure.profile.judge.join import Op, Program
+from perfcore.measure.profile.judge.joined import Op, Program
 from perfcore.measure.profile.judge.price import IN_BODY, NO_COST, NOT_IN_HLO
 from perfcore.measure.results.empirical import MeasuredRoofline, measured_roofline
 from perfcore.model.chip.roofline import attainable

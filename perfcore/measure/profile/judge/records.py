@@ -18,7 +18,7 @@ from perfcore import format as fmt
 from perfcore.measure.clock.harness import Measurement
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.judge.assess import Roofs, assess, program_diagnosis
-from perfcore.measure.profile.judge.join import Op, Profile, Program
+from perfcore.measure.profile.judge.joined import Op, Profile, Program
 from perfcore.measure.profile.judge.price import COST_MODEL, SHAPES
 from perfcore.measure.results.record import PROFILE, Record
 
@@ -156,7 +156,7 @@ def step_records(records: tuple[Record, ...]) -> tuple[Record, ...]:
 
 
 def unended(record: Record) -> bool:
-    """True for an op record whose end was not traced (join.Op.open_end): its time is a lower
+    """True for an op record whose end was not traced (joined.Op.open_end): its time is a lower
     bound."""
     return UNENDED in record.notes
 

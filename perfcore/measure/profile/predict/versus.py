@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from perfcore.measure.clock import harness
 from perfcore.measure.clock.lock import LOCK
 from perfcore.measure.profile import hlo
-from perfcore.measure.profile.judge.join import Profile
+from perfcore.measure.profile.judge.joined import Profile
 from perfcore.measure.profile.judge.records import STEP
 from perfcore.measure.profile.predict.program import OpPrediction, Prediction, predict
 from perfcore.measure.profile.run import profile
@@ -59,7 +59,7 @@ class Versus:
     traced_wall_s: float | None  # median step wall under the profiler, seconds
     unmatched: tuple[str, ...]  # profiled ops with no prediction
     wall_median_s: float | None = None  # median untraced step wall, seconds
-    unended: tuple[str, ...] = ()  # ops whose end was not traced (join.Op.open_end): not held
+    unended: tuple[str, ...] = ()  # ops whose end was not traced (joined.Op.open_end): not held
 
     @property
     def step_error(self) -> float:
