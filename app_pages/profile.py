@@ -53,11 +53,20 @@ if judged is None and live:
     judged = ui.quick_roofs(device)
 records = view.as_records(item, judged)
 records = ui.live_records(records) if live else records
-named = ui.number("Ops named on the chart", "pr_named", 6, 0, 20)
 shown = ui.page_view(records, judged)
 ui.takeaway(shown.headline)
 st.caption(view.roofs_line(judged))
-ui.chart("pr_roofline", profile_roofline_figure, profile_records(records), judged, named=named)
+
+
+@st.fragment(key="pr_roofline_part")
+def roofline(records, judged) -> None:
+    """The ops on the roofline, and how many it names: a page part, so naming more or fewer
+    redraws this chart alone."""
+    named = ui.number("Ops named on the chart", "pr_named", 6, 0, 20)
+    ui.chart("pr_roofline", profile_roofline_figure, profile_records(records), judged, named=named)
+
+
+roofline(records, judged)
 st.caption("  \n".join(shown.steps))  # one element each: every element costs a redraw
 ui.table(shown.ops, "profile_ops", empty="—")
 ui.results_download(records, "pr_download")
