@@ -18,9 +18,13 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from perfcore.model.chip import kernels
-from perfcore.model.runs.sample import Exposure, Run, Sample, Setting
+from perfcore.model.runs.sample import Exposure, Sample, Setting
+
+if TYPE_CHECKING:
+    from perfcore.model.runs.rows import Run
 
 REGIMES = ("train", "prefill", "decode")
 MIN_RUNS = 5  # a cell with fewer runs is not trusted on its own: its parent speaks for it

@@ -10,18 +10,15 @@ efficiencies and the held-out error: perfcore.model.runs.efficiency.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from perfcore.model.runs.rows import Run
 
 LONG_CONTEXT_TOKENS = 16384
 # How a serving engine batches (docs/plans.md, "Serving: batching"): a static batch runs the
 # shapes a pricer prices; in-flight batching changes the running batch every step.
 BATCHING = {"static": "static batches", "in-flight": "in-flight batching"}
-
-
-class Run(Protocol):
-    """What this module needs of a published run: where it was published."""
-
-    source: str
 
 
 @dataclass(frozen=True)
@@ -114,7 +111,7 @@ EXPOSURE = Exposure(parts=CRITICAL_PATH, elementwise=True)
 class Sample:
     """One run priced: its regime, its bound and its measured time (seconds), its setting."""
 
-    run: object
+    run: Run
     regime: str
     source: str
     bound_s: float
