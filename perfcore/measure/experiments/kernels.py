@@ -6,9 +6,13 @@ rhs-transposed (an input gradient's dY·Wᵀ, square); fused causal attention
 (jax.nn.dot_product_attention) forward and backward over sequence length and head dim; an
 elementwise chain, a transcendental chain, a row reduction, a 2-D transpose copy and a
 rank-4 permuted copy (a KV cache's (batch, seq, heads, head dim) -> (batch, heads, head dim,
-seq)) over sizes;
-the collectives where several devices exist. Each point is isolated calls with FLOPs and
-bytes from cost_analysis (cross-checked with chip.ops), and `kernel` names its kind
+seq)) over sizes; 3×3 convolutions (jax.lax.conv_general_dilated, NHWC) over channels, as a
+forward pass runs them and as a weight gradient does (the input convolved with the output's
+gradient: a window as large as the image); a sort of a vector, and the reduce-window of a
+cumulative sum (XLA:CPU's scan: windows of 16 along a row), over sizes, their bytes from the
+kernel model (kernels.sort_bytes, window_bytes); the collectives where several devices
+exist. Each point is isolated calls with FLOPs and bytes from cost_analysis (cross-checked
+with chip.ops), and `kernel` names its kind
 (perfcore.model.chip.kernels). A tiny program with 1 and with 16 arguments times the dispatch
 per launched program; on a CPU the first touch of fresh pages is timed too
 (experiments.pages). The sweep keeps to the suite's kernels_budget_s: each point gets its
@@ -52,6 +56,11 @@ STREAMS = ("elementwise", "transcendental", "reduction", "copy", "transpose")
 # Each stream point is timed again as a loop body's op (kernel_loops).
 IN_LOOP = "in a loop"  # the label suffix of a loop body's point
 SKINNY_OFF = kernels.SKINNY + 1  # a side matmul_kind never calls skinny: the kind by layout
+CONV = (8, 32, 3)  # batch, image side, kernel side of the convolutions; channels = side / 4
+CONV_LABELS = ("NHWC", "HWIO", "NHWC")
+SORT_MAX = 2**20  # the largest sort (about 0.3 s a call on this CPU)
+WINDOW = 16  # the reduce-window's (a cumulative sum's block on XLA:CPU)
+MODEL_BYTES = ("sort", "reduce-window")  # sized and bounded by the kernel model's bytes
 
 
 @dataclass(frozen=True)
@@ -86,7 +95,78 @@ def _function(jax, jnp, name: str):
         "reduction": lambda x: x.sum(axis=-1),
         "copy": lambda x: x.T,
         "transpose": lambda x: x.transpose(PERMUTE),
+        "convolution": lambda x, w: _convolve(jax, x, w),
+        "convolution filter": lambda x, w: _convolve(jax, x, w),
+        "sort": jnp.sort,
+        "reduce-window": lambda x: jax.lax.reduce_window(
+            x, 0.0, jax.lax.add, (1, WINDOW), (1, 1), ((0, 0), (WINDOW - 1, 0))
+        ),
     }[name]
+
+
+def _convolve(jax, x, w):
+    """A stride-1 convolution padded by one on each side (a 3×3 kernel's SAME)."""
+    pad = (CONV[2] - 1) // 2
+    return jax.lax.conv_general_dilated(
+        x, w, (1, 1), ((pad, pad), (pad, pad)), dimension_numbers=CONV_LABELS
+    )
+
+
+def _convolutions(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
+    """3×3 convolutions over channels C (a quarter of each matmul side from 64 to 1024): the
+    forward pass's (batch, image, image, C) ⊛ (3, 3, C, C), and the weight gradient's
+    (C, image, image, batch) ⊛ (image, image, batch, C) -> (C, 3, 3, C), both with the same
+    FLOPs: 2 per tap inside the image (padding left out, as XLA counts)."""
+    n, side, k = CONV
+    taps = (side * k - (k - 1)) ** 2  # (tap, output) pairs per image plane inside the padding
+    out = []
+    for kind in ("convolution", "convolution filter"):
+        sweep = []
+        for c in [s // 4 for s in suite.kernel_sides if 64 <= s <= 1024]:
+            fwd = kind == "convolution"
+            shapes = (
+                ((n, side, side, c), (k, k, c, c))
+                if fwd
+                else ((c, side, side, n), (side, side, n, c))
+            )
+            moved = (math.prod(shapes[0]) + math.prod(shapes[1]) + n * side * side * c) * b
+            model = ops.Cost(2.0 * n * taps * c * c, moved)
+            label = (
+                f"{kind} {dtype} {'x'.join(map(str, shapes[0]))} * {'x'.join(map(str, shapes[1]))}"
+            )
+            sweep.append(Planned(kind, label, dtype, shapes, kind, model))
+        out.append(sweep)
+    return out
+
+
+def _scans(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
+    """A sort of a vector (up to SORT_MAX elements) and a cumulative sum's reduce-window over
+    (elements / ROW, ROW), over element counts."""
+    sizes = [n for n in suite.kernel_elements if n >= ROW]
+    sorts = [
+        Planned(
+            "sort",
+            f"sort {dtype} {n} elements",
+            dtype,
+            ((n,),),
+            "sort",
+            ops.Cost(n * math.log2(n), kernels.sort_bytes(n, b)),
+        )
+        for n in sizes
+        if n <= SORT_MAX
+    ]
+    windows = [
+        Planned(
+            "reduce-window",
+            f"reduce-window {dtype} {n} elements window {WINDOW}",
+            dtype,
+            ((n // ROW, ROW),),
+            "reduce-window",
+            ops.Cost(n * (WINDOW - 1), kernels.window_bytes(n, WINDOW, b)),
+        )
+        for n in sizes
+    ]
+    return [sorts, windows]
 
 
 def _matmuls(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
@@ -174,8 +254,8 @@ def plan(suite: Suite, dtype: str) -> list[list[Planned]]:
     sweeps = _matmuls(suite, dtype, b)
     if dtype in MATMUL_ONLY:
         return sweeps
-    streams = [*_streams(suite, dtype, b), _transposes(suite, dtype, b)]
-    return [*sweeps, *_attentions(suite, dtype, b), *streams]
+    streams = [*_streams(suite, dtype, b), _transposes(suite, dtype, b), *_scans(suite, dtype, b)]
+    return [*sweeps, *_convolutions(suite, dtype, b), *_attentions(suite, dtype, b), *streams]
 
 
 def in_loop(sweeps: list[list[Planned]]) -> list[list[Planned]]:
@@ -221,6 +301,8 @@ def _measure(env: Env, p: Planned, budget_s: float) -> Record:
     case = dataclasses.replace(
         case, precision=case.precision or roofline.EXTRA_PRECISION.get(p.dtype, "")
     )
+    if p.kind in MODEL_BYTES:  # the bytes its loops read, as the prediction sizes it
+        case = dataclasses.replace(case, bytes=p.model.bytes)
     repeats = env.suite.repeats * (MATMUL_REPEATS if p.fn.startswith("matmul") else 1)
     m = env.measure(case.run, repeats=repeats, budget_s=max(budget_s, 1e-3))  # >= 3 calls
     size = case.flops if kernels.SIZE_UNIT[p.kind] == "flops" else case.bytes
