@@ -58,8 +58,9 @@ IN_LOOP = "in a loop"  # the label suffix of a loop body's point
 SKINNY_OFF = kernels.SKINNY + 1  # a side matmul_kind never calls skinny: the kind by layout
 CONV = (8, 32, 3)  # batch, image side, kernel side of the convolutions; channels = side / 4
 CONV_LABELS = ("NHWC", "HWIO", "NHWC")
-SORT_MAX = 2**20  # the largest sort (about 0.3 s a call on this CPU)
+SORT_MAX = 2**20  # the largest sort and reduce-window (a sort of it: 0.25-0.3 s on this CPU)
 WINDOW = 16  # the reduce-window's (a cumulative sum's block on XLA:CPU)
+CONV_SIDES = (64, 512)  # the matmul sides whose quarter a convolution's channels are
 MODEL_BYTES = ("sort", "reduce-window")  # sized and bounded by the kernel model's bytes
 
 
@@ -113,7 +114,7 @@ def _convolve(jax, x, w):
 
 
 def _convolutions(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
-    """3×3 convolutions over channels C (a quarter of each matmul side from 64 to 1024): the
+    """3×3 convolutions over channels C (a quarter of each matmul side from 64 to 512): the
     forward pass's (batch, image, image, C) ⊛ (3, 3, C, C), and the weight gradient's
     (C, image, image, batch) ⊛ (image, image, batch, C) -> (C, 3, 3, C), both with the same
     FLOPs: 2 per tap inside the image (padding left out, as XLA counts)."""
@@ -122,7 +123,7 @@ def _convolutions(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
     out = []
     for kind in ("convolution", "convolution filter"):
         sweep = []
-        for c in [s // 4 for s in suite.kernel_sides if 64 <= s <= 1024]:
+        for c in [s // 4 for s in suite.kernel_sides if CONV_SIDES[0] <= s <= CONV_SIDES[1]]:
             fwd = kind == "convolution"
             shapes = (
                 ((n, side, side, c), (k, k, c, c))
@@ -140,9 +141,9 @@ def _convolutions(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
 
 
 def _scans(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
-    """A sort of a vector (up to SORT_MAX elements) and a cumulative sum's reduce-window over
-    (elements / ROW, ROW), over element counts."""
-    sizes = [n for n in suite.kernel_elements if n >= ROW]
+    """A sort of a vector and a cumulative sum's reduce-window over (elements / ROW, ROW),
+    over element counts up to SORT_MAX."""
+    sizes = [n for n in suite.kernel_elements if ROW <= n <= SORT_MAX]
     sorts = [
         Planned(
             "sort",
@@ -153,7 +154,6 @@ def _scans(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
             ops.Cost(n * math.log2(n), kernels.sort_bytes(n, b)),
         )
         for n in sizes
-        if n <= SORT_MAX
     ]
     windows = [
         Planned(
