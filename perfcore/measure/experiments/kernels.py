@@ -28,16 +28,17 @@ import dataclasses
 import math
 import os
 import time
-from dataclasses import dataclass
 
 from perfcore.measure.experiments import (
     collectives,
     kernel_loops,
     kernel_rounds,
+    kernel_windows,
     pages,
     roofline,
 )
 from perfcore.measure.experiments.env import NO_WORK, Env, compile_case, free_memory_bytes
+from perfcore.measure.experiments.kernel_windows import MODEL_BYTES, Planned, convolve
 from perfcore.measure.experiments.suites import Suite, require_fits
 from perfcore.measure.results import Record
 from perfcore.model.chip import kernels, ops
@@ -56,24 +57,7 @@ STREAMS = ("elementwise", "transcendental", "reduction", "copy", "transpose")
 # Each stream point is timed again as a loop body's op (kernel_loops).
 IN_LOOP = "in a loop"  # the label suffix of a loop body's point
 SKINNY_OFF = kernels.SKINNY + 1  # a side matmul_kind never calls skinny: the kind by layout
-CONV = (8, 32, 3)  # batch, image side, kernel side of the convolutions; channels = side / 4
-CONV_LABELS = ("NHWC", "HWIO", "NHWC")
-SORT_MAX = 2**20  # the largest sort and reduce-window (a sort of it: 0.25-0.3 s on this CPU)
-WINDOW = 16  # the reduce-window's (a cumulative sum's block on XLA:CPU)
-CONV_SIDES = (64, 512)  # the matmul sides whose quarter a convolution's channels are
-MODEL_BYTES = ("sort", "reduce-window")  # sized and bounded by the kernel model's bytes
-
-
-@dataclass(frozen=True)
-class Planned:
-    """One point of a sweep: kind, label, dtype, input shapes, the function's name, its model."""
-
-    kind: str
-    label: str
-    dtype: str
-    shapes: tuple[tuple[int, ...], ...]
-    fn: str
-    model: ops.Cost
+W = kernel_windows.WINDOW
 
 
 def _attention(jax, q, k, v):
@@ -96,77 +80,13 @@ def _function(jax, jnp, name: str):
         "reduction": lambda x: x.sum(axis=-1),
         "copy": lambda x: x.T,
         "transpose": lambda x: x.transpose(PERMUTE),
-        "convolution": lambda x, w: _convolve(jax, x, w),
-        "convolution filter": lambda x, w: _convolve(jax, x, w),
+        "convolution": lambda x, w: convolve(jax, x, w),
+        "convolution filter": lambda x, w: convolve(jax, x, w),
         "sort": jnp.sort,
         "reduce-window": lambda x: jax.lax.reduce_window(
-            x, 0.0, jax.lax.add, (1, WINDOW), (1, 1), ((0, 0), (WINDOW - 1, 0))
+            x, 0.0, jax.lax.add, (1, W), (1, 1), ((0, 0), (W - 1, 0))
         ),
     }[name]
-
-
-def _convolve(jax, x, w):
-    """A stride-1 convolution padded by one on each side (a 3×3 kernel's SAME)."""
-    pad = (CONV[2] - 1) // 2
-    return jax.lax.conv_general_dilated(
-        x, w, (1, 1), ((pad, pad), (pad, pad)), dimension_numbers=CONV_LABELS
-    )
-
-
-def _convolutions(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
-    """3×3 convolutions over channels C (a quarter of each matmul side from 64 to 512): the
-    forward pass's (batch, image, image, C) ⊛ (3, 3, C, C), and the weight gradient's
-    (C, image, image, batch) ⊛ (image, image, batch, C) -> (C, 3, 3, C), both with the same
-    FLOPs: 2 per tap inside the image (padding left out, as XLA counts)."""
-    n, side, k = CONV
-    taps = (side * k - (k - 1)) ** 2  # (tap, output) pairs per image plane inside the padding
-    out = []
-    for kind in ("convolution", "convolution filter"):
-        sweep = []
-        for c in [s // 4 for s in suite.kernel_sides if CONV_SIDES[0] <= s <= CONV_SIDES[1]]:
-            fwd = kind == "convolution"
-            shapes = (
-                ((n, side, side, c), (k, k, c, c))
-                if fwd
-                else ((c, side, side, n), (side, side, n, c))
-            )
-            moved = (math.prod(shapes[0]) + math.prod(shapes[1]) + n * side * side * c) * b
-            model = ops.Cost(2.0 * n * taps * c * c, moved)
-            label = (
-                f"{kind} {dtype} {'x'.join(map(str, shapes[0]))} * {'x'.join(map(str, shapes[1]))}"
-            )
-            sweep.append(Planned(kind, label, dtype, shapes, kind, model))
-        out.append(sweep)
-    return out
-
-
-def _scans(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
-    """A sort of a vector and a cumulative sum's reduce-window over (elements / ROW, ROW),
-    over element counts up to SORT_MAX."""
-    sizes = [n for n in suite.kernel_elements if ROW <= n <= SORT_MAX]
-    sorts = [
-        Planned(
-            "sort",
-            f"sort {dtype} {n} elements",
-            dtype,
-            ((n,),),
-            "sort",
-            ops.Cost(n * math.log2(n), kernels.sort_bytes(n, b)),
-        )
-        for n in sizes
-    ]
-    windows = [
-        Planned(
-            "reduce-window",
-            f"reduce-window {dtype} {n} elements window {WINDOW}",
-            dtype,
-            ((n // ROW, ROW),),
-            "reduce-window",
-            ops.Cost(n * (WINDOW - 1), kernels.window_bytes(n, WINDOW, b)),
-        )
-        for n in sizes
-    ]
-    return [sorts, windows]
 
 
 def _matmuls(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
@@ -254,8 +174,10 @@ def plan(suite: Suite, dtype: str) -> list[list[Planned]]:
     sweeps = _matmuls(suite, dtype, b)
     if dtype in MATMUL_ONLY:
         return sweeps
-    streams = [*_streams(suite, dtype, b), _transposes(suite, dtype, b), *_scans(suite, dtype, b)]
-    return [*sweeps, *_convolutions(suite, dtype, b), *_attentions(suite, dtype, b), *streams]
+    scans = kernel_windows.scans(suite, dtype, b, ROW)
+    streams = [*_streams(suite, dtype, b), _transposes(suite, dtype, b), *scans]
+    convolutions = kernel_windows.convolutions(suite, dtype, b)
+    return [*sweeps, *convolutions, *_attentions(suite, dtype, b), *streams]
 
 
 def in_loop(sweeps: list[list[Planned]]) -> list[list[Planned]]:
