@@ -140,3 +140,23 @@ def test_the_bytes_a_sort_and_a_reduce_window_are_sized_by():
     for kind in ("convolution", "convolution filter"):
         assert kernels.SIZE_UNIT[kind] == "flops" and kind in kernels.BASE_KIND
     assert {kernels.SIZE_UNIT[k] for k in ("sort", "reduce-window")} == {"bytes"}
+
+
+def test_above_a_loop_curves_largest_point_the_program_curve_prices_a_loop_bodys_op():
+    """A matmul loop curve measured up to 1e4 FLOPs (efficiency 1.5): a body's matmul of 1e4
+    takes it; one of 1e5, above it and within the program curve's range, the program's 0.6."""
+    looped = kernels.Curves(
+        "cpu",
+        "2026-01-31",
+        (
+            *CURVES.points,
+            *(kernels.Point("matmul", "float32", s, 1.5, loop=True) for s in (1e3, 1e4)),
+        ),
+        (("float32", 1e11),),
+        2e10,
+        "best measured in the suite",
+    )
+    small = kernels.efficiency(looped, "matmul", "float32", 1e4, FALLBACK, loop=True)
+    assert small.value == 1.5 and "as a loop body's op" in small.derived_from
+    large = kernels.efficiency(looped, "matmul", "float32", 1e5, FALLBACK, loop=True)
+    assert large.value == 0.6 and "loop body" not in large.derived_from

@@ -56,6 +56,7 @@ COPIES = ("copy", "transpose")  # kinds with no FLOPs: their bytes from the mode
 STREAMS = ("elementwise", "transcendental", "reduction", "copy", "transpose")
 # Each stream point is timed again as a loop body's op (kernel_loops).
 IN_LOOP = "in a loop"  # the label suffix of a loop body's point
+LOOP_MATMUL_MAX = 256  # square matmuls up to this side are timed as loop bodies' ops too
 SKINNY_OFF = kernels.SKINNY + 1  # a side matmul_kind never calls skinny: the kind by layout
 W = kernel_windows.WINDOW
 
@@ -181,8 +182,16 @@ def plan(suite: Suite, dtype: str) -> list[list[Planned]]:
 
 
 def in_loop(sweeps: list[list[Planned]]) -> list[list[Planned]]:
-    """The stream sweeps among sweeps, timed again as loop bodies' ops."""
-    return [s for s in sweeps if s and s[0].kind in STREAMS]
+    """The stream sweeps among sweeps and the square matmuls up to LOOP_MATMUL_MAX (a scan's
+    step's), timed again as loop bodies' ops."""
+    streams = [s for s in sweeps if s and s[0].kind in STREAMS]
+    squares = [
+        p
+        for s in sweeps
+        for p in s
+        if p.fn == "matmul" and p.kind == "matmul" and len(set(p.shapes[0] + p.shapes[1])) == 1
+    ]
+    return [*streams, [p for p in squares if p.shapes[0][0] <= LOOP_MATMUL_MAX]]
 
 
 def count(suite: Suite) -> int:
@@ -202,14 +211,15 @@ def _inputs(env: Env, p: Planned) -> tuple:
 
 
 def _measure_in_loop(env: Env, p: Planned, budget_s: float) -> Record:
-    """A stream point as a loop body's op: seconds per iteration (harness.in_program), each
-    loop length timed as isolated calls within half of budget_s; costs as one call's."""
+    """A point as a loop body's op: seconds per iteration (harness.in_program), each loop
+    length timed as isolated calls within half of budget_s; costs as one call's."""
     require_fits(3 * p.model.bytes, free_memory_bytes(), p.label)
     fn, inputs = _function(env.jax, env.jnp, p.fn), _inputs(env, p)
-    case = compile_case(env, fn, inputs, p.model, matmul=False)
+    case = compile_case(env, fn, inputs, p.model, matmul=p.fn not in COPIES)
     m = kernel_loops.per_iteration(env, fn, inputs, max(budget_s, 1e-3))
-    size = case.bytes  # every stream kind is sized by bytes
-    fields = {"size": size, "size_kind": "bytes", "kernel": p.kind, "shapes": p.shapes}
+    unit = kernels.SIZE_UNIT[p.kind]
+    size = case.flops if unit == "flops" else case.bytes
+    fields = {"size": size, "size_kind": unit, "kernel": p.kind, "shapes": p.shapes}
     return env.record(
         EXPERIMENT, f"{p.label} {IN_LOOP}", m, case, threads=host_threads(env), **fields
     )

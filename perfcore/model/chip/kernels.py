@@ -172,11 +172,18 @@ def interpolate(curve: tuple[Point, ...], size: float) -> tuple[float, bool]:
     return lo.efficiency + t * (hi.efficiency - lo.efficiency), True
 
 
-def _curve(curves: Curves, kind: str, dtype: str, loop: bool) -> tuple[tuple[Point, ...], str]:
+def _curve(
+    curves: Curves, kind: str, dtype: str, loop: bool, size: float
+) -> tuple[tuple[Point, ...], str]:
     """(the curve that prices kind and dtype, its name in words): the loop body's with loop
-    where measured, else the kind's own, else its base kind's (BASE_KIND, in turn)."""
+    where measured (up to its largest point, where the program curve reaches further: the
+    launch and wake-up the loop saves are a smaller share of a larger kernel), else the
+    kind's own, else its base kind's (BASE_KIND, in turn)."""
     body = curves.curve(kind, dtype, loop=True) if loop else ()
-    curve = body or curves.curve(kind, dtype)
+    program = curves.curve(kind, dtype)
+    if body and program and size > body[-1].size and program[-1].size > body[-1].size:
+        body = ()
+    curve = body or program
     named = f"{kind} as a loop body's op" if body else kind
     base = kind
     while not curve and base in BASE_KIND:  # a layout or kind an older file lacks
@@ -198,9 +205,9 @@ def efficiency(
     the curve timed as a loop body's op where the curves have one, said as such."""
     if curves is None or size <= 0:
         return fallback
-    curve, named = _curve(curves, kind, dtype, loop)
+    curve, named = _curve(curves, kind, dtype, loop, size)
     if not curve and SIZE_UNIT[kind] == "bytes" and dtype != "float32":  # a stream's per byte
-        curve, named = _curve(curves, kind, "float32", loop)
+        curve, named = _curve(curves, kind, "float32", loop, size)
         named, dtype = f"{named} (no {dtype} curve measured: float32's, by bytes)", "float32"
     if not curve:
         return fallback

@@ -149,7 +149,7 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
     body = instruction.computation != module.entry  # an op of a loop's (or call's) body
     inner = kinds.dots(module, instruction) if p.category == hlo.MATMUL else []
     if len(inner) > 1:
-        seconds, eff = _fused_dots(module, inner, dtype, (peak, bandwidth), ctx, bound)
+        seconds, eff = _fused_dots(module, inner, dtype, (peak, bandwidth), ctx, bound, body)
     else:
         instances = kinds.dot_instances(module, inner[0] if inner else None)
         size = _size(kind, p.flops, p.bytes, instances)
@@ -217,12 +217,13 @@ def _with_evaluations(module, p, dtype, body, bandwidth, ctx: Context, bound, se
     return total, kernels.Efficiency(bound / total, eff.source, said)
 
 
-def _fused_dots(module, dots, dtype, roofs, ctx: Context, bound: float):
+def _fused_dots(module, dots, dtype, roofs, ctx: Context, bound: float, body: bool = False):
     """(seconds, Efficiency) of a fusion of several dots (XLA:CPU's YNNPACK fuses a chain of
     matmuls and what lies between them into one op that runs them in turn): the sum of each
     dot's expected time at its own kind and size (FLOPs from its shapes, bytes its operands and
     result); what lies between rides on their outputs. The efficiency is the fusion's bound
-    over that sum."""
+    over that sum. body: the fusion is a loop body's (its dots on the loop curves, where
+    measured)."""
     peak, bandwidth = roofs
     parts = []
     for dot in dots:
@@ -234,7 +235,7 @@ def _fused_dots(module, dots, dtype, roofs, ctx: Context, bound: float):
         fallback = ctx.fallback[flops / peak >= moved / bandwidth]
         size = _size(kind, flops, moved, kinds.dot_instances(module, dot))
         e = kernels.expected(
-            t_lower(flops, moved, peak, bandwidth), kind, dtype, size, ctx.curves, fallback
+            t_lower(flops, moved, peak, bandwidth), kind, dtype, size, ctx.curves, fallback, body
         )
         parts.append(e)
     seconds = sum(e.seconds for e in parts)
