@@ -116,3 +116,24 @@ def test_curves_without_the_new_kinds_price_them_from_their_base_kinds_and_say_s
     assert ops["window"].predicted_s == pytest.approx(262_144 * 17 * 4 / 1e9 / 0.4)
     assert "reduction (no reduce-window curve measured)" in ops["window"].derived_from
     assert all(o.efficiency_source == kernels.MEASURED for o in ops.values() if o.kernel)
+
+
+def test_a_committed_kernels_file_from_before_the_new_kinds_still_prices_them_and_says_so():
+    """data/profile/transformer_cpu.json (the bundled example, measured before these kinds):
+    its curves load; a convolution is priced from the matmul curve, a sort from the
+    elementwise, a reduce-window from the reduction, each said as such."""
+    from perfcore.measure.results import curves, load_results
+
+    root = Path(__file__).parent.parent
+    old = curves.curves(load_results(root / "data" / "profile" / "transformer_cpu.json"))
+    assert not {p.kind for p in old.points} & {"convolution", "sort", "reduce-window"}
+    got = predict.predict_modules([MODULE], old.device, old, 7, stub_cost)
+    ops = {o.name: o for o in got.ops}
+    said = {
+        "forward": "matmul (no convolution curve measured)",
+        "filter": "matmul (no convolution filter curve measured)",
+        "sort.1": "elementwise (no sort curve measured)",
+        "window": "reduction (no reduce-window curve measured)",
+    }
+    for name, words in said.items():
+        assert ops[name].predicted_s > 0 and words in ops[name].derived_from
