@@ -61,6 +61,30 @@ def test_a_curves_results_file_round_trips(tmp_path, suffix):
     assert curves.curves(loaded, specs={}) == curves.curves(RECORDS, specs={})
 
 
+NEW_KINDS = (
+    # 1e7 FLOPs in 211 - 11 µs: 0.5 of the 1e11 FLOP/s roof
+    record("convolution", "convolution 8x32x32x64", [211e-6], 1e7, 1e5, 1e7),
+    record("convolution filter", "convolution filter 64x32x32x8", [411e-6], 1e7, 1e5, 1e7),
+    # one argument each: 1e5 bytes in 10 + 99 µs, 1e6 bytes in 10 + 990 µs
+    record("sort", "sort 12500 elements", [109e-6], 1.7e5, 1e5, 1e5, n_args=1),
+    record("reduce-window", "reduce-window", [1e-3], 1.5e5, 1e6, 1e6, n_args=1),
+)
+
+
+@pytest.mark.parametrize("suffix", [".json", ".csv"])
+def test_a_file_with_convolution_sort_and_reduce_window_curves_round_trips(tmp_path, suffix):
+    both = (*RECORDS, *NEW_KINDS)
+    loaded = results.load_results(results.save_results(both, tmp_path / f"curves{suffix}"))
+    assert loaded == both
+    c = curves.curves(loaded, specs={})
+    assert c == curves.curves(both, specs={})
+    assert c.curve("convolution", "float32")[0].efficiency == pytest.approx(0.5)
+    assert c.curve("convolution filter", "float32")[0].efficiency == pytest.approx(0.25)
+    sort = c.curve("sort", "float32")[0]
+    assert (sort.size, sort.efficiency) == (1e5, pytest.approx(1e5 / c.bytes_per_s / 99e-6))
+    assert c.curve("reduce-window", "float32")[0].size == 1e6
+
+
 def test_the_curves_carry_the_host_threads_and_what_a_fresh_byte_costs():
     # 64 MiB of fresh pages touched in 32 ms at best: 0.5 ns per byte; not a kernel point
     fresh = record("page faults", "first touch", [0.032, 0.04], n_bytes=2.0**26, size=2.0**26)

@@ -112,3 +112,51 @@ def test_a_loop_bodys_op_without_a_loop_curve_takes_the_programs():
     e = kernels.efficiency(LOOPED, "matmul", "float32", 1e5, FALLBACK, loop=True)
     assert (e.value, e.source) == (0.6, kernels.MEASURED)
     assert "loop body" not in e.derived_from
+
+
+def test_a_kind_an_older_file_lacks_takes_its_base_kinds_curve_in_turn_and_says_so():
+    """A weight gradient's convolution with neither convolution curve: the matmul's (through
+    `convolution`); a sort with no sort curve and no elementwise curve: the fallback."""
+    e = kernels.efficiency(CURVES, "convolution filter", "float32", 1e5, FALLBACK)
+    assert (e.value, e.source) == (0.6, kernels.MEASURED)
+    assert e.derived_from.startswith("matmul (no convolution filter curve measured) float32")
+    assert kernels.efficiency(CURVES, "sort", "float32", 1e6, FALLBACK) is FALLBACK
+
+
+def test_a_kind_sized_by_bytes_without_the_ops_dtype_takes_float32s_and_says_so():
+    """A bfloat16 copy, on curves measured in float32 only: the float32 copy's 0.9 per byte;
+    a bfloat16 matmul (sized by FLOPs) does not borrow float32's."""
+    e = kernels.efficiency(CURVES, "copy", "bfloat16", 1e6, FALLBACK)
+    assert (e.value, e.source) == (0.9, kernels.MEASURED)
+    assert "copy (no bfloat16 curve measured: float32's, by bytes) float32" in e.derived_from
+    assert kernels.efficiency(CURVES, "matmul", "bfloat16", 1e5, FALLBACK) is FALLBACK
+
+
+def test_the_bytes_a_sort_and_a_reduce_window_are_sized_by():
+    """A sort: its keys read and written (1,024 floats: 8,192 bytes); a reduce-window: each
+    output reading its window and written (1,000 outputs of a 16-window: 68,000 bytes)."""
+    assert kernels.sort_bytes(1024, 4) == 8192
+    assert kernels.window_bytes(1000, 16, 4) == 68_000
+    for kind in ("convolution", "convolution filter"):
+        assert kernels.SIZE_UNIT[kind] == "flops" and kind in kernels.BASE_KIND
+    assert {kernels.SIZE_UNIT[k] for k in ("sort", "reduce-window")} == {"bytes"}
+
+
+def test_above_a_loop_curves_largest_point_the_program_curve_prices_a_loop_bodys_op():
+    """A matmul loop curve measured up to 1e4 FLOPs (efficiency 1.5): a body's matmul of 1e4
+    takes it; one of 1e5, above it and within the program curve's range, the program's 0.6."""
+    looped = kernels.Curves(
+        "cpu",
+        "2026-01-31",
+        (
+            *CURVES.points,
+            *(kernels.Point("matmul", "float32", s, 1.5, loop=True) for s in (1e3, 1e4)),
+        ),
+        (("float32", 1e11),),
+        2e10,
+        "best measured in the suite",
+    )
+    small = kernels.efficiency(looped, "matmul", "float32", 1e4, FALLBACK, loop=True)
+    assert small.value == 1.5 and "as a loop body's op" in small.derived_from
+    large = kernels.efficiency(looped, "matmul", "float32", 1e5, FALLBACK, loop=True)
+    assert large.value == 0.6 and "loop body" not in large.derived_from

@@ -111,13 +111,17 @@ def test_the_profile_holds_every_predicted_op_beside_its_measured_time(measured,
     assert any(r.predicted_s is not None and r.kernel for r in written if r not in step)
 
 
-def test_every_stream_kind_is_timed_as_a_loop_bodys_op_too(measured):
-    """Each stream sweep again inside one program's loop: per-iteration seconds, no launch."""
+def test_every_stream_kind_and_the_small_square_matmuls_are_timed_as_loop_bodys_ops_too(measured):
+    """Each stream sweep and the square matmuls up to LOOP_MATMUL_MAX again inside one
+    program's loop: per-iteration seconds, no launch; a matmul's sized by its FLOPs."""
     bodies = [r for r in measured if r.measurement.method == harness.IN_PROGRAM]
-    assert {r.kernel for r in bodies} == set(kernel_suite.STREAMS)
+    assert {r.kernel for r in bodies} == {*kernel_suite.STREAMS, "matmul"}
     assert all(r.label.endswith(kernel_suite.IN_LOOP) and r.bytes for r in bodies)
+    squares = [r for r in bodies if r.kernel == "matmul"]
+    assert all(r.size == r.flops and r.size_kind == "flops" for r in squares)
+    assert all(r.shapes[0][0] <= kernel_suite.LOOP_MATMUL_MAX for r in squares)
     c = curves.curves(measured)
-    assert {p.kind for p in c.points if p.loop} <= set(kernel_suite.STREAMS)
+    assert {p.kind for p in c.points if p.loop} <= {*kernel_suite.STREAMS, "matmul"}
 
 
 def test_a_looped_kernel_stays_in_the_loop_body():

@@ -6,9 +6,13 @@ rhs-transposed (an input gradient's dY·Wᵀ, square); fused causal attention
 (jax.nn.dot_product_attention) forward and backward over sequence length and head dim; an
 elementwise chain, a transcendental chain, a row reduction, a 2-D transpose copy and a
 rank-4 permuted copy (a KV cache's (batch, seq, heads, head dim) -> (batch, heads, head dim,
-seq)) over sizes;
-the collectives where several devices exist. Each point is isolated calls with FLOPs and
-bytes from cost_analysis (cross-checked with chip.ops), and `kernel` names its kind
+seq)) over sizes; 3×3 convolutions (jax.lax.conv_general_dilated, NHWC) over channels, as a
+forward pass runs them and as a weight gradient does (the input convolved with the output's
+gradient: a window as large as the image); a sort of a vector, and the reduce-window of a
+cumulative sum (XLA:CPU's scan: windows of 16 along a row), over sizes, their bytes from the
+kernel model (kernels.sort_bytes, window_bytes); the collectives where several devices
+exist. Each point is isolated calls with FLOPs and bytes from cost_analysis (cross-checked
+with chip.ops), and `kernel` names its kind
 (perfcore.model.chip.kernels). A tiny program with 1 and with 16 arguments times the dispatch
 per launched program; on a CPU the first touch of fresh pages is timed too
 (experiments.pages). The sweep keeps to the suite's kernels_budget_s: each point gets its
@@ -24,16 +28,17 @@ import dataclasses
 import math
 import os
 import time
-from dataclasses import dataclass
 
 from perfcore.measure.experiments import (
     collectives,
     kernel_loops,
     kernel_rounds,
+    kernel_windows,
     pages,
     roofline,
 )
 from perfcore.measure.experiments.env import NO_WORK, Env, compile_case, free_memory_bytes
+from perfcore.measure.experiments.kernel_windows import MODEL_BYTES, Planned, convolve
 from perfcore.measure.experiments.suites import Suite, require_fits
 from perfcore.measure.results import Record
 from perfcore.model.chip import kernels, ops
@@ -51,19 +56,9 @@ COPIES = ("copy", "transpose")  # kinds with no FLOPs: their bytes from the mode
 STREAMS = ("elementwise", "transcendental", "reduction", "copy", "transpose")
 # Each stream point is timed again as a loop body's op (kernel_loops).
 IN_LOOP = "in a loop"  # the label suffix of a loop body's point
+LOOP_MATMUL_MAX = 256  # square matmuls up to this side are timed as loop bodies' ops too
 SKINNY_OFF = kernels.SKINNY + 1  # a side matmul_kind never calls skinny: the kind by layout
-
-
-@dataclass(frozen=True)
-class Planned:
-    """One point of a sweep: kind, label, dtype, input shapes, the function's name, its model."""
-
-    kind: str
-    label: str
-    dtype: str
-    shapes: tuple[tuple[int, ...], ...]
-    fn: str
-    model: ops.Cost
+W = kernel_windows.WINDOW
 
 
 def _attention(jax, q, k, v):
@@ -86,6 +81,12 @@ def _function(jax, jnp, name: str):
         "reduction": lambda x: x.sum(axis=-1),
         "copy": lambda x: x.T,
         "transpose": lambda x: x.transpose(PERMUTE),
+        "convolution": lambda x, w: convolve(jax, x, w),
+        "convolution filter": lambda x, w: convolve(jax, x, w),
+        "sort": jnp.sort,
+        "reduce-window": lambda x: jax.lax.reduce_window(
+            x, 0.0, jax.lax.add, (1, W), (1, 1), ((0, 0), (W - 1, 0))
+        ),
     }[name]
 
 
@@ -174,13 +175,23 @@ def plan(suite: Suite, dtype: str) -> list[list[Planned]]:
     sweeps = _matmuls(suite, dtype, b)
     if dtype in MATMUL_ONLY:
         return sweeps
-    streams = [*_streams(suite, dtype, b), _transposes(suite, dtype, b)]
-    return [*sweeps, *_attentions(suite, dtype, b), *streams]
+    scans = kernel_windows.scans(suite, dtype, b, ROW)
+    streams = [*_streams(suite, dtype, b), _transposes(suite, dtype, b), *scans]
+    convolutions = kernel_windows.convolutions(suite, dtype, b)
+    return [*sweeps, *convolutions, *_attentions(suite, dtype, b), *streams]
 
 
 def in_loop(sweeps: list[list[Planned]]) -> list[list[Planned]]:
-    """The stream sweeps among sweeps, timed again as loop bodies' ops."""
-    return [s for s in sweeps if s and s[0].kind in STREAMS]
+    """The stream sweeps among sweeps and the square matmuls up to LOOP_MATMUL_MAX (a scan's
+    step's), timed again as loop bodies' ops."""
+    streams = [s for s in sweeps if s and s[0].kind in STREAMS]
+    squares = [
+        p
+        for s in sweeps
+        for p in s
+        if p.fn == "matmul" and p.kind == "matmul" and len(set(p.shapes[0] + p.shapes[1])) == 1
+    ]
+    return [*streams, [p for p in squares if p.shapes[0][0] <= LOOP_MATMUL_MAX]]
 
 
 def count(suite: Suite) -> int:
@@ -200,14 +211,15 @@ def _inputs(env: Env, p: Planned) -> tuple:
 
 
 def _measure_in_loop(env: Env, p: Planned, budget_s: float) -> Record:
-    """A stream point as a loop body's op: seconds per iteration (harness.in_program), each
-    loop length timed as isolated calls within half of budget_s; costs as one call's."""
+    """A point as a loop body's op: seconds per iteration (harness.in_program), each loop
+    length timed as isolated calls within half of budget_s; costs as one call's."""
     require_fits(3 * p.model.bytes, free_memory_bytes(), p.label)
     fn, inputs = _function(env.jax, env.jnp, p.fn), _inputs(env, p)
-    case = compile_case(env, fn, inputs, p.model, matmul=False)
+    case = compile_case(env, fn, inputs, p.model, matmul=p.fn not in COPIES)
     m = kernel_loops.per_iteration(env, fn, inputs, max(budget_s, 1e-3))
-    size = case.bytes  # every stream kind is sized by bytes
-    fields = {"size": size, "size_kind": "bytes", "kernel": p.kind, "shapes": p.shapes}
+    unit = kernels.SIZE_UNIT[p.kind]
+    size = case.flops if unit == "flops" else case.bytes
+    fields = {"size": size, "size_kind": unit, "kernel": p.kind, "shapes": p.shapes}
     return env.record(
         EXPERIMENT, f"{p.label} {IN_LOOP}", m, case, threads=host_threads(env), **fields
     )
@@ -221,6 +233,8 @@ def _measure(env: Env, p: Planned, budget_s: float) -> Record:
     case = dataclasses.replace(
         case, precision=case.precision or roofline.EXTRA_PRECISION.get(p.dtype, "")
     )
+    if p.kind in MODEL_BYTES:  # the bytes its loops read, as the prediction sizes it
+        case = dataclasses.replace(case, bytes=p.model.bytes)
     repeats = env.suite.repeats * (MATMUL_REPEATS if p.fn.startswith("matmul") else 1)
     m = env.measure(case.run, repeats=repeats, budget_s=max(budget_s, 1e-3))  # >= 3 calls
     size = case.flops if kernels.SIZE_UNIT[p.kind] == "flops" else case.bytes

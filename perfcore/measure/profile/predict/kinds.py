@@ -5,7 +5,10 @@ A matmul with M or N of at most 16 is a matvec; else its kind follows its operan
 matmul_kind). An op that writes three or more dimensions longer than 1 in another order (a
 transpose, a layout-changing copy, a fusion holding either) is a `transpose`; an elementwise
 fusion with transcendentals a `transcendental` chain; a fused attention custom call
-`attention` (forward or backward); the rest by category.
+`attention` (forward or backward). A convolution (an HLO `convolution`, a cuDNN call) is a
+`convolution filter` where its window spans its input (a weight gradient: the window is at
+least its output's spatial size), else a `convolution`; an op holding a sort is a `sort`, one
+holding a reduce-window (a cumulative sum's scan) a `reduce-window`; the rest by category.
 """
 
 from __future__ import annotations
@@ -27,6 +30,9 @@ CONTRACTING = re.compile(r"(lhs|rhs)_contracting_dims=\{([\d,]*)\}")
 LAYOUT = re.compile(r"\]\{([\d,]*)\}")
 PERMUTES = frozenset({"transpose", "copy"})
 TRANSPOSE_DIMS = re.compile(r"dimensions=\{([\d,]*)\}")
+WINDOW = re.compile(r"window=\{size=([\dx]+)")
+DIM_LABELS = re.compile(r"dim_labels=(\w+)_(\w+)->(\w+)")
+SORT_DIM = re.compile(r"dimensions=\{(\d+)\}")
 
 
 def dots(module: hlo.Module, instruction: hlo.Instruction) -> list[hlo.Instruction]:
@@ -55,6 +61,80 @@ def dot_kind(module: hlo.Module, dot: hlo.Instruction | None, shape: str = "") -
     `shape` where no dot is given; `matvec` for a result of rank below 2."""
     dims = hlo.arrays(dot.shape if dot else shape)[0][1]
     return kernels.matmul_kind(*dims[-2:], *_layout(module, dot)) if len(dims) >= 2 else "matvec"
+
+
+def _window(instruction: hlo.Instruction) -> int:
+    """The product of a convolution's or reduce-window's window sizes (1 without a window)."""
+    found = WINDOW.search(instruction.attrs)
+    return math.prod(int(n) for n in found.group(1).split("x")) if found else 1
+
+
+def conv_kind(instruction: hlo.Instruction) -> str:
+    """`convolution filter` for a convolution whose window is at least its output's spatial
+    size (a weight gradient: the input convolved with the output's gradient, window = the
+    image), else `convolution` (a forward pass or an input gradient); a cuDNN call by its
+    target."""
+    if instruction.opcode == "custom-call":
+        filtering = "backwardfilter" in instruction.target.lower()
+        return "convolution filter" if filtering else "convolution"
+    labels = DIM_LABELS.search(instruction.attrs)
+    dims = hlo.arrays(instruction.shape)
+    if not labels or not dims:
+        return "convolution"
+    out = labels.group(3)
+    spatial = [n for c, n in zip(out, dims[0][1], strict=False) if c.isdigit()]
+    window = _window(instruction)
+    return "convolution filter" if window > 1 and window >= math.prod(spatial) else "convolution"
+
+
+def conv_flops(module: hlo.Module, conv: hlo.Instruction) -> float:
+    """2 FLOPs per output element per kernel tap per input feature of a convolution, from its
+    shapes (padding counted: XLA's cost model leaves padded taps out)."""
+    labels = DIM_LABELS.search(conv.attrs)
+    rhs = hlo.arrays(hlo.operand_shape(module, conv.operands[1])) if len(conv.operands) > 1 else []
+    out = hlo.arrays(conv.shape)
+    if not labels or not rhs or not out or "i" not in labels.group(2):
+        return 0.0
+    features = rhs[0][1][labels.group(2).index("i")]
+    return 2.0 * math.prod(out[0][1]) * _window(conv) * features
+
+
+def _inside(module: hlo.Module, instruction: hlo.Instruction, opcode: str) -> list:
+    """The instruction itself if it is an `opcode`, else the `opcode`s its fusion holds."""
+    if instruction.opcode == opcode:
+        return [instruction]
+    inner = [i for c in hlo.called(module, instruction) for i in module.computations[c]]
+    return [i for i in inner if i.opcode == opcode]
+
+
+def sorted_keys(module: hlo.Module, instruction: hlo.Instruction) -> tuple[float, int]:
+    """(bytes a sort is sized and bounded by, kernels.sort_bytes of its keys: its first
+    operand; how many rows it sorts: the keys' elements over the sorted dimension's length)."""
+    found = _inside(module, instruction, "sort")
+    keys = hlo.arrays(hlo.operand_shape(module, found[0].operands[0])) if found else []
+    if not keys or not keys[0][1]:
+        return 0.0, 1
+    kind, dims = keys[0]
+    at = SORT_DIM.search(found[0].attrs)
+    length = dims[int(at.group(1))] if at and int(at.group(1)) < len(dims) else dims[-1]
+    elements = math.prod(dims)
+    return kernels.sort_bytes(elements, hlo.ELEMENT_BYTES.get(kind, 4)), max(
+        elements // max(length, 1), 1
+    )
+
+
+def window_reads(module: hlo.Module, instruction: hlo.Instruction) -> float:
+    """Bytes its reduce-windows are sized and bounded by (kernels.window_bytes: every output
+    reads its whole window, and is written once)."""
+    total = 0.0
+    for rw in _inside(module, instruction, "reduce-window"):
+        out = hlo.arrays(rw.shape)
+        if out:
+            kind, dims = out[0]
+            total += kernels.window_bytes(
+                math.prod(dims), _window(rw), hlo.ELEMENT_BYTES.get(kind, 4)
+            )
+    return total
 
 
 def _layout(module: hlo.Module, dot: hlo.Instruction | None) -> tuple[bool, bool]:
@@ -112,12 +192,21 @@ def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced) -> str
     """The kernel kind of a priced instruction; empty where none applies (a custom kernel)."""
     if priced.category == hlo.MATMUL:
         found = dots(module, instruction)
+        if hlo.is_library_matmul(instruction) and "$conv" in instruction.target:
+            return conv_kind(instruction)
+        if found and found[0].opcode == "convolution":
+            return conv_kind(found[0])
         return dot_kind(module, found[0] if found else None, instruction.shape)
     if priced.category == hlo.CUSTOM:
         target = instruction.target.lower()
         if "fmha" not in target and "attention" not in target:
             return ""
         return "attention backward" if "backward" in target or "bwd" in target else "attention"
+    inside = hlo.opcodes(module, instruction)
+    if "sort" in inside:
+        return "sort"
+    if "reduce-window" in inside:
+        return "reduce-window"
     if priced.category in (hlo.DATA, hlo.ELEMENTWISE) and _permutes(module, instruction):
         return "transpose"
     if priced.category == hlo.ELEMENTWISE and priced.transcendentals:

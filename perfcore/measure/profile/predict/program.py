@@ -149,10 +149,12 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
     body = instruction.computation != module.entry  # an op of a loop's (or call's) body
     inner = kinds.dots(module, instruction) if p.category == hlo.MATMUL else []
     if len(inner) > 1:
-        seconds, eff = _fused_dots(module, inner, dtype, (peak, bandwidth), ctx, bound)
+        seconds, eff = _fused_dots(module, inner, dtype, (peak, bandwidth), ctx, bound, body)
     else:
         instances = kinds.dot_instances(module, inner[0] if inner else None)
         size = _size(kind, p.flops, p.bytes, instances)
+        if kind in WINDOWED:  # a sort or reduce-window: sized by what its loops read
+            bound, size = _windowed(module, instruction, kind, p.flops, (peak, bandwidth))
         e = kernels.expected(bound, kind, dtype, size, ctx.curves, fallback, body)
         seconds, eff = e.seconds, e.efficiency
     if p.transcendentals:
@@ -162,6 +164,21 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
     return OpPrediction(
         *base, *per_step, bound * runs, seconds * runs, eff.value, eff.source, eff.derived_from
     )
+
+
+WINDOWED = ("sort", "reduce-window")
+
+
+def _windowed(module, instruction, kind: str, flops: float, roofs) -> tuple[float, float]:
+    """(bound, size on its curve) of a sort or a reduce-window, from the bytes the kernel
+    model sizes them by: a sort's keys read and written once, at one row's share (its rows
+    sorted one after another: a sort of R rows takes R times one row's); a reduce-window's
+    outputs each reading its window (kernels.sort_bytes, window_bytes)."""
+    if kind == "sort":
+        moved, rows = kinds.sorted_keys(module, instruction)
+    else:
+        moved, rows = kinds.window_reads(module, instruction), 1
+    return t_lower(flops, moved, *roofs), moved / rows
 
 
 def _size(kind: str, flops: float, moved: float, instances: int = 1) -> float:
@@ -200,23 +217,25 @@ def _with_evaluations(module, p, dtype, body, bandwidth, ctx: Context, bound, se
     return total, kernels.Efficiency(bound / total, eff.source, said)
 
 
-def _fused_dots(module, dots, dtype, roofs, ctx: Context, bound: float):
+def _fused_dots(module, dots, dtype, roofs, ctx: Context, bound: float, body: bool = False):
     """(seconds, Efficiency) of a fusion of several dots (XLA:CPU's YNNPACK fuses a chain of
     matmuls and what lies between them into one op that runs them in turn): the sum of each
     dot's expected time at its own kind and size (FLOPs from its shapes, bytes its operands and
     result); what lies between rides on their outputs. The efficiency is the fusion's bound
-    over that sum."""
+    over that sum. body: the fusion is a loop body's (its dots on the loop curves, where
+    measured)."""
     peak, bandwidth = roofs
     parts = []
     for dot in dots:
-        flops = hlo.dot_flops(module, dot)
+        conv = dot.opcode == "convolution"
+        flops = kinds.conv_flops(module, dot) if conv else hlo.dot_flops(module, dot)
         shapes = [hlo.operand_shape(module, o) for o in dot.operands]
         moved = sum(hlo.shape_bytes(x) for x in (*shapes, dot.shape) if x)
-        kind = kinds.dot_kind(module, dot)
+        kind = kinds.conv_kind(dot) if conv else kinds.dot_kind(module, dot)
         fallback = ctx.fallback[flops / peak >= moved / bandwidth]
         size = _size(kind, flops, moved, kinds.dot_instances(module, dot))
         e = kernels.expected(
-            t_lower(flops, moved, peak, bandwidth), kind, dtype, size, ctx.curves, fallback
+            t_lower(flops, moved, peak, bandwidth), kind, dtype, size, ctx.curves, fallback, body
         )
         parts.append(e)
     seconds = sum(e.seconds for e in parts)

@@ -1,0 +1,101 @@
+"""The kernels suite's planned points, and its windowed kernels: convolutions, sorts and the
+reduce-window of a cumulative sum.
+
+Convolutions: 3×3, NHWC, padded by one, over channels (a quarter of each matmul side from 64
+to 512), as a forward pass runs them and as a weight gradient does (the input convolved with
+the output's gradient: a window as large as the image, the layouts XLA:CPU gives jax.grad of
+a convolution). A sort of a vector and a reduce-window of WINDOW along rows (XLA:CPU's scan
+of a cumsum), over element counts up to SORT_MAX, their bytes from the kernel model
+(perfcore.model.chip.kernels.sort_bytes, window_bytes) as the prediction sizes them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from perfcore.measure.experiments.suites import Suite
+from perfcore.model.chip import kernels, ops
+
+CONV = (8, 32, 3)  # batch, image side, kernel side of the convolutions; channels = side / 4
+LABELS = ("NHWC", "HWIO", "NHWC")
+SORT_MAX = 2**20  # the largest sort and reduce-window (a sort of it: 0.25-0.3 s on this CPU)
+WINDOW = 16  # the reduce-window's (a cumulative sum's block on XLA:CPU)
+CONV_SIDES = (64, 512)  # the matmul sides whose quarter a convolution's channels are
+MODEL_BYTES = ("sort", "reduce-window")  # sized and bounded by the kernel model's bytes
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One point of a sweep: kind, label, dtype, input shapes, the function's name, its model."""
+
+    kind: str
+    label: str
+    dtype: str
+    shapes: tuple[tuple[int, ...], ...]
+    fn: str
+    model: ops.Cost
+
+
+def convolve(jax, x, w):
+    """A stride-1 convolution padded by one on each side (a 3×3 kernel's SAME)."""
+    pad = (CONV[2] - 1) // 2
+    return jax.lax.conv_general_dilated(
+        x, w, (1, 1), ((pad, pad), (pad, pad)), dimension_numbers=LABELS
+    )
+
+
+def convolutions(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
+    """3×3 convolutions over channels C (a quarter of each matmul side from 64 to 512): the
+    forward pass's (batch, image, image, C) ⊛ (3, 3, C, C), and the weight gradient's
+    (C, image, image, batch) ⊛ (image, image, batch, C) -> (C, 3, 3, C), both with the same
+    FLOPs: 2 per tap inside the image (padding left out, as XLA counts)."""
+    n, side, k = CONV
+    taps = (side * k - (k - 1)) ** 2  # (tap, output) pairs per image plane inside the padding
+    out = []
+    for kind in ("convolution", "convolution filter"):
+        sweep = []
+        for c in [s // 4 for s in suite.kernel_sides if CONV_SIDES[0] <= s <= CONV_SIDES[1]]:
+            fwd = kind == "convolution"
+            shapes = (
+                ((n, side, side, c), (k, k, c, c))
+                if fwd
+                else ((c, side, side, n), (side, side, n, c))
+            )
+            moved = (math.prod(shapes[0]) + math.prod(shapes[1]) + n * side * side * c) * b
+            model = ops.Cost(2.0 * n * taps * c * c, moved)
+            label = (
+                f"{kind} {dtype} {'x'.join(map(str, shapes[0]))} * {'x'.join(map(str, shapes[1]))}"
+            )
+            sweep.append(Planned(kind, label, dtype, shapes, kind, model))
+        out.append(sweep)
+    return out
+
+
+def scans(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
+    """A sort of a vector and a cumulative sum's reduce-window over (elements / row, row),
+    over element counts up to SORT_MAX."""
+    sizes = [n for n in suite.kernel_elements if row <= n <= SORT_MAX]
+    sorts = [
+        Planned(
+            "sort",
+            f"sort {dtype} {n} elements",
+            dtype,
+            ((n,),),
+            "sort",
+            ops.Cost(n * math.log2(n), kernels.sort_bytes(n, b)),
+        )
+        for n in sizes
+    ]
+    windows = [
+        Planned(
+            "reduce-window",
+            f"reduce-window {dtype} {n} elements window {WINDOW}",
+            dtype,
+            ((n // row, row),),
+            "reduce-window",
+            ops.Cost(n * (WINDOW - 1), kernels.window_bytes(n, WINDOW, b)),
+        )
+        for n in sizes
+    ]
+    return [sorts, windows]
