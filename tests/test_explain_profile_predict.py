@@ -13,7 +13,8 @@ from perfcore.explain.measure import profile as view
 from perfcore.explain.measure import profile_predict
 from perfcore.measure.clock.harness import Measurement
 from perfcore.measure.profile.judge.records import STEP, UNENDED
-from perfcore.measure.profile.predict.program import OpPrediction, Prediction
+from perfcore.measure.profile.predict.op import OpPrediction
+from perfcore.measure.profile.predict.program import Prediction
 from perfcore.measure.profile.predict.wall import WALL, wall_record
 from perfcore.measure.results import Record
 from perfcore.measure.results.record import PROFILE

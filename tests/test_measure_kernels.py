@@ -80,7 +80,7 @@ def test_predict_gives_one_prediction_per_launched_hlo_op_with_its_source(measur
     c = curves.curves(measured)
     got = predict.predict(tiny, *inputs, curves=c)
     texts = xla_private.compiled_texts(jax.jit(tiny).lower(*inputs).compile())
-    launched = [i for t in texts for i in predict.launched(predict.hlo.parse_module(t))]
+    launched = [i for t in texts for i in predict.launched(hlo.parse_module(t))]
     assert [o.name for o in got.ops] == [i.name.lstrip("%") for i in launched]
     priced = [o for o in got.ops if o.predicted_s is not None]
     assert priced

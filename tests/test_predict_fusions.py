@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from perfcore.measure.profile.predict import program as predict
+from perfcore.measure.profile.predict.op import OpPrediction
 from perfcore.model.chip import kernels
 
 MODULE = (Path(__file__).parent / "data" / "profile" / "fusions.hlo").read_text("utf-8")
@@ -53,7 +54,7 @@ CURVES = kernels.Curves(
 )
 
 
-def _ops() -> dict[str, predict.OpPrediction]:
+def _ops() -> dict[str, OpPrediction]:
     got = predict.predict_modules([MODULE], "cpu", CURVES, 5, stub_cost)
     return {o.name: o for o in got.ops}
 

@@ -13,6 +13,7 @@ import pytest
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.predict import graph
 from perfcore.measure.profile.predict import program as predict
+from perfcore.measure.profile.predict.op import OpPrediction
 from perfcore.model.chip import concurrency, kernels
 from perfcore.model.chip.concurrency import Node
 
@@ -85,7 +86,7 @@ EVERY = curves(
 )
 
 
-def predicted(given: kernels.Curves) -> dict[str, predict.OpPrediction]:
+def predicted(given: kernels.Curves) -> dict[str, OpPrediction]:
     got = predict.predict_modules([MODULE], "cpu", given, 5, stub_cost)
     return {o.name: o for o in got.ops}
 

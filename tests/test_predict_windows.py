@@ -17,6 +17,7 @@ import pytest
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.predict import kinds
 from perfcore.measure.profile.predict import program as predict
+from perfcore.measure.profile.predict.op import OpPrediction
 from perfcore.model.chip import kernels
 
 MODULE = (Path(__file__).parent / "data" / "profile" / "windows.hlo").read_text("utf-8")
@@ -49,7 +50,7 @@ def _curves(without: tuple[str, ...] = ()) -> kernels.Curves:
     return kernels.Curves("cpu", "2026-12-03", tuple(points), (("float32", 1e9),), 1e9, "hand")
 
 
-def _ops(curves: kernels.Curves) -> dict[str, predict.OpPrediction]:
+def _ops(curves: kernels.Curves) -> dict[str, OpPrediction]:
     got = predict.predict_modules([MODULE], "cpu", curves, 7, stub_cost)
     return {o.name: o for o in got.ops}
 

@@ -1,9 +1,10 @@
 """A program's step predicted from the device's kernel curves, then held against its profile.
 
-program (the optimized HLO priced op by op, each op's time from the curves, plus dispatch),
-kinds (which kernel curve prices an instruction), graph (the dependency graph XLA:CPU's
-runtime runs, for ops that overlap), wall (the step timed untraced) and versus (every op
-predicted beside measured, and the step beside its wall). May import profile.judge,
-profile.read, profile.hlo and the profile package's run and examples, perfcore.measure.results,
-perfcore.measure.clock and perfcore.model.
+program (the optimized HLO's ops predicted and scheduled, plus dispatch), op (one
+instruction's predicted time from its kind, size and the curves), kinds (which kernel curve
+prices an instruction), graph (the dependency graph XLA:CPU's runtime runs, for ops that
+overlap), wall (the step timed untraced) and versus (every op predicted beside measured, and
+the step beside its wall). May import profile.judge, profile.read, profile.hlo and the profile
+package's run and examples, perfcore.measure.results, perfcore.measure.clock and
+perfcore.model.
 """

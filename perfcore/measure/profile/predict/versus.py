@@ -24,7 +24,8 @@ from perfcore.measure.clock.lock import LOCK
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.judge.joined import Profile
 from perfcore.measure.profile.judge.records import STEP
-from perfcore.measure.profile.predict.program import OpPrediction, Prediction, predict
+from perfcore.measure.profile.predict.op import OpPrediction
+from perfcore.measure.profile.predict.program import Prediction, predict
 from perfcore.measure.profile.run import profile
 from perfcore.measure.results.record import Record
 from perfcore.model.chip.kernels import Curves

@@ -1,0 +1,196 @@
+"""One launched instruction's predicted time: priced as the profiler prices it, its kernel kind
+and size, its expected time from the device's kernel curves (or the published runs').
+
+predict_op prices an instruction (join.price: XLA's cost model on the instruction alone),
+gives it its kernel kind (kinds.kernel_kind) and its expected time from
+perfcore.model.chip.kernels.expected: its bound over the efficiency its device's curves give
+at its size, else the published runs' efficiency, said as such. What an op holds is priced
+part by part: a fusion of several dots as their sum, a batched dot at one of its matmuls, a
+sort or reduce-window by what its loops read, transcendentals on the transcendental curve; an
+op of a loop's body on the curve timed as a loop body's op where the curves hold one.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+from perfcore.measure.profile import hlo
+from perfcore.measure.profile.judge import join
+from perfcore.measure.profile.judge.records import DTYPES
+from perfcore.measure.profile.predict import kinds
+from perfcore.model.chip import kernels
+from perfcore.model.chip.roofline import t_lower
+from perfcore.model.chip.specs import Device
+
+NO_ROOF = "no roof: no kernel curves for this device and no specs row"
+
+
+@dataclass(frozen=True)
+class OpPrediction:
+    """One launched instruction's predicted time per step and what it rests on."""
+
+    name: str  # as the profile names the op (the HLO name without its %)
+    opcode: str
+    category: str
+    kernel: str  # perfcore.model.chip.kernels kind; empty when not predicted
+    dtype: str
+    source: str
+    occurrences: int  # runs per step
+    flops: float | None  # per step
+    bytes: float | None  # per step
+    bound_s: float | None  # per step
+    predicted_s: float | None  # per step; None when not predicted (derived_from says why)
+    efficiency: float | None
+    efficiency_source: str  # kernels.MEASURED, NEAREST or PUBLISHED; empty when none
+    derived_from: str
+
+
+@dataclass(frozen=True)
+class Context:
+    """What prices an op on one device: its curves (or None), roofs and the fallbacks."""
+
+    curves: kernels.Curves | None
+    spec: Device | None
+    fallback: dict[bool, kernels.Efficiency]  # compute-bound? -> the published efficiency
+
+    def roofs(self, dtype: str, precision: str) -> tuple[float | None, float | None]:
+        """(FLOP/s, bytes/s) of the curves' roofs, else the spec row's; None where unknown."""
+        if self.curves is not None:
+            return self.curves.peak(dtype), self.curves.bytes_per_s
+        if self.spec is None:
+            return None, None
+        peak = self.spec.peak_flops(precision) or self.spec.peak_flops("fp32")
+        return peak, self.spec.memory_bytes_per_s
+
+
+def _dtype(module: hlo.Module, instruction: hlo.Instruction) -> str:
+    """The dtype of the instruction's first operand (else its result), e.g. `float32`."""
+    shapes = [hlo.operand_shape(module, o) for o in instruction.operands[:1]]
+    kinds = hlo.arrays(shapes[0] if shapes and shapes[0] else instruction.shape)
+    return DTYPES.get(kinds[0][0], kinds[0][0]) if kinds else ""
+
+
+def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, cost):
+    """One instruction's OpPrediction on the context's device."""
+    p = join.price(module, instruction, cost)
+    runs = hlo.runs_per_step(module, instruction) or 1
+    kind, dtype = kinds.kernel_kind(module, instruction, p), _dtype(module, instruction)
+    base = (instruction.name.lstrip("%"), instruction.opcode, p.category, kind, dtype, p.source)
+    per_step = (runs, *(None if v is None else v * runs for v in (p.flops, p.bytes)))
+    peak, bandwidth = ctx.roofs(dtype, p.precision)
+    if not kind or p.flops is None or p.bytes is None or not peak or not bandwidth:
+        why = NO_ROOF if kind and p.flops is not None else f"not predicted: {p.cost_source}"
+        return OpPrediction(*base, *per_step, None, None, None, "", why)
+    bound = t_lower(p.flops, p.bytes, peak, bandwidth)
+    fallback = ctx.fallback[p.flops / peak >= p.bytes / bandwidth]
+    body = instruction.computation != module.entry  # an op of a loop's (or call's) body
+    inner = kinds.dots(module, instruction) if p.category == hlo.MATMUL else []
+    if len(inner) > 1:
+        seconds, eff = _fused_dots(module, inner, dtype, (peak, bandwidth), ctx, bound, body)
+    else:
+        instances = kinds.dot_instances(module, inner[0] if inner else None)
+        size = _size(kind, p.flops, p.bytes, instances)
+        if kind in WINDOWED:  # a sort or reduce-window: sized by what its loops read
+            bound, size = _windowed(module, instruction, kind, p.flops, (peak, bandwidth))
+        e = kernels.expected(bound, kind, dtype, size, ctx.curves, fallback, body)
+        seconds, eff = e.seconds, e.efficiency
+    if p.transcendentals:
+        seconds, eff = _with_evaluations(
+            module, p, dtype, body, bandwidth, ctx, bound, seconds, eff
+        )
+    return OpPrediction(
+        *base, *per_step, bound * runs, seconds * runs, eff.value, eff.source, eff.derived_from
+    )
+
+
+WINDOWED = ("sort", "reduce-window")
+
+
+def _windowed(module, instruction, kind: str, flops: float, roofs) -> tuple[float, float]:
+    """(bound, size on its curve) of a sort or a reduce-window, from the bytes the kernel
+    model sizes them by: a sort's keys read and written once, at one row's share (its rows
+    sorted one after another: a sort of R rows takes R times one row's); a reduce-window's
+    outputs each reading its window (kernels.sort_bytes, window_bytes)."""
+    if kind == "sort":
+        moved, rows = kinds.sorted_keys(module, instruction)
+    else:
+        moved, rows = kinds.window_reads(module, instruction), 1
+    return t_lower(flops, moved, *roofs), moved / rows
+
+
+def _size(kind: str, flops: float, moved: float, instances: int = 1) -> float:
+    """Where an op sits on its kind's curve: FLOPs (of one of a batched dot's matmuls) or
+    bytes (all of them: a batched matvec streams every instance's), as SIZE_UNIT says."""
+    return flops / instances if kernels.SIZE_UNIT[kind] == "flops" else moved
+
+
+def _with_evaluations(module, p, dtype, body, bandwidth, ctx: Context, bound, seconds, eff):
+    """(seconds, Efficiency) of an op that evaluates transcendentals (XLA's cost model counts
+    them; the roofline counts no FLOPs for them): over its largest array's E elements, the
+    transcendental curve's kernel over E elements (CHAIN_TRANSCENDENTALS per element, each
+    element read and written once at the op's width), times its count over that kernel's. A
+    matmul's fusion runs them beside its dots, in turn (their sum); any other op takes the
+    slower of its own kind's time and theirs (2 per element is the curve's kernel itself).
+    body: the op is a loop body's (the curve timed so, where measured)."""
+    shapes = [p.instruction.shape, *(hlo.operand_shape(module, o) for o in p.instruction.operands)]
+    arrays = [a for x in shapes if x for a in hlo.arrays(x)]
+    elements = max((math.prod(d) for _, d in arrays), default=0)
+    if not elements:
+        return seconds, eff
+    moved = 2 * hlo.ELEMENT_BYTES.get(arrays[0][0], 4) * elements
+    e = kernels.expected(
+        moved / bandwidth, "transcendental", dtype, moved, ctx.curves, ctx.fallback[False], body
+    )
+    times = p.transcendentals / (kernels.CHAIN_TRANSCENDENTALS * elements)
+    matmul = p.category == hlo.MATMUL
+    total = seconds + e.seconds * times if matmul else max(seconds, e.seconds * times)
+    if total == seconds:
+        return seconds, eff
+    said = (
+        f"{eff.derived_from}; {'and' if matmul else 'at least'} {times:.3g} x the "
+        f"transcendental curve's kernel over its {elements:,} elements "
+        f"({p.transcendentals:.3g} evaluations): {e.efficiency.derived_from}"
+    )
+    return total, kernels.Efficiency(bound / total, eff.source, said)
+
+
+def _fused_dots(module, dots, dtype, roofs, ctx: Context, bound: float, body: bool = False):
+    """(seconds, Efficiency) of a fusion of several dots (XLA:CPU's YNNPACK fuses a chain of
+    matmuls and what lies between them into one op that runs them in turn): the sum of each
+    dot's expected time at its own kind and size (FLOPs from its shapes, bytes its operands and
+    result); what lies between rides on their outputs. The efficiency is the fusion's bound
+    over that sum. body: the fusion is a loop body's (its dots on the loop curves, where
+    measured)."""
+    peak, bandwidth = roofs
+    parts = []
+    for dot in dots:
+        conv = dot.opcode == "convolution"
+        flops = kinds.conv_flops(module, dot) if conv else hlo.dot_flops(module, dot)
+        shapes = [hlo.operand_shape(module, o) for o in dot.operands]
+        moved = sum(hlo.shape_bytes(x) for x in (*shapes, dot.shape) if x)
+        kind = kinds.conv_kind(dot) if conv else kinds.dot_kind(module, dot)
+        fallback = ctx.fallback[flops / peak >= moved / bandwidth]
+        size = _size(kind, flops, moved, kinds.dot_instances(module, dot))
+        e = kernels.expected(
+            t_lower(flops, moved, peak, bandwidth), kind, dtype, size, ctx.curves, fallback, body
+        )
+        parts.append(e)
+    seconds = sum(e.seconds for e in parts)
+    sources = {e.efficiency.source for e in parts}
+    source = next(s for s in (kernels.PUBLISHED, kernels.NEAREST, kernels.MEASURED) if s in sources)
+    said = "; ".join(e.efficiency.derived_from for e in parts)
+    return seconds, kernels.Efficiency(
+        bound / seconds, source, f"the sum of its {len(parts)} matmuls: {said}"
+    )
+
+
+@functools.cache
+def fallbacks() -> dict[bool, kernels.Efficiency]:
+    """The published runs' efficiency for compute-bound (True) and memory-bound (False) ops
+    (data/runs.csv priced once per process: 0.8 s)."""
+    from perfcore.model.runs import efficiency, published
+
+    table = published.table()
+    return {bound: efficiency.kernel_fallback(table, bound) for bound in (True, False)}
