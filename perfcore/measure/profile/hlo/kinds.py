@@ -6,7 +6,7 @@ a container whose body's ops are traced themselves.
 
 from __future__ import annotations
 
-from perfcore.measure.profile.hlo.text import Instruction, Module, called
+from perfcore.measure.profile.hlo.text import Instruction, Module, held
 
 MATMUL, ELEMENTWISE, REDUCTION, DATA, COLLECTIVE, CUSTOM, OTHER = (
     "matmul/conv",
@@ -92,7 +92,7 @@ def readers(module: Module, instruction: Instruction) -> tuple[str, ...]:
 
 def opcodes(module: Module, instruction: Instruction) -> set[str]:
     """The opcodes of the instruction and of every computation it calls."""
-    inner = {i.opcode for c in called(module, instruction) for i in module.computations[c]}
+    inner = {i.opcode for i in held(module, instruction)}
     return {instruction.opcode} | inner
 
 

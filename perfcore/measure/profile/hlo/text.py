@@ -196,6 +196,11 @@ def called(module: Module, instruction: Instruction) -> list[str]:
     return order
 
 
+def held(module: Module, instruction: Instruction) -> list[Instruction]:
+    """The instructions of every computation the instruction calls (called(...)), in order."""
+    return [i for c in called(module, instruction) for i in module.computations[c]]
+
+
 def backend_config(instruction: Instruction) -> dict:
     """The instruction's backend_config JSON object; {} when absent or unreadable."""
     at = instruction.attrs.find("backend_config=")

@@ -78,7 +78,7 @@ def unread_bytes(module: hlo.Module, instruction: hlo.Instruction) -> float:
     if instruction.opcode == "gather":
         pairs = [(instruction.operands[0], instruction.shape)]
     elif instruction.opcode == "fusion":
-        inner = [i for c in hlo.called(module, instruction) for i in module.computations[c]]
+        inner = hlo.held(module, instruction)
         index = {i.name: int(m.group(1)) for i in inner if (m := PARAMETER.search(i.line))}
         pairs = [
             (instruction.operands[index[g.operands[0]]], g.shape)

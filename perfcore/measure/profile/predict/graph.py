@@ -43,7 +43,7 @@ def threads(instruction: hlo.Instruction, cores: int) -> int:
 
 def _body_s(module: hlo.Module, instruction: hlo.Instruction, seconds: dict[str, float]) -> float:
     """A loop's or call's time: the predicted times of every op in what it calls, seconds."""
-    inside = [i for c in hlo.called(module, instruction) for i in module.computations[c]]
+    inside = hlo.held(module, instruction)
     return sum(seconds.get(i.name.lstrip("%"), 0.0) for i in inside)
 
 

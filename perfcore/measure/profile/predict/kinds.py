@@ -37,10 +37,7 @@ SORT_DIM = re.compile(r"dimensions=\{(\d+)\}")
 
 def dots(module: hlo.Module, instruction: hlo.Instruction) -> list[hlo.Instruction]:
     """The instruction's dots: itself, or those inside its fusion, in program order."""
-    if instruction.opcode in hlo.MATMUL_OPS:
-        return [instruction]
-    inner = [i for c in hlo.called(module, instruction) for i in module.computations[c]]
-    return [i for i in inner if i.opcode in hlo.MATMUL_OPS]
+    return _inside(module, instruction, hlo.MATMUL_OPS)
 
 
 BATCH = re.compile(r"lhs_batch_dims=\{([\d,]*)\}")
@@ -99,18 +96,17 @@ def conv_flops(module: hlo.Module, conv: hlo.Instruction) -> float:
     return 2.0 * math.prod(out[0][1]) * _window(conv) * features
 
 
-def _inside(module: hlo.Module, instruction: hlo.Instruction, opcode: str) -> list:
-    """The instruction itself if it is an `opcode`, else the `opcode`s its fusion holds."""
-    if instruction.opcode == opcode:
+def _inside(module: hlo.Module, instruction: hlo.Instruction, opcodes) -> list:
+    """The instruction itself if its opcode is one of `opcodes`, else those its fusion holds."""
+    if instruction.opcode in opcodes:
         return [instruction]
-    inner = [i for c in hlo.called(module, instruction) for i in module.computations[c]]
-    return [i for i in inner if i.opcode == opcode]
+    return [i for i in hlo.held(module, instruction) if i.opcode in opcodes]
 
 
 def sorted_keys(module: hlo.Module, instruction: hlo.Instruction) -> tuple[float, int]:
     """(bytes a sort is sized and bounded by, kernels.sort_bytes of its keys: its first
     operand; how many rows it sorts: the keys' elements over the sorted dimension's length)."""
-    found = _inside(module, instruction, "sort")
+    found = _inside(module, instruction, {"sort"})
     keys = hlo.arrays(hlo.operand_shape(module, found[0].operands[0])) if found else []
     if not keys or not keys[0][1]:
         return 0.0, 1
@@ -127,7 +123,7 @@ def window_reads(module: hlo.Module, instruction: hlo.Instruction) -> float:
     """Bytes its reduce-windows are sized and bounded by (kernels.window_bytes: every output
     reads its whole window, and is written once)."""
     total = 0.0
-    for rw in _inside(module, instruction, "reduce-window"):
+    for rw in _inside(module, instruction, {"reduce-window"}):
         out = hlo.arrays(rw.shape)
         if out:
             kind, dims = out[0]
@@ -184,8 +180,7 @@ def _permutes(module: hlo.Module, instruction: hlo.Instruction) -> bool:
         return _reorders(module, instruction)
     if instruction.opcode != "fusion":
         return False
-    inside = [i for c in hlo.called(module, instruction) for i in module.computations[c]]
-    return any(i.opcode in PERMUTES and _reorders(module, i) for i in inside)
+    return any(i.opcode in PERMUTES and _reorders(module, i) for i in hlo.held(module, instruction))
 
 
 def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced) -> str:
