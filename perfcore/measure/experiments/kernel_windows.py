@@ -1,12 +1,16 @@
 """The kernels suite's planned points, and its windowed kernels: convolutions, sorts and the
-reduce-window of a cumulative sum.
+reduce-window of a cumulative sum; and the sum of a product over a shape with a unit dim.
 
 Convolutions: 3×3, NHWC, padded by one, over channels (a quarter of each matmul side from 64
 to 512), as a forward pass runs them and as a weight gradient does (the input convolved with
 the output's gradient: a window as large as the image, the layouts XLA:CPU gives jax.grad of
 a convolution). A sort of a vector and a reduce-window of WINDOW along rows (XLA:CPU's scan
 of a cumsum), over element counts up to SORT_MAX, their bytes from the kernel model
-(perfcore.model.chip.kernels.sort_bytes, window_bytes) as the prediction sizes them.
+(perfcore.model.chip.kernels.sort_bytes, window_bytes) as the prediction sizes them. The
+product sum, (a·b).sum(-1) over (1, elements / row, row), is a kind of its own: on XLA:CPU a
+sum whose input is the product of two different operands, over a shape with a size-1
+dimension, ran 4-14× slower than the same sum without it (0.16 ms against 1.4-1.7 ms for
+393,216 floats), where a plain sum, a unary prologue or a max over the same shape did not.
 """
 
 from __future__ import annotations
@@ -99,3 +103,19 @@ def scans(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
         for n in sizes
     ]
     return [sorts, windows]
+
+
+def product_sums(suite: Suite, dtype: str, b: int, row: int) -> list[Planned]:
+    """(a·b).sum(-1) over (1, elements / row, row): two inputs read, a row's sum written."""
+    return [
+        Planned(
+            "unit-dim product sum",
+            f"unit-dim product sum {dtype} {n} elements",
+            dtype,
+            ((1, n // row, row),) * 2,
+            "unit-dim product sum",
+            ops.Cost(2 * n, (2 * n + n // row) * b),
+        )
+        for n in suite.kernel_elements
+        if row <= n <= SORT_MAX
+    ]

@@ -10,7 +10,8 @@ seq)) over sizes; 3×3 convolutions (jax.lax.conv_general_dilated, NHWC) over ch
 forward pass runs them and as a weight gradient does (the input convolved with the output's
 gradient: a window as large as the image); a sort of a vector, and the reduce-window of a
 cumulative sum (XLA:CPU's scan: windows of 16 along a row), over sizes, their bytes from the
-kernel model (kernels.sort_bytes, window_bytes); the collectives where several devices
+kernel model (kernels.sort_bytes, window_bytes); a product's sum over a shape with a unit
+dimension (kernel_windows.product_sums); the collectives where several devices
 exist. Each point is isolated calls with FLOPs and bytes from cost_analysis (cross-checked
 with chip.ops), and `kernel` names its kind
 (perfcore.model.chip.kernels). A tiny program with 1 and with 16 arguments times the dispatch
@@ -79,6 +80,7 @@ def _function(jax, jnp, name: str):
         "elementwise": lambda x, y: (x * 1.5 + y) * 0.5 - y,
         "transcendental": lambda x: jnp.exp(-x) * jnp.tanh(x),  # kernels.CHAIN_TRANSCENDENTALS
         "reduction": lambda x: x.sum(axis=-1),
+        "unit-dim product sum": lambda x, y: (x * y).sum(axis=-1),
         "copy": lambda x: x.T,
         "transpose": lambda x: x.transpose(PERMUTE),
         "convolution": lambda x, w: convolve(jax, x, w),
@@ -176,7 +178,8 @@ def plan(suite: Suite, dtype: str) -> list[list[Planned]]:
     if dtype in MATMUL_ONLY:
         return sweeps
     scans = kernel_windows.scans(suite, dtype, b, ROW)
-    streams = [*_streams(suite, dtype, b), _transposes(suite, dtype, b), *scans]
+    products = kernel_windows.product_sums(suite, dtype, b, ROW)
+    streams = [*_streams(suite, dtype, b), _transposes(suite, dtype, b), *scans, products]
     convolutions = kernel_windows.convolutions(suite, dtype, b)
     return [*sweeps, *convolutions, *_attentions(suite, dtype, b), *streams]
 

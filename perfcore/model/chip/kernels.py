@@ -9,7 +9,9 @@ permuting copy from the transpose curve; where the device's curves lack that lay
 older results file), from its base kind's curve (BASE_KIND), said as such. A convolution is
 priced from the convolution curves (forward-shaped, or a weight gradient's whose window spans
 its input), a sort from the sort curve at the size of one of its rows' keys, a reduce-window
-(a cumulative sum's) from its own curve by the bytes its windows read (WINDOW_BYTES). A kind
+(a cumulative sum's) from its own curve by the bytes its windows read (WINDOW_BYTES), and a
+sum of a product of two operands over a shape with a size-1 dimension from its own curve
+(XLA:CPU runs (a·b).sum(-1) of (1, 1536, 256) 8-10× slower than of (1536, 256)). A kind
 sized by bytes with no curve of the op's dtype takes float32's, said as such. With no curve for
 its device, kind and dtype, the fallback given (the published runs' efficiency), said as
 such. expected() is the one kernel model.
@@ -39,6 +41,7 @@ SIZE_UNIT = {
     "convolution filter": "flops",  # a window spanning its input: a weight gradient
     "sort": "bytes",  # its keys read and written once (sort_bytes), per row sorted
     "reduce-window": "bytes",  # as its windows read it (window_bytes): a cumulative sum's
+    "unit-dim product sum": "bytes",  # a sum of a product over a shape with a size-1 dim
 }
 KINDS = tuple(SIZE_UNIT)
 # A kind measured on its own whose curve an older file may lack: priced from its base kind's.
@@ -50,6 +53,7 @@ BASE_KIND = {
     "convolution filter": "convolution",
     "sort": "elementwise",
     "reduce-window": "reduction",
+    "unit-dim product sum": "reduction",
 }
 SKINNY = 16  # a matmul with M or N at most this is a matvec (decode's GEMV-like shapes)
 # The transcendental curve's kernel, exp(-x)·tanh(x), evaluates this many per element, reading

@@ -8,7 +8,9 @@ fusion with transcendentals a `transcendental` chain; a fused attention custom c
 `attention` (forward or backward). A convolution (an HLO `convolution`, a cuDNN call) is a
 `convolution filter` where its window spans its input (a weight gradient: the window is at
 least its output's spatial size), else a `convolution`; an op holding a sort is a `sort`, one
-holding a reduce-window (a cumulative sum's scan) a `reduce-window`; the rest by category.
+holding a reduce-window (a cumulative sum's scan) a `reduce-window`, a sum of the product of
+two different operands over a shape with a size-1 dimension a `unit-dim product sum`; the
+rest by category.
 """
 
 from __future__ import annotations
@@ -183,6 +185,23 @@ def _permutes(module: hlo.Module, instruction: hlo.Instruction) -> bool:
     return any(i.opcode in PERMUTES and _reorders(module, i) for i in hlo.held(module, instruction))
 
 
+def product_sum(module: hlo.Module, instruction: hlo.Instruction) -> bool:
+    """True for an op holding a sum whose input is the product of two different operands over
+    a shape with a size-1 dimension (kernel_windows.product_sums says what it costs there)."""
+    body = {i.name: i for i in hlo.held(module, instruction)} or {instruction.name: instruction}
+    for r in body.values():
+        if r.opcode != "reduce" or not r.operands or r.operands[0] not in body:
+            continue
+        reducer = module.computations.get(r.calls[0], ()) if r.calls else ()
+        product = body[r.operands[0]]
+        if not reducer or reducer[-1].opcode != "add" or product.opcode != "multiply":
+            continue
+        dims = hlo.arrays(product.shape)
+        if len(set(product.operands)) == 2 and dims and 1 in dims[0][1]:
+            return True
+    return False
+
+
 def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced) -> str:
     """The kernel kind of a priced instruction; empty where none applies (a custom kernel)."""
     if priced.category == hlo.MATMUL:
@@ -206,4 +225,6 @@ def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced) -> str
         return "transpose"
     if priced.category == hlo.ELEMENTWISE and priced.transcendentals:
         return "transcendental"
+    if priced.category == hlo.REDUCTION and product_sum(module, instruction):
+        return "unit-dim product sum"
     return KIND.get(priced.category, "")
