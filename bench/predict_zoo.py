@@ -2,10 +2,11 @@
 
 bench/predict.py holds its three programs against their profiles op by op; this holds a wider
 set of ordinary JAX programs (convolutions, attention, scans, gathers, sorts, reductions,
-norms, a small CNN's and an MLP's training steps) against their step's wall alone: predicted
-step (perfcore.predict, from curves measured in this process or read from --curves) against
-the fastest of 30 isolated, synchronized untraced calls, and the median beside it. Target:
-within 20 % of the fastest. Run only when the machine is quiet (uptime load < 2.5).
+norms, random numbers drawn inside the step, a small CNN's and an MLP's training steps)
+against their step's wall alone: the predicted step (perfcore.predict, from curves measured
+in this process or read from --curves) against the fastest of 30 isolated, synchronized
+untraced calls, with the median beside it. Target: within 20 % of the fastest. Run only when
+the machine is quiet (uptime load < 2.5).
 
     PYTHONPATH=$PWD .venv/bin/python bench/predict_zoo.py [--budget 120] [--curves file]
 """
@@ -177,6 +178,15 @@ def transpose_matmul():
     return (lambda x, y: x.T @ y), (x, y)
 
 
+def dropout():
+    """Dropout at 0.1 over a 1024 x 1024 activation, its mask drawn inside the step."""
+
+    def f(key, x):
+        return jnp.where(jax.random.bernoulli(key, 0.9, x.shape), x / 0.9, 0.0)
+
+    return f, (jax.random.key(1), _normal(1024, 1024))
+
+
 def embed_xent():
     """An embedding lookup, a projection to a 8,192-word vocabulary, cross-entropy (256 tokens)."""
     emb, ids = _normal(8192, 256) * 0.02, jnp.arange(256) * 31 % 8192
@@ -206,6 +216,7 @@ PROGRAMS = {
         reductions,
         elementwise,
         transpose_matmul,
+        dropout,
         embed_xent,
     )
 }

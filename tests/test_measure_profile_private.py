@@ -45,3 +45,20 @@ def test_one_op_modules_add_up_to_the_module():
     parts = [xla_private.cost(hlo.one_op_module(module, i)) for i in entry]
     assert sum(p[0] for p in parts) == xla_private.cost(text)[0]
     assert sum(p[1] for p in parts) == xla_private.cost(text)[1]
+
+
+def test_every_op_of_a_program_drawing_random_numbers_is_priced():
+    """jax.random inside the jit: XLA orders the copies of its key with control-predecessors,
+    which point at instructions a one-op module does not hold; each op still gets priced."""
+
+    def dropout(key, x):
+        return jnp.where(jax.random.bernoulli(key, 0.9, x.shape), x / 0.9, 0.0)
+
+    args = (jax.random.key(1), jnp.ones((64, 64)))
+    (text,) = xla_private.compiled_texts(jax.jit(dropout).lower(*args).compile())
+    module = hlo.parse_module(text)
+    ordered = [i for c in module.computations.values() for i in c if "control-pred" in i.attrs]
+    assert ordered  # the case this test is for
+    for i in ordered:
+        flops, n_bytes, _ = xla_private.cost(hlo.one_op_module(module, i))
+        assert n_bytes >= 0

@@ -71,6 +71,14 @@ def test_a_one_op_module_computes_the_op_from_parameters():
     assert "stack_frame_id" not in text  # the one-op module has no source table
 
 
+def test_a_one_op_module_drops_its_ordering_on_instructions_it_does_not_hold():
+    line = "%copy.24 = u32[4]{0} copy(%copy.15), control-predecessors={%copy.16, %copy.2}"
+    ordered = hlo.Module("m", "%main", {"%main": (hlo.parse_instruction(line, "%main"),)}, {})
+    text = hlo.one_op_module(ordered, ordered.computations["%main"][0])
+    assert "ROOT %copy.24 = u32[4]{0} copy(%copy.15)\n" in text
+    assert "control-predecessors" not in text
+
+
 def test_shapes_price_every_array_of_a_tuple():
     """(f32[256,1024], s8[4194304]): 4·262,144 + 4,194,304 = 5,242,880 bytes."""
     assert hlo.shape_bytes(GPU.instructions["%custom-call.1"].shape) == 5_242_880
