@@ -64,13 +64,17 @@ def ensure_chromium() -> None:
 
 
 def test(args: list[str]) -> int:
-    """ruff check, ruff format --check, then pytest; --fast runs only the untiered tests."""
+    """ruff check, ruff format --check, then pytest; --fast runs only the untiered tests, on a
+    worker per core (pytest-xdist: 20 s against 25 s in one process on 2 cores)."""
     ensure_venv("test")
     if "--fast" not in args:
         ensure_chromium()
     lint = subprocess.call([str(BIN / "ruff"), "check", "."], cwd=ROOT)
     style = subprocess.call([str(BIN / "ruff"), "format", "--check", "."], cwd=ROOT)
-    tests = subprocess.call([str(PY), "-m", "pytest", *args], cwd=ROOT)
+    workers = (
+        ["-n", "auto"] if "--fast" in args and not any(a.startswith("-n") for a in args) else []
+    )
+    tests = subprocess.call([str(PY), "-m", "pytest", *workers, *args], cwd=ROOT)
     return lint or style or tests
 
 
