@@ -129,3 +129,45 @@ def test_an_op_of_a_loops_body_takes_the_loop_curve():
     tanh = ops["wrapped_tanh"]
     assert tanh.kernel == "transcendental" and "as a loop body's op" in tanh.derived_from
     assert tanh.predicted_s / tanh.occurrences == pytest.approx(1024 / 1e9 / 2.0)
+
+
+ROOTS = """HloModule roots
+
+%fused_roots (v: f32[64,32]) -> f32[64,32] {
+  %v = f32[64,32]{1,0} parameter(0)
+  %root = f32[64,32]{1,0} sqrt(%v)
+  %e = f32[64,32]{1,0} exponential(%v)
+  ROOT %sum = f32[64,32]{1,0} add(%root, %e)
+}
+
+%fused_root (w: f32[64,32]) -> f32[64,32] {
+  %w = f32[64,32]{1,0} parameter(0)
+  ROOT %root.1 = f32[64,32]{1,0} sqrt(%w)
+}
+
+ENTRY %main (p: f32[64,32]) -> (f32[64,32], f32[64,32]) {
+  %p = f32[64,32]{1,0} parameter(0)
+  %both = f32[64,32]{1,0} fusion(%p), kind=kLoop, calls=%fused_roots
+  %only = f32[64,32]{1,0} fusion(%p), kind=kLoop, calls=%fused_root
+  ROOT %out = (f32[64,32], f32[64,32]) tuple(%both, %only)
+}
+"""
+
+
+def test_a_square_root_is_elementwise_math_not_a_transcendental_evaluation():
+    """XLA counts sqrt and exp alike (2 per element for `both`, 1 for `only`); a square root is
+    one vector instruction, so `both` evaluates its exponential's 2,048 alone and `only` none:
+    an elementwise op."""
+    from perfcore.measure.profile import hlo
+    from perfcore.measure.profile.predict import kinds
+
+    module = hlo.parse_module(ROOTS)
+    ops = {i.name: i for i in module.computations["%main"]}
+    both = dataclasses.make_dataclass("P", ["category", "transcendentals"])
+    assert kinds.evaluations(module, ops["%both"], both(hlo.ELEMENTWISE, 2.0 * 2048)) == 2048
+    only = both(hlo.ELEMENTWISE, 2048.0)
+    assert kinds.evaluations(module, ops["%only"], only) == 0
+    assert kinds.kernel_kind(module, ops["%only"], only) == "elementwise"
+    assert kinds.kernel_kind(module, ops["%both"], both(hlo.ELEMENTWISE, 4096.0)) == (
+        "transcendental"
+    )

@@ -96,9 +96,9 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
             bound, size = _windowed(module, instruction, kind, p.flops, (peak, bandwidth))
         e = kernels.expected(bound, kind, dtype, size, ctx.curves, fallback, body)
         seconds, eff = e.seconds, e.efficiency
-    if p.transcendentals:
+    if evals := kinds.evaluations(module, instruction, p):
         seconds, eff = _with_evaluations(
-            module, p, dtype, body, bandwidth, ctx, bound, seconds, eff
+            module, p, evals, dtype, body, bandwidth, ctx, bound, seconds, eff
         )
     return OpPrediction(
         *base, *per_step, bound * runs, seconds * runs, eff.value, eff.source, eff.derived_from
@@ -126,9 +126,10 @@ def _size(kind: str, flops: float, moved: float, instances: int = 1) -> float:
     return flops / instances if kernels.SIZE_UNIT[kind] == "flops" else moved
 
 
-def _with_evaluations(module, p, dtype, body, bandwidth, ctx: Context, bound, seconds, eff):
-    """(seconds, Efficiency) of an op that evaluates transcendentals (XLA's cost model counts
-    them; the roofline counts no FLOPs for them): over its largest array's E elements, the
+def _with_evaluations(module, p, evals, dtype, body, bandwidth, ctx: Context, bound, seconds, eff):
+    """(seconds, Efficiency) of an op that evaluates `evals` transcendentals (XLA's cost model
+    counts them, kinds.evaluations less its square roots; the roofline counts no FLOPs for
+    them): over its largest array's E elements, the
     transcendental curve's kernel over E elements (CHAIN_TRANSCENDENTALS per element, each
     element read and written once at the op's width), times its count over that kernel's. A
     matmul's fusion runs them beside its dots, in turn (their sum); any other op takes the
@@ -143,7 +144,7 @@ def _with_evaluations(module, p, dtype, body, bandwidth, ctx: Context, bound, se
     e = kernels.expected(
         moved / bandwidth, "transcendental", dtype, moved, ctx.curves, ctx.fallback[False], body
     )
-    times = p.transcendentals / (kernels.CHAIN_TRANSCENDENTALS * elements)
+    times = evals / (kernels.CHAIN_TRANSCENDENTALS * elements)
     matmul = p.category == hlo.MATMUL
     total = seconds + e.seconds * times if matmul else max(seconds, e.seconds * times)
     if total == seconds:
@@ -151,7 +152,7 @@ def _with_evaluations(module, p, dtype, body, bandwidth, ctx: Context, bound, se
     said = (
         f"{eff.derived_from}; {'and' if matmul else 'at least'} {times:.3g} x the "
         f"transcendental curve's kernel over its {elements:,} elements "
-        f"({p.transcendentals:.3g} evaluations): {e.efficiency.derived_from}"
+        f"({evals:.3g} evaluations): {e.efficiency.derived_from}"
     )
     return total, kernels.Efficiency(bound / total, eff.source, said)
 
