@@ -58,7 +58,7 @@ def test_bytes_that_are_not_protobuf_are_refused():
 @pytest.mark.parametrize(
     ("data", "match"),
     [
-        (gzip.compress(b'{"traceEvents": []}'), "gzip"),
+        (gzip.compress(b'{"traceEvents": []}', mtime=0), "gzip"),  # mtime 0: the same id always
         (b'{"format": "perfcore-results", "version": 3}', "JSON"),
         (b"name,vendor\nH100,NVIDIA\n", "not a profiler capture"),
     ],
