@@ -189,7 +189,7 @@ def _permutes(module: hlo.Module, instruction: hlo.Instruction) -> bool:
 def product_sum(module: hlo.Module, instruction: hlo.Instruction) -> bool:
     """True for an op holding a sum whose input is the product of two different operands over
     a shape with a size-1 dimension (kernel_windows.product_sums says what it costs there)."""
-    body = {i.name: i for i in hlo.held(module, instruction)} or {instruction.name: instruction}
+    body = {i.name: i for i in hlo.held(module, instruction)}
     for r in body.values():
         if r.opcode != "reduce" or not r.operands or r.operands[0] not in body:
             continue

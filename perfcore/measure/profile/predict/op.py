@@ -127,14 +127,14 @@ def _size(kind: str, flops: float, moved: float, instances: int = 1) -> float:
 
 
 def _with_evaluations(module, p, evals, dtype, body, bandwidth, ctx: Context, bound, seconds, eff):
-    """(seconds, Efficiency) of an op that evaluates `evals` transcendentals (XLA's cost model
-    counts them, kinds.evaluations less its square roots; the roofline counts no FLOPs for
-    them): over its largest array's E elements, the
-    transcendental curve's kernel over E elements (CHAIN_TRANSCENDENTALS per element, each
-    element read and written once at the op's width), times its count over that kernel's. A
-    matmul's fusion runs them beside its dots, in turn (their sum); any other op takes the
-    slower of its own kind's time and theirs (2 per element is the curve's kernel itself).
-    body: the op is a loop body's (the curve timed so, where measured)."""
+    """(seconds, Efficiency) of an op that evaluates `evals` transcendentals (XLA's cost model's
+    count less its square roots: kinds.evaluations; the roofline counts no FLOPs for them):
+    over its largest array's E elements, the transcendental curve's kernel over E elements
+    (CHAIN_TRANSCENDENTALS per element, each element read and written once at the op's width),
+    times its count over that kernel's. A matmul's fusion runs them beside its dots, in turn
+    (their sum); any other op takes the slower of its own kind's time and theirs (2 per element
+    is the curve's kernel itself). body: the op is a loop body's (the curve timed so, where
+    measured)."""
     shapes = [p.instruction.shape, *(hlo.operand_shape(module, o) for o in p.instruction.operands)]
     arrays = [a for x in shapes if x for a in hlo.arrays(x)]
     elements = max((math.prod(d) for _, d in arrays), default=0)
