@@ -1,7 +1,8 @@
 """Ops priced by what they hold: a fusion of several matmuls (XLA:CPU's YNNPACK fuses a chain of
 them) as the sum of its matmuls, each on its own curve at its own size; a batched dot at the
 size of one of its matmuls; transcendentals (which the roofline counts no FLOPs for) at the
-transcendental curve's kernel (exp and tanh: 2 per element) as many times as they take it.
+transcendental curve's kernel (exp and tanh: 2 per element) as many times as they take it, a
+sine on the sine curve's (one per element).
 
 Pure: a hand-written HLO module (tests/data/profile/fusions.hlo: `two`, a fusion of a
 64×32·32×48 dot, its exponential and a 64×48·48×24 dot; `sines`, three sines of a 64×32 array;
@@ -26,11 +27,10 @@ DOT_FLOPS = 4e5  # the stub's for any one-op module holding a dot
 
 def stub_cost(text: str) -> tuple[float, float, float]:
     """(FLOPs, bytes, transcendentals) of a one-op module: `two`'s exponential evaluates once
-    per 64×48 element; `sines` 6 per element (as XLA counts 3 sines of 2 ops each: a round
-    number for the hand arithmetic)."""
+    per 64×48 element; `sines` 3 per element (one per sine, as XLA counts them)."""
     if " dot(" in text:
         return DOT_FLOPS, 3e4, (64.0 * 48 if " exponential(" in text else 0.0)
-    return (0.0, SIN_BYTES, 6.0 * SIN_ELEMENTS) if " sine(" in text else (0.0, 1e3, 0.0)
+    return (0.0, SIN_BYTES, 3.0 * SIN_ELEMENTS) if " sine(" in text else (0.0, 1e3, 0.0)
 
 
 def _flat(kind: str, efficiency: float, lo: float, hi: float) -> tuple[kernels.Point, ...]:
@@ -54,8 +54,8 @@ CURVES = kernels.Curves(
 )
 
 
-def _ops() -> dict[str, OpPrediction]:
-    got = predict.predict_modules([MODULE], "cpu", CURVES, 5, stub_cost)
+def _ops(curves: kernels.Curves = CURVES) -> dict[str, OpPrediction]:
+    got = predict.predict_modules([MODULE], "cpu", curves, 5, stub_cost)
     return {o.name: o for o in got.ops}
 
 
@@ -91,14 +91,18 @@ def test_a_batched_matvec_streams_all_its_bytes_on_its_curve():
     assert rows.predicted_s == pytest.approx(DOT_FLOPS / 1e9 / 0.8)
 
 
-def test_a_transcendental_op_takes_the_curves_kernel_as_often_as_it_evaluates():
-    """6 per element against the kernel's 2: 3 times the kernel over its 2,048 elements."""
-    sines = _ops()["sines"]
+def test_a_sine_takes_its_own_curves_kernel_as_often_as_it_evaluates():
+    """Three sines per element against the sine kernel's one: 3 times that kernel over its
+    2,048 elements, at 0.05 on a sine curve; on the exp·tanh chain's (0.25) where the curves
+    have no sine curve, said as such."""
+    sine = dataclasses.replace(CURVES, points=(*CURVES.points, *_flat("sine", 0.05, 1e2, 1e8)))
+    sines = _ops(sine)["sines"]
     assert sines.kernel == "transcendental"
-    assert sines.predicted_s == pytest.approx(3 * SIN_BYTES / 1e9 / 0.25)
-    assert "at least 3 x the transcendental curve's kernel over its 2,048 elements" in (
-        sines.derived_from
-    )
+    assert sines.predicted_s == pytest.approx(3 * SIN_BYTES / 1e9 / 0.05)
+    assert "at least 3 x the sine curve's kernel over its 2,048 elements" in sines.derived_from
+    older = _ops()["sines"]
+    assert older.predicted_s == pytest.approx(3 * SIN_BYTES / 1e9 / 0.25)
+    assert "transcendental (no sine curve measured)" in older.derived_from
 
 
 def test_an_op_of_a_loops_body_takes_the_loop_curve():
@@ -164,9 +168,10 @@ def test_a_square_root_is_elementwise_math_not_a_transcendental_evaluation():
     module = hlo.parse_module(ROOTS)
     ops = {i.name: i for i in module.computations["%main"]}
     both = dataclasses.make_dataclass("P", ["category", "transcendentals"])
-    assert kinds.evaluations(module, ops["%both"], both(hlo.ELEMENTWISE, 2.0 * 2048)) == 2048
+    got = kinds.evaluations(module, ops["%both"], both(hlo.ELEMENTWISE, 2.0 * 2048))
+    assert got == {"transcendental": 2048}
     only = both(hlo.ELEMENTWISE, 2048.0)
-    assert kinds.evaluations(module, ops["%only"], only) == 0
+    assert kinds.evaluations(module, ops["%only"], only) == {}
     assert kinds.kernel_kind(module, ops["%only"], only) == "elementwise"
     assert kinds.kernel_kind(module, ops["%both"], both(hlo.ELEMENTWISE, 4096.0)) == (
         "transcendental"

@@ -11,6 +11,8 @@ product sum, (a·b).sum(-1) over (1, elements / row, row), is a kind of its own:
 sum whose input is the product of two different operands, over a shape with a size-1
 dimension, ran 4-14× slower than the same sum without it (1.4-1.7 ms against 0.16-0.18 ms
 for 393,216 floats), where a plain sum, a unary prologue or a max over the same shape did not.
+The transcendental functions kernels.FUNCTIONS names (sin, x ** 1.5, rsqrt, each of x + 1 or
+|x| + 1) over (elements / row, row), at every other element count: one evaluation per element.
 """
 
 from __future__ import annotations
@@ -119,3 +121,39 @@ def product_sums(suite: Suite, dtype: str, b: int, row: int) -> list[Planned]:
         for n in suite.kernel_elements
         if row <= n <= SORT_MAX
     ]
+
+
+def functions(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
+    """One sweep per kernels.FUNCTIONS kind: x read, f(x) written, every other element count."""
+    sizes = [n for n in suite.kernel_elements if n >= row][::2]
+    return [
+        [
+            Planned(
+                kind,
+                f"{kind} {dtype} {n} elements",
+                dtype,
+                ((n // row, row),),
+                kind,
+                ops.elementwise(n, 1, 1, 1, b),
+            )
+            for n in sizes
+        ]
+        for kind in kernels.FUNCTIONS
+    ]
+
+
+def others(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
+    """The sorts, reduce-windows, product sums and transcendental functions of dtype."""
+    return [*scans(suite, dtype, b, row), product_sums(suite, dtype, b, row)] + functions(
+        suite, dtype, b, row
+    )
+
+
+def function_fns(jax, jnp) -> dict:
+    """The jittable function of each kernels.FUNCTIONS kind, of x + 1 (rsqrt and power of
+    |x| + 1): one FLOP per element beside the function, as the model counts."""
+    return {
+        "sine": lambda x: jnp.sin(x + 1.0),
+        "power": lambda x: (jnp.abs(x) + 1.0) ** 1.5,
+        "rsqrt": lambda x: jax.lax.rsqrt(jnp.abs(x) + 1.0),
+    }

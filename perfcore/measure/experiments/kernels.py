@@ -11,9 +11,9 @@ forward pass runs them and as a weight gradient does (the input convolved with t
 gradient: a window as large as the image); a sort of a vector, and the reduce-window of a
 cumulative sum (XLA:CPU's scan: windows of 16 along a row), over sizes, their bytes from the
 kernel model (kernels.sort_bytes, window_bytes); a product's sum over a shape with a unit
-dimension (kernel_windows.product_sums); the collectives where several devices
-exist. Each point is isolated calls with FLOPs and bytes from cost_analysis (cross-checked
-with chip.ops), and `kernel` names its kind
+dimension (kernel_windows.product_sums); sin, x ** 1.5 and rsqrt one by one; the collectives
+where several devices exist. Each point is isolated calls with FLOPs and bytes from
+cost_analysis (cross-checked with chip.ops), and `kernel` names its kind
 (perfcore.model.chip.kernels). A tiny program with 1 and with 16 arguments times the dispatch
 per launched program; on a CPU the first touch of fresh pages is timed too
 (experiments.pages). The sweep keeps to the suite's kernels_budget_s: each point gets its
@@ -81,6 +81,7 @@ def _function(jax, jnp, name: str):
         "transcendental": lambda x: jnp.exp(-x) * jnp.tanh(x),  # kernels.CHAIN_TRANSCENDENTALS
         "reduction": lambda x: x.sum(axis=-1),
         "unit-dim product sum": lambda x, y: (x * y).sum(axis=-1),
+        **kernel_windows.function_fns(jax, jnp),
         "copy": lambda x: x.T,
         "transpose": lambda x: x.transpose(PERMUTE),
         "convolution": lambda x, w: convolve(jax, x, w),
@@ -177,9 +178,8 @@ def plan(suite: Suite, dtype: str) -> list[list[Planned]]:
     sweeps = _matmuls(suite, dtype, b)
     if dtype in MATMUL_ONLY:
         return sweeps
-    scans = kernel_windows.scans(suite, dtype, b, ROW)
-    products = kernel_windows.product_sums(suite, dtype, b, ROW)
-    streams = [*_streams(suite, dtype, b), _transposes(suite, dtype, b), *scans, products]
+    others = kernel_windows.others(suite, dtype, b, ROW)
+    streams = [*_streams(suite, dtype, b), _transposes(suite, dtype, b), *others]
     convolutions = kernel_windows.convolutions(suite, dtype, b)
     return [*sweeps, *convolutions, *_attentions(suite, dtype, b), *streams]
 

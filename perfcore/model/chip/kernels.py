@@ -11,7 +11,9 @@ priced from the convolution curves (forward-shaped, or a weight gradient's whose
 its input), a sort from the sort curve at the size of one of its rows' keys, a reduce-window
 (a cumulative sum's) from its own curve by the bytes its windows read (WINDOW_BYTES), and a
 sum of a product of two operands over a shape with a size-1 dimension from its own curve
-(XLA:CPU runs (a·b).sum(-1) of (1, 1536, 256) 8-10× slower than of (1536, 256)). A kind
+(XLA:CPU runs (a·b).sum(-1) of (1, 1536, 256) 8-10× slower than of (1536, 256)). A sine,
+power or rsqrt an op evaluates is priced on its function's own curve (FUNCTIONS), the rest of
+its transcendentals on the exp·tanh chain's. A kind
 sized by bytes with no curve of the op's dtype takes float32's, said as such. With no curve for
 its device, kind and dtype, the fallback given (the published runs' efficiency), said as
 such. expected() is the one kernel model.
@@ -42,6 +44,9 @@ SIZE_UNIT = {
     "sort": "bytes",  # its keys read and written once (sort_bytes), per row sorted
     "reduce-window": "bytes",  # as its windows read it (window_bytes): a cumulative sum's
     "unit-dim product sum": "bytes",  # a sum of a product over a shape with a size-1 dim
+    "sine": "bytes",  # sin, cos, tan: one evaluation per element, each read and written once
+    "power": "bytes",  # x ** y of non-integer y
+    "rsqrt": "bytes",  # 1 / sqrt(x)
 }
 KINDS = tuple(SIZE_UNIT)
 # A kind measured on its own whose curve an older file may lack: priced from its base kind's.
@@ -54,7 +59,13 @@ BASE_KIND = {
     "sort": "elementwise",
     "reduce-window": "reduction",
     "unit-dim product sum": "reduction",
+    "sine": "transcendental",
+    "power": "transcendental",
+    "rsqrt": "transcendental",
 }
+# Transcendental functions measured one by one: on XLA:CPU these ran 4-17× the exp·tanh chain's
+# cost per evaluation (4M floats: rsqrt 5.7 ms, sin 15.7 ms, x**1.5 18.0 ms; exp 1.6, tanh 1.1).
+FUNCTIONS = ("sine", "power", "rsqrt")
 SKINNY = 16  # a matmul with M or N at most this is a matvec (decode's GEMV-like shapes)
 # The transcendental curve's kernel, exp(-x)·tanh(x), evaluates this many per element, reading
 # and writing each element once: n evaluations cost that kernel over n / 2 elements.

@@ -4,8 +4,8 @@ A matmul with M or N of at most 16 is a matvec; else its kind follows its operan
 (A·B, a weight gradient's Aᵀ·B, an input gradient's A·Bᵀ: perfcore.model.chip.kernels.
 matmul_kind). An op that writes three or more dimensions longer than 1 in another order (a
 transpose, a layout-changing copy, a fusion holding either) is a `transpose`; an elementwise
-fusion with transcendentals (XLA's count less its square roots: evaluations) a
-`transcendental` chain; a fused attention custom call
+fusion with transcendentals (XLA's count less its square roots: evaluations; a sine, power
+or rsqrt on its own function's curve) a `transcendental` chain; a fused attention custom call
 `attention` (forward or backward). A convolution (an HLO `convolution`, a cuDNN call) is a
 `convolution filter` where its window spans its input (a weight gradient: the window is at
 least its output's spatial size), else a `convolution`; an op holding a sort is a `sort`, one
@@ -206,16 +206,33 @@ def product_sum(module: hlo.Module, instruction: hlo.Instruction) -> bool:
 # Opcodes XLA's cost model counts as transcendentals that run as one vector instruction: timed
 # here over 4M floats, sqrt took 1.07 ms against 1.35 ms for x·2 + 1 and 1.62 ms for exp.
 ONE_INSTRUCTION = frozenset({"sqrt"})
+# The opcodes priced on a function's own curve (kernels.FUNCTIONS), not the exp·tanh chain's.
+FUNCTION_OF = {"sine": "sine", "cosine": "sine", "tan": "sine", "power": "power", "rsqrt": "rsqrt"}
 
 
-def evaluations(module: hlo.Module, instruction: hlo.Instruction, priced) -> float:
-    """The transcendental evaluations of an op that the transcendental curve prices: XLA's
-    count less one per element of each square root the op holds."""
+def _elements(module: hlo.Module, instruction: hlo.Instruction, opcodes) -> dict[str, float]:
+    """Elements the op's instructions of `opcodes` compute, by opcode."""
+    out: dict[str, float] = {}
+    for i in _inside(module, instruction, opcodes):
+        if found := hlo.arrays(i.shape):
+            out[i.opcode] = out.get(i.opcode, 0.0) + math.prod(found[0][1])
+    return out
+
+
+def evaluations(module: hlo.Module, instruction: hlo.Instruction, priced) -> dict[str, float]:
+    """The op's transcendental evaluations by the curve that prices them: {kind: evaluations},
+    a kernels.FUNCTIONS kind one per element of each of its opcodes, `transcendental` (the
+    exp·tanh chain) the rest of XLA's count less one per element of each square root; empty
+    with none."""
     if not priced.transcendentals:
-        return 0.0
-    inside = _inside(module, instruction, ONE_INSTRUCTION)
-    roots = sum(math.prod(a[0][1]) for i in inside if (a := hlo.arrays(i.shape)))
-    return max(0.0, priced.transcendentals - roots)
+        return {}
+    counted = _elements(module, instruction, ONE_INSTRUCTION | set(FUNCTION_OF))
+    out: dict[str, float] = {}
+    for opcode, n in counted.items():
+        if opcode in FUNCTION_OF:
+            out[FUNCTION_OF[opcode]] = out.get(FUNCTION_OF[opcode], 0.0) + n
+    chain = priced.transcendentals - sum(counted.values())
+    return {**({"transcendental": chain} if chain > 0 else {}), **out}
 
 
 def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced) -> str:

@@ -127,13 +127,13 @@ def _size(kind: str, flops: float, moved: float, instances: int = 1) -> float:
 
 
 def _with_evaluations(module, p, evals, dtype, body, bandwidth, ctx: Context, bound, seconds, eff):
-    """(seconds, Efficiency) of an op that evaluates `evals` transcendentals (XLA's cost model's
-    count less its square roots: kinds.evaluations; the roofline counts no FLOPs for them):
-    over its largest array's E elements, the transcendental curve's kernel over E elements
-    (CHAIN_TRANSCENDENTALS per element, each element read and written once at the op's width),
-    times its count over that kernel's. A matmul's fusion runs them beside its dots, in turn
-    (their sum); any other op takes the slower of its own kind's time and theirs (2 per element
-    is the curve's kernel itself). body: the op is a loop body's (the curve timed so, where
+    """(seconds, Efficiency) of an op that evaluates transcendentals, `evals` by the curve that
+    prices them (kinds.evaluations; the roofline counts no FLOPs for them): over its largest
+    array's E elements, each curve's kernel over E elements (each element read and written
+    once at the op's width; CHAIN_TRANSCENDENTALS evaluations per element on the exp·tanh
+    chain, one on a function's own), times its count over that kernel's. A matmul's fusion
+    runs them beside its dots, in turn (their sum); any other op takes the slower of its own
+    kind's time and theirs. body: the op is a loop body's (the curve timed so, where
     measured)."""
     shapes = [p.instruction.shape, *(hlo.operand_shape(module, o) for o in p.instruction.operands)]
     arrays = [a for x in shapes if x for a in hlo.arrays(x)]
@@ -141,20 +141,24 @@ def _with_evaluations(module, p, evals, dtype, body, bandwidth, ctx: Context, bo
     if not elements:
         return seconds, eff
     moved = 2 * hlo.ELEMENT_BYTES.get(arrays[0][0], 4) * elements
-    e = kernels.expected(
-        moved / bandwidth, "transcendental", dtype, moved, ctx.curves, ctx.fallback[False], body
-    )
-    times = evals / (kernels.CHAIN_TRANSCENDENTALS * elements)
+    parts, said = 0.0, []
+    for curve, n in evals.items():
+        e = kernels.expected(
+            moved / bandwidth, curve, dtype, moved, ctx.curves, ctx.fallback[False], body
+        )
+        per_element = kernels.CHAIN_TRANSCENDENTALS if curve == "transcendental" else 1
+        times = n / (per_element * elements)
+        parts += e.seconds * times
+        said.append(
+            f"{times:.3g} x the {curve} curve's kernel over its {elements:,} elements "
+            f"({n:.3g} evaluations): {e.efficiency.derived_from}"
+        )
     matmul = p.category == hlo.MATMUL
-    total = seconds + e.seconds * times if matmul else max(seconds, e.seconds * times)
+    total = seconds + parts if matmul else max(seconds, parts)
     if total == seconds:
         return seconds, eff
-    said = (
-        f"{eff.derived_from}; {'and' if matmul else 'at least'} {times:.3g} x the "
-        f"transcendental curve's kernel over its {elements:,} elements "
-        f"({evals:.3g} evaluations): {e.efficiency.derived_from}"
-    )
-    return total, kernels.Efficiency(bound / total, eff.source, said)
+    joined = f"{eff.derived_from}; {'and' if matmul else 'at least'} " + "; and ".join(said)
+    return total, kernels.Efficiency(bound / total, eff.source, joined)
 
 
 def _fused_dots(module, dots, dtype, roofs, ctx: Context, bound: float, body: bool = False):
