@@ -108,12 +108,18 @@ def test_a_sine_takes_its_own_curves_kernel_as_often_as_it_evaluates():
 def test_an_op_of_a_loops_body_takes_the_loop_curve():
     """tests/data/profile/cpu_scan.hlo: a scan whose body runs a tanh (8×16) each step. With a
     transcendental curve timed as a loop body's op (efficiency 2.0, beside the program curve's
-    0.25), the body's tanh is priced on it: its bound over 2.0."""
+    0.25) and an elementwise one (8.0), the body's tanh is priced on them: its data streamed
+    at 8.0, its 128 evaluations half the chain's kernel over its 128 elements (1,024 bytes)
+    at 2.0, the slower of the two."""
     scan = (Path(__file__).parent / "data" / "profile" / "cpu_scan.hlo").read_text("utf-8")
     looped = kernels.Curves(
         "cpu",
         "2026-12-02",
-        (*CURVES.points, *_flat("transcendental", 2.0, 1e2, 1e8)),
+        (
+            *CURVES.points,
+            *_flat("transcendental", 2.0, 1e2, 1e8),
+            *_flat("elementwise", 8.0, 1, 1e8),
+        ),
         (("float32", 1e9),),
         1e9,
         "hand",
@@ -122,7 +128,7 @@ def test_an_op_of_a_loops_body_takes_the_loop_curve():
     looped = dataclasses.replace(
         looped,
         points=tuple(
-            dataclasses.replace(p, loop=True) if p.efficiency == 2.0 else p for p in looped.points
+            dataclasses.replace(p, loop=True) if p.efficiency >= 2.0 else p for p in looped.points
         ),
     )
 
@@ -132,7 +138,7 @@ def test_an_op_of_a_loops_body_takes_the_loop_curve():
     ops = {o.name: o for o in predict.predict_modules([scan], "cpu", looped, 3, cost).ops}
     tanh = ops["wrapped_tanh"]
     assert tanh.kernel == "transcendental" and "as a loop body's op" in tanh.derived_from
-    assert tanh.predicted_s / tanh.occurrences == pytest.approx(1024 / 1e9 / 2.0)
+    assert tanh.predicted_s / tanh.occurrences == pytest.approx(0.5 * 1024 / 1e9 / 2.0)
 
 
 ROOTS = """HloModule roots

@@ -94,7 +94,9 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
         size = _size(kind, p.flops, p.bytes, instances)
         if kind in WINDOWED:  # a sort or reduce-window: sized by what its loops read
             bound, size = _windowed(module, instruction, kind, p.flops, (peak, bandwidth))
-        e = kernels.expected(bound, kind, dtype, size, ctx.curves, fallback, body)
+        # its data on the stream's curve; what it evaluates is added below (_with_evaluations)
+        own = "elementwise" if kind == "transcendental" else kind
+        e = kernels.expected(bound, own, dtype, size, ctx.curves, fallback, body)
         seconds, eff = e.seconds, e.efficiency
     if evals := kinds.evaluations(module, instruction, p):
         seconds, eff = _with_evaluations(
