@@ -7,6 +7,8 @@ time from those curves, and the kinds the programs were chosen for must be the o
 
 from __future__ import annotations
 
+import jax
+import jax.numpy as jnp
 import pytest
 
 from bench.predict_zoo import PROGRAMS
@@ -51,9 +53,6 @@ def test_every_op_of_a_zoo_program_is_priced_from_the_curves(bundled, name):
 def _corpus() -> dict:
     """JAX programs of every shape a user's may take: loops, branches, transforms, FFTs,
     LAPACK calls, scatters, random numbers, mixed and integer dtypes (tiny sizes)."""
-    import jax
-    import jax.numpy as jnp
-
     x, v = jnp.ones((32, 32)), jnp.ones((32,))
     i = jnp.arange(32) % 7
     nhwc = ("NHWC", "HWIO", "NHWC")

@@ -144,9 +144,8 @@ def functions(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]
 
 def others(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
     """The sorts, reduce-windows, product sums and transcendental functions of dtype."""
-    return [*scans(suite, dtype, b, row), product_sums(suite, dtype, b, row)] + functions(
-        suite, dtype, b, row
-    )
+    products = product_sums(suite, dtype, b, row)
+    return [*scans(suite, dtype, b, row), products, *functions(suite, dtype, b, row)]
 
 
 def function_fns(jax, jnp) -> dict:

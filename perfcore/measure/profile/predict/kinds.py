@@ -227,12 +227,12 @@ def evaluations(module: hlo.Module, instruction: hlo.Instruction, priced) -> dic
     if not priced.transcendentals:
         return {}
     counted = _elements(module, instruction, ONE_INSTRUCTION | set(FUNCTION_OF))
-    out: dict[str, float] = {}
-    for opcode, n in counted.items():
-        if opcode in FUNCTION_OF:
-            out[FUNCTION_OF[opcode]] = out.get(FUNCTION_OF[opcode], 0.0) + n
     chain = priced.transcendentals - sum(counted.values())
-    return {**({"transcendental": chain} if chain > 0 else {}), **out}
+    out = {"transcendental": chain} if chain > 0 else {}
+    for opcode, n in counted.items():
+        if kind := FUNCTION_OF.get(opcode):
+            out[kind] = out.get(kind, 0.0) + n
+    return out
 
 
 def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced) -> str:
