@@ -6,12 +6,16 @@ fields and labels come back.
 
 import dataclasses
 
+import jax
+import jax.numpy as jnp
+import numpy as np
 import pytest
 
 from perfcore.measure import results
 from perfcore.measure.clock import harness
 from perfcore.measure.experiments import kernel_loops, runner
 from perfcore.measure.experiments import kernels as kernel_suite
+from perfcore.measure.experiments.env import random_inputs
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.hlo import xla_private
@@ -52,6 +56,26 @@ def test_the_tiny_suite_yields_records_of_every_kind(measured):
             assert r.flops_source == ("model" if r.kernel in copies else "cost_analysis")
             assert r.bytes
             assert r.size_kind == kernels.SIZE_UNIT[r.kernel]
+
+
+def test_a_batched_matmul_record_is_sized_by_one_of_its_matmuls(measured):
+    """16 matmuls of 256×64·64×256 in one dot: the record's size is one's FLOPs (as the
+    prediction sizes a batched dot), its FLOPs the dot's (cost_analysis)."""
+    (r,) = [r for r in measured if r.kernel == "batched matmul"]
+    assert r.shapes == ((16, 256, 64), (16, 64, 256))
+    assert r.size == pytest.approx(2 * 256 * 64 * 256) == pytest.approx(r.flops / 16)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_random_inputs_are_standard_normal_arrays_of_each_shape(dtype):
+    """Drawn once per call (by numpy on a CPU): each shape and dtype asked for, the two
+    arrays different, mean about 0 and deviation about 1 over 2^16 draws."""
+    env = runner.Env(jax, jnp, runner.detect({}), TINY, lambda message: None)
+    a, b = random_inputs(env, ((256, 256), (256, 256)), dtype)
+    assert a.shape == b.shape == (256, 256) and str(a.dtype) == str(b.dtype) == dtype
+    x = np.asarray(a, np.float32)
+    assert not np.array_equal(x, np.asarray(b, np.float32))
+    assert abs(x.mean()) < 0.02 and abs(x.std() - 1) < 0.02
 
 
 def test_its_results_file_round_trips_to_the_same_curves(measured, tmp_path):

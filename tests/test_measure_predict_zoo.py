@@ -25,7 +25,7 @@ EXERCISES = {
     "sort": "sort",
     "cumsum": "reduce-window",
     "transpose_matmul": "matmul transposed",
-    "einsum_attention": "matmul rhs transposed",
+    "einsum_attention": "batched matmul",
     "elementwise": "transcendental",
     "reductions": "reduction",
 }

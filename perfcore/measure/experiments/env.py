@@ -141,6 +141,23 @@ NO_WORK = {"flops": None, "bytes": None, "flops_model": None, "bytes_model": Non
 NO_WORK |= {"flops_source": ""}
 
 
+def random_inputs(env: Env, shapes: tuple[tuple[int, ...], ...], dtype: str) -> tuple:
+    """Standard normal arrays of the shapes, in dtype (drawn in float32, then cast). On a CPU
+    numpy draws them (jax.random compiles a program per shape: 0.3-0.4 s each there, half the
+    kernels suite's budget); elsewhere jax.random draws them on the device."""
+    jax, jnp = env.jax, env.jnp
+    if env.detected.backend == "cpu":
+        import numpy as np
+
+        rng, cast = np.random.default_rng(0), jnp.dtype(dtype)
+        return tuple(jnp.asarray(rng.standard_normal(s, np.float32).astype(cast)) for s in shapes)
+    keys = jax.random.split(jax.random.key(0), len(shapes))
+    return tuple(
+        jax.random.normal(k, s, jnp.float32).astype(dtype)
+        for k, s in zip(keys, shapes, strict=True)
+    )
+
+
 def compile_case(env: Env, fn: Callable, args: tuple, model: ops.Cost, *, matmul: bool) -> Case:
     """fn jit-compiled for args (outside any timing), FLOPs and bytes from cost_analysis.
 

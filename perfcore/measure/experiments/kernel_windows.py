@@ -1,5 +1,6 @@
 """The kernels suite's planned points, and its windowed kernels: convolutions, sorts and the
-reduce-window of a cumulative sum; and the sum of a product over a shape with a unit dim.
+reduce-window of a cumulative sum; the sum of a product over a shape with a unit dim; and
+batches of matmuls.
 
 Convolutions: 3×3, NHWC, padded by one, over channels (a quarter of each matmul side from 64
 to 512), as a forward pass runs them and as a weight gradient does (the input convolved with
@@ -13,6 +14,10 @@ dimension, ran 4-14× slower than the same sum without it (1.4-1.7 ms against 0.
 for 393,216 floats), where a plain sum, a unary prologue or a max over the same shape did not.
 The transcendental functions kernels.FUNCTIONS names (sin, x ** 1.5, rsqrt, each of x + 1 or
 |x| + 1) over (elements / row, row), at every other element count: one evaluation per element.
+A batch of BATCH matmuls of attention's scores, (s × HEAD_DIM)·(HEAD_DIM × s) each, over s (a
+dot's batch runs at its own rate, not its matmuls' alone: on XLA:CPU 16 of 1024×64·64×1024
+took 2.5× sixteen such matmuls launched one by one, 16 of 256×64·64×256 0.56×); sized by one
+matmul's FLOPs, as the prediction sizes a batched dot.
 """
 
 from __future__ import annotations
@@ -29,6 +34,9 @@ SORT_MAX = 2**20  # the largest sort and reduce-window (a sort of it: 0.25-0.3 s
 WINDOW = 16  # the reduce-window's (a cumulative sum's block on XLA:CPU)
 CONV_SIDES = (64, 512)  # the matmul sides whose quarter a convolution's channels are
 MODEL_BYTES = ("sort", "reduce-window")  # sized and bounded by the kernel model's bytes
+BATCHED, BATCHED_FN = "batched matmul", "matmul, batched"
+BATCH, HEAD_DIM = 16, 64  # the batched matmuls' batch (heads × sequences) and contraction
+BATCHED_SIDES = (64, 4096)  # the sides of the matmul sweep the batched one takes
 
 
 @dataclass(frozen=True)
@@ -123,6 +131,25 @@ def product_sums(suite: Suite, dtype: str, b: int, row: int) -> list[Planned]:
     ]
 
 
+def batched(suite: Suite, dtype: str, b: int) -> list[Planned]:
+    """BATCH matmuls of (s × HEAD_DIM)·(HEAD_DIM × s) in one dot, over the matmul sides s
+    (its function a matmul's: timed with their repeats, and again in the second pass)."""
+    lo, hi = BATCHED_SIDES
+    points = []
+    for s in (s for s in suite.kernel_sides if lo <= s <= hi):
+        one = ops.matmul(s, s, HEAD_DIM, b)
+        label = f"{BATCHED} {dtype} {BATCH}x{s}x{HEAD_DIM}x{s}"
+        shapes = ((BATCH, s, HEAD_DIM), (BATCH, HEAD_DIM, s))
+        cost = ops.Cost(BATCH * one.flops, BATCH * one.bytes)
+        points.append(Planned(BATCHED, label, dtype, shapes, BATCHED_FN, cost))
+    return points
+
+
+def instances(p: Planned) -> int:
+    """How many matmuls a point's one call runs (its size is one's FLOPs)."""
+    return p.shapes[0][0] if p.kind == BATCHED else 1
+
+
 def functions(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
     """One sweep per kernels.FUNCTIONS kind: x read, f(x) written, every other element count."""
     sizes = [n for n in suite.kernel_elements if n >= row][::2]
@@ -143,9 +170,11 @@ def functions(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]
 
 
 def others(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
-    """The sorts, reduce-windows, product sums and transcendental functions of dtype."""
+    """The sorts, reduce-windows, product sums, transcendental functions and batched matmuls
+    of dtype."""
     products = product_sums(suite, dtype, b, row)
-    return [*scans(suite, dtype, b, row), products, *functions(suite, dtype, b, row)]
+    sweeps = [*scans(suite, dtype, b, row), products, *functions(suite, dtype, b, row)]
+    return [*sweeps, batched(suite, dtype, b)]
 
 
 def function_fns(jax, jnp) -> dict:

@@ -1,26 +1,26 @@
 """Kernel curves: the kernels real layers run, swept over size per dtype, and the dispatch cost.
 
-Per dtype the backend runs: matmuls square, skinny (decode's M = 1..16), tall (prefill's
-M = 4N), transposed (a weight gradient's Xᵀ·dY, contracted over the tokens: K = N/4) and
-rhs-transposed (an input gradient's dY·Wᵀ, square); fused causal attention
-(jax.nn.dot_product_attention) forward and backward over sequence length and head dim; an
-elementwise chain, a transcendental chain, a row reduction, a 2-D transpose copy and a
-rank-4 permuted copy (a KV cache's (batch, seq, heads, head dim) -> (batch, heads, head dim,
-seq)) over sizes; 3×3 convolutions (jax.lax.conv_general_dilated, NHWC) over channels, as a
-forward pass runs them and as a weight gradient does (the input convolved with the output's
-gradient: a window as large as the image); a sort of a vector, and the reduce-window of a
-cumulative sum (XLA:CPU's scan: windows of 16 along a row), over sizes, their bytes from the
-kernel model (kernels.sort_bytes, window_bytes); a product's sum over a shape with a unit
-dimension (kernel_windows.product_sums); sin, x ** 1.5 and rsqrt one by one; the collectives
-where several devices exist. Each point is isolated calls with FLOPs and bytes from
-cost_analysis (cross-checked with chip.ops), and `kernel` names its kind
-(perfcore.model.chip.kernels). A tiny program with 1 and with 16 arguments times the dispatch
-per launched program; on a CPU the first touch of fresh pages is timed too
-(experiments.pages). The sweep keeps to the suite's kernels_budget_s: each point gets its
-share of what is left, and a sweep stops after a call longer than kernels_call_s. A matmul
-point takes MATMUL_REPEATS times the suite's repeats within its share, and a second pass
-over the matmuls while the budget lasts (kernel_rounds): their fastest call (what the curves
-use) moves most from run to run on a shared machine.
+Per dtype the backend runs: matmuls square, skinny (decode's M = 1..16), tall (prefill's M =
+4N), transposed (a weight gradient's Xᵀ·dY, contracted over the tokens: K = N/4),
+rhs-transposed (an input gradient's dY·Wᵀ, square) and batched (16 of attention's per-head
+scores in one dot); fused causal attention (jax.nn.dot_product_attention) forward and backward
+over sequence length and head dim; an elementwise chain, a transcendental chain, a row
+reduction, a 2-D transpose copy and a rank-4 permuted copy (a KV cache's (batch, seq, heads,
+head dim) -> (batch, heads, head dim, seq)) over sizes; 3×3 convolutions
+(jax.lax.conv_general_dilated, NHWC) over channels, as a forward pass runs them and as a weight
+gradient does (the input convolved with the output's gradient: a window as large as the image);
+a sort of a vector, and the reduce-window of a cumulative sum (XLA:CPU's scan: windows of 16
+along a row), over sizes, their bytes from the kernel model (kernels.sort_bytes, window_bytes);
+a product's sum over a shape with a unit dimension (kernel_windows.product_sums); sin, x ** 1.5
+and rsqrt one by one; the collectives where several devices exist. Each point is isolated calls
+with FLOPs and bytes from cost_analysis (cross-checked with chip.ops), and `kernel` names its
+kind (perfcore.model.chip.kernels). A tiny program with 1 and with 16 arguments times the
+dispatch per launched program; on a CPU the first touch of fresh pages is timed too
+(experiments.pages). The sweep keeps to the suite's kernels_budget_s: each point gets its share
+of what is left, and a sweep stops after a call longer than kernels_call_s. A matmul point
+takes MATMUL_REPEATS times the suite's repeats within its share, and a second pass over the
+matmuls while the budget lasts (kernel_rounds): their fastest call (what the curves use) moves
+most from run to run on a shared machine.
 """
 
 from __future__ import annotations
@@ -38,7 +38,13 @@ from perfcore.measure.experiments import (
     pages,
     roofline,
 )
-from perfcore.measure.experiments.env import NO_WORK, Env, compile_case, free_memory_bytes
+from perfcore.measure.experiments.env import (
+    NO_WORK,
+    Env,
+    compile_case,
+    free_memory_bytes,
+    random_inputs,
+)
 from perfcore.measure.experiments.kernel_windows import MODEL_BYTES, Planned, convolve
 from perfcore.measure.experiments.suites import Suite, require_fits
 from perfcore.measure.results import Record
@@ -73,6 +79,7 @@ def _function(jax, jnp, name: str):
         "matmul": jnp.matmul,
         "matmul transposed": lambda a, b: a.T @ b,
         "matmul rhs transposed": lambda a, b: a @ b.T,
+        kernel_windows.BATCHED_FN: jnp.matmul,
         "attention": lambda q, k, v: _attention(jax, q, k, v),
         "attention backward": jax.grad(
             lambda q, k, v: _attention(jax, q, k, v).astype("float32").sum(), argnums=(0, 1, 2)
@@ -203,21 +210,11 @@ def count(suite: Suite) -> int:
     return len(DISPATCH_ARGS) + sum(len(s) for s in (*sweeps, *in_loop(sweeps)))
 
 
-def _inputs(env: Env, p: Planned) -> tuple:
-    """Random inputs of the point's shapes and dtype (drawn in float32, then cast)."""
-    jax, jnp = env.jax, env.jnp
-    keys = jax.random.split(jax.random.key(0), len(p.shapes))
-    return tuple(
-        jax.random.normal(k, s, jnp.float32).astype(p.dtype)
-        for k, s in zip(keys, p.shapes, strict=True)
-    )
-
-
 def _measure_in_loop(env: Env, p: Planned, budget_s: float) -> Record:
     """A point as a loop body's op: seconds per iteration (harness.in_program), each loop
     length timed as isolated calls within half of budget_s; costs as one call's."""
     require_fits(3 * p.model.bytes, free_memory_bytes(), p.label)
-    fn, inputs = _function(env.jax, env.jnp, p.fn), _inputs(env, p)
+    fn, inputs = _function(env.jax, env.jnp, p.fn), random_inputs(env, p.shapes, p.dtype)
     case = compile_case(env, fn, inputs, p.model, matmul=p.fn not in COPIES)
     m = kernel_loops.per_iteration(env, fn, inputs, max(budget_s, 1e-3))
     unit = kernels.SIZE_UNIT[p.kind]
@@ -232,7 +229,9 @@ def _measure(env: Env, p: Planned, budget_s: float) -> Record:
     """One point timed as isolated calls within budget_s, with its costs and kind."""
     require_fits(3 * p.model.bytes, free_memory_bytes(), p.label)
     fn = _function(env.jax, env.jnp, p.fn)
-    case = compile_case(env, fn, _inputs(env, p), p.model, matmul=p.fn not in COPIES)
+    case = compile_case(
+        env, fn, random_inputs(env, p.shapes, p.dtype), p.model, matmul=p.fn not in COPIES
+    )
     case = dataclasses.replace(
         case, precision=case.precision or roofline.EXTRA_PRECISION.get(p.dtype, "")
     )
@@ -240,11 +239,10 @@ def _measure(env: Env, p: Planned, budget_s: float) -> Record:
         case = dataclasses.replace(case, bytes=p.model.bytes)
     repeats = env.suite.repeats * (MATMUL_REPEATS if p.fn.startswith("matmul") else 1)
     m = env.measure(case.run, repeats=repeats, budget_s=max(budget_s, 1e-3))  # >= 3 calls
-    size = case.flops if kernels.SIZE_UNIT[p.kind] == "flops" else case.bytes
     unit = kernels.SIZE_UNIT[p.kind]
+    size = case.flops / kernel_windows.instances(p) if unit == "flops" else case.bytes
     fields = {"size": size, "size_kind": unit, "kernel": p.kind, "shapes": p.shapes}
-    fields["threads"] = host_threads(env)
-    return env.record(EXPERIMENT, p.label, m, case, **fields)
+    return env.record(EXPERIMENT, p.label, m, case, threads=host_threads(env), **fields)
 
 
 def host_threads(env: Env) -> int | None:

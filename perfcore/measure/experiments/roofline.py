@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 
 from perfcore.measure.experiments import stream
-from perfcore.measure.experiments.env import Env, compile_case, free_memory_bytes
+from perfcore.measure.experiments.env import Env, compile_case, free_memory_bytes, random_inputs
 from perfcore.measure.experiments.suites import DeviceMemoryError, require_fits
 from perfcore.measure.results import Record, empirical
 from perfcore.model.chip import ops
@@ -26,20 +26,15 @@ EXTRA_PRECISION = {"float8_e4m3fn": "fp8", "float8_e5m2": "fp8"}
 UNSUPPORTED = ("UNIMPLEMENTED", "INVALID_ARGUMENT")
 
 
-def _operands(env: Env, n: int, dtype: str) -> tuple:
-    """Two random (n x n) arrays of dtype (drawn in float32, then cast)."""
-    jax, jnp = env.jax, env.jnp
-    keys = jax.random.split(jax.random.key(0), 2)
-    return tuple(jax.random.normal(k, (n, n), jnp.float32).astype(dtype) for k in keys)
-
-
 def _matmul_record(env: Env, n: int, dtype: str) -> Record:
     """One (n x n) matmul of dtype timed as isolated calls, with its costs."""
     jax, jnp = env.jax, env.jnp
     model = ops.matmul(n, n, n, jnp.dtype(dtype).itemsize)
     require_fits(model.bytes, free_memory_bytes(), f"matmul {n}x{n}x{n} {dtype}")
     with jax.enable_x64(dtype == "float64"):
-        case = compile_case(env, jnp.matmul, _operands(env, n, dtype), model, matmul=True)
+        case = compile_case(
+            env, jnp.matmul, random_inputs(env, ((n, n),) * 2, dtype), model, matmul=True
+        )
     precision = case.precision or EXTRA_PRECISION.get(dtype, "")
     case = dataclasses.replace(case, precision=precision)
     m = env.measure(case.run)

@@ -4,7 +4,8 @@ A curve is one device's measured efficiency (bound time ÷ measured time; 1 at t
 kernel size, per kernel kind and dtype. An op's efficiency is interpolated linearly in log
 size between the two measured points around it; outside the measured range it is the nearest
 measured point's, said as such. A matmul is priced from the curve of its operand layout (a
-weight gradient's Aᵀ·B and an input gradient's A·Bᵀ run other library paths than A·B) and a
+weight gradient's Aᵀ·B and an input gradient's A·Bᵀ run other library paths than A·B), a
+dot's batch of matmuls (attention's per head) from the batched curve at one of them, and a
 permuting copy from the transpose curve; where the device's curves lack that layout's (an
 older results file), from its base kind's curve (BASE_KIND), said as such. A convolution is
 priced from the convolution curves (forward-shaped, or a weight gradient's whose window spans
@@ -30,6 +31,7 @@ SIZE_UNIT = {
     "matmul": "flops",
     "matmul transposed": "flops",  # A contracted on its rows: a backward pass's weight gradient
     "matmul rhs transposed": "flops",  # B contracted on its last dim: an input gradient dY·Wᵀ
+    "batched matmul": "flops",  # one of its matmuls' FLOPs: attention's per-head Q·Kᵀ and P·V
     "matvec": "bytes",
     "attention": "flops",
     "attention backward": "flops",
@@ -53,6 +55,7 @@ KINDS = tuple(SIZE_UNIT)
 BASE_KIND = {
     "matmul transposed": "matmul",
     "matmul rhs transposed": "matmul",
+    "batched matmul": "matmul",
     "transpose": "copy",
     "convolution": "matmul",
     "convolution filter": "convolution",
@@ -134,13 +137,18 @@ class Curves:
         return self.dispatch_s + self.dispatch_per_arg_s * max(n_args - 1, 0)
 
 
-def matmul_kind(m: int, n: int, transposed: bool = False, rhs_transposed: bool = False) -> str:
+def matmul_kind(
+    m: int, n: int, transposed: bool = False, rhs_transposed: bool = False, instances: int = 1
+) -> str:
     """The kernel kind of an M×N matmul by its operand layout: `matvec` for a skinny one (M or
-    N at most SKINNY); else `matmul transposed` where A is contracted on its rows (Aᵀ·B, a
-    weight gradient), `matmul rhs transposed` where B is contracted on its last dim (A·Bᵀ,
-    an input gradient), else `matmul`."""
+    N at most SKINNY); else `batched matmul` for one of several a dot runs (its batch
+    dimensions: attention's per head), `matmul transposed` where A is contracted on its rows
+    (Aᵀ·B, a weight gradient), `matmul rhs transposed` where B is contracted on its last dim
+    (A·Bᵀ, an input gradient), else `matmul`."""
     if min(m, n) <= SKINNY:
         return "matvec"
+    if instances > 1:
+        return "batched matmul"
     if transposed:
         return "matmul transposed"
     return "matmul rhs transposed" if rhs_transposed else "matmul"

@@ -1,9 +1,10 @@
 """The kernel kind of an HLO instruction: which of a device's kernel curves prices it.
 
-A matmul with M or N of at most 16 is a matvec; else its kind follows its operand layout
-(A·B, a weight gradient's Aᵀ·B, an input gradient's A·Bᵀ: perfcore.model.chip.kernels.
-matmul_kind). An op that writes three or more dimensions longer than 1 in another order (a
-transpose, a layout-changing copy, a fusion holding either) is a `transpose`; an elementwise
+A matmul with M or N of at most 16 is a matvec; a dot of several (its batch dimensions) a
+batched matmul; else its kind follows its operand layout (A·B, a weight gradient's Aᵀ·B, an
+input gradient's A·Bᵀ: perfcore.model.chip.kernels.matmul_kind). An op that writes three or
+more dimensions longer than 1 in another order (a transpose, a layout-changing copy, a fusion
+holding either) is a `transpose`; an elementwise
 fusion with transcendentals (XLA's count less its square roots: evaluations; a sine, power
 or rsqrt on its own function's curve) a `transcendental` chain; a fused attention custom call
 `attention` (forward or backward). A convolution (an HLO `convolution`, a cuDNN call) is a
@@ -57,10 +58,12 @@ def dot_instances(module: hlo.Module, dot: hlo.Instruction | None) -> int:
 
 
 def dot_kind(module: hlo.Module, dot: hlo.Instruction | None, shape: str = "") -> str:
-    """The kernel kind of a dot (kernels.matmul_kind, by its M×N and operand layout); of
-    `shape` where no dot is given; `matvec` for a result of rank below 2."""
+    """The kernel kind of a dot (kernels.matmul_kind, by its M×N, operand layout and batch of
+    matmuls); of `shape` where no dot is given; `matvec` for a result of rank below 2."""
     dims = hlo.arrays(dot.shape if dot else shape)[0][1]
-    return kernels.matmul_kind(*dims[-2:], *_layout(module, dot)) if len(dims) >= 2 else "matvec"
+    if len(dims) < 2:
+        return "matvec"
+    return kernels.matmul_kind(*dims[-2:], *_layout(module, dot), dot_instances(module, dot))
 
 
 def _window(instruction: hlo.Instruction) -> int:
