@@ -2,20 +2,22 @@
 
 In one process: the kernel curves are measured (`kernels` experiment, --budget seconds), then
 each program is predicted from its optimized HLO (perfcore.predict), profiled op by op and its
-step wall timed untraced (30 isolated calls). Printed per program: predicted step (its ops
-scheduled over the HLO graph, perfcore.model.chip.concurrency, with the first touch of the
-pages its buffers map fresh, plus dispatch), the ops' plain sum beside it, the step's fastest
-and median untraced walls, the error against the fastest (what a prediction from the curves'
-fastest calls predicts: perfcore.measure.profile.predict.versus) and against the median, and the
-matmul ops' median per-op error. Targets: step within 20 %, matmul
+step wall timed untraced (30 isolated calls in each of --rounds rounds over the programs, 3 by
+default: its fastest over them, as each curve point is its fastest over passes). Printed per
+program: predicted step (its ops scheduled over the HLO graph, perfcore.model.chip.concurrency,
+with the first touch of the pages its buffers map fresh, plus dispatch), the ops' plain sum
+beside it, the step's fastest and median untraced walls, the error against the fastest (what a
+prediction from the curves' fastest calls predicts: perfcore.measure.profile.predict.versus) and
+against the median, and the matmul ops' median per-op error. Targets: step within 20 %, matmul
 median per-op error within 25 %. Run only when the machine is quiet (uptime load < 2.5).
 
-    PYTHONPATH=$PWD .venv/bin/python bench/predict.py [--budget 120] [--out curves.json]
+    PYTHONPATH=$PWD .venv/bin/python bench/predict.py [--budget 120] [--out FILE] [--rounds 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import resource
 
@@ -120,10 +122,29 @@ def faults_per_step(fn, args, steps: int = 20) -> float:
     return (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / steps
 
 
+def walls(steps: dict[str, tuple], rounds: int) -> dict[str, tuple]:
+    """Each program's untraced step walls (versus.step_wall, 30 calls) taken in `rounds`
+    rounds over all the programs in turn: (every round's samples in one Measurement, each
+    round's fastest). The curves' points are each their fastest over passes minutes apart; a
+    slow spell of a shared machine then slows one round of a program, not its whole figure."""
+    taken: dict[str, list] = {name: [] for name in steps}
+    for _ in range(rounds):
+        for name, (fn, inputs) in steps.items():
+            taken[name].append(versus.step_wall(fn, *inputs))
+    return {
+        name: (
+            dataclasses.replace(ms[0], samples=tuple(t for m in ms for t in m.samples)),
+            [m.min for m in ms],
+        )
+        for name, ms in taken.items()
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--budget", type=float, default=120.0)
     parser.add_argument("--out", default="")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of untraced step walls")
     args = parser.parse_args()
     print("load average (1, 5, 15 min) before: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     records = runner.run_suite("kernels", budget_s=args.budget)
@@ -136,29 +157,38 @@ def main() -> None:
     print(f"step rule: {', '.join(RULES)}")
     head = f"{'program':<16} {'predicted':>10} {'op sum':>10} {'fastest':>10} {'median':>10}"
     print(f"{head} {'error':>7} {'vs med':>7} {'matmul med':>10}  rule")
-    for name, make in PROGRAMS.items():
-        fn, inputs = make()
+    steps = {name: make() for name, make in PROGRAMS.items()}
+    held = {}
+    for name, (fn, inputs) in steps.items():
         predicted = predict.predict(fn, *inputs, curves=measured)
-        joined = profile(fn, *inputs, steps=10)
-        held = versus.versus(predicted, joined, versus.step_wall(fn, *inputs))
-        med = held.median_error()
-        rules = "; ".join(f"{t.rule.split(' (')[0]}" for t in predicted.schedule) or "sum"
-        if predicted.fresh_s:
-            rules += f"; fresh pages {predicted.fresh_s * 1e3:.1f} core-ms"
-            rules += f", {faults_per_step(fn, inputs):,.0f} minor faults a step measured"
+        held[name] = (predicted, profile(fn, *inputs, steps=10))
+    for name, (wall, fastest) in walls(steps, args.rounds).items():
+        fn, inputs = steps[name]
+        predicted, joined = held[name]
+        print_held(name, predicted, versus.versus(predicted, joined, wall), fastest, fn, inputs)
+
+
+def print_held(name: str, predicted, held, fastest: list[float], fn, inputs) -> None:
+    """One program's line, its rounds' fastest walls and its 12 slowest ops measured."""
+    med = held.median_error()
+    rules = "; ".join(f"{t.rule.split(' (')[0]}" for t in predicted.schedule) or "sum"
+    if predicted.fresh_s:
+        rules += f"; fresh pages {predicted.fresh_s * 1e3:.1f} core-ms"
+        rules += f", {faults_per_step(fn, inputs):,.0f} minor faults a step measured"
+    print(
+        f"{name:<16} {held.predicted_step_s * 1e3:>8.3f}ms "
+        f"{(predicted.op_s + predicted.dispatch_s) * 1e3:>8.3f}ms {held.wall_s * 1e3:>8.3f}ms "
+        f"{held.wall_median_s * 1e3:>8.3f}ms {held.step_error:>+7.0%} "
+        f"{held.predicted_step_s / held.wall_median_s - 1:>+7.0%} "
+        f"{'-' if med is None else f'{med:.0%}':>10}  {rules}"
+    )
+    print(f"   fastest by round: {', '.join(f'{t * 1e3:.3f}ms' for t in fastest)}")
+    for o in sorted(held.ops, key=lambda o: -o.measured_s)[:12]:
         print(
-            f"{name:<16} {held.predicted_step_s * 1e3:>8.3f}ms "
-            f"{(predicted.op_s + predicted.dispatch_s) * 1e3:>8.3f}ms {held.wall_s * 1e3:>8.3f}ms "
-            f"{held.wall_median_s * 1e3:>8.3f}ms {held.step_error:>+7.0%} "
-            f"{held.predicted_step_s / held.wall_median_s - 1:>+7.0%} "
-            f"{'-' if med is None else f'{med:.0%}':>10}  {rules}"
+            f"   {o.name:<28.28} {o.kernel:<21} alone {o.alone_s * 1e6:8.1f}us "
+            f"inside {o.predicted_s * 1e6:8.1f}us measured {o.measured_s * 1e6:8.1f}us "
+            f"{o.error:+6.0%}"
         )
-        for o in sorted(held.ops, key=lambda o: -o.measured_s)[:12]:
-            print(
-                f"   {o.name:<28.28} {o.kernel:<21} alone {o.alone_s * 1e6:8.1f}us "
-                f"inside {o.predicted_s * 1e6:8.1f}us measured {o.measured_s * 1e6:8.1f}us "
-                f"{o.error:+6.0%}"
-            )
 
 
 if __name__ == "__main__":

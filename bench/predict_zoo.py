@@ -5,10 +5,11 @@ set of ordinary JAX programs (convolutions, attention, scans, gathers, sorts, re
 norms, random numbers drawn inside the step, a small CNN's and an MLP's training steps)
 against their step's wall alone: the predicted step (perfcore.predict, from curves measured
 in this process or read from --curves) against the fastest of 30 isolated, synchronized
-untraced calls, with the median beside it. Target: within 20 % of the fastest. Run only when
+untraced calls in each of --rounds rounds over the programs (bench.predict.walls), with the
+median beside it and each round's fastest. Target: within 20 % of the fastest. Run only when
 the machine is quiet (uptime load < 2.5).
 
-    PYTHONPATH=$PWD .venv/bin/python bench/predict_zoo.py [--budget 120] [--curves file]
+    PYTHONPATH=$PWD .venv/bin/python bench/predict_zoo.py [--budget 120] [--curves F] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ import os
 import jax
 import jax.numpy as jnp
 
+from bench.predict import walls
 from perfcore.measure.experiments import runner
 from perfcore.measure.profile.predict import program as predict
-from perfcore.measure.profile.predict import versus
 from perfcore.measure.results import curves, load_results, save_results
 
 TARGET = 0.20
@@ -228,6 +229,7 @@ def main() -> None:
     parser.add_argument("--curves", default="", help="a results file of kernels records to use")
     parser.add_argument("--out", default="", help="where to save the curves measured")
     parser.add_argument("--only", default="", help="comma-separated program names")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of untraced step walls")
     args = parser.parse_args()
     print("load average (1, 5, 15 min) before: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     if args.curves:
@@ -239,18 +241,21 @@ def main() -> None:
     measured = curves.curves(records)
     print(f"curves: {len(measured.points)} points, {measured.label}")
     names = args.only.split(",") if args.only else list(PROGRAMS)
-    print(f"{'program':<18} {'predicted':>10} {'fastest':>10} {'median':>10} {'error':>7}")
+    steps = {name: PROGRAMS[name]() for name in names}
+    predicted = {
+        n: predict.predict(fn, *inputs, curves=measured) for n, (fn, inputs) in steps.items()
+    }
+    head = f"{'program':<18} {'predicted':>10} {'fastest':>10} {'median':>10} {'error':>7}"
+    print(f"{head}  fastest by round")
     within = 0
-    for name in names:
-        fn, inputs = PROGRAMS[name]()
-        predicted = predict.predict(fn, *inputs, curves=measured)
-        wall = versus.step_wall(fn, *inputs)
-        step = predicted.step_s
+    for name, (wall, fastest) in walls(steps, args.rounds).items():
+        step = predicted[name].step_s
         error = step / wall.min - 1
         within += abs(error) <= TARGET
         print(
             f"{name:<18} {step * 1e3:>8.3f}ms {wall.min * 1e3:>8.3f}ms "
-            f"{wall.median * 1e3:>8.3f}ms {error:>+7.0%}"
+            f"{wall.median * 1e3:>8.3f}ms {error:>+7.0%}  "
+            + ", ".join(f"{t * 1e3:.3f}" for t in fastest)
         )
     print(f"{within} of {len(names)} within {TARGET:.0%} of the fastest call")
     print("load average (1, 5, 15 min) after: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
