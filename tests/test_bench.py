@@ -48,6 +48,28 @@ def test_warmup_and_compile_are_excluded_from_the_samples():
     assert all(s == pytest.approx(1.001e-3) for s in m.samples)
 
 
+def test_prepare_runs_before_every_call_outside_the_clock():
+    """prepare (1 ms of host time on the fake clock) before each of 2 warm-up and 4 timed
+    calls: never between a sample's clock readings, so no sample holds its time."""
+    device = FakeDevice(dispatch_s=1e-6, work_s=1e-3)
+
+    def prepare():
+        device.now += 1e-3
+        device.events.append("prepare")
+
+    m = fake_measure(device, warmup=2, repeats=4, prepare=prepare)
+    assert device.events.count("prepare") == 2 + 4
+    assert all(s == pytest.approx(1.001e-3) for s in m.samples)
+    timed = device.events[device.events.index("sync") + 1 :]
+    calls = [i for i, event in enumerate(timed) if event == "call"]
+    assert len(calls) == 4 and all(timed[i - 2 : i] == ["prepare", "clock"] for i in calls)
+
+
+def test_prepare_refuses_a_loop_of_calls_per_sample():
+    with pytest.raises(ValueError, match="prepare"):
+        fake_measure(FakeDevice(), method=harness.LOOP, calls_per_sample=3, prepare=lambda: None)
+
+
 def test_sync_is_called_after_each_timed_call_and_before_the_clock_stops():
     device = FakeDevice()
     fake_measure(device, warmup=2, repeats=4)

@@ -90,6 +90,38 @@ def _corpus() -> dict:
             (jax.random.key(0),),
         ),
         "logsumexp_grad": (jax.grad(lambda x: jax.nn.logsumexp(x)), (x,)),
+        "host_callbacks": (
+            lambda x: jax.pure_callback(
+                lambda a: a * 2, jax.ShapeDtypeStruct(x.shape, x.dtype), x @ x
+            ),
+            (x,),
+        ),
+        "svd_qr": (lambda x: jnp.linalg.svd(x)[1] + jnp.linalg.qr(x)[1].sum(), (x,)),
+        "grouped_conv_3d": (
+            lambda a, b: (
+                jax.lax.conv_general_dilated(
+                    a,
+                    jnp.ones((3, 3, 1, 4)),
+                    (1, 1),
+                    "SAME",
+                    dimension_numbers=nhwc,
+                    feature_group_count=4,
+                ),
+                jax.lax.conv_general_dilated(
+                    b,
+                    jnp.ones((3, 3, 3, 2, 2)),
+                    (1, 1, 1),
+                    "SAME",
+                    dimension_numbers=("NDHWC", "DHWIO", "NDHWC"),
+                ),
+            ),
+            (jnp.ones((2, 8, 8, 4)), jnp.ones((1, 4, 4, 4, 2))),
+        ),
+        "int8_dot": (
+            lambda i8: jax.lax.dot(i8, i8, preferred_element_type=jnp.int32),
+            (jnp.ones((32, 32), jnp.int8),),
+        ),
+        "donated_static": (jax.jit(lambda x, n: x * n, donate_argnums=0, static_argnums=1), (x, 3)),
     }
 
 

@@ -230,3 +230,19 @@ def test_an_example_with_no_roof_is_judged_against_this_machines_quick_roofline(
     assert "roofs: measured roofline of this machine" in printed.splitlines()[0]
     ops = profile_records.profile_records(results.load_results(out))
     assert ops and not [r.label for r in ops if r.diagnosis.startswith("no roof")]
+
+
+def test_a_program_that_donates_its_arguments_is_profiled_and_timed_on_fresh_copies(tmp_path):
+    """jax.jit(..., donate_argnums=0) deletes the buffer each call takes: every profiled step
+    and every timed call gets copies, the caller's arrays stay whole, the result is right."""
+    from perfcore.measure.profile.predict import versus
+
+    step = jax.jit(lambda w, x: (w - 0.1 * (x.T @ (x @ w)), (x @ w).sum()), donate_argnums=0)
+    w, x = jax.numpy.ones((64, 64)), jax.numpy.ones((8, 64))
+    p = run.profile(step, w, x, steps=3, trace_dir=tmp_path)
+    assert len(p.call_s) == 3 and p.ops
+    wall = versus.step_wall(step, w, x, repeats=4)
+    assert wall.n == 4 and not w.is_deleted()
+    assert float(step(w.copy(), x)[1]) == 8 * 64 * 64
+    plain = jax.jit(lambda w, x: x @ w)
+    assert run.arguments(jax, plain, (w, x))() == (w, x)  # no copies where nothing is donated

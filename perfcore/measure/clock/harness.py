@@ -132,10 +132,15 @@ def in_program(long: Measurement, short: Measurement, extra: int) -> Measurement
     return Measurement(samples=samples, method=IN_PROGRAM, warmup=long.warmup)
 
 
-def _warm_up(fn: Callable[[], Any], sync: Callable[[Any], Any], warmup: int) -> None:
-    """Call fn `warmup` times (compiling it) and wait for the last output; untimed."""
+def _warm_up(
+    fn: Callable[[], Any], sync: Callable[[Any], Any], warmup: int, prepare: Callable | None = None
+) -> None:
+    """Call fn `warmup` times (compiling it; prepare before each) and wait for the last
+    output; untimed."""
     output = None
     for _ in range(warmup):
+        if prepare is not None:
+            prepare()
         output = fn()
     if warmup:
         sync(output)
@@ -175,15 +180,22 @@ def measure(
     method: str = ISOLATED,
     calls_per_sample: int = 1,
     blocking: bool = True,
+    prepare: Callable[[], Any] | None = None,
 ) -> Measurement:
-    """Warm fn up outside the clock, then time it; samples in seconds per call."""
+    """Warm fn up outside the clock, then time it; samples in seconds per call. prepare, if
+    given, runs before every call (warm-up included), outside the clock: e.g. fresh copies of
+    the arguments a program donates (one call per sample only)."""
     if method not in METHODS or repeats < 1 or calls_per_sample < 1:
         raise ValueError(f"measure needs a method in {METHODS}, repeats >= 1, calls >= 1")
     if budget_s <= 0 or warmup < 0 or (method == ISOLATED and calls_per_sample != 1):
         raise ValueError("measure needs budget_s > 0, warmup >= 0, 1 call per isolated sample")
-    _warm_up(fn, sync, warmup)
+    if prepare is not None and calls_per_sample != 1:
+        raise ValueError("measure's prepare runs before each call: 1 call per sample")
+    _warm_up(fn, sync, warmup, prepare)
 
     def take() -> float:
+        if prepare is not None:
+            prepare()
         return _time_sample(fn, sync, clock, calls_per_sample, blocking)
 
     samples = _take_samples(take, clock, repeats, budget_s)

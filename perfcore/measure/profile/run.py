@@ -2,7 +2,8 @@
 
 The steps run under jax.profiler.trace, each call synchronized (block_until_ready) and timed
 with perf_counter besides, so a step's host wall in the trace can be checked against the
-clock. The trace folder is kept (a temporary one unless given) for TensorBoard or Perfetto.
+clock. A program that donates its arguments gets fresh copies for every call, made before the
+trace. The trace folder is kept (a temporary one unless given) for TensorBoard or Perfetto.
 JAX is imported when a profile is taken; one measurement runs at a time per process.
 """
 
@@ -22,11 +23,26 @@ from perfcore.measure.profile.judge.joined import Profile
 from perfcore.measure.profile.read import capture
 
 
-def _capture_steps(jax, jitted: Callable, args: tuple, steps: int, trace_dir: Path) -> list:
-    """perf_counter seconds of each of `steps` synchronized calls, traced into trace_dir."""
+def arguments(jax, jitted: Callable, args: tuple) -> Callable[[], tuple]:
+    """What gives each call of jitted its arguments: args themselves, or, where the program
+    donates any (jax.jit's donate_argnums: a donated buffer is deleted by the call that takes
+    it), fresh copies of their arrays, ready before the call (the caller's stay untouched)."""
+    if not any(a.donated for a in jax.tree.leaves(jitted.lower(*args).args_info)):
+        return lambda: args
+
+    def copies() -> tuple:
+        fresh = jax.tree.map(lambda a: a.copy() if isinstance(a, jax.Array) else a, args)
+        return jax.block_until_ready(fresh)
+
+    return copies
+
+
+def _capture_steps(jax, jitted: Callable, per_step: list[tuple], trace_dir: Path) -> list:
+    """perf_counter seconds of one synchronized call per arguments of per_step, traced into
+    trace_dir."""
     calls = []
     with jax.profiler.trace(str(trace_dir)):
-        for _ in range(steps):
+        for args in per_step:
             start = time.perf_counter()
             jax.block_until_ready(jitted(*args))
             calls.append(time.perf_counter() - start)
@@ -43,10 +59,11 @@ def profile(
         raise ValueError(f"profile needs steps >= 1 and warmup >= 1, got {steps} and {warmup}")
     jitted = fn if hasattr(fn, "lower") else jax.jit(fn)
     folder = Path(trace_dir) if trace_dir else Path(tempfile.mkdtemp(prefix="perfcore-profile-"))
+    fresh = arguments(jax, jitted, args)
     with LOCK:
         for _ in range(warmup):  # compiles outside the trace
-            jax.block_until_ready(jitted(*args))
-        calls = _capture_steps(jax, jitted, args, steps, folder)
+            jax.block_until_ready(jitted(*fresh()))
+        calls = _capture_steps(jax, jitted, [fresh() for _ in range(steps)], folder)
     joined = join(capture.read_capture(folder))
     notes = tuple(filter(None, [xla_private.check_version()]))
     return dataclasses.replace(joined, trace_dir=str(folder), call_s=tuple(calls), notes=notes)

@@ -26,7 +26,7 @@ from perfcore.measure.profile.judge.joined import Profile
 from perfcore.measure.profile.judge.records import STEP
 from perfcore.measure.profile.predict.op import OpPrediction
 from perfcore.measure.profile.predict.program import Prediction, predict
-from perfcore.measure.profile.run import profile
+from perfcore.measure.profile.run import arguments, profile
 from perfcore.measure.results.record import Record
 from perfcore.model.chip.kernels import Curves
 
@@ -136,8 +136,18 @@ def step_wall(fn, *args, repeats: int = 30) -> harness.Measurement:
     import jax
 
     jitted = fn if hasattr(fn, "lower") else jax.jit(fn)
+    fresh, current = arguments(jax, jitted, args), [args]
+
+    def prepare() -> None:  # a donating program's copies, outside the clock
+        current[0] = fresh()
+
     with LOCK:
-        return harness.measure(lambda: jitted(*args), sync=jax.block_until_ready, repeats=repeats)
+        return harness.measure(
+            lambda: jitted(*current[0]),
+            sync=jax.block_until_ready,
+            repeats=repeats,
+            prepare=prepare,
+        )
 
 
 def hold(fn, *args, curves: Curves | None, steps: int = 5) -> tuple[Prediction, Profile, Versus]:
