@@ -2,20 +2,22 @@
 
 `--trace PATH` reads a capture made anywhere (an .xplane.pb, its trace folder, or the folder
 zipped; GPU, TPU or CPU) using the HLO embedded in it; `--example mlp|transformer|scan`
-profiles a built-in program on JAX's default device. Both write a results file (--out, .json
-or .csv, checked before anything runs; docs/results-format.md) and print the ops that take
-80 % of the time. Roofs: --device names a specs row, else the capture's device is matched
-to one, else --roofline gives a results file of the `roofline` experiment measured there;
-an --example run with none of these measures this machine's quick roofline first (about 20 s
-on a laptop CPU) and judges against it, said as such.
-`--predict` (with --example) predicts the step from its HLO before it runs, from --curves (a
-results file of the `kernels` experiment) or the quick kernels measured first, then shows
-every op predicted beside measured and the step beside its wall time (--json: as JSON).
+profiles a built-in program on JAX's default device, `--program FILE.py:FUNCTION` your own
+(FUNCTION() returns (fn, args): a function and the tuple of its arguments). Each writes a
+results file (--out, .json or .csv, checked before anything runs; docs/results-format.md) and
+print the ops that take 80 % of the time. Roofs: --device names a specs row, else the capture's
+device is matched to one, else --roofline gives a results file of the `roofline` experiment
+measured there; a program run here with none of these measures this machine's quick roofline
+first (about 20 s on a laptop CPU) and judges against it, said as such. `--predict` (with
+--example or --program) predicts the step from its HLO before it runs, from --curves (a results
+file of the `kernels` experiment) or the quick kernels measured first, then shows every op
+predicted beside measured and the step beside its wall time (--json: as JSON).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 from perfcore import format as fmt
 from perfcore.cli.common import UsageError, guarded, out_path, pick, to_json
@@ -24,6 +26,7 @@ from perfcore.explain.measure import profile as explain
 from perfcore.explain.measure import profile_example
 from perfcore.measure import results
 from perfcore.measure.experiments import registry
+from perfcore.measure.profile import program
 from perfcore.measure.profile.examples import EXAMPLES
 from perfcore.measure.profile.judge import assess
 from perfcore.measure.profile.judge import records as profile_records
@@ -42,14 +45,15 @@ def register(subparsers) -> None:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--trace", help="a capture: .xplane.pb, its trace folder, or a .zip")
     source.add_argument("--example", help=f"profile a built-in program: {', '.join(EXAMPLES)}")
-    parser.add_argument("--steps", default="5", help=f"steps to trace (--example), 1-{MAX_STEPS}")
-    parser.add_argument("--trace-dir", help="where --example keeps its trace (default: a temp dir)")
+    source.add_argument("--program", help=f"profile your own: {program.FORM}")
+    parser.add_argument("--steps", default="5", help=f"steps to trace (run here), 1-{MAX_STEPS}")
+    parser.add_argument("--trace-dir", help="where a run here keeps its trace (default: temp)")
     parser.add_argument("--out", help="results file, .json or .csv (default: results/*.json)")
     parser.add_argument("--device", help="the specs row whose roofs apply (default: matched)")
     parser.add_argument("--roofline", help="a results file of the roofline experiment")
     parser.add_argument("--top", default="10", help="at most this many ops printed")
     parser.add_argument(
-        "--predict", action="store_true", help="predict the step before it runs (--example)"
+        "--predict", action="store_true", help="predict the step before it runs (run here)"
     )
     parser.add_argument("--curves", help="a results file of the kernels experiment (--predict)")
     parser.add_argument("--json", action="store_true", help="--predict's comparison as JSON")
@@ -64,18 +68,37 @@ def _count(raw: str, name: str, hi: int) -> int:
 
 
 def _profile(args: argparse.Namespace, steps: int):
-    """The joined Profile of --trace or --example."""
+    """The joined Profile of --trace, --example or --program."""
     if args.trace:
         from perfcore.measure.profile.judge import join
         from perfcore.measure.profile.read import capture
 
         return join.join(capture.read_capture(args.trace))
+    _need_jax()
+    from perfcore.measure.profile.run import profile, profile_example
+
+    if args.example:
+        return profile_example(args.example, steps=steps, trace_dir=args.trace_dir)
+    name, fn, inputs = _here(args)
+    joined = profile(fn, *inputs, steps=steps, trace_dir=args.trace_dir)
+    return dataclasses.replace(joined, label=name)
+
+
+def _need_jax() -> None:
+    """UsageError saying what to install where JAX is not."""
     missing = registry.jax_available()
     if missing:
         raise UsageError(missing)
-    from perfcore.measure.profile.run import profile_example
 
-    return profile_example(args.example, steps=steps, trace_dir=args.trace_dir)
+
+def _here(args: argparse.Namespace) -> tuple[str, object, tuple]:
+    """(name, fn, args) of the program --example or --program names, to run here."""
+    _need_jax()
+    if args.program:
+        loaded = program.load_program(args.program)
+        return loaded.name, loaded.fn, loaded.args
+    example = EXAMPLES[args.example]()
+    return example.name, example.fn, example.args
 
 
 def top_lines(records: tuple[results.Record, ...], top: int) -> list[str]:
@@ -115,7 +138,7 @@ def _roofs(args, device: str, specs, spec=None, roofline=()) -> assess.Roofs | N
     """The roofs to judge by: assess.roofs_for's; else, for a program run here, this machine's
     quick roofline, measured now (profile_example.roofline_roofs labels it)."""
     roofs = assess.roofs_for(device, specs, spec, roofline)
-    if roofs is not None or not args.example:
+    if roofs is not None or args.trace:
         return roofs
     from perfcore.measure.experiments import runner
 
@@ -126,19 +149,21 @@ def _roofs(args, device: str, specs, spec=None, roofline=()) -> assess.Roofs | N
 
 def _predicted(args: argparse.Namespace, steps: int, top: int, specs) -> str:
     """--predict: the example predicted, profiled and held against it; lines or JSON."""
-    if not args.example:
-        raise UsageError("--predict needs --example: a capture's program cannot be run again")
+    if args.trace:
+        raise UsageError(
+            "--predict needs --example or --program: a capture's program cannot be run again"
+        )
     out = out_path(args.out, "profile")
     measured = _curves(args.curves)
-    example = EXAMPLES[args.example]()
-    predicted, joined, held = versus.hold(example.fn, *example.args, curves=measured, steps=steps)
+    name, fn, inputs = _here(args)
+    predicted, joined, held = versus.hold(fn, *inputs, curves=measured, steps=steps)
     device = joined.devices[0] if joined.devices else joined.backend
     records = profile_records.to_records(joined, _roofs(args, device, specs))
     wrote = f"wrote {results.save_results(versus.with_prediction(records, predicted), out)}"
     spread = curves.median_spread(measured)
     if args.json:
         return to_json(explain_predict.summary(held, spread) | {"wrote": wrote})
-    head = f"{example.name}: {joined.backend}, device {device}; expected from {measured.label}"
+    head = f"{name}: {joined.backend}, device {device}; expected from {measured.label}"
     return "\n".join([head, *explain_predict.lines(held, top), wrote])
 
 
