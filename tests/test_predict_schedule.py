@@ -99,7 +99,7 @@ def test_each_dot_takes_the_curve_of_its_operand_layout_and_a_permuting_copy_the
         "tn": "matmul transposed",
         "nt": "matmul rhs transposed",
         "perm": "transpose",
-        "plain": "copy",
+        "plain": "plain copy",  # its layout kept: priced on the copy's curve, EVERY has no other
     }
     bound_dot, bound_move = FLOPS / 1e9, BYTES / 1e9
     for name, eff in (("nn", 0.6), ("tn", 0.3), ("nt", 0.4)):

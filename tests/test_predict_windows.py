@@ -120,13 +120,15 @@ def test_curves_without_the_new_kinds_price_them_from_their_base_kinds_and_say_s
 
 
 def test_a_committed_kernels_file_from_before_the_new_kinds_still_prices_them_and_says_so():
-    """data/profile/transformer_cpu.json (the bundled example, measured before these kinds):
-    its curves load; a convolution is priced from the matmul curve, a sort from the
-    elementwise, a reduce-window from the reduction, each said as such."""
+    """tests/data/profile/kernels_before_windows.json (the bundled example's kernels records,
+    measured before these kinds): its curves load; a convolution is priced from the matmul
+    curve, a sort from the elementwise, a reduce-window from the reduction, each said so."""
     from perfcore.measure.results import curves, load_results
 
     root = Path(__file__).parent.parent
-    old = curves.curves(load_results(root / "data" / "profile" / "transformer_cpu.json"))
+    old = curves.curves(
+        load_results(root / "tests" / "data" / "profile" / "kernels_before_windows.json")
+    )
     assert not {p.kind for p in old.points} & {"convolution", "sort", "reduce-window"}
     got = predict.predict_modules([MODULE], old.device, old, 7, stub_cost)
     ops = {o.name: o for o in got.ops}

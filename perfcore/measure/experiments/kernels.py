@@ -5,22 +5,22 @@ Per dtype the backend runs: matmuls square, skinny (decode's M = 1..16), tall (p
 rhs-transposed (an input gradient's dY·Wᵀ, square) and batched (16 of attention's per-head
 scores in one dot); fused causal attention (jax.nn.dot_product_attention) forward and backward
 over sequence length and head dim; an elementwise chain, a transcendental chain, a row
-reduction, a 2-D transpose copy and a rank-4 permuted copy (a KV cache's (batch, seq, heads,
-head dim) -> (batch, heads, head dim, seq)) over sizes; 3×3 convolutions
-(jax.lax.conv_general_dilated, NHWC) over channels, as a forward pass runs them and as a weight
-gradient does (the input convolved with the output's gradient: a window as large as the image);
-a sort of a vector, and the reduce-window of a cumulative sum (XLA:CPU's scan: windows of 16
-along a row), over sizes, their bytes from the kernel model (kernels.sort_bytes, window_bytes);
-a product's sum over a shape with a unit dimension (kernel_windows.product_sums); sin, x ** 1.5
-and rsqrt one by one; the collectives where several devices exist. Each point is isolated calls
-with FLOPs and bytes from cost_analysis (cross-checked with chip.ops), and `kernel` names its
-kind (perfcore.model.chip.kernels). A tiny program with 1 and with 16 arguments times the
-dispatch per launched program; on a CPU the first touch of fresh pages is timed too
-(experiments.pages). The sweep keeps to the suite's kernels_budget_s: each point gets its share
-of what is left, and a sweep stops after a call longer than kernels_call_s. A matmul point
-takes MATMUL_REPEATS times the suite's repeats within its share, and a second pass over the
-matmuls while the budget lasts (kernel_rounds): their fastest call (what the curves use) moves
-most from run to run on a shared machine.
+reduction, a 2-D transpose copy, a plain copy (its layout kept) and a rank-4 permuted copy (a
+KV cache's (batch, seq, heads, head dim) -> (batch, heads, head dim, seq)) over sizes; 3×3
+convolutions (jax.lax.conv_general_dilated, NHWC) over channels, as a forward pass runs them
+and as a weight gradient does (the input convolved with the output's gradient: a window as
+large as the image); a sort of a vector, and the reduce-window of a cumulative sum (XLA:CPU's
+scan: windows of 16 along a row), over sizes, their bytes from the kernel model
+(kernels.sort_bytes, window_bytes); a product's sum over a shape with a unit dimension
+(kernel_windows.product_sums); sin, x ** 1.5 and rsqrt one by one; the collectives where
+several devices exist. Each point is isolated calls with FLOPs and bytes from cost_analysis
+(cross-checked with chip.ops), and `kernel` names its kind (perfcore.model.chip.kernels). A
+tiny program with 1 and with 16 arguments times the dispatch per launched program; on a CPU the
+first touch of fresh pages is timed too (experiments.pages). The sweep keeps to the suite's
+kernels_budget_s: each point gets its share of what is left, and a sweep stops after a call
+longer than kernels_call_s. A matmul point takes MATMUL_REPEATS times the suite's repeats
+within its share, and a second pass over the matmuls while the budget lasts (kernel_rounds):
+their fastest call (what the curves use) moves most from run to run on a shared machine.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ PERMUTE = (0, 2, 3, 1)  # (batch, seq, heads, head dim) -> (batch, heads, head d
 ITEMSIZE = {"float64": 8, "float32": 4, "bfloat16": 2, "float16": 2, "float8_e4m3fn": 1}
 MATMUL_ONLY = ("float8_e4m3fn",)  # dtypes whose other kernels no layer runs
 MATMUL_REPEATS = 3  # a matmul point takes this many times the suite's repeats (within its share)
-COPIES = ("copy", "transpose")  # kinds with no FLOPs: their bytes from the model
+COPIES = ("copy", "plain copy", "transpose")  # kinds with no FLOPs: their bytes from the model
 STREAMS = ("elementwise", "transcendental", "reduction", "copy", "transpose")
 # Each stream point is timed again as a loop body's op (kernel_loops).
 IN_LOOP = "in a loop"  # the label suffix of a loop body's point
@@ -90,6 +90,7 @@ def _function(jax, jnp, name: str):
         "unit-dim product sum": lambda x, y: (x * y).sum(axis=-1),
         **kernel_windows.function_fns(jax, jnp),
         "copy": lambda x: x.T,
+        "plain copy": lambda x: x,  # XLA copies a parameter it returns, layout kept
         "transpose": lambda x: x.transpose(PERMUTE),
         "convolution": lambda x, w: convolve(jax, x, w),
         "convolution filter": lambda x, w: convolve(jax, x, w),
@@ -143,8 +144,9 @@ def _streams(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
         "transcendental": lambda n: ops.elementwise(n, 1, 1, 2, b),  # exp, tanh: not FLOPs
         "reduction": lambda n: ops.Cost(n, (n + n // ROW) * b),
         "copy": lambda n: ops.Cost(0, 2 * n * b),
+        "plain copy": lambda n: ops.Cost(0, 2 * n * b),
     }
-    inputs = {"elementwise": 2, "transcendental": 1, "reduction": 1, "copy": 1}
+    inputs = {"elementwise": 2, "transcendental": 1, "reduction": 1, "copy": 1, "plain copy": 1}
     sweeps = [
         [
             Planned(

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from perfcore.errors import FileProblems
 from perfcore.measure.clock.harness import Measurement
 from perfcore.measure.clock.schema import column
+from perfcore.model.chip.kernels import KINDS
 from perfcore.model.chip.specs import PRECISIONS
 
 FORMAT = "perfcore-results"
@@ -151,12 +152,10 @@ class Record:
 
     kernel: str = column(
         "text",
-        "the kernel kind of a `kernels` record (`matmul`, `matvec`, `attention`, "
-        "`attention backward`, `elementwise`, `transcendental`, `reduction`, `copy`, "
-        "`collective`, `matmul transposed`, `matmul rhs transposed`, `transpose`, `page faults` "
-        "(first touch of fresh host pages), or "
-        "`dispatch` for a launch's overhead) or of a predicted profiled op; "
-        "empty otherwise",
+        "the kernel kind of a `kernels` record (one of perfcore.model.chip.kernels.KINDS: "
+        + ", ".join(f"`{kind}`" for kind in KINDS)
+        + "; `page faults` for the first touch of fresh host pages, or `dispatch` for a "
+        "launch's overhead) or of a predicted profiled op; empty otherwise",
         optional=True,
         default="",
     )

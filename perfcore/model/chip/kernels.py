@@ -1,24 +1,23 @@
 """Expected kernel time from a device's measured curves: an op's bound over its efficiency there.
 
 A curve is one device's measured efficiency (bound time ÷ measured time; 1 at the roof) over
-kernel size, per kernel kind and dtype. An op's efficiency is interpolated linearly in log
-size between the two measured points around it; outside the measured range it is the nearest
+kernel size, per kernel kind and dtype. An op's efficiency is interpolated linearly in log size
+between the two measured points around it; outside the measured range it is the nearest
 measured point's, said as such. A matmul is priced from the curve of its operand layout (a
-weight gradient's Aᵀ·B and an input gradient's A·Bᵀ run other library paths than A·B), a
-dot's batch of matmuls (attention's per head) from the batched curve at one of them, and a
-permuting copy from the transpose curve; where the device's curves lack that layout's (an
-older results file), from its base kind's curve (BASE_KIND), said as such. A convolution is
-priced from the convolution curves (forward-shaped, or a weight gradient's whose window spans
-its input), a sort from the sort curve at the size of one of its rows' keys, a reduce-window
-(a cumulative sum's) from its own curve by the bytes its windows read (WINDOW_BYTES), and a
-sum of a product of two operands over a shape with a size-1 dimension from its own curve
-(XLA:CPU runs (a·b).sum(-1) of (1, 1536, 256) 8-10× slower than of (1536, 256)). A sine,
-power or rsqrt an op evaluates is priced on its function's own curve (FUNCTIONS), the rest of
-its transcendentals on the exp·tanh chain's. A kind
-sized by bytes with no curve of the op's dtype takes float32's, said as such. With no curve for
-its device, kind and dtype, the fallback given (the published runs' efficiency), said as
-such. expected() is the one kernel model.
-"""
+weight gradient's Aᵀ·B and an input gradient's A·Bᵀ run other library paths than A·B), a dot's
+batch of matmuls (attention's per head) from the batched curve at one of them, and a permuting
+copy from the transpose curve, a copy that keeps its layout from the plain copy's; where the
+device's curves lack that layout's (an older results file), from its base kind's curve
+(BASE_KIND), said as such. A convolution is priced from the convolution curves (forward-shaped,
+or a weight gradient's whose window spans its input), a sort from the sort curve at the size of
+one of its rows' keys, a reduce-window (a cumulative sum's) from its own curve by the bytes its
+windows read (WINDOW_BYTES), and a sum of a product of two operands over a shape with a size-1
+dimension from its own curve (XLA:CPU runs (a·b).sum(-1) of (1, 1536, 256) 8-10× slower than of
+(1536, 256)). A sine, power or rsqrt an op evaluates is priced on its function's own curve
+(FUNCTIONS), the rest of its transcendentals on the exp·tanh chain's. A kind sized by bytes
+with no curve of the op's dtype takes float32's, said as such. With no curve for its device,
+kind and dtype, the fallback given (the published runs' efficiency), said as such. expected()
+is the one kernel model."""
 
 from __future__ import annotations
 
@@ -38,7 +37,8 @@ SIZE_UNIT = {
     "elementwise": "bytes",
     "transcendental": "bytes",
     "reduction": "bytes",
-    "copy": "bytes",
+    "copy": "bytes",  # a 2-D transpose's: a copy into another layout, or a slice, pad, concat
+    "plain copy": "bytes",  # a copy keeping its layout: a buffer duplicated (a memcpy)
     "transpose": "bytes",  # a copy into a permuted layout, rank 3 or more (a KV cache's)
     "collective": "bytes",
     "convolution": "flops",  # a window smaller than its output: a forward or input gradient
@@ -57,6 +57,7 @@ BASE_KIND = {
     "matmul rhs transposed": "matmul",
     "batched matmul": "matmul",
     "transpose": "copy",
+    "plain copy": "copy",
     "convolution": "matmul",
     "convolution filter": "convolution",
     "sort": "elementwise",

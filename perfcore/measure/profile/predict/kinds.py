@@ -10,7 +10,8 @@ or rsqrt on its own function's curve) a `transcendental` chain; a fused attentio
 `attention` (forward or backward). A convolution (an HLO `convolution`, a cuDNN call) is a
 `convolution filter` where its window spans its input (a weight gradient: the window is at
 least its output's spatial size), else a `convolution`; an op holding a sort is a `sort`, one
-holding a reduce-window (a cumulative sum's scan) a `reduce-window`, a sum of the product of
+holding a reduce-window (a cumulative sum's scan) a `reduce-window`, a copy that keeps its
+layout a `plain copy`, a sum of the product of
 two different operands over a shape with a size-1 dimension a `unit-dim product sum`; the
 rest by category.
 """
@@ -263,4 +264,12 @@ def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced) -> str
         return "transcendental"
     if priced.category == hlo.REDUCTION and product_sum(module, instruction):
         return "unit-dim product sum"
+    if instruction.opcode == "copy" and _keeps_layout(module, instruction):
+        return "plain copy"
     return KIND.get(priced.category, "")
+
+
+def _keeps_layout(module: hlo.Module, instruction: hlo.Instruction) -> bool:
+    """True for an op whose one operand has its own shape and layout (a copy of it: a memcpy)."""
+    ops = instruction.operands
+    return len(ops) == 1 and hlo.operand_shape(module, ops[0]) == instruction.shape
