@@ -2,7 +2,8 @@
 them) as the sum of its matmuls, each on its own curve at its own size; a batched dot at the
 size of one of its matmuls; transcendentals (which the roofline counts no FLOPs for) at the
 transcendental curve's kernel (exp and tanh: 2 per element) as many times as they take it, a
-sine on the sine curve's (one per element).
+sine on the sine curve's (one per element), beyond that kernel's own stream where the op
+streams its own bytes.
 
 Pure: a hand-written HLO module (tests/data/profile/fusions.hlo: `two`, a fusion of a
 64×32·32×48 dot, its exponential and a 64×48·48×24 dot; `sines`, three sines of a 64×32 array;
@@ -92,16 +93,21 @@ def test_a_batched_matvec_streams_all_its_bytes_on_its_curve():
 
 
 def test_a_sine_takes_its_own_curves_kernel_as_often_as_it_evaluates():
-    """Three sines per element against the sine kernel's one: 3 times that kernel over its
-    2,048 elements, at 0.05 on a sine curve; on the exp·tanh chain's (0.25) where the curves
-    have no sine curve, said as such."""
-    sine = dataclasses.replace(CURVES, points=(*CURVES.points, *_flat("sine", 0.05, 1e2, 1e8)))
+    """Three sines per element against the sine kernel's one. With u = 16,384 bytes / 1e9
+    bytes/s: the op streams its bytes at 0.5 on the elementwise curve (2u) and adds, 3 times,
+    the sine kernel over its 2,048 elements (at 0.05: 20u) less that kernel's own stream
+    (2u): 2u + 3 × 18u = 56u. Where the curves have no sine curve, on the exp·tanh chain's
+    (0.25: its kernel 4u, taken as one sine an element, less 2u): 2u + 3 × 2u = 8u, said."""
+    u = SIN_BYTES / 1e9
+    streams = (*CURVES.points, *_flat("elementwise", 0.5, 1e2, 1e8))
+    sine = dataclasses.replace(CURVES, points=(*streams, *_flat("sine", 0.05, 1e2, 1e8)))
     sines = _ops(sine)["sines"]
     assert sines.kernel == "transcendental"
-    assert sines.predicted_s == pytest.approx(3 * SIN_BYTES / 1e9 / 0.05)
-    assert "at least 3 x the sine curve's kernel over its 2,048 elements" in sines.derived_from
-    older = _ops()["sines"]
-    assert older.predicted_s == pytest.approx(3 * SIN_BYTES / 1e9 / 0.25)
+    assert sines.predicted_s == pytest.approx(56 * u)
+    assert "and 3 x the sine curve's kernel over its 2,048 elements" in sines.derived_from
+    assert "beyond its own stream" in sines.derived_from
+    older = _ops(dataclasses.replace(CURVES, points=streams))["sines"]
+    assert older.predicted_s == pytest.approx(8 * u)
     assert "transcendental (no sine curve measured)" in older.derived_from
 
 
@@ -109,8 +115,9 @@ def test_an_op_of_a_loops_body_takes_the_loop_curve():
     """tests/data/profile/cpu_scan.hlo: a scan whose body runs a tanh (8×16) each step. With a
     transcendental curve timed as a loop body's op (efficiency 2.0, beside the program curve's
     0.25) and an elementwise one (8.0), the body's tanh is priced on them: its data streamed
-    at 8.0, its 128 evaluations half the chain's kernel over its 128 elements (1,024 bytes)
-    at 2.0, the slower of the two."""
+    at 8.0 (u / 8, u = 1,024 bytes / 1e9 bytes/s), plus its 128 evaluations, half the chain's
+    kernel over its 128 elements at 2.0 (u / 2) less that kernel's stream (u / 8): u / 8 +
+    0.5 × 3u / 8 = 0.3125 u."""
     scan = (Path(__file__).parent / "data" / "profile" / "cpu_scan.hlo").read_text("utf-8")
     looped = kernels.Curves(
         "cpu",
@@ -138,7 +145,7 @@ def test_an_op_of_a_loops_body_takes_the_loop_curve():
     ops = {o.name: o for o in predict.predict_modules([scan], "cpu", looped, 3, cost).ops}
     tanh = ops["wrapped_tanh"]
     assert tanh.kernel == "transcendental" and "as a loop body's op" in tanh.derived_from
-    assert tanh.predicted_s / tanh.occurrences == pytest.approx(0.5 * 1024 / 1e9 / 2.0)
+    assert tanh.predicted_s / tanh.occurrences == pytest.approx(0.3125 * 1024 / 1e9)
 
 
 ROOTS = """HloModule roots

@@ -1,0 +1,86 @@
+"""Whether an op's transcendental evaluations add to its stream or hide behind it, on this device.
+
+The check behind measure.profile.predict.op._with_evaluations: nine elementwise ops that
+evaluate transcendentals, at 1M and 4M float32 elements, each timed (fastest of 30 isolated
+calls) in one process beside the two kernels the rule rests on, measured there too: the
+exp(-x)·tanh(x) chain (kernels.CHAIN_TRANSCENDENTALS evaluations an element) and a stream
+(the suite's elementwise kernel, two inputs and one output). Each op predicted both ways from
+those two: the slower of its stream and its evaluations' share of the chain, and its stream
+plus that share less the chain's own stream. Printed per op and the median |error| of each
+rule per set, and its median signed error (two sets a size: the references move between them
+on a shared machine).
+
+    .venv/bin/python -m bench.evaluations
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import jax
+import jax.numpy as jnp
+
+# name: (function of x, y; evaluations an element as XLA counts them; arrays read)
+OPS = {
+    "exp": (lambda x, y: jnp.exp(x), 1, 1),
+    "tanh": (lambda x, y: jnp.tanh(x), 1, 1),
+    "exp(x)*y": (lambda x, y: jnp.exp(x) * y, 1, 2),
+    "log(|x|+1)": (lambda x, y: jnp.log(jnp.abs(x) + 1), 1, 1),
+    "sigmoid": (lambda x, y: jax.nn.sigmoid(x), 1, 1),
+    "softplus": (lambda x, y: jax.nn.softplus(x), 2, 1),
+    "gelu (tanh)": (lambda x, y: jax.nn.gelu(x), 1, 1),
+    "zoo chain": (
+        lambda x, y: jnp.where(
+            jnp.exp(-x * x) * y + 0.5 > 1.0, jnp.tanh(jnp.exp(-x * x) * y + 0.5), y
+        ),
+        2,
+        2,
+    ),
+    "silu(x)*y": (lambda x, y: jax.nn.silu(x) * y, 1, 2),
+}
+
+
+def fastest(fn, *args, calls: int = 30) -> float:
+    """Seconds of the fastest of `calls` isolated, synchronized calls of fn jitted."""
+    jitted = jax.jit(fn)
+    jax.block_until_ready(jitted(*args))
+    best = float("inf")
+    for _ in range(calls):
+        start = time.perf_counter()
+        jax.block_until_ready(jitted(*args))
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main() -> None:
+    for n in (1 << 20, 1 << 22):
+        keys = jax.random.split(jax.random.key(0))
+        x, y = (jax.random.normal(k, (n // 256, 256)) for k in keys)
+        for sample in (1, 2):
+            chain = fastest(lambda x: jnp.exp(-x) * jnp.tanh(x), x)
+            per_byte = fastest(lambda x, y: (x * 1.5 + y) * 0.5 - y, x, y) / (3 * 4 * n)
+            beyond = max(chain - per_byte * 2 * 4 * n, 0.0)  # the chain less its own stream
+            slower, added = [], []
+            for name, (fn, evals, reads) in OPS.items():
+                measured = fastest(fn, x, y)
+                stream = per_byte * (reads + 1) * 4 * n
+                rules = (max(stream, chain * evals / 2), stream + beyond * evals / 2)
+                slower.append(rules[0] / measured - 1)
+                added.append(rules[1] / measured - 1)
+                print(
+                    f"{n:>8} {name:<12} measured {measured * 1e3:7.3f} ms  slower "
+                    f"{rules[0] * 1e3:7.3f} ({slower[-1]:+.0%})  added {rules[1] * 1e3:7.3f} "
+                    f"({added[-1]:+.0%})"
+                )
+            med = statistics.median
+            print(
+                f"{n} elements, set {sample}: chain {chain * 1e3:.3f} ms; median |error| "
+                f"(median error) slower {med(map(abs, slower)):.0%} ({med(slower):+.0%}), "
+                f"added {med(map(abs, added)):.0%} ({med(added):+.0%})",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
