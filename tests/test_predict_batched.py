@@ -12,8 +12,8 @@ import pytest
 
 from perfcore.measure.experiments import kernel_windows
 from perfcore.measure.experiments.suites import SUITES
-from perfcore.measure.profile.predict import program as predict
 from perfcore.model.chip import kernels
+from tests.support.kernels import cpu_curves, predicted_ops
 
 MODULE = (Path(__file__).parent / "data" / "profile" / "batched_dots.hlo").read_text("utf-8")
 BATCHED = "batched matmul"
@@ -27,16 +27,11 @@ def stub_cost(text: str) -> tuple[float, float, float]:
 
 
 def _curves(with_batched: bool = True) -> kernels.Curves:
-    effs = {"matmul": 0.5, "matvec": 0.3, **({BATCHED: 0.1} if with_batched else {})}
-    points = tuple(
-        kernels.Point(kind, "float32", size, e) for kind, e in effs.items() for size in (1e2, 1e9)
-    )
-    return kernels.Curves("cpu", "2026-12-03", points, (("float32", 1e9),), 1e9, "hand")
+    return cpu_curves({"matmul": 0.5, "matvec": 0.3, **({BATCHED: 0.1} if with_batched else {})})
 
 
 def _ops(curves: kernels.Curves) -> dict:
-    got = predict.predict_modules([MODULE], "cpu", curves, 5, stub_cost)
-    return {o.name: o for o in got.ops}
+    return predicted_ops(MODULE, curves, 5, stub_cost)
 
 
 def test_a_batched_dot_is_priced_on_its_own_curve_at_one_of_its_matmuls():

@@ -13,8 +13,8 @@ import pytest
 
 from perfcore.measure.experiments import kernels as kernel_suite
 from perfcore.measure.experiments.suites import SUITES
-from perfcore.measure.profile.predict import program as predict
 from perfcore.model.chip import kernels
+from tests.support.kernels import cpu_curves, predicted_ops
 
 MODULE = (Path(__file__).parent / "data" / "profile" / "copies.hlo").read_text("utf-8")
 PLAIN = "plain copy"
@@ -25,16 +25,11 @@ def stub_cost(text: str) -> tuple[float, float, float]:
 
 
 def _curves(with_plain: bool = True) -> kernels.Curves:
-    effs = {"copy": 0.1, **({PLAIN: 0.5} if with_plain else {})}
-    points = tuple(
-        kernels.Point(kind, "float32", size, e) for kind, e in effs.items() for size in (1e2, 1e9)
-    )
-    return kernels.Curves("cpu", "2026-12-03", points, (("float32", 1e9),), 1e9, "hand")
+    return cpu_curves({"copy": 0.1, **({PLAIN: 0.5} if with_plain else {})})
 
 
 def _ops(curves: kernels.Curves) -> dict:
-    got = predict.predict_modules([MODULE], "cpu", curves, 2, stub_cost)
-    return {o.name: o for o in got.ops}
+    return predicted_ops(MODULE, curves, 2, stub_cost)
 
 
 def test_a_copy_in_its_own_layout_is_a_plain_copy_and_one_into_another_a_copy():

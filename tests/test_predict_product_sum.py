@@ -15,8 +15,8 @@ from perfcore.measure.experiments import kernel_windows
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.predict import kinds
-from perfcore.measure.profile.predict import program as predict
 from perfcore.model.chip import kernels
+from tests.support.kernels import cpu_curves, predicted_ops
 
 MODULE = (Path(__file__).parent / "data" / "profile" / "product_sums.hlo").read_text("utf-8")
 PRODUCT = "unit-dim product sum"
@@ -28,16 +28,13 @@ def stub_cost(text: str) -> tuple[float, float, float]:
 
 
 def _curves(with_product: bool = True) -> kernels.Curves:
-    effs = {"reduction": 0.4, "elementwise": 0.8, **({PRODUCT: 0.04} if with_product else {})}
-    points = tuple(
-        kernels.Point(kind, "float32", size, e) for kind, e in effs.items() for size in (1e2, 1e9)
+    return cpu_curves(
+        {"reduction": 0.4, "elementwise": 0.8, **({PRODUCT: 0.04} if with_product else {})}
     )
-    return kernels.Curves("cpu", "2026-12-03", points, (("float32", 1e9),), 1e9, "hand")
 
 
 def _ops(curves: kernels.Curves) -> dict:
-    got = predict.predict_modules([MODULE], "cpu", curves, 7, stub_cost)
-    return {o.name: o for o in got.ops}
+    return predicted_ops(MODULE, curves, 7, stub_cost)
 
 
 def test_only_a_sum_of_two_operands_product_over_a_unit_dimension_is_the_kind():

@@ -13,3 +13,22 @@ def h100_curves(efficiency: float, kinds: tuple[str, ...] = kernels.KINDS) -> ke
     return kernels.Curves(
         "NVIDIA H100 80GB HBM3", "2026-01-31", points, (), 1.0, "spec row", spec_name=H100
     )
+
+
+def cpu_curves(efficiencies: dict[str, float]) -> kernels.Curves:
+    """Flat float32 curves of a CPU from 100 to 1e9 FLOPs or bytes, each kind at its
+    efficiency, against roofs of 1e9 FLOP/s and 1e9 bytes/s."""
+    points = tuple(
+        kernels.Point(kind, "float32", size, e)
+        for kind, e in efficiencies.items()
+        for size in (1e2, 1e9)
+    )
+    return kernels.Curves("cpu", "2026-12-03", points, (("float32", 1e9),), 1e9, "hand")
+
+
+def predicted_ops(module: str, curves: kernels.Curves, n_args: int, cost) -> dict:
+    """Each op of a hand-written HLO module predicted on the curves, by name."""
+    from perfcore.measure.profile.predict import program
+
+    got = program.predict_modules([module], "cpu", curves, n_args, cost)
+    return {o.name: o for o in got.ops}
