@@ -5,7 +5,7 @@ zipped; GPU, TPU or CPU) using the HLO embedded in it; `--example mlp|transforme
 profiles a built-in program on JAX's default device, `--program FILE.py:FUNCTION` your own
 (FUNCTION() returns (fn, args): a function and the tuple of its arguments). Each writes a
 results file (--out, .json or .csv, checked before anything runs; docs/results-format.md) and
-print the ops that take 80 % of the time. Roofs: --device names a specs row, else the capture's
+prints the ops that take 80 % of the time. Roofs: --device names a specs row, else the capture's
 device is matched to one, else --roofline gives a results file of the `roofline` experiment
 measured there; a program run here with none of these measures this machine's quick roofline
 first (about 20 s on a laptop CPU) and judges against it, said as such. `--predict` (with
@@ -148,14 +148,14 @@ def _roofs(args, device: str, specs, spec=None, roofline=()) -> assess.Roofs | N
 
 
 def _predicted(args: argparse.Namespace, steps: int, top: int, specs) -> str:
-    """--predict: the example predicted, profiled and held against it; lines or JSON."""
+    """--predict: the program predicted, profiled and held against it; lines or JSON."""
     if args.trace:
         raise UsageError(
             "--predict needs --example or --program: a capture's program cannot be run again"
         )
     out = out_path(args.out, "profile")
+    name, fn, inputs = _here(args)  # a bad --program is refused before any kernel is timed
     measured = _curves(args.curves)
-    name, fn, inputs = _here(args)
     predicted, joined, held = versus.hold(fn, *inputs, curves=measured, steps=steps)
     device = joined.devices[0] if joined.devices else joined.backend
     records = profile_records.to_records(joined, _roofs(args, device, specs))
