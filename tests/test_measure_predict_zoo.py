@@ -28,6 +28,7 @@ EXERCISES = {
     "einsum_attention": "batched matmul",
     "elementwise": "transcendental",
     "reductions": "reduction",
+    "gather_rows": "gather",
 }
 
 

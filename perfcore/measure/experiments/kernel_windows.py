@@ -17,7 +17,10 @@ The transcendental functions kernels.FUNCTIONS names (sin, x ** 1.5, rsqrt, each
 A batch of BATCH matmuls of attention's scores, (s × HEAD_DIM)·(HEAD_DIM × s) each, over s (a
 dot's batch runs at its own rate, not its matmuls' alone: on XLA:CPU 16 of 1024×64·64×1024
 took 2.5× sixteen such matmuls launched one by one, 16 of 256×64·64×256 0.56×); sized by one
-matmul's FLOPs, as the prediction sizes a batched dot.
+matmul's FLOPs, as the prediction sizes a batched dot. A gather of rows of ROW floats from a
+table of TABLE_ROWS (above a CPU's last-level cache, as an embedding is), at random rows, over
+the element counts gathered up to a quarter of the table: an embedding lookup's kernel, whose
+rows miss the cache where a stream's are prefetched.
 """
 
 from __future__ import annotations
@@ -33,10 +36,12 @@ LABELS = ("NHWC", "HWIO", "NHWC")
 SORT_MAX = 2**20  # the largest sort and reduce-window (a sort of it: 0.25-0.3 s on this CPU)
 WINDOW = 16  # the reduce-window's (a cumulative sum's block on XLA:CPU)
 CONV_SIDES = (64, 512)  # the matmul sides whose quarter a convolution's channels are
-MODEL_BYTES = ("sort", "reduce-window")  # sized and bounded by the kernel model's bytes
+# sized and bounded by the kernel model's bytes (a gather: the rows it reads, not its table)
+MODEL_BYTES = ("sort", "reduce-window", "gather")
 BATCHED, BATCHED_FN = "batched matmul", "matmul, batched"
 BATCH, HEAD_DIM = 16, 64  # the batched matmuls' batch (heads × sequences) and contraction
 BATCHED_SIDES = (64, 4096)  # the sides of the matmul sweep the batched one takes
+TABLE_ROWS = 65536  # the gather's table: 64 MiB of float32 rows of 256
 
 
 @dataclass(frozen=True)
@@ -145,6 +150,24 @@ def batched(suite: Suite, dtype: str, b: int) -> list[Planned]:
     return points
 
 
+def gathers(suite: Suite, dtype: str, b: int, row: int) -> list[Planned]:
+    """n / row random rows of a (TABLE_ROWS, row) table, for the suite's element counts n up
+    to a quarter of it: the rows read and written, their indices (drawn in the step from a
+    second input) read."""
+    return [
+        Planned(
+            "gather",
+            f"gather {dtype} {n // row} of {TABLE_ROWS} rows of {row}",
+            dtype,
+            ((TABLE_ROWS, row), (n // row, 1)),
+            "gather",
+            ops.Cost(0, (2 * n + n // row) * b),
+        )
+        for n in suite.kernel_elements
+        if row <= n <= TABLE_ROWS * row // 4
+    ]
+
+
 def instances(p: Planned) -> int:
     """How many matmuls a point's one call runs (its size is one's FLOPs)."""
     return p.shapes[0][0] if p.kind == BATCHED else 1
@@ -170,17 +193,19 @@ def functions(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]
 
 
 def others(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
-    """The sorts, reduce-windows, product sums, transcendental functions and batched matmuls
-    of dtype."""
+    """The sorts, reduce-windows, product sums, transcendental functions, batched matmuls and
+    gathers of dtype."""
     products = product_sums(suite, dtype, b, row)
     sweeps = [*scans(suite, dtype, b, row), products, *functions(suite, dtype, b, row)]
-    return [*sweeps, batched(suite, dtype, b)]
+    return [*sweeps, batched(suite, dtype, b), gathers(suite, dtype, b, row)]
 
 
 def function_fns(jax, jnp) -> dict:
     """The jittable function of each kernels.FUNCTIONS kind, of x + 1 (rsqrt and power of
-    |x| + 1): one FLOP per element beside the function, as the model counts."""
+    |x| + 1): one FLOP per element beside the function, as the model counts; and the gather's,
+    its rows' indices drawn from its second input (a random normal column) in the step."""
     return {
+        "gather": lambda t, u: t[(jnp.abs(u[:, 0]) * 1e6).astype("int32") % t.shape[0]],
         "sine": lambda x: jnp.sin(x + 1.0),
         "power": lambda x: (jnp.abs(x) + 1.0) ** 1.5,
         "rsqrt": lambda x: jax.lax.rsqrt(jnp.abs(x) + 1.0),

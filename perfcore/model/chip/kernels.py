@@ -6,18 +6,19 @@ between the two measured points around it; outside the measured range it is the 
 measured point's, said as such. A matmul is priced from the curve of its operand layout (a
 weight gradient's Aᵀ·B and an input gradient's A·Bᵀ run other library paths than A·B), a dot's
 batch of matmuls (attention's per head) from the batched curve at one of them, and a permuting
-copy from the transpose curve, a copy that keeps its layout from the plain copy's; where the
-device's curves lack that layout's (an older results file), from its base kind's curve
-(BASE_KIND), said as such. A convolution is priced from the convolution curves (forward-shaped,
-or a weight gradient's whose window spans its input), a sort from the sort curve at the size of
-one of its rows' keys, a reduce-window (a cumulative sum's) from its own curve by the bytes its
-windows read (WINDOW_BYTES), and a sum of a product of two operands over a shape with a size-1
-dimension from its own curve (XLA:CPU runs (a·b).sum(-1) of (1, 1536, 256) 8-10× slower than of
-(1536, 256)). A sine, power or rsqrt an op evaluates is priced on its function's own curve
-(FUNCTIONS), the rest of its transcendentals on the exp·tanh chain's. A kind sized by bytes
-with no curve of the op's dtype takes float32's, said as such. With no curve for its device,
-kind and dtype, the fallback given (the published runs' efficiency), said as such. expected()
-is the one kernel model."""
+copy from the transpose curve, a copy that keeps its layout from the plain copy's, a gather
+from the gather's; where the device's curves lack that layout's (an older results file), from
+its base kind's curve (BASE_KIND), said as such. A convolution is priced from the convolution
+curves (forward-shaped, or a weight gradient's whose window spans its input), a sort from the
+sort curve at the size of one of its rows' keys, a reduce-window (a cumulative sum's) from its
+own curve by the bytes its windows read (WINDOW_BYTES), and a sum of a product of two operands
+over a shape with a size-1 dimension from its own curve (XLA:CPU runs (a·b).sum(-1) of (1,
+1536, 256) 8-10× slower than of (1536, 256)). A sine, power or rsqrt an op evaluates is priced
+on its function's own curve (FUNCTIONS), the rest of its transcendentals on the exp·tanh
+chain's. A kind sized by bytes with no curve of the op's dtype takes float32's, said as such.
+With no curve for its device, kind and dtype, the fallback given (the published runs'
+efficiency), said as such. expected() is the one kernel model.
+"""
 
 from __future__ import annotations
 
@@ -46,6 +47,7 @@ SIZE_UNIT = {
     "sort": "bytes",  # its keys read and written once (sort_bytes), per row sorted
     "reduce-window": "bytes",  # as its windows read it (window_bytes): a cumulative sum's
     "unit-dim product sum": "bytes",  # a sum of a product over a shape with a size-1 dim
+    "gather": "bytes",  # rows read from a table where indices say (an embedding's), and written
     "sine": "bytes",  # sin, cos, tan: one evaluation per element, each read and written once
     "power": "bytes",  # x ** y of non-integer y
     "rsqrt": "bytes",  # 1 / sqrt(x)
@@ -63,6 +65,7 @@ BASE_KIND = {
     "sort": "elementwise",
     "reduce-window": "reduction",
     "unit-dim product sum": "reduction",
+    "gather": "elementwise",
     "sine": "transcendental",
     "power": "transcendental",
     "rsqrt": "transcendental",

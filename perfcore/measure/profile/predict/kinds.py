@@ -4,16 +4,15 @@ A matmul with M or N of at most 16 is a matvec; a dot of several (its batch dime
 batched matmul; else its kind follows its operand layout (A·B, a weight gradient's Aᵀ·B, an
 input gradient's A·Bᵀ: perfcore.model.chip.kernels.matmul_kind). An op that writes three or
 more dimensions longer than 1 in another order (a transpose, a layout-changing copy, a fusion
-holding either) is a `transpose`; an elementwise
-fusion with transcendentals (XLA's count less its square roots: evaluations; a sine, power
-or rsqrt on its own function's curve) a `transcendental` chain; a fused attention custom call
-`attention` (forward or backward). A convolution (an HLO `convolution`, a cuDNN call) is a
-`convolution filter` where its window spans its input (a weight gradient: the window is at
-least its output's spatial size), else a `convolution`; an op holding a sort is a `sort`, one
-holding a reduce-window (a cumulative sum's scan) a `reduce-window`, a copy that keeps its
-layout a `plain copy`, a sum of the product of
-two different operands over a shape with a size-1 dimension a `unit-dim product sum`; the
-rest by category.
+holding either) is a `transpose`; an elementwise fusion with transcendentals (XLA's count less
+its square roots: evaluations; a sine, power or rsqrt on its own function's curve) a
+`transcendental` chain; a fused attention custom call `attention` (forward or backward). A
+convolution (an HLO `convolution`, a cuDNN call) is a `convolution filter` where its window
+spans its input (a weight gradient: the window is at least its output's spatial size), else a
+`convolution`; an op holding a sort is a `sort`, one holding a reduce-window (a cumulative
+sum's scan) a `reduce-window`, one holding a gather (an embedding's rows) a `gather`, a copy
+that keeps its layout a `plain copy`, a sum of the product of two different operands over a
+shape with a size-1 dimension a `unit-dim product sum`; the rest by category.
 """
 
 from __future__ import annotations
@@ -258,6 +257,8 @@ def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced) -> str
         return "sort"
     if "reduce-window" in inside:
         return "reduce-window"
+    if "gather" in inside:
+        return "gather"
     if priced.category in (hlo.DATA, hlo.ELEMENTWISE) and _permutes(module, instruction):
         return "transpose"
     if priced.category == hlo.ELEMENTWISE and evaluations(module, instruction, priced):
