@@ -200,13 +200,23 @@ def others(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
     return [*sweeps, batched(suite, dtype, b), gathers(suite, dtype, b, row)]
 
 
-def function_fns(jax, jnp) -> dict:
-    """The jittable function of each kernels.FUNCTIONS kind, of x + 1 (rsqrt and power of
-    |x| + 1): one FLOP per element beside the function, as the model counts; and the gather's,
-    its rows' indices drawn from its second input (a random normal column) in the step."""
+def functions_of(jax, jnp) -> dict:
+    """The jittable function of each kind this module plans, by its Planned.fn: the
+    convolutions, the sort, the reduce-window of WINDOW (a cumsum's), the product sum, the
+    kernels.FUNCTIONS kinds (of x + 1, rsqrt and power of |x| + 1: one FLOP per element beside
+    the function, as the model counts), the batched matmul, and the gather (its rows' indices
+    drawn in the step from its second input, a random normal column)."""
     return {
-        "gather": lambda t, u: t[(jnp.abs(u[:, 0]) * 1e6).astype("int32") % t.shape[0]],
+        "convolution": lambda x, w: convolve(jax, x, w),
+        "convolution filter": lambda x, w: convolve(jax, x, w),
+        "sort": jnp.sort,
+        "reduce-window": lambda x: jax.lax.reduce_window(
+            x, 0.0, jax.lax.add, (1, WINDOW), (1, 1), ((0, 0), (WINDOW - 1, 0))
+        ),
+        "unit-dim product sum": lambda x, y: (x * y).sum(axis=-1),
         "sine": lambda x: jnp.sin(x + 1.0),
         "power": lambda x: (jnp.abs(x) + 1.0) ** 1.5,
         "rsqrt": lambda x: jax.lax.rsqrt(jnp.abs(x) + 1.0),
+        BATCHED_FN: jnp.matmul,
+        "gather": lambda t, u: t[(jnp.abs(u[:, 0]) * 1e6).astype("int32") % t.shape[0]],
     }

@@ -45,7 +45,7 @@ from perfcore.measure.experiments.env import (
     free_memory_bytes,
     random_inputs,
 )
-from perfcore.measure.experiments.kernel_windows import MODEL_BYTES, Planned, convolve
+from perfcore.measure.experiments.kernel_windows import MODEL_BYTES, Planned
 from perfcore.measure.experiments.suites import Suite, require_fits
 from perfcore.measure.results import Record
 from perfcore.model.chip import kernels, ops
@@ -65,7 +65,6 @@ STREAMS = ("elementwise", "transcendental", "reduction", "copy", "transpose")
 IN_LOOP = "in a loop"  # the label suffix of a loop body's point
 LOOP_MATMUL_MAX = 256  # square matmuls up to this side are timed as loop bodies' ops too
 SKINNY_OFF = kernels.SKINNY + 1  # a side matmul_kind never calls skinny: the kind by layout
-W = kernel_windows.WINDOW
 
 
 def _attention(jax, q, k, v):
@@ -79,7 +78,6 @@ def _function(jax, jnp, name: str):
         "matmul": jnp.matmul,
         "matmul transposed": lambda a, b: a.T @ b,
         "matmul rhs transposed": lambda a, b: a @ b.T,
-        kernel_windows.BATCHED_FN: jnp.matmul,
         "attention": lambda q, k, v: _attention(jax, q, k, v),
         "attention backward": jax.grad(
             lambda q, k, v: _attention(jax, q, k, v).astype("float32").sum(), argnums=(0, 1, 2)
@@ -87,17 +85,10 @@ def _function(jax, jnp, name: str):
         "elementwise": lambda x, y: (x * 1.5 + y) * 0.5 - y,
         "transcendental": lambda x: jnp.exp(-x) * jnp.tanh(x),  # kernels.CHAIN_TRANSCENDENTALS
         "reduction": lambda x: x.sum(axis=-1),
-        "unit-dim product sum": lambda x, y: (x * y).sum(axis=-1),
-        **kernel_windows.function_fns(jax, jnp),
+        **kernel_windows.functions_of(jax, jnp),
         "copy": lambda x: x.T,
         "plain copy": lambda x: x,  # XLA copies a parameter it returns, layout kept
         "transpose": lambda x: x.transpose(PERMUTE),
-        "convolution": lambda x, w: convolve(jax, x, w),
-        "convolution filter": lambda x, w: convolve(jax, x, w),
-        "sort": jnp.sort,
-        "reduce-window": lambda x: jax.lax.reduce_window(
-            x, 0.0, jax.lax.add, (1, W), (1, 1), ((0, 0), (W - 1, 0))
-        ),
     }[name]
 
 
