@@ -89,7 +89,7 @@ def workload() -> None:
         return
     if data.left_out:
         st.warning(data.left_out)
-    ui.metrics(words.headline(data.views[0]))
+    ui.metrics(words.headline(data.views[0], data.expected_s, data.expected_from))
     chart(model, setup, data)
     ui.takeaway(words.takeaway(model, data.views[0], setup))
     ui.table(data.summary, "workloads_summary")

@@ -6,6 +6,7 @@ import pytest
 
 from perfcore.explain.llm import kernel_expected
 from perfcore.explain.llm import workloads as view
+from perfcore.explain.llm import workloads_text as words
 from perfcore.model.llm.models import load_models
 from perfcore.model.runs import kernel_ops, published
 from tests.support.kernels import H100, h100_curves
@@ -29,6 +30,12 @@ def test_loaded_curves_change_the_expected_figure_and_say_from_what(specs, table
     # every op at 0.9 of its bound: the expected total is the bound's over 0.9
     assert after.ops["expected"].sum() == pytest.approx(after.ops["time"].sum() / 0.9)
     assert after.ops["expected"].sum() < before.ops["expected"].sum()  # published: about 0.56
+    # the headline leads with it: the ops' expected sum plus the communication (none at TP 1)
+    assert after.expected_s == pytest.approx(after.ops["time"].sum() / 0.9)
+    lead = words.headline(after.views[0], after.expected_s, after.expected_from)[0]
+    assert lead[0] == "Time (expected)"
+    assert lead[2].startswith("Expected from measured kernels on NVIDIA H100 80GB HBM3")
+    assert words.headline(before.views[0])[0][0] == "Time (bound, sum of ops)"  # no table
     assert (before.ops["expected"] > before.ops["time"]).all()
 
 

@@ -47,8 +47,13 @@ def test_the_headline_adds_ttft_and_tpot_only_when_generating(specs, models):
         [lb for lb, _ in words.headline(decode)],
         [lb for lb, _ in words.headline(generate)],
     )
-    assert labels == shown[:3] + ["Time to first token", "Time per output token"] + shown[3:]
-    assert "→" in dict(words.headline(generate))["Time per output token"]  # first to last token
+    assert (
+        labels
+        == shown[:3] + ["Time to first token (bound)", "Time per output token (bound)"] + shown[3:]
+    )
+    assert (
+        "→" in dict(words.headline(generate))["Time per output token (bound)"]
+    )  # first to last token
 
 
 def test_the_model_caption_gives_the_published_billions_all_and_active(models):
@@ -58,3 +63,22 @@ def test_the_model_caption_gives_the_published_billions_all_and_active(models):
     assert float(all_) == pytest.approx(46.7, abs=0.05) and float(active) == pytest.approx(
         12.9, abs=0.05
     )
+
+
+def test_an_expected_time_leads_and_adds_the_communication_to_the_ops(specs, models):
+    """At TP 2 the expected time is the ops' expected times plus the all-reduces at their
+    bound: the page's expected_s, shown first, with the bounds after it."""
+    from perfcore.model.runs import published
+
+    s = view.Setup(phase="prefill", tp=2)
+    data = view.page(models["Llama-3.1-8B"], specs[H100], None, s, table=published.table())
+    comm = data.views[0].phase.comm_s
+    assert comm > 0
+    assert data.expected_s == pytest.approx(data.ops["expected"].sum() + comm)
+    shown = words.headline(data.views[0], data.expected_s, data.expected_from)
+    assert [m[0] for m in shown[:3]] == [
+        "Time (expected)",
+        "Time (bound, sum of ops)",
+        "Single-roofline bound",
+    ]
+    assert "published runs" in shown[0][2]

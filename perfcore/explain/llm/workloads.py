@@ -245,6 +245,7 @@ class Page:
     summary: pd.DataFrame
     ops: pd.DataFrame  # the sidebar device's ops
     expected_from: str = kernel_expected.PUBLISHED_LABEL  # what the ops' expected times rest on
+    expected_s: float | None = None  # the ops' expected times + communication at its bound
 
 
 def page(
@@ -277,4 +278,5 @@ def page(
         summary_table(views),
         ops_table(views[0], expected),
         kernel_expected.expected_from(curves),
+        None if expected is None else sum(e.seconds for e in expected) + views[0].phase.comm_s,
     )

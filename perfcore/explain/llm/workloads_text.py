@@ -36,21 +36,30 @@ def serving_caption(sv: Serving, context: int) -> str:
     )
 
 
-def headline(v: View) -> list[tuple[str, str]]:
-    """The main device's metrics (label, text): time, bound, intensity, rates, memory."""
+def headline(v: View, expected_s: float | None = None, expected_from: str = "") -> list[tuple]:
+    """The main device's metrics (label, text[, help]): the expected time first where there is
+    one (`expected_s`, resting on `expected_from`), then the bounds, intensity, rates, memory."""
+    expected = []
+    if expected_s is not None:
+        how = (
+            f"{expected_from[0].upper()}{expected_from[1:]}: each op's roofline time over its "
+            "efficiency (the op table's `expected`), summed, plus the communication at its bound."
+        )
+        expected = [("Time (expected)", fmt.seconds(expected_s), how)]
     metrics = [
-        ("Time (sum of ops)", fmt.seconds(v.phase.time_s)),
+        *expected,
+        ("Time (bound, sum of ops)", fmt.seconds(v.phase.time_s)),
         ("Single-roofline bound", fmt.seconds(v.phase.time_bound_s)),
         (f"Intensity ({v.phase.bound}-bound)", fmt.intensity(v.phase.intensity, unit="FLOP/B")),
-        ("Tokens/s", f"{v.tokens_per_s:,.0f}"),
+        ("Tokens/s (bound)", f"{v.tokens_per_s:,.0f}"),
         ("Memory per GPU", fmt.capacity(v.memory.total)),
     ]
     if v.generation:
         g = v.generation
-        metrics[3:3] = [
-            ("Time to first token", fmt.seconds(g.ttft_s)),
+        metrics[len(expected) + 3 : len(expected) + 3] = [
+            ("Time to first token (bound)", fmt.seconds(g.ttft_s)),
             (
-                "Time per output token",
+                "Time per output token (bound)",
                 f"{fmt.seconds(g.tpot_first_s)} → {fmt.seconds(g.tpot_last_s)}",
             ),
         ]
