@@ -13,7 +13,9 @@ sum whose input is the product of two different operands, over a shape with a si
 dimension, ran 4-14× slower than the same sum without it (1.4-1.7 ms against 0.16-0.18 ms
 for 393,216 floats), where a plain sum, a unary prologue or a max over the same shape did not.
 The transcendental functions kernels.FUNCTIONS names (sin, x ** 1.5, rsqrt, each of x + 1 or
-|x| + 1) over (elements / row, row), at every other element count: one evaluation per element.
+|x| + 1) over (elements / row, row), at every other element count: one evaluation per element;
+in float32, the same of kernels.ROUNDINGS roundings to bfloat16 (`rounded`), as XLA:CPU
+computes bfloat16 math.
 A batch of BATCH matmuls of attention's scores, (s × HEAD_DIM)·(HEAD_DIM × s) each, over s (a
 dot's batch runs at its own rate, not its matmuls' alone: on XLA:CPU 16 of 1024×64·64×1024
 took 2.5× sixteen such matmuls launched one by one, 16 of 256×64·64×256 0.56×); sized by one
@@ -174,8 +176,11 @@ def instances(p: Planned) -> int:
 
 
 def functions(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
-    """One sweep per kernels.FUNCTIONS kind: x read, f(x) written, every other element count."""
+    """One sweep per kernels.FUNCTIONS kind, and in float32 the rounding's: x read, f(x)
+    written, every other element count."""
     sizes = [n for n in suite.kernel_elements if n >= row][::2]
+    flops = {"rounding": kernels.ROUNDINGS}  # its multiplies; the functions' one x + 1
+    kinds = (*kernels.FUNCTIONS, *(["rounding"] if dtype == "float32" else []))
     return [
         [
             Planned(
@@ -184,12 +189,20 @@ def functions(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]
                 dtype,
                 ((n // row, row),),
                 kind,
-                ops.elementwise(n, 1, 1, 1, b),
+                ops.elementwise(n, 1, 1, flops.get(kind, 1), b),
             )
             for n in sizes
         ]
-        for kind in kernels.FUNCTIONS
+        for kind in kinds
     ]
+
+
+def rounded(jnp, x):
+    """x rounded to bfloat16 and widened back kernels.ROUNDINGS times, each after a multiply
+    (two roundings in a row would be one: XLA folds the widening and narrowing between)."""
+    for _ in range(kernels.ROUNDINGS):
+        x = (x * 1.001).astype(jnp.bfloat16).astype(x.dtype)
+    return x
 
 
 def others(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
@@ -204,8 +217,9 @@ def functions_of(jax, jnp) -> dict:
     """The jittable function of each kind this module plans, by its Planned.fn: the
     convolutions, the sort, the reduce-window of WINDOW (a cumsum's), the product sum, the
     kernels.FUNCTIONS kinds (of x + 1, rsqrt and power of |x| + 1: one FLOP per element beside
-    the function, as the model counts), the batched matmul, and the gather (its rows' indices
-    drawn in the step from its second input, a random normal column)."""
+    the function, as the model counts), the rounding chain, the batched matmul, and the
+    gather (its rows' indices drawn in the step from its second input, a random normal
+    column)."""
     return {
         "convolution": lambda x, w: convolve(jax, x, w),
         "convolution filter": lambda x, w: convolve(jax, x, w),
@@ -217,6 +231,7 @@ def functions_of(jax, jnp) -> dict:
         "sine": lambda x: jnp.sin(x + 1.0),
         "power": lambda x: (jnp.abs(x) + 1.0) ** 1.5,
         "rsqrt": lambda x: jax.lax.rsqrt(jnp.abs(x) + 1.0),
+        "rounding": lambda x: rounded(jnp, x),
         BATCHED_FN: jnp.matmul,
         "gather": lambda t, u: t[(jnp.abs(u[:, 0]) * 1e6).astype("int32") % t.shape[0]],
     }

@@ -15,9 +15,10 @@ own curve by the bytes its windows read (WINDOW_BYTES), and a sum of a product o
 over a shape with a size-1 dimension from its own curve (XLA:CPU runs (a·b).sum(-1) of (1,
 1536, 256) 8-10× slower than of (1536, 256)). A sine, power or rsqrt an op evaluates is priced
 on its function's own curve (FUNCTIONS), the rest of its transcendentals on the exp·tanh
-chain's. A kind sized by bytes with no curve of the op's dtype takes float32's, said as such.
-With no curve for its device, kind and dtype, the fallback given (the published runs'
-efficiency), said as such. expected() is the one kernel model.
+chain's, and each float32 result it rounds to bfloat16 or float16 for the next of its ops on
+the rounding curve. A kind sized by bytes with no curve of the op's dtype takes float32's,
+said as such. With no curve for its device, kind and dtype, the fallback given (the published
+runs' efficiency), said as such. expected() is the one kernel model.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ SIZE_UNIT = {
     "sine": "bytes",  # sin, cos, tan: one evaluation per element, each read and written once
     "power": "bytes",  # x ** y of non-integer y
     "rsqrt": "bytes",  # 1 / sqrt(x)
+    "rounding": "bytes",  # a float32 result rounded to bfloat16 inside an op, then widened
 }
 KINDS = tuple(SIZE_UNIT)
 # A kind measured on its own whose curve an older file may lack: priced from its base kind's.
@@ -69,6 +71,7 @@ BASE_KIND = {
     "sine": "transcendental",
     "power": "transcendental",
     "rsqrt": "transcendental",
+    "rounding": "elementwise",  # an older file: no cost beyond the stream
 }
 # Transcendental functions measured one by one: on XLA:CPU these ran 4-17× the exp·tanh chain's
 # cost per evaluation (4M floats: rsqrt 5.7 ms, sin 15.7 ms, x**1.5 18.0 ms; exp 1.6, tanh 1.1).
@@ -77,6 +80,12 @@ SKINNY = 16  # a matmul with M or N at most this is a matvec (decode's GEMV-like
 # The transcendental curve's kernel, exp(-x)·tanh(x), evaluates this many per element, reading
 # and writing each element once: n evaluations cost that kernel over n / 2 elements.
 CHAIN_TRANSCENDENTALS = 2
+# The rounding curve's kernel rounds each float32 element to bfloat16 and widens it back this
+# many times (as XLA:CPU computes bfloat16 math: each op in float32, its result rounded; a
+# tanh GELU of 1.6M bfloat16 elements took 3.1 ms there against 0.8 ms in float32).
+ROUNDINGS = 8
+# Evaluations per element of each evaluation curve's kernel (the FUNCTIONS kinds: one).
+PER_ELEMENT = {"transcendental": CHAIN_TRANSCENDENTALS, "rounding": ROUNDINGS}
 MEASURED, NEAREST, PUBLISHED = (
     "measured kernels",
     "nearest measured kernel (outside the measured range)",

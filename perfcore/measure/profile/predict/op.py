@@ -6,8 +6,9 @@ gives it its kernel kind (kinds.kernel_kind) and its expected time from
 perfcore.model.chip.kernels.expected: its bound over the efficiency its device's curves give
 at its size, else the published runs' efficiency, said as such. What an op holds is priced
 part by part: a fusion of several dots as their sum, a batched dot at one of its matmuls, a
-sort or reduce-window by what its loops read, transcendentals on the transcendental curve; an
-op of a loop's body on the curve timed as a loop body's op where the curves hold one.
+sort or reduce-window by what its loops read, transcendentals on the transcendental curve,
+bfloat16 roundings between its ops on the rounding curve; an op of a loop's body on the curve
+timed as a loop body's op where the curves hold one.
 """
 
 from __future__ import annotations
@@ -129,11 +130,15 @@ def _size(kind: str, flops: float, moved: float, instances: int = 1) -> float:
 
 
 def _with_evaluations(module, p, evals, dtype, body, bandwidth, ctx: Context, bound, seconds, eff):
-    """(seconds, Efficiency) of an op that evaluates transcendentals, `evals` by the curve that
-    prices them (kinds.evaluations; the roofline counts no FLOPs for them): over its largest
-    array's E elements, each curve's kernel over E elements (each element read and written
-    once at the op's width; CHAIN_TRANSCENDENTALS evaluations per element on the exp·tanh
-    chain, one on a function's own), times its count over that kernel's. A matmul's fusion
+    """(seconds, Efficiency) of an op that evaluates transcendentals or rounds to bfloat16,
+    `evals` by the curve that prices them (kinds.evaluations; the roofline counts no FLOPs for
+    them): over its largest array's E elements, each curve's kernel over E elements (each
+    element read and written once at the width of its dtype, its first operand's (_dtype),
+    or at float32's where the curves hold
+    that kind in no curve of the op's dtype: XLA:CPU evaluates bfloat16 math in float32, so
+    an evaluation costs per element, not per byte; kernels.PER_ELEMENT evaluations per
+    element: 2 on the exp·tanh chain, 8 roundings on the rounding's, one on a function's own),
+    times its count over that kernel's. A matmul's fusion
     runs them beside its dots, in turn (their sum). Any other op streams its own bytes (its
     kind's time, `seconds`) and adds the evaluations' time beyond their kernel's own stream
     (that kernel less the elementwise curve's time for its bytes: on a CPU the two add, on a
@@ -144,26 +149,36 @@ def _with_evaluations(module, p, evals, dtype, body, bandwidth, ctx: Context, bo
     elements = max((math.prod(d) for _, d in arrays), default=0)
     if not elements:
         return seconds, eff
-    moved = 2 * hlo.ELEMENT_BYTES.get(arrays[0][0], 4) * elements
     matmul = p.category == hlo.MATMUL
     memory = ctx.fallback[False]
-    stream = 0.0 if matmul else _stream(moved, bandwidth, dtype, ctx, body)
     parts, said = 0.0, []
+    first = hlo.arrays(shapes[1] if len(shapes) > 1 and shapes[1] else shapes[0])
     for curve, n in evals.items():
-        e = kernels.expected(moved / bandwidth, curve, dtype, moved, ctx.curves, memory, body)
-        per_element = kernels.CHAIN_TRANSCENDENTALS if curve == "transcendental" else 1
-        times = n / (per_element * elements)
+        at, width = dtype, hlo.ELEMENT_BYTES.get(first[0][0] if first else "", 4)
+        if not _measured_in(ctx.curves, curve, dtype):
+            at, width = "float32", 4  # evaluated in float32 (XLA:CPU widens bfloat16 math)
+        moved = 2 * width * elements
+        stream = 0.0 if matmul else _stream(moved, bandwidth, at, ctx, body)
+        e = kernels.expected(moved / bandwidth, curve, at, moved, ctx.curves, memory, body)
+        times = n / (kernels.PER_ELEMENT.get(curve, 1) * elements)
         parts += max(e.seconds - stream, 0.0) * times
         beyond = "" if matmul else ", beyond its own stream"
+        by = f" (no {dtype} curve measured: float32's, by elements)" if at != dtype else ""
         said.append(
-            f"{times:.3g} x the {curve} curve's kernel over its {elements:,} elements "
+            f"{times:.3g} x the {curve} curve's kernel over its {elements:,} elements{by} "
             f"({n:.3g} evaluations){beyond}: {e.efficiency.derived_from}"
         )
-    if not parts:
-        return seconds, eff
     total = seconds + parts
     joined = f"{eff.derived_from}; and " + "; and ".join(said)
     return total, kernels.Efficiency(bound / total, eff.source, joined)
+
+
+def _measured_in(curves: kernels.Curves | None, kind: str, dtype: str) -> bool:
+    """True where the curves hold kind (or its base kind) in dtype, timed either way."""
+    named = (kind, kernels.BASE_KIND.get(kind, kind))
+    return curves is not None and any(
+        curves.curve(k, dtype, lp) for k in named for lp in (False, True)
+    )
 
 
 def _stream(moved: float, bandwidth: float, dtype: str, ctx: Context, body: bool) -> float:
