@@ -2,12 +2,12 @@
 
 bench/predict.py holds its three programs against their profiles op by op; this holds a wider
 set of ordinary JAX programs (convolutions, attention, scans, gathers, sorts, reductions,
-norms, random numbers drawn inside the step, a small CNN's and an MLP's training steps)
-against their step's wall alone: the predicted step (perfcore.predict, from curves measured
-in this process or read from --curves) against the fastest of 30 isolated, synchronized
-untraced calls in each of --rounds rounds over the programs (bench.predict.walls), with the
-median beside it and each round's fastest. Target: within 20 % of the fastest. Run only when
-the machine is quiet (uptime load < 2.5).
+norms, bfloat16 math, random numbers drawn inside the step, a small CNN's and an MLP's
+training steps) against their step's wall alone: the predicted step (perfcore.predict, from
+curves measured in this process or read from --curves) against the fastest of 30 isolated,
+synchronized untraced calls in each of --rounds rounds over the programs
+(bench.predict.walls), with the median beside it and each round's fastest. Target: within
+20 % of the fastest. Run only when the machine is quiet (uptime load < 2.5).
 
     PYTHONPATH=$PWD .venv/bin/python bench/predict_zoo.py [--budget 120] [--curves F] [--rounds 3]
 """
@@ -46,6 +46,22 @@ def bf16_matmul():
     """One bf16 matmul, 512 x 512 x 512."""
     a, b = _normal(512, 512, dtype=jnp.bfloat16), _normal(512, 512, seed=1, dtype=jnp.bfloat16)
     return (lambda a, b: a @ b), (a, b)
+
+
+def bf16_mlp_block():
+    """A transformer's MLP block in bfloat16: layer norm, 768-3072-768 GELU MLP, residual add,
+    512 tokens (its norm and GELU computed in float32, rounded to bfloat16 op by op)."""
+    x = _normal(512, 768, dtype=jnp.bfloat16)
+    w1, w2 = (
+        _normal(*s, seed=k, dtype=jnp.bfloat16) * 0.02
+        for k, s in ((1, (768, 3072)), (2, (3072, 768)))
+    )
+
+    def f(x, w1, w2):
+        y = (x - x.mean(-1, keepdims=True)) * jax.lax.rsqrt(x.var(-1, keepdims=True) + 1e-5)
+        return x + jax.nn.gelu(y @ w1) @ w2
+
+    return f, (x, w1, w2)
 
 
 def norm_softmax():
@@ -204,6 +220,7 @@ PROGRAMS = {
     for f in (
         mlp_gelu,
         bf16_matmul,
+        bf16_mlp_block,
         norm_softmax,
         conv_forward,
         conv_wgrad,
