@@ -80,6 +80,16 @@ def test_an_op_whose_end_was_not_traced_is_named_and_not_held():
     assert "not held (1): dot.2" in profile_predict.shown((STEP_RECORD, OPS[0], unended)).lines[-1]
 
 
+def test_an_op_with_no_prediction_is_named_with_its_measured_share_of_the_step():
+    """copy.3 (no cost model): 0.5 ms measured a step, 10 % of the 5 ms wall, left out of the
+    predicted step, and the page and the CLI say so."""
+    versus, _ = profile_predict.held((STEP_RECORD, *OPS, WALL_RECORD))
+    assert versus.unmatched_s == pytest.approx(5e-4)
+    line = profile_predict.shown((STEP_RECORD, *OPS, WALL_RECORD)).lines[-1]
+    assert line.startswith(f"not predicted (1, {fmt.seconds(5e-4)} a step measured, 10")
+    assert "copy.3" in line and "the predicted step leaves them out" in line
+
+
 def test_without_an_untraced_wall_the_device_span_stands_in_said_as_such():
     versus, whence = profile_predict.held((STEP_RECORD, *OPS))
     assert versus.wall_s == 4e-3 and "device span under the profiler" in whence

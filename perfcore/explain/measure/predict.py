@@ -51,6 +51,7 @@ def summary(held: Versus, spread: float) -> dict:
         "ops": versus_rows(held),
         "missed": missed(held, spread),
         "unmatched": list(held.unmatched),
+        "unmatched_s": held.unmatched_s,
         "unended": list(held.unended),
     }
 
@@ -76,7 +77,22 @@ def lines(held: Versus, top: int) -> list[str]:
         f"{fmt.seconds(r['measured_s']):>10} {r['error']:>+7.0%}  {r['derived_from']}"
         for r in versus_rows(held)[:top]
     ]
-    return head + rows + unended_lines(held)
+    return head + rows + unended_lines(held) + unmatched_lines(held)
+
+
+def unmatched_lines(held: Versus) -> list[str]:
+    """The profiled ops with no prediction, named with their measured time: the predicted step
+    leaves them out; none when there are none."""
+    if not held.unmatched:
+        return []
+    names = ", ".join(held.unmatched[:8]) + (" and more" if len(held.unmatched) > 8 else "")
+    share = held.unmatched_s / held.wall_s if held.wall_s else 0.0
+    return [
+        f"not predicted ({len(held.unmatched)}, {fmt.seconds(held.unmatched_s)} a step "
+        f"measured, {fmt.percent(share)} of the step's wall): {names}: no prediction (a "
+        "custom kernel XLA has no cost model for, or no roof), so the predicted step leaves "
+        "them out"
+    ]
 
 
 def unended_lines(held: Versus) -> list[str]:

@@ -42,12 +42,13 @@ def held(records: tuple[Record, ...]) -> tuple[Versus, str] | None:
     steps = [s for s in step_records(records) if s.predicted_s is not None]
     if not steps:
         return None
-    ops, unmatched = [], []
+    ops, unmatched, unmatched_s = [], [], 0.0
     for r in profile_records(records):
         if unended(r):
             continue
         if r.predicted_s is None or r.measurement.median <= 0:
             unmatched.append(what(r))
+            unmatched_s += r.measurement.median
             continue
         ops.append(
             OpVersus(
@@ -72,7 +73,16 @@ def held(records: tuple[Record, ...]) -> tuple[Versus, str] | None:
         f"{fmt.seconds(m.median)} (no untraced wall in the file)"
     )
     open_ended = tuple(what(r) for r in profile_records(records) if unended(r))
-    held = Versus(tuple(ops), step.predicted_s, m.min, None, tuple(unmatched), m.median, open_ended)
+    held = Versus(
+        tuple(ops),
+        step.predicted_s,
+        m.min,
+        None,
+        tuple(unmatched),
+        m.median,
+        open_ended,
+        unmatched_s,
+    )
     return held, whence
 
 
@@ -132,6 +142,7 @@ def shown(records: tuple[Record, ...]) -> Shown | None:
         totals_line(versus, whence, records),
         missed_line(versus, within),
         *explain_predict.unended_lines(versus),
+        *explain_predict.unmatched_lines(versus),
     )
     names = explain_predict.missed(versus, within)[:NAMED] if within is not None else []
     ops = tuple(sorted(versus.ops, key=lambda o: -o.measured_s))

@@ -22,7 +22,9 @@ took 2.5× sixteen such matmuls launched one by one, 16 of 256×64·64×256 0.56
 matmul's FLOPs, as the prediction sizes a batched dot. A gather of rows of ROW floats from a
 table of TABLE_ROWS (above a CPU's last-level cache, as an embedding is), at random rows, over
 the element counts gathered up to a quarter of the table: an embedding lookup's kernel, whose
-rows miss the cache where a stream's are prefetched.
+rows miss the cache where a stream's are prefetched. The TOP_K largest of rows of TOP_K_ROW
+(jax.lax.top_k: a custom call on XLA:CPU, 6.3 ms for 2048 rows of 1024 floats there, where a
+reduction of the same bytes takes about 0.3 ms), sized by its input and outputs' bytes.
 """
 
 from __future__ import annotations
@@ -39,11 +41,12 @@ SORT_MAX = 2**20  # the largest sort and reduce-window (a sort of it: 0.25-0.3 s
 WINDOW = 16  # the reduce-window's (a cumulative sum's block on XLA:CPU)
 CONV_SIDES = (64, 512)  # the matmul sides whose quarter a convolution's channels are
 # sized and bounded by the kernel model's bytes (a gather: the rows it reads, not its table)
-MODEL_BYTES = ("sort", "reduce-window", "gather")
+MODEL_BYTES = ("sort", "reduce-window", "gather", "top-k")
 BATCHED, BATCHED_FN = "batched matmul", "matmul, batched"
 BATCH, HEAD_DIM = 16, 64  # the batched matmuls' batch (heads × sequences) and contraction
 BATCHED_SIDES = (64, 4096)  # the sides of the matmul sweep the batched one takes
 TABLE_ROWS = 65536  # the gather's table: 64 MiB of float32 rows of 256
+TOP_K, TOP_K_ROW = 8, 1024  # the top-k's k and row: an MoE router's or a sampler's shape
 
 
 @dataclass(frozen=True)
@@ -170,6 +173,23 @@ def gathers(suite: Suite, dtype: str, b: int, row: int) -> list[Planned]:
     ]
 
 
+def top_ks(suite: Suite, dtype: str, b: int) -> list[Planned]:
+    """The TOP_K largest of each row of TOP_K_ROW, at every other element count: the rows
+    read, the values written and their int32 indices."""
+    sizes = [n for n in suite.kernel_elements if n >= TOP_K_ROW][::2]
+    return [
+        Planned(
+            "top-k",
+            f"top-{TOP_K} {dtype} {n // TOP_K_ROW} rows of {TOP_K_ROW}",
+            dtype,
+            ((n // TOP_K_ROW, TOP_K_ROW),),
+            "top-k",
+            ops.Cost(0, n * b + n // TOP_K_ROW * TOP_K * (b + 4)),
+        )
+        for n in sizes
+    ]
+
+
 def instances(p: Planned) -> int:
     """How many matmuls a point's one call runs (its size is one's FLOPs)."""
     return p.shapes[0][0] if p.kind == BATCHED else 1
@@ -206,20 +226,25 @@ def rounded(jnp, x):
 
 
 def others(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
-    """The sorts, reduce-windows, product sums, transcendental functions, batched matmuls and
-    gathers of dtype."""
+    """The sorts, reduce-windows, product sums, transcendental functions, batched matmuls,
+    gathers and top-ks of dtype."""
     products = product_sums(suite, dtype, b, row)
     sweeps = [*scans(suite, dtype, b, row), products, *functions(suite, dtype, b, row)]
-    return [*sweeps, batched(suite, dtype, b), gathers(suite, dtype, b, row)]
+    return [
+        *sweeps,
+        batched(suite, dtype, b),
+        gathers(suite, dtype, b, row),
+        top_ks(suite, dtype, b),
+    ]
 
 
 def functions_of(jax, jnp) -> dict:
     """The jittable function of each kind this module plans, by its Planned.fn: the
     convolutions, the sort, the reduce-window of WINDOW (a cumsum's), the product sum, the
     kernels.FUNCTIONS kinds (of x + 1, rsqrt and power of |x| + 1: one FLOP per element beside
-    the function, as the model counts), the rounding chain, the batched matmul, and the
-    gather (its rows' indices drawn in the step from its second input, a random normal
-    column)."""
+    the function, as the model counts), the rounding chain, the batched matmul, the gather
+    (its rows' indices drawn in the step from its second input, a random normal column) and
+    the top-k."""
     return {
         "convolution": lambda x, w: convolve(jax, x, w),
         "convolution filter": lambda x, w: convolve(jax, x, w),
@@ -234,4 +259,5 @@ def functions_of(jax, jnp) -> dict:
         "rounding": lambda x: rounded(jnp, x),
         BATCHED_FN: jnp.matmul,
         "gather": lambda t, u: t[(jnp.abs(u[:, 0]) * 1e6).astype("int32") % t.shape[0]],
+        "top-k": lambda x: jax.lax.top_k(x, TOP_K),
     }

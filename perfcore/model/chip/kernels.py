@@ -53,6 +53,7 @@ SIZE_UNIT = {
     "power": "bytes",  # x ** y of non-integer y
     "rsqrt": "bytes",  # 1 / sqrt(x)
     "rounding": "bytes",  # a float32 result rounded to bfloat16 inside an op, then widened
+    "top-k": "bytes",  # the k largest of each row: its input read, values and indices written
 }
 KINDS = tuple(SIZE_UNIT)
 # A kind measured on its own whose curve an older file may lack: priced from its base kind's.
@@ -72,6 +73,7 @@ BASE_KIND = {
     "power": "transcendental",
     "rsqrt": "transcendental",
     "rounding": "elementwise",  # an older file: no cost beyond the stream
+    "top-k": "reduction",  # one pass over each row
 }
 # Transcendental functions measured one by one: on XLA:CPU these ran 4-17× the exp·tanh chain's
 # cost per evaluation (4M floats: rsqrt 5.7 ms, sin 15.7 ms, x**1.5 18.0 ms; exp 1.6, tanh 1.1).

@@ -96,6 +96,11 @@ def opcodes(module: Module, instruction: Instruction) -> set[str]:
     return {instruction.opcode} | inner
 
 
+def is_top_k(instruction: Instruction) -> bool:
+    """True for a top-k run as a custom call (XLA:CPU's `TopK`; a GPU's where it has one)."""
+    return instruction.opcode == "custom-call" and "topk" in instruction.target.lower()
+
+
 def is_library_matmul(instruction: Instruction) -> bool:
     """True for a cuBLAS or cuDNN custom call (a matmul or a convolution run by a library)."""
     return instruction.opcode == "custom-call" and instruction.target.startswith(

@@ -1,8 +1,9 @@
 """An instruction priced: its category, source, precision, shapes and cost per occurrence.
 
 XLA's cost model applied to the instruction alone (perfcore.measure.profile.hlo.xla_private), a
-cuBLAS/cuDNN call's FLOPs from its shapes, and nothing for a custom kernel XLA cannot price
-("no cost model", never 0 FLOPs); a loop or call is priced by its body's ops.
+cuBLAS/cuDNN call's FLOPs from its shapes, a top-k's bytes from its shapes (it compares, so
+no FLOPs), and nothing for any other custom kernel XLA cannot price ("no cost model", never
+0 FLOPs); a loop or call is priced by its body's ops.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ from dataclasses import dataclass
 
 from perfcore.measure.profile import hlo
 
-COST_MODEL, SHAPES, NO_COST, IN_BODY, NOT_IN_HLO = (
+COST_MODEL, SHAPES, NO_COST, IN_BODY, NOT_IN_HLO, TOP_K = (
     "cost model",
     "shapes (library call)",
     "no cost model",
     "in its body's ops",
     "not in the HLO",
+    "shapes (a top-k: its input read, its values and indices written, no FLOPs)",
 )
 LAYOUT = re.compile(r"\{[^}]*\}")  # a shape's layout, `{1,0}`: not part of what a reader needs
 
@@ -59,6 +61,8 @@ def price(module: hlo.Module, instruction: hlo.Instruction, cost) -> Priced:
         return Priced(instruction, kind, *where, flops_shapes, n_bytes, source, *shapes)
     if kind == hlo.CUSTOM:
         n_bytes = moved + hlo.shape_bytes(instruction.shape)
+        if hlo.is_top_k(instruction):  # comparisons, no arithmetic: a stream's roof
+            return Priced(instruction, kind, *where, 0.0, n_bytes, TOP_K, *shapes)
         return Priced(instruction, kind, *where, None, n_bytes, NO_COST, *shapes)
     flops, n_bytes, evaluations = cost(hlo.one_op_module(module, instruction))
     unread = unread_bytes(module, instruction)

@@ -270,6 +270,8 @@ def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced) -> str
             return conv_kind(found[0])
         return dot_kind(module, found[0] if found else None, instruction.shape)
     if priced.category == hlo.CUSTOM:
+        if hlo.is_top_k(instruction):
+            return "top-k"
         target = instruction.target.lower()
         if "fmha" not in target and "attention" not in target:
             return ""

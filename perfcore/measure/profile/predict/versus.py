@@ -61,6 +61,7 @@ class Versus:
     unmatched: tuple[str, ...]  # profiled ops with no prediction
     wall_median_s: float | None = None  # median untraced step wall, seconds
     unended: tuple[str, ...] = ()  # ops whose end was not traced (joined.Op.open_end): not held
+    unmatched_s: float = 0.0  # measured seconds per step of the ops with no prediction
 
     @property
     def step_error(self) -> float:
@@ -76,13 +77,14 @@ class Versus:
 def versus(prediction: Prediction, profile: Profile, wall: harness.Measurement) -> Versus:
     """The prediction against the profile of the same program and its untraced step walls."""
     predicted = {o.name: o for o in prediction.ops if o.predicted_s is not None}
-    matched, unmatched = [], []
+    matched, unmatched, unmatched_s = [], [], 0.0
     for op in profile.ops:
         p = predicted.get(op.name)
         if op.open_end:
             continue
         if p is None or op.median_s <= 0:
             unmatched.append(op.name)
+            unmatched_s += op.median_s
             continue
         inside = prediction.inside_s(op.name)
         matched.append(
@@ -106,6 +108,7 @@ def versus(prediction: Prediction, profile: Profile, wall: harness.Measurement) 
         tuple(unmatched),
         wall.median,
         tuple(op.name for op in profile.ops if op.open_end),
+        unmatched_s,
     )
 
 
