@@ -1,7 +1,7 @@
 """Whether bfloat16 math costs its roundings on this device: the check behind the rounding curve.
 
 XLA:CPU computes a bfloat16 op in float32 and rounds its result back to bfloat16 for the next
-(measure.profile.predict.kinds.roundings counts them from the HLO). Eight bfloat16 elementwise
+(measure.profile.hlo.roundings counts them from the HLO). Eight bfloat16 elementwise
 ops, at 1M and 4M elements, each timed (fastest of 30 isolated calls) in one process beside
 the three kernels the rule rests on, measured there too: a float32 stream (two inputs, one
 output), the exp(-x)·tanh(x) chain (kernels.CHAIN_TRANSCENDENTALS evaluations an element) and
@@ -25,7 +25,6 @@ import jax.numpy as jnp
 from bench.evaluations import fastest
 from perfcore.measure.experiments.kernel_windows import rounded
 from perfcore.measure.profile import hlo
-from perfcore.measure.profile.predict import kinds
 from perfcore.model.chip import kernels
 
 BF16 = jnp.bfloat16
@@ -47,10 +46,10 @@ OPS = {
 
 def counted(fn, x, y) -> tuple[float, float]:
     """(transcendentals, roundings) per element of fn's compiled program, as the prediction
-    counts them: XLA's cost analysis, and kinds.roundings over its launched fusions."""
+    counts them: XLA's cost analysis, and hlo.roundings over its launched fusions."""
     compiled = jax.jit(fn).lower(x, y).compile()
     module = hlo.parse_module(compiled.as_text())
-    rounds = sum(kinds.roundings(module, i) for i in module.computations[module.entry])
+    rounds = sum(hlo.roundings(module, i) for i in module.computations[module.entry])
     cost = compiled.cost_analysis()
     cost = cost[0] if isinstance(cost, list) else cost
     return float(cost.get("transcendentals", 0.0)) / x.size, rounds / x.size

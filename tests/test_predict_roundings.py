@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from perfcore.measure.profile import hlo
-from perfcore.measure.profile.predict import kinds
 from perfcore.model.chip import kernels
 from tests.support.kernels import cpu_curves, predicted_ops
 
@@ -36,10 +35,10 @@ def stub_cost(text: str) -> tuple[float, float, float]:
 def test_roundings_between_ops_are_counted_and_the_stores_are_not():
     module = hlo.parse_module(MODULE)
     ops = {i.name: i for i in module.computations["%main"]}
-    assert kinds.roundings(module, ops["%gelu"]) == 3 * ELEMENTS  # its result's too
-    assert kinds.roundings(module, ops["%pair"]) == 2 * ELEMENTS  # both leave by the tuple
-    assert kinds.roundings(module, ops["%expb"]) == ELEMENTS  # widened, evaluated, rounded
-    assert kinds.roundings(module, ops["%narrow"]) == 0  # a convert of its own: a stream
+    assert hlo.roundings(module, ops["%gelu"]) == 3 * ELEMENTS  # its result's too
+    assert hlo.roundings(module, ops["%pair"]) == 2 * ELEMENTS  # both leave by the tuple
+    assert hlo.roundings(module, ops["%expb"]) == ELEMENTS  # widened, evaluated, rounded
+    assert hlo.roundings(module, ops["%narrow"]) == 0  # a convert of its own: a stream
 
 
 def test_an_op_that_rounds_between_its_ops_adds_its_roundings_beyond_their_stream():

@@ -52,6 +52,8 @@ def summary(held: Versus, spread: float) -> dict:
         "missed": missed(held, spread),
         "unmatched": list(held.unmatched),
         "unmatched_s": held.unmatched_s,
+        "counted": list(held.counted),
+        "counted_s": held.counted_s,
         "unended": list(held.unended),
     }
 
@@ -77,7 +79,22 @@ def lines(held: Versus, top: int) -> list[str]:
         f"{fmt.seconds(r['measured_s']):>10} {r['error']:>+7.0%}  {r['derived_from']}"
         for r in versus_rows(held)[:top]
     ]
-    return head + rows + unended_lines(held) + unmatched_lines(held)
+    return head + rows + unended_lines(held) + unmatched_lines(held) + counted_lines(held)
+
+
+def counted_lines(held: Versus) -> list[str]:
+    """The ops of loops whose trip count was unknown before the run: priced once a step, held
+    at the runs the profile counted, and the step at those counts; none when there are none."""
+    if not held.counted:
+        return []
+    names = ", ".join(held.counted[:8]) + (" and more" if len(held.counted) > 8 else "")
+    at = held.predicted_step_s + held.counted_s
+    return [
+        f"priced once a step before it ran ({len(held.counted)}, in loops whose trip count "
+        f"depends on the data): {names}; held at the runs a step the profile counted, they "
+        f"add {fmt.seconds(held.counted_s)}: the step at those counts about {fmt.seconds(at)} "
+        f"({at / held.wall_s - 1:+.0%} against the wall; those ops taken in series)"
+    ]
 
 
 def unmatched_lines(held: Versus) -> list[str]:

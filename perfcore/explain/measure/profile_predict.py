@@ -16,10 +16,22 @@ from dataclasses import dataclass
 from perfcore import format as fmt
 from perfcore.explain.measure import predict as explain_predict
 from perfcore.measure.clock.harness import Measurement
-from perfcore.measure.profile.judge.records import profile_records, step_records, unended, what
+from perfcore.measure.profile.judge.records import (
+    in_body,
+    profile_records,
+    step_records,
+    unended,
+    what,
+)
 from perfcore.measure.profile.predict import wall
+from perfcore.measure.profile.predict.op import UNKNOWN_TRIPS
 from perfcore.measure.profile.predict.program import Prediction
-from perfcore.measure.profile.predict.versus import OpVersus, Versus, with_prediction
+from perfcore.measure.profile.predict.versus import (
+    OpVersus,
+    Versus,
+    at_counted_runs,
+    with_prediction,
+)
 from perfcore.measure.results import Record, curves
 
 NO_CURVES = "no kernel curves in these records: no spread to hold the ops to, none named"
@@ -42,26 +54,28 @@ def held(records: tuple[Record, ...]) -> tuple[Versus, str] | None:
     steps = [s for s in step_records(records) if s.predicted_s is not None]
     if not steps:
         return None
-    ops, unmatched, unmatched_s = [], [], 0.0
+    ops, unmatched, unmatched_s, counted, counted_s = [], [], 0.0, [], 0.0
     for r in profile_records(records):
-        if unended(r):
+        if unended(r) or in_body(r):  # not held, or a loop's control: its body's ops hold it
             continue
         if r.predicted_s is None or r.measurement.median <= 0:
             unmatched.append(what(r))
             unmatched_s += r.measurement.median
             continue
-        ops.append(
-            OpVersus(
-                name=what(r),
-                category=r.category,
-                kernel=r.kernel,
-                source=r.source,
-                predicted_s=r.predicted_s,
-                measured_s=r.measurement.median,
-                derived_from=r.predicted_from,
-                alone_s=r.predicted_s,  # a record holds one predicted time: inside the step
-            )
+        op = OpVersus(
+            name=what(r),
+            category=r.category,
+            kernel=r.kernel,
+            source=r.source,
+            predicted_s=r.predicted_s,
+            measured_s=r.measurement.median,
+            derived_from=r.predicted_from,
+            alone_s=r.predicted_s,  # a record holds one predicted time: inside the step
         )
+        if UNKNOWN_TRIPS in r.predicted_from:  # priced once a step: held at the counted runs
+            op, added = at_counted_runs(op, r.occurrences or 1)
+            counted, counted_s = [*counted, op.name], counted_s + added
+        ops.append(op)
     step = steps[0]
     untraced = wall.walls(records).get(step.label)
     m = (untraced or step).measurement
@@ -82,6 +96,8 @@ def held(records: tuple[Record, ...]) -> tuple[Versus, str] | None:
         m.median,
         open_ended,
         unmatched_s,
+        tuple(counted),
+        counted_s,
     )
     return held, whence
 
@@ -143,6 +159,7 @@ def shown(records: tuple[Record, ...]) -> Shown | None:
         missed_line(versus, within),
         *explain_predict.unended_lines(versus),
         *explain_predict.unmatched_lines(versus),
+        *explain_predict.counted_lines(versus),
     )
     names = explain_predict.missed(versus, within)[:NAMED] if within is not None else []
     ops = tuple(sorted(versus.ops, key=lambda o: -o.measured_s))

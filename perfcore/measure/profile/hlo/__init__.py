@@ -33,6 +33,7 @@ from perfcore.measure.profile.hlo.kinds import (
     is_top_k,
     opcodes,
     readers,
+    roundings,
     runs_async_on_cpu,
 )
 from perfcore.measure.profile.hlo.label import label, what
@@ -103,6 +104,7 @@ __all__ = [
     "dot_flops",
     "is_library_matmul",
     "is_top_k",
+    "roundings",
     "label",
     "library_flops",
     "one_op_module",

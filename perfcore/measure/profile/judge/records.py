@@ -19,7 +19,7 @@ from perfcore.measure.clock.harness import Measurement
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.judge.assess import Roofs, assess, program_diagnosis
 from perfcore.measure.profile.judge.joined import Op, Profile, Program
-from perfcore.measure.profile.judge.price import COST_MODEL, SHAPES
+from perfcore.measure.profile.judge.price import COST_MODEL, IN_BODY, SHAPES
 from perfcore.measure.results.record import PROFILE, Record
 
 STEP = "step"  # the category of a program's whole-step record
@@ -159,6 +159,11 @@ def unended(record: Record) -> bool:
     """True for an op record whose end was not traced (joined.Op.open_end): its time is a lower
     bound."""
     return UNENDED in record.notes
+
+
+def in_body(record: Record) -> bool:
+    """True for a loop's or call's record (its control): its cost is in its body's ops."""
+    return f"cost: {IN_BODY}" in record.notes
 
 
 def what(record: Record) -> str:

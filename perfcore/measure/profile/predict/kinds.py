@@ -226,7 +226,7 @@ def evaluations(module: hlo.Module, instruction: hlo.Instruction, priced) -> dic
     """What the op evaluates beyond its stream, by the curve that prices it: {kind: count}. Its
     transcendentals: a kernels.FUNCTIONS kind one per element of each of its opcodes,
     `transcendental` (the exp·tanh chain) the rest of XLA's count less one per element of each
-    square root. Outside a matmul's fusion, `rounding` its roundings (`roundings`). Empty with
+    square root. Outside a matmul's fusion, `rounding` its roundings (hlo.roundings). Empty with
     none."""
     out = {}
     if priced.transcendentals:
@@ -236,28 +236,9 @@ def evaluations(module: hlo.Module, instruction: hlo.Instruction, priced) -> dic
         for opcode, n in counted.items():
             if kind := FUNCTION_OF.get(opcode):
                 out[kind] = out.get(kind, 0.0) + n
-    if priced.category != hlo.MATMUL and (n := roundings(module, instruction)):
+    if priced.category != hlo.MATMUL and (n := hlo.roundings(module, instruction)):
         out["rounding"] = n
     return out
-
-
-NARROW, WIDE = frozenset({"bf16", "f16"}), frozenset({"f32", "f64"})
-
-
-def roundings(module: hlo.Module, instruction: hlo.Instruction) -> float:
-    """Elements of the fusion's float32 (or float64) results it rounds to bfloat16 (or
-    float16), as XLA:CPU computes a bfloat16 op: in float32, its result rounded (and widened
-    again by the next). Its result's rounding counts too: a bfloat16 exp took 2.7-3.3 ms over
-    4M elements here, a float32 one 1.6 ms. A convert that is an op of its own holds none: it
-    is a stream (4M floats to bfloat16 in 1.07 ms, x + 1 in float32 1.34 ms)."""
-    n = 0.0
-    for i in hlo.held(module, instruction):
-        if i.opcode != "convert" or not i.operands:
-            continue
-        out, src = hlo.arrays(i.shape), hlo.arrays(hlo.operand_shape(module, i.operands[0]))
-        if out and src and out[0][0] in NARROW and src[0][0] in WIDE:
-            n += math.prod(out[0][1])
-    return n
 
 
 def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced) -> str:

@@ -26,6 +26,11 @@ from perfcore.model.chip.roofline import t_lower
 from perfcore.model.chip.specs import Device
 
 NO_ROOF = "no roof: no kernel curves for this device and no specs row"
+# Said of an op inside a loop whose trip count XLA did not know (a while over the data).
+UNKNOWN_TRIPS = (
+    "; in a loop whose trip count is unknown before it runs (it depends on the data): "
+    "priced once a step"
+)
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,7 @@ class OpPrediction:
     efficiency: float | None
     efficiency_source: str  # kernels.MEASURED, NEAREST or PUBLISHED; empty when none
     derived_from: str
+    trips_known: bool = True  # False: in a loop of unknown trip count, priced once a step
 
 
 @dataclass(frozen=True)
@@ -76,7 +82,8 @@ def _dtype(module: hlo.Module, instruction: hlo.Instruction) -> str:
 def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, cost):
     """One instruction's OpPrediction on the context's device."""
     p = join.price(module, instruction, cost)
-    runs = hlo.runs_per_step(module, instruction) or 1
+    counted = hlo.runs_per_step(module, instruction)
+    runs, trips = counted or 1, ("" if counted is not None else UNKNOWN_TRIPS)
     kind, dtype = kinds.kernel_kind(module, instruction, p), _dtype(module, instruction)
     base = (instruction.name.lstrip("%"), instruction.opcode, p.category, kind, dtype, p.source)
     per_step = (runs, *(None if v is None else v * runs for v in (p.flops, p.bytes)))
@@ -104,7 +111,14 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
             module, p, evals, dtype, body, bandwidth, ctx, bound, seconds, eff
         )
     return OpPrediction(
-        *base, *per_step, bound * runs, seconds * runs, eff.value, eff.source, eff.derived_from
+        *base,
+        *per_step,
+        bound * runs,
+        seconds * runs,
+        eff.value,
+        eff.source,
+        eff.derived_from + trips,
+        counted is not None,
     )
 
 

@@ -62,6 +62,8 @@ class Versus:
     wall_median_s: float | None = None  # median untraced step wall, seconds
     unended: tuple[str, ...] = ()  # ops whose end was not traced (joined.Op.open_end): not held
     unmatched_s: float = 0.0  # measured seconds per step of the ops with no prediction
+    counted: tuple[str, ...] = ()  # ops of loops of unknown trip count, held at the profile's
+    counted_s: float = 0.0  # what those ops add at the profile's counts over once a step
 
     @property
     def step_error(self) -> float:
@@ -74,31 +76,47 @@ class Versus:
         return statistics.median(errors) if errors else None
 
 
+def at_counted_runs(op: OpVersus, runs: int) -> tuple[OpVersus, float]:
+    """An op of a loop of unknown trip count (priced once a step) held at the `runs` a step
+    the profile counted, said so; and the seconds that adds to its prediction."""
+    if runs <= 1:
+        return op, 0.0
+    held = dataclasses.replace(
+        op,
+        predicted_s=op.predicted_s * runs,
+        alone_s=op.alone_s * runs,
+        derived_from=f"{op.derived_from}; held at the {runs} runs a step the profile counted",
+    )
+    return held, held.predicted_s - op.predicted_s
+
+
 def versus(prediction: Prediction, profile: Profile, wall: harness.Measurement) -> Versus:
     """The prediction against the profile of the same program and its untraced step walls."""
     predicted = {o.name: o for o in prediction.ops if o.predicted_s is not None}
-    matched, unmatched, unmatched_s = [], [], 0.0
+    matched, unmatched, unmatched_s, counted, counted_s = [], [], 0.0, [], 0.0
     for op in profile.ops:
         p = predicted.get(op.name)
-        if op.open_end:
+        if op.open_end or op.opcode in hlo.CONTROL:  # a loop's control: its body's ops hold it
             continue
         if p is None or op.median_s <= 0:
             unmatched.append(op.name)
             unmatched_s += op.median_s
             continue
         inside = prediction.inside_s(op.name)
-        matched.append(
-            OpVersus(
-                op.name,
-                op.category,
-                p.kernel,
-                op.source,
-                p.predicted_s if inside is None else inside,
-                op.median_s,
-                p.derived_from,
-                p.predicted_s,
-            )
+        held = OpVersus(
+            op.name,
+            op.category,
+            p.kernel,
+            op.source,
+            p.predicted_s if inside is None else inside,
+            op.median_s,
+            p.derived_from,
+            p.predicted_s,
         )
+        if not p.trips_known:
+            held, added = at_counted_runs(held, op.occurrences)
+            counted, counted_s = [*counted, op.name], counted_s + added
+        matched.append(held)
     traced = [c for c in profile.call_s]
     return Versus(
         tuple(matched),
@@ -109,6 +127,8 @@ def versus(prediction: Prediction, profile: Profile, wall: harness.Measurement) 
         wall.median,
         tuple(op.name for op in profile.ops if op.open_end),
         unmatched_s,
+        tuple(counted),
+        counted_s,
     )
 
 
