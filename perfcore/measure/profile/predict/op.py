@@ -147,13 +147,12 @@ def _with_evaluations(module, p, evals, dtype, body, bandwidth, ctx: Context, bo
     """(seconds, Efficiency) of an op that evaluates transcendentals or rounds to bfloat16,
     `evals` by the curve that prices them (kinds.evaluations; the roofline counts no FLOPs for
     them): over its largest array's E elements, each curve's kernel over E elements (each
-    element read and written once at the width of its dtype, its first operand's (_dtype),
-    or at float32's where the curves hold
-    that kind in no curve of the op's dtype: XLA:CPU evaluates bfloat16 math in float32, so
-    an evaluation costs per element, not per byte; kernels.PER_ELEMENT evaluations per
-    element: 2 on the exp·tanh chain, 8 roundings on the rounding's, one on a function's own),
-    times its count over that kernel's. A matmul's fusion
-    runs them beside its dots, in turn (their sum). Any other op streams its own bytes (its
+    element read and written once at the width of its dtype, its first operand's (_dtype), or
+    at float32's where the curves hold that kind in no curve of the op's dtype: XLA:CPU
+    evaluates bfloat16 math in float32, so an evaluation costs per element, not per byte;
+    kernels.PER_ELEMENT evaluations per element: 2 on the exp·tanh chain, 8 roundings on the
+    rounding's, one on a function's own), times its count over that kernel's. A matmul's
+    fusion runs them beside its dots, in turn (their sum). Any other op streams its own bytes (its
     kind's time, `seconds`) and adds the evaluations' time beyond their kernel's own stream
     (that kernel less the elementwise curve's time for its bytes: on a CPU the two add, on a
     device whose evaluations hide behind the stream that excess is near 0). body: the op is
@@ -169,7 +168,7 @@ def _with_evaluations(module, p, evals, dtype, body, bandwidth, ctx: Context, bo
     first = hlo.arrays(shapes[1] if len(shapes) > 1 and shapes[1] else shapes[0])
     for curve, n in evals.items():
         at, width = dtype, hlo.ELEMENT_BYTES.get(first[0][0] if first else "", 4)
-        if not _measured_in(ctx.curves, curve, dtype):
+        if ctx.curves is not None and not _measured_in(ctx.curves, curve, dtype):
             at, width = "float32", 4  # evaluated in float32 (XLA:CPU widens bfloat16 math)
         moved = 2 * width * elements
         stream = 0.0 if matmul else _stream(moved, bandwidth, at, ctx, body)
@@ -187,12 +186,10 @@ def _with_evaluations(module, p, evals, dtype, body, bandwidth, ctx: Context, bo
     return total, kernels.Efficiency(bound / total, eff.source, joined)
 
 
-def _measured_in(curves: kernels.Curves | None, kind: str, dtype: str) -> bool:
+def _measured_in(curves: kernels.Curves, kind: str, dtype: str) -> bool:
     """True where the curves hold kind (or its base kind) in dtype, timed either way."""
     named = (kind, kernels.BASE_KIND.get(kind, kind))
-    return curves is not None and any(
-        curves.curve(k, dtype, lp) for k in named for lp in (False, True)
-    )
+    return any(curves.curve(k, dtype, lp) for k in named for lp in (False, True))
 
 
 def _stream(moved: float, bandwidth: float, dtype: str, ctx: Context, body: bool) -> float:
