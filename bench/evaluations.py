@@ -49,6 +49,19 @@ def fastest(fn, *args, calls: int = 30) -> float:
     return best
 
 
+def op_line(head: str, measured: float, rules: dict[str, float]) -> str:
+    """`head measured 1.234 ms  rule 1.100 (-11%) ...`: an op's time and each rule's."""
+    said = "  ".join(f"{k} {v * 1e3:7.3f} ({v / measured - 1:+.0%})" for k, v in rules.items())
+    return f"{head} measured {measured * 1e3:7.3f} ms  {said}"
+
+
+def set_line(head: str, errors: dict[str, list[float]]) -> str:
+    """`head; median |error| (median error) rule 12% (-3%), ...` of each rule's signed errors."""
+    med = statistics.median
+    said = ", ".join(f"{k} {med(map(abs, e)):.0%} ({med(e):+.0%})" for k, e in errors.items())
+    return f"{head}; median |error| (median error) {said}"
+
+
 def main() -> None:
     for n in (1 << 20, 1 << 22):
         keys = jax.random.split(jax.random.key(0))
@@ -57,25 +70,19 @@ def main() -> None:
             chain = fastest(lambda x: jnp.exp(-x) * jnp.tanh(x), x)
             per_byte = fastest(lambda x, y: (x * 1.5 + y) * 0.5 - y, x, y) / (3 * 4 * n)
             beyond = max(chain - per_byte * 2 * 4 * n, 0.0)  # the chain less its own stream
-            slower, added = [], []
+            errors = {"slower": [], "added": []}
             for name, (fn, evals, reads) in OPS.items():
                 measured = fastest(fn, x, y)
                 stream = per_byte * (reads + 1) * 4 * n
-                rules = (max(stream, chain * evals / 2), stream + beyond * evals / 2)
-                slower.append(rules[0] / measured - 1)
-                added.append(rules[1] / measured - 1)
-                print(
-                    f"{n:>8} {name:<12} measured {measured * 1e3:7.3f} ms  slower "
-                    f"{rules[0] * 1e3:7.3f} ({slower[-1]:+.0%})  added {rules[1] * 1e3:7.3f} "
-                    f"({added[-1]:+.0%})"
-                )
-            med = statistics.median
-            print(
-                f"{n} elements, set {sample}: chain {chain * 1e3:.3f} ms; median |error| "
-                f"(median error) slower {med(map(abs, slower)):.0%} ({med(slower):+.0%}), "
-                f"added {med(map(abs, added)):.0%} ({med(added):+.0%})",
-                flush=True,
-            )
+                rules = {
+                    "slower": max(stream, chain * evals / 2),
+                    "added": stream + beyond * evals / 2,
+                }
+                for k, v in rules.items():
+                    errors[k].append(v / measured - 1)
+                print(op_line(f"{n:>8} {name:<12}", measured, rules))
+            head = f"{n} elements, set {sample}: chain {chain * 1e3:.3f} ms"
+            print(set_line(head, errors), flush=True)
 
 
 if __name__ == "__main__":

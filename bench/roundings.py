@@ -17,12 +17,10 @@ per set (two sets a size: the references move between them on a shared machine).
 
 from __future__ import annotations
 
-import statistics
-
 import jax
 import jax.numpy as jnp
 
-from bench.evaluations import fastest
+from bench.evaluations import fastest, op_line, set_line
 from perfcore.measure.experiments.kernel_windows import rounded
 from perfcore.measure.profile import hlo
 from perfcore.model.chip import kernels
@@ -65,30 +63,23 @@ def main() -> None:
             own = per_byte * 2 * 4 * n  # a float32 kernel's own stream: x read, one written
             chain = max(fastest(lambda x: jnp.exp(-x) * jnp.tanh(x), x) - own, 0.0)
             rounding = max(fastest(lambda x: rounded(jnp, x), x) - own, 0.0)
-            before, now = [], []
+            errors = {"before": [], "now": []}
             for name, (fn, reads) in OPS.items():
                 measured = fastest(fn, xb, yb)
                 evals, rounds = counted(fn, xb, yb)
                 stream = per_byte * (reads + 1) * 2 * n
                 per_element = kernels.CHAIN_TRANSCENDENTALS
-                rules = (
-                    stream + chain / 2 * evals / per_element,  # at bfloat16's width: by bytes
-                    stream + chain * evals / per_element + rounding * rounds / kernels.ROUNDINGS,
-                )
-                before.append(rules[0] / measured - 1)
-                now.append(rules[1] / measured - 1)
-                print(
-                    f"{n:>8} {name:<13} {evals:.0f} evals {rounds:.0f} roundings an element; "
-                    f"measured {measured * 1e3:7.3f} ms  before {rules[0] * 1e3:7.3f} "
-                    f"({before[-1]:+.0%})  now {rules[1] * 1e3:7.3f} ({now[-1]:+.0%})"
-                )
-            med = statistics.median
-            print(
-                f"{n} elements, set {sample}: median |error| (median error) before "
-                f"{med(map(abs, before)):.0%} ({med(before):+.0%}), now "
-                f"{med(map(abs, now)):.0%} ({med(now):+.0%})",
-                flush=True,
-            )
+                rules = {
+                    "before": stream + chain / 2 * evals / per_element,  # bfloat16's width
+                    "now": stream
+                    + chain * evals / per_element
+                    + rounding * rounds / kernels.ROUNDINGS,
+                }
+                for k, v in rules.items():
+                    errors[k].append(v / measured - 1)
+                head = f"{n:>8} {name:<13} {evals:.0f} evals {rounds:.0f} roundings an element;"
+                print(op_line(head, measured, rules))
+            print(set_line(f"{n} elements, set {sample}", errors), flush=True)
 
 
 if __name__ == "__main__":
