@@ -42,7 +42,7 @@ def headline(v: View, expected_s: float | None = None, expected_from: str = "") 
     expected = []
     if expected_s is not None:
         how = (
-            f"{expected_from[0].upper()}{expected_from[1:]}: each op's roofline time over its "
+            f"{expected_from[:1].upper()}{expected_from[1:]}: each op's roofline time over its "
             "efficiency (the op table's `expected`), summed, plus the communication at its bound."
         )
         expected = [("Time (expected)", fmt.seconds(expected_s), how)]
