@@ -2,12 +2,13 @@
 bfloat16 and widened again by the next (a tanh GELU of 1.6M bfloat16 elements took 3.1 ms
 there against 0.8 ms in float32). Each such rounding is an evaluation on the rounding curve
 (kernels.ROUNDINGS an element in its kernel), beyond that kernel's own stream, its result's
-rounding too; a convert that is an op of its own is a stream.
+rounding too; a convert alone (as XLA wraps one) is a stream.
 
 Pure: a hand-written HLO module (tests/data/profile/roundings.hlo: `gelu`, a float32 input,
 two roundings between its ops, a bfloat16 result; `pair`, a multi-output fusion whose
-bfloat16 results leave by its tuple; `expb`, an exponential of bfloat16 computed in float32)
-with a stub cost model, on flat curves (1e9 FLOP/s, 1e9 bytes/s).
+bfloat16 results leave by its tuple; `expb`, an exponential of bfloat16 computed in float32;
+`narrow`, a convert alone, as XLA wraps one) with a stub cost model, on flat curves (1e9
+FLOP/s, 1e9 bytes/s).
 """
 
 from pathlib import Path
@@ -38,7 +39,8 @@ def test_roundings_between_ops_are_counted_and_the_stores_are_not():
     assert hlo.roundings(module, ops["%gelu"]) == 3 * ELEMENTS  # its result's too
     assert hlo.roundings(module, ops["%pair"]) == 2 * ELEMENTS  # both leave by the tuple
     assert hlo.roundings(module, ops["%expb"]) == ELEMENTS  # widened, evaluated, rounded
-    assert hlo.roundings(module, ops["%narrow"]) == 0  # a convert of its own: a stream
+    assert hlo.roundings(module, ops["%narrow"]) == 0  # XLA's wrapped convert: a stream
+    assert hlo.roundings(module, ops["%p"]) == 0  # no fusion: nothing held
 
 
 def test_an_op_that_rounds_between_its_ops_adds_its_roundings_beyond_their_stream():

@@ -15,7 +15,7 @@ own curve by the bytes its windows read (WINDOW_BYTES), and a sum of a product o
 over a shape with a size-1 dimension from its own curve (XLA:CPU runs (a·b).sum(-1) of (1,
 1536, 256) 8-10× slower than of (1536, 256)). A sine, power or rsqrt an op evaluates is priced
 on its function's own curve (FUNCTIONS), the rest of its transcendentals on the exp·tanh
-chain's, and each float32 result it rounds to bfloat16 or float16 for the next of its ops on
+chain's, and each float32 result it rounds to bfloat16 or float16 (its own result's too) on
 the rounding curve. A kind sized by bytes with no curve of the op's dtype takes float32's,
 said as such. With no curve for its device, kind and dtype, the fallback given (the published
 runs' efficiency), said as such. expected() is the one kernel model.
