@@ -245,7 +245,14 @@ class Page:
     summary: pd.DataFrame
     ops: pd.DataFrame  # the sidebar device's ops
     expected_from: str = kernel_expected.PUBLISHED_LABEL  # what the ops' expected times rest on
-    expected_s: float | None = None  # the ops' expected times + communication at its bound
+
+    @property
+    def expected_s(self) -> float | None:
+        """The ops' expected times plus the communication at its bound, seconds; None where
+        the ops have none (no published runs given)."""
+        if "expected" not in self.ops:
+            return None
+        return float(self.ops["expected"].sum()) + self.views[0].phase.comm_s
 
 
 def page(
@@ -278,5 +285,4 @@ def page(
         summary_table(views),
         ops_table(views[0], expected),
         kernel_expected.expected_from(curves),
-        None if expected is None else sum(e.seconds for e in expected) + views[0].phase.comm_s,
     )

@@ -87,7 +87,7 @@ def counted_lines(held: Versus) -> list[str]:
     at the runs the profile counted, and the step at those counts; none when there are none."""
     if not held.counted:
         return []
-    names = ", ".join(held.counted[:8]) + (" and more" if len(held.counted) > 8 else "")
+    names = _listed(held.counted)
     at = held.predicted_step_s + held.counted_s
     return [
         f"priced once a step before it ran ({len(held.counted)}, in loops whose trip count "
@@ -102,7 +102,7 @@ def unmatched_lines(held: Versus) -> list[str]:
     leaves them out; none when there are none."""
     if not held.unmatched:
         return []
-    names = ", ".join(held.unmatched[:8]) + (" and more" if len(held.unmatched) > 8 else "")
+    names = _listed(held.unmatched)
     share = held.unmatched_s / held.wall_s if held.wall_s else 0.0
     return [
         f"not predicted ({len(held.unmatched)}, {fmt.seconds(held.unmatched_s)} a step "
@@ -121,3 +121,8 @@ def unended_lines(held: Versus) -> list[str]:
         f"not held ({len(held.unended)}): {names}: XLA:CPU handed each to its thread pool and "
         "no op of the step reads its result, so its trace ends at the hand-off"
     ]
+
+
+def _listed(names: tuple[str, ...], shown: int = 8) -> str:
+    """The first `shown` names, comma-separated, `and more` after them where there are more."""
+    return ", ".join(names[:shown]) + (" and more" if len(names) > shown else "")

@@ -29,7 +29,7 @@ from perfcore.measure.profile.predict.program import Prediction
 from perfcore.measure.profile.predict.versus import (
     OpVersus,
     Versus,
-    at_counted_runs,
+    tallied,
     with_prediction,
 )
 from perfcore.measure.results import Record, curves
@@ -54,13 +54,12 @@ def held(records: tuple[Record, ...]) -> tuple[Versus, str] | None:
     steps = [s for s in step_records(records) if s.predicted_s is not None]
     if not steps:
         return None
-    ops, unmatched, unmatched_s, counted, counted_s = [], [], 0.0, [], 0.0
+    rows = []
     for r in profile_records(records):
         if unended(r) or in_body(r):  # not held, or a loop's control: its body's ops hold it
             continue
         if r.predicted_s is None or r.measurement.median <= 0:
-            unmatched.append(what(r))
-            unmatched_s += r.measurement.median
+            rows.append((what(r), None, r.measurement.median, None))
             continue
         op = OpVersus(
             name=what(r),
@@ -72,10 +71,8 @@ def held(records: tuple[Record, ...]) -> tuple[Versus, str] | None:
             derived_from=r.predicted_from,
             alone_s=r.predicted_s,  # a record holds one predicted time: inside the step
         )
-        if UNKNOWN_TRIPS in r.predicted_from:  # priced once a step: held at the counted runs
-            op, added = at_counted_runs(op, r.occurrences or 1)
-            counted, counted_s = [*counted, op.name], counted_s + added
-        ops.append(op)
+        once = UNKNOWN_TRIPS in r.predicted_from  # priced once a step: held at the counted runs
+        rows.append((op.name, op, r.measurement.median, (r.occurrences or 1) if once else None))
     step = steps[0]
     untraced = wall.walls(records).get(step.label)
     m = (untraced or step).measurement
@@ -88,16 +85,12 @@ def held(records: tuple[Record, ...]) -> tuple[Versus, str] | None:
     )
     open_ended = tuple(what(r) for r in profile_records(records) if unended(r))
     held = Versus(
-        tuple(ops),
-        step.predicted_s,
-        m.min,
-        None,
-        tuple(unmatched),
-        m.median,
-        open_ended,
-        unmatched_s,
-        tuple(counted),
-        counted_s,
+        predicted_step_s=step.predicted_s,
+        wall_s=m.min,
+        traced_wall_s=None,
+        wall_median_s=m.median,
+        unended=open_ended,
+        **tallied(rows),
     )
     return held, whence
 

@@ -72,11 +72,17 @@ class Context:
         return peak, self.spec.memory_bytes_per_s
 
 
-def _dtype(module: hlo.Module, instruction: hlo.Instruction) -> str:
-    """The dtype of the instruction's first operand (else its result), e.g. `float32`."""
+def _element_type(module: hlo.Module, instruction: hlo.Instruction) -> str:
+    """The HLO element type of the instruction's first operand (else its result), e.g. `f32`."""
     shapes = [hlo.operand_shape(module, o) for o in instruction.operands[:1]]
     kinds = hlo.arrays(shapes[0] if shapes and shapes[0] else instruction.shape)
-    return DTYPES.get(kinds[0][0], kinds[0][0]) if kinds else ""
+    return kinds[0][0] if kinds else ""
+
+
+def _dtype(module: hlo.Module, instruction: hlo.Instruction) -> str:
+    """The dtype of the instruction's first operand (else its result), e.g. `float32`."""
+    kind = _element_type(module, instruction)
+    return DTYPES.get(kind, kind)
 
 
 def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, cost):
@@ -165,9 +171,9 @@ def _with_evaluations(module, p, evals, dtype, body, bandwidth, ctx: Context, bo
     matmul = p.category == hlo.MATMUL
     memory = ctx.fallback[False]
     parts, said = 0.0, []
-    first = hlo.arrays(shapes[1] if len(shapes) > 1 and shapes[1] else shapes[0])
+    own_width = hlo.ELEMENT_BYTES.get(_element_type(module, p.instruction), 4)
     for curve, n in evals.items():
-        at, width = dtype, hlo.ELEMENT_BYTES.get(first[0][0] if first else "", 4)
+        at, width = dtype, own_width
         if ctx.curves is not None and not _measured_in(ctx.curves, curve, dtype):
             at, width = "float32", 4  # evaluated in float32 (XLA:CPU widens bfloat16 math)
         moved = 2 * width * elements

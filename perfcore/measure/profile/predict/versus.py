@@ -90,17 +90,39 @@ def at_counted_runs(op: OpVersus, runs: int) -> tuple[OpVersus, float]:
     return held, held.predicted_s - op.predicted_s
 
 
+def tallied(rows) -> dict:
+    """Versus's op fields from each profiled op held: rows of (name, its OpVersus, or None
+    where it has no prediction, its measured seconds a step, and the runs a step the profile
+    counted where it was priced once a step, else None)."""
+    ops, unmatched, unmatched_s, counted, counted_s = [], [], 0.0, [], 0.0
+    for name, held, measured_s, runs in rows:
+        if held is None:
+            unmatched.append(name)
+            unmatched_s += measured_s
+            continue
+        if runs is not None:
+            held, added = at_counted_runs(held, runs)
+            counted, counted_s = [*counted, held.name], counted_s + added
+        ops.append(held)
+    return {
+        "ops": tuple(ops),
+        "unmatched": tuple(unmatched),
+        "unmatched_s": unmatched_s,
+        "counted": tuple(counted),
+        "counted_s": counted_s,
+    }
+
+
 def versus(prediction: Prediction, profile: Profile, wall: harness.Measurement) -> Versus:
     """The prediction against the profile of the same program and its untraced step walls."""
     predicted = {o.name: o for o in prediction.ops if o.predicted_s is not None}
-    matched, unmatched, unmatched_s, counted, counted_s = [], [], 0.0, [], 0.0
+    rows = []
     for op in profile.ops:
         p = predicted.get(op.name)
         if op.open_end or op.opcode in hlo.CONTROL:  # a loop's control: its body's ops hold it
             continue
         if p is None or op.median_s <= 0:
-            unmatched.append(op.name)
-            unmatched_s += op.median_s
+            rows.append((op.name, None, op.median_s, None))
             continue
         inside = prediction.inside_s(op.name)
         held = OpVersus(
@@ -113,22 +135,15 @@ def versus(prediction: Prediction, profile: Profile, wall: harness.Measurement) 
             p.derived_from,
             p.predicted_s,
         )
-        if not p.trips_known:
-            held, added = at_counted_runs(held, op.occurrences)
-            counted, counted_s = [*counted, op.name], counted_s + added
-        matched.append(held)
+        rows.append((op.name, held, op.median_s, None if p.trips_known else op.occurrences))
     traced = [c for c in profile.call_s]
     return Versus(
-        tuple(matched),
-        prediction.step_s,
-        wall.min,
-        statistics.median(traced) if traced else None,
-        tuple(unmatched),
-        wall.median,
-        tuple(op.name for op in profile.ops if op.open_end),
-        unmatched_s,
-        tuple(counted),
-        counted_s,
+        predicted_step_s=prediction.step_s,
+        wall_s=wall.min,
+        traced_wall_s=statistics.median(traced) if traced else None,
+        wall_median_s=wall.median,
+        unended=tuple(op.name for op in profile.ops if op.open_end),
+        **tallied(rows),
     )
 
 
