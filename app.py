@@ -95,4 +95,4 @@ ui.sidebar()
 page.run()
 with notices:
     ui.show_notices()
-ui.freeze_heap()
+ui.freeze_heap(page.url_path)

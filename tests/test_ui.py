@@ -27,17 +27,18 @@ def test_a_table_of_mixed_quantities_names_each_rows_si_unit(specs):
     assert df["unit (SI)"].iloc[0] == "fraction" and math.isnan(df["value"].iloc[-1])
 
 
-def test_the_heap_is_frozen_once_per_process_without_asking_gc_each_run(monkeypatch):
+def test_the_heap_is_collected_then_frozen_once_per_page_without_asking_gc_each_run(monkeypatch):
     calls = []
-    monkeypatch.setattr(loaders.gc, "freeze", lambda: calls.append(1))
+    monkeypatch.setattr(loaders.gc, "collect", lambda *a: calls.append("collect"))
+    monkeypatch.setattr(loaders.gc, "freeze", lambda: calls.append("freeze"))
     monkeypatch.setattr(loaders.gc, "get_freeze_count", lambda: pytest.fail("walks the heap"))
     loaders.freeze_heap.cache_clear()
     try:
-        for _ in range(3):  # three runs
-            loaders.freeze_heap()
+        for page in ("", "", "plan", "", "plan", "profile"):  # six runs over three pages
+            loaders.freeze_heap(page)
     finally:
         loaders.freeze_heap.cache_clear()
-    assert calls == [1]
+    assert calls == ["collect", "freeze"] * 3
 
 
 def test_a_user_error_is_said_in_the_pages_words_and_not_logged(caplog):
