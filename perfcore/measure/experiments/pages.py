@@ -1,9 +1,9 @@
 """What a fresh page costs on the host: first touch of memory the allocator maps new per call.
 
-glibc's malloc serves a request above its mmap threshold with fresh pages from the kernel and
-returns them on free; the threshold adapts to what a program frees but never passes 32 MiB on
-64-bit (`DEFAULT_MMAP_THRESHOLD_MAX`, mallopt(3); profile.predict.graph.MMAP_MAX). So an
-XLA:CPU program whose temporary arena or one of whose outputs is larger than that takes a page
+glibc's malloc serves a request at or above its mmap threshold with fresh pages from the kernel
+and returns them on free; the threshold adapts to what a program frees but never passes 32 MiB
+on 64-bit (`DEFAULT_MMAP_THRESHOLD_MAX`, mallopt(3); profile.predict.graph.MMAP_MAX). So an
+XLA:CPU program whose temporary arena or one of whose outputs is that large or larger takes a page
 fault per 4 KiB page it writes, every step (a decode step's 32 MiB of transposed KV cache).
 Measured here as isolated calls: map FRESH_BYTES private and anonymous as malloc does (no
 huge-page advice, as XLA's allocator gives none), write one byte per page, unmap; the record's

@@ -113,7 +113,7 @@ def predict_modules(
         dispatch, whence = 0.0, f"no kernel curves for {device}: dispatch not counted"
     used = mine.label if mine else kernels.PUBLISHED
     fresh_from = (
-        f"first touch of {sum(fresh) / 2**20:.1f} MiB of fresh pages per step (buffers above "
+        f"first touch of {sum(fresh) / 2**20:.1f} MiB of fresh pages per step (buffers at or above "
         f"malloc's {graph.MMAP_MAX // 2**20} MiB mmap threshold), {mine.label}"
         if sum(fresh) and rate
         else ""
