@@ -6,10 +6,10 @@ arguments), so a point is the kernel's time as a profile sees it, without the ho
 wake-ups a shared machine adds to a typical call; a point whose time is mostly dispatch
 (over DISPATCH_SHARE) is no kernel measurement and is left out. Efficiencies are fractions of
 the spec row's roofs where the device matched one, else of the best the suite measured
-(matmul FLOP/s per dtype; the best bytes/s of its streams, STREAMS). The curves carry the
-host threads the kernels ran on (version 5 records; 0 when a file has none), which a step's
-concurrent ops share, and on a CPU what a byte of fresh pages costs to touch first (the
-`page faults` record).
+(matmul FLOP/s per dtype; bytes/s of its streams: a plain copy, a 2-D transpose, an
+elementwise op). The curves carry the host threads the kernels ran
+on (version 5 records; 0 when a file has none), which a step's concurrent ops share, and on
+a CPU what a byte of fresh pages costs to touch first (the `page faults` record).
 """
 
 from __future__ import annotations
