@@ -40,16 +40,6 @@ def test_efficiencies_are_fractions_of_the_best_measured_roofs_after_dispatch():
     assert (c.device, c.date, c.roofs_from) == ("cpu", "2026-01-31", curves.ROOF_FROM_MEASURED)
 
 
-def test_the_measured_memory_roof_is_the_best_stream_not_the_transposes_alone():
-    """A plain copy at 1e6 bytes in 25 - 10 = 15 µs outruns the 2-D transpose (101 µs): it sets
-    the roof, and the transpose sits at 15/101 of it."""
-    plain = record("plain copy", "plain copy", [25e-6], 0.0, 1e6, 1e6, n_args=1)
-    c = curves.curves((*RECORDS, plain), specs={})
-    assert c.bytes_per_s == pytest.approx(1e6 / 15e-6)
-    assert c.curve("plain copy", "float32")[0].efficiency == pytest.approx(1.0)
-    assert c.curve("copy", "float32")[0].efficiency == pytest.approx(15 / 101)
-
-
 def test_a_spec_rows_roofs_are_used_where_the_records_matched_one(specs):
     name = next(n for n, d in specs.items() if d.peak_flops("fp32") and d.memory_bytes_per_s)
     matched = tuple(r.__class__(**{**r.__dict__, "spec_name": name}) for r in RECORDS)

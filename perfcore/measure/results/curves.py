@@ -6,8 +6,7 @@ arguments), so a point is the kernel's time as a profile sees it, without the ho
 wake-ups a shared machine adds to a typical call; a point whose time is mostly dispatch
 (over DISPATCH_SHARE) is no kernel measurement and is left out. Efficiencies are fractions of
 the spec row's roofs where the device matched one, else of the best the suite measured
-(matmul FLOP/s per dtype; bytes/s of its streams: a plain copy, a 2-D transpose, an
-elementwise op). The curves carry the host threads the kernels ran
+(matmul FLOP/s per dtype, copy bytes/s). The curves carry the host threads the kernels ran
 on (version 5 records; 0 when a file has none), which a step's concurrent ops share, and on
 a CPU what a byte of fresh pages costs to touch first (the `page faults` record).
 """
@@ -27,10 +26,6 @@ DISPATCH = "dispatch"
 PAGE_FAULTS = "page faults"  # experiments.pages: first touch of fresh pages
 DISPATCH_SHARE = 0.8  # a kernel record more than this share dispatch is left out
 ROOF_FROM_MEASURED = "best measured in the suite"
-# The kernels whose bytes/s can set a measured memory roof: each reads and writes its bytes once
-# in order, or nearly (a 2-D transpose). Here the plain copy reached 150 GB/s and the transpose
-# 42 GB/s, so a roof from the transpose alone put the stream points at efficiencies of 2-3.5.
-STREAMS = ("plain copy", "copy", "elementwise")
 
 
 def dispatch_fit(records: tuple[Record, ...], typical: bool = False) -> tuple[float, float]:
@@ -66,14 +61,14 @@ def kernel_seconds(record: Record, dispatch: tuple[float, float]) -> float | Non
 
 
 def _measured_roofs(timed: list[tuple[Record, float]]) -> tuple[dict[str, float], float]:
-    """Best matmul FLOP/s per dtype and best stream bytes/s (STREAMS; else any kernel's)."""
+    """Best matmul FLOP/s per dtype and best copy bytes/s (else any kernel's) timed."""
     peaks: dict[str, float] = {}
     for r, s in timed:
         if r.kernel == "matmul" and r.flops:
             peaks[r.dtype] = max(peaks.get(r.dtype, 0.0), r.flops / s)
-    rates = [r.bytes / s for r, s in timed if r.kernel in STREAMS and r.bytes]
-    rates = rates or [r.bytes / s for r, s in timed if r.bytes]  # no stream: any kernel's
-    return peaks, max(rates, default=0.0)
+    copies = [r.bytes / s for r, s in timed if r.kernel == "copy" and r.bytes]
+    streams = copies or [r.bytes / s for r, s in timed if r.bytes]  # no copy: any kernel's
+    return peaks, max(streams, default=0.0)
 
 
 def _roofs(timed: list[tuple[Record, float]], spec: Device | None) -> tuple[dict, float, str]:
