@@ -1,4 +1,9 @@
-"""Occupancy: batch -> blocks -> waves on the device's compute units, and tile quantisation."""
+"""Occupancy: batch -> blocks -> waves on the device's compute units, and tile quantisation.
+
+Each section is a page part (st.fragment): a change to one of its inputs reruns that section
+and the takeaway under both, not the other section or the sidebar. Each section keeps what it
+priced in session state for the takeaway.
+"""
 
 import streamlit as st
 
@@ -6,45 +11,87 @@ import ui
 from perfcore.explain.chip import occupancy as view
 from perfcore.figures import occupancy_sawtooth_figure, tile_efficiency_figure
 
+PRICED = "_oc_priced"  # section key -> what it priced, for the takeaway
+WAVES, TILES, SUMMARY = "oc_waves", "oc_tiles", "oc_summary"
+
 ctx = ui.context()
-units = ctx.device.compute_units
 st.title("Occupancy: too few blocks and the units idle")
+
+
+def priced(section: str, value) -> None:
+    """Keep what a section priced for the takeaway."""
+    st.session_state.setdefault(PRICED, {})[section] = value
+
+
+@st.fragment(key=WAVES)
+def waves() -> None:
+    """Batch -> blocks -> waves: the chosen batch's numbers, its sawtooth and the ladder."""
+    ctx, bound = ui.context(), ui.reruns(WAVES, SUMMARY)
+    units = ctx.device.compute_units
+    radio = {"widget": st.radio, "horizontal": True, "captions": view.preset_captions(units)}
+    preset = ui.choice("Batch (sequences)", view.PRESETS, "oc_preset", **radio, **bound)
+    with st.container(horizontal=True):  # a row of inputs, not columns: see ui.INPUT
+        unused = preset != view.CUSTOM
+        custom = ui.number(
+            "Your batch", "oc_batch", 1, 1, view.BATCH_MAX, disabled=unused, width=ui.INPUT, **bound
+        )
+        per_seq = ui.number(
+            "Blocks per sequence",
+            "oc_per_seq",
+            1,
+            1,
+            view.PER_SEQUENCE_MAX,
+            width=ui.INPUT,
+            **bound,
+        )
+    batch = view.batch_for(preset, custom, units)
+    chosen = view.occupancy(ctx.device, batch, per_seq)
+    priced(WAVES, chosen)
+    ui.metrics(view.metrics(chosen))
+    ui.chart("oc_sawtooth", occupancy_sawtooth_figure, ctx.device, chosen, ctx.compare)
+    ui.table(view.table(view.ladder(ctx.device, batch, per_seq), batch), "occupancy")
+
+
+@st.fragment(key=TILES)
+def tiles() -> None:
+    """Matmul tile quantisation: the chosen tile's numbers, every tile's table (and chart)."""
+    device, bound = ui.context().device, ui.reruns(TILES, SUMMARY)
+    with st.container(horizontal=True):  # a row of inputs, not columns: see ui.INPUT
+        m = ui.number("M (rows of C)", "oc_m", 4096, 1, view.SIZE_MAX, width=ui.INPUT, **bound)
+        n = ui.number("N (columns of C)", "oc_n", 4096, 1, view.SIZE_MAX, width=ui.INPUT, **bound)
+        tile = ui.choice(
+            "Tile shape", view.TILES, "oc_tile", view.DEFAULT_TILE, width=ui.INPUT, **bound
+        )
+    compared = view.tiles_compared(m, n, device)
+    priced(TILES, (compared, tile))
+    ui.metrics(view.tile_metrics(compared, tile))
+    chart = ui.toggle(
+        "Chart every tile shape", "oc_tile_chart", on_change=st.rerun, args=([TILES],)
+    )
+    if chart:  # the metrics give the chosen one
+        ui.chart("oc_tiles", tile_efficiency_figure, compared, tile)
+    ui.table(view.tile_table(compared), "tile_quantisation")
+
+
+@st.fragment(key=SUMMARY)
+def summary() -> None:
+    """What the two sections say together, from what each priced."""
+    chosen, (compared, tile) = st.session_state[PRICED][WAVES], st.session_state[PRICED][TILES]
+    ui.takeaway(view.takeaway(chosen, compared, tile, ui.context().device))
+
+
 st.latex(
     r"\text{waves} = \left\lceil \frac{\text{blocks}}{\text{units}} \right\rceil,\qquad"
     r"\text{utilisation} = \frac{\text{blocks}}{\text{waves} \cdot \text{units}}"
 )
-captions = view.preset_captions(units)
-radio = {"widget": st.radio, "horizontal": True, "captions": captions}
-preset = ui.choice("Batch (sequences)", view.PRESETS, "oc_preset", **radio)
-with st.container(horizontal=True):  # a row of inputs, not columns: see ui.INPUT
-    unused = preset != view.CUSTOM
-    custom = ui.number(
-        "Your batch", "oc_batch", 1, 1, view.BATCH_MAX, disabled=unused, width=ui.INPUT
-    )
-    per_seq = ui.number(
-        "Blocks per sequence", "oc_per_seq", 1, 1, view.PER_SEQUENCE_MAX, width=ui.INPUT
-    )
-batch = view.batch_for(preset, custom, units)
-chosen = view.occupancy(ctx.device, batch, per_seq)
-ui.metrics(view.metrics(chosen))
-ui.chart("oc_sawtooth", occupancy_sawtooth_figure, ctx.device, chosen, ctx.compare)
-ui.table(view.table(view.ladder(ctx.device, batch, per_seq), batch), "occupancy")
-
+waves()
 st.subheader("Matmul tile quantisation")
 st.latex(
     r"\text{tiles} = \left\lceil \tfrac{M}{t_M} \right\rceil \left\lceil \tfrac{N}{t_N} "
     r"\right\rceil,\qquad \text{efficiency} = \frac{MN}{\text{tiles}\cdot t_M t_N} \cdot "
     r"\frac{\text{tiles}}{\text{waves} \cdot \text{units}}"
 )
-with st.container(horizontal=True):  # a row of inputs, not columns: see ui.INPUT
-    m = ui.number("M (rows of C)", "oc_m", 4096, 1, view.SIZE_MAX, width=ui.INPUT)
-    n = ui.number("N (columns of C)", "oc_n", 4096, 1, view.SIZE_MAX, width=ui.INPUT)
-    tile = ui.choice("Tile shape", view.TILES, "oc_tile", view.DEFAULT_TILE, width=ui.INPUT)
-compared = view.tiles_compared(m, n, ctx.device)
-ui.metrics(view.tile_metrics(compared, tile))
-if ui.toggle("Chart every tile shape", "oc_tile_chart"):  # the metrics give the chosen one
-    ui.chart("oc_tiles", tile_efficiency_figure, compared, tile)
-ui.table(view.tile_table(compared), "tile_quantisation")
-ui.takeaway(view.takeaway(chosen, compared, tile, ctx.device))
+tiles()
+summary()
 st.caption(view.NOTE)
 ui.spec_caption(ctx.device, ctx.compare)

@@ -78,3 +78,22 @@ def test_the_compared_device_is_named_in_the_spec_captions():
     at = run_page("occupancy", {"device": ROUND_H100, "compare": "NVIDIA A100 SXM4 80GB"})
     assert not at.exception
     assert any("NVIDIA A100 SXM4 80GB" in c.value for c in at.caption)
+
+
+def test_a_sections_input_reruns_that_section_and_the_takeaway_alone():
+    """A tile input reruns the tile section and the takeaway (AppTest shows that run's
+    elements): the tile numbers and table, no batch numbers, no sawtooth chart."""
+    at = run_page("occupancy", {"device": ROUND_H100})
+    assert "utilisation" in [m.label for m in at.metric] and at.get("plotly_chart")
+    before = int(_metric(at, "tiles"))
+    at.number_input(key="oc_m").set_value(8192).run()
+    assert [m.label for m in at.metric] == [
+        "tiles",
+        "waves",
+        "tile efficiency",
+        "overall efficiency",
+    ]
+    assert not at.get("plotly_chart") and len(at.dataframe) == 1
+    assert "Batch 1 makes 1 block on 132 compute units" in at.info[0].value
+    at.number_input(key="oc_n").set_value(8192).run()  # the section's own inputs stay live
+    assert int(_metric(at, "tiles")) == 4 * before
