@@ -106,4 +106,29 @@ def test_the_workload_chart_picker_reruns_the_chart_alone(app_url):
     kinds = [e for e, _, _ in run.elements]
     assert run.finished == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
     assert kinds.count("plotly_chart") == 1 and "metric" not in kinds, kinds
-    assert "arrow_data_frame" not in kinds and "number_input" not in kinds
+    assert "dataframe" not in kinds and "number_input" not in kinds
+
+
+def test_a_tile_input_reruns_the_tile_section_and_the_takeaway(app_url):
+    with open_stream(app_url) as ws:
+        opened = open_page(ws, "occupancy")
+        run = change(ws, opened, "oc_m", double_value=8192)
+    assert run.finished == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
+    kinds, keys = [e for e, _, _ in run.elements], {k for _, k, _ in run.elements}
+    # The tile section (its inputs, four numbers, its table) and the takeaway; not the batch
+    # section (its inputs, the sawtooth chart), not the sidebar, not the formulas.
+    assert {"oc_m", "oc_n", "oc_tile"} <= keys and not keys & {"oc_batch", "oc_preset", "device"}
+    assert kinds.count("metric") == 4 and kinds.count("dataframe") == 1, kinds
+    assert not {"plotly_chart", "markdown", "heading"} & set(kinds), kinds
+    takeaway = next(f for e, _, f in reversed(opened.elements) if e == "alert")
+    assert {f for _, _, f in run.elements} == {opened.widgets["oc_m"][1], takeaway}
+
+
+def test_a_generations_input_reruns_the_page_not_the_sidebar(app_url):
+    with open_stream(app_url) as ws:
+        opened = open_page(ws, "generations")
+        run = change(ws, opened, "ge_attention_seq", double_value=1024)
+    assert run.finished == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
+    keys = {k for _, k, _ in run.elements}
+    assert {"ge_attention_seq", "ge_chart"} <= keys, keys  # the page, with its chart
+    assert not keys & {"device", "precision", "compare"}, keys  # the sidebar stays as it was
