@@ -1,4 +1,6 @@
-"""Scale-out: a hierarchical all-reduce of a model's gradients, in the node and across nodes."""
+"""Scale-out: a hierarchical all-reduce of a model's gradients, in the node and across nodes.
+
+One page part (st.fragment): a change to one of its inputs reruns it, not the sidebar."""
 
 import streamlit as st
 
@@ -9,55 +11,63 @@ from perfcore.figures import scale_out_figure
 from perfcore.model.chip.comm import CONVENTIONS
 from perfcore.model.chip.specs import PRECISIONS
 
-ctx = ui.context()
 st.title("Scale-out: all-reduce across GPUs and nodes")
-with st.container(horizontal=True):  # a row of inputs, not columns: see ui.INPUT
-    params = ui.param_count("Parameters (gradients)", "so_params", width=ui.INPUT)
-    dtype = ui.choice("Gradient dtype", PRECISIONS, "so_dtype", "bf16", width=ui.INPUT)
-    gpus = ui.number("GPUs per node", "so_gpus", 8, 1, 72, width=ui.INPUT)
-    nodes = ui.number("Nodes", "so_nodes", 2, 1, 1024, width=ui.INPUT)
-convention = ui.choice(
-    "Bandwidth convention",
-    CONVENTIONS,
-    "so_convention",
-    "per-direction",
-    widget=st.radio,
-    horizontal=True,
-)
-st.markdown(view.CONVENTION_NOTE[convention])
-with st.expander("Latency per hop (alpha): estimates; 0 counts bandwidth only"):
-    left, right = st.columns(2)
-    with left:
-        alpha_up = ui.number(
-            "Scale-up µs per hop (~2 µs NVLink)",
-            "so_alpha_up_us",
-            0.0,
-            0,
-            1e4,
-            integer=False,
-            help=view.ALPHA_HELP,
-        )
-    with right:
-        alpha_out = ui.number(
-            "Network µs per hop (~5 µs)",
-            "so_alpha_out_us",
-            0.0,
-            0,
-            1e4,
-            integer=False,
-            help=view.ALPHA_HELP,
-        )
-setup = view.setup(params, dtype, gpus, nodes, convention, alpha_up, alpha_out)
-chosen = view.allreduce(ctx.device, setup)
-for shown in (
-    metrics.link_metrics(chosen),
-    metrics.leg_metrics(chosen),
-    metrics.whole_metrics(chosen),
-):
-    ui.metrics((m.label, m.value, m.help) for m in shown)
-st.latex(view.FORMULA)
-rows = view.sweep(ctx.device, setup)
-ui.chart("so_chart", scale_out_figure, rows, chosen, view.sweep(ctx.compare, setup))
-ui.table(view.table(rows, nodes), "scale_out")
-ui.takeaway(view.takeaway(chosen))
-ui.spec_caption(ctx.device, ctx.compare)
+
+
+@st.fragment(key="so_view")
+def scale_out() -> None:
+    """The gradients and the GPUs, then the all-reduce they price, leg by leg."""
+    ctx = ui.context()
+    with st.container(horizontal=True):  # a row of inputs, not columns: see ui.INPUT
+        params = ui.param_count("Parameters (gradients)", "so_params", width=ui.INPUT)
+        dtype = ui.choice("Gradient dtype", PRECISIONS, "so_dtype", "bf16", width=ui.INPUT)
+        gpus = ui.number("GPUs per node", "so_gpus", 8, 1, 72, width=ui.INPUT)
+        nodes = ui.number("Nodes", "so_nodes", 2, 1, 1024, width=ui.INPUT)
+    convention = ui.choice(
+        "Bandwidth convention",
+        CONVENTIONS,
+        "so_convention",
+        "per-direction",
+        widget=st.radio,
+        horizontal=True,
+    )
+    st.markdown(view.CONVENTION_NOTE[convention])
+    with st.expander("Latency per hop (alpha): estimates; 0 counts bandwidth only"):
+        left, right = st.columns(2)
+        with left:
+            alpha_up = ui.number(
+                "Scale-up µs per hop (~2 µs NVLink)",
+                "so_alpha_up_us",
+                0.0,
+                0,
+                1e4,
+                integer=False,
+                help=view.ALPHA_HELP,
+            )
+        with right:
+            alpha_out = ui.number(
+                "Network µs per hop (~5 µs)",
+                "so_alpha_out_us",
+                0.0,
+                0,
+                1e4,
+                integer=False,
+                help=view.ALPHA_HELP,
+            )
+    setup = view.setup(params, dtype, gpus, nodes, convention, alpha_up, alpha_out)
+    chosen = view.allreduce(ctx.device, setup)
+    for shown in (
+        metrics.link_metrics(chosen),
+        metrics.leg_metrics(chosen),
+        metrics.whole_metrics(chosen),
+    ):
+        ui.metrics((m.label, m.value, m.help) for m in shown)
+    st.latex(view.FORMULA)
+    rows = view.sweep(ctx.device, setup)
+    ui.chart("so_chart", scale_out_figure, rows, chosen, view.sweep(ctx.compare, setup))
+    ui.table(view.table(rows, nodes), "scale_out")
+    ui.takeaway(view.takeaway(chosen))
+    ui.spec_caption(ctx.device, ctx.compare)
+
+
+scale_out()

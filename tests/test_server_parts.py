@@ -124,11 +124,18 @@ def test_a_tile_input_reruns_the_tile_section_and_the_takeaway(app_url):
     assert {f for _, _, f in run.elements} == {opened.widgets["oc_m"][1], takeaway}
 
 
-def test_a_generations_input_reruns_the_page_not_the_sidebar(app_url):
+@pytest.mark.parametrize(
+    ("page", "key", "value", "chart"),
+    [
+        ("generations", "ge_attention_seq", 1024, "ge_chart"),
+        ("scale_out", "so_nodes", 4, "so_chart"),
+    ],
+)
+def test_a_one_part_pages_input_reruns_the_page_not_the_sidebar(app_url, page, key, value, chart):
     with open_stream(app_url) as ws:
-        opened = open_page(ws, "generations")
-        run = change(ws, opened, "ge_attention_seq", double_value=1024)
+        opened = open_page(ws, page)
+        run = change(ws, opened, key, double_value=value)
     assert run.finished == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
     keys = {k for _, k, _ in run.elements}
-    assert {"ge_attention_seq", "ge_chart"} <= keys, keys  # the page, with its chart
+    assert {key, chart} <= keys, keys  # the page, with its chart
     assert not keys & {"device", "precision", "compare"}, keys  # the sidebar stays as it was
