@@ -2,8 +2,9 @@
 
 For every distinct model, device, GPUs, sequence, batch and precision of a training row in
 data/runs.csv, the search runs ranked on the expected step (as `plan train` ranks) and the
-row's degrees are looked for among its first 10 (ZeRO, micro-batch, recompute and interleave
-aside: a source often leaves them unpublished). Prints one line per setting, with a miss the
+row's degrees are looked for among its first 10 layouts (the search lists each TP x PP x DP x
+CP x EP once, at its best ZeRO, micro-batch, recompute and interleave: a source often leaves
+those unpublished). Prints one line per setting, with a miss the
 published layout's expected step (as published.py prices the row: its own ZeRO, micro-batch,
 recompute and interleave, the fastest variant where unstated) over the best's, and the count.
 Run: `.venv/bin/python -m bench.published_layouts`.
@@ -14,12 +15,11 @@ from __future__ import annotations
 from perfcore.explain.plans.expected import train_ranking
 from perfcore.model.chip.specs import load_specs
 from perfcore.model.llm.models import load_models
-from perfcore.model.plans.search import search
+from perfcore.model.plans.search import DEGREES, search
 from perfcore.model.plans.train_plan import Training
 from perfcore.model.runs.published import priced_runs, table, train_plans
 
 TOP = 10
-DEGREES = ("tp", "pp", "dp", "cp", "ep")
 
 
 def main() -> None:

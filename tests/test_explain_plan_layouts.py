@@ -36,5 +36,9 @@ def test_the_table_holds_the_fastest_hundred_and_its_caption_says_how_many_fit(s
     v = plan.train_view(L70, specs[H100], plan.TrainSetup(), {})
     fit = len(v.found.candidates)
     assert fit > 100 and len(layouts.layouts_table(v)) == 100
-    assert layouts.layouts_caption(v).startswith(f"{fit:,} of the {v.found.considered:,} layouts")
+    assert fit < v.found.fitting <= v.found.considered
+    assert layouts.layouts_caption(v).startswith(
+        f"{fit:,} parallel layouts fit in memory ({v.found.fitting:,} of the "
+        f"{v.found.considered:,} variants priced"
+    )
     assert "the fastest 100," in layouts.layouts_caption(v)

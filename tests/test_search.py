@@ -118,3 +118,22 @@ def test_ranked_on_an_expected_step_ties_go_to_fewer_cross_node_collectives(spec
     crossing = [rank.cross_node(p) for p in group]
     assert crossing == sorted(crossing)
     assert all(p.step_s <= 2 * min(q.step_s for q in group) for p in group)
+
+
+def test_each_parallel_layout_is_listed_once_at_its_fastest_variant(specs):
+    """Llama-3.1-70B on 64 H100s: no two candidates share TP, PP, DP, CP and EP (micro-batches
+    and ZeRO stages of one layout would crowd the others out of a top 10), each is the fastest
+    of its layout's variants priced one by one, and fewer layouts are listed than variants fit."""
+    t = Training(MODELS["Llama-3.1-70B"], specs[H100], 64, 4096, 256 * 4096)
+    found = search.search(t)
+    keys = [tuple(getattr(p.layout, d) for d in search.DEGREES) for p in found.candidates]
+    assert len(keys) == len(set(keys)) and len(keys) < found.fitting
+    tp8 = search.search(t, {"tp": 8, "pp": 1, "cp": 1})
+    (only,) = tp8.candidates
+    every = [
+        train_plan.price(t, Layout(tp=8, dp=8, zero=z, micro_batch=mb, recompute=r))
+        for z in (1, 2, 3)
+        for mb in (1, 2, 4, 8, 16)
+        for r in ("none", "selective", "full")
+    ]
+    assert only.step_s == pytest.approx(min(p.step_s for p in every if p.fits))

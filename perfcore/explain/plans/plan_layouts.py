@@ -57,7 +57,9 @@ def layouts_caption(v: TrainView) -> str:
     fit, shown = len(v.found.candidates), min(len(v.found.candidates), TABLE_ROWS)
     which = f"the fastest {shown:,}" if shown < fit else "all of them"
     return (
-        f"{fit:,} of the {v.found.considered:,} layouts priced fit in memory; {which}, "
+        f"{fit:,} parallel layouts fit in memory ({v.found.fitting:,} of the "
+        f"{v.found.considered:,} variants priced: ZeRO stage, recompute, micro-batch and "
+        f"interleave); {which}, each at its fastest variant, "
         f"fastest{' expected' if v.table else ''} first. Expected = bound ÷ the efficiency "
         "published training runs of the layout's setting reach; low–high: where the "
         f"measured step lies when the expected one is off by the {expected.BAND} or less."

@@ -8,6 +8,7 @@ interleaving up to one layer per chunk (layout.interleaves). Dominated variants 
 priced: a higher recompute mode or ZeRO-2/3 only where the cheaper variants do not fit
 (they add compute or communication, nothing else); with dp x cp > 1 the ladder starts at
 ZeRO-1 (the bytes of ZeRO-0's all-reduce, Adam's update split over the replicas, less memory).
+The ranking (rank.ranked) lists each parallel layout (its degrees) once, at its best variant.
 """
 
 from __future__ import annotations
@@ -25,17 +26,20 @@ CP_MAX, CP_MIN_TOKENS = 32, 1024
 MICRO_BATCH_MAX = 16
 EP_MAX = 256
 FIELDS = ("tp", "pp", "dp", "cp", "ep", "zero", "micro_batch", "recompute", "interleave")
+DEGREES = FIELDS[:5]  # what makes a parallel layout; the rest are its variants
 
 
 @dataclass(frozen=True)
 class Search:
-    """The layouts that fit, best expected first; how many were looked at; the leanest misfit."""
+    """The parallel layouts that fit, best expected first, each once at its best variant; how
+    many variants were priced and fit; the leanest misfit."""
 
     candidates: tuple[TrainPlan, ...]
     considered: int
     leanest: TrainPlan | None  # the smallest memory per GPU among those that do not fit
     expected_s: tuple[float, ...] = ()  # each candidate's expected step (rank.ranked)
     ties: tuple[int, ...] = ()  # each candidate's tie group: 0 for those tied with the best
+    fitting: int = 0  # variants priced that fit (every ZeRO, recompute, micro-batch, interleave)
 
     @property
     def best(self) -> TrainPlan | None:
@@ -155,8 +159,9 @@ def search(
     expected: Expected | None = None,
     tie: float = 0.0,
 ) -> Search:
-    """Every layout within `fixed` (field -> value) that fits, ranked by `expected` seconds per
-    step (the bound where None), plans within `tie` of each other tied (rank.ranked)."""
+    """Every parallel layout within `fixed` (field -> value) that fits, ranked by `expected`
+    seconds per step (the bound where None), plans within `tie` of each other tied
+    (rank.ranked), each layout's degrees (DEGREES) once, at its first-ranked variant."""
     fixed = {k: v for k, v in (fixed or {}).items() if v is not None}
     fits, leanest, considered = [], None, 0
     for shape, vs in shapes(t, fixed):
@@ -166,11 +171,26 @@ def search(
                 fits.append(plan)
             elif leanest is None or plan.memory_total < leanest.memory_total:
                 leanest = plan
-    order = ranked(fits, expected or (lambda p: p.step_s), tie)[:top]
+    order = distinct(ranked(fits, expected or (lambda p: p.step_s), tie))[:top]
     return Search(
         tuple(p for _, _, p in order),
         considered,
         leanest,
         tuple(e for _, e, _ in order),
         tuple(g for g, _, _ in order),
+        len(fits),
     )
+
+
+def distinct(order: list[tuple[int, float, TrainPlan]]) -> list[tuple[int, float, TrainPlan]]:
+    """The first of each parallel layout in a ranking: ten variants of one TP x PP x DP x CP x
+    EP (micro-batches, ZeRO stages) are one choice a practitioner makes, and would crowd the
+    other layouts out of any top N."""
+    seen: set[tuple[int, ...]] = set()
+    out = []
+    for entry in order:
+        key = tuple(getattr(entry[2].layout, d) for d in DEGREES)
+        if key not in seen:
+            seen.add(key)
+            out.append(entry)
+    return out
