@@ -2,7 +2,7 @@
 
 A 2:4-sparse headline entered as dense breaks a ratio between precisions; a Gb/s figure
 typed as GB/s is 8x too big for its year or its link. Every row of data/specs.csv passes
-(tests/test_specs.py holds it to that). This module builds on specs.py, never the reverse:
+(tests/test_sanity.py holds it to that). This module builds on specs.py, never the reverse:
 loading a file does not run these checks.
 """
 
