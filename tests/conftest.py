@@ -114,6 +114,20 @@ def specs():
 
 
 @pytest.fixture(scope="session")
+def priced():
+    """Every published run of data/runs.csv priced (published.priced_runs); read, never change."""
+    from perfcore.model.runs.published import priced_runs
+
+    return priced_runs()
+
+
+@pytest.fixture(scope="session")
+def by_name(priced):
+    """The priced runs by row name."""
+    return {s.run.name: s for s in priced.samples}
+
+
+@pytest.fixture(scope="session")
 def drawn(specs):
     """draw(name, theme) -> (figure, its Plotly JSON): each sample chart of
     tests.support.figures built once a session; read them, never change them."""

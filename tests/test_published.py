@@ -1,42 +1,25 @@
 """Published runs priced by the plans' own code: none beats its bound; their efficiencies."""
 
-import json
 import pickle
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
-from perfcore.cli import main
-from perfcore.model.chip.specs import load_specs
 from perfcore.model.llm import phases
 from perfcore.model.llm.models import load_models
 from perfcore.model.plans import serve_plan
 from perfcore.model.plans.train_plan import Training, price
-from perfcore.model.runs import candidates, efficiency
 from perfcore.model.runs.published import (
     layouts_of,
     nemo_flops_per_token,
     precisions_of,
     priced_runs,
     table,
-    train_setting,
 )
-from perfcore.model.runs.sample import EXPOSURE, Sample
+from perfcore.model.runs.sample import Sample
 
 H100 = "NVIDIA H100 SXM"
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "plans.md"
 PRICED_SHARE = 0.80  # the issue's floor: at least 80 % of the rows priced
-
-
-@pytest.fixture(scope="module")
-def priced():
-    return priced_runs()
-
-
-@pytest.fixture(scope="module")
-def by_name(priced):
-    return {s.run.name: s for s in priced.samples}
 
 
 def test_no_published_run_beats_its_bound(priced):
@@ -85,17 +68,6 @@ def test_each_regime_has_an_efficiency_in_0_1_from_several_frameworks(priced):
         assert 0 < eff.low <= eff.value <= 1 and eff.value <= eff.high, regime
         assert eff.families >= 2 and eff.error_median is not None, regime
         assert 0 <= eff.error_median <= eff.error_p90, regime
-
-
-def test_the_docs_table_is_the_one_computed(priced):
-    """docs/plans.md prints each regime's median, range, runs, families and held-out errors
-    as table() gives them."""
-    text = DOCS.read_text()
-    for regime, e in table(priced.samples).items():
-        row = f"| {regime} | {e.value:.3f} | {e.low:.3f}-{e.high:.3f} | {e.runs} | {e.families} ("
-        tail = f"| {e.error_median:.0%} | {e.error_p90:.0%} | {e.tie:.1%} |".replace("%", " %")
-        line = next((ln for ln in text.splitlines() if ln.startswith(row)), "")
-        assert line.endswith(tail), f"docs/plans.md lacks {row}... {tail}"
 
 
 def test_a_training_run_s_framework_family_is_its_source_s(priced):
@@ -178,81 +150,6 @@ def test_llama3_405b_at_pp_16_is_priced_on_its_uneven_stages(by_name):
     assert all(by_name[r].regime == "train" for r in rows)
 
 
-def run_json(capsys, argv) -> dict:
-    assert main([*argv, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
-
-
-def test_the_plans_expected_figures_are_filled_for_70b_on_1024_h100s(capsys):
-    """Llama-3.1-70B on 1,024 H100s: every `_expected` figure is (the bound + the
-    communication it hides + FP8's BF16 seconds, none at BF16) / its cell's efficiency, and
-    says what it was derived from."""
-    train = run_json(
-        capsys,
-        [
-            "plan",
-            "train",
-            "--model",
-            "Llama-3.1-70B",
-            "--device",
-            H100,
-            "--gpus",
-            "1024",
-            "--seq",
-            "8192",
-            "--global-batch-tokens",
-            str(2**24),
-            "--tokens",
-            "15e12",
-            "--top",
-            "1",
-        ],
-    )
-    best = train["best"]
-    t = Training(load_models()["Llama-3.1-70B"], load_specs()[H100], 1024, 8192, 2**24)
-    eff = table().of(train_setting(t))
-    assert best["bf16_s"] == 0.0
-    hidden = best["hidden_s_by"]
-    critical = sum(hidden[k] for k in hidden if k in EXPOSURE.parts)
-    basis = best["step_s"] + critical + best["elementwise_s"]
-    assert best["elementwise_s"] > 0
-    assert best["step_expected_s"] == pytest.approx(basis / eff.value)
-    assert best["mfu_expected"] == pytest.approx(best["mfu"] * best["step_s"] * eff.value / basis)
-    assert best["expected_error"] == {"median": eff.error_median, "p90": eff.error_p90}
-    assert "published train runs" in best["expected_from"]
-    serve = run_json(
-        capsys,
-        [
-            "plan",
-            "serve",
-            "--model",
-            "Llama-3.1-70B",
-            "--device",
-            H100,
-            "--gpus",
-            "1024",
-            "--input-tokens",
-            "1024",
-            "--output-tokens",
-            "256",
-            "--tpot-ms",
-            "50",
-            "--tp",
-            "8",
-        ],
-    )
-    keys = (
-        "ttft_s_expected",
-        "tpot_s_expected",
-        "output_tokens_per_s_expected",
-        "per_gpu_expected",
-    )
-    assert all(serve[k] is not None and serve[k] > 0 for k in keys)
-    assert set(serve["expected_error"]) == {"ttft", "tpot"}
-    assert serve["expected_error"]["tpot"]["p90"] >= serve["expected_error"]["tpot"]["median"]
-    assert serve["tpot_s_expected"] > serve["tpot_s"] and "decode" in serve["expected_from"]["tpot"]
-
-
 def test_a_throughput_run_is_decode_when_its_steps_take_half_the_tpot_or_more(priced, specs):
     """max_throughput rows: the regime follows the best plan's decode step (at the mean context
     I + O/2) against its TPOT, which also carries the prefills the step takes in."""
@@ -271,82 +168,6 @@ def test_a_throughput_run_is_decode_when_its_steps_take_half_the_tpot_or_more(pr
         assert s.regime == ("decode" if step >= best.tpot_s / 2 else "prefill"), run.name
 
 
-def test_the_human_output_says_what_each_expected_figure_rests_on(capsys):
-    """`plan train` and `plan serve` without --json: an `expected` line, then what it is from."""
-    train = [
-        "plan",
-        "train",
-        "--model",
-        "Llama-3.1-8B",
-        "--device",
-        H100,
-        "--gpus",
-        "8",
-        "--seq",
-        "4096",
-        "--global-batch-tokens",
-        str(64 * 4096),
-        "--dp",
-        "8",
-    ]
-    assert main(train) == 0
-    out = capsys.readouterr().out
-    assert out.index("expected   step") < out.index("bound      step")
-    assert "p90 of held-out frameworks" in out and "published train runs" in out
-    serve = [
-        "plan",
-        "serve",
-        "--model",
-        "Llama-3.1-8B",
-        "--device",
-        H100,
-        "--gpus",
-        "8",
-        "--input-tokens",
-        "512",
-        "--output-tokens",
-        "128",
-        "--tpot-ms",
-        "50",
-    ]
-    assert main(serve) == 0
-    out = capsys.readouterr().out
-    assert "published prefill runs" in out and "published decode runs" in out
-
-
-@pytest.mark.parametrize("doc", ["plans.md", "runs.md"])
-def test_the_docs_held_out_figures_are_the_ones_computed(priced, doc):
-    """Both docs print training's and serving's leave-one-framework-out share within 25 %
-    and median error, and the bound violations, as efficiency.held_out computes them."""
-    text = (DOCS.parent / doc).read_text()
-    kept = [s for s in priced if not s.run.speculative]
-    for name, regimes in (("training", ("train",)), ("serving", ("prefill", "decode"))):
-        h = efficiency.held_out(kept, regimes)
-        cells = f"| {h.runs} | {h.within} ({h.share:.0%}) | {h.median:.0%} |".replace("%", " %")
-        assert any(ln.startswith(f"| {name}") and cells in ln for ln in text.splitlines()), (
-            f"docs/{doc} lacks {name} ... {cells}"
-        )
-    assert f"Bound violations: {efficiency.violations(kept)} " in text
-
-
-def _in_docs(got: dict) -> dict:
-    """`got` (candidate name -> its held-out figures), each row checked in docs/plans.md."""
-    text = DOCS.read_text()
-    for name, h in got.items():
-        cells = f"| {name} | {h.runs} | {h.within} ({h.share:.0%}) | {h.median:.0%} |"
-        assert cells.replace("%", " %") in text, f"docs/plans.md lacks {cells}"
-    return got
-
-
-def test_the_docs_candidate_models_are_the_ones_computed(priced):
-    """docs/plans.md's "Which expected model" prints every candidate's leave-one-framework-out
-    figures as candidates.scores computes them, and the chosen one is picked by the rule the
-    serving candidates are: the most runs within 25 %, then the lower median."""
-    got = _in_docs(candidates.scores(s for s in priced if not s.run.speculative))
-    chosen = next(n for n in got if n.endswith("(chosen)"))
-    assert min(got.values(), key=lambda h: (-h.within, h.median)) is got[chosen]
-
-
 def test_a_static_batch_adds_the_boundaries_of_its_prefill_and_every_step(by_name):
     """ROCm vLLM 0.10, Llama-3.1-70B at TP 8, 2,048 out: one prefill and 2,047 steps, 2,048
     passes of 80 x 12 kernels at 3.32 µs: 6.53 s beside its 5.38 s bound (and at batch 1 the
@@ -359,12 +180,3 @@ def test_a_static_batch_adds_the_boundaries_of_its_prefill_and_every_step(by_nam
     assert s.setting.batching == "static"
     ttft = by_name["trtllm-0.6.1-l40s-gptj-6b-ttft-b1-tp1-128-1"]
     assert ttft.launch_s == pytest.approx(28 * 10 * 3.322e-6, rel=1e-3)
-
-
-def test_the_docs_serving_candidates_are_the_ones_computed(priced):
-    """docs/plans.md's "Serving: which expected model" prints every serving candidate's
-    leave-one-framework-out figures as candidates.serve_scores computes them; the chosen one
-    puts the most runs within 25 %."""
-    got = _in_docs(candidates.serve_scores(s for s in priced if not s.run.speculative))
-    chosen = next(n for n in got if n.endswith("(chosen)"))
-    assert got[chosen].within == max(h.within for h in got.values())

@@ -6,10 +6,7 @@ from pathlib import Path
 
 from perfcore.model.chip import specs as specs_module
 from perfcore.model.chip.sanity import sanity_problems
-from perfcore.model.chip.specs import (
-    Device,
-    load_specs_bytes,
-)
+from perfcore.model.chip.specs import Device, load_specs_bytes
 from tests.support.pages import ROUND_H100
 from tests.support.spec_rows import csv_bytes, load_one, row
 

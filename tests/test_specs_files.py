@@ -5,12 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.model.chip.specs import (
-    REQUIRED_COLUMNS,
-    SpecError,
-    load_specs,
-    load_specs_bytes,
-)
+from perfcore.model.chip.specs import REQUIRED_COLUMNS, SpecError, load_specs, load_specs_bytes
 from tests.support.spec_rows import csv_bytes, row
 
 BAD_SPECS = Path(__file__).parent / "data" / "bad_specs"

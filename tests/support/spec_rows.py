@@ -4,11 +4,7 @@ data/specs.csv."""
 import csv
 import io
 
-from perfcore.model.chip.specs import (
-    REQUIRED_COLUMNS,
-    Device,
-    load_specs_bytes,
-)
+from perfcore.model.chip.specs import REQUIRED_COLUMNS, Device, load_specs_bytes
 
 # One valid row (the round-figures H100), for tests that must not depend on data/specs.csv.
 VALID_ROW = dict(
