@@ -1,7 +1,7 @@
-"""The image and its deployments, checked without a Docker engine.
+"""The image, checked without a Docker engine (its deployments: test_deploy.py).
 
 hadolint lints the Dockerfile; pip's dry run resolves its very install line; the port, health
-path, user and environment agree across Dockerfile, config.toml, README and deploy/; and the
+path, user and environment agree across Dockerfile, config.toml and README; and the
 build context, installed the way the image installs it, finds its data. What only a Docker
 engine can show (the image builds, CUDA is seen inside it) is left to a machine that has one.
 """
@@ -20,31 +20,11 @@ import venv
 from pathlib import Path
 
 import pytest
-import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.ship import HEALTH, PORT, ROOT, args_of, instructions
+
 BIN = Path(sys.executable).parent
-CONFIG = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
-PORT = CONFIG["server"]["port"]
-HEALTH = "/_stcore/health"
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
-
-
-def instructions() -> list[tuple[str, str]]:
-    """The Dockerfile as (INSTRUCTION, arguments), continuation lines joined, comments dropped."""
-    lines = [
-        ln
-        for ln in (ROOT / "Dockerfile").read_text().splitlines()
-        if not ln.lstrip().startswith("#")
-    ]
-    joined = re.sub(r"\\\n\s*", " ", "\n".join(lines))
-    pairs = [ln.strip().split(None, 1) for ln in joined.splitlines() if ln.strip()]
-    return [(p[0].upper(), p[1] if len(p) > 1 else "") for p in pairs]
-
-
-def args_of(name: str) -> list[str]:
-    """The arguments of every `name` instruction, in order."""
-    return [args for inst, args in instructions() if inst == name]
 
 
 def env() -> dict[str, str]:
@@ -181,17 +161,6 @@ def test_cmd_expose_and_healthcheck_agree_with_config_toml():
     assert args_of("WORKDIR")[-1] == "/app"
 
 
-def test_config_toml_is_fit_for_a_public_instance():
-    server, client = CONFIG["server"], CONFIG["client"]
-    assert server["headless"] is True and server["fileWatcherType"] == "none"
-    assert server["enableXsrfProtection"] is True and server["enableCORS"] is True
-    assert 0 < server["maxUploadSize"] <= 10
-    assert CONFIG["browser"]["gatherUsageStats"] is False
-    assert client["toolbarMode"] == "viewer"
-    assert client["showErrorDetails"] in ("type", "none"), "no tracebacks for users"
-    assert CONFIG["logger"]["hideWelcomeMessage"] is True, "no public-IP lookup at start"
-
-
 def test_readme_documents_the_same_image_commands_and_port():
     readme = (ROOT / "README.md").read_text()
     for text in (
@@ -304,61 +273,3 @@ def test_the_image_build_steps_install_perfcore_beside_its_data(tmp_path):
     assert out.returncode == 0, out.stderr
     path, count = out.stdout.split()
     assert Path(path) == app / "data" / "specs.csv" and int(count) > 0
-
-
-def yaml_docs(path: Path) -> list[dict]:
-    """Every YAML document of a file."""
-    return [d for d in yaml.safe_load_all(path.read_text()) if d]
-
-
-def test_compose_runs_hosted_replicas_behind_a_sticky_balancer():
-    (compose,) = yaml_docs(ROOT / "deploy" / "compose.yaml")
-    app, lb = compose["services"]["app"], compose["services"]["lb"]
-    assert app["build"]["context"] == ".." and "EXTRA" in app["build"]["args"]
-    assert str(app["environment"]["PERFCORE_HOSTED"]) == "1"
-    assert app["deploy"]["replicas"] >= 2 and str(PORT) in app["expose"]
-    assert lb["depends_on"]["app"]["condition"] == "service_healthy"
-    conf = (ROOT / "deploy" / "nginx.conf").read_text()
-    assert "ip_hash;" in conf and f"server app:{PORT};" in conf
-    assert "proxy_set_header Upgrade $http_upgrade;" in conf
-    size_mb = int(re.search(r"client_max_body_size (\d+)m;", conf).group(1))
-    assert size_mb > CONFIG["server"]["maxUploadSize"], "nginx must not cap uploads first"
-    source = lb["volumes"][0].split(":")[0]
-    assert (ROOT / "deploy" / source).resolve() == ROOT / "deploy" / "nginx.conf"
-
-
-def k8s(kind: str) -> dict:
-    """The one manifest of `kind` among deploy/k8s/*.yaml."""
-    docs = [d for p in sorted((ROOT / "deploy" / "k8s").glob("*.yaml")) for d in yaml_docs(p)]
-    (doc,) = [d for d in docs if d.get("kind") == kind]
-    return doc
-
-
-def test_k8s_replicas_probe_health_and_keep_sessions_sticky():
-    deployment, service, ingress = k8s("Deployment"), k8s("Service"), k8s("Ingress")
-    assert deployment["spec"]["replicas"] >= 2
-    pod = deployment["spec"]["template"]
-    labels = deployment["spec"]["selector"]["matchLabels"]
-    assert labels.items() <= pod["metadata"]["labels"].items()
-    (container,) = pod["spec"]["containers"]
-    assert [p["containerPort"] for p in container["ports"]] == [PORT]
-    assert {"name": "PERFCORE_HOSTED", "value": "1"} in container["env"]
-    for probe in ("readinessProbe", "livenessProbe"):
-        assert container[probe]["httpGet"]["path"] == HEALTH
-    security = pod["spec"]["securityContext"]
-    assert security["runAsNonRoot"] is True
-    assert str(security["runAsUser"]) == args_of("USER")[-1].split(":")[0]
-    assert service["spec"]["sessionAffinity"] == "ClientIP"
-    assert service["spec"]["selector"] == deployment["spec"]["selector"]["matchLabels"]
-    notes = ingress["metadata"]["annotations"]
-    assert notes["nginx.ingress.kubernetes.io/affinity"] == "cookie"
-    body_mb = int(notes["nginx.ingress.kubernetes.io/proxy-body-size"].rstrip("m"))
-    assert body_mb > CONFIG["server"]["maxUploadSize"], "the ingress must not cap uploads first"
-    backend = ingress["spec"]["rules"][0]["http"]["paths"][0]["backend"]["service"]
-    assert backend["name"] == service["metadata"]["name"]
-    assert {backend["port"]["name"], service["spec"]["ports"][0]["targetPort"]} == {
-        p["name"] for p in container["ports"]
-    }
-    kustomization = k8s("Kustomization")
-    manifests = {p.name for p in (ROOT / "deploy" / "k8s").glob("*.yaml")}
-    assert set(kustomization["resources"]) == manifests - {"kustomization.yaml"}
