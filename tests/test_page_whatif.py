@@ -9,6 +9,7 @@ import pytest
 from perfcore.measure import results
 from tests.support.measured import lesson_records
 from tests.support.pages import notices, run_page
+from ui import whatif
 
 PAGES = [
     "home",
@@ -118,17 +119,44 @@ def test_a_hostile_what_if_falls_back_to_the_published_row_with_a_notice(text):
     assert at.subheader[0].value == f"Quick calculator: {H100} at bf16"
 
 
-def test_a_field_writes_the_links_text_and_the_text_refills_the_fields():
+def test_the_fields_run_only_while_the_popover_is_open_and_refill_when_it_reopens():
+    """Closed, the popover runs no number field (the text alone binds the link); opened, its
+    fields hold the link's changes; closed and opened again (Streamlit dropped their state
+    meanwhile), they hold them still."""
     at = run_page("home", {"device": H100, "what_if": CHANGE})
+    assert not [f for f in at.number_input if f.key.startswith("_wi_field_")]
+    assert at.text_input(key="what_if").value == CHANGE
+    for is_open in (True, False, True):
+        at.session_state[whatif.OPEN] = is_open
+        at.run()
+        fields = {f.key: f.value for f in at.number_input if f.key.startswith("_wi_field_")}
+        assert fields.get("_wi_field_memory_bw_tbs") == (6.7 if is_open else None)
+    assert at.subheader[0].value.startswith(f"Quick calculator: {H100}, memory 2×")
+
+
+def opened(at):
+    """Run `at`'s change, then again with the popover open: AppTest sends a widget's run the
+    popover closed, where a browser keeps it open while its fields are used
+    (tests/test_browser_whatif.py types in one)."""
+    at.run()
+    at.session_state[whatif.OPEN] = True
+    return at.run()
+
+
+def test_a_field_writes_the_links_text_and_the_text_refills_the_fields():
+    at = opened(run_page("home", {"device": H100, "what_if": CHANGE}))
     assert at.number_input(key="_wi_field_memory_bw_tbs").value == 6.7
-    at.number_input(key="_wi_field_memory_gib").set_value(160).run()
+    at.number_input(key="_wi_field_memory_gib").set_value(160)
+    opened(at)
     assert at.query_params["what_if"] == f"{CHANGE},memory_gib=160"
     assert "capacity 2× → 160 GiB" in at.subheader[0].value
-    at.text_input(key="what_if").set_value("peak_x=2").run()
+    at.text_input(key="what_if").set_value("peak_x=2")
+    opened(at)
     assert at.number_input(key="_wi_field_memory_bw_tbs").value is None
     assert at.number_input(key="_wi_field_peak_x").value == 2
     assert at.subheader[0].value == f"Quick calculator: {H100}, every peak 2× at bf16"
-    at.button(key="_wi_clear").click().run()
+    at.button(key="_wi_clear").click()
+    opened(at)
     assert at.subheader[0].value == f"Quick calculator: {H100} at bf16"
     assert at.number_input(key="_wi_field_peak_x").value is None
 

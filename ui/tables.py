@@ -10,7 +10,9 @@ import weakref
 from collections.abc import Iterable
 
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
+from streamlit import dataframe_util
 
 from perfcore import format as fmt
 from perfcore.explain.chip import what_if
@@ -20,7 +22,7 @@ from perfcore.model.chip.device import Device
 from perfcore.model.chip.whatif import changes_of
 
 PREPARED_MAX = 128  # tables kept prepared, by DataFrame object (a weak reference to each)
-_PREPARED: dict[int, tuple] = {}  # id(df) -> (weakref(df), shown, column config)
+_PREPARED: dict[int, tuple] = {}  # id(df) -> (weakref(df), shown as Arrow, column config)
 
 
 def table(df: pd.DataFrame, name: str, empty: str = NOT_PUBLISHED) -> None:
@@ -45,10 +47,11 @@ def table(df: pd.DataFrame, name: str, empty: str = NOT_PUBLISHED) -> None:
     )
 
 
-def _prepared(df: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
-    """df in each column's display unit, and its column configs; once per DataFrame object, so
-    a page showing a cached table again pays only for sending it (reading a column of df
-    deep-copies df.attrs: preparing a 100-row table cost as much as sending it)."""
+def _prepared(df: pd.DataFrame) -> tuple[pa.Table, dict]:
+    """df in each column's display unit, as the Arrow table st.dataframe sends, and its column
+    configs; once per DataFrame object, so a page showing a cached table again pays only for
+    sending it (reading a column of df deep-copies df.attrs, and converting a 100-row table to
+    Arrow takes about 1 ms: each as much as sending it)."""
     hit = _PREPARED.get(id(df))
     if hit is not None and hit[0]() is df:
         return hit[1], hit[2]
@@ -63,8 +66,9 @@ def _prepared(df: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
     config |= dict.fromkeys(row_units.values())  # each row's kind is in its cell's text
     if len(_PREPARED) >= PREPARED_MAX:
         _PREPARED.pop(next(iter(_PREPARED)))  # the oldest
-    _PREPARED[id(df)] = (weakref.ref(df), shown, config)
-    return shown, config
+    arrow = dataframe_util.convert_pandas_df_to_arrow_table(shown)
+    _PREPARED[id(df)] = (weakref.ref(df), arrow, config)
+    return arrow, config
 
 
 def table_csv(df: pd.DataFrame) -> str:

@@ -3,7 +3,10 @@
 The link's `what_if=memory_bw_tbs=6.7,scaleup_domain=72` is the whole change, read by the
 same parser as `plan --what-if`. The fields in the popover are a way of writing that text:
 each change rewrites it, and a new text (a link, an edit) refills them. The fields are not
-in the link themselves; the text is.
+in the link themselves; the text is. They are run only while the popover is open (opening it
+reruns the app): seven number fields cost every rerun of every page 2-4 ms otherwise, and
+Streamlit drops a field's state while it is not drawn, so an opened popover fills its fields
+from the text again.
 """
 
 from __future__ import annotations
@@ -24,13 +27,16 @@ from ui.widgets import _notice
 KEY = "what_if"
 FIELD = "_wi_field_{}"
 SYNCED = "_wi_synced"  # the text the fields were last filled from
+OPEN = "_wi_open"  # the popover's open state (True: its fields are drawn)
 WHOLE = {"scaleup_domain"}
 
 
 def control(device: Device, precision: str) -> Device:
     """The what-if popover under the device picker; the device as changed (or as published)."""
     modified = device
-    with st.popover(view.label(_device(device)), width="stretch", help=view.HELP):
+    label = view.label(_device(device))
+    popover = st.popover(label, width="stretch", help=view.HELP, key=OPEN, on_change="rerun")
+    with popover:
         text = st.text_input(
             "Changes (the link's what_if)", key=KEY, bind="query-params", placeholder=view.EXAMPLE
         )
@@ -43,12 +49,18 @@ def control(device: Device, precision: str) -> Device:
                 f"FIGURE=VALUE pairs such as {view.EXAMPLE}: {e}",
                 f"{device.name} as published",
             )
-        _refill(text)
-        rows = view.fields(device, precision)
-        for column, label, published in rows:
-            _field(column, label, published, [c for c, _, _ in rows])
-        st.button("As published", key="_wi_clear", on_click=_clear, disabled=not text.strip())
+        if popover.open:
+            _fields(device, precision, text)
     return modified
+
+
+def _fields(device: Device, precision: str, text: str) -> None:
+    """The popover's number fields, filled from the text, and its "As published" button."""
+    _refill(text)
+    rows = view.fields(device, precision)
+    for column, label, published in rows:
+        _field(column, label, published, [c for c, _, _ in rows])
+    st.button("As published", key="_wi_clear", on_click=_clear, disabled=not text.strip())
 
 
 def _device(device: Device) -> Device:
@@ -88,8 +100,10 @@ def _changes(text: str) -> dict[str, float]:
 
 
 def _refill(text: str) -> None:
-    """Fill the fields from the text when it is new to them (a link, an edit of the text)."""
-    if st.session_state.get(SYNCED) == text:
+    """Fill the fields from the text when it is new to them (a link, an edit of the text) or
+    they were not drawn last run (Streamlit dropped their state)."""
+    drawn = all(FIELD.format(c) in st.session_state for c in FIGURES)
+    if drawn and st.session_state.get(SYNCED) == text:
         return
     changes = _changes(text)
     for column in FIGURES:
