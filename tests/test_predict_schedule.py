@@ -19,22 +19,48 @@ from perfcore.model.chip.concurrency import Node
 
 # a and b wait on nothing, c on both: a -> c is the longest chain (3 s)
 CHAIN = (Node("a", 2.0, 1), Node("b", 2.0, 1), Node("c", 1.0, 1, ("a", "b", "not a node")))
+# the same with a and b handing their work to the pool (Eigen dots, split loop kernels)
+HANDED = tuple(dataclasses.replace(n, hands_off=n.name != "c") for n in CHAIN)
 
 
-def test_single_threaded_independent_ops_overlap_down_to_the_critical_path():
+def test_ops_that_hold_their_thread_run_one_after_another_as_xla_cpus_executor_walks_its_queue():
+    """a and b are ready at once, but the executor's one thread runs a, then b (each runs to
+    its end on it), then c: the sum, though two cores sat half idle."""
     t = concurrency.step(CHAIN, cores=2)
     assert (t.critical_path_s, t.work_s, t.sum_s) == (3.0, 2.5, 5.0)  # work (2+2+1)/2
-    assert (t.seconds, t.rule) == (3.0, concurrency.SHARED)  # a, b at once, then c
+    assert (t.seconds, t.rule) == (5.0, concurrency.SHARED)
+    assert concurrency.simulate(CHAIN, 2) == {"a": (0.0, 2.0), "b": (2.0, 4.0), "c": (4.0, 5.0)}
+
+
+def test_ops_that_hand_off_run_beside_each_other_down_to_the_critical_path():
+    t = concurrency.step(HANDED, cores=2)
+    assert t.seconds == 3.0  # a, b at once on the pool's two threads, then c
     assert dict(t.durations) == {"a": 2.0, "b": 2.0, "c": 1.0}
 
 
 def test_ops_that_fill_every_core_share_them_so_each_takes_longer_inside_the_step():
-    wide = tuple(Node(n.name, n.seconds, 2, n.after) for n in CHAIN)
+    wide = tuple(Node(n.name, n.seconds, 2, n.after, n.hands_off) for n in HANDED)
     t = concurrency.step(wide, cores=2)
     assert (t.work_s, t.seconds) == (5.0, 5.0)  # the work bound: no overlap gains anything
     assert dict(t.durations) == {"a": 4.0, "b": 4.0, "c": 1.0}  # a and b at half speed
-    four = concurrency.step(tuple(Node(n.name, n.seconds, 4, n.after) for n in CHAIN), cores=2)
+    four = concurrency.step(tuple(dataclasses.replace(n, threads=4) for n in HANDED), cores=2)
     assert four.work_s == 5.0 and four.seconds == 5.0  # an op keeps at most every core busy
+
+
+def test_a_hand_off_lets_its_thread_start_the_next_op_and_what_it_frees_runs_on_its_own():
+    """a (a hand-off, 2 s) then b (3 s, holding the thread) start together; c waits on a
+    alone, so it starts when a ends, on the thread that finished a, while b still runs."""
+    nodes = (Node("a", 2.0, 1, (), True), Node("b", 3.0, 1), Node("c", 1.0, 1, ("a",)))
+    assert concurrency.simulate(nodes, 2) == {"a": (0.0, 2.0), "b": (0.0, 3.0), "c": (2.0, 3.0)}
+
+
+def test_a_queue_past_the_split_threshold_hands_its_later_half_to_another_thread():
+    """Ten one-thread ops ready at once: after the first is taken, nine wait, more than
+    ThunkExecutor's 8, so the later half goes to a second thread: two lanes of 1 s ops."""
+    ten = tuple(Node(f"op{k}", 1.0, 1) for k in range(10))
+    spans = concurrency.simulate(ten, 2)
+    assert spans["op0"] == (0.0, 1.0) and spans["op5"] == (0.0, 1.0)  # op5: the tail's first
+    assert max(end for _, end in spans.values()) == 5.0  # 1 + 4 on the first, 5 on the second
 
 
 def test_a_simulated_step_lies_between_the_larger_bound_and_their_sum():
@@ -44,9 +70,9 @@ def test_a_simulated_step_lies_between_the_larger_bound_and_their_sum():
 
 
 def test_work_no_op_holds_is_spread_over_the_cores():
-    t = concurrency.step(CHAIN, cores=2, extra_work_s=3.0)  # e.g. first touch of fresh pages
+    t = concurrency.step(HANDED, cores=2, extra_work_s=3.0)  # e.g. first touch of fresh pages
     assert t.seconds == 4.5 and t.work_s == 4.0  # 3 + 3 / 2; (5 + 3) / 2
-    in_order = concurrency.step(CHAIN, cores=2, sequential=True, extra_work_s=3.0)
+    in_order = concurrency.step(HANDED, cores=2, sequential=True, extra_work_s=3.0)
     assert in_order.seconds == 6.5  # 5 + 3 / 2
 
 

@@ -2,11 +2,16 @@
 
 XLA:CPU executes the entry computation's ops as a dataflow graph (ThunkExecutor): an op
 waits for the ops whose results it reads (its operands, through free ops such as bitcasts
-and tuples). How many cores an op keeps busy: a library op (a dot run by Eigen, a custom
+and tuples) and, where the buffer assignment is known, for every earlier op that writes a
+slice it reads or writes or reads a slice it writes (hlo.buffers.conflicts: XLA's execution
+graph is built from these buffer conflicts, and buffer reuse adds waits the data flow does
+not have). How many cores an op keeps busy: a library op (a dot run by Eigen, a custom
 fusion run by YNNPACK or oneDNN, a custom call) splits itself over the whole thread pool; a
 loop fusion over the product of its `outer_dimension_partitions` (XLA:CPU's parallel task
-assignment writes it into the backend config); any other op runs on one thread. A loop or
-call is one op whose time is its bodies' ops'. XLA runs the graph in order where it has at
+assignment writes it into the backend config); a copy keeping its layout of n MiB over
+min(n, 8) (copy_blocks); any other op runs on one thread. Which ops hand their work to the
+pool and let their thread go on (hands_off) decides what runs beside what (concurrency). A
+loop or call is one op whose time is its bodies' ops'. XLA runs the graph in order where it has at
 most SEQUENTIAL_OPS ops or every buffer is at most SMALL_BUFFER bytes (ThunkExecutor's
 defaults, `execute_sequential_num_thunks_threshold` and `execute_sequential_buffer_threshold`).
 The step's time from these is perfcore.model.chip.concurrency.step.
@@ -25,12 +30,15 @@ import math
 import re
 
 from perfcore.measure.profile import hlo
+from perfcore.measure.profile.hlo import buffers
+from perfcore.measure.profile.predict.kinds import keeps_layout
 from perfcore.model.chip.concurrency import Node
 
 PARTITIONS = re.compile(r'"outer_dimension_partitions":\[([^\]]*)\]')
 SEQUENTIAL_OPS = 8
 SMALL_BUFFER = 512  # bytes
 MMAP_MAX = 32 * 2**20  # bytes: glibc malloc's largest mmap threshold on 64-bit (mallopt(3))
+COPY_BLOCK, COPY_BLOCKS = 2**20, 8  # CopyThunk: a memcpy in blocks of 1 MiB or more, 8 at most
 
 
 def threads(instruction: hlo.Instruction, cores: int) -> int:
@@ -43,26 +51,80 @@ def threads(instruction: hlo.Instruction, cores: int) -> int:
     return max(1, min(cores, math.prod(parts))) if parts else 1
 
 
+def hands_off(instruction: hlo.Instruction, cores: int) -> bool:
+    """True where XLA:CPU hands the op's work to its thread pool and returns (its thread goes
+    on to the next ready op): a dot or convolution run by Eigen (hlo.runs_async_on_cpu), a
+    loop kernel split over more than one thread (KernelThunk launches its tasks on the pool
+    unless it runs once). A YNNPACK or oneDNN fusion, a custom call, a one-thread kernel and a
+    loop run to their end on the thread that started them."""
+    if hlo.runs_async_on_cpu(instruction):
+        return True
+    library = instruction.opcode == "custom-call" or "kind=kCustom" in instruction.attrs
+    control = instruction.opcode in hlo.CONTROL
+    return not library and not control and threads(instruction, cores) > 1
+
+
+def copy_blocks(module: hlo.Module, instruction: hlo.Instruction) -> int:
+    """The blocks XLA:CPU's CopyThunk splits a copy into: a copy keeping its layout (a memcpy)
+    of n MiB, min(n, 8), the first on its own thread and the rest on the pool (it returns
+    before they end); a copy into another layout runs whole on its thread: 1."""
+    if instruction.opcode != "copy" or not keeps_layout(module, instruction):
+        return 1
+    return max(1, min(COPY_BLOCKS, math.ceil(hlo.shape_bytes(instruction.shape) / COPY_BLOCK)))
+
+
 def _body_s(module: hlo.Module, instruction: hlo.Instruction, seconds: dict[str, float]) -> float:
     """A loop's or call's time: the predicted times of every op in what it calls, seconds."""
     inside = hlo.held(module, instruction)
     return sum(seconds.get(i.name.lstrip("%"), 0.0) for i in inside)
 
 
-def nodes(module: hlo.Module, seconds: dict[str, float], cores: int) -> tuple[Node, ...]:
+def nodes(
+    module: hlo.Module,
+    seconds: dict[str, float],
+    cores: int,
+    placed: dict[str, tuple[buffers.Slice, ...]] | None = None,
+) -> tuple[Node, ...]:
     """The entry computation's ops as graph nodes in program order: each op's predicted
-    seconds per step (by name without %; free ops cost nothing), its cores and operands."""
+    seconds per step (by name without %; free ops cost nothing), its cores, and what it
+    waits for: its operands, and with `placed` (buffers.slices of the module's buffer
+    assignment) the earlier ops whose buffers conflict with its own (waits)."""
+    extra = waits(module, placed) if placed else {}
     out = []
     for i in module.computations[module.entry]:
         name = i.name.lstrip("%")
-        after = tuple(o.lstrip("%") for o in i.operands)
+        after = tuple(o.lstrip("%") for o in i.operands) + extra.get(name, ())
         if i.opcode in hlo.FREE:
             out.append(Node(name, 0.0, 1, after))
         elif i.opcode in hlo.CONTROL:
             out.append(Node(name, _body_s(module, i, seconds), cores, after))
         else:
-            out.append(Node(name, seconds.get(name, 0.0), threads(i, cores), after))
+            blocks = copy_blocks(module, i)
+            split = (min(cores, blocks), after, True) if blocks > 1 else None
+            own = split or (threads(i, cores), after, hands_off(i, cores))
+            out.append(Node(name, seconds.get(name, 0.0), *own))
     return tuple(out)
+
+
+def waits(
+    module: hlo.Module, placed: dict[str, tuple[buffers.Slice, ...]]
+) -> dict[str, tuple[str, ...]]:
+    """Each launched entry op's earlier ops it waits for by buffer (buffers.conflicts): it
+    reads its operands' slices (a free op's are its own operands') and writes its own."""
+    entry = {i.name.lstrip("%"): i for i in module.computations[module.entry]}
+
+    def read(name: str) -> tuple[buffers.Slice, ...]:
+        i = entry.get(name)
+        if name in placed or i is None or i.opcode not in hlo.FREE:
+            return placed.get(name, ())
+        return tuple(s for o in i.operands for s in read(o.lstrip("%")))
+
+    ops = [
+        (name, [s for o in i.operands for s in read(o.lstrip("%"))], placed.get(name, ()))
+        for name, i in entry.items()
+        if i.opcode not in hlo.FREE
+    ]
+    return buffers.conflicts(ops)
 
 
 def sequential(module: hlo.Module) -> bool:

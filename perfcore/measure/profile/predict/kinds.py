@@ -272,12 +272,12 @@ def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced) -> str
         return "transcendental"
     if priced.category == hlo.REDUCTION and product_sum(module, instruction):
         return "unit-dim product sum"
-    if instruction.opcode == "copy" and _keeps_layout(module, instruction):
+    if instruction.opcode == "copy" and keeps_layout(module, instruction):
         return "plain copy"
     return KIND.get(priced.category, "")
 
 
-def _keeps_layout(module: hlo.Module, instruction: hlo.Instruction) -> bool:
+def keeps_layout(module: hlo.Module, instruction: hlo.Instruction) -> bool:
     """True for an op whose one operand has its own shape and layout (a copy of it: a memcpy)."""
     ops = instruction.operands
     return len(ops) == 1 and hlo.operand_shape(module, ops[0]) == instruction.shape

@@ -12,10 +12,14 @@ allocator maps fresh each step (graph.fresh_bytes).
 
 from __future__ import annotations
 
+import re
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 from perfcore.measure.clock.devices import match_device
 from perfcore.measure.profile import hlo
+from perfcore.measure.profile.hlo import buffers
 from perfcore.measure.profile.predict import graph
 from perfcore.measure.profile.predict.op import Context, OpPrediction, fallbacks, predict_op
 from perfcore.model.chip import concurrency, kernels
@@ -85,9 +89,11 @@ def predict_modules(
     cost,
     label: str = "",
     temp_bytes: float = 0.0,
+    assignments: dict[str, str] | None = None,
 ) -> Prediction:
     """The Prediction of programs given as optimized HLO texts, run on device (temp_bytes:
-    the temporaries XLA allocates per step, from its memory analysis)."""
+    the temporaries XLA allocates per step, from its memory analysis; assignments: module
+    name -> its buffer-assignment dump, whose conflicts order ops in the schedule)."""
     mine = curves if curves is not None and curves.device == device else None
     ctx = Context(mine, match_device(device, load_specs()), fallbacks())
     modules = [hlo.parse_module(t) for t in texts]
@@ -96,14 +102,15 @@ def predict_modules(
     cores = mine.threads if mine is not None else 0
     rate = mine.fresh_s_per_byte if mine is not None else 0.0
     fresh = [graph.fresh_bytes(m, temp_bytes if k == 0 else 0.0) for k, m in enumerate(modules)]
+    placed = [buffers.slices((assignments or {}).get(m.name, "")) for m in modules]
     schedule = tuple(
         concurrency.step(
-            graph.nodes(m, {o.name: o.predicted_s or 0.0 for o in group}, cores),
+            graph.nodes(m, {o.name: o.predicted_s or 0.0 for o in group}, cores, where),
             cores,
             graph.sequential(m),
             fresh_bytes * rate,
         )
-        for m, group, fresh_bytes in zip(modules, per_module, fresh, strict=True)
+        for m, group, fresh_bytes, where in zip(modules, per_module, fresh, placed, strict=True)
         if cores
     )
     if mine is not None:
@@ -131,11 +138,30 @@ def predict(fn, *args, curves: kernels.Curves | None = None) -> Prediction:
     from perfcore.measure.profile.hlo import xla_private
 
     jitted = fn if hasattr(fn, "lower") else jax.jit(fn)
-    compiled = jitted.lower(*args).compile()
+    with tempfile.TemporaryDirectory() as dump:
+        compiled = jitted.lower(*args).compile(compiler_options=dump_options(dump))
+        assignments = read_assignments(Path(dump))
     device = jax.local_devices()[0].device_kind
     n_args = len(jax.tree.leaves(args))
     label = getattr(fn, "__name__", "program")
     texts = xla_private.compiled_texts(compiled)
     memory = compiled.memory_analysis()
     temp = float(getattr(memory, "temp_size_in_bytes", 0) or 0) if memory is not None else 0.0
-    return predict_modules(texts, device, curves, n_args, xla_private.cost, label, temp)
+    cost = xla_private.cost
+    return predict_modules(texts, device, curves, n_args, cost, label, temp, assignments)
+
+
+ASSIGNMENT = re.compile(r"^module_\d+\.(.+)\.\w+_after_optimizations-buffer-assignment\.txt$")
+
+
+def dump_options(folder: str) -> dict:
+    """Compiler options that make XLA write the module's text and buffer assignment to
+    `folder` (the executable is the same: dumping reads the compilation, it does not steer it)."""
+    return {"xla_dump_to": folder, "xla_dump_hlo_as_text": True}
+
+
+def read_assignments(folder: Path) -> dict[str, str]:
+    """Module name -> its buffer-assignment dump, from a folder dump_options wrote (XLA names
+    each `module_NNNN.<name>.<backend>_after_optimizations-buffer-assignment.txt`)."""
+    found = (ASSIGNMENT.match(p.name) for p in sorted(folder.iterdir()))
+    return {m.group(1): (folder / m.group(0)).read_text() for m in found if m}
