@@ -118,3 +118,42 @@ def test_a_memcpy_of_a_mib_or_more_runs_in_blocks_on_the_pool_and_hands_off():
     ] == [4, 1, 1]
     assert (nodes["big"].threads, nodes["big"].hands_off) == (2, True)
     assert [(nodes[k].threads, nodes[k].hands_off) for k in ("turned", "small")] == [(1, False)] * 2
+
+
+def _called(partitions: str) -> hlo.Module:
+    """An entry that calls a body of two independent loop kernels over `partitions`."""
+    config = f'backend_config={{"outer_dimension_partitions":[{partitions}]}}'
+    return hlo.parse_module(
+        f"""HloModule n, is_scheduled=true
+
+%body (p: f32[512,512]) -> (f32[512,512], f32[512,512]) {{
+  %p = f32[512,512]{{1,0}} parameter(0)
+  %a = f32[512,512]{{1,0}} fusion(%p), kind=kLoop, calls=%fa, {config}
+  %b = f32[512,512]{{1,0}} fusion(%p), kind=kLoop, calls=%fb, {config}
+  %c = f32[512,512]{{1,0}} fusion(%p), kind=kLoop, calls=%fc, {config}
+  %d = f32[512,512]{{1,0}} fusion(%p), kind=kLoop, calls=%fd, {config}
+  %e = f32[512,512]{{1,0}} fusion(%p), kind=kLoop, calls=%fe, {config}
+  %f = f32[512,512]{{1,0}} fusion(%p), kind=kLoop, calls=%ff, {config}
+  %g = f32[512,512]{{1,0}} fusion(%p), kind=kLoop, calls=%fg, {config}
+  %h = f32[512,512]{{1,0}} fusion(%p), kind=kLoop, calls=%fh, {config}
+  %i = f32[512,512]{{1,0}} fusion(%p), kind=kLoop, calls=%fi, {config}
+  ROOT %t = (f32[512,512], f32[512,512]) tuple(%a, %h)
+}}
+
+ENTRY %main (x: f32[512,512]) -> (f32[512,512], f32[512,512]) {{
+  %x = f32[512,512]{{1,0}} parameter(0)
+  ROOT %r = (f32[512,512], f32[512,512]) call(%x), to_apply=%body
+}}
+"""
+    )
+
+
+def test_a_calls_body_is_scheduled_by_its_own_executor_not_summed():
+    """Nine independent 1 s kernels in a called body (more than the 8 XLA runs in order) on 8
+    cores: split over 2 threads each, they hand off and share the cores, 18 core-seconds over
+    8 (2.25 s); on one thread each, they hold the nested executor's thread: after the first,
+    eight wait, so none is split off, and they run in turn (9 s)."""
+    seconds = dict.fromkeys("abcdefghi", 1.0)
+    split = {n.name: n for n in graph.nodes(_called('"2"'), seconds, 8)}
+    whole = {n.name: n for n in graph.nodes(_called(""), seconds, 8)}
+    assert split["r"].seconds == 2.25 and whole["r"].seconds == 9.0

@@ -32,6 +32,7 @@ import re
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.hlo import buffers
 from perfcore.measure.profile.predict.kinds import keeps_layout
+from perfcore.model.chip import concurrency
 from perfcore.model.chip.concurrency import Node
 
 PARTITIONS = re.compile(r'"outer_dimension_partitions":\[([^\]]*)\]')
@@ -73,10 +74,22 @@ def copy_blocks(module: hlo.Module, instruction: hlo.Instruction) -> int:
     return max(1, min(COPY_BLOCKS, math.ceil(hlo.shape_bytes(instruction.shape) / COPY_BLOCK)))
 
 
-def _body_s(module: hlo.Module, instruction: hlo.Instruction, seconds: dict[str, float]) -> float:
-    """A loop's or call's time: the predicted times of every op in what it calls, seconds."""
-    inside = hlo.held(module, instruction)
-    return sum(seconds.get(i.name.lstrip("%"), 0.0) for i in inside)
+def _body_s(
+    module: hlo.Module,
+    instruction: hlo.Instruction,
+    seconds: dict[str, float],
+    cores: int,
+    placed: dict[str, tuple[buffers.Slice, ...]] | None,
+) -> float:
+    """A loop's or call's time: each computation it runs (a body and its condition, a call's,
+    every branch) scheduled as the entry is, by the nested executor XLA:CPU gives it, seconds
+    (the ops' times are per step, their runs counted)."""
+    total = 0.0
+    for name in instruction.calls:
+        if name in module.computations:
+            inner = nodes(module, seconds, cores, placed, name)
+            total += concurrency.step(inner, cores, sequential(module, name)).seconds
+    return total
 
 
 def nodes(
@@ -84,20 +97,22 @@ def nodes(
     seconds: dict[str, float],
     cores: int,
     placed: dict[str, tuple[buffers.Slice, ...]] | None = None,
+    computation: str | None = None,
 ) -> tuple[Node, ...]:
-    """The entry computation's ops as graph nodes in program order: each op's predicted
-    seconds per step (by name without %; free ops cost nothing), its cores, and what it
-    waits for: its operands, and with `placed` (buffers.slices of the module's buffer
+    """A computation's ops (the entry's by default) as graph nodes in program order: each
+    op's predicted seconds per step (by name without %; free ops cost nothing), its cores, and
+    what it waits for: its operands, and with `placed` (buffers.slices of the module's buffer
     assignment) the earlier ops whose buffers conflict with its own (waits)."""
-    extra = waits(module, placed) if placed else {}
+    computation = computation or module.entry
+    extra = waits(module, placed, computation) if placed else {}
     out = []
-    for i in module.computations[module.entry]:
+    for i in module.computations[computation]:
         name = i.name.lstrip("%")
         after = tuple(o.lstrip("%") for o in i.operands) + extra.get(name, ())
         if i.opcode in hlo.FREE:
             out.append(Node(name, 0.0, 1, after))
         elif i.opcode in hlo.CONTROL:
-            out.append(Node(name, _body_s(module, i, seconds), cores, after))
+            out.append(Node(name, _body_s(module, i, seconds, cores, placed), cores, after))
         else:
             blocks = copy_blocks(module, i)
             split = (min(cores, blocks), after, True) if blocks > 1 else None
@@ -107,11 +122,14 @@ def nodes(
 
 
 def waits(
-    module: hlo.Module, placed: dict[str, tuple[buffers.Slice, ...]]
+    module: hlo.Module,
+    placed: dict[str, tuple[buffers.Slice, ...]],
+    computation: str | None = None,
 ) -> dict[str, tuple[str, ...]]:
-    """Each launched entry op's earlier ops it waits for by buffer (buffers.conflicts): it
-    reads its operands' slices (a free op's are its own operands') and writes its own."""
-    entry = {i.name.lstrip("%"): i for i in module.computations[module.entry]}
+    """Each launched op of a computation (the entry's by default): the earlier ops it waits
+    for by buffer (buffers.conflicts); it reads its operands' slices (a free op's are its own
+    operands') and writes its own."""
+    entry = {i.name.lstrip("%"): i for i in module.computations[computation or module.entry]}
 
     def read(name: str) -> tuple[buffers.Slice, ...]:
         i = entry.get(name)
@@ -127,9 +145,10 @@ def waits(
     return buffers.conflicts(ops)
 
 
-def sequential(module: hlo.Module) -> bool:
-    """True where XLA:CPU runs the entry's ops in order: few of them, or only tiny buffers."""
-    ops = [i for i in module.computations[module.entry] if i.opcode not in hlo.FREE]
+def sequential(module: hlo.Module, computation: str | None = None) -> bool:
+    """True where XLA:CPU runs a computation's ops (the entry's by default) in order: few of
+    them, or only tiny buffers."""
+    ops = [i for i in module.computations[computation or module.entry] if i.opcode not in hlo.FREE]
     if len(ops) <= SEQUENTIAL_OPS:
         return True
     shapes = [
