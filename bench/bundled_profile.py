@@ -10,6 +10,8 @@ page opens on. Printed: the step predicted against measured and the slowest ops.
 machine is quiet (uptime load under 2.5).
 
     PYTHONPATH=$PWD .venv/bin/python bench/bundled_profile.py [--budget 60] [--out PATH]
+        [--suite quick] [--curves RESULTS]   (on an accelerator: --suite default, the roofline
+        at its sizes; --curves: a kernels results file measured there, in place of --budget's)
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from perfcore.measure.profile.predict import versus
 from perfcore.measure.profile.predict.program import predict
 from perfcore.measure.profile.predict.wall import wall_record
 from perfcore.measure.profile.run import profile
-from perfcore.measure.results import curves, save_results
+from perfcore.measure.results import curves, load_results, save_results
 from perfcore.model.chip.specs import load_specs
 
 STEPS = 10
@@ -37,9 +39,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--budget", type=float, default=60.0, help="kernels suite, seconds")
     parser.add_argument("--out", default=str(BUNDLED))
+    parser.add_argument(
+        "--suite", default="quick", help="the roofline's suite (an accelerator: default)"
+    )
+    parser.add_argument("--curves", default="", help="kernels measured earlier here, not measured")
     args = parser.parse_args()
-    roofline = runner.run_suite("quick", experiments=("roofline",))
-    kernels = runner.run_suite("kernels", budget_s=args.budget)
+    roofline = runner.run_suite(args.suite, experiments=("roofline",))
+    if args.curves:
+        kernels = tuple(r for r in load_results(args.curves) if r.experiment == "kernels")
+    else:
+        kernels = runner.run_suite("kernels", budget_s=args.budget)
     measured = curves.curves(kernels)
     example = EXAMPLES["transformer"]()
     predicted = predict(example.fn, *example.args, curves=measured)

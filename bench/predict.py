@@ -12,6 +12,7 @@ against the median, and the matmul ops' median per-op error. Targets: step withi
 median per-op error within 25 %. Run only when the machine is quiet (uptime load < 2.5).
 
     PYTHONPATH=$PWD .venv/bin/python bench/predict.py [--budget 120] [--out FILE] [--rounds 3]
+        [--curves RESULTS]   (curves measured earlier on this device, in place of --budget's)
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from perfcore.measure.experiments import runner
 from perfcore.measure.profile.predict import program as predict
 from perfcore.measure.profile.predict import versus
 from perfcore.measure.profile.run import profile
-from perfcore.measure.results import curves, save_results
+from perfcore.measure.results import curves, load_results, save_results
 
 STEP_TARGET, MATMUL_TARGET = 0.20, 0.25
 RULES = (
@@ -145,9 +146,13 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=120.0)
     parser.add_argument("--out", default="")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of untraced step walls")
+    parser.add_argument("--curves", default="", help="a results file's curves, not measured")
     args = parser.parse_args()
     print("load average (1, 5, 15 min) before: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
-    records = runner.run_suite("kernels", budget_s=args.budget)
+    if args.curves:
+        records = load_results(args.curves)
+    else:
+        records = runner.run_suite("kernels", budget_s=args.budget)
     if args.out:
         save_results(records, args.out)
     measured = curves.curves(records)

@@ -1,18 +1,19 @@
-"""One command on a CUDA machine: every experiment at GPU sizes, beside the spec roofline.
+"""One command on an accelerator (a CUDA GPU or a TPU): every experiment at accelerator sizes,
+beside the spec roofline.
 
     PYTHONPATH=. python3 scripts/gpu_check.py [--suite default] [--out results/gpu_check.json]
 
-Needs only jax, numpy (and torch or cupy for a reference, where importable): no install,
-no network. Detects the GPU and its specs row, runs every experiment (the classic timings,
-the measured roofline, collectives over all local GPUs, fusion; under 8 minutes on one GPU)
-and prints each record beside the spec roof at its intensity and precision, then the
-measured roofline against the spec row, the bandwidth sweep's overhead per pass for each path
-(loop: a kernel launch per pass; pallas: every pass inside one kernel) and how many working
-sets each found overhead-bound, fusion's host round trip per step, and a torch or cupy
-reference. With fewer than two GPUs the collectives also run across 2 local processes on the
-CPU (jax.distributed), so that path is exercised. Measured points are never clamped: one
-above its roof is flagged. Exits 2 when JAX sees no GPU; --tiny runs the quick suite on
-whatever device JAX sees (a CPU too).
+Needs only jax, numpy (and torch or cupy for a reference on a GPU, where importable): no
+install, no network. Detects the accelerator and its specs row, runs every experiment (the
+classic timings, the measured roofline, collectives over all local devices, fusion; under 8
+minutes on one GPU) and prints each record beside the spec roof at its intensity and
+precision, then the measured roofline against the spec row, the bandwidth sweep's overhead
+per pass for each path (loop: a kernel launch per pass; pallas: every pass inside one kernel)
+and how many working sets each found overhead-bound, fusion's host round trip per step, and a
+torch or cupy reference. With fewer than two devices the collectives also run across 2 local
+processes on the CPU (jax.distributed), so that path is exercised. Measured points are never
+clamped: one above its roof is flagged. Exits 2 when JAX sees neither a GPU nor a TPU; --tiny
+runs the quick suite on whatever device JAX sees (a CPU too).
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ import time
 from pathlib import Path
 
 from perfcore import format as fmt
-from perfcore.cli.measure import progress_printer
 from perfcore.measure import results
 from perfcore.measure.clock import harness
 from perfcore.measure.experiments import distributed, registry, runner, suites
@@ -34,15 +34,19 @@ from perfcore.model.chip import ops
 TIME_LIMIT_S = 480  # the whole check, on one GPU
 
 
+ACCELERATORS = ("gpu", "tpu")
+
+
 def no_gpu_reason() -> str | None:
-    """Why this cannot run here (no JAX, or JAX sees no GPU); None when it can."""
+    """Why this cannot run here (no JAX, or JAX sees neither a GPU nor a TPU); None when it
+    can."""
     missing = registry.jax_available()
     if missing:
         return missing
     backend = runner.detect({}).backend
-    if backend != "gpu":
+    if backend not in ACCELERATORS:
         return (
-            f"JAX's backend is {backend!r}, not a GPU: on a CUDA machine install "
+            f"JAX's backend is {backend!r}, not a GPU or a TPU: on a CUDA machine install "
             "'jax[cuda12]' (pip install -e '.[cuda]') and check nvidia-smi"
         )
     return None
@@ -162,13 +166,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     reason = registry.jax_available() if args.tiny else no_gpu_reason()
     if reason:
-        print(f"gpu_check: no GPU to check: {reason}", file=sys.stderr)
+        print(f"gpu_check: no GPU or TPU to check: {reason}", file=sys.stderr)
         return 2
     suite = "quick" if args.tiny else args.suite
     start = time.perf_counter()
-    records = runner.run_suite(
-        suite, experiments=tuple(args.experiment or ()), progress=progress_printer(sys.stderr)
-    )
+    progress = runner.progress_printer(sys.stderr)
+    records = runner.run_suite(suite, experiments=tuple(args.experiment or ()), progress=progress)
     detected = runner.detect()
     spec = detected.spec
     print(

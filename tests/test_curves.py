@@ -116,3 +116,21 @@ def test_a_loop_iteration_is_the_long_loop_less_the_short_over_the_iterations_be
     long, short = Measurement(samples=(110e-6, 130e-6)), Measurement(samples=(30e-6, 35e-6))
     m = harness.in_program(long, short, 8)
     assert m.samples == pytest.approx((10e-6, 12.5e-6)) and m.method == harness.IN_PROGRAM
+
+
+def test_on_an_accelerator_a_loop_timed_kernel_prices_any_op_and_sets_the_roofs():
+    """On a TPU every kernel is timed in a loop (a call times its launch): a matmul of 2e9
+    FLOPs at 10 µs an iteration and a copy of 1e6 bytes at 20 µs are program points, and
+    set the measured roofs (2e14 FLOP/s, 5e10 bytes/s), no launch taken off."""
+
+    def on_tpu(r):
+        looped = dataclasses.replace(r.measurement, method=harness.IN_PROGRAM)
+        return dataclasses.replace(r, device="TPU v5 lite", backend="tpu", measurement=looped)
+
+    copy = on_tpu(record("copy", "copy", [20e-6, 22e-6], 0.0, 1e6, 1e6, n_args=1))
+    matmul = on_tpu(record("matmul", "matmul", [10e-6], 2e9, 1e6, 2e9))
+    c = curves.curves((copy, matmul), specs={})
+    assert c.bytes_per_s == pytest.approx(5e10) and c.peak("float32") == pytest.approx(2e14)
+    (point,) = c.curve("copy", "float32")
+    assert not point.loop and point.efficiency == pytest.approx(1.0)
+    assert c.curve("copy", "float32", loop=True) == ()

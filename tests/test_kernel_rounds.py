@@ -1,6 +1,10 @@
-"""measure.experiments.kernel_rounds: a second pass's samples join the first's (no JAX)."""
+"""measure.experiments.kernel_rounds: a second pass's samples join the first's, a sweep the
+backend refuses is dropped and named (no JAX)."""
 
 import time
+from types import SimpleNamespace
+
+import pytest
 
 from perfcore.measure.experiments import kernel_rounds
 from tests.support.kernel_records import record
@@ -25,3 +29,45 @@ def test_a_point_whose_calls_would_not_fit_the_time_left_keeps_its_one_pass():
     slow = record("matmul", "matmul", [5.0, 5.0])
     out = kernel_rounds.again(None, [("matmul", slow)], time.perf_counter() + 1.0, None, bool)
     assert out == [slow]
+
+
+class RuntimeFailure(Exception):
+    """A stand-in for jax.errors.JaxRuntimeError: its runtime code as JAX gives it."""
+
+    def __init__(self, code: str):
+        super().__init__(f"{code}: Dot algorithm ALG_DOT_F16_F16_F32 is not supported.")
+        self.error_code_string = code
+
+
+def fake_env() -> SimpleNamespace:
+    """What sweep reads of an Env: JAX's runtime error type and the suite's longest call."""
+    jax = SimpleNamespace(errors=SimpleNamespace(JaxRuntimeError=RuntimeFailure))
+    return SimpleNamespace(jax=jax, suite=SimpleNamespace(kernels_call_s=1.0))
+
+
+def point(kind: str, dtype: str, side: int) -> SimpleNamespace:
+    return SimpleNamespace(kind=kind, dtype=dtype, side=side)
+
+
+def test_a_sweep_the_backend_will_not_compile_is_dropped_and_named_the_others_measured():
+    def measure(env, p, share):
+        if p.dtype == "float16" and p.kind == "attention":
+            raise RuntimeFailure("UNIMPLEMENTED")
+        return record(p.kind, f"{p.kind} {p.side}", [1e-4])
+
+    attention = [point("attention", "float16", n) for n in (128, 256)]
+    matmul = [point("matmul", "float16", n) for n in (64, 128)]
+    refused = []
+    deadline = time.perf_counter() + 60.0
+    done = kernel_rounds.sweep(fake_env(), [attention, matmul], deadline, measure, refused)
+    assert [r.label for _, r in done] == ["matmul 64", "matmul 128"]
+    assert refused == ["attention in float16 (UNIMPLEMENTED)"]
+
+
+def test_a_runtime_failure_that_is_not_a_refusal_stops_the_run():
+    def measure(env, p, share):
+        raise RuntimeFailure("RESOURCE_EXHAUSTED")
+
+    deadline = time.perf_counter() + 60.0
+    with pytest.raises(RuntimeFailure):
+        kernel_rounds.sweep(fake_env(), [[point("matmul", "float32", 64)]], deadline, measure, [])

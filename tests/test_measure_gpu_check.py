@@ -1,4 +1,5 @@
-"""scripts/gpu_check.py on the CPU: exit 2 without a GPU, --tiny runs it, no dashboard imports."""
+"""scripts/gpu_check.py on the CPU: exit 2 without a GPU or TPU, --tiny runs it, no dashboard
+imports."""
 
 import os
 import subprocess
@@ -9,14 +10,15 @@ from perfcore.measure.results import load_results
 
 ROOT = Path(__file__).resolve().parent.parent
 # Runs the script as `python3 scripts/gpu_check.py` would, then says which heavy modules it
-# imported: a GPU box with only jax, numpy, pandas and torch has no streamlit or plotly.
+# imported: a TPU machine has jax and numpy alone (no pandas, streamlit or plotly).
 WRAPPER = """
 import runpy, sys
 sys.argv = ["scripts/gpu_check.py", *sys.argv[1:]]
 try:
     runpy.run_path("scripts/gpu_check.py", run_name="__main__")
 except SystemExit as done:
-    print("dashboard modules:", sorted(m for m in ("streamlit", "plotly") if m in sys.modules))
+    heavy = ("pandas", "streamlit", "plotly")
+    print("dashboard modules:", sorted(m for m in heavy if m in sys.modules))
     raise
 """
 
@@ -31,7 +33,7 @@ def gpu_check(*args, xla_flags=""):
 def test_without_a_gpu_it_exits_2_and_says_why():
     done = gpu_check()
     assert done.returncode == 2
-    assert "no GPU to check" in done.stderr and "'cpu'" in done.stderr
+    assert "no GPU or TPU to check" in done.stderr and "'cpu'" in done.stderr
     assert "dashboard modules: []" in done.stdout
 
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
-from typing import TextIO
 
 from perfcore import format as fmt
 from perfcore.cli.common import UsageError, guarded, out_path, pick
 from perfcore.explain.measure import measure as explain_measure
 from perfcore.measure import results
 from perfcore.measure.experiments import registry, suites
+from perfcore.measure.experiments.runner import progress_printer
 from perfcore.measure.results import report
 
 
@@ -44,17 +43,6 @@ def listing() -> str:
     named = [f"  {name}: {c}" for name, c in zip(suites.SUITES, captions, strict=True)]
     experiments = [f"  {e.name}: {e.title}" for e in registry.EXPERIMENTS.values()]
     return "\n".join(["suites:", *named, "experiments:", *experiments])
-
-
-def progress_printer(stream: TextIO) -> Callable[[float, str], None]:
-    """A progress callback drawing '[ 42%] message' on stream (one line each if not a tty)."""
-    end = "\r" if stream.isatty() else "\n"
-
-    def show(fraction: float, message: str) -> None:
-        stream.write(f"[{fraction:4.0%}] {message:<60.60}{end if fraction < 1 else chr(10)}")
-        stream.flush()
-
-    return show
 
 
 def summary(records: tuple[results.Record, ...]) -> str:

@@ -87,14 +87,16 @@ def match_device(
 ) -> Device | None:
     """The specs row a JAX device_kind names; None when unknown or ambiguous (the user picks).
 
-    A row listing device_kind in its jax_device_kinds wins outright. Otherwise every word of
+    A row listing device_kind in its jax_device_kinds wins outright (in any case: a TPU's
+    profiler writes `TPU v5 Lite` where JAX says `TPU v5 lite`). Otherwise every word of
     the row's name with a digit in it (h100, 80gb, sxm4) must appear in device_kind, and a
     form factor device_kind names (pcie, sxm, nvl) must appear in the row's name; among those
     rows, the one with the fewest words device_kind lacks wins. Where several rows remain,
     memory_bytes (what JAX reports, bytes) picks the smallest memory that holds it; without
     it, a size word of a row's name (80gb) must appear in device_kind like any other.
     """
-    exact = [d for d in specs.values() if device_kind in d.jax_device_kinds]
+    kind = device_kind.lower()
+    exact = [d for d in specs.values() if kind in (k.lower() for k in d.jax_device_kinds)]
     return _by_memory(exact or _by_words(device_kind, specs, memory_bytes), memory_bytes)
 
 

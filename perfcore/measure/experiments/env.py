@@ -20,7 +20,7 @@ from typing import Any
 from perfcore.measure.clock import harness
 from perfcore.measure.clock.devices import Detected, crosscheck, match_device, reported_cost
 from perfcore.measure.clock.harness import Measurement
-from perfcore.measure.experiments.suites import BackendFailed, Suite
+from perfcore.measure.experiments.suites import BackendFailed, DeviceMemoryError, Suite
 from perfcore.measure.results import Record
 from perfcore.model.chip import ops
 from perfcore.model.chip.specs import Device, load_specs
@@ -158,15 +158,27 @@ def random_inputs(env: Env, shapes: tuple[tuple[int, ...], ...], dtype: str) -> 
     )
 
 
+def compiled(jax, lowered, what: str):
+    """lowered compiled; a compile the backend refuses for want of device memory (XLA:TPU
+    sizes a program's temporaries before it allocates any) raises DeviceMemoryError, as a
+    size refused by require_fits does."""
+    try:
+        return lowered.compile()
+    except jax.errors.JaxRuntimeError as error:
+        if error.error_code_string != "RESOURCE_EXHAUSTED":
+            raise
+        raise DeviceMemoryError(f"{what}: refused by the compiler: {error}") from None
+
+
 def compile_case(env: Env, fn: Callable, args: tuple, model: ops.Cost, *, matmul: bool) -> Case:
     """fn jit-compiled for args (outside any timing), FLOPs and bytes from cost_analysis.
 
     Where the backend reports no cost the model's are used; a FLOP count off the model's
     is noted. Every experiment module builds its timed calls with this.
     """
-    compiled = env.jax.jit(fn).lower(*args).compile()
+    program = compiled(env.jax, env.jax.jit(fn).lower(*args), model.name or "a kernel")
     try:
-        flops, n_bytes = reported_cost(compiled.cost_analysis())
+        flops, n_bytes = reported_cost(program.cost_analysis())
     except NotImplementedError:
         flops, n_bytes = None, None
     leaves = env.jax.tree.leaves(args)
@@ -174,7 +186,7 @@ def compile_case(env: Env, fn: Callable, args: tuple, model: ops.Cost, *, matmul
     off = flops is not None and model.flops > 0 and not crosscheck(flops, model.flops)
     notes = (f"cost_analysis FLOPs {flops:.4g} vs model {model.flops:.4g}",) if off else ()
     return Case(
-        lambda: compiled(*args),
+        lambda: program(*args),
         tuple(tuple(a.shape) for a in leaves[:2]),
         dtype,
         env.detected.precision(dtype, matmul=matmul),

@@ -13,15 +13,21 @@ import time
 from collections.abc import Callable
 
 from perfcore.measure.experiments.env import Env
+from perfcore.measure.experiments.roofline import UNSUPPORTED
 from perfcore.measure.experiments.suites import DeviceMemoryError
 from perfcore.measure.results import Record
 
 
-def sweep(env: Env, sweeps: list[list], deadline: float, measure: Callable) -> list[tuple]:
+def sweep(
+    env: Env, sweeps: list[list], deadline: float, measure: Callable, refused: list[str]
+) -> list[tuple]:
     """(point, record) of every sweep's points, round by round (each sweep's smallest first),
     so a budget that runs out cuts the largest sizes, not whole kinds; a sweep stops after a
-    call longer than kernels_call_s or one that would not fit. Each point gets half its share
-    of the time left (the other half pays for compiling)."""
+    call longer than kernels_call_s or one that would not fit. A sweep whose kernel the
+    backend refuses to compile in its dtype (a TPU has no float16 attention, say: the runtime's
+    UNIMPLEMENTED or INVALID_ARGUMENT) is dropped, and `refused` names it with the runtime's
+    code; any other failure propagates. Each point gets half its share of the time left (the
+    other half pays for compiling)."""
     done, live = [], [list(s) for s in sweeps]
     while any(live) and time.perf_counter() < deadline:
         left = sum(len(s) for s in live)
@@ -33,6 +39,12 @@ def sweep(env: Env, sweeps: list[list], deadline: float, measure: Callable) -> l
             try:
                 record = measure(env, point, share)
             except DeviceMemoryError:
+                points.clear()
+                continue
+            except env.jax.errors.JaxRuntimeError as error:
+                if error.error_code_string not in UNSUPPORTED:
+                    raise
+                refused.append(f"{point.kind} in {point.dtype} ({error.error_code_string})")
                 points.clear()
                 continue
             done.append((point, record))

@@ -219,19 +219,21 @@ def _measure_in_loop(env: Env, p: Planned, budget_s: float) -> Record:
 
 
 def _measure(env: Env, p: Planned, budget_s: float) -> Record:
-    """One point timed as isolated calls within budget_s, with its costs and kind."""
+    """One point timed within budget_s, with its costs and kind: as isolated calls on a CPU,
+    in a program's loop on an accelerator (kernel_loops: a call there times its launch)."""
     require_fits(3 * p.model.bytes, free_memory_bytes(), p.label)
-    fn = _function(env.jax, env.jnp, p.fn)
-    case = compile_case(
-        env, fn, random_inputs(env, p.shapes, p.dtype), p.model, matmul=p.fn not in COPIES
-    )
+    fn, inputs = _function(env.jax, env.jnp, p.fn), random_inputs(env, p.shapes, p.dtype)
+    case = compile_case(env, fn, inputs, p.model, matmul=p.fn not in COPIES)
     case = dataclasses.replace(
         case, precision=case.precision or roofline.EXTRA_PRECISION.get(p.dtype, "")
     )
     if p.kind in MODEL_BYTES:  # the bytes its loops read, as the prediction sizes it
         case = dataclasses.replace(case, bytes=p.model.bytes)
     repeats = env.suite.repeats * (MATMUL_REPEATS if p.fn.startswith("matmul") else 1)
-    m = env.measure(case.run, repeats=repeats, budget_s=max(budget_s, 1e-3))  # >= 3 calls
+    if env.detected.backend == "cpu":
+        m = env.measure(case.run, repeats=repeats, budget_s=max(budget_s, 1e-3))  # >= 3 calls
+    else:
+        m = kernel_loops.per_iteration(env, fn, inputs, max(budget_s, 1e-3), p.model, p.dtype)
     unit = kernels.SIZE_UNIT[p.kind]
     size = case.flops / kernel_windows.instances(p) if unit == "flops" else case.bytes
     fields = {"size": size, "size_kind": unit, "kernel": p.kind, "shapes": p.shapes}
@@ -274,8 +276,10 @@ def run(env: Env) -> list[Record]:
     deadline = time.perf_counter() + env.suite.kernels_budget_s
     dropped = {d: why for d in env.suite.kernel_dtypes if (why := roofline.unsupported(env, d))}
     sweeps = [s for d in env.suite.kernel_dtypes if d not in dropped for s in plan(env.suite, d)]
-    first = kernel_rounds.sweep(env, sweeps, deadline, _measure)
-    bodies = kernel_rounds.sweep(env, in_loop(sweeps), deadline, _measure_in_loop)
+    refused: list[str] = []
+    first = kernel_rounds.sweep(env, sweeps, deadline, _measure, refused)
+    looped = in_loop(sweeps) if env.detected.backend == "cpu" else []  # elsewhere all are
+    bodies = kernel_rounds.sweep(env, looped, deadline, _measure_in_loop, refused)
     again = kernel_rounds.again(env, first, deadline, _measure, lambda p: p.fn.startswith("matmul"))
     records = [*dispatch(env), *again, *(r for _, r in bodies)]
     if env.detected.backend == "cpu":  # a step's fresh buffers fault on the host (pages)
@@ -287,5 +291,8 @@ def run(env: Env) -> list[Record]:
         ]
     if dropped:
         note = f"not measured, the backend does not run: {', '.join(dropped.values())}"
+        records = [r.noted(note) for r in records]
+    if refused:
+        note = f"not measured, the backend does not compile: {', '.join(dict.fromkeys(refused))}"
         records = [r.noted(note) for r in records]
     return records

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TextIO
 
 from perfcore.measure.clock.lock import LOCK, WAITING
 from perfcore.measure.experiments.env import (
@@ -37,6 +38,7 @@ __all__ = [
     "detect",
     "free_memory_bytes",
     "jax_modules",
+    "progress_printer",
     "run_suite",
     "start_jax",
 ]
@@ -105,3 +107,14 @@ def run_suite(
             return Env(jax, jnp, detected, plan, tick)
 
         return tuple(_run_all(names, env_of, plan, report))
+
+
+def progress_printer(stream: TextIO) -> Callable[[float, str], None]:
+    """A progress callback drawing '[ 42%] message' on stream (one line each if not a tty)."""
+    end = "\r" if stream.isatty() else "\n"
+
+    def show(fraction: float, message: str) -> None:
+        stream.write(f"[{fraction:4.0%}] {message:<60.60}{end if fraction < 1 else chr(10)}")
+        stream.flush()
+
+    return show

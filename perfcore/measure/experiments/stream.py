@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from perfcore import format as fmt
-from perfcore.measure.experiments.env import Env, free_memory_bytes
+from perfcore.measure.experiments.env import Env, compiled, free_memory_bytes
 from perfcore.measure.experiments.suites import DeviceMemoryError, require_fits
 from perfcore.measure.results import Record, empirical
 from perfcore.model.chip import ops
@@ -133,11 +133,11 @@ def _callable(env: Env, kernel: str, path: str, n: int, passes: int, scale: floa
     jax, jnp = env.jax, env.jnp
     x, c, s = jnp.ones(n, jnp.float32), jnp.ones(n, jnp.float32), jnp.float32(scale)
     fn = loop_fn(env, kernel, passes) if path == LOOP else pallas_fn(env, kernel, n, passes)
-    compiled = jax.jit(fn, donate_argnums=0).lower(x, c, s).compile()
+    program = compiled(jax, jax.jit(fn, donate_argnums=0).lower(x, c, s), f"{kernel} over {n}")
     state = [x]
 
     def run():
-        state[0] = compiled(state[0], c, s)
+        state[0] = program(state[0], c, s)
         return state[0]
 
     return run

@@ -48,6 +48,13 @@ def in_loop(record: Record) -> bool:
     return record.measurement.method == harness.IN_PROGRAM
 
 
+def loop_body(record: Record) -> bool:
+    """True for a kernel timed as a loop body's op on a CPU, which prices loop bodies alone
+    (an op there runs at a program's top level otherwise); on an accelerator every kernel is
+    timed in a loop (kernel_loops), which is how an op runs anywhere in a program there."""
+    return in_loop(record) and record.backend == "cpu"
+
+
 def kernel_seconds(record: Record, dispatch: tuple[float, float]) -> float | None:
     """The record's fastest call less the dispatch of its arguments; None when mostly dispatch.
     A loop body's kernel (in_loop) paid no launch: its fastest iteration as it is (None when
@@ -90,7 +97,7 @@ def _point(record: Record, seconds: float, peaks: dict, bandwidth: float):
     bound = t_lower(record.flops or 0.0, record.bytes or 0.0, peak, bandwidth)
     spread = record.measurement.spread
     kind, dtype, size = record.kernel, record.dtype, record.size
-    return kernels.Point(kind, dtype, size, bound / seconds, spread, in_loop(record))
+    return kernels.Point(kind, dtype, size, bound / seconds, spread, loop_body(record))
 
 
 def curves(
@@ -107,7 +114,7 @@ def curves(
     timed = [(r, s) for r in kernels_only if (s := kernel_seconds(r, dispatch))]
     row = mine[0].spec_name
     spec = (specs if specs is not None else load_specs()).get(row) if row else None
-    peaks, bandwidth, whence = _roofs([(r, t) for r, t in timed if not in_loop(r)], spec)
+    peaks, bandwidth, whence = _roofs([(r, t) for r, t in timed if not loop_body(r)], spec)
     points = tuple(p for r, s in timed if (p := _point(r, s, peaks, bandwidth)) is not None)
     return kernels.Curves(
         device,

@@ -29,6 +29,7 @@ from perfcore.measure.profile.hlo.kinds import (
     REDUCES,
     REDUCTION,
     category,
+    is_async_wait,
     is_library_matmul,
     is_top_k,
     opcodes,
@@ -46,6 +47,7 @@ from perfcore.measure.profile.hlo.shapes import (
     ELEMENT_BYTES,
     ELEMENT_PRECISION,
     arrays,
+    on_chip_bytes,
     precision,
     shape_bytes,
 )
@@ -67,6 +69,7 @@ from perfcore.measure.profile.hlo.text import (
     parse_instruction,
     parse_module,
 )
+from perfcore.measure.profile.hlo.xla_private import Unreadable
 
 __all__ = [
     "ARRAY",
@@ -88,6 +91,7 @@ __all__ = [
     "HEADER",
     "INLINE_SOURCE",
     "Instruction",
+    "Unreadable",
     "MATMUL",
     "MATMUL_OPS",
     "MOVES",
@@ -103,6 +107,7 @@ __all__ = [
     "category",
     "dot_flops",
     "is_library_matmul",
+    "is_async_wait",
     "is_top_k",
     "roundings",
     "label",
@@ -111,6 +116,7 @@ __all__ = [
     "opcodes",
     "operand_shape",
     "parse_instruction",
+    "on_chip_bytes",
     "parse_module",
     "precision",
     "readers",

@@ -99,6 +99,12 @@ def opcodes(module: Module, instruction: Instruction) -> set[str]:
     return {instruction.opcode} | inner
 
 
+def is_async_wait(instruction: Instruction) -> bool:
+    """True for an async op's update or done (`async-done`, `copy-done`, `all-gather-done`):
+    a wait on the work its start launched."""
+    return instruction.opcode.endswith(("-done", "-update"))
+
+
 def is_top_k(instruction: Instruction) -> bool:
     """True for a top-k run as a custom call (XLA:CPU's `TopK`; a GPU's where it has one)."""
     return instruction.opcode == "custom-call" and "topk" in instruction.target.lower()

@@ -55,6 +55,17 @@ def shape_bytes(shape: str) -> float:
     return float(sum(ELEMENT_BYTES.get(t, 4) * math.prod(d) for t, d in arrays(shape)))
 
 
+ON_CHIP = re.compile(r"([a-z]\w*\[[\d,]*\])\{[^}]*S\(1\)[^}]*\}")  # in memory space 1: VMEM
+
+
+def on_chip_bytes(module: Module, instruction: Instruction) -> float:
+    """Bytes of the instruction's operands and result that its layouts place in memory space 1
+    (`{1,0:T(8,128)S(1)}`: a TPU's on-chip VMEM, where XLA:TPU prefetches an op's inputs):
+    read or written there, not in device memory, whose bandwidth bounds the rest."""
+    shapes = [operand_shape(module, o) for o in instruction.operands] + [instruction.shape]
+    return sum(shape_bytes(a) for shape in shapes for a in ON_CHIP.findall(shape))
+
+
 def precision(instruction: Instruction, module: Module) -> str:
     """The precision (roof) of the instruction: its first operand's element type, else its own."""
     shapes = [operand_shape(module, o) for o in instruction.operands[:1]] or [instruction.shape]

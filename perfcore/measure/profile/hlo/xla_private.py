@@ -18,6 +18,10 @@ class PrivateApiError(RuntimeError):
     """The installed JAX lacks a private API this module relies on."""
 
 
+class Unreadable(ValueError):
+    """XLA's parser refuses an op's one-op module (an async op's start without its done)."""
+
+
 @functools.cache
 def _lib() -> tuple[Any, Any, Any]:
     """(jax, jaxlib._hlo, jaxlib._jax), imported on first use."""
@@ -73,10 +77,15 @@ def _client() -> Any:
 def cost(text: str) -> tuple[float, float, float]:
     """(FLOPs, bytes accessed, transcendentals) of HLO module text, by XLA's cost model."""
     _, hlo, xla = _lib()
+    jax = _lib()[0]
     try:
         analysis = xla.hlo_module_cost_analysis(_client(), hlo.hlo_module_from_text(text))
     except AttributeError as error:
         raise PrivateApiError(f"{error}; {check_version()}") from None
+    except jax.errors.JaxRuntimeError as error:
+        if error.error_code_string != "INVALID_ARGUMENT":
+            raise
+        raise Unreadable(str(error)) from None
     get = analysis.get
     return (
         float(get("flops", 0.0)),

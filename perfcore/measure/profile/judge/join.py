@@ -13,6 +13,7 @@ import statistics
 
 import numpy as np
 
+from perfcore.measure.clock.devices import precision_ran
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.judge import steps
 from perfcore.measure.profile.judge.joined import Op, Profile, Program
@@ -72,6 +73,19 @@ def _async_readers(join: _Join, program: tuple[str, int], s: steps.Steps, prices
     return out
 
 
+HIGHEST = "operand_precision={highest"  # a dot or convolution asking for full float32
+
+
+def _ran_at(backend: str, module: hlo.Module | None, p: Priced) -> str:
+    """The precision whose roof an op is held to: its element type's, but a float32 matmul on
+    a TPU runs as bfloat16 passes (precision_ran) unless it asks for the highest precision."""
+    if backend != "tpu" or p.category != hlo.MATMUL or p.precision != "fp32" or module is None:
+        return p.precision
+    inside = [p.instruction, *hlo.held(module, p.instruction)] if p.instruction else []
+    asked = "highest" if any(HIGHEST in i.line for i in inside) else None
+    return precision_ran("float32", "tpu", asked, matmul=True)
+
+
 def _program_ops(join: _Join, program: tuple[str, int], s: steps.Steps) -> list[Op]:
     """The ops of one program: per instruction, time and occurrences in each step."""
     events = join.capture.events
@@ -98,7 +112,7 @@ def _program_ops(join: _Join, program: tuple[str, int], s: steps.Steps) -> list[
                 p.instruction.opcode if p.instruction else "",
                 p.category,
                 p.source,
-                p.precision,
+                _ran_at(join.capture.backend, join.modules.get(program), p),
                 device,
                 n,
                 tuple(samples.tolist()),

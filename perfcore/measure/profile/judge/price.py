@@ -3,7 +3,10 @@
 XLA's cost model applied to the instruction alone (perfcore.measure.profile.hlo.xla_private), a
 cuBLAS/cuDNN call's FLOPs from its shapes, a top-k's bytes from its shapes (it compares, so
 no FLOPs), and nothing for any other custom kernel XLA cannot price ("no cost model", never
-0 FLOPs); a loop or call is priced by its body's ops.
+0 FLOPs, nor for an op XLA's cost model cannot read alone); a loop or call is priced by its
+body's ops; bytes a TPU's layouts place in its on-chip VMEM are not device-memory traffic
+(hlo.on_chip_bytes); an async op's update and done (a TPU's async copies and collectives) are its
+waits, their work priced at its start.
 """
 
 from __future__ import annotations
@@ -13,13 +16,14 @@ from dataclasses import dataclass
 
 from perfcore.measure.profile import hlo
 
-COST_MODEL, SHAPES, NO_COST, IN_BODY, NOT_IN_HLO, TOP_K = (
+COST_MODEL, SHAPES, NO_COST, IN_BODY, NOT_IN_HLO, TOP_K, ASYNC_WAIT = (
     "cost model",
     "shapes (library call)",
     "no cost model",
     "in its body's ops",
     "not in the HLO",
     "shapes (a top-k: its input read, its values and indices written, no FLOPs)",
+    "the wait of an async op (its work is its start's)",
 )
 LAYOUT = re.compile(r"\{[^}]*\}")  # a shape's layout, `{1,0}`: not part of what a reader needs
 
@@ -53,6 +57,8 @@ def price(module: hlo.Module, instruction: hlo.Instruction, cost) -> Priced:
     shapes = (_shapes(module, instruction), hlo.label(module, instruction))
     if instruction.opcode in hlo.CONTROL:
         return Priced(instruction, kind, *where, None, None, IN_BODY, *shapes)
+    if hlo.is_async_wait(instruction):
+        return Priced(instruction, kind, *where, None, None, ASYNC_WAIT, *shapes)
     moved = sum(hlo.shape_bytes(hlo.operand_shape(module, o)) for o in instruction.operands)
     if hlo.is_library_matmul(instruction):  # its result: the product, then a scratch buffer
         n_bytes = moved + hlo.shape_bytes(hlo.ARRAY.search(instruction.shape).group(0))
@@ -64,10 +70,17 @@ def price(module: hlo.Module, instruction: hlo.Instruction, cost) -> Priced:
         if hlo.is_top_k(instruction):  # comparisons, no arithmetic: a stream's roof
             return Priced(instruction, kind, *where, 0.0, n_bytes, TOP_K, *shapes)
         return Priced(instruction, kind, *where, None, n_bytes, NO_COST, *shapes)
-    flops, n_bytes, evaluations = cost(hlo.one_op_module(module, instruction))
+    try:
+        flops, n_bytes, evaluations = cost(hlo.one_op_module(module, instruction))
+    except hlo.Unreadable:  # XLA will not parse it without the ops around it
+        n_bytes = moved + hlo.shape_bytes(instruction.shape)
+        return Priced(instruction, kind, *where, None, n_bytes, NO_COST, *shapes)
     unread = unread_bytes(module, instruction)
     if unread and n_bytes is not None:  # a gather still writes its result
         n_bytes = max(n_bytes - unread, hlo.shape_bytes(instruction.shape))
+    on_chip = hlo.on_chip_bytes(module, instruction)
+    if on_chip and n_bytes is not None:  # a TPU's VMEM: not device memory's traffic
+        n_bytes = max(n_bytes - on_chip, 0.0)
     return Priced(instruction, kind, *where, flops, n_bytes, COST_MODEL, *shapes, evaluations)
 
 

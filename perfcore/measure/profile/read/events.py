@@ -10,6 +10,7 @@ metadata id, start (its line's timestamp_ns plus its offset_ps), duration, and t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -27,7 +28,9 @@ from perfcore.measure.profile.read.xspace import (
 )
 
 DISPATCH = "PjitFunction("
-DEVICE_STATS = ("device_name", "device_type", "gpu_model")  # the plane stats naming a device
+INSTRUCTION = re.compile(r"^%?([\w.\-]+) = ")  # a TPU op event's name: its instruction's text
+MODULE_EVENT = re.compile(r"^([^\s(]+)\((\d+)\)$")  # a TPU module event: `jit_block(653...)`
+DEVICE_STATS = ("device_name", "device_type", "gpu_model", "device_type_string")  # naming a device
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,8 +77,11 @@ class Capture:
     jax_version: str = ""  # the JAX that made the capture, where its metadata says
 
 
-def _op_events(data: bytes, buf: np.ndarray, plane: planes.Plane) -> dict:
-    """The op events of one plane as columns; op and module names as (texts, codes)."""
+def _op_events(data: bytes, buf: np.ndarray, plane: planes.Plane, on_device: bool) -> dict:
+    """The op events of one plane as columns; op and module names as (texts, codes). An op
+    event carries the `hlo_op` stat (a GPU's kernels, the CPU's ops), or on a TPU's device
+    plane is named by its instruction's text, its program and run those of the module event
+    around it (_tpu_ops)."""
     has = np.zeros(len(plane.start_ns), bool)
     coded = {}
     for name in ("hlo_op", "hlo_module"):
@@ -85,7 +91,7 @@ def _op_events(data: bytes, buf: np.ndarray, plane: planes.Plane) -> dict:
         column[rows.owner] = codes
         coded[name] = ([*texts, ""], column)
         has[rows.owner] |= name == "hlo_op"
-    return {
+    found = {
         "op": (coded["hlo_op"][0], coded["hlo_op"][1][has]),
         "module": (coded["hlo_module"][0], coded["hlo_module"][1][has]),
         "program_id": planes.stat_ints(plane, "program_id", has)[has],
@@ -93,6 +99,64 @@ def _op_events(data: bytes, buf: np.ndarray, plane: planes.Plane) -> dict:
         "start_ns": plane.start_ns[has],
         "duration_ns": plane.duration_ns[has],
     }
+    named = {i: m.group(1) for i, n in plane.metadata.items() if (m := INSTRUCTION.match(n))}
+    if not (on_device and named):
+        return found
+    async_spans = has & np.isin(plane.meta_id, list(named))  # an async op's start to its done
+    kept = has & ~async_spans
+    found = {
+        k: (v[0], v[1][kept[has]]) if isinstance(v, tuple) else v[kept[has]]
+        for k, v in found.items()
+    }
+    return _with(found, _tpu_ops(plane, named, has))
+
+
+def _tpu_ops(plane: planes.Plane, named: dict[int, str], has: np.ndarray) -> dict:
+    """A TPU device plane's op events (XLA Ops: each named by its instruction's text, no
+    `hlo_op` stat) in the module events (`jit_block(6534930182662670041)`: the program's
+    name and id) they fall in, each with that module event's run_id."""
+    modules = {i: m for i, n in plane.metadata.items() if (m := MODULE_EVENT.match(n))}
+    around = np.flatnonzero(np.isin(plane.meta_id, list(modules)))
+    around = around[np.argsort(plane.start_ns[around], kind="stable")]
+    ops = np.flatnonzero(np.isin(plane.meta_id, list(named)) & ~has)
+    starts = plane.start_ns[around]
+    at = np.searchsorted(starts, plane.start_ns[ops], side="right") - 1
+    inside = at >= 0
+    inside[inside] = plane.start_ns[ops[inside]] < (starts + plane.duration_ns[around])[at[inside]]
+    ops, at = ops[inside], around[at[inside]]
+    run_ids = planes.stat_ints(plane, "run_id", np.ones(len(plane.start_ns), bool))
+    names = [modules[i].group(1) for i in plane.meta_id[at].tolist()]
+    pids = [_signed(int(modules[i].group(2))) for i in plane.meta_id[at].tolist()]
+    module_texts = list(dict.fromkeys(names))
+    op_texts = list(dict.fromkeys(named[i] for i in plane.meta_id[ops].tolist()))
+    return {
+        "op": (
+            op_texts,
+            np.array([op_texts.index(named[i]) for i in plane.meta_id[ops].tolist()], np.int64),
+        ),
+        "module": (module_texts, np.array([module_texts.index(n) for n in names], np.int64)),
+        "program_id": np.array(pids, np.int64),
+        "run_id": run_ids[at],
+        "start_ns": plane.start_ns[ops],
+        "duration_ns": plane.duration_ns[ops],
+    }
+
+
+def _signed(n: int) -> int:
+    """A 64-bit id as the signed integer an int64 column holds (a uint64 stat's view)."""
+    return n - 2**64 if n >= 2**63 else n
+
+
+def _with(a: dict, b: dict) -> dict:
+    """Two planes' worth of op columns as one: each name list extended, b's codes shifted."""
+    out = {}
+    for key, value in a.items():
+        if isinstance(value, tuple):
+            texts, codes = value
+            out[key] = ([*texts, *b[key][0]], np.concatenate([codes, b[key][1] + len(texts)]))
+        else:
+            out[key] = np.concatenate([value, b[key]])
+    return out
 
 
 def _host_events(plane: planes.Plane) -> list[HostEvent]:
@@ -152,7 +216,7 @@ def read_events(data: bytes, label: str, names: list[str]) -> tuple[Events, tupl
         fields = wire.spans(data, s, e, label)
         plane = planes.read_plane(data, buf, fields, label)
         if on_device or backend == "cpu":
-            parts.append(_op_events(data, buf, plane))
+            parts.append(_op_events(data, buf, plane, on_device))
             devices.append(_device(data, fields, plane.names, name, label) if on_device else "cpu")
         if name == HOST_PLANE:
             host += _host_events(plane)

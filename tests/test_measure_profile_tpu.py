@@ -1,0 +1,102 @@
+"""The TPU branch, on a real capture: the built-in transformer block profiled on a TPU v5e
+(tests/data/profile/tpu_transformer.xplane.pb, three steps, made by jax.profiler.trace there).
+
+A TPU's device plane names each op event by its instruction's text (`%fusion.24 = f32[...]
+fusion(...)`) on its XLA Ops line, with no `hlo_op` stat; the program and run are those of
+the module event around it (`jit_block(6534930182662670041)` on the XLA Modules line). Its
+Async XLA Ops line spans each async op from start to done (`hlo_op` names the done): time on
+the DMA engines, not the core's, so not an op's time.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from perfcore.measure.profile import hlo
+from perfcore.measure.profile.hlo import xla_private
+from perfcore.measure.profile.judge import join, price
+from perfcore.measure.profile.judge.assess import assess, roofs_for
+from perfcore.measure.profile.read import capture
+from perfcore.model.chip.specs import load_specs
+
+CAPTURE = Path(__file__).parent / "data" / "profile" / "tpu_transformer.xplane.pb"
+PROGRAM = ("jit_block", 6534930182662670041)
+
+
+@pytest.fixture(scope="module")
+def read():
+    return capture.read_capture(CAPTURE)
+
+
+@pytest.fixture(scope="module")
+def joined(read):
+    return join.join(read)
+
+
+def test_a_tpu_capture_reads_its_xla_ops_in_the_module_events_around_them(read):
+    events = read.events
+    assert read.backend == "tpu" and read.devices == ("TPU v5 Lite",)
+    assert set(events.modules) == {"jit_block"} and set(events.program_id.tolist()) == {PROGRAM[1]}
+    assert sorted(set(events.run_id.tolist())) == [17, 18, 19]  # three steps, each its run
+    assert len(events) == 90  # 30 ops a step: the XLA Ops line, not the async spans
+    assert PROGRAM in read.modules  # the module's HLO is embedded: every op is found in it
+
+
+def test_async_spans_are_not_op_time_the_step_is_its_ops_back_to_back(joined):
+    (step,) = joined.programs
+    # the copy-start of a 1 MiB prefetch spans 6.6 µs to its done; the step is 8.03 µs, its
+    # ops 7.91 µs of it: the spans would have counted that prefetch's time twice
+    assert step.steps == 3
+    for busy, span, ops in zip(step.busy_s, step.span_s, step.op_s, strict=True):
+        assert busy == pytest.approx(7.91e-6, abs=0.25e-6) and span == pytest.approx(
+            8.1e-6, abs=0.3e-6
+        )
+        assert ops == pytest.approx(busy, rel=0.01) and busy <= span
+
+
+def test_the_devices_profiler_name_matches_its_spec_row_in_any_case(read):
+    roofs = roofs_for(read.devices[0], load_specs())
+    assert roofs is not None and roofs.label.startswith("Google TPU v5e")
+
+
+def test_every_op_is_in_the_hlo_and_an_async_wait_is_its_start_s_wait(joined):
+    sources = {op.name: op.cost_source for op in joined.ops}
+    assert price.NOT_IN_HLO not in sources.values()
+    assert sources["copy-done"] == price.ASYNC_WAIT and sources["slice-done.3"] == price.ASYNC_WAIT
+    assert sources["fusion.24"] == price.COST_MODEL and sources["copy.3"] == price.COST_MODEL
+    assert sources["online-softmax"] == price.NO_COST  # a Mosaic kernel: time only
+    done = next(op for op in joined.ops if op.name == "copy-done")
+    assert "async op's wait" in assess(done, None).diagnosis
+
+
+def test_the_matmul_fusions_run_2mnk_flops_under_the_bf16_roof(joined):
+    roofs = roofs_for("TPU v5 Lite", load_specs())
+    qkv = next(op for op in joined.ops if op.name == "fusion.24")  # x (128×256) · W (256×768)
+    assert qkv.flops == pytest.approx(2 * 128 * 256 * 768, rel=0.03)
+    assert qkv.occurrences == 1 and qkv.median_s == pytest.approx(2.15e-6, rel=0.05)
+    # float32 dots at JAX's default precision: bfloat16 passes on a TPU, held to that roof
+    matmuls = [op for op in joined.ops if op.category == "matmul/conv"]
+    assert matmuls and {op.precision for op in matmuls} == {"bf16"}
+    placed = [f for op in matmuls if (f := assess(op, roofs).fraction) is not None]
+    assert len(placed) >= 2 and max(placed) < 1  # the rest read VMEM alone: no HBM roof
+
+
+def test_operands_a_tpu_holds_in_vmem_are_not_device_memory_traffic(joined):
+    # fusion.15 reads four operands XLA prefetched into VMEM (S(1)) and writes its
+    # 128×256 float32 result to HBM: 135 MFLOP in 1.30 µs would need 1.92 TB/s of HBM
+    # (2.3 × the v5e's 819 GB/s) if those reads were HBM's
+    out = next(op for op in joined.ops if op.name == "fusion.15")
+    assert out.bytes >= 128 * 256 * 4 and out.bytes_per_s < 819e9
+
+
+def test_an_op_xla_will_not_read_alone_keeps_its_bytes_and_has_no_cost_model(read):
+    def refuses(text):
+        raise hlo.Unreadable("AsyncUpdate and AsyncDone expect a single async op")
+
+    module = hlo.parse_module(xla_private.module_text(read.modules[PROGRAM]))
+    start = next(
+        i for c in module.computations.values() for i in c if i.name.lstrip("%") == "copy-start"
+    )
+    priced = price.price(module, start, refuses)
+    assert priced.cost_source == price.NO_COST and priced.flops is None
+    assert priced.bytes >= 1024 * 256 * 4  # the 1 MiB weight it prefetches, read
