@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -162,12 +163,21 @@ def compiled(jax, lowered, what: str):
     """lowered compiled; a compile the backend refuses for want of device memory (XLA:TPU
     sizes a program's temporaries before it allocates any) raises DeviceMemoryError, as a
     size refused by require_fits does."""
-    try:
+    with refused_for_memory(jax, what, "the compiler"):
         return lowered.compile()
-    except jax.errors.JaxRuntimeError as error:
-        if error.error_code_string != "RESOURCE_EXHAUSTED":
+
+
+@contextmanager
+def refused_for_memory(jax, what: str, by: str):
+    """Within it, the runtime's RESOURCE_EXHAUSTED (a compile's, or an allocation's that the
+    free memory JAX reported did not foresee: a fragmented TPU heap) raises DeviceMemoryError
+    naming what was refused and by whom; any other failure propagates."""
+    try:
+        yield
+    except (jax.errors.JaxRuntimeError, ValueError) as error:
+        if not str(error).startswith("RESOURCE_EXHAUSTED"):
             raise
-        raise DeviceMemoryError(f"{what}: refused by the compiler: {error}") from None
+        raise DeviceMemoryError(f"{what}: refused by {by}: {error}") from None
 
 
 def compile_case(env: Env, fn: Callable, args: tuple, model: ops.Cost, *, matmul: bool) -> Case:

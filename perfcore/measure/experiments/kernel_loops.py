@@ -32,16 +32,20 @@ def looped(jax, fn, iterations: int):
     """fn jitted to run `iterations` times in one program: a fori_loop each of whose
     iterations adds zero times one element of the last result to fn's first argument (fused
     into fn's own kernel), so XLA can neither hoist fn out of the loop nor skip an iteration
-    (an optimization barrier on the arguments alone was hoisted with it)."""
+    (an optimization barrier on the arguments alone was hoisted with it). A result of several
+    arrays (a backward pass's gradients, a top-k's values and indices) is carried whole, tied
+    by its first."""
 
     def run(first, *rest):
-        shape = jax.eval_shape(fn, first, *rest)
+        shapes = jax.eval_shape(fn, first, *rest)
 
         def body(_, carry):
-            tie = (carry.reshape(-1)[0] * 0).astype(first.dtype)
+            lead = jax.tree.leaves(carry)[0]
+            tie = (lead.reshape(-1)[0] * 0).astype(first.dtype)
             return fn(first + tie, *rest)
 
-        return jax.lax.fori_loop(0, iterations, body, jax.numpy.zeros(shape.shape, shape.dtype))
+        zeros = jax.tree.map(lambda s: jax.numpy.zeros(s.shape, s.dtype), shapes)
+        return jax.lax.fori_loop(0, iterations, body, zeros)
 
     return jax.jit(run)
 

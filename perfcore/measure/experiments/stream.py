@@ -18,7 +18,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from perfcore import format as fmt
-from perfcore.measure.experiments.env import Env, compiled, free_memory_bytes
+from perfcore.measure.experiments.env import (
+    Env,
+    compiled,
+    free_memory_bytes,
+    refused_for_memory,
+)
 from perfcore.measure.experiments.suites import DeviceMemoryError, require_fits
 from perfcore.measure.results import Record, empirical
 from perfcore.model.chip import ops
@@ -131,7 +136,8 @@ def pallas_fn(env: Env, kernel: str, n: int, passes: int, *, interpret: bool = F
 def _callable(env: Env, kernel: str, path: str, n: int, passes: int, scale: float = 1.0):
     """run() calling the path's compiled kernel on n float32 ones, carry donated; and x."""
     jax, jnp = env.jax, env.jnp
-    x, c, s = jnp.ones(n, jnp.float32), jnp.ones(n, jnp.float32), jnp.float32(scale)
+    with refused_for_memory(jax, f"{kernel} over {n} float32", "the allocator"):
+        x, c, s = jnp.ones(n, jnp.float32), jnp.ones(n, jnp.float32), jnp.float32(scale)
     fn = loop_fn(env, kernel, passes) if path == LOOP else pallas_fn(env, kernel, n, passes)
     program = compiled(jax, jax.jit(fn, donate_argnums=0).lower(x, c, s), f"{kernel} over {n}")
     state = [x]
