@@ -64,8 +64,12 @@ def _wait(workers: list[subprocess.Popen], deadline: float) -> str | None:
 def launch(
     processes: int, suite: str, out: Path, timeout_s: float = TIMEOUT_S, env: dict | None = None
 ) -> str | None:
-    """Run the workers (in env, default this one's) to the end; None if all succeeded."""
-    port = free_port()
+    """Run the workers (in env, default this one's) to the end; None if all succeeded, else
+    why not (a machine that opens no socket, as a TPU host here, cannot run them)."""
+    try:
+        port = free_port()
+    except OSError as error:
+        return f"no TCP port on 127.0.0.1 for the coordinator ({error})"
     workers = [
         subprocess.Popen(worker_command(i, processes, port, suite, out), env=env)
         for i in range(processes)
