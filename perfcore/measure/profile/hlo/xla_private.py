@@ -76,8 +76,7 @@ def _client() -> Any:
 @functools.cache
 def cost(text: str) -> tuple[float, float, float]:
     """(FLOPs, bytes accessed, transcendentals) of HLO module text, by XLA's cost model."""
-    _, hlo, xla = _lib()
-    jax = _lib()[0]
+    jax, hlo, xla = _lib()
     try:
         analysis = xla.hlo_module_cost_analysis(_client(), hlo.hlo_module_from_text(text))
     except AttributeError as error:

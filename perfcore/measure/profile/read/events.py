@@ -25,6 +25,7 @@ from perfcore.measure.profile.read.xspace import (
     CaptureError,
     Event,
     HostEvent,
+    signed,
 )
 
 DISPATCH = "PjitFunction("
@@ -125,16 +126,11 @@ def _tpu_ops(plane: planes.Plane, named: dict[int, str], has: np.ndarray) -> dic
     inside[inside] = plane.start_ns[ops[inside]] < (starts + plane.duration_ns[around])[at[inside]]
     ops, at = ops[inside], around[at[inside]]
     run_ids = planes.stat_ints(plane, "run_id", np.ones(len(plane.start_ns), bool))
-    names = [modules[i].group(1) for i in plane.meta_id[at].tolist()]
-    pids = [_signed(int(modules[i].group(2))) for i in plane.meta_id[at].tolist()]
-    module_texts = list(dict.fromkeys(names))
-    op_texts = list(dict.fromkeys(named[i] for i in plane.meta_id[ops].tolist()))
+    module_of = plane.meta_id[at].tolist()
+    pids = [signed(int(modules[i].group(2))) for i in module_of]
     return {
-        "op": (
-            op_texts,
-            np.array([op_texts.index(named[i]) for i in plane.meta_id[ops].tolist()], np.int64),
-        ),
-        "module": (module_texts, np.array([module_texts.index(n) for n in names], np.int64)),
+        "op": _coded_by_name(plane.meta_id[ops].tolist(), named),
+        "module": _coded_by_name(module_of, {i: m.group(1) for i, m in modules.items()}),
         "program_id": np.array(pids, np.int64),
         "run_id": run_ids[at],
         "start_ns": plane.start_ns[ops],
@@ -142,13 +138,16 @@ def _tpu_ops(plane: planes.Plane, named: dict[int, str], has: np.ndarray) -> dic
     }
 
 
-def _signed(n: int) -> int:
-    """A 64-bit id as the signed integer an int64 column holds (a uint64 stat's view)."""
-    return n - 2**64 if n >= 2**63 else n
+def _coded_by_name(meta_ids: list[int], name_of: dict[int, str]) -> tuple[list, np.ndarray]:
+    """(the distinct names, each row's index into them) of events by their metadata's name."""
+    index: dict[str, int] = {}
+    codes = [index.setdefault(name_of[i], len(index)) for i in meta_ids]
+    return list(index), np.array(codes, np.int64)
 
 
 def _with(a: dict, b: dict) -> dict:
-    """Two planes' worth of op columns as one: each name list extended, b's codes shifted."""
+    """One plane's two groups of op columns as one: each name list extended, b's codes
+    shifted past a's names."""
     out = {}
     for key, value in a.items():
         if isinstance(value, tuple):

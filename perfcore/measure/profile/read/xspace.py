@@ -112,6 +112,12 @@ def _stat_names(plane: list, label: str) -> dict[int, str]:
     return names
 
 
+def signed(n: int) -> int:
+    """A 64-bit id (a program's) as the signed integer an int64 column holds, so a module's
+    key and its events' program_id agree however the capture wrote the id."""
+    return n - 2**64 if n >= 2**63 else n
+
+
 def hlo_modules(plane: list, label: str) -> dict[tuple[str, int], bytes]:
     """(module name, program id) -> HloModuleProto bytes, from the metadata plane's stats."""
     names, modules = _stat_names(plane, label), {}
@@ -127,7 +133,7 @@ def hlo_modules(plane: list, label: str) -> dict[tuple[str, int], bytes]:
             program = stats.get("program_id", [])
             pid = first(program, STAT_UINT, None) or first(program, STAT_INT, 0)
             name = first(meta, META_NAME).decode("utf-8", "replace").rsplit("(", 1)[0]
-            modules[(name, int(pid))] = first(module, 1)
+            modules[(name, signed(int(pid)))] = first(module, 1)
     return modules
 
 
