@@ -24,9 +24,10 @@ RECORDS = (
 )
 
 
-def test_dispatch_is_fitted_per_argument_from_the_fastest_and_the_typical_calls():
+def test_dispatch_is_fitted_per_argument_from_the_fastest_calls_as_the_kernels_are():
     assert curves.dispatch_fit(RECORDS) == pytest.approx((10e-6, 1e-6))
-    assert curves.dispatch_fit(RECORDS, typical=True) == pytest.approx((11e-6, 16.5e-6 / 15))
+    c = curves.curves(RECORDS, specs={})
+    assert (c.dispatch_s, c.dispatch_per_arg_s) == pytest.approx((10e-6, 1e-6))
 
 
 def test_efficiencies_are_fractions_of_the_best_measured_roofs_after_dispatch():

@@ -71,3 +71,40 @@ def test_a_runtime_failure_that_is_not_a_refusal_stops_the_run():
     deadline = time.perf_counter() + 60.0
     with pytest.raises(RuntimeFailure):
         kernel_rounds.sweep(fake_env(), [[point("matmul", "float32", 64)]], deadline, measure, [])
+
+
+def test_a_sweep_is_measured_ends_first_then_the_middles_between():
+    assert kernel_rounds.spread(0) == [] and kernel_rounds.spread(2) == [0, 1]
+    assert kernel_rounds.spread(5) == [0, 4, 2, 1, 3]
+    assert kernel_rounds.spread(9) == [0, 8, 4, 2, 6, 1, 3, 5, 7]
+    assert sorted(kernel_rounds.spread(11)) == list(range(11))
+
+
+def test_a_budget_cut_leaves_a_kind_measured_at_both_ends_and_the_result_smallest_first():
+    sides = (64, 128, 256, 512, 1024)
+    now, measured = [0.0], []
+
+    def measure(env, p, share):
+        measured.append(p.side)
+        now[0] += 1.0  # each point takes a second of the budget
+        return record(p.kind, f"{p.kind} {p.side}", [1e-4])
+
+    sweeps = [[point("matmul", "float32", n) for n in sides]]
+    real = kernel_rounds.time.perf_counter
+    kernel_rounds.time.perf_counter = lambda: now[0]
+    try:
+        done = kernel_rounds.sweep(fake_env(), sweeps, 2.5, measure, [])
+    finally:
+        kernel_rounds.time.perf_counter = real
+    assert measured == [64, 1024, 256]  # the budget ran out before the quarters
+    assert [p.side for p, _ in done] == [64, 256, 1024]
+
+
+def test_a_call_too_long_drops_the_larger_points_not_yet_measured_and_keeps_the_smaller():
+    def measure(env, p, share):
+        return record(p.kind, f"{p.kind} {p.side}", [2.0 if p.side >= 256 else 1e-4])
+
+    sweeps = [[point("matmul", "float32", n) for n in (64, 128, 256, 512, 1024)]]
+    done = kernel_rounds.sweep(fake_env(), sweeps, time.perf_counter() + 60, measure, [])
+    # 64, then 1024 (too long, nothing larger left), 256 (too long: 512 dropped), then 128
+    assert [p.side for p, _ in done] == [64, 128, 256, 1024]

@@ -89,14 +89,28 @@ def test_operands_a_tpu_holds_in_vmem_are_not_device_memory_traffic(joined):
     assert out.bytes >= 128 * 256 * 4 and out.bytes_per_s < 819e9
 
 
+def instruction(module, name: str):
+    return next(i for c in module.computations.values() for i in c if i.name.lstrip("%") == name)
+
+
 def test_an_op_xla_will_not_read_alone_keeps_its_bytes_and_has_no_cost_model(read):
     def refuses(text):
         raise hlo.Unreadable("AsyncUpdate and AsyncDone expect a single async op")
 
     module = hlo.parse_module(xla_private.module_text(read.modules[PROGRAM]))
-    start = next(
-        i for c in module.computations.values() for i in c if i.name.lstrip("%") == "copy-start"
-    )
-    priced = price.price(module, start, refuses)
+    priced = price.price(module, instruction(module, "fusion.24"), refuses)
     assert priced.cost_source == price.NO_COST and priced.flops is None
-    assert priced.bytes >= 1024 * 256 * 4  # the 1 MiB weight it prefetches, read
+    assert priced.bytes >= 256 * 768 * 4  # the qkv weight it reads from device memory
+
+
+def test_an_async_copy_or_slice_start_is_an_issue_with_no_core_work_and_its_done_a_wait(read):
+    module = hlo.parse_module(xla_private.module_text(read.modules[PROGRAM]))
+    for name in ("copy-start", "slice-start"):  # a copy-start; an async-start of a slice
+        start = instruction(module, name)
+        assert hlo.category(module, start) == hlo.DATA
+        priced = price.price(module, start, xla_private.cost)
+        assert priced.cost_source == price.ASYNC_MOVE and priced.flops is None
+    done = price.price(module, instruction(module, "slice-done"), xla_private.cost)
+    assert done.cost_source == price.ASYNC_WAIT
+    fusion = price.price(module, instruction(module, "fusion.24"), xla_private.cost)
+    assert fusion.cost_source == price.COST_MODEL and fusion.flops > 0

@@ -17,8 +17,9 @@ several devices exist. Each point is isolated calls with FLOPs and bytes from co
 (cross-checked with chip.ops), and `kernel` names its kind (perfcore.model.chip.kernels). A
 tiny program with 1 and with 16 arguments times the dispatch per launched program; on a CPU the
 first touch of fresh pages is timed too (experiments.pages). The sweep keeps to the suite's
-kernels_budget_s: each point gets its share of what is left, and a sweep stops after a call
-longer than kernels_call_s. A matmul point takes MATMUL_REPEATS times the suite's repeats
+kernels_budget_s: each point gets its share of what is left, a sweep's ends are measured
+before its middles (kernel_rounds.spread), and a call longer than kernels_call_s drops the
+larger points. A matmul point takes MATMUL_REPEATS times the suite's repeats
 within its share, and a second pass over the matmuls while the budget lasts (kernel_rounds):
 their fastest call (what the curves use) moves most from run to run on a shared machine.
 """

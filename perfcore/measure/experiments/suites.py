@@ -80,7 +80,7 @@ class Suite:
     kernel_head_dims: tuple[int, ...] = (64, 128)
     kernel_elements: tuple[int, ...] = tuple(4**i for i in range(5, 15))  # 1024 to 256M
     kernels_budget_s: float = 120.0  # the whole kernels experiment's time, compiles included
-    kernels_call_s: float = 0.1  # a sweep stops after a call this long
+    kernels_call_s: float = 0.1  # a call this long drops its sweep's larger points
 
 
 SUITES = {

@@ -105,6 +105,18 @@ def is_async_wait(instruction: Instruction) -> bool:
     return instruction.opcode.endswith(("-done", "-update"))
 
 
+def is_async_move(module: Module, instruction: Instruction) -> bool:
+    """True for an async start whose work is a data move: a `copy-start` (a TPU's prefetch
+    into its VMEM, a GPU's copy to or from the host), a `slice-start` (an async slice, as XLA
+    prints an `async-start` of one op) or an `async-start` of moves.
+    The core issues it and goes on; its DMA engines move the data beside the core's ops, and
+    what the move does not hide shows where its done waits."""
+    op = instruction.opcode
+    if op.endswith("-start") and op.removesuffix("-start") in MOVES:  # XLA prints slice-start
+        return True
+    return op == "async-start" and category(module, instruction) == DATA
+
+
 def is_top_k(instruction: Instruction) -> bool:
     """True for a top-k run as a custom call (XLA:CPU's `TopK`; a GPU's where it has one)."""
     return instruction.opcode == "custom-call" and "topk" in instruction.target.lower()
@@ -122,11 +134,13 @@ def category(module: Module, instruction: Instruction) -> str:
     op = instruction.opcode
     if op.removesuffix("-start").removesuffix("-done") in COLLECTIVES:
         return COLLECTIVE
+    if op.removesuffix("-start").removesuffix("-done") in MOVES:  # XLA's `slice-start`
+        return DATA
     if op == "custom-call":
         return MATMUL if is_library_matmul(instruction) else CUSTOM
     if op in CONTROL:
         return OTHER
-    inside = opcodes(module, instruction) - FREE - {"fusion"}
+    inside = opcodes(module, instruction) - FREE - {"fusion", "async-start"}
     if any(o == "custom-call" for o in inside):
         return CUSTOM
     if inside & MATMUL_OPS:

@@ -17,7 +17,13 @@ from perfcore import format as fmt
 from perfcore.measure.clock.devices import match_device
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.judge.joined import Op, Program
-from perfcore.measure.profile.judge.price import ASYNC_WAIT, IN_BODY, NO_COST, NOT_IN_HLO
+from perfcore.measure.profile.judge.price import (
+    ASYNC_MOVE,
+    ASYNC_WAIT,
+    IN_BODY,
+    NO_COST,
+    NOT_IN_HLO,
+)
 from perfcore.measure.results.empirical import MeasuredRoofline, measured_roofline
 from perfcore.model.chip.roofline import attainable
 from perfcore.model.chip.specs import Device
@@ -142,6 +148,8 @@ def assess(op: Op, roofs: Roofs | None) -> Assessment:
         return Assessment("", None, None, "no cost model (a custom kernel): time only")
     if op.cost_source == ASYNC_WAIT:
         return Assessment("", None, None, "an async op's wait: its work is timed at its start")
+    if op.cost_source == ASYNC_MOVE:
+        return Assessment("", None, None, "an async move's issue: DMA moves its data beside")
     bound, roof, fraction = _placed(op, roofs) if roofs else ("", None, None)
     if op.open_end:
         return Assessment(bound, roof, fraction, OPEN_END)

@@ -6,7 +6,8 @@ no FLOPs), and nothing for any other custom kernel XLA cannot price ("no cost mo
 0 FLOPs, nor for an op XLA's cost model cannot read alone); a loop or call is priced by its
 body's ops; bytes a TPU's layouts place in its on-chip VMEM are not device-memory traffic
 (hlo.on_chip_bytes); an async op's update and done (a TPU's async copies and collectives) are its
-waits, their work priced at its start.
+waits, their work priced at its start; an async start of a data move (a TPU's copy-start or
+async slice) is an issue, its transfer on the DMA engines beside the core, so no core work.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 
 from perfcore.measure.profile import hlo
 
-COST_MODEL, SHAPES, NO_COST, IN_BODY, NOT_IN_HLO, TOP_K, ASYNC_WAIT = (
+COST_MODEL, SHAPES, NO_COST, IN_BODY, NOT_IN_HLO, TOP_K, ASYNC_WAIT, ASYNC_MOVE = (
     "cost model",
     "shapes (library call)",
     "no cost model",
@@ -24,6 +25,7 @@ COST_MODEL, SHAPES, NO_COST, IN_BODY, NOT_IN_HLO, TOP_K, ASYNC_WAIT = (
     "not in the HLO",
     "shapes (a top-k: its input read, its values and indices written, no FLOPs)",
     "the wait of an async op (its work is its start's)",
+    "an async move's issue (its DMA moves the data beside the core's ops)",
 )
 LAYOUT = re.compile(r"\{[^}]*\}")  # a shape's layout, `{1,0}`: not part of what a reader needs
 
@@ -59,6 +61,8 @@ def price(module: hlo.Module, instruction: hlo.Instruction, cost) -> Priced:
         return Priced(instruction, kind, *where, None, None, IN_BODY, *shapes)
     if hlo.is_async_wait(instruction):
         return Priced(instruction, kind, *where, None, None, ASYNC_WAIT, *shapes)
+    if hlo.is_async_move(module, instruction):
+        return Priced(instruction, kind, *where, None, None, ASYNC_MOVE, *shapes)
     moved = sum(hlo.shape_bytes(hlo.operand_shape(module, o)) for o in instruction.operands)
     if hlo.is_library_matmul(instruction):  # its result: the product, then a scratch buffer
         n_bytes = moved + hlo.shape_bytes(hlo.ARRAY.search(instruction.shape).group(0))
