@@ -156,7 +156,8 @@ def test_a_looped_kernel_stays_in_the_loop_body():
     import jax.numpy as jnp
 
     fn = lambda x: jnp.exp(-x) * jnp.tanh(x)  # noqa: E731
-    text = kernel_loops.looped(jax, fn, 10).lower(jnp.ones((64, 256))).compile().as_text()
+    trips, x = jnp.int32(10), jnp.ones((64, 256))
+    text = kernel_loops.looped(jax, fn).lower(trips, x).compile().as_text()
     module = hlo.parse_module(text)
     (loop,) = [i for i in module.computations[module.entry] if i.opcode == "while"]
     body = [c for c in hlo.called(module, loop) if "tanh" in module.texts[c]]

@@ -28,15 +28,16 @@ ACCELERATOR_EXTRA = (8, 4096)  # its extra iterations, fewest and most
 NO_BOUND_EXTRA = 256  # its extra iterations where no spec row bounds the kernel
 
 
-def looped(jax, fn, iterations: int):
-    """fn jitted to run `iterations` times in one program: a fori_loop each of whose
+def looped(jax, fn):
+    """fn jitted to run a number of times given as its first argument (an int32 scalar: one
+    program compiled for every loop length) in one program: a fori_loop each of whose
     iterations adds zero times one element of the last result to fn's first argument (fused
     into fn's own kernel), so XLA can neither hoist fn out of the loop nor skip an iteration
     (an optimization barrier on the arguments alone was hoisted with it). A result of several
     arrays (a backward pass's gradients, a top-k's values and indices) is carried whole, tied
     by its first."""
 
-    def run(first, *rest):
+    def run(trips, first, *rest):
         shapes = jax.eval_shape(fn, first, *rest)
 
         def body(_, carry):
@@ -45,7 +46,7 @@ def looped(jax, fn, iterations: int):
             return fn(first + tie, *rest)
 
         zeros = jax.tree.map(lambda s: jax.numpy.zeros(s.shape, s.dtype), shapes)
-        return jax.lax.fori_loop(0, iterations, body, zeros)
+        return jax.lax.fori_loop(0, trips, body, zeros)
 
     return jax.jit(run)
 
@@ -80,10 +81,12 @@ def per_iteration(
     env: Env, fn, inputs: tuple, budget_s: float, model: ops.Cost | None = None, dtype: str = ""
 ) -> harness.Measurement:
     """fn's seconds per iteration as a loop body's op (harness.in_program), each loop length
-    timed as isolated calls within half of budget_s; the loops' lengths from iterations."""
+    timed as isolated calls within half of budget_s; the loops' lengths from iterations, both
+    run by one compiled program (a compile is most of a point's time on a TPU)."""
     short, long = iterations(env, model, dtype)
-    timed = []
-    for k in (short, long):
-        program = compiled(env.jax, looped(env.jax, fn, k).lower(*inputs), f"a loop of {k}")
-        timed.append(env.measure(functools.partial(program, *inputs), budget_s=budget_s / 2))
+    trips = [env.jnp.asarray(k, env.jnp.int32) for k in (short, long)]
+    program = compiled(env.jax, looped(env.jax, fn).lower(trips[0], *inputs), "a kernel's loop")
+    timed = [
+        env.measure(functools.partial(program, k, *inputs), budget_s=budget_s / 2) for k in trips
+    ]
     return harness.in_program(timed[1], timed[0], long - short)

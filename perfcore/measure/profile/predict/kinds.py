@@ -2,17 +2,19 @@
 
 A matmul with M or N of at most 16 is a matvec; a dot of several (its batch dimensions) a
 batched matmul; else its kind follows its operand layout (A·B, a weight gradient's Aᵀ·B, an
-input gradient's A·Bᵀ: perfcore.model.chip.kernels.matmul_kind). An op that writes three or
-more dimensions longer than 1 in another order (a transpose, a layout-changing copy, a fusion
-holding either) is a `transpose`; an elementwise fusion with transcendentals (XLA's count less
-its square roots: evaluations; a sine, power or rsqrt on its own function's curve) a
-`transcendental` chain; a fused attention custom call `attention` (forward or backward). A
-convolution (an HLO `convolution`, a cuDNN call) is a `convolution filter` where its window
-spans its input (a weight gradient: the window is at least its output's spatial size), else a
-`convolution`; an op holding a sort is a `sort`, one holding a reduce-window (a cumulative
-sum's scan) a `reduce-window`, one holding a gather (an embedding's rows) a `gather`, a copy
-that keeps its layout a `plain copy`, a sum of the product of two different operands over a
-shape with a size-1 dimension a `unit-dim product sum`; the rest by category.
+input gradient's A·Bᵀ: perfcore.model.chip.kernels.matmul_kind). A convolution JAX asked
+for as a dot (a TPU writes every dot so) is a matmul by its output's rows and columns. An op
+that writes three or more dimensions longer than 1 in another order (a transpose, a
+layout-changing copy, a fusion holding either) is a `transpose`; an elementwise fusion with
+transcendentals (XLA's count less its square roots: evaluations; a sine, power or rsqrt on
+its own function's curve) a `transcendental` chain; a fused attention custom call
+`attention` (forward or backward). A convolution (an HLO `convolution`, a cuDNN call) is a
+`convolution filter` where its window spans its input (a weight gradient: the window is at
+least its output's spatial size), else a `convolution`; an op holding a sort is a `sort`, one
+holding a reduce-window (a cumulative sum's scan) a `reduce-window`, one holding a gather (an
+embedding's rows) a `gather`, a copy that keeps its layout a `plain copy`, a sum of the
+product of two different operands over a shape with a size-1 dimension a `unit-dim product
+sum`; the rest by category.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ TRANSPOSE_DIMS = re.compile(r"dimensions=\{([\d,]*)\}")
 WINDOW = re.compile(r"window=\{size=([\dx]+)")
 DIM_LABELS = re.compile(r"dim_labels=(\w+)_(\w+)->(\w+)")
 SORT_DIM = re.compile(r"dimensions=\{(\d+)\}")
+OP_NAME = re.compile(r'op_name="([^"]*)"')
 
 
 def dots(module: hlo.Module, instruction: hlo.Instruction) -> list[hlo.Instruction]:
@@ -47,8 +50,31 @@ def dots(module: hlo.Module, instruction: hlo.Instruction) -> list[hlo.Instructi
 BATCH = re.compile(r"lhs_batch_dims=\{([\d,]*)\}")
 
 
+def is_dot_as_conv(instruction: hlo.Instruction | None) -> bool:
+    """True for a convolution JAX asked for as a dot (its metadata's op_name ends in
+    `dot_general`): a TPU's compiler writes every dot as one (dim_labels=bf_io->bf, a batched
+    dot's batch as a spatial dimension under a dilated window), which runs as a matmul."""
+    if instruction is None or instruction.opcode != "convolution":
+        return False
+    found = OP_NAME.search(instruction.attrs)
+    return found is not None and found.group(1).endswith("dot_general")
+
+
+def _conv_out(conv: hlo.Instruction) -> tuple[int, int, int]:
+    """(rows, columns, matmuls) of a dot written as a convolution: its output's batch and
+    feature sizes, and the product of its spatial sizes (a batched dot's batch)."""
+    labels, dims = DIM_LABELS.search(conv.attrs), hlo.arrays(conv.shape)
+    if not labels or not dims:
+        return 1, 1, 1
+    size = dict(zip(labels.group(3), dims[0][1], strict=False))
+    spatial = math.prod(n for c, n in size.items() if c.isdigit())
+    return size.get("b", 1), size.get("f", 1), spatial
+
+
 def dot_instances(module: hlo.Module, dot: hlo.Instruction | None) -> int:
     """How many matmuls a dot runs: the product of its batch dimensions (1 without)."""
+    if is_dot_as_conv(dot):
+        return _conv_out(dot)[2]
     found = BATCH.search(dot.attrs) if dot else None
     lhs = hlo.arrays(hlo.operand_shape(module, dot.operands[0])) if found and dot.operands else []
     if not lhs:
@@ -59,7 +85,11 @@ def dot_instances(module: hlo.Module, dot: hlo.Instruction | None) -> int:
 
 def dot_kind(module: hlo.Module, dot: hlo.Instruction | None, shape: str = "") -> str:
     """The kernel kind of a dot (kernels.matmul_kind, by its M×N, operand layout and batch of
-    matmuls); of `shape` where no dot is given; `matvec` for a result of rank below 2."""
+    matmuls; a dot written as a convolution by its output's rows and columns); of `shape`
+    where no dot is given; `matvec` for a result of rank below 2."""
+    if is_dot_as_conv(dot):
+        m, n, instances = _conv_out(dot)
+        return kernels.matmul_kind(m, n, instances=instances)
     dims = hlo.arrays(dot.shape if dot else shape)[0][1]
     if len(dims) < 2:
         return "matvec"
@@ -99,7 +129,8 @@ def conv_flops(module: hlo.Module, conv: hlo.Instruction) -> float:
     if not labels or not rhs or not out or "i" not in labels.group(2):
         return 0.0
     features = rhs[0][1][labels.group(2).index("i")]
-    return 2.0 * math.prod(out[0][1]) * _window(conv) * features
+    taps = 1 if is_dot_as_conv(conv) else _window(conv)  # a batched dot's window: one tap each
+    return 2.0 * math.prod(out[0][1]) * taps * features
 
 
 def _inside(module: hlo.Module, instruction: hlo.Instruction, opcodes) -> list:
@@ -247,7 +278,7 @@ def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced) -> str
         found = dots(module, instruction)
         if hlo.is_library_matmul(instruction) and "$conv" in instruction.target:
             return conv_kind(instruction)
-        if found and found[0].opcode == "convolution":
+        if found and found[0].opcode == "convolution" and not is_dot_as_conv(found[0]):
             return conv_kind(found[0])
         return dot_kind(module, found[0] if found else None, instruction.shape)
     if priced.category == hlo.CUSTOM:

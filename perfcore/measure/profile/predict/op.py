@@ -221,7 +221,8 @@ def _fused_dots(module, dots, dtype, roofs, ctx: Context, bound: float, body: bo
         flops = kinds.conv_flops(module, dot) if conv else hlo.dot_flops(module, dot)
         shapes = [hlo.operand_shape(module, o) for o in dot.operands]
         moved = sum(hlo.shape_bytes(x) for x in (*shapes, dot.shape) if x)
-        kind = kinds.conv_kind(dot) if conv else kinds.dot_kind(module, dot)
+        as_conv = conv and not kinds.is_dot_as_conv(dot)
+        kind = kinds.conv_kind(dot) if as_conv else kinds.dot_kind(module, dot)
         fallback = ctx.fallback[flops / peak >= moved / bandwidth]
         size = _size(kind, flops, moved, kinds.dot_instances(module, dot))
         e = kernels.expected(
