@@ -1,9 +1,10 @@
 """Profile: a captured program's ops on the roofline of the device it ran on; before vs after.
 
 It opens on a bundled example (the built-in transformer block, judged and predicted where it
-was made). Upload a capture or a results file (a second one compares); on a local instance a
-button profiles a built-in program, judged against this machine's quick roofline where no
-specs row or measured roofline applies. The page draws before JAX is imported.
+was made: a CPU, or a TPU v5e). Upload a capture or a results file (a second one compares);
+on a local instance a button profiles a built-in program, judged against this machine's
+quick roofline where no specs row or measured roofline applies. The page draws before JAX is
+imported.
 """
 
 import streamlit as st
@@ -43,9 +44,14 @@ if not ui.hosted_mode() and not registry.jax_available():
         with st.spinner(f"Profiling {example} (5 steps)..."):
             ui.profile_here(example, session)
 live = uploaded is None and ui.LIVE in st.session_state
-item = uploaded if uploaded is not None else st.session_state.get(ui.LIVE) or ui.bundled_example()
 if uploaded is None and not live:
+    made_on = ui.choice(
+        "Bundled example, made on", list(profile_example.MADE_ON), "pr_bundled", widget=st.radio
+    )
+    item = ui.bundled_example(made_on)
     st.info(profile_example.bundled_line(item), icon=":material/science:")
+else:
+    item = uploaded if uploaded is not None else st.session_state[ui.LIVE]
 device = view.device_of(item)
 choice = ui.roofs_choice("pr_roofs", ctx.specs, device)
 judged = profile_example.judge(choice, ctx.specs, device, item, session)

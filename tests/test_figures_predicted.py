@@ -52,3 +52,12 @@ def test_only_the_ops_that_missed_are_named_at_their_points():
     (note,) = fig.layout.annotations
     assert note.text == "dot.1"
     assert (note.x, note.y) == pytest.approx((math.log10(2e-3), math.log10(1e-3)))
+
+
+def test_an_op_at_zero_seconds_is_left_off_the_log_axes_and_not_named():
+    """A results file may hold an op predicted at 0 s (an earlier rule for one that moves no
+    device-memory bytes): log axes have no place for it, and the rest still draw."""
+    zero = _op("copy.4", 4e-4, 0.0, "copy")
+    fig = predicted_figure((*OPS, zero), ("dot.1", "copy.4"), 0.2)
+    assert set(_points(fig)) == {o.name for o in OPS}
+    assert [a.text for a in fig.layout.annotations] == ["dot.1"]

@@ -17,9 +17,11 @@ from perfcore.measure.profile.hlo import xla_private
 from perfcore.measure.profile.judge import join, price
 from perfcore.measure.profile.judge.assess import assess, roofs_for
 from perfcore.measure.profile.read import capture
+from perfcore.model.chip import kernels
 from perfcore.model.chip.specs import load_specs
 
 CAPTURE = Path(__file__).parent / "data" / "profile" / "tpu_transformer.xplane.pb"
+KERNELS = CAPTURE.parent / "kernels_tpu.json"  # the kernels suite, run on that TPU
 PROGRAM = ("jit_block", 6534930182662670041)
 
 
@@ -131,3 +133,31 @@ def test_a_tpus_dots_written_as_convolutions_are_priced_as_matmuls(read):
     assert kinds.kernel_kind(module, scores.instruction, scores) == "batched matmul"
     assert kinds.dot_instances(module, batched) == 4  # one per head
     assert kinds.conv_flops(module, batched) == 4 * 2 * 128 * 128 * 64  # one tap, not 4
+
+
+def test_the_captured_step_predicted_offline_from_the_tpus_own_kernel_curves(read, joined):
+    """The capture's module priced on this machine with the curves measured on the same TPU
+    (tests/data/profile/kernels_tpu.json): every dot on a matmul curve measured at its size,
+    the async moves' issues and waits left out, the launch the fastest measured."""
+    from perfcore.measure.profile.predict import op
+    from perfcore.measure.profile.predict.program import predict_modules
+    from perfcore.measure.results import curves, load_results
+
+    tpu = curves.curves(load_results(KERNELS))
+    text = xla_private.module_text(read.modules[PROGRAM])
+    got = predict_modules([text], tpu.device, tpu, 5, xla_private.cost)
+    by = {o.name: o for o in got.ops}
+    dots = [o for o in got.ops if o.category == hlo.MATMUL]
+    assert {o.kernel for o in dots} == {"matmul", "batched matmul"}
+    assert {o.efficiency_source for o in dots} == {kernels.MEASURED}
+    for name in ("copy-start", "slice-start", "copy-done", "slice-done"):
+        assert by[name].predicted_s is None
+    for name in ("copy.3", "multiply_reduce_fusion"):  # VMEM in, VMEM out: no roof bounds it
+        assert by[name].predicted_s is None and by[name].derived_from == op.NO_TRAFFIC
+    assert by["fusion.39"].predicted_s > 0  # a matmul on VMEM operands: the compute roof
+    fastest = min(r.measurement.min for r in load_results(KERNELS) if r.kernel == "dispatch")
+    assert got.dispatch_s == pytest.approx(tpu.dispatch(5)) and tpu.dispatch_s <= fastest
+    # the ops' sum against the 7.91 µs the device was busy a step: within 2x either way
+    # (the 3x3-convolution pricing of these dots put one fusion alone at 48 µs)
+    (step,) = joined.programs
+    assert 0.5 < got.op_s / step.busy_s[0] < 2

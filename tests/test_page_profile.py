@@ -83,6 +83,20 @@ def test_the_page_opens_on_the_bundled_example_every_op_judged_and_predicted():
     assert _step_line(at)
 
 
+def test_the_tpu_example_opens_from_its_link_judged_against_the_tpus_spec_row():
+    """?pr_bundled=TPU v5e: the block as a TPU v5e ran it, held to that chip's published roofs
+    (the default for its device), predicted from the kernels measured there."""
+    at = run_page("profile", query={"pr_bundled": "TPU v5e"})
+    assert not at.exception and _bundled(at) and _step_line(at)
+    first = profile_example.bundled("TPU v5e")[0]
+    label = next(i.value for i in at.info if i.value.startswith("Bundled example"))
+    assert first.backend == "tpu" and first.device in label
+    assert at.selectbox(key="pr_roofs").value == "Google TPU v5e"
+    assert any("TPU v5 lite" in t and "measured kernels" in t for t in _texts(at))
+    table = at.dataframe[0].value
+    assert (table["XLA name"] == "fusion.15").any()
+
+
 def test_a_hosted_instance_opens_on_the_same_example_with_no_run_button(monkeypatch):
     """What a visitor to a hosted instance sees first: the example, judged and predicted."""
     monkeypatch.setenv("PERFCORE_HOSTED", "1")

@@ -37,9 +37,10 @@ PREDICTED = "pr_live_predicted"  # its prediction, untraced wall and the curves'
 
 
 @st.cache_resource(show_spinner=False)
-def bundled_example() -> tuple[Record, ...]:
-    """The bundled example's records (data/profile/transformer_cpu.json), read once."""
-    return profile_example.bundled()
+def bundled_example(made_on: str = "CPU") -> tuple[Record, ...]:
+    """The records of the bundled example made on `made_on` (profile_example.MADE_ON), read
+    once per process."""
+    return profile_example.bundled(made_on)
 
 
 @st.cache_resource(show_spinner="Measuring this machine's roofline (quick suite, once)...")

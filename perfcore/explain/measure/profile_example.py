@@ -1,11 +1,12 @@
 """The Profile page's bundled example, and the measured records a profile is judged with.
 
 The example is the built-in transformer block (perfcore/measure/profile/examples.py) profiled by
-bench/bundled_profile.py on the machine that made it, one results file holding its ops with their
-predictions, its step and untraced wall, and that machine's roofline and kernel records: the
-page opens on it, judged against those. A profile taken here with no spec row for its device and
-no measured roofline is judged against this machine's roofline measured on the quick suite
-(measured once per server by the app, which keeps it).
+bench/bundled_profile.py on the machine that made it (a CPU of this kind, and a TPU v5e), one
+results file each holding its ops with their predictions, its step and untraced wall, and that
+machine's roofline and kernel records: the page opens on one, judged against those. A profile
+taken here with no spec row for its device and no measured roofline is judged against this
+machine's roofline measured on the quick suite (measured once per server by the app, which
+keeps it).
 """
 
 from __future__ import annotations
@@ -22,12 +23,15 @@ from perfcore.measure.results.empirical import EXPERIMENT as ROOFLINE
 from perfcore.measure.results.empirical import measured_roofline
 from perfcore.model.chip.specs import Device
 
-BUNDLED = Path(__file__).resolve().parents[3] / "data" / "profile" / "transformer_cpu.json"
+PROFILES = Path(__file__).resolve().parents[3] / "data" / "profile"
+BUNDLED = PROFILES / "transformer_cpu.json"  # the page's first view
+# The bundled examples by the machine each was made on, the first the page's default.
+MADE_ON = {"CPU": BUNDLED, "TPU v5e": PROFILES / "transformer_tpu.json"}
 
 
-def bundled() -> tuple[Record, ...]:
-    """The bundled example's records (data/profile/transformer_cpu.json)."""
-    return load_results(BUNDLED)
+def bundled(made_on: str = "CPU") -> tuple[Record, ...]:
+    """The records of the bundled example made on `made_on` (a MADE_ON key)."""
+    return load_results(MADE_ON[made_on])
 
 
 def bundled_line(records: tuple[Record, ...]) -> str:

@@ -38,7 +38,10 @@ def predicted_figure(
     ops: tuple[OpVersus, ...], missed: tuple[str, ...], spread: float | None, theme: Theme = LIGHT
 ) -> go.Figure:
     """Log-log: each op's predicted time per step against its measured one, the diagonal, the
-    curves' spread either side, the `missed` ops named."""
+    curves' spread either side, the `missed` ops named; an op at 0 s either way has no place
+    on log axes and is left off (the page's lines still count it)."""
+    ops = tuple(o for o in ops if o.predicted_s > 0 and o.measured_s > 0)
+    missed = tuple(n for n in missed if n in {o.name for o in ops})
     fig = go.Figure(
         layout=base_layout(
             "Predicted against measured, per op",

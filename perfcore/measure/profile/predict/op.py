@@ -26,6 +26,10 @@ from perfcore.model.chip.roofline import t_lower
 from perfcore.model.chip.specs import Device
 
 NO_ROOF = "no roof: no kernel curves for this device and no specs row"
+NO_TRAFFIC = (
+    "not predicted: no device-memory traffic (its operands and result in on-chip memory, a "
+    "TPU's VMEM) and no matmul, so no roof here bounds it"
+)
 # Said of an op inside a loop whose trip count XLA did not know (a while over the data).
 UNKNOWN_TRIPS = (
     "; in a loop whose trip count is unknown before it runs (it depends on the data): "
@@ -97,6 +101,8 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
     if not kind or p.flops is None or p.bytes is None or not peak or not bandwidth:
         why = NO_ROOF if kind and p.flops is not None else f"not predicted: {p.cost_source}"
         return OpPrediction(*base, *per_step, None, None, None, "", why)
+    if not p.bytes and p.category != hlo.MATMUL:  # a TPU's op on VMEM operands alone
+        return OpPrediction(*base, *per_step, None, None, None, "", NO_TRAFFIC)
     bound = t_lower(p.flops, p.bytes, peak, bandwidth)
     fallback = ctx.fallback[p.flops / peak >= p.bytes / bandwidth]
     body = instruction.computation != module.entry  # an op of a loop's (or call's) body
