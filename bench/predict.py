@@ -13,6 +13,8 @@ median per-op error within 25 %. Run only when the machine is quiet (uptime load
 
     PYTHONPATH=$PWD .venv/bin/python bench/predict.py [--budget 120] [--out FILE] [--rounds 3]
         [--curves RESULTS]   (curves measured earlier on this device, in place of --budget's)
+        [--only "decode step"]   (some programs alone: a process whose heap no program before
+                                  them filled, as a fresh process's step maps its buffers)
 """
 
 from __future__ import annotations
@@ -147,6 +149,7 @@ def main() -> None:
     parser.add_argument("--out", default="")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of untraced step walls")
     parser.add_argument("--curves", default="", help="a results file's curves, not measured")
+    parser.add_argument("--only", default="", help="comma-separated program names (a fresh heap)")
     args = parser.parse_args()
     print("load average (1, 5, 15 min) before: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     if args.curves:
@@ -162,7 +165,8 @@ def main() -> None:
     print(f"step rule: {', '.join(RULES)}")
     head = f"{'program':<16} {'predicted':>10} {'op sum':>10} {'fastest':>10} {'median':>10}"
     print(f"{head} {'error':>7} {'vs med':>7} {'matmul med':>10}  rule")
-    steps = {name: make() for name, make in PROGRAMS.items()}
+    wanted = args.only.split(",") if args.only else list(PROGRAMS)
+    steps = {name: PROGRAMS[name]() for name in wanted}
     held = {}
     for name, (fn, inputs) in steps.items():
         predicted = predict.predict(fn, *inputs, curves=measured)
