@@ -108,9 +108,9 @@ def is_async_wait(instruction: Instruction) -> bool:
 def is_async_move(module: Module, instruction: Instruction) -> bool:
     """True for an async start whose work is a data move: a `copy-start` (a TPU's prefetch
     into its VMEM, a GPU's copy to or from the host), a `slice-start` (an async slice, as XLA
-    prints an `async-start` of one op) or an `async-start` of moves.
-    The core issues it and goes on; its DMA engines move the data beside the core's ops, and
-    what the move does not hide shows where its done waits."""
+    prints an `async-start` of one op) or an `async-start` of moves. The core issues it and
+    goes on; its DMA engines move the data beside the core's ops, and what the move does not
+    hide shows where its done waits."""
     op = instruction.opcode
     if op.endswith("-start") and op.removesuffix("-start") in MOVES:  # XLA prints slice-start
         return True

@@ -149,7 +149,7 @@ def assess(op: Op, roofs: Roofs | None) -> Assessment:
     if op.cost_source == ASYNC_WAIT:
         return Assessment("", None, None, "an async op's wait: its work is timed at its start")
     if op.cost_source == ASYNC_MOVE:
-        return Assessment("", None, None, "an async move's issue: DMA moves its data beside")
+        return Assessment("", None, None, "an async move's issue: its DMA runs beside the ops")
     bound, roof, fraction = _placed(op, roofs) if roofs else ("", None, None)
     if op.open_end:
         return Assessment(bound, roof, fraction, OPEN_END)

@@ -101,8 +101,8 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
     if not kind or p.flops is None or p.bytes is None or not peak or not bandwidth:
         why = NO_ROOF if kind and p.flops is not None else f"not predicted: {p.cost_source}"
         return OpPrediction(*base, *per_step, None, None, None, "", why)
-    if not p.bytes and p.category != hlo.MATMUL:  # a TPU's op on VMEM operands alone
-        return OpPrediction(*base, *per_step, None, None, None, "", NO_TRAFFIC)
+    if not p.bytes and p.category != hlo.MATMUL and hlo.on_chip_bytes(module, instruction):
+        return OpPrediction(*base, *per_step, None, None, None, "", NO_TRAFFIC)  # VMEM alone
     bound = t_lower(p.flops, p.bytes, peak, bandwidth)
     fallback = ctx.fallback[p.flops / peak >= p.bytes / bandwidth]
     body = instruction.computation != module.entry  # an op of a loop's (or call's) body
