@@ -172,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     progress = runner.progress_printer(sys.stderr)
     records = runner.run_suite(suite, experiments=tuple(args.experiment or ()), progress=progress)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    saved = results.save_results(records, args.out)  # first: a later step's failure keeps them
     detected = runner.detect()
     spec = detected.spec
     print(
@@ -186,9 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     references = [torch_reference(n, copy_elements), cupy_reference(n, copy_elements)]
     found = [line for lines in references if lines for line in lines]
     print("\n".join(found) or "reference: neither torch (with CUDA) nor cupy is importable")
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     elapsed = time.perf_counter() - start
-    print(f"wrote {results.save_results(records, args.out)}; the check took {elapsed:.0f} s")
+    print(f"wrote {saved}; the check took {elapsed:.0f} s")
     return 0 if elapsed < TIME_LIMIT_S else 1
 
 

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from perfcore.measure.results import load_results
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,3 +66,22 @@ def test_tiny_prints_the_bandwidth_sweeps_overhead_per_pass_and_its_path(tmp_pat
     assert "overhead per pass" in done.stdout and "(scale, loop: slope of" in done.stdout
     assert "path: loop, one pass per lax.fori_loop iteration" in done.stdout
     assert "18 records, 0 overhead-bound (not levels)" in done.stdout  # 9 sizes x 2 kernels
+
+
+def test_the_results_file_is_written_before_the_reports_that_can_fail(tmp_path, monkeypatch):
+    """The TPU run of stop 35 lost its file to a crash in a report after the suite: the file
+    is now written as soon as the suite ends."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gpu_check", ROOT / "scripts" / "gpu_check.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+
+    def fails(records, spec_row):
+        raise RuntimeError("a report failed")
+
+    monkeypatch.setattr(script, "table", fails)
+    out = tmp_path / "check.json"
+    with pytest.raises(RuntimeError, match="a report failed"):
+        script.main(["--tiny", "--experiment", "fusion", "--out", str(out)])
+    assert {r.experiment for r in load_results(out)} == {"fusion"}
