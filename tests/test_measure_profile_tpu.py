@@ -121,18 +121,18 @@ def test_an_async_copy_or_slice_start_is_an_issue_with_no_core_work_and_its_done
 def test_a_tpus_dots_written_as_convolutions_are_priced_as_matmuls(read):
     """A TPU writes every dot as a convolution (dim_labels=bf_io->bf; a batched dot's batch as
     a spatial dimension under a dilated window): JAX's op_name says dot_general."""
-    from perfcore.measure.profile.predict import kinds
+    from perfcore.measure.profile.predict import kinds, matmuls
 
     module = hlo.parse_module(xla_private.module_text(read.modules[PROGRAM]))
     qkv = price.price(module, instruction(module, "fusion.24"), xla_private.cost)
     assert kinds.kernel_kind(module, qkv.instruction, qkv) == "matmul"
     (dot,) = kinds.dots(module, qkv.instruction)
-    assert kinds.conv_flops(module, dot) == 2 * 128 * 768 * 256  # x·W_qkv: 128×256 · 256×768
+    assert matmuls.conv_flops(module, dot) == 2 * 128 * 768 * 256  # x·W_qkv: 128×256 · 256×768
     scores = price.price(module, instruction(module, "fusion.10"), xla_private.cost)
     (batched,) = kinds.dots(module, scores.instruction)
     assert kinds.kernel_kind(module, scores.instruction, scores) == "batched matmul"
-    assert kinds.dot_instances(module, batched) == 4  # one per head
-    assert kinds.conv_flops(module, batched) == 4 * 2 * 128 * 128 * 64  # one tap, not 4
+    assert matmuls.dot_instances(module, batched) == 4  # one per head
+    assert matmuls.conv_flops(module, batched) == 4 * 2 * 128 * 128 * 64  # one tap, not 4
 
 
 def test_the_captured_step_predicted_offline_from_the_tpus_own_kernel_curves(read, joined):

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from perfcore.measure.profile import hlo
-from perfcore.measure.profile.predict import kinds
+from perfcore.measure.profile.predict import matmuls
 from perfcore.measure.profile.predict import program as predict
 from perfcore.measure.profile.predict.op import OpPrediction
 from perfcore.model.chip import kernels
@@ -58,11 +58,11 @@ def _ops(curves: kernels.Curves) -> dict[str, OpPrediction]:
 def test_convolutions_are_classified_by_their_window_against_their_output():
     module = hlo.parse_module(MODULE)
     convs = {i.name.lstrip("%"): i for c in module.computations.values() for i in c}
-    assert kinds.conv_kind(convs["conv"]) == "convolution"  # 3×3 window, 32×32 output
-    assert kinds.conv_kind(convs["conv.1"]) == "convolution filter"  # 32×32 window, 3×3 output
+    assert matmuls.conv_kind(convs["conv"]) == "convolution"  # 3×3 window, 32×32 output
+    assert matmuls.conv_kind(convs["conv.1"]) == "convolution filter"  # 32×32 window, 3×3 output
     # 2 · (8·32·32·64 outputs) · 9 taps · 64 input features, padding counted
-    assert kinds.conv_flops(module, convs["conv"]) == 2 * 8 * 32 * 32 * 64 * 9 * 64
-    assert kinds.conv_flops(module, convs["conv.1"]) == 2 * 64 * 3 * 3 * 64 * 32 * 32 * 8
+    assert matmuls.conv_flops(module, convs["conv"]) == 2 * 8 * 32 * 32 * 64 * 9 * 64
+    assert matmuls.conv_flops(module, convs["conv.1"]) == 2 * 64 * 3 * 3 * 64 * 32 * 32 * 8
 
 
 def test_the_kinds_of_convolutions_sorts_and_reduce_windows():

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.judge import join
 from perfcore.measure.profile.judge.records import DTYPES
-from perfcore.measure.profile.predict import kinds
+from perfcore.measure.profile.predict import kinds, matmuls
 from perfcore.model.chip import kernels
 from perfcore.model.chip.roofline import t_lower
 from perfcore.model.chip.specs import Device
@@ -110,7 +110,7 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
     if len(inner) > 1:
         seconds, eff = _fused_dots(module, inner, dtype, (peak, bandwidth), ctx, bound, body)
     else:
-        instances = kinds.dot_instances(module, inner[0] if inner else None)
+        instances = matmuls.dot_instances(module, inner[0] if inner else None)
         size = _size(kind, p.flops, p.bytes, instances)
         if kind in WINDOWED:  # a sort or reduce-window: sized by what its loops read
             bound, size = _windowed(module, instruction, kind, p.flops, (peak, bandwidth))
@@ -224,13 +224,12 @@ def _fused_dots(module, dots, dtype, roofs, ctx: Context, bound: float, body: bo
     parts = []
     for dot in dots:
         conv = dot.opcode == "convolution"
-        flops = kinds.conv_flops(module, dot) if conv else hlo.dot_flops(module, dot)
+        flops = matmuls.conv_flops(module, dot) if conv else hlo.dot_flops(module, dot)
         shapes = [hlo.operand_shape(module, o) for o in dot.operands]
         moved = sum(hlo.shape_bytes(x) for x in (*shapes, dot.shape) if x)
-        as_conv = conv and not kinds.is_dot_as_conv(dot)
-        kind = kinds.conv_kind(dot) if as_conv else kinds.dot_kind(module, dot)
+        kind = matmuls.matmul_kind(module, dot)
         fallback = ctx.fallback[flops / peak >= moved / bandwidth]
-        size = _size(kind, flops, moved, kinds.dot_instances(module, dot))
+        size = _size(kind, flops, moved, matmuls.dot_instances(module, dot))
         e = kernels.expected(
             t_lower(flops, moved, peak, bandwidth), kind, dtype, size, ctx.curves, fallback, body
         )

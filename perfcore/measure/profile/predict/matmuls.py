@@ -1,0 +1,131 @@
+"""Which matmul curve a dot takes and at what size: its rows and columns, operand layout and
+batch of matmuls, and a convolution's kind and FLOPs from its shapes.
+
+A TPU writes every dot as a convolution (`dim_labels=bf_io->bf`; a batched dot's batch as a
+spatial dimension under a dilated window): one whose metadata's op_name ends in
+`dot_general` is taken as the dot JAX asked for. kinds (an instruction's kernel kind) and op
+(its predicted time) read these.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from perfcore.measure.profile import hlo
+from perfcore.model.chip import kernels
+
+BATCH = re.compile(r"lhs_batch_dims=\{([\d,]*)\}")
+CONTRACTING = re.compile(r"(lhs|rhs)_contracting_dims=\{([\d,]*)\}")
+DIM_LABELS = re.compile(r"dim_labels=(\w+)_(\w+)->(\w+)")
+OP_NAME = re.compile(r'op_name="([^"]*)"')
+WINDOW = re.compile(r"window=\{size=([\dx]+)")
+
+
+def is_dot_as_conv(instruction: hlo.Instruction | None) -> bool:
+    """True for a convolution JAX asked for as a dot (its metadata's op_name ends in
+    `dot_general`): a TPU's compiler writes every dot as one (dim_labels=bf_io->bf, a batched
+    dot's batch as a spatial dimension under a dilated window), which runs as a matmul."""
+    if instruction is None or instruction.opcode != "convolution":
+        return False
+    found = OP_NAME.search(instruction.attrs)
+    return found is not None and found.group(1).endswith("dot_general")
+
+
+def _conv_out(conv: hlo.Instruction) -> tuple[int, int, int]:
+    """(rows, columns, matmuls) of a dot written as a convolution: its output's batch and
+    feature sizes, and the product of its spatial sizes (a batched dot's batch)."""
+    labels, dims = DIM_LABELS.search(conv.attrs), hlo.arrays(conv.shape)
+    if not labels or not dims:
+        return 1, 1, 1
+    size = dict(zip(labels.group(3), dims[0][1], strict=False))
+    spatial = math.prod(n for c, n in size.items() if c.isdigit())
+    return size.get("b", 1), size.get("f", 1), spatial
+
+
+def dot_instances(module: hlo.Module, dot: hlo.Instruction | None) -> int:
+    """How many matmuls a dot runs: the product of its batch dimensions (1 without)."""
+    if is_dot_as_conv(dot):
+        return _conv_out(dot)[2]
+    found = BATCH.search(dot.attrs) if dot else None
+    lhs = hlo.arrays(hlo.operand_shape(module, dot.operands[0])) if found and dot.operands else []
+    if not lhs:
+        return 1
+    dims = [int(d) for d in found.group(1).split(",") if d]
+    return math.prod(lhs[0][1][d] for d in dims if d < len(lhs[0][1]))
+
+
+def dot_kind(module: hlo.Module, dot: hlo.Instruction | None, shape: str = "") -> str:
+    """The kernel kind of a dot (kernels.matmul_kind, by its M×N, operand layout and batch of
+    matmuls; a dot written as a convolution by its output's rows and columns); of `shape`
+    where no dot is given; `matvec` for a result of rank below 2."""
+    if is_dot_as_conv(dot):
+        m, n, instances = _conv_out(dot)
+        return kernels.matmul_kind(m, n, instances=instances)
+    dims = hlo.arrays(dot.shape if dot else shape)[0][1]
+    if len(dims) < 2:
+        return "matvec"
+    return kernels.matmul_kind(*dims[-2:], *_layout(module, dot), dot_instances(module, dot))
+
+
+def window(instruction: hlo.Instruction) -> int:
+    """The product of a convolution's or reduce-window's window sizes (1 without a window)."""
+    found = WINDOW.search(instruction.attrs)
+    return math.prod(int(n) for n in found.group(1).split("x")) if found else 1
+
+
+def conv_kind(instruction: hlo.Instruction) -> str:
+    """`convolution filter` for a convolution whose window is at least its output's spatial
+    size (a weight gradient: the input convolved with the output's gradient, window = the
+    image), else `convolution` (a forward pass or an input gradient); a cuDNN call by its
+    target."""
+    if instruction.opcode == "custom-call":
+        filtering = "backwardfilter" in instruction.target.lower()
+        return "convolution filter" if filtering else "convolution"
+    labels = DIM_LABELS.search(instruction.attrs)
+    dims = hlo.arrays(instruction.shape)
+    if not labels or not dims:
+        return "convolution"
+    out = labels.group(3)
+    spatial = [n for c, n in zip(out, dims[0][1], strict=False) if c.isdigit()]
+    taps = window(instruction)
+    return "convolution filter" if taps > 1 and taps >= math.prod(spatial) else "convolution"
+
+
+def conv_flops(module: hlo.Module, conv: hlo.Instruction) -> float:
+    """2 FLOPs per output element per kernel tap per input feature of a convolution, from its
+    shapes (padding counted: XLA's cost model leaves padded taps out)."""
+    labels = DIM_LABELS.search(conv.attrs)
+    rhs = hlo.arrays(hlo.operand_shape(module, conv.operands[1])) if len(conv.operands) > 1 else []
+    out = hlo.arrays(conv.shape)
+    if not labels or not rhs or not out or "i" not in labels.group(2):
+        return 0.0
+    features = rhs[0][1][labels.group(2).index("i")]
+    taps = 1 if is_dot_as_conv(conv) else window(conv)  # a batched dot's window: one tap each
+    return 2.0 * math.prod(out[0][1]) * taps * features
+
+
+def _layout(module: hlo.Module, dot: hlo.Instruction | None) -> tuple[bool, bool]:
+    """(A contracted on a dim other than its last, B contracted on its last) of a dot: the
+    weight gradient's Aᵀ·B and the input gradient's A·Bᵀ."""
+    found = dict(CONTRACTING.findall(dot.attrs)) if dot else {}
+    if not found or len(dot.operands) < 2:
+        return False, False
+    ranks = [
+        len(a[0][1]) if (a := hlo.arrays(hlo.operand_shape(module, o))) else 0
+        for o in dot.operands[:2]
+    ]
+
+    def dims(side: str) -> set[int]:
+        return {int(d) for d in found.get(side, "").split(",") if d}
+
+    lhs, rhs = dims("lhs"), dims("rhs")
+    return bool(lhs - {ranks[0] - 1}), ranks[1] >= 2 and rhs == {ranks[1] - 1}
+
+
+def matmul_kind(module: hlo.Module, dot: hlo.Instruction | None, shape: str = "") -> str:
+    """The kernel kind of a dot or an HLO convolution: conv_kind for a convolution (but one
+    JAX asked for as a dot), else dot_kind (of `shape` where no dot is given)."""
+    if dot is not None and dot.opcode == "convolution" and not is_dot_as_conv(dot):
+        return conv_kind(dot)
+    return dot_kind(module, dot, shape)
