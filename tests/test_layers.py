@@ -8,9 +8,9 @@ JAX for measure. bench/ and the tests share code through tests.support, never
 through sys.path edits, and no module imports a test module or conftest.
 
 Inside model, measure, explain and figures, rooms by job: model runs -> plans -> llm ->
-chip; measure experiments -> results -> clock and profile -> results -> clock, profile itself
-split into predict -> (run, examples) -> judge -> (read, hlo); explain and figures plans -> llm
--> chip and measure -> chip. And no import circle anywhere, between
+chip; measure experiments -> (results, the capture reader) -> clock and profile -> results ->
+clock, profile itself split into predict -> (run, examples) -> judge -> (read, hlo); explain
+and figures plans -> llm -> chip and measure -> chip. And no import circle anywhere, between
 layers, rooms or two modules of one room.
 """
 
@@ -54,7 +54,7 @@ ROOMS = {
     "model.runs": {"model.plans", "model.llm", "model.chip"},
     "measure.clock": set(),
     "measure.results": {"measure.clock"},
-    "measure.experiments": {"measure.results", "measure.clock"},
+    "measure.experiments": {"measure.results", "measure.clock", "measure.profile.read"},
     "measure.profile.read": set(),
     "measure.profile.hlo": set(),
     "measure.profile.judge": {

@@ -21,12 +21,15 @@ from perfcore.measure.clock.schema import column
 ISOLATED = "isolated calls, min"
 LOOP = "back-to-back loop, mean"
 IN_PROGRAM = "in-program loop, difference"
-METHODS = (ISOLATED, LOOP, IN_PROGRAM)
+PROFILED = "device time, profiled"
+METHODS = (ISOLATED, LOOP, IN_PROGRAM, PROFILED)
 METHOD_DOC = (
     f"`{ISOLATED}` (one call per sample; compare implementations by the min), `{LOOP}` "
-    f"(N calls then one sync; throughput is the mean) or `{IN_PROGRAM}` (a kernel run k1 "
+    f"(N calls then one sync; throughput is the mean), `{IN_PROGRAM}` (a kernel run k1 "
     "and k2 times in one program's loop, each sample a k2-iteration call less the fastest "
-    "k1-iteration call, over k2 - k1: its cost as a loop body's op, with no launch)"
+    f"k1-iteration call, over k2 - k1: its cost as a loop body's op, with no launch) or "
+    f"`{PROFILED}` (one call per sample, its device time from a profiler trace: the sum of "
+    "its program's op events, with no launch)"
 )
 SYNCED_DOC = (
     "`true` when the clock stopped after the device finished; `false` for the naive timer, "
@@ -96,8 +99,9 @@ class Measurement:
 
     @property
     def statistic(self) -> float:
-        """The statistic the method names: min for isolated calls, mean for a loop; seconds."""
-        return self.min if self.method == ISOLATED else self.mean
+        """The statistic the method names: min for isolated or profiled calls, mean for a
+        loop; seconds."""
+        return self.min if self.method in (ISOLATED, PROFILED) else self.mean
 
     @property
     def noisy(self) -> bool:

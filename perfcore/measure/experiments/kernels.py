@@ -14,19 +14,24 @@ scan: windows of 16 along a row), over sizes, their bytes from the kernel model
 (kernels.sort_bytes, window_bytes); a product's sum over a shape with a unit dimension
 (kernel_windows.product_sums); sin, x ** 1.5 and rsqrt one by one; the collectives where
 several devices exist. Each point is isolated calls with FLOPs and bytes from cost_analysis
-(cross-checked with chip.ops), and `kernel` names its kind (perfcore.model.chip.kernels). A
+(cross-checked with chip.ops), and `kernel` names its kind (perfcore.model.chip.kernels); on
+an accelerator each point is a program of its own whose calls' samples are their device
+times, read from one profiler trace over the suite (kernel_traced: a call's wall there is
+its launch). A
 tiny program with 1 and with 16 arguments times the dispatch per launched program; on a CPU the
 first touch of fresh pages is timed too (experiments.pages). The sweep keeps to the suite's
 kernels_budget_s: each point gets its share of what is left, a sweep's ends are measured
 before its middles (kernel_rounds.spread), and a call longer than kernels_call_s drops the
 larger points. A matmul point takes MATMUL_REPEATS times the suite's repeats
-within its share, and a second pass over the matmuls while the budget lasts (kernel_rounds):
-their fastest call (what the curves use) moves most from run to run on a shared machine.
+within its share, and on a CPU a second pass over the matmuls while the budget lasts
+(kernel_rounds): their fastest call (what the curves use) moves most from run to run on a
+shared machine.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
 import time
@@ -35,6 +40,7 @@ from perfcore.measure.experiments import (
     collectives,
     kernel_loops,
     kernel_rounds,
+    kernel_traced,
     kernel_windows,
     pages,
     roofline,
@@ -46,6 +52,7 @@ from perfcore.measure.experiments.env import (
     free_memory_bytes,
     random_inputs,
 )
+from perfcore.measure.experiments.kernel_traced import Trace
 from perfcore.measure.experiments.kernel_windows import MODEL_BYTES, Planned
 from perfcore.measure.experiments.suites import Suite, require_fits
 from perfcore.measure.results import Record
@@ -219,11 +226,13 @@ def _measure_in_loop(env: Env, p: Planned, budget_s: float) -> Record:
     )
 
 
-def _measure(env: Env, p: Planned, budget_s: float) -> Record:
-    """One point timed within budget_s, with its costs and kind: as isolated calls on a CPU,
-    in a program's loop on an accelerator (kernel_loops: a call there times its launch)."""
+def _measure(env: Env, p: Planned, budget_s: float, trace: Trace | None = None) -> Record:
+    """One point timed within budget_s, with its costs and kind: as isolated calls, their
+    samples the calls' device times once the trace that runs over them ends where one is
+    given (an accelerator's: kernel_traced; a call's wall there times its launch)."""
     require_fits(3 * p.model.bytes, free_memory_bytes(), p.label)
     fn, inputs = _function(env.jax, env.jnp, p.fn), random_inputs(env, p.shapes, p.dtype)
+    fn = trace.named(fn, p.label) if trace is not None else fn
     case = compile_case(env, fn, inputs, p.model, matmul=p.fn not in COPIES)
     case = dataclasses.replace(
         case, precision=case.precision or roofline.EXTRA_PRECISION.get(p.dtype, "")
@@ -231,10 +240,7 @@ def _measure(env: Env, p: Planned, budget_s: float) -> Record:
     if p.kind in MODEL_BYTES:  # the bytes its loops read, as the prediction sizes it
         case = dataclasses.replace(case, bytes=p.model.bytes)
     repeats = env.suite.repeats * (MATMUL_REPEATS if p.fn.startswith("matmul") else 1)
-    if env.detected.backend == "cpu":
-        m = env.measure(case.run, repeats=repeats, budget_s=max(budget_s, 1e-3))  # >= 3 calls
-    else:
-        m = kernel_loops.per_iteration(env, fn, inputs, max(budget_s, 1e-3), p.model, p.dtype)
+    m = env.measure(case.run, repeats=repeats, budget_s=max(budget_s, 1e-3))  # >= 3 calls
     unit = kernels.SIZE_UNIT[p.kind]
     size = case.flops / kernel_windows.instances(p) if unit == "flops" else case.bytes
     fields = {"size": size, "size_kind": unit, "kernel": p.kind, "shapes": p.shapes}
@@ -272,17 +278,28 @@ def dispatch(env: Env) -> list[Record]:
     return records
 
 
+def _is_matmul(p: Planned) -> bool:
+    """True for a matmul point (a second pass over them on a CPU: kernel_rounds.again)."""
+    return p.fn.startswith("matmul")
+
+
 def run(env: Env) -> list[Record]:
     """Dispatch, every dtype's sweeps within the budget, and the collectives over devices."""
     deadline = time.perf_counter() + env.suite.kernels_budget_s
     dropped = {d: why for d in env.suite.kernel_dtypes if (why := roofline.unsupported(env, d))}
     sweeps = [s for d in env.suite.kernel_dtypes if d not in dropped for s in plan(env.suite, d)]
     refused: list[str] = []
-    first = kernel_rounds.sweep(env, sweeps, deadline, _measure, refused)
-    looped = in_loop(sweeps) if env.detected.backend == "cpu" else []  # elsewhere all are
-    bodies = kernel_rounds.sweep(env, looped, deadline, _measure_in_loop, refused)
-    again = kernel_rounds.again(env, first, deadline, _measure, lambda p: p.fn.startswith("matmul"))
-    records = [*dispatch(env), *again, *(r for _, r in bodies)]
+    if env.detected.backend == "cpu":
+        first = kernel_rounds.sweep(env, sweeps, deadline, _measure, refused)
+        bodies = kernel_rounds.sweep(env, in_loop(sweeps), deadline, _measure_in_loop, refused)
+        again = kernel_rounds.again(env, first, deadline, _measure, _is_matmul)
+        records = [*again, *(r for _, r in bodies)]
+    else:  # every point a program of its own, timed by the device's clock (kernel_traced)
+        with kernel_traced.Trace(env.jax) as trace:
+            measure = functools.partial(_measure, trace=trace)
+            first = kernel_rounds.sweep(env, sweeps, deadline, measure, refused)
+        records = trace.profiled([r for _, r in first])
+    records = [*dispatch(env), *records]
     if env.detected.backend == "cpu":  # a step's fresh buffers fault on the host (pages)
         records.append(pages.record(env, EXPERIMENT, threads=host_threads(env)))
     if len(env.jax.devices()) > 1:

@@ -48,16 +48,17 @@ def in_loop(record: Record) -> bool:
 
 def loop_body(record: Record) -> bool:
     """True for a kernel timed as a loop body's op on a CPU, which prices loop bodies alone
-    (an op there runs at a program's top level otherwise); on an accelerator every kernel is
-    timed in a loop (kernel_loops), which is how an op runs anywhere in a program there."""
+    (an op there runs at a program's top level otherwise). An accelerator's kernels are
+    profiled as programs of their own (kernel_traced); a results file of an earlier version
+    timed them in a loop, and prices every op of a program by them, as it was made to."""
     return in_loop(record) and record.backend == "cpu"
 
 
 def kernel_seconds(record: Record, dispatch: tuple[float, float]) -> float | None:
     """The record's fastest call less the dispatch of its arguments; None when mostly dispatch.
-    A loop body's kernel (in_loop) paid no launch: its fastest iteration as it is (None when
-    0: too fast to tell from the loop)."""
-    if in_loop(record):
+    A loop body's kernel (in_loop) and a profiled one (its device time) paid no launch: its
+    fastest iteration or call as it is (None when 0: too fast to tell)."""
+    if in_loop(record) or record.measurement.method == harness.PROFILED:
         return record.measurement.min or None
     launch = dispatch[0] + dispatch[1] * max(len(record.shapes) - 1, 0)
     fastest = record.measurement.min

@@ -1,0 +1,69 @@
+"""measure.experiments.kernel_traced: kernels timed by the profiler, on CPU JAX standing in for
+an accelerator (jax tier). No timing thresholds: each call's device time lies inside the
+call's own wall, and the suite's accelerator branch gives every kernel point those times."""
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+from perfcore.measure.clock import harness
+from perfcore.measure.experiments import kernel_traced
+from perfcore.measure.experiments import kernels as kernel_suite
+from perfcore.measure.experiments.env import Env, detect
+from perfcore.measure.experiments.suites import SUITES
+from perfcore.measure.results import curves
+
+SUITE = dataclasses.replace(SUITES["quick"], kernel_dtypes=("float32",), repeats=5)
+
+
+def env_on(backend: str) -> Env:
+    """JAX on its default device (the CPU here), said to be `backend`."""
+    return Env(jax, jnp, dataclasses.replace(detect(), backend=backend), SUITE, lambda _: None)
+
+
+def points(names: tuple[str, ...]) -> list[list]:
+    """The float32 sweeps of SUITE whose function is one of names, each cut to its smallest."""
+    return [s[:1] for s in kernel_suite.plan(SUITE, "float32") if s and s[0].fn in names]
+
+
+def test_each_call_under_the_trace_becomes_its_device_time_inside_its_wall():
+    env = env_on("cpu")
+    with kernel_traced.Trace(jax) as trace:
+        walled = [kernel_suite._measure(env, p, 0.2, trace) for (p,) in points(("matmul", "copy"))]
+    profiled = trace.profiled(walled)
+    assert [r.label for r in profiled] == [r.label for r in walled]
+    for wall, device in zip(walled, profiled, strict=True):
+        assert wall.measurement.method == harness.ISOLATED
+        assert device.measurement.method == harness.PROFILED
+        assert device.measurement.warmup == wall.measurement.warmup
+        # one sample per timed call, the warm-up calls left out: each inside its call's wall
+        inside, outside = device.measurement.samples, wall.measurement.samples
+        assert len(inside) == len(outside)
+        assert all(0 < i <= o for i, o in zip(inside, outside, strict=True))
+    assert len(set(trace.programs.values())) == len(walled)  # a program of its own each
+
+
+def test_a_point_the_trace_does_not_hold_keeps_its_wall_and_says_so():
+    env = env_on("cpu")
+    (point,) = points(("copy",))[0]
+    record = kernel_suite._measure(env, point, 0.1)
+    kept = kernel_traced.profiled(record, None)
+    assert kept.measurement == record.measurement
+    assert kept.notes[-1] == kernel_traced.UNTRACED
+
+
+def test_on_an_accelerator_the_suite_profiles_every_kernel_point(monkeypatch):
+    chosen = points(("matmul", "elementwise"))
+    monkeypatch.setattr(kernel_suite, "plan", lambda suite, dtype: chosen)
+    records = kernel_suite.run(env_on("gpu"))
+    methods = {r.kernel: r.measurement.method for r in records}
+    assert {"dispatch", "matmul", "elementwise"} <= set(methods)
+    assert methods.pop("dispatch") == harness.ISOLATED  # a launch is the host's wall
+    assert set(methods.values()) == {harness.PROFILED}
+    # a profiled point paid no launch: its fastest call is its kernel time as it is
+    timed = [r for r in records if r.kernel != "dispatch"]
+    fit = curves.dispatch_fit(tuple(records))
+    for r in timed:
+        assert curves.kernel_seconds(r, fit) == pytest.approx(r.measurement.min)
