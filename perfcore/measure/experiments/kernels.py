@@ -229,7 +229,11 @@ def _measure_in_loop(env: Env, p: Planned, budget_s: float) -> Record:
 def _measure(env: Env, p: Planned, budget_s: float, trace: Trace | None = None) -> Record:
     """One point timed within budget_s, with its costs and kind: as isolated calls, their
     samples the calls' device times once the trace that runs over them ends where one is
-    given (an accelerator's: kernel_traced; a call's wall there times its launch)."""
+    given (an accelerator's: kernel_traced; a call's wall there times its launch). Its bytes
+    are the model's where its loops read other than its operands (MODEL_BYTES) and on an
+    accelerator, whose compiler counts bytes its own way (XLA:TPU's cost analysis: 2.9× a
+    4096×1024·1024×1024 matmul's operands and result, 5× a row sum's), where a prediction
+    prices a program's ops by XLA:CPU's count, the operands and results the model counts."""
     require_fits(3 * p.model.bytes, free_memory_bytes(), p.label)
     fn, inputs = _function(env.jax, env.jnp, p.fn), random_inputs(env, p.shapes, p.dtype)
     fn = trace.named(fn, p.label) if trace is not None else fn
@@ -237,7 +241,7 @@ def _measure(env: Env, p: Planned, budget_s: float, trace: Trace | None = None) 
     case = dataclasses.replace(
         case, precision=case.precision or roofline.EXTRA_PRECISION.get(p.dtype, "")
     )
-    if p.kind in MODEL_BYTES:  # the bytes its loops read, as the prediction sizes it
+    if p.kind in MODEL_BYTES or trace is not None:  # the bytes as the prediction counts them
         case = dataclasses.replace(case, bytes=p.model.bytes)
     repeats = env.suite.repeats * (MATMUL_REPEATS if p.fn.startswith("matmul") else 1)
     m = env.measure(case.run, repeats=repeats, budget_s=max(budget_s, 1e-3))  # >= 3 calls
