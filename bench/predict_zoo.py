@@ -3,7 +3,8 @@
 bench/predict.py holds its three programs against their profiles op by op; this holds a wider
 set of ordinary JAX programs (convolutions, attention, scans, gathers, sorts, reductions,
 norms, bfloat16 math, random numbers drawn inside the step, a small CNN's and an MLP's
-training steps) against their step's wall alone: the predicted step (perfcore.predict, from
+training steps; and bench/predict_heldout.py's six, of bench/predict.py's three kinds at
+other sizes and styles) against their step's wall alone: the predicted step (perfcore.predict, from
 curves measured in this process or read from --curves) against the fastest of 30 isolated,
 synchronized untraced calls in each of --rounds rounds over the programs
 (bench.predict.walls), with the median beside it and each round's fastest. Target: within
@@ -21,6 +22,7 @@ import jax
 import jax.numpy as jnp
 
 from bench.predict import walls
+from bench.predict_heldout import HELD_OUT
 from perfcore.measure.experiments import runner
 from perfcore.measure.profile.predict import program as predict
 from perfcore.measure.results import curves, load_results, save_results
@@ -236,6 +238,7 @@ PROGRAMS = {
         transpose_matmul,
         dropout,
         embed_xent,
+        *HELD_OUT,
     )
 }
 
