@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import pytest
 
 from perfcore.measure.clock import harness
-from perfcore.measure.experiments import kernel_traced
+from perfcore.measure.experiments import kernel_plan, kernel_traced
 from perfcore.measure.experiments import kernels as kernel_suite
 from perfcore.measure.experiments.env import Env, detect
 from perfcore.measure.experiments.suites import SUITES
@@ -25,7 +25,7 @@ def env_on(backend: str) -> Env:
 
 def points(names: tuple[str, ...]) -> list[list]:
     """The float32 sweeps of SUITE whose function is one of names, each cut to its smallest."""
-    return [s[:1] for s in kernel_suite.plan(SUITE, "float32") if s and s[0].fn in names]
+    return [s[:1] for s in kernel_plan.plan(SUITE, "float32") if s and s[0].fn in names]
 
 
 def test_each_call_under_the_trace_becomes_its_device_time_inside_its_wall():

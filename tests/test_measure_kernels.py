@@ -13,7 +13,7 @@ import pytest
 
 from perfcore.measure import results
 from perfcore.measure.clock import harness
-from perfcore.measure.experiments import kernel_loops, runner
+from perfcore.measure.experiments import kernel_loops, kernel_plan, runner
 from perfcore.measure.experiments import kernels as kernel_suite
 from perfcore.measure.experiments.env import random_inputs
 from perfcore.measure.experiments.suites import SUITES
@@ -140,13 +140,13 @@ def test_every_stream_kind_and_the_small_square_matmuls_are_timed_as_loop_bodys_
     """Each stream sweep and the square matmuls up to LOOP_MATMUL_MAX again inside one
     program's loop: per-iteration seconds, no launch; a matmul's sized by its FLOPs."""
     bodies = [r for r in measured if r.measurement.method == harness.IN_PROGRAM]
-    assert {r.kernel for r in bodies} == {*kernel_suite.STREAMS, "matmul"}
+    assert {r.kernel for r in bodies} == {*kernel_plan.STREAMS, "matmul"}
     assert all(r.label.endswith(kernel_suite.IN_LOOP) and r.bytes for r in bodies)
     squares = [r for r in bodies if r.kernel == "matmul"]
     assert all(r.size == r.flops and r.size_kind == "flops" for r in squares)
-    assert all(r.shapes[0][0] <= kernel_suite.LOOP_MATMUL_MAX for r in squares)
+    assert all(r.shapes[0][0] <= kernel_plan.LOOP_MATMUL_MAX for r in squares)
     c = curves.curves(measured)
-    assert {p.kind for p in c.points if p.loop} <= {*kernel_suite.STREAMS, "matmul"}
+    assert {p.kind for p in c.points if p.loop} <= {*kernel_plan.STREAMS, "matmul"}
 
 
 def test_a_looped_kernel_stays_in_the_loop_body():

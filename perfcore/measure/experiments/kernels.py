@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import math
 import os
 import time
 
@@ -52,27 +51,19 @@ from perfcore.measure.experiments.env import (
     free_memory_bytes,
     random_inputs,
 )
+from perfcore.measure.experiments.kernel_plan import in_loop, plan
 from perfcore.measure.experiments.kernel_traced import Trace
 from perfcore.measure.experiments.kernel_windows import MODEL_BYTES, Planned
 from perfcore.measure.experiments.suites import Suite, require_fits
 from perfcore.measure.results import Record
-from perfcore.model.chip import kernels, ops
+from perfcore.model.chip import kernels
 
 EXPERIMENT = "kernels"
-HEADS = 4
 DISPATCH_ARGS = (1, 16)
-ROW = 256  # row length of the reduction and the copy
-CACHE = (8, 8, 64)  # batch, heads, head dim of the rank-4 transpose; seq = elements / their product
 PERMUTE = (0, 2, 3, 1)  # (batch, seq, heads, head dim) -> (batch, heads, head dim, seq)
-ITEMSIZE = {"float64": 8, "float32": 4, "bfloat16": 2, "float16": 2, "float8_e4m3fn": 1}
-MATMUL_ONLY = ("float8_e4m3fn",)  # dtypes whose other kernels no layer runs
 MATMUL_REPEATS = 3  # a matmul point takes this many times the suite's repeats (within its share)
 COPIES = ("copy", "plain copy", "transpose")  # kinds with no FLOPs: their bytes from the model
-STREAMS = ("elementwise", "transcendental", "reduction", "copy", "transpose")
-# Each stream point is timed again as a loop body's op (kernel_loops).
 IN_LOOP = "in a loop"  # the label suffix of a loop body's point
-LOOP_MATMUL_MAX = 256  # square matmuls up to this side are timed as loop bodies' ops too
-SKINNY_OFF = kernels.SKINNY + 1  # a side matmul_kind never calls skinny: the kind by layout
 
 
 def _attention(jax, q, k, v):
@@ -98,111 +89,6 @@ def _function(jax, jnp, name: str):
         "plain copy": lambda x: x,  # XLA copies a parameter it returns, layout kept
         "transpose": lambda x: x.transpose(PERMUTE),
     }[name]
-
-
-def _matmuls(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
-    """Square, skinny (M rows), tall (M = 4N), transposed and rhs-transposed matmul sweeps."""
-
-    def point(m: int, n: int, k: int, transposed: bool = False, rhs: bool = False) -> Planned:
-        kind = kernels.matmul_kind(m, n, transposed, rhs)
-        fn = kernels.matmul_kind(SKINNY_OFF, SKINNY_OFF, transposed, rhs)  # by layout alone
-        a = (k, m) if transposed else (m, k)
-        shapes = (a, (n, k) if rhs else (k, n))
-        return Planned(kind, f"{fn} {dtype} {m}x{k}x{n}", dtype, shapes, fn, ops.matmul(m, n, k, b))
-
-    sides = suite.kernel_sides
-    square = [point(n, n, n) for n in sides]
-    skinny = [[point(m, n, n) for n in sides if n >= 256] for m in suite.kernel_rows]
-    tall = [point(4 * n, n, n) for n in sides if n >= 128]
-    grads = [point(n, n, n // 4, transposed=True) for n in sides if n >= 128]  # Xᵀ·dY
-    inputs = [point(n, n, n, rhs=True) for n in sides if n >= 64]  # dY·Wᵀ
-    return [square, *skinny, tall, grads, inputs]
-
-
-def _attentions(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
-    """Causal attention forward and backward sweeps over sequence length, per head dim."""
-    out = []
-    for name in ("attention", "attention backward"):
-        for d in suite.kernel_head_dims:
-            sweep = []
-            for s in suite.kernel_seqs:
-                fwd = ops.attention(s, d, b)
-                times = 1 if name == "attention" else 3  # the gradient reruns the forward
-                model = ops.Cost(HEADS * times * fwd.flops, HEADS * fwd.bytes * (1 + times) / 2)
-                label = f"{name} {dtype} seq {s} head dim {d}"
-                sweep.append(Planned(name, label, dtype, ((1, s, HEADS, d),) * 3, name, model))
-            out.append(sweep)
-    return out
-
-
-def _streams(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
-    """Elementwise, transcendental, reduction and copy sweeps over element counts."""
-    sizes = [n for n in suite.kernel_elements if n >= ROW]
-    models = {
-        "elementwise": lambda n: ops.elementwise(n, 2, 1, 4, b),
-        "transcendental": lambda n: ops.elementwise(n, 1, 1, 2, b),  # exp, tanh: not FLOPs
-        "reduction": lambda n: ops.Cost(n, (n + n // ROW) * b),
-        "copy": lambda n: ops.Cost(0, 2 * n * b),
-        "plain copy": lambda n: ops.Cost(0, 2 * n * b),
-    }
-    inputs = {"elementwise": 2, "transcendental": 1, "reduction": 1, "copy": 1, "plain copy": 1}
-    sweeps = [
-        [
-            Planned(
-                kind,
-                f"{kind} {dtype} {n} elements",
-                dtype,
-                ((n // ROW, ROW),) * inputs[kind],
-                kind,
-                model(n),
-            )
-            for n in sizes
-        ]
-        for kind, model in models.items()
-    ]
-    return sweeps
-
-
-def _transposes(suite: Suite, dtype: str, b: int) -> list[Planned]:
-    """The rank-4 permuted copy (a KV cache's layout change) over element counts."""
-    rows = math.prod(CACHE)
-    shapes = [(CACHE[0], n // rows, *CACHE[1:]) for n in suite.kernel_elements if n >= rows]
-    return [
-        Planned(
-            "transpose",
-            f"transpose {dtype} {'x'.join(map(str, s))} (0,2,3,1)",
-            dtype,
-            (s,),
-            "transpose",
-            ops.Cost(0, 2 * math.prod(s) * b),
-        )
-        for s in shapes
-    ]
-
-
-def plan(suite: Suite, dtype: str) -> list[list[Planned]]:
-    """Every sweep of dtype, each smallest first."""
-    b = ITEMSIZE.get(dtype, 4)
-    sweeps = _matmuls(suite, dtype, b)
-    if dtype in MATMUL_ONLY:
-        return sweeps
-    others = kernel_windows.others(suite, dtype, b, ROW)
-    streams = [*_streams(suite, dtype, b), _transposes(suite, dtype, b), *others]
-    convolutions = kernel_windows.convolutions(suite, dtype, b)
-    return [*sweeps, *convolutions, *_attentions(suite, dtype, b), *streams]
-
-
-def in_loop(sweeps: list[list[Planned]]) -> list[list[Planned]]:
-    """The stream sweeps among sweeps and the square matmuls up to LOOP_MATMUL_MAX (a scan's
-    step's), timed again as loop bodies' ops."""
-    streams = [s for s in sweeps if s and s[0].kind in STREAMS]
-    squares = [
-        p
-        for s in sweeps
-        for p in s
-        if p.fn == "matmul" and p.kind == "matmul" and len(set(p.shapes[0] + p.shapes[1])) == 1
-    ]
-    return [*streams, [p for p in squares if p.shapes[0][0] <= LOOP_MATMUL_MAX]]
 
 
 def count(suite: Suite) -> int:
