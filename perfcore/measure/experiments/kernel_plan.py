@@ -19,6 +19,9 @@ from perfcore.model.chip import kernels, ops
 HEADS = 4
 ROW = 256  # row length of the reduction and the copy
 CACHE = (8, 8, 64)  # batch, heads, head dim of the rank-4 transpose; seq = elements / their product
+# (batch, seq, heads, head dim) -> (batch, heads, head dim, seq): a KV cache's layout change;
+# -> (batch, heads, seq, head dim): attention's head split, rows of head dim moved whole
+TRANSPOSES = {"transpose": (0, 2, 3, 1), "row transpose": (0, 2, 1, 3)}
 ITEMSIZE = {"float64": 8, "float32": 4, "bfloat16": 2, "float16": 2, "float8_e4m3fn": 1}
 MATMUL_ONLY = ("float8_e4m3fn",)  # dtypes whose other kernels no layer runs
 STREAMS = ("elementwise", "transcendental", "reduction", "copy", "transpose")
@@ -90,20 +93,25 @@ def _streams(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
     return sweeps
 
 
-def _transposes(suite: Suite, dtype: str, b: int) -> list[Planned]:
-    """The rank-4 permuted copy (a KV cache's layout change) over element counts."""
+def _transposes(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
+    """Rank-4 permuted copies over element counts: a KV cache's layout change (0,2,3,1), its
+    head dim moved off the minor end, and attention's head split (0,2,1,3), rows of head dim
+    moved whole (TRANSPOSES)."""
     rows = math.prod(CACHE)
     shapes = [(CACHE[0], n // rows, *CACHE[1:]) for n in suite.kernel_elements if n >= rows]
     return [
-        Planned(
-            "transpose",
-            f"transpose {dtype} {'x'.join(map(str, s))} (0,2,3,1)",
-            dtype,
-            (s,),
-            "transpose",
-            ops.Cost(0, 2 * math.prod(s) * b),
-        )
-        for s in shapes
+        [
+            Planned(
+                kind,
+                f"{kind} {dtype} {'x'.join(map(str, s))} ({','.join(map(str, order))})",
+                dtype,
+                (s,),
+                kind,
+                ops.Cost(0, 2 * math.prod(s) * b),
+            )
+            for s in shapes
+        ]
+        for kind, order in TRANSPOSES.items()
     ]
 
 
@@ -114,7 +122,7 @@ def plan(suite: Suite, dtype: str) -> list[list[Planned]]:
     if dtype in MATMUL_ONLY:
         return sweeps
     others = kernel_windows.others(suite, dtype, b, ROW)
-    streams = [*_streams(suite, dtype, b), _transposes(suite, dtype, b), *others]
+    streams = [*_streams(suite, dtype, b), *_transposes(suite, dtype, b), *others]
     convolutions = kernel_windows.convolutions(suite, dtype, b)
     return [*sweeps, *convolutions, *_attentions(suite, dtype, b), *streams]
 

@@ -5,8 +5,9 @@ Per dtype the backend runs: matmuls square, skinny (decode's M = 1..16), tall (p
 rhs-transposed (an input gradient's dY·Wᵀ, square) and batched (16 of attention's per-head
 scores in one dot); fused causal attention (jax.nn.dot_product_attention) forward and backward
 over sequence length and head dim; an elementwise chain, a transcendental chain, a row
-reduction, a 2-D transpose copy, a plain copy (its layout kept) and a rank-4 permuted copy (a
-KV cache's (batch, seq, heads, head dim) -> (batch, heads, head dim, seq)) over sizes; 3×3
+reduction, a 2-D transpose copy, a plain copy (its layout kept) and two rank-4 permuted
+copies (a KV cache's (batch, seq, heads, head dim) -> (batch, heads, head dim, seq), and
+attention's head split -> (batch, heads, seq, head dim), rows moved whole) over sizes; 3×3
 convolutions (jax.lax.conv_general_dilated, NHWC) over channels, as a forward pass runs them
 and as a weight gradient does (the input convolved with the output's gradient: a window as
 large as the image); a sort of a vector, and the reduce-window of a cumulative sum (XLA:CPU's
@@ -51,7 +52,7 @@ from perfcore.measure.experiments.env import (
     free_memory_bytes,
     random_inputs,
 )
-from perfcore.measure.experiments.kernel_plan import in_loop, plan
+from perfcore.measure.experiments.kernel_plan import TRANSPOSES, in_loop, plan
 from perfcore.measure.experiments.kernel_traced import Trace
 from perfcore.measure.experiments.kernel_windows import MODEL_BYTES, Planned
 from perfcore.measure.experiments.suites import Suite, require_fits
@@ -60,9 +61,8 @@ from perfcore.model.chip import kernels
 
 EXPERIMENT = "kernels"
 DISPATCH_ARGS = (1, 16)
-PERMUTE = (0, 2, 3, 1)  # (batch, seq, heads, head dim) -> (batch, heads, head dim, seq)
 MATMUL_REPEATS = 3  # a matmul point takes this many times the suite's repeats (within its share)
-COPIES = ("copy", "plain copy", "transpose")  # kinds with no FLOPs: their bytes from the model
+COPIES = ("copy", "plain copy", *TRANSPOSES)  # kinds with no FLOPs: their bytes from the model
 IN_LOOP = "in a loop"  # the label suffix of a loop body's point
 
 
@@ -87,7 +87,8 @@ def _function(jax, jnp, name: str):
         **kernel_windows.functions_of(jax, jnp),
         "copy": lambda x: x.T,
         "plain copy": lambda x: x,  # XLA copies a parameter it returns, layout kept
-        "transpose": lambda x: x.transpose(PERMUTE),
+        "transpose": lambda x: x.transpose(TRANSPOSES["transpose"]),
+        "row transpose": lambda x: x.transpose(TRANSPOSES["row transpose"]),
     }[name]
 
 

@@ -6,7 +6,8 @@ between the two measured points around it; outside the measured range it is the 
 measured point's, said as such. A matmul is priced from the curve of its operand layout (a
 weight gradient's Aᵀ·B and an input gradient's A·Bᵀ run other library paths than A·B), a dot's
 batch of matmuls (attention's per head) from the batched curve at one of them, and a permuting
-copy from the transpose curve, a copy that keeps its layout from the plain copy's, a gather
+copy from the transpose curve (one that moves whole rows, its minor dimension kept, from the
+row transpose's), a copy that keeps its layout from the plain copy's, a gather
 from the gather's; where the device's curves lack that layout's (an older results file), from
 its base kind's curve (BASE_KIND), said as such. A convolution is priced from the convolution
 curves (forward-shaped, or a weight gradient's whose window spans its input), a sort from the
@@ -42,6 +43,7 @@ SIZE_UNIT = {
     "copy": "bytes",  # a 2-D transpose's: a copy into another layout, or a slice, pad, concat
     "plain copy": "bytes",  # a copy keeping its layout: a buffer duplicated (a memcpy)
     "transpose": "bytes",  # a copy into a permuted layout, rank 3 or more (a KV cache's)
+    "row transpose": "bytes",  # a permuted copy moving whole rows: its minor dimension kept
     "collective": "bytes",
     "convolution": "flops",  # a window smaller than its output: a forward or input gradient
     "convolution filter": "flops",  # a window spanning its input: a weight gradient
@@ -62,6 +64,7 @@ BASE_KIND = {
     "matmul rhs transposed": "matmul",
     "batched matmul": "matmul",
     "transpose": "copy",
+    "row transpose": "transpose",
     "plain copy": "copy",
     "convolution": "matmul",
     "convolution filter": "convolution",

@@ -5,7 +5,9 @@ batched matmul; else its kind follows its operand layout (A·B, a weight gradien
 input gradient's A·Bᵀ: perfcore.model.chip.kernels.matmul_kind). A convolution JAX asked
 for as a dot (a TPU writes every dot so) is a matmul by its output's rows and columns. An op
 that writes three or more dimensions longer than 1 in another order (a transpose, a
-layout-changing copy, a fusion holding either) is a `transpose`; an elementwise fusion with
+layout-changing copy, a fusion holding either) is a `transpose`, a `row transpose` where each
+reorder keeps its minor-most dimension (whole rows moved: attention's head split, (batch,
+seq, heads, dim) -> (batch, heads, seq, dim)); an elementwise fusion with
 transcendentals (XLA's count less its square roots: evaluations; a sine, power or rsqrt on
 its own function's curve) a `transcendental` chain; a fused attention custom call
 `attention` (forward or backward). A convolution (an HLO `convolution`, a cuDNN call) is a
@@ -103,14 +105,40 @@ def _reorders(module: hlo.Module, instruction: hlo.Instruction) -> bool:
     return len(long) >= 3 and kept[0] != kept[1]
 
 
-def _permutes(module: hlo.Module, instruction: hlo.Instruction) -> bool:
-    """True for an op that writes 3 or more dimensions in another order: a transpose, a copy
-    into another layout, or a fusion holding either."""
+def _reorderings(module: hlo.Module, instruction: hlo.Instruction) -> list[hlo.Instruction]:
+    """The transposes and copies an op is or holds that write 3 or more dimensions in another
+    order (a transpose, a copy into another layout, or a fusion holding either)."""
     if instruction.opcode in PERMUTES:
-        return _reorders(module, instruction)
-    if instruction.opcode != "fusion":
+        held = [instruction]
+    elif instruction.opcode == "fusion":
+        held = [i for i in hlo.held(module, instruction) if i.opcode in PERMUTES]
+    else:
+        held = []
+    return [i for i in held if _reorders(module, i)]
+
+
+def _minor(shape: str) -> int | None:
+    """The logical index of an array shape's minor-most dimension longer than 1 (its layout's
+    first such), None where it has none or no layout."""
+    dims, layout = hlo.arrays(shape), LAYOUT.search(shape)
+    if not dims or not layout:
+        return None
+    order = [int(d) for d in layout.group(1).split(",") if d]
+    return next((d for d in order if d < len(dims[0][1]) and dims[0][1][d] > 1), None)
+
+
+def _keeps_rows(module: hlo.Module, instruction: hlo.Instruction) -> bool:
+    """True for a transpose or copy whose result's minor-most dimension is its operand's
+    (rows moved whole, each a contiguous read and write)."""
+    source = hlo.operand_shape(module, instruction.operands[0]) if instruction.operands else ""
+    out, before = _minor(instruction.shape), _minor(source)
+    if out is None or before is None:
         return False
-    return any(i.opcode in PERMUTES and _reorders(module, i) for i in hlo.held(module, instruction))
+    if instruction.opcode == "transpose":
+        found = TRANSPOSE_DIMS.search(instruction.attrs)
+        order = [int(d) for d in found.group(1).split(",") if d] if found else []
+        return out < len(order) and order[out] == before
+    return out == before
 
 
 def product_sum(module: hlo.Module, instruction: hlo.Instruction) -> bool:
@@ -186,8 +214,11 @@ def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced) -> str
         return "reduce-window"
     if "gather" in inside:
         return "gather"
-    if priced.category in (hlo.DATA, hlo.ELEMENTWISE) and _permutes(module, instruction):
-        return "transpose"
+    if priced.category in (hlo.DATA, hlo.ELEMENTWISE) and (
+        reorders := _reorderings(module, instruction)
+    ):
+        rows = all(_keeps_rows(module, i) for i in reorders)
+        return "row transpose" if rows else "transpose"
     if priced.category == hlo.ELEMENTWISE and set(evaluations(module, instruction, priced)) - {
         "rounding"
     }:
