@@ -1,5 +1,5 @@
-"""measure.experiments.kernel_rounds: a second pass's samples join the first's, a sweep the
-backend refuses is dropped and named (no JAX)."""
+"""measure.experiments.kernel_rounds: a second pass's samples join the first's (on a CPU every
+point's, the matmuls first), a sweep the backend refuses is dropped and named (no JAX)."""
 
 import time
 from types import SimpleNamespace
@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from perfcore.measure.experiments import kernel_rounds
+from perfcore.measure.experiments import kernels as kernel_suite
 from tests.support.kernel_records import record
 
 
@@ -23,6 +24,22 @@ def test_the_chosen_points_second_pass_samples_join_the_first_and_others_keep_on
     assert out[0].measurement.samples == (5e-3, 6e-3, 1e-3, 2e-3)
     assert out[0].measurement.min == 1e-3 and out[0].notes == ("samples of two passes",)
     assert out[1] == first[1][1]
+
+
+def test_a_cpus_second_pass_takes_every_point_the_matmuls_first(monkeypatch):
+    measured = []
+
+    def measure(env, point, share):
+        measured.append(point.fn)
+        return record(point.kind, f"{point.fn} again", [1e-3])
+
+    monkeypatch.setattr(kernel_suite, "_measure", measure)
+    points = [SimpleNamespace(fn=f, kind=k) for f, k in (("copy", "copy"), ("matmul", "matmul"))]
+    first = [(p, record(p.kind, p.fn, [5e-3])) for p in points]
+    out = kernel_suite._second_pass(None, first, time.perf_counter() + 60.0)
+    assert measured == ["matmul", "copy"]
+    assert [r.measurement.samples for r in out] == [(5e-3, 1e-3)] * 2
+    assert [r.label for r in out] == ["copy", "matmul"]  # in the first pass's order
 
 
 def test_a_point_whose_calls_would_not_fit_the_time_left_keeps_its_one_pass():

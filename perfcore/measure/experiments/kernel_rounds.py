@@ -2,8 +2,8 @@
 
 A burst of load on a shared machine slows every sample a point takes in its few
 milliseconds, so the fastest call of one pass can still be slow; a second pass over the
-points that vary most (the matmuls), minutes later, puts both passes' samples in one record
-(its fastest call is then the faster pass's, its spread over both).
+points, minutes later (those that vary most first: the matmuls), puts both passes' samples
+in one record (its fastest call is then the faster pass's, its spread over both).
 """
 
 from __future__ import annotations

@@ -24,9 +24,9 @@ first touch of fresh pages is timed too (experiments.pages). The sweep keeps to 
 kernels_budget_s: each point gets its share of what is left, a sweep's ends are measured
 before its middles (kernel_rounds.spread), and a call longer than kernels_call_s drops the
 larger points. A matmul point takes MATMUL_REPEATS times the suite's repeats
-within its share, and on a CPU a second pass over the matmuls while the budget lasts
-(kernel_rounds): their fastest call (what the curves use) moves most from run to run on a
-shared machine.
+within its share, and on a CPU a second pass over every point while the budget lasts, the
+matmuls first (kernel_rounds): a point's fastest call (what the curves use) moves from run to
+run on a shared machine, a matmul's most.
 """
 
 from __future__ import annotations
@@ -170,8 +170,16 @@ def dispatch(env: Env) -> list[Record]:
 
 
 def _is_matmul(p: Planned) -> bool:
-    """True for a matmul point (a second pass over them on a CPU: kernel_rounds.again)."""
+    """True for a matmul point (on a CPU, the first measured a second time: kernel_rounds)."""
     return p.fn.startswith("matmul")
+
+
+def _second_pass(env: Env, first: list[tuple], deadline: float) -> list[Record]:
+    """The first pass's records, each point measured once more while the budget lasts: the
+    matmuls first (their fastest call moves most from run to run), then the rest."""
+    matmuls = kernel_rounds.again(env, first, deadline, _measure, _is_matmul)
+    points = [(p, r) for (p, _), r in zip(first, matmuls, strict=True)]
+    return kernel_rounds.again(env, points, deadline, _measure, lambda p: not _is_matmul(p))
 
 
 def run(env: Env) -> list[Record]:
@@ -183,8 +191,7 @@ def run(env: Env) -> list[Record]:
     if env.detected.backend == "cpu":
         first = kernel_rounds.sweep(env, sweeps, deadline, _measure, refused)
         bodies = kernel_rounds.sweep(env, in_loop(sweeps), deadline, _measure_in_loop, refused)
-        again = kernel_rounds.again(env, first, deadline, _measure, _is_matmul)
-        records = [*again, *(r for _, r in bodies)]
+        records = [*_second_pass(env, first, deadline), *(r for _, r in bodies)]
     else:  # every point a program of its own, timed by the device's clock (kernel_traced)
         with kernel_traced.Trace(env.jax) as trace:
             measure = functools.partial(_measure, trace=trace)
