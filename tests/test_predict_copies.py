@@ -11,10 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.measure.experiments import kernel_plan
-from perfcore.measure.experiments.suites import SUITES
 from perfcore.model.chip import kernels
-from tests.support.kernels import cpu_curves, predicted_ops
+from tests.support.kernels import cpu_curves, predicted_ops, swept_beside
 
 MODULE = (Path(__file__).parent / "data" / "profile" / "copies.hlo").read_text("utf-8")
 PLAIN = "plain copy"
@@ -49,8 +47,4 @@ def test_curves_without_it_price_it_as_a_copy_and_say_so():
 
 def test_the_suite_sweeps_it_as_it_does_the_copy():
     """The same element counts and bytes (each read and written once) as the 2-D copy."""
-    sweeps = {s[0].kind: s for s in kernel_plan.plan(SUITES["quick"], "float32") if s}
-    plain, copy = sweeps[PLAIN], sweeps["copy"]
-    assert [p.shapes for p in plain] == [p.shapes for p in copy]
-    assert [p.model.bytes for p in plain] == [p.model.bytes for p in copy]
-    assert {p.fn for p in plain} == {PLAIN} and kernels.BASE_KIND[PLAIN] == "copy"
+    assert swept_beside(PLAIN, "copy")

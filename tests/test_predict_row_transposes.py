@@ -17,9 +17,7 @@ from pathlib import Path
 import pytest
 
 from perfcore.measure.experiments import kernel_plan
-from perfcore.measure.experiments.suites import SUITES
-from perfcore.model.chip import kernels
-from tests.support.kernels import cpu_curves, predicted_ops
+from tests.support.kernels import cpu_curves, predicted_ops, swept_beside
 
 MODULE = (Path(__file__).parent / "data" / "profile" / "row_transposes.hlo").read_text("utf-8")
 ROWS = "row transpose"
@@ -54,9 +52,5 @@ def test_curves_without_it_price_it_as_a_transpose_and_say_so():
 
 
 def test_the_suite_sweeps_it_over_the_transposes_shapes_and_bytes():
-    sweeps = {s[0].kind: s for s in kernel_plan.plan(SUITES["quick"], "float32") if s}
-    rows, cache = sweeps[ROWS], sweeps["transpose"]
-    assert [p.shapes for p in rows] == [p.shapes for p in cache]
-    assert [p.model.bytes for p in rows] == [p.model.bytes for p in cache]
-    assert {p.fn for p in rows} == {ROWS} and kernels.BASE_KIND[ROWS] == "transpose"
+    rows = swept_beside(ROWS, "transpose")
     assert kernel_plan.TRANSPOSES[ROWS][-1] == len(rows[0].shapes[0]) - 1  # minor dim kept

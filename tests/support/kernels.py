@@ -1,4 +1,5 @@
-"""Kernel curves made by hand: every kind flat at one efficiency on the H100 specs row."""
+"""Kernel curves made by hand (every kind flat at one efficiency), predictions on them, and a
+kind's sweep checked against its base kind's."""
 
 from perfcore.model.chip import kernels
 
@@ -32,3 +33,17 @@ def predicted_ops(module: str, curves: kernels.Curves, n_args: int, cost) -> dic
 
     got = program.predict_modules([module], "cpu", curves, n_args, cost)
     return {o.name: o for o in got.ops}
+
+
+def swept_beside(kind: str, base: str) -> list:
+    """The quick suite's float32 sweep of kind, checked to run its own function over its base
+    kind's shapes and bytes."""
+    from perfcore.measure.experiments import kernel_plan
+    from perfcore.measure.experiments.suites import SUITES
+
+    sweeps = {s[0].kind: s for s in kernel_plan.plan(SUITES["quick"], "float32") if s}
+    ours, theirs = sweeps[kind], sweeps[base]
+    assert [p.shapes for p in ours] == [p.shapes for p in theirs]
+    assert [p.model.bytes for p in ours] == [p.model.bytes for p in theirs]
+    assert {p.fn for p in ours} == {kind} and kernels.BASE_KIND[kind] == base
+    return ours
