@@ -3,8 +3,9 @@ them; kernel_windows plans the windowed kinds and holds Planned).
 
 Per dtype: matmuls square, skinny (M rows), tall (M = 4N), transposed (Xᵀ·dY, K = N/4) and
 rhs-transposed (dY·Wᵀ); causal attention forward and backward over sequence length per head
-dim; the stream kinds over element counts; the rank-4 permuted copy of a KV cache; and
-kernel_windows' convolutions and windowed kinds. A float8 dtype runs matmuls alone.
+dim; the stream kinds over element counts; two rank-4 permuted copies (a KV cache's layout
+change, attention's head split); and kernel_windows' convolutions and windowed kinds. A
+float8 dtype runs matmuls alone.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ CACHE = (8, 8, 64)  # batch, heads, head dim of the rank-4 transpose; seq = elem
 TRANSPOSES = {"transpose": (0, 2, 3, 1), "row transpose": (0, 2, 1, 3)}
 ITEMSIZE = {"float64": 8, "float32": 4, "bfloat16": 2, "float16": 2, "float8_e4m3fn": 1}
 MATMUL_ONLY = ("float8_e4m3fn",)  # dtypes whose other kernels no layer runs
-STREAMS = ("elementwise", "transcendental", "reduction", "copy", "transpose")
 # Each stream point is timed again as a loop body's op (kernel_loops).
+STREAMS = ("elementwise", "transcendental", "reduction", "copy", "transpose")
 LOOP_MATMUL_MAX = 256  # square matmuls up to this side are timed as loop bodies' ops too
 SKINNY_OFF = kernels.SKINNY + 1  # a side matmul_kind never calls skinny: the kind by layout
 

@@ -51,8 +51,10 @@ class Trace:
         self.jax.profiler.start_trace(self.folder, profiler_options=options)
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, kind, error, traceback) -> None:
         self.jax.profiler.stop_trace()
+        if error is not None:  # no records will read it
+            shutil.rmtree(self.folder, ignore_errors=True)
 
     def named(self, fn: Callable, label: str) -> Callable:
         """fn under a name of its own, so its jitted program's events are told apart; the
