@@ -153,8 +153,9 @@ register(
         kernels.count,
         "matmuls square, skinny and tall, causal attention forward and backward, "
         "elementwise, transcendental, reduction and copy per size and dtype, the "
-        "collectives over several devices, and the dispatch per launched program: "
-        "the curves an op's expected time is read from",
+        "collectives over several devices, and the dispatch per launched program "
+        "(on an accelerator each kernel timed by the profiler's device clock): the curves "
+        "an op's expected time is read from",
         heavy=True,
         takes="about 2 min (its budget, --budget)",
     ),
