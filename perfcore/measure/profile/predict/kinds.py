@@ -83,6 +83,18 @@ def window_reads(module: hlo.Module, instruction: hlo.Instruction) -> float:
     return total
 
 
+def _permutation(instruction: hlo.Instruction) -> list[int]:
+    """A transpose's `dimensions`: the operand dimension each result dimension is."""
+    found = TRANSPOSE_DIMS.search(instruction.attrs)
+    return [int(d) for d in found.group(1).split(",") if d] if found else []
+
+
+def _layout(shape: str) -> list[int]:
+    """The minor-to-major layout of a shape's first array (empty where it has none)."""
+    found = LAYOUT.search(shape)
+    return [int(d) for d in found.group(1).split(",") if d] if found else []
+
+
 def _reorders(module: hlo.Module, instruction: hlo.Instruction) -> bool:
     """True for a transpose or a copy that moves 3 or more dimensions longer than 1 into
     another order (a layout change of size-1 dimensions moves no data)."""
@@ -92,16 +104,13 @@ def _reorders(module: hlo.Module, instruction: hlo.Instruction) -> bool:
         return False
     long = [d for d, n in enumerate(dims[0][1]) if n > 1]
     if instruction.opcode == "transpose":
-        found = TRANSPOSE_DIMS.search(instruction.attrs)
-        order = [int(d) for d in found.group(1).split(",") if d] if found else []
-        source_dims = hlo.arrays(source)[0][1] if hlo.arrays(source) else ()
-        moved = [d for d in order if d < len(source_dims) and source_dims[d] > 1]
+        sizes = hlo.arrays(source)[0][1] if hlo.arrays(source) else ()
+        moved = [d for d in _permutation(instruction) if d < len(sizes) and sizes[d] > 1]
         return len(moved) >= 3 and moved != sorted(moved)
-    layouts = [[int(d) for d in x.split(",") if d] for x in LAYOUT.findall(instruction.shape)]
-    before = [[int(d) for d in x.split(",") if d] for x in LAYOUT.findall(source)]
-    if not layouts or not before:
+    after, before = _layout(instruction.shape), _layout(source)
+    if not after or not before:
         return False
-    kept = [[d for d in x if d in long] for x in (layouts[0], before[0])]
+    kept = [[d for d in x if d in long] for x in (after, before)]
     return len(long) >= 3 and kept[0] != kept[1]
 
 
@@ -120,11 +129,10 @@ def _reorderings(module: hlo.Module, instruction: hlo.Instruction) -> list[hlo.I
 def _minor(shape: str) -> int | None:
     """The logical index of an array shape's minor-most dimension longer than 1 (its layout's
     first such), None where it has none or no layout."""
-    dims, layout = hlo.arrays(shape), LAYOUT.search(shape)
-    if not dims or not layout:
+    dims = hlo.arrays(shape)
+    if not dims:
         return None
-    order = [int(d) for d in layout.group(1).split(",") if d]
-    return next((d for d in order if d < len(dims[0][1]) and dims[0][1][d] > 1), None)
+    return next((d for d in _layout(shape) if d < len(dims[0][1]) and dims[0][1][d] > 1), None)
 
 
 def _keeps_rows(module: hlo.Module, instruction: hlo.Instruction) -> bool:
@@ -135,8 +143,7 @@ def _keeps_rows(module: hlo.Module, instruction: hlo.Instruction) -> bool:
     if out is None or before is None:
         return False
     if instruction.opcode == "transpose":
-        found = TRANSPOSE_DIMS.search(instruction.attrs)
-        order = [int(d) for d in found.group(1).split(",") if d] if found else []
+        order = _permutation(instruction)
         return out < len(order) and order[out] == before
     return out == before
 
