@@ -1,9 +1,15 @@
 """A step predicted before it runs, then profiled: three programs that are not the curves' kernels.
 
-In one process: the kernel curves are measured (`kernels` experiment, --budget seconds), then
-each program is predicted from its optimized HLO (perfcore.predict), profiled op by op and its
-step wall timed untraced (30 isolated calls in each of --rounds rounds over the programs, 3 by
-default: its fastest over them, as each curve point is its fastest over passes). Printed per
+The kernel curves are measured (`kernels` experiment, --budget seconds); then each program, in
+a process of its own that reads those curves, is predicted from its optimized HLO
+(perfcore.predict), profiled op by op and its step wall timed untraced (30 isolated calls in
+each of --rounds rounds, 3 by default: its fastest over them, as each curve point is its
+fastest over passes). A process of its own, because where a step's buffers come from depends
+on what the process ran before: glibc's malloc serves a buffer of 32 MiB or more from fresh
+pages, faulted in every step, unless its heap already holds that much free (after the kernels
+suite, or another program, grew it): the decode step took 15.3 ms with 8,257 faults a step in
+a fresh process and 7.7 ms with none after the suite. The prediction is for a process running
+the program (its fresh pages priced). Printed per
 program: predicted step (its ops scheduled over the HLO graph, perfcore.model.chip.concurrency,
 with the first touch of the pages its buffers map fresh, plus dispatch), the ops' plain sum
 beside it, the step's fastest and median untraced walls, the error against the fastest (what a
@@ -13,8 +19,7 @@ median per-op error within 25 %. Run only when the machine is quiet (uptime load
 
     PYTHONPATH=$PWD .venv/bin/python bench/predict.py [--budget 120] [--out FILE] [--rounds 3]
         [--curves RESULTS]   (curves measured earlier on this device, in place of --budget's)
-        [--only "decode step"]   (some programs alone: a process whose heap no program before
-                                  them filled, as a fresh process's step maps its buffers)
+        [--only "decode step"]   (some programs, in this process one after another)
 """
 
 from __future__ import annotations
@@ -23,6 +28,9 @@ import argparse
 import dataclasses
 import os
 import resource
+import subprocess
+import sys
+import tempfile
 
 import jax
 import jax.numpy as jnp
@@ -149,8 +157,12 @@ def main() -> None:
     parser.add_argument("--out", default="")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of untraced step walls")
     parser.add_argument("--curves", default="", help="a results file's curves, not measured")
-    parser.add_argument("--only", default="", help="comma-separated program names (a fresh heap)")
+    parser.add_argument("--only", default="", help="comma-separated program names")
+    parser.add_argument("--rows", action="store_true", help=argparse.SUPPRESS)  # a child's part
     args = parser.parse_args()
+    if args.rows:
+        held_rows(args.only.split(","), curves.curves(load_results(args.curves)), args.rounds)
+        return
     print("load average (1, 5, 15 min) before: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     if args.curves:
         records = load_results(args.curves)
@@ -161,17 +173,39 @@ def main() -> None:
     measured = curves.curves(records)
     print(f"curves: {len(measured.points)} points, {measured.label}, roofs {measured.roofs_from}")
     fresh_ns = measured.fresh_s_per_byte * 1e9
-    print(f"host threads {measured.threads}; fresh pages {fresh_ns * 4096 / 1e3:.2f} us per 4 KiB")
+    print(f"host threads {measured.threads}; fresh pages {fresh_ns * 4096 / 1e3:.2f} core-us/4 KiB")
     print(f"step rule: {', '.join(RULES)}")
     head = f"{'program':<16} {'predicted':>10} {'op sum':>10} {'fastest':>10} {'median':>10}"
-    print(f"{head} {'error':>7} {'vs med':>7} {'matmul med':>10}  rule")
-    wanted = args.only.split(",") if args.only else list(PROGRAMS)
-    steps = {name: PROGRAMS[name]() for name in wanted}
+    print(f"{head} {'error':>7} {'vs med':>7} {'matmul med':>10}  rule", flush=True)
+    if args.only:
+        held_rows(args.only.split(","), measured, args.rounds)
+    else:
+        for out in own_processes(__file__, records, list(PROGRAMS), args.rounds):
+            print(out, end="", flush=True)
+    print("load average (1, 5, 15 min) after: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+
+
+def own_processes(script: str, records, names: list[str], rounds: int):
+    """Each program's rows from `script --only NAME --rows`, each run in a process of its own
+    reading these records' curves (a heap no program before it grew); yields each one's
+    output as it ends."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = save_results(records, os.path.join(folder, "kernels.json"))
+        for name in names:
+            child = [sys.executable, os.path.abspath(script), "--curves", str(path)]
+            child += ["--only", name, "--rounds", str(rounds), "--rows"]
+            yield subprocess.run(child, check=True, capture_output=True, text=True).stdout
+
+
+def held_rows(names: list[str], measured, rounds: int) -> None:
+    """Each named program predicted from `measured`, profiled and its walls timed, in this
+    process: its lines (print_held)."""
+    steps = {name: PROGRAMS[name]() for name in names}
     held = {}
     for name, (fn, inputs) in steps.items():
         predicted = predict.predict(fn, *inputs, curves=measured)
         held[name] = (predicted, profile(fn, *inputs, steps=10))
-    for name, (wall, fastest) in walls(steps, args.rounds).items():
+    for name, (wall, fastest) in walls(steps, rounds).items():
         fn, inputs = steps[name]
         predicted, joined = held[name]
         print_held(name, predicted, versus.versus(predicted, joined, wall), fastest, fn, inputs)
@@ -202,4 +236,3 @@ def print_held(name: str, predicted, held, fastest: list[float], fn, inputs) -> 
 
 if __name__ == "__main__":
     main()
-    print("load average (1, 5, 15 min) after: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))

@@ -4,11 +4,13 @@ bench/predict.py holds its three programs against their profiles op by op; this 
 set of ordinary JAX programs (convolutions, attention, scans, gathers, sorts, reductions,
 norms, bfloat16 math, random numbers drawn inside the step, a small CNN's and an MLP's
 training steps; and bench/predict_heldout.py's six, of bench/predict.py's three kinds at
-other sizes and styles) against their step's wall alone: the predicted step (perfcore.predict, from
-curves measured in this process or read from --curves) against the fastest of 30 isolated,
-synchronized untraced calls in each of --rounds rounds over the programs
-(bench.predict.walls), with the median beside it and each round's fastest. Target: within
-20 % of the fastest. Run only when the machine is quiet (uptime load < 2.5).
+other sizes and styles) against their step's wall alone. Each program runs in a process of
+its own (bench.predict.own_processes: a heap no program before it grew, as bench/predict.py
+says why) reading the curves measured here or read from --curves: its predicted step
+(perfcore.predict) against the fastest of 30 isolated, synchronized untraced calls in each of
+--rounds rounds (bench.predict.walls; --only: the programs named, in this process, in rounds
+over them), with the median beside it and each round's fastest. Target: within 20 % of the
+fastest. Run only when the machine is quiet (uptime load < 2.5).
 
     PYTHONPATH=$PWD .venv/bin/python bench/predict_zoo.py [--budget 120] [--curves F] [--rounds 3]
 """
@@ -21,7 +23,7 @@ import os
 import jax
 import jax.numpy as jnp
 
-from bench.predict import walls
+from bench.predict import own_processes, walls
 from bench.predict_heldout import HELD_OUT
 from perfcore.measure.experiments import runner
 from perfcore.measure.profile.predict import program as predict
@@ -250,7 +252,11 @@ def main() -> None:
     parser.add_argument("--out", default="", help="where to save the curves measured")
     parser.add_argument("--only", default="", help="comma-separated program names")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of untraced step walls")
+    parser.add_argument("--rows", action="store_true", help=argparse.SUPPRESS)  # a child's part
     args = parser.parse_args()
+    if args.rows:
+        rows(args.only.split(","), curves.curves(load_results(args.curves)), args.rounds)
+        return
     print("load average (1, 5, 15 min) before: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     if args.curves:
         records = load_results(args.curves)
@@ -260,25 +266,40 @@ def main() -> None:
             save_results(records, args.out)
     measured = curves.curves(records)
     print(f"curves: {len(measured.points)} points, {measured.label}")
+    head = f"{'program':<18} {'predicted':>10} {'fastest':>10} {'median':>10} {'error':>7}"
+    print(f"{head} {'within':>7}  fastest by round", flush=True)
     names = args.only.split(",") if args.only else list(PROGRAMS)
+    if args.only:
+        lines = rows(names, measured, args.rounds)
+    else:
+        lines = []
+        for out in own_processes(__file__, records, names, args.rounds):
+            print(out, end="", flush=True)
+            lines += out.splitlines()
+    within = sum(line.split()[5] == "yes" for line in lines)
+    print(f"{within} of {len(names)} within {TARGET:.0%} of the fastest call")
+    print("load average (1, 5, 15 min) after: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+
+
+def rows(names: list[str], measured, rounds: int) -> list[str]:
+    """Each named program predicted from `measured` and its walls timed in this process, in
+    rounds over them: its line, printed and returned."""
     steps = {name: PROGRAMS[name]() for name in names}
     predicted = {
         n: predict.predict(fn, *inputs, curves=measured) for n, (fn, inputs) in steps.items()
     }
-    head = f"{'program':<18} {'predicted':>10} {'fastest':>10} {'median':>10} {'error':>7}"
-    print(f"{head}  fastest by round")
-    within = 0
-    for name, (wall, fastest) in walls(steps, args.rounds).items():
+    lines = []
+    for name, (wall, fastest) in walls(steps, rounds).items():
         step = predicted[name].step_s
         error = step / wall.min - 1
-        within += abs(error) <= TARGET
-        print(
+        ok = "yes" if abs(error) <= TARGET else "no"
+        lines.append(
             f"{name:<18} {step * 1e3:>8.3f}ms {wall.min * 1e3:>8.3f}ms "
-            f"{wall.median * 1e3:>8.3f}ms {error:>+7.0%}  "
+            f"{wall.median * 1e3:>8.3f}ms {error:>+7.0%} {ok:>7}  "
             + ", ".join(f"{t * 1e3:.3f}" for t in fastest)
         )
-    print(f"{within} of {len(names)} within {TARGET:.0%} of the fastest call")
-    print("load average (1, 5, 15 min) after: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+        print(lines[-1], flush=True)
+    return lines
 
 
 if __name__ == "__main__":

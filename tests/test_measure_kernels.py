@@ -47,10 +47,12 @@ def measured():
 
 def test_the_tiny_suite_yields_records_of_every_kind(measured):
     kinds = {r.kernel for r in measured}
-    assert kinds == {*kernels.KINDS, "dispatch", "page faults"} - {"collective"}  # one CPU
+    assert kinds == {*kernels.KINDS, "dispatch", "page faults, every core"} - {
+        "collective"
+    }  # one CPU
     for r in measured:
         assert r.experiment == "kernels" and r.measurement.n >= 1 and r.threads >= 1
-        if r.kernel not in ("dispatch", "page faults"):
+        if r.kernel not in ("dispatch", "page faults, every core"):
             # a copy or a top-k (a custom call on XLA:CPU) does no FLOPs: cost_analysis
             # reports none and the model's 0 stands in
             none = (*kernel_suite.COPIES, "top-k")

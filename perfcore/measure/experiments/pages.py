@@ -5,35 +5,54 @@ and returns them on free; the threshold adapts to what a program frees but never
 on 64-bit (`DEFAULT_MMAP_THRESHOLD_MAX`, mallopt(3); profile.predict.graph.MMAP_MAX). So an
 XLA:CPU program whose temporary arena or one of whose outputs is that large or larger takes a page
 fault per 4 KiB page it writes, every step (a decode step's 32 MiB of transposed KV cache).
+The ops that write such a buffer run on every core at once, and page faults taken at once
+contend in the kernel (each costs about a fifth more core time on two cores than alone).
 Measured here as isolated calls: map FRESH_BYTES private and anonymous as malloc does (no
-huge-page advice, as XLA's allocator gives none), write one byte per page, unmap; the record's
-fastest call over its bytes is the cost per fresh byte, in core-seconds: one thread took the
-faults (perfcore.measure.results.curves).
+huge-page advice, as XLA's allocator gives none), write one byte per page from each of the
+host's threads, each its own contiguous part, unmap; the record's fastest call times its
+threads over its bytes is the cost per fresh byte, in core-seconds
+(perfcore.measure.results.curves).
 """
 
 from __future__ import annotations
 
 import mmap
+import threading
 
 from perfcore.measure.clock import harness
 from perfcore.measure.experiments.env import NO_WORK, Env
 
-KERNEL = "page faults"
+KERNEL = "page faults, every core"
 FRESH_BYTES = 64 * 2**20  # mapped and touched per call
 PAGE = mmap.PAGESIZE
 
 
-def touch_fresh(n_bytes: int = FRESH_BYTES) -> None:
-    """Map n_bytes anonymously, write one byte per page, unmap."""
+def touch_fresh(n_bytes: int = FRESH_BYTES, threads: int = 1) -> None:
+    """Map n_bytes anonymously; `threads` threads at once each write one byte per page of
+    their own contiguous part; unmap."""
     import numpy as np
 
     with mmap.mmap(-1, n_bytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS) as fresh:
-        np.frombuffer(fresh, np.uint8)[::PAGE] = 1  # a view: released before unmapping
+        pages = np.frombuffer(fresh, np.uint8)[::PAGE]  # a view: released before unmapping
+        cuts = [len(pages) * k // threads for k in range(threads + 1)]
+        parts = [pages[a:b] for a, b in zip(cuts, cuts[1:], strict=False)]
+        workers = [threading.Thread(target=part.fill, args=(1,)) for part in parts]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        del pages, parts
 
 
-def record(env: Env, experiment: str, **fields):
-    """The fresh-page record: FRESH_BYTES first touched per call, isolated calls."""
-    m = harness.measure(touch_fresh, sync=lambda _: None, repeats=env.suite.repeats)
-    label = f"first touch of {FRESH_BYTES // 2**20} MiB of fresh {PAGE}-byte pages"
+def record(env: Env, experiment: str, threads: int | None):
+    """The fresh-page record: FRESH_BYTES first touched per call by `threads` threads at once
+    (one where unknown), isolated calls."""
+    n = max(threads or 1, 1)
+    m = harness.measure(
+        lambda: touch_fresh(FRESH_BYTES, n), sync=lambda _: None, repeats=env.suite.repeats
+    )
+    label = f"first touch of {FRESH_BYTES // 2**20} MiB of fresh {PAGE}-byte pages by {n} threads"
     work = NO_WORK | {"bytes": float(FRESH_BYTES), "size": float(FRESH_BYTES)}
-    return env.record(experiment, label, m, kernel=KERNEL, size_kind="bytes", **work, **fields)
+    return env.record(
+        experiment, label, m, kernel=KERNEL, size_kind="bytes", threads=threads, **work
+    )

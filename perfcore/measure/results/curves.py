@@ -8,7 +8,9 @@ wake-ups a shared machine adds to a typical call; a point whose time is mostly d
 the spec row's roofs where the device matched one, else of the best the suite measured
 (matmul FLOP/s per dtype, copy bytes/s). The curves carry the host threads the kernels ran
 on (version 5 records; 0 when a file has none), which a step's concurrent ops share, and on
-a CPU what a byte of fresh pages costs to touch first (the `page faults` record).
+a CPU what a byte of fresh pages costs to touch first, in core-seconds (the `page faults, every
+core` record: its fastest call times its threads over its bytes; an older file's `page faults`
+record was touched by one thread).
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from perfcore.model.chip.specs import Device, load_specs
 
 EXPERIMENT = "kernels"
 DISPATCH = "dispatch"
-PAGE_FAULTS = "page faults"  # experiments.pages: first touch of fresh pages
+PAGE_FAULTS = "page faults, every core"  # experiments.pages: first touch by every host thread
+PAGE_FAULTS_ONE = "page faults"  # the same by one thread, in files written before
 DISPATCH_SHARE = 0.8  # a kernel record more than this share dispatch is left out
 ROOF_FROM_MEASURED = "best measured in the suite"
 
@@ -109,7 +112,7 @@ def curves(
     device = mine[0].device
     mine = [r for r in mine if r.device == device]
     dispatch = dispatch_fit(tuple(mine))
-    kernels_only = [r for r in mine if r.kernel not in (DISPATCH, PAGE_FAULTS)]
+    kernels_only = [r for r in mine if r.kernel not in (DISPATCH, PAGE_FAULTS, PAGE_FAULTS_ONE)]
     timed = [(r, s) for r in kernels_only if (s := kernel_seconds(r, dispatch))]
     row = mine[0].spec_name
     spec = (specs if specs is not None else load_specs()).get(row) if row else None
@@ -130,10 +133,19 @@ def curves(
 
 
 def fresh_s_per_byte(records: tuple[Record, ...]) -> float:
-    """Seconds per byte of fresh pages first touched: the `page faults` record's fastest call
-    over its bytes; 0 without one."""
-    rates = [r.measurement.min / r.bytes for r in records if r.kernel == PAGE_FAULTS and r.bytes]
-    return min(rates, default=0.0)
+    """Core-seconds per byte of fresh pages first touched: the `page faults, every core`
+    record's fastest call times its threads over its bytes, else an older file's one-thread
+    `page faults` record's fastest call over its bytes; 0 without either."""
+    every = [
+        r.measurement.min * (r.threads or 1) / r.bytes for r in records if _fresh(r, PAGE_FAULTS)
+    ]
+    one = [r.measurement.min / r.bytes for r in records if _fresh(r, PAGE_FAULTS_ONE)]
+    return min(every or one, default=0.0)
+
+
+def _fresh(r: Record, kernel: str) -> bool:
+    """True for a fresh-page record of `kernel` with bytes."""
+    return r.kernel == kernel and bool(r.bytes)
 
 
 def median_spread(curve: kernels.Curves) -> float:

@@ -154,7 +154,8 @@ class Record:
         "text",
         "the kernel kind of a `kernels` record (one of perfcore.model.chip.kernels.KINDS: "
         + ", ".join(f"`{kind}`" for kind in KINDS)
-        + "; `page faults` for the first touch of fresh host pages, or `dispatch` for a "
+        + "; `page faults, every core` for the first touch of fresh host pages by every "
+        "host thread at once (`page faults`: by one, in files before it), or `dispatch` for a "
         "launch's overhead) or of a predicted profiled op; empty otherwise",
         optional=True,
         default="",
