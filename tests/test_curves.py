@@ -142,3 +142,20 @@ def test_on_an_accelerator_a_loop_timed_kernel_prices_any_op_and_sets_the_roofs(
     (point,) = c.curve("copy", "float32")
     assert not point.loop and point.efficiency == pytest.approx(1.0)
     assert c.curve("copy", "float32", loop=True) == ()
+
+
+@pytest.mark.parametrize(
+    "kind, shapes, narrow",
+    [
+        ("matmul", ((32, 1024), (1024, 1024)), 32),  # X·W over 32 rows
+        ("matmul transposed", ((64, 2048), (64, 2048)), 64),  # Xᵀ·dY over a batch of 64
+        ("matmul rhs transposed", ((128, 1024), (1024, 1024)), 128),  # dY·Wᵀ
+        ("matmul", ((1024, 1024), (1024, 1024)), 0),  # square
+        ("matmul transposed", ((256, 1024), (256, 1024)), 0),  # K = N/4: not narrow
+        ("batched matmul", ((16, 1024, 64), (16, 64, 1024)), 0),  # not a kind swept narrow
+    ],
+)
+def test_a_matmul_points_narrow_side_comes_from_its_operands_shapes(kind, shapes, narrow):
+    mm = record(kind, "mm", [211e-6, 230e-6], 2e7, 1e5, 2e7)
+    c = curves.curves((*RECORDS, dataclasses.replace(mm, shapes=shapes)), specs={})
+    assert [p.narrow for p in c.curve(kind, "float32") if p.size == 2e7] == [narrow]

@@ -160,3 +160,74 @@ def test_above_a_loop_curves_largest_point_the_program_curve_prices_a_loop_bodys
     assert small.value == 1.5 and "as a loop body's op" in small.derived_from
     large = kernels.efficiency(looped, "matmul", "float32", 1e5, FALLBACK, loop=True)
     assert large.value == 0.6 and "loop body" not in large.derived_from
+
+
+# A layout's curve with wide points and two narrow sweeps: side 32 and side 64, over size.
+NARROW = kernels.Curves(
+    "cpu",
+    "2026-12-05",
+    (
+        kernels.Point("matmul", "float32", 1e6, 0.6),
+        kernels.Point("matmul", "float32", 1e9, 0.9),
+        kernels.Point("matmul", "float32", 1e6, 0.2, narrow=32),
+        kernels.Point("matmul", "float32", 1e8, 0.4, narrow=32),
+        kernels.Point("matmul", "float32", 1e6, 0.3, narrow=64),
+        kernels.Point("matmul", "float32", 1e8, 0.7, narrow=64),
+    ),
+    (("float32", 1e11),),
+    2e10,
+    "best measured in the suite",
+)
+
+
+@pytest.mark.parametrize(
+    "sides, narrow",
+    [((32, 1024, 1024), 32), ((1024, 128, 1024), 128), ((128, 1024, 512), 128)]
+    + [((16, 4096, 4096), 0), ((256, 1024, 1024), 0), ((200, 1024, 1024), 0)],
+)
+def test_a_matmul_is_narrow_where_its_largest_side_is_8_times_its_smallest(sides, narrow):
+    """16 rows is a matvec's; 1024 / 200 = 5.1 is not narrow; 1024 / 128 = 8 is."""
+    assert kernels.narrow_side(*sides) == narrow
+
+
+def test_a_wide_matmul_is_priced_on_the_layouts_other_points_alone():
+    # 1e7.5 halfway between 1e6 and 1e9 in log size: (0.6 + 0.9) / 2; the sweeps not in it
+    e = kernels.efficiency(NARROW, "matmul", "float32", 10**7.5, FALLBACK)
+    assert e.value == pytest.approx(0.75) and e.source == kernels.MEASURED
+
+
+def test_a_narrow_matmul_is_read_along_the_sweeps_around_its_side_then_between_them():
+    # side 45 at 1e7: on the side-32 sweep 0.3 (halfway 0.2-0.4), on the side-64 one 0.5;
+    # log(45 / 32) / log(2) = 0.492 of the way: 0.3 + 0.492 x 0.2
+    e = kernels.efficiency(NARROW, "matmul", "float32", 1e7, FALLBACK, narrow=45)
+    t = math.log(45 / 32) / math.log(2)
+    assert e.value == pytest.approx(0.3 + t * 0.2) and e.source == kernels.MEASURED
+    assert "smallest side 45, between the side-32 sweep and the side-64 sweep" in e.derived_from
+    on = kernels.efficiency(NARROW, "matmul", "float32", 1e8, FALLBACK, narrow=64)
+    assert on.value == pytest.approx(0.7) and "on the side-64 sweep" in on.derived_from
+
+
+def test_past_the_widest_sweep_a_narrow_matmul_nears_the_wide_points():
+    """The wide points stand at twice the widest sweep's side (128): side 90 at 1e8 lies
+    log(90/64)/log(2) of the way from the side-64 sweep (0.7) to the wide points (0.8)."""
+    e = kernels.efficiency(NARROW, "matmul", "float32", 1e8, FALLBACK, narrow=90)
+    t = math.log(90 / 64) / math.log(2)
+    assert e.value == pytest.approx(0.7 + t * (0.8 - 0.7)) and e.source == kernels.MEASURED
+    wide = kernels.efficiency(NARROW, "matmul", "float32", 1e8, FALLBACK, narrow=256)
+    assert wide.value == pytest.approx(0.8) and "on the wide points" in wide.derived_from
+
+
+def test_below_the_narrowest_sweep_its_efficiency_is_the_nearest_said_so():
+    e = kernels.efficiency(NARROW, "matmul", "float32", 1e8, FALLBACK, narrow=20)
+    assert e.value == pytest.approx(0.4) and e.source == kernels.NEAREST
+
+
+def test_a_curve_without_narrow_sweeps_prices_a_narrow_matmul_as_a_wide_one():
+    """An older results file: the whole curve, as before narrow sweeps were measured."""
+    assert kernels.efficiency(CURVES, "matmul", "float32", 1e4, FALLBACK, narrow=32).value == (
+        pytest.approx(0.4)
+    )
+    # a kind not swept narrow (the batched matmul, here on its base kind's curve) ignores
+    # the side: the wide points at 1e7, a third of the way from 1e6 to 1e9: 0.6 + 0.1
+    batched = kernels.efficiency(NARROW, "batched matmul", "float32", 1e7, FALLBACK, narrow=32)
+    assert batched.value == pytest.approx(0.7) and "side" not in batched.derived_from

@@ -2,10 +2,12 @@
 them; kernel_windows plans the windowed kinds and holds Planned).
 
 Per dtype: matmuls square, skinny (M rows), tall (M = 4N), transposed (Xᵀ·dY, K = N/4) and
-rhs-transposed (dY·Wᵀ); causal attention forward and backward over sequence length per head
-dim; the stream kinds over element counts; two rank-4 permuted copies (a KV cache's layout
-change, attention's head split); and kernel_windows' convolutions and windowed kinds. A
-float8 dtype runs matmuls alone.
+rhs-transposed (dY·Wᵀ), and narrow ones in each of those three layouts (an MLP's batch of r
+rows: its forward X·W with M = r, its weight gradient Xᵀ·dY with K = r, its input gradient
+dY·Wᵀ with M = r; the other sides NARROW_SPAN times r); causal attention forward and backward
+over sequence length per head dim; the stream kinds over element counts; two rank-4 permuted
+copies (a KV cache's layout change, attention's head split); and kernel_windows' convolutions
+and windowed kinds. A float8 dtype runs matmuls alone.
 """
 
 from __future__ import annotations
@@ -29,10 +31,12 @@ MATMUL_ONLY = ("float8_e4m3fn",)  # dtypes whose other kernels no layer runs
 STREAMS = ("elementwise", "transcendental", "reduction", "copy", "transpose")
 LOOP_MATMUL_MAX = 256  # square matmuls up to this side are timed as loop bodies' ops too
 SKINNY_OFF = kernels.SKINNY + 1  # a side matmul_kind never calls skinny: the kind by layout
+NARROW_SPAN = (kernels.NARROW_ASPECT, 4 * kernels.NARROW_ASPECT)  # a narrow sweep's n / r
 
 
 def _matmuls(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
-    """Square, skinny (M rows), tall (M = 4N), transposed and rhs-transposed matmul sweeps."""
+    """Square, skinny (M rows), tall (M = 4N), transposed and rhs-transposed matmul sweeps,
+    and the narrow sweeps of each layout."""
 
     def point(m: int, n: int, k: int, transposed: bool = False, rhs: bool = False) -> Planned:
         kind = kernels.matmul_kind(m, n, transposed, rhs)
@@ -47,7 +51,13 @@ def _matmuls(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
     tall = [point(4 * n, n, n) for n in sides if n >= 128]
     grads = [point(n, n, n // 4, transposed=True) for n in sides if n >= 128]  # Xᵀ·dY
     inputs = [point(n, n, n, rhs=True) for n in sides if n >= 64]  # dY·Wᵀ
-    return [square, *skinny, tall, grads, inputs]
+    narrow = []
+    for r in suite.kernel_narrow:
+        across = [n for n in sides if NARROW_SPAN[0] * r <= n <= NARROW_SPAN[1] * r]
+        narrow.append([point(r, n, n) for n in across])  # X·W over a batch of r rows
+        narrow.append([point(n, n, r, transposed=True) for n in across])  # Xᵀ·dY
+        narrow.append([point(r, n, n, rhs=True) for n in across])  # dY·Wᵀ
+    return [square, *skinny, tall, grads, inputs, *narrow]
 
 
 def _attentions(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:

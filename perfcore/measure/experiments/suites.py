@@ -76,6 +76,7 @@ class Suite:
     kernel_dtypes: tuple[str, ...] = ("float32", "bfloat16", "float16", "float8_e4m3fn")
     kernel_sides: tuple[int, ...] = tuple(2**i for i in range(5, 14))  # 32 to 8192
     kernel_rows: tuple[int, ...] = (1, 4, 16)  # M of the skinny (decode) matmuls
+    kernel_narrow: tuple[int, ...] = (32, 64, 128)  # the narrow side of the narrow matmuls
     kernel_seqs: tuple[int, ...] = tuple(2**i for i in range(7, 13))  # 128 to 4096
     kernel_head_dims: tuple[int, ...] = (64, 128)
     kernel_elements: tuple[int, ...] = tuple(4**i for i in range(5, 15))  # 1024 to 256M

@@ -99,7 +99,15 @@ def _point(record: Record, seconds: float, peaks: dict, bandwidth: float):
     bound = t_lower(record.flops or 0.0, record.bytes or 0.0, peak, bandwidth)
     spread = record.measurement.spread
     kind, dtype, size = record.kernel, record.dtype, record.size
-    return kernels.Point(kind, dtype, size, bound / seconds, spread, loop_body(record))
+    narrow = _narrow(record) if kind in kernels.NARROW_KINDS else 0
+    return kernels.Point(kind, dtype, size, bound / seconds, spread, loop_body(record), narrow)
+
+
+def _narrow(record: Record) -> int:
+    """A matmul record's narrow side (kernels.narrow_side) from its operands' shapes: their
+    last two dimensions are its M, K and N in some order; 0 without two such shapes."""
+    matrices = [s[-2:] for s in record.shapes[:2] if len(s) >= 2]
+    return kernels.narrow_side(*(d for m in matrices for d in m)) if len(matrices) == 2 else 0
 
 
 def curves(

@@ -68,6 +68,23 @@ def dot_kind(module: hlo.Module, dot: hlo.Instruction | None, shape: str = "") -
     return kernels.matmul_kind(*dims[-2:], *_layout(module, dot), dot_instances(module, dot))
 
 
+def narrow_side(module: hlo.Module, dot: hlo.Instruction | None) -> int:
+    """kernels.narrow_side of one of a dot's matmuls (its result's last two dims and the
+    contraction its FLOPs imply); 0 for a convolution, a matvec or an unknown shape."""
+    if dot is None or (dot.opcode == "convolution" and not is_dot_as_conv(dot)):
+        return 0
+    if is_dot_as_conv(dot):
+        (m, n, instances), flops = _conv_out(dot), conv_flops(module, dot)
+    else:
+        found = hlo.arrays(dot.shape)
+        if not found or len(found[0][1]) < 2:
+            return 0
+        (m, n), instances = found[0][1][-2:], dot_instances(module, dot)
+        flops = hlo.dot_flops(module, dot)
+    k = round(flops / (2 * m * n * instances)) if m and n and instances else 0
+    return kernels.narrow_side(m, n, k) if k >= 1 else 0
+
+
 def window(instruction: hlo.Instruction) -> int:
     """The product of a convolution's or reduce-window's window sizes (1 without a window)."""
     found = WINDOW.search(instruction.attrs)

@@ -116,7 +116,8 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
             bound, size = _windowed(module, instruction, kind, p.flops, (peak, bandwidth))
         # its data on the stream's curve; what it evaluates is added below (_with_evaluations)
         own = "elementwise" if kind == "transcendental" else kind
-        e = kernels.expected(bound, own, dtype, size, ctx.curves, fallback, body)
+        narrow = matmuls.narrow_side(module, inner[0]) if inner else 0
+        e = kernels.expected(bound, own, dtype, size, ctx.curves, fallback, body, narrow)
         seconds, eff = e.seconds, e.efficiency
     if evals := kinds.evaluations(module, instruction, p):
         seconds, eff = _with_evaluations(
@@ -230,9 +231,9 @@ def _fused_dots(module, dots, dtype, roofs, ctx: Context, bound: float, body: bo
         kind = matmuls.matmul_kind(module, dot)
         fallback = ctx.fallback[flops / peak >= moved / bandwidth]
         size = _size(kind, flops, moved, matmuls.dot_instances(module, dot))
-        e = kernels.expected(
-            t_lower(flops, moved, peak, bandwidth), kind, dtype, size, ctx.curves, fallback, body
-        )
+        alone = t_lower(flops, moved, peak, bandwidth)
+        narrow = matmuls.narrow_side(module, dot)
+        e = kernels.expected(alone, kind, dtype, size, ctx.curves, fallback, body, narrow)
         parts.append(e)
     seconds = sum(e.seconds for e in parts)
     sources = {e.efficiency.source for e in parts}
