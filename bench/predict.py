@@ -2,14 +2,15 @@
 
 The kernel curves are measured (`kernels` experiment, --budget seconds); then each program, in
 a process of its own that reads those curves, is predicted from its optimized HLO
-(perfcore.predict), profiled op by op and its step wall timed untraced (30 isolated calls in
-each of --rounds rounds, 3 by default: its fastest over them, as each curve point is its
-fastest over passes). A process of its own, because where a step's buffers come from depends
-on what the process ran before: glibc's malloc serves a buffer of 32 MiB or more from fresh
-pages, faulted in every step, unless its heap already holds that much free (after the kernels
-suite, or another program, grew it): the decode step took 15.3 ms with 8,257 faults a step in
-a fresh process and 7.7 ms with none after the suite. The prediction is for a process running
-the program (its fresh pages priced). Printed per
+(perfcore.predict), its step wall timed untraced (30 isolated calls in each of --rounds
+rounds, 3 by default: its fastest over them, as each curve point is its fastest over passes)
+and its minor faults a step counted, then profiled op by op. A process of its own, and the
+walls before the profile, because where a step's buffers come from depends on what the
+process ran before: glibc's malloc serves a buffer of 32 MiB or more from fresh pages, faulted
+in every step, unless its heap already holds that much free (after the kernels suite, another
+program, or the reading of a capture grew it): the decode step took 15.3 ms with 8,257 faults
+a step in a fresh process and 7.7 ms with none after the suite. The prediction is for a
+process running the program (its fresh pages priced). Printed per
 program: predicted step (its ops scheduled over the HLO graph, perfcore.model.chip.concurrency,
 with the first touch of the pages its buffers map fresh, plus dispatch), the ops' plain sum
 beside it, the step's fastest and median untraced walls, the error against the fastest (what a
@@ -124,7 +125,7 @@ PROGRAMS = {"MLP train step": mlp_train, "block fwd+bwd": block_train, "decode s
 
 def faults_per_step(fn, args, steps: int = 20) -> float:
     """Minor page faults per call of the jitted step in this process now (getrusage): whether
-    its fresh buffers fault this time, which depends on what malloc's heap already holds."""
+    its fresh buffers fault, which depends on what malloc's heap already holds."""
     jitted = jax.jit(fn)
     jax.block_until_ready(jitted(*args))
     before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
@@ -198,26 +199,30 @@ def own_processes(script: str, records, names: list[str], rounds: int):
 
 
 def held_rows(names: list[str], measured, rounds: int) -> None:
-    """Each named program predicted from `measured`, profiled and its walls timed, in this
-    process: its lines (print_held)."""
+    """Each named program predicted from `measured`, its walls timed and its faults counted,
+    then profiled, in this process: its lines (print_held). The walls before the profile, as
+    versus.hold: reading a capture fills the heap, which a step's fresh arena can then reuse."""
     steps = {name: PROGRAMS[name]() for name in names}
-    held = {}
-    for name, (fn, inputs) in steps.items():
-        predicted = predict.predict(fn, *inputs, curves=measured)
-        held[name] = (predicted, profile(fn, *inputs, steps=10))
-    for name, (wall, fastest) in walls(steps, rounds).items():
+    predicted = {
+        n: predict.predict(fn, *inputs, curves=measured) for n, (fn, inputs) in steps.items()
+    }
+    timed = walls(steps, rounds)
+    faults = {n: faults_per_step(fn, inputs) for n, (fn, inputs) in steps.items()}
+    for name, (wall, fastest) in timed.items():
         fn, inputs = steps[name]
-        predicted, joined = held[name]
-        print_held(name, predicted, versus.versus(predicted, joined, wall), fastest, fn, inputs)
+        joined = profile(fn, *inputs, steps=10)
+        held = versus.versus(predicted[name], joined, wall)
+        print_held(name, predicted[name], held, fastest, faults[name])
 
 
-def print_held(name: str, predicted, held, fastest: list[float], fn, inputs) -> None:
-    """One program's line, its rounds' fastest walls and its 12 slowest ops measured."""
+def print_held(name: str, predicted, held, fastest: list[float], faults: float) -> None:
+    """One program's line (with the minor faults a step its walls took), its rounds' fastest
+    walls and its 12 slowest ops measured."""
     med = held.median_error()
     rules = "; ".join(f"{t.rule.split(' (')[0]}" for t in predicted.schedule) or "sum"
     if predicted.fresh_s:
         rules += f"; fresh pages {predicted.fresh_s * 1e3:.1f} core-ms"
-        rules += f", {faults_per_step(fn, inputs):,.0f} minor faults a step measured"
+    rules += f"; {faults:,.0f} minor faults a step measured"
     print(
         f"{name:<16} {held.predicted_step_s * 1e3:>8.3f}ms "
         f"{(predicted.op_s + predicted.dispatch_s) * 1e3:>8.3f}ms {held.wall_s * 1e3:>8.3f}ms "

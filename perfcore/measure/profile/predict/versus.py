@@ -189,7 +189,11 @@ def step_wall(fn, *args, repeats: int = 30) -> harness.Measurement:
 
 
 def hold(fn, *args, curves: Curves | None, steps: int = 5) -> tuple[Prediction, Profile, Versus]:
-    """fn(*args) predicted before it runs, then profiled and its step wall timed untraced."""
+    """fn(*args) predicted before it runs, then its step wall timed untraced, then profiled.
+    The wall first: reading a capture fills the heap, and a step whose arena malloc would
+    map fresh (graph.fresh_bytes) can then reuse a chunk it freed (a decode step's 32 MiB
+    arena faulted 8,257 times a step while profiled and not at all in the walls after)."""
     predicted = predict(fn, *args, curves=curves)
+    wall = step_wall(fn, *args)
     joined = profile(fn, *args, steps=steps)
-    return predicted, joined, versus(predicted, joined, step_wall(fn, *args))
+    return predicted, joined, versus(predicted, joined, wall)
