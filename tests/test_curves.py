@@ -153,9 +153,11 @@ def test_on_an_accelerator_a_loop_timed_kernel_prices_any_op_and_sets_the_roofs(
         ("matmul", ((1024, 1024), (1024, 1024)), 0),  # square
         ("matmul transposed", ((256, 1024), (256, 1024)), 0),  # K = N/4: not narrow
         ("batched matmul", ((16, 1024, 64), (16, 64, 1024)), 0),  # not a kind swept narrow
+        # the suite's filter gradient (C, 32, 32, batch) ⊛ (32, 32, batch, C): 32 x 32 x 16
+        ("convolution filter", ((64, 32, 32, 16), (32, 32, 16, 64)), 16384),
     ],
 )
-def test_a_matmul_points_narrow_side_comes_from_its_operands_shapes(kind, shapes, narrow):
+def test_a_points_second_coordinate_comes_from_its_operands_shapes(kind, shapes, narrow):
     mm = record(kind, "mm", [211e-6, 230e-6], 2e7, 1e5, 2e7)
     c = curves.curves((*RECORDS, dataclasses.replace(mm, shapes=shapes)), specs={})
-    assert [p.narrow for p in c.curve(kind, "float32") if p.size == 2e7] == [narrow]
+    assert [p.sweep for p in c.curve(kind, "float32") if p.size == 2e7] == [narrow]

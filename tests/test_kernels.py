@@ -169,10 +169,10 @@ NARROW = kernels.Curves(
     (
         kernels.Point("matmul", "float32", 1e6, 0.6),
         kernels.Point("matmul", "float32", 1e9, 0.9),
-        kernels.Point("matmul", "float32", 1e6, 0.2, narrow=32),
-        kernels.Point("matmul", "float32", 1e8, 0.4, narrow=32),
-        kernels.Point("matmul", "float32", 1e6, 0.3, narrow=64),
-        kernels.Point("matmul", "float32", 1e8, 0.7, narrow=64),
+        kernels.Point("matmul", "float32", 1e6, 0.2, sweep=32),
+        kernels.Point("matmul", "float32", 1e8, 0.4, sweep=32),
+        kernels.Point("matmul", "float32", 1e6, 0.3, sweep=64),
+        kernels.Point("matmul", "float32", 1e8, 0.7, sweep=64),
     ),
     (("float32", 1e11),),
     2e10,
@@ -199,35 +199,64 @@ def test_a_wide_matmul_is_priced_on_the_layouts_other_points_alone():
 def test_a_narrow_matmul_is_read_along_the_sweeps_around_its_side_then_between_them():
     # side 45 at 1e7: on the side-32 sweep 0.3 (halfway 0.2-0.4), on the side-64 one 0.5;
     # log(45 / 32) / log(2) = 0.492 of the way: 0.3 + 0.492 x 0.2
-    e = kernels.efficiency(NARROW, "matmul", "float32", 1e7, FALLBACK, narrow=45)
+    e = kernels.efficiency(NARROW, "matmul", "float32", 1e7, FALLBACK, at=45)
     t = math.log(45 / 32) / math.log(2)
     assert e.value == pytest.approx(0.3 + t * 0.2) and e.source == kernels.MEASURED
-    assert "smallest side 45, between the side-32 sweep and the side-64 sweep" in e.derived_from
-    on = kernels.efficiency(NARROW, "matmul", "float32", 1e8, FALLBACK, narrow=64)
-    assert on.value == pytest.approx(0.7) and "on the side-64 sweep" in on.derived_from
+    assert "smallest side 45, between the 32 sweep and the 64 sweep" in e.derived_from
+    on = kernels.efficiency(NARROW, "matmul", "float32", 1e8, FALLBACK, at=64)
+    assert on.value == pytest.approx(0.7) and "smallest side 64, on the 64 sweep" in on.derived_from
 
 
 def test_past_the_widest_sweep_a_narrow_matmul_nears_the_wide_points():
     """The wide points stand at twice the widest sweep's side (128): side 90 at 1e8 lies
     log(90/64)/log(2) of the way from the side-64 sweep (0.7) to the wide points (0.8)."""
-    e = kernels.efficiency(NARROW, "matmul", "float32", 1e8, FALLBACK, narrow=90)
+    e = kernels.efficiency(NARROW, "matmul", "float32", 1e8, FALLBACK, at=90)
     t = math.log(90 / 64) / math.log(2)
     assert e.value == pytest.approx(0.7 + t * (0.8 - 0.7)) and e.source == kernels.MEASURED
-    wide = kernels.efficiency(NARROW, "matmul", "float32", 1e8, FALLBACK, narrow=256)
-    assert wide.value == pytest.approx(0.8) and "on the wide points" in wide.derived_from
+    wide = kernels.efficiency(NARROW, "matmul", "float32", 1e8, FALLBACK, at=256)
+    assert wide.value == pytest.approx(0.8) and "on the points outside sweeps" in wide.derived_from
 
 
 def test_below_the_narrowest_sweep_its_efficiency_is_the_nearest_said_so():
-    e = kernels.efficiency(NARROW, "matmul", "float32", 1e8, FALLBACK, narrow=20)
+    e = kernels.efficiency(NARROW, "matmul", "float32", 1e8, FALLBACK, at=20)
     assert e.value == pytest.approx(0.4) and e.source == kernels.NEAREST
 
 
 def test_a_curve_without_narrow_sweeps_prices_a_narrow_matmul_as_a_wide_one():
     """An older results file: the whole curve, as before narrow sweeps were measured."""
-    assert kernels.efficiency(CURVES, "matmul", "float32", 1e4, FALLBACK, narrow=32).value == (
+    assert kernels.efficiency(CURVES, "matmul", "float32", 1e4, FALLBACK, at=32).value == (
         pytest.approx(0.4)
     )
     # a kind not swept narrow (the batched matmul, here on its base kind's curve) ignores
     # the side: the wide points at 1e7, a third of the way from 1e6 to 1e9: 0.6 + 0.1
-    batched = kernels.efficiency(NARROW, "batched matmul", "float32", 1e7, FALLBACK, narrow=32)
+    batched = kernels.efficiency(NARROW, "batched matmul", "float32", 1e7, FALLBACK, at=32)
     assert batched.value == pytest.approx(0.7) and "side" not in batched.derived_from
+
+
+# A filter gradient's curve: every point in a sweep of its reduced volume (batch x image).
+FILTER = kernels.Curves(
+    "cpu",
+    "2026-12-05",
+    tuple(
+        kernels.Point("convolution filter", "float32", size, e, sweep=v)
+        for v, e in ((4096, 0.6), (8192, 0.3), (16384, 0.15))
+        for size in (1e7, 1e9)
+    ),
+    (("float32", 1e11),),
+    2e10,
+    "best measured in the suite",
+)
+
+
+def test_a_filter_gradient_is_read_between_the_sweeps_of_its_reduced_volume():
+    """12,000 lies log(12000/8192)/log(2) of the way from the 8,192 sweep (0.3) to the
+    16,384 one (0.15)."""
+    e = kernels.efficiency(FILTER, "convolution filter", "float32", 1e8, FALLBACK, at=12000)
+    t = math.log(12000 / 8192) / math.log(2)
+    assert e.value == pytest.approx(0.3 - t * 0.15) and e.source == kernels.MEASURED
+    assert "reduced volume 12,000, between the 8,192 sweep and the 16,384 sweep" in e.derived_from
+
+
+def test_past_the_largest_reduced_volume_the_nearest_sweep_said_so():
+    e = kernels.efficiency(FILTER, "convolution filter", "float32", 1e8, FALLBACK, at=65536)
+    assert e.value == pytest.approx(0.15) and e.source == kernels.NEAREST

@@ -29,7 +29,7 @@ def stub_cost(text: str) -> tuple[float, float, float]:
 
 def _curves(swept: bool = True) -> kernels.Curves:
     wide = [kernels.Point(k, "float32", s, 0.8) for k in LAYOUTS for s in (1e2, 1e9)]
-    narrow = [kernels.Point(k, "float32", s, 0.4, narrow=32) for k in LAYOUTS for s in (1e2, 1e9)]
+    narrow = [kernels.Point(k, "float32", s, 0.4, sweep=32) for k in LAYOUTS for s in (1e2, 1e9)]
     points = tuple(wide + (narrow if swept else []))
     return kernels.Curves("cpu", "2026-12-05", points, (("float32", 1e9),), 1e9, "hand")
 
@@ -40,7 +40,7 @@ def test_each_layouts_32_row_matmul_is_priced_on_its_side_32_sweep(name, kind):
     op = predicted_ops(MODULE, _curves(), 4, stub_cost)[name]
     assert op.kernel == kind
     assert op.predicted_s == pytest.approx(NARROW / 1e9 / 0.4)
-    assert "smallest side 32, on the side-32 sweep" in op.derived_from
+    assert "smallest side 32, on the 32 sweep" in op.derived_from
 
 
 def test_a_square_matmul_keeps_the_wide_points():

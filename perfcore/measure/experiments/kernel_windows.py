@@ -36,6 +36,8 @@ from perfcore.measure.experiments.suites import Suite
 from perfcore.model.chip import kernels, ops
 
 CONV = (8, 32, 3)  # batch, image side, kernel side of the convolutions; channels = side / 4
+# The filter gradient's batches: one sweep over channels each, reducing batch x image per output
+FILTER_BATCHES = (4, 8, 16)
 LABELS = ("NHWC", "HWIO", "NHWC")
 SORT_MAX = 2**20  # the largest sort and reduce-window (a sort of it: 0.25-0.3 s on this CPU)
 WINDOW = 16  # the reduce-window's (a cumulative sum's block on XLA:CPU)
@@ -72,22 +74,25 @@ def convolve(jax, x, w):
 def convolutions(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
     """3×3 convolutions over channels C (a quarter of each matmul side from 64 to 512): the
     forward pass's (batch, image, image, C) ⊛ (3, 3, C, C), and the weight gradient's
-    (C, image, image, batch) ⊛ (image, image, batch, C) -> (C, 3, 3, C), both with the same
-    FLOPs: 2 per tap inside the image (padding left out, as XLA counts)."""
+    (C, image, image, batch) ⊛ (image, image, batch, C) -> (C, 3, 3, C) at each of
+    FILTER_BATCHES (its reduced volume, kernels.SWEPT: batch x image x image), each with the
+    forward's FLOPs at its batch: 2 per tap inside the image (padding left out, as XLA
+    counts)."""
     n, side, k = CONV
     taps = (side * k - (k - 1)) ** 2  # (tap, output) pairs per image plane inside the padding
+    channels = [s // 4 for s in suite.kernel_sides if CONV_SIDES[0] <= s <= CONV_SIDES[1]]
     out = []
-    for kind in ("convolution", "convolution filter"):
+    for kind, batch in [("convolution", n)] + [("convolution filter", m) for m in FILTER_BATCHES]:
         sweep = []
-        for c in [s // 4 for s in suite.kernel_sides if CONV_SIDES[0] <= s <= CONV_SIDES[1]]:
+        for c in channels:
             fwd = kind == "convolution"
             shapes = (
-                ((n, side, side, c), (k, k, c, c))
+                ((batch, side, side, c), (k, k, c, c))
                 if fwd
-                else ((c, side, side, n), (side, side, n, c))
+                else ((c, side, side, batch), (side, side, batch, c))
             )
-            moved = (math.prod(shapes[0]) + math.prod(shapes[1]) + n * side * side * c) * b
-            model = ops.Cost(2.0 * n * taps * c * c, moved)
+            moved = (math.prod(shapes[0]) + math.prod(shapes[1]) + batch * side * side * c) * b
+            model = ops.Cost(2.0 * batch * taps * c * c, moved)
             label = (
                 f"{kind} {dtype} {'x'.join(map(str, shapes[0]))} * {'x'.join(map(str, shapes[1]))}"
             )

@@ -15,6 +15,7 @@ record was touched by one thread).
 
 from __future__ import annotations
 
+import math
 import statistics
 
 from perfcore.measure.clock import harness
@@ -99,15 +100,23 @@ def _point(record: Record, seconds: float, peaks: dict, bandwidth: float):
     bound = t_lower(record.flops or 0.0, record.bytes or 0.0, peak, bandwidth)
     spread = record.measurement.spread
     kind, dtype, size = record.kernel, record.dtype, record.size
-    narrow = _narrow(record) if kind in kernels.NARROW_KINDS else 0
-    return kernels.Point(kind, dtype, size, bound / seconds, spread, loop_body(record), narrow)
+    return kernels.Point(
+        kind, dtype, size, bound / seconds, spread, loop_body(record), _sweep(record)
+    )
 
 
-def _narrow(record: Record) -> int:
-    """A matmul record's narrow side (kernels.narrow_side) from its operands' shapes: their
-    last two dimensions are its M, K and N in some order; 0 without two such shapes."""
-    matrices = [s[-2:] for s in record.shapes[:2] if len(s) >= 2]
-    return kernels.narrow_side(*(d for m in matrices for d in m)) if len(matrices) == 2 else 0
+def _sweep(record: Record) -> int:
+    """A record's second coordinate (kernels.SWEPT) from its operands' shapes: a matmul's
+    narrow side (their last two dimensions are its M, K and N in some order), a filter
+    gradient's reduced volume (its filter operand, an image window x batch x C, less C);
+    0 for another kind or without the shapes."""
+    shapes = record.shapes[:2]
+    if record.kernel == "convolution filter":
+        return math.prod(shapes[1][:-1]) if len(shapes) == 2 and len(shapes[1]) >= 2 else 0
+    matrices = [s[-2:] for s in shapes if len(s) >= 2]
+    if record.kernel not in kernels.SWEPT or len(matrices) != 2:
+        return 0
+    return kernels.narrow_side(*(d for m in matrices for d in m))
 
 
 def curves(

@@ -17,12 +17,15 @@ over a shape with a size-1 dimension from its own curve (XLA:CPU runs (a·b).sum
 1536, 256) 8-10× slower than of (1536, 256)). A sine, power or rsqrt an op evaluates is priced
 on its function's own curve (FUNCTIONS), the rest of its transcendentals on the exp·tanh
 chain's, and each float32 result it rounds to bfloat16 or float16 (its own result's too) on
-the rounding curve. A narrow matmul (its smallest side, M, N or K, at most 1/NARROW_ASPECT of
-its largest: an MLP's batch of 32-128 rows against layers of 1024 or more) runs well below a
-square one of its FLOPs (a 32-row one at 0.45-0.7 of it on a 2-core CPU), and is priced from
-the narrow sweeps of its layout's curve: linear in log size along the sweep of each narrow
-side measured, then in log side between the two sweeps around its own (narrow_efficiency);
-from twice the widest narrow sweep's side on, the layout's other points. A kind sized by
+the rounding curve. Two kinds have a second coordinate (SWEPT), swept at fixed values of it
+over size: a narrow matmul (its smallest side, M, N or K, at most 1/NARROW_ASPECT of its
+largest: an MLP's batch of 32-128 rows against layers of 1024 or more) runs well below a
+square one of its FLOPs (a 32-row one at 0.45-0.7 of it on a 2-core CPU), and a filter
+gradient runs slower the more it reduces per output (batch x image: 38-40 GFLOP/s at 16,384
+against 56-94 at 8,192 and 106-175 at 4,096 there). Such an op is read along the sweeps
+around its own value in log size, then between them in log value (swept_efficiency); a
+narrow matmul from twice the widest narrow sweep's side on reads the layout's other points.
+A kind sized by
 bytes with no curve of the op's dtype takes float32's, said as such. With no curve for its
 device, kind and dtype, the fallback given (the published runs' efficiency), said as such.
 expected() is the one kernel model.
@@ -89,7 +92,13 @@ BASE_KIND = {
 FUNCTIONS = ("sine", "power", "rsqrt")
 SKINNY = 16  # a matmul with M or N at most this is a matvec (decode's GEMV-like shapes)
 NARROW_ASPECT = 8  # a matmul whose largest side is this many times its smallest is narrow
-NARROW_KINDS = ("matmul", "matmul transposed", "matmul rhs transposed")  # layouts swept narrow
+# Kinds swept at fixed values of a second coordinate, and what it is.
+SWEPT = {
+    "matmul": "smallest side",  # a narrow matmul's (narrow_side)
+    "matmul transposed": "smallest side",
+    "matmul rhs transposed": "smallest side",
+    "convolution filter": "reduced volume",  # the elements each output sums: batch x image
+}
 # The transcendental curve's kernel, exp(-x)·tanh(x), evaluates this many per element, reading
 # and writing each element once: n evaluations cost that kernel over n / 2 elements.
 CHAIN_TRANSCENDENTALS = 2
@@ -116,7 +125,7 @@ class Point:
     efficiency: float
     spread: float = 0.0  # IQR / median of the measurement
     loop: bool = False  # timed as a loop body's op (no launch), not as a program of its own
-    narrow: int = 0  # a narrow matmul's smallest side (narrow_side); 0 for any other point
+    sweep: int = 0  # its second coordinate where its kind has one (SWEPT) and it is set; else 0
 
     def __post_init__(self) -> None:
         if self.kind not in SIZE_UNIT:
@@ -250,34 +259,32 @@ def _curve(
     return curve, named
 
 
-def narrow_efficiency(curve: tuple[Point, ...], size: float, side: int) -> tuple[float, bool, str]:
-    """(efficiency, inside the measured range, how it was read) of a matmul of `size` whose
-    smallest side is `side` (0: not narrow) on a layout's curve. A wide one's: the curve's
-    points that are not narrow. A narrow one's: along the narrow sweeps (the points of each
-    narrow side measured) around its side, in log size, then between them in log side; the
-    other points stand at twice the widest narrow sweep's side, and outside the sweeps' sides
-    the nearest one's is taken. A curve with no narrow sweep (an older file) prices a narrow
-    matmul as a wide one."""
-    wide = tuple(p for p in curve if not p.narrow) or curve
-    sides = sorted({p.narrow for p in curve if p.narrow})
-    if not side or not sides:
-        return *interpolate(wide, size), ""
-    anchors = [(v, tuple(p for p in curve if p.narrow == v)) for v in sides]
-    if len(wide) < len(curve):
-        anchors.append((2 * sides[-1], wide))
-    clamped = min(max(side, anchors[0][0]), anchors[-1][0])
-    at = max(i for i, (v, _) in enumerate(anchors) if v <= clamped)
-    (lo, lo_pts), (hi, hi_pts) = anchors[at], anchors[min(at + 1, len(anchors) - 1)]
-    if clamped == lo:  # on a sweep's side (or past the ends): that sweep alone
+def swept_efficiency(curve: tuple[Point, ...], size: float, at: int) -> tuple[float, bool, str]:
+    """(efficiency, inside the measured range, how it was read) of a kernel of `size` whose
+    second coordinate is `at` (0: none) on a curve of a SWEPT kind. Without one: the curve's
+    points outside its sweeps (all of them where every point is in a sweep). With one: along
+    the sweeps (the points of each fixed value) around it, in log size, then between them in
+    log value; points outside the sweeps stand at twice the largest sweep's value, and past
+    the ends the nearest sweep is taken. A curve with no sweeps (an older file) reads as if
+    it had no second coordinate."""
+    free = tuple(p for p in curve if not p.sweep) or curve
+    values = sorted({p.sweep for p in curve if p.sweep})
+    if not at or not values:
+        return *interpolate(free, size), ""
+    anchors = [(v, tuple(p for p in curve if p.sweep == v)) for v in values]
+    if len(free) < len(curve):
+        anchors.append((2 * values[-1], free))
+    clamped = min(max(at, anchors[0][0]), anchors[-1][0])
+    k = max(i for i, (v, _) in enumerate(anchors) if v <= clamped)
+    (lo, lo_pts), (hi, hi_pts) = anchors[k], anchors[min(k + 1, len(anchors) - 1)]
+    if clamped == lo:  # on a sweep's value (or past the ends): that sweep alone
         hi, hi_pts = lo, lo_pts
     e_lo, in_lo = interpolate(lo_pts, size)
     e_hi, in_hi = interpolate(hi_pts, size)
     t = 0.0 if hi == lo else (math.log(clamped) - math.log(lo)) / (math.log(hi) - math.log(lo))
-    named = {v: f"the side-{v} sweep" for v in sides} | {2 * sides[-1]: "the wide points"}
-    how = f"smallest side {side}, " + (
-        f"between {named[lo]} and {named[hi]}" if hi != lo else f"on {named[lo]}"
-    )
-    measured = side >= anchors[0][0] and (side <= anchors[-1][0] or len(wide) < len(curve))
+    named = {v: f"the {v:,} sweep" for v in values} | {2 * values[-1]: "the points outside sweeps"}
+    how = f"{at:,}, " + (f"between {named[lo]} and {named[hi]}" if hi != lo else f"on {named[lo]}")
+    measured = at >= anchors[0][0] and (at <= anchors[-1][0] or len(free) < len(curve))
     return e_lo + t * (e_hi - e_lo), in_lo and in_hi and measured, how
 
 
@@ -288,12 +295,12 @@ def efficiency(
     size: float,
     fallback: Efficiency,
     loop: bool = False,
-    narrow: int = 0,
+    at: int = 0,
 ) -> Efficiency:
     """The efficiency of a kernel of kind, dtype and size: from the curves (the base kind's
     where kind's was not measured), else fallback. With loop (an op of a loop's body), from
-    the curve timed as a loop body's op where the curves have one, said as such. narrow: a
-    narrow matmul's smallest side (narrow_side), priced along the narrow sweeps."""
+    the curve timed as a loop body's op where the curves have one, said as such. at: its
+    second coordinate where its kind has one (SWEPT), read along the curve's sweeps."""
     if curves is None or size <= 0:
         return fallback
     curve, named = _curve(curves, kind, dtype, loop, size)
@@ -302,13 +309,14 @@ def efficiency(
         named, dtype = f"{named} (no {dtype} curve measured: float32's, by bytes)", "float32"
     if not curve:
         return fallback
-    value, inside, how = narrow_efficiency(curve, size, narrow if kind in NARROW_KINDS else 0)
+    swept = kind in SWEPT and curve[0].kind == kind  # its own curve, not a base kind's
+    value, inside, how = swept_efficiency(curve, size, at if swept else 0)
     unit = SIZE_UNIT[kind]
-    at = f"{size:.3g} {unit}" + (f", {how}" if how else "")
+    where = f"{size:.3g} {unit}" + (f", {SWEPT[kind]} {how}" if how else "")
     if inside:
-        return Efficiency(value, MEASURED, f"{named} {dtype} at {at}, {curves.label}")
+        return Efficiency(value, MEASURED, f"{named} {dtype} at {where}, {curves.label}")
     lo, hi = curve[0].size, curve[-1].size
-    where = f"{at} outside the measured {lo:.3g}-{hi:.3g} {unit}"
+    where = f"{where} outside the measured {lo:.3g}-{hi:.3g} {unit}"
     return Efficiency(value, NEAREST, f"{named} {dtype}, {where}: the nearest, {curves.label}")
 
 
@@ -329,9 +337,9 @@ def expected(
     curves: Curves | None,
     fallback: Efficiency,
     loop: bool = False,
-    narrow: int = 0,
+    at: int = 0,
 ) -> Expected:
     """The one kernel model: bound ÷ the efficiency of (kind, dtype, size), seconds (loop: an
-    op of a loop's body; narrow: a narrow matmul's smallest side, efficiency)."""
-    eff = efficiency(curves, kind, dtype, size, fallback, loop, narrow)
+    op of a loop's body; at: its second coordinate where its kind has one, efficiency)."""
+    eff = efficiency(curves, kind, dtype, size, fallback, loop, at)
     return Expected(bound / eff.value, bound, eff)

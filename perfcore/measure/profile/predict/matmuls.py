@@ -68,11 +68,18 @@ def dot_kind(module: hlo.Module, dot: hlo.Instruction | None, shape: str = "") -
     return kernels.matmul_kind(*dims[-2:], *_layout(module, dot), dot_instances(module, dot))
 
 
-def narrow_side(module: hlo.Module, dot: hlo.Instruction | None) -> int:
-    """kernels.narrow_side of one of a dot's matmuls (its result's last two dims and the
-    contraction its FLOPs imply); 0 for a convolution, a matvec or an unknown shape."""
-    if dot is None or (dot.opcode == "convolution" and not is_dot_as_conv(dot)):
+def second_coordinate(module: hlo.Module, dot: hlo.Instruction | None) -> int:
+    """A dot's or convolution's second coordinate (kernels.SWEPT): a filter gradient's reduced
+    volume (the elements each output sums: its FLOPs over two per output), else
+    kernels.narrow_side of one of its matmuls (its result's last two dims and the contraction
+    its FLOPs imply); 0 for another convolution, a matvec or an unknown shape."""
+    if dot is None:
         return 0
+    if dot.opcode == "convolution" and not is_dot_as_conv(dot):
+        out = hlo.arrays(dot.shape)
+        if conv_kind(dot) != "convolution filter" or not out:
+            return 0
+        return round(conv_flops(module, dot) / (2 * math.prod(out[0][1])))
     if is_dot_as_conv(dot):
         (m, n, instances), flops = _conv_out(dot), conv_flops(module, dot)
     else:

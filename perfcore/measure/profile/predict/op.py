@@ -116,8 +116,8 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
             bound, size = _windowed(module, instruction, kind, p.flops, (peak, bandwidth))
         # its data on the stream's curve; what it evaluates is added below (_with_evaluations)
         own = "elementwise" if kind == "transcendental" else kind
-        narrow = matmuls.narrow_side(module, inner[0]) if inner else 0
-        e = kernels.expected(bound, own, dtype, size, ctx.curves, fallback, body, narrow)
+        at = matmuls.second_coordinate(module, inner[0]) if inner else 0
+        e = kernels.expected(bound, own, dtype, size, ctx.curves, fallback, body, at)
         seconds, eff = e.seconds, e.efficiency
     if evals := kinds.evaluations(module, instruction, p):
         seconds, eff = _with_evaluations(
@@ -232,8 +232,8 @@ def _fused_dots(module, dots, dtype, roofs, ctx: Context, bound: float, body: bo
         fallback = ctx.fallback[flops / peak >= moved / bandwidth]
         size = _size(kind, flops, moved, matmuls.dot_instances(module, dot))
         alone = t_lower(flops, moved, peak, bandwidth)
-        narrow = matmuls.narrow_side(module, dot)
-        e = kernels.expected(alone, kind, dtype, size, ctx.curves, fallback, body, narrow)
+        at = matmuls.second_coordinate(module, dot)
+        e = kernels.expected(alone, kind, dtype, size, ctx.curves, fallback, body, at)
         parts.append(e)
     seconds = sum(e.seconds for e in parts)
     sources = {e.efficiency.source for e in parts}
