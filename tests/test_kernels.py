@@ -220,6 +220,12 @@ def test_past_the_widest_sweep_a_narrow_matmul_nears_the_wide_points():
 def test_below_the_narrowest_sweep_its_efficiency_is_the_nearest_said_so():
     e = kernels.efficiency(NARROW, "matmul", "float32", 1e8, FALLBACK, at=20)
     assert e.value == pytest.approx(0.4) and e.source == kernels.NEAREST
+    assert "smallest side 20, on the 32 sweep (smallest side outside the swept 32-64)" in (
+        e.derived_from
+    )
+    # past the sweep's sizes: the range it read, not the whole curve's
+    big = kernels.efficiency(NARROW, "matmul", "float32", 1e10, FALLBACK, at=32)
+    assert "outside the measured 1e+06-1e+08 flops" in big.derived_from
 
 
 def test_a_curve_without_narrow_sweeps_prices_a_narrow_matmul_as_a_wide_one():

@@ -259,18 +259,29 @@ def _curve(
     return curve, named
 
 
-def swept_efficiency(curve: tuple[Point, ...], size: float, at: int) -> tuple[float, bool, str]:
-    """(efficiency, inside the measured range, how it was read) of a kernel of `size` whose
-    second coordinate is `at` (0: none) on a curve of a SWEPT kind. Without one: the curve's
-    points outside its sweeps (all of them where every point is in a sweep). With one: along
-    the sweeps (the points of each fixed value) around it, in log size, then between them in
-    log value; points outside the sweeps stand at twice the largest sweep's value, and past
-    the ends the nearest sweep is taken. A curve with no sweeps (an older file) reads as if
-    it had no second coordinate."""
+@dataclass(frozen=True)
+class Read:
+    """How an efficiency was read off a curve: its value, whether inside what was measured,
+    the second coordinate's words ('' without one), and the sizes and values it read over."""
+
+    value: float
+    inside: bool
+    how: str
+    sizes: tuple[float, float]
+    values: tuple[int, int] = (0, 0)  # the sweeps' first and last value; (0, 0) without
+
+
+def swept_efficiency(curve: tuple[Point, ...], size: float, at: int) -> Read:
+    """How a kernel of `size` whose second coordinate is `at` (0: none) reads on a curve of a
+    SWEPT kind. Without one: the curve's points outside its sweeps (all of them where every
+    point is in a sweep). With one: along the sweeps (the points of each fixed value) around
+    it, in log size, then between them in log value; points outside the sweeps stand at
+    twice the largest sweep's value, and past the ends the nearest sweep is taken. A curve
+    with no sweeps (an older file) reads as if it had no second coordinate."""
     free = tuple(p for p in curve if not p.sweep) or curve
     values = sorted({p.sweep for p in curve if p.sweep})
     if not at or not values:
-        return *interpolate(free, size), ""
+        return Read(*interpolate(free, size), "", (free[0].size, free[-1].size))
     anchors = [(v, tuple(p for p in curve if p.sweep == v)) for v in values]
     if len(free) < len(curve):
         anchors.append((2 * values[-1], free))
@@ -285,7 +296,14 @@ def swept_efficiency(curve: tuple[Point, ...], size: float, at: int) -> tuple[fl
     named = {v: f"the {v:,} sweep" for v in values} | {2 * values[-1]: "the points outside sweeps"}
     how = f"{at:,}, " + (f"between {named[lo]} and {named[hi]}" if hi != lo else f"on {named[lo]}")
     measured = at >= anchors[0][0] and (at <= anchors[-1][0] or len(free) < len(curve))
-    return e_lo + t * (e_hi - e_lo), in_lo and in_hi and measured, how
+    read = sorted(p.size for p in (*lo_pts, *hi_pts))
+    return Read(
+        e_lo + t * (e_hi - e_lo),
+        in_lo and in_hi and measured,
+        how,
+        (read[0], read[-1]),
+        (values[0], values[-1]),
+    )
 
 
 def efficiency(
@@ -310,14 +328,17 @@ def efficiency(
     if not curve:
         return fallback
     swept = kind in SWEPT and curve[0].kind == kind  # its own curve, not a base kind's
-    value, inside, how = swept_efficiency(curve, size, at if swept else 0)
+    read = swept_efficiency(curve, size, at if swept else 0)
     unit = SIZE_UNIT[kind]
-    where = f"{size:.3g} {unit}" + (f", {SWEPT[kind]} {how}" if how else "")
-    if inside:
-        return Efficiency(value, MEASURED, f"{named} {dtype} at {where}, {curves.label}")
-    lo, hi = curve[0].size, curve[-1].size
-    where = f"{where} outside the measured {lo:.3g}-{hi:.3g} {unit}"
-    return Efficiency(value, NEAREST, f"{named} {dtype}, {where}: the nearest, {curves.label}")
+    where = f"{size:.3g} {unit}" + (f", {SWEPT[kind]} {read.how}" if read.how else "")
+    if read.inside:
+        return Efficiency(read.value, MEASURED, f"{named} {dtype} at {where}, {curves.label}")
+    (lo, hi), (first, last) = read.sizes, read.values
+    if read.how and lo <= size <= hi:  # its second coordinate is past the sweeps'
+        where += f" ({SWEPT[kind]} outside the swept {first:,}-{last:,})"
+    else:
+        where += f" outside the measured {lo:.3g}-{hi:.3g} {unit}"
+    return Efficiency(read.value, NEAREST, f"{named} {dtype}, {where}: the nearest, {curves.label}")
 
 
 @dataclass(frozen=True)
