@@ -60,6 +60,7 @@ LEGEND_PAD_PX = 10  # a horizontal legend's own padding: its rows wrap this much
 FIT_WIDTH = 1000
 HALF_WIDTH = 460
 AUTO_TICK_CHARS = 5  # Plotly's own tick labels: '0.25', '100k', '1.5M'
+TIME_TICKS = {"tickformat": "~s", "ticksuffix": "s"}  # an axis of seconds: '200µs', '1.5ms'
 
 
 def grid(theme: Theme) -> dict:

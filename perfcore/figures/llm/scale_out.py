@@ -11,6 +11,7 @@ from perfcore.explain.llm.scale_out import LADDER, AllReduce
 from perfcore.figures.chip.style import (
     LIGHT,
     SECOND_DEVICE_DASH,
+    TIME_TICKS,
     Theme,
     base_layout,
     color,
@@ -141,7 +142,7 @@ def scale_out_figure(
     # Fixed x range (1 to 64 nodes, wider only when more are asked for) so the axis holds
     # still while the node count moves the marker; y follows the gradient size.
     top = max(LADDER[-1], rows[-1].setup.nodes)
-    yaxis = {"title": {"text": "time per all-reduce"}, "tickformat": "~s", "ticksuffix": "s"}
+    yaxis = {"title": {"text": "time per all-reduce"}, **TIME_TICKS}
     fig.update_layout(
         xaxis=log_axis(1, top, "nodes", theme=theme),
         yaxis={**yaxis, "rangemode": "tozero"},

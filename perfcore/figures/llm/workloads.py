@@ -22,6 +22,7 @@ from perfcore.figures.chip.style import (
     HALF_WIDTH,
     LIGHT,
     SECOND_DEVICE_DASH,
+    TIME_TICKS,
     Theme,
     base_layout,
     color,
@@ -214,7 +215,7 @@ def time_by_kind_figure(
     # d3's SI format: 0.004 -> "4m", so the axis reads 4 ms, not 0.004 s.
     # Names turned one way always: at half width Plotly would turn them itself, past the
     # right edge, and draw the chart twice to fit them (style.fit_margins).
-    y = {"title": {"text": "time"}, "tickformat": "~s", "ticksuffix": "s"}
+    y = {"title": {"text": "time"}, **TIME_TICKS}
     fig.update_layout(barmode="group", xaxis={"tickangle": -30}, yaxis=y)
     return fig
 

@@ -25,10 +25,9 @@ gradient runs slower the more it reduces per output (batch x image: 38-40 GFLOP/
 against 56-94 at 8,192 and 106-175 at 4,096 there). Such an op is read along the sweeps
 around its own value in log size, then between them in log value (swept_efficiency); a
 narrow matmul from twice the widest narrow sweep's side on reads the layout's other points.
-A kind sized by
-bytes with no curve of the op's dtype takes float32's, said as such. With no curve for its
-device, kind and dtype, the fallback given (the published runs' efficiency), said as such.
-expected() is the one kernel model.
+A kind sized by bytes with no curve of the op's dtype takes float32's, said as such. With no
+curve for its device, kind and dtype, the fallback given (the published runs' efficiency),
+said as such. expected() is the one kernel model.
 """
 
 from __future__ import annotations
