@@ -161,3 +161,36 @@ def test_a_points_second_coordinate_comes_from_its_operands_shapes(kind, shapes,
     mm = record(kind, "mm", [211e-6, 230e-6], 2e7, 1e5, 2e7)
     c = curves.curves((*RECORDS, dataclasses.replace(mm, shapes=shapes)), specs={})
     assert [p.sweep for p in c.curve(kind, "float32") if p.size == 2e7] == [narrow]
+
+
+LOOPED = Measurement(samples=(0.02,), method=harness.IN_PROGRAM)
+
+
+def _stream(kernel, elements, n_args, **kw):
+    """A stream record over `n_args` float32 operands of `elements` each, one output as large."""
+    n_bytes = 4.0 * elements * (n_args + (kernel != "reduction"))
+    fields = {"shapes": ((elements,),) * n_args, **kw}
+    return dataclasses.replace(
+        record(kernel, f"{kernel} {elements}", [0.02], 0.0, n_bytes, n_bytes), **fields
+    )
+
+
+@pytest.mark.parametrize(
+    "r, fresh",
+    [
+        # a 64 MiB output on the host: malloc maps it fresh every call, its faults the time
+        (_stream("elementwise", 2**24, 2), True),
+        (_stream("plain copy", 2**23, 1), True),  # exactly 32 MiB: mapped too
+        (_stream("plain copy", 2**22, 1), False),  # 16 MiB: from the heap
+        (_stream("reduction", 2**24, 1), False),  # a 64 MiB input, a small output
+        (_stream("elementwise", 2**24, 2, backend="tpu"), False),  # device memory
+        (_stream("elementwise", 2**24, 2, measurement=LOOPED), False),  # a loop body's
+    ],
+)
+def test_a_host_stream_whose_output_malloc_maps_fresh_is_no_kernel_point(r, fresh):
+    """Its time is the first touch of its output's pages, which a prediction adds on its own:
+    elementwise over 2 x 64 MiB into 64 MiB took 15.5 ms against 1.0 ms over 2 x 16 MiB, and
+    kept in the curve it priced a 64 MiB scale at +41 % and tanh(x) + y at +121 %."""
+    assert curves.fresh_output(r) is fresh
+    c = curves.curves((*RECORDS, r), specs={})
+    assert any(p.size == r.size for p in c.points if p.kind == r.kernel) is (not fresh)

@@ -28,6 +28,19 @@ EXPERIMENT = "kernels"
 DISPATCH = "dispatch"
 PAGE_FAULTS = "page faults, every core"  # experiments.pages: first touch by every host thread
 PAGE_FAULTS_ONE = "page faults"  # the same by one thread, in files written before
+# Kinds whose output holds as many elements as their first operand: streams, copies, permutes
+SAME_SIZE = (
+    "elementwise",
+    "transcendental",
+    "copy",
+    "plain copy",
+    "transpose",
+    "row transpose",
+    "sine",
+    "power",
+    "rsqrt",
+    "rounding",
+)
 DISPATCH_SHARE = 0.8  # a kernel record more than this share dispatch is left out
 ROOF_FROM_MEASURED = "best measured in the suite"
 
@@ -56,6 +69,19 @@ def loop_body(record: Record) -> bool:
     profiled as programs of their own (kernel_traced); a results file of an earlier version
     timed them in a loop, and prices every op of a program by them, as it was made to."""
     return in_loop(record) and record.backend == "cpu"
+
+
+def fresh_output(record: Record) -> bool:
+    """True for a host kernel timed as a program of its own whose output malloc maps fresh
+    every call (kernels.MMAP_MAX or larger): a stream or copy, whose output holds as many
+    elements as its first operand. Its time is mostly the first touch of those pages, which a
+    prediction adds on its own where a program's buffer is that large (predict.graph)."""
+    if record.backend != "cpu" or in_loop(record) or record.kernel not in SAME_SIZE:
+        return False
+    elements = [math.prod(s) for s in record.shapes]
+    if not elements or not record.bytes:
+        return False
+    return record.bytes * elements[0] / (sum(elements) + elements[0]) >= kernels.MMAP_MAX
 
 
 def kernel_seconds(record: Record, dispatch: tuple[float, float]) -> float | None:
@@ -129,7 +155,8 @@ def curves(
     device = mine[0].device
     mine = [r for r in mine if r.device == device]
     dispatch = dispatch_fit(tuple(mine))
-    kernels_only = [r for r in mine if r.kernel not in (DISPATCH, PAGE_FAULTS, PAGE_FAULTS_ONE)]
+    skip = (DISPATCH, PAGE_FAULTS, PAGE_FAULTS_ONE)
+    kernels_only = [r for r in mine if r.kernel not in skip and not fresh_output(r)]
     timed = [(r, s) for r in kernels_only if (s := kernel_seconds(r, dispatch))]
     row = mine[0].spec_name
     spec = (specs if specs is not None else load_specs()).get(row) if row else None

@@ -90,6 +90,7 @@ BASE_KIND = {
 # cost per evaluation (4M floats: rsqrt 5.7 ms, sin 15.7 ms, x**1.5 18.0 ms; exp 1.6, tanh 1.1).
 FUNCTIONS = ("sine", "power", "rsqrt")
 SKINNY = 16  # a matmul with M or N at most this is a matvec (decode's GEMV-like shapes)
+MMAP_MAX = 32 * 2**20  # bytes: glibc malloc's largest mmap threshold on 64-bit (mallopt(3))
 NARROW_ASPECT = 8  # a matmul whose largest side is this many times its smallest is narrow
 # Kinds swept at fixed values of a second coordinate, and what it is.
 SWEPT = {

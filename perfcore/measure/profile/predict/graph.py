@@ -34,11 +34,11 @@ from perfcore.measure.profile.hlo import buffers
 from perfcore.measure.profile.predict.kinds import keeps_layout
 from perfcore.model.chip import concurrency
 from perfcore.model.chip.concurrency import Node
+from perfcore.model.chip.kernels import MMAP_MAX
 
 PARTITIONS = re.compile(r'"outer_dimension_partitions":\[([^\]]*)\]')
 SEQUENTIAL_OPS = 8
 SMALL_BUFFER = 512  # bytes
-MMAP_MAX = 32 * 2**20  # bytes: glibc malloc's largest mmap threshold on 64-bit (mallopt(3))
 COPY_BLOCK, COPY_BLOCKS = 2**20, 8  # CopyThunk: a memcpy in blocks of 1 MiB or more, 8 at most
 
 
