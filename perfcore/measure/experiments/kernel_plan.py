@@ -6,8 +6,9 @@ rhs-transposed (dY·Wᵀ), and narrow ones in each of those three layouts (an ML
 rows: its forward X·W with M = r, its weight gradient Xᵀ·dY with K = r, its input gradient
 dY·Wᵀ with M = r; the other sides NARROW_SPAN times r); causal attention forward and backward
 over sequence length per head dim; the stream kinds over element counts; two rank-4 permuted
-copies (a KV cache's layout change, attention's head split); and kernel_windows' convolutions
-and windowed kinds. A float8 dtype runs matmuls alone.
+copies (a KV cache's layout change, attention's head split); column reductions keeping each
+of COLUMN_WIDTHS; and kernel_windows' convolutions and windowed kinds. A float8 dtype runs
+matmuls alone.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ MATMUL_ONLY = ("float8_e4m3fn",)  # dtypes whose other kernels no layer runs
 STREAMS = ("elementwise", "transcendental", "reduction", "copy", "transpose")
 LOOP_MATMUL_MAX = 256  # square matmuls up to this side are timed as loop bodies' ops too
 SKINNY_OFF = kernels.SKINNY + 1  # a side matmul_kind never calls skinny: the kind by layout
+COLUMN_WIDTHS = (256, 4096, 65536)  # what a column reduction keeps: kernels.SWEPT
+COLUMN_MAX = 2**24  # its largest operand, elements (keeping 65536: 80 ms a call here)
 NARROW_SPAN = (kernels.NARROW_ASPECT, 4 * kernels.NARROW_ASPECT)  # a narrow sweep's n / r
 
 
@@ -104,6 +107,29 @@ def _streams(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
     return sweeps
 
 
+def _column_reductions(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
+    """x.sum(0) of (elements / w, w), each width w of COLUMN_WIDTHS over the element counts
+    from 4w to COLUMN_MAX: its operand read once and w sums written."""
+    out = []
+    for w in COLUMN_WIDTHS:
+        sizes = [n for n in suite.kernel_elements if 4 * w <= n <= COLUMN_MAX]
+        kind = "column reduction"
+        out.append(
+            [
+                Planned(
+                    kind,
+                    f"{kind} {dtype} {n} elements keeping {w}",
+                    dtype,
+                    ((n // w, w),),
+                    kind,
+                    ops.Cost(n, (n + w) * b),
+                )
+                for n in sizes
+            ]
+        )
+    return out
+
+
 def _transposes(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
     """Rank-4 permuted copies over element counts: a KV cache's layout change (0,2,3,1), its
     head dim moved off the minor end, and attention's head split (0,2,1,3), rows of head dim
@@ -134,6 +160,7 @@ def plan(suite: Suite, dtype: str) -> list[list[Planned]]:
         return sweeps
     others = kernel_windows.others(suite, dtype, b, ROW)
     streams = [*_streams(suite, dtype, b), *_transposes(suite, dtype, b), *others]
+    streams += _column_reductions(suite, dtype, b)
     convolutions = kernel_windows.convolutions(suite, dtype, b)
     return [*sweeps, *convolutions, *_attentions(suite, dtype, b), *streams]
 

@@ -84,6 +84,7 @@ def _function(jax, jnp, name: str):
         "elementwise": lambda x, y: (x * 1.5 + y) * 0.5 - y,
         "transcendental": lambda x: jnp.exp(-x) * jnp.tanh(x),  # kernels.CHAIN_TRANSCENDENTALS
         "reduction": lambda x: x.sum(axis=-1),
+        "column reduction": lambda x: x.sum(axis=0),
         **kernel_windows.functions_of(jax, jnp),
         "copy": lambda x: x.T,
         "plain copy": lambda x: x,  # XLA copies a parameter it returns, layout kept

@@ -134,9 +134,12 @@ def _point(record: Record, seconds: float, peaks: dict, bandwidth: float):
 def _sweep(record: Record) -> int:
     """A record's second coordinate (kernels.SWEPT) from its operands' shapes: a matmul's
     narrow side (their last two dimensions are its M, K and N in some order), a filter
-    gradient's reduced volume (its filter operand, an image window x batch x C, less C);
-    0 for another kind or without the shapes."""
+    gradient's reduced volume (its filter operand, an image window x batch x C, less C), a
+    column reduction's kept width (its operand's last dimension); 0 for another kind or
+    without the shapes."""
     shapes = record.shapes[:2]
+    if record.kernel == "column reduction":  # (rows, kept): what it keeps, its last dim
+        return shapes[0][-1] if shapes and shapes[0] else 0
     if record.kernel == "convolution filter":
         return math.prod(shapes[1][:-1]) if len(shapes) == 2 and len(shapes[1]) >= 2 else 0
     matrices = [s[-2:] for s in shapes if len(s) >= 2]

@@ -17,12 +17,15 @@ over a shape with a size-1 dimension from its own curve (XLA:CPU runs (a·b).sum
 1536, 256) 8-10× slower than of (1536, 256)). A sine, power or rsqrt an op evaluates is priced
 on its function's own curve (FUNCTIONS), the rest of its transcendentals on the exp·tanh
 chain's, and each float32 result it rounds to bfloat16 or float16 (its own result's too) on
-the rounding curve. Two kinds have a second coordinate (SWEPT), swept at fixed values of it
-over size: a narrow matmul (its smallest side, M, N or K, at most 1/NARROW_ASPECT of its
+the rounding curve. Three kinds have a second coordinate (SWEPT), swept at fixed values of
+it over size: a narrow matmul (its smallest side, M, N or K, at most 1/NARROW_ASPECT of its
 largest: an MLP's batch of 32-128 rows against layers of 1024 or more) runs well below a
 square one of its FLOPs (a 32-row one at 0.45-0.7 of it on a 2-core CPU), and a filter
 gradient runs slower the more it reduces per output (batch x image: 38-40 GFLOP/s at 16,384
-against 56-94 at 8,192 and 106-175 at 4,096 there). Such an op is read along the sweeps
+against 56-94 at 8,192 and 106-175 at 4,096 there), and a column reduction (a sum over a
+major dimension, its operand's minor one kept: x.sum(0) of a row-major matrix) runs slower
+the wider what it keeps (over 16 MiB: 46 GB/s keeping 256, 25 keeping 4,096, 17 keeping
+16,384, where a row sum ran at 42-46). Such an op is read along the sweeps
 around its own value in log size, then between them in log value (swept_efficiency); a
 narrow matmul from twice the widest narrow sweep's side on reads the layout's other points.
 A kind sized by bytes with no curve of the op's dtype takes float32's, said as such. With no
@@ -48,6 +51,7 @@ SIZE_UNIT = {
     "elementwise": "bytes",
     "transcendental": "bytes",
     "reduction": "bytes",
+    "column reduction": "bytes",  # its operand's minor dimension kept: each output summed down
     "copy": "bytes",  # a 2-D transpose's: a copy into another layout, or a slice, pad, concat
     "plain copy": "bytes",  # a copy keeping its layout: a buffer duplicated (a memcpy)
     "transpose": "bytes",  # a copy into a permuted layout, rank 3 or more (a KV cache's)
@@ -79,6 +83,7 @@ BASE_KIND = {
     "sort": "elementwise",
     "reduce-window": "reduction",
     "unit-dim product sum": "reduction",
+    "column reduction": "reduction",
     "gather": "elementwise",
     "sine": "transcendental",
     "power": "transcendental",
@@ -98,6 +103,7 @@ SWEPT = {
     "matmul transposed": "smallest side",
     "matmul rhs transposed": "smallest side",
     "convolution filter": "reduced volume",  # the elements each output sums: batch x image
+    "column reduction": "kept elements",  # its output's: the width of the columns summed
 }
 # The transcendental curve's kernel, exp(-x)·tanh(x), evaluates this many per element, reading
 # and writing each element once: n evaluations cost that kernel over n / 2 elements.

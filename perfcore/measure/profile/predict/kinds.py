@@ -37,7 +37,7 @@ KIND = {
 }
 LAYOUT = re.compile(r"\]\{([\d,]*)\}")
 PERMUTES = frozenset({"transpose", "copy"})
-TRANSPOSE_DIMS = re.compile(r"dimensions=\{([\d,]*)\}")
+DIMENSIONS = re.compile(r"dimensions=\{([\d,]*)\}")  # a transpose's order, a reduce's summed dims
 SORT_DIM = re.compile(r"dimensions=\{(\d+)\}")
 
 
@@ -85,7 +85,7 @@ def window_reads(module: hlo.Module, instruction: hlo.Instruction) -> float:
 
 def _permutation(instruction: hlo.Instruction) -> list[int]:
     """A transpose's `dimensions`: the operand dimension each result dimension is."""
-    found = TRANSPOSE_DIMS.search(instruction.attrs)
+    found = DIMENSIONS.search(instruction.attrs)
     return [int(d) for d in found.group(1).split(",") if d] if found else []
 
 
@@ -232,9 +232,33 @@ def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced) -> str
         return "transcendental"
     if priced.category == hlo.REDUCTION and product_sum(module, instruction):
         return "unit-dim product sum"
+    if priced.category == hlo.REDUCTION and column_reduce(module, instruction) is not None:
+        return "column reduction"
     if instruction.opcode == "copy" and keeps_layout(module, instruction):
         return "plain copy"
     return KIND.get(priced.category, "")
+
+
+def column_reduce(module: hlo.Module, instruction: hlo.Instruction) -> hlo.Instruction | None:
+    """The reduce an op is or holds that keeps its operand's minor-most dimension (x.sum(0)
+    of a row-major matrix: each output summed down a column, a strided read), None where
+    every reduce it holds sums along that dimension."""
+    held = [instruction] if instruction.opcode == "reduce" else hlo.held(module, instruction)
+    for r in (i for i in held if i.opcode == "reduce" and i.operands):
+        found = DIMENSIONS.search(r.attrs)
+        reduced = {int(d) for d in found.group(1).split(",") if d} if found else set()
+        minor = _minor(hlo.operand_shape(module, r.operands[0]))
+        if reduced and minor is not None and minor not in reduced:
+            return r
+    return None
+
+
+def kept_elements(module: hlo.Module, instruction: hlo.Instruction) -> int:
+    """A column reduction's second coordinate (kernels.SWEPT): the elements its reduce keeps
+    (its result's), 0 for any other op."""
+    r = column_reduce(module, instruction)
+    found = hlo.arrays(r.shape) if r is not None else []
+    return math.prod(found[0][1]) if found else 0
 
 
 def keeps_layout(module: hlo.Module, instruction: hlo.Instruction) -> bool:

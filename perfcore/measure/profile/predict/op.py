@@ -117,6 +117,7 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
         # its data on the stream's curve; what it evaluates is added below (_with_evaluations)
         own = "elementwise" if kind == "transcendental" else kind
         at = matmuls.second_coordinate(module, inner[0]) if inner else 0
+        at = kinds.kept_elements(module, instruction) if kind == "column reduction" else at
         e = kernels.expected(bound, own, dtype, size, ctx.curves, fallback, body, at)
         seconds, eff = e.seconds, e.efficiency
     if evals := kinds.evaluations(module, instruction, p):
