@@ -16,16 +16,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from perfcore import format as fmt
+from perfcore.figures.chip import style
 from perfcore.figures.chip.roofs import X_MAX, X_MIN
-from perfcore.figures.chip.style import (
-    LIGHT,
-    TIME_TICKS,
-    Theme,
-    base_layout,
-    color,
-    fitted,
-    log_axis,
-)
+from perfcore.figures.chip.style import LIGHT, Theme, base_layout, color, fitted, log_axis
 from perfcore.figures.measure import labels
 from perfcore.measure.profile.judge.assess import Roofs
 from perfcore.measure.profile.judge.records import what
@@ -154,7 +147,7 @@ def category_figure(times: dict[str, float], title: str = "", theme: Theme = LIG
             hovertemplate="%{y}: %{text} per step<extra></extra>",
         )
     )
-    fig.update_layout(showlegend=False, xaxis=TIME_TICKS)
+    fig.update_layout(showlegend=False, xaxis=style.TIME_TICKS)
     return fig
 
 
@@ -178,5 +171,5 @@ def compare_figure(table: pd.DataFrame, theme: Theme = LIGHT, limit: int = 10) -
             hovertemplate="%{y}: %{x:.3s}s<extra></extra>",
         )
     )
-    fig.update_layout(showlegend=False, xaxis=TIME_TICKS)
+    fig.update_layout(showlegend=False, xaxis=style.TIME_TICKS)
     return fig
