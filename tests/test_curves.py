@@ -30,6 +30,15 @@ def test_dispatch_is_fitted_per_argument_from_the_fastest_calls_as_the_kernels_a
     assert (c.dispatch_s, c.dispatch_per_arg_s) == pytest.approx((10e-6, 1e-6))
 
 
+def test_a_launch_of_more_arguments_measured_faster_sets_the_launch_alone():
+    """16 arguments at 25 µs, 1 at 30 µs: a launch costs at most 25 µs, nothing per argument."""
+    noisy = (
+        record("dispatch", "dispatch, 1 argument", [30e-6], n_args=1),
+        record("dispatch", "dispatch, 16 arguments", [25e-6], n_args=16),
+    )
+    assert curves.dispatch_fit(noisy) == pytest.approx((25e-6, 0.0))
+
+
 def test_efficiencies_are_fractions_of_the_best_measured_roofs_after_dispatch():
     c = curves.curves(RECORDS, specs={})
     assert dict(c.peak_flops_per_s)["float32"] == pytest.approx(1e11)
