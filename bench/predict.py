@@ -10,7 +10,9 @@ process ran before: glibc's malloc serves a buffer of 32 MiB or more from fresh 
 in every step, unless its heap already holds that much free (after the kernels suite, another
 program, or the reading of a capture grew it): the decode step took 15.3 ms with 8,257 faults
 a step in a fresh process and 7.7 ms with none after the suite. The prediction is for a
-process running the program (its fresh pages priced). Printed per
+process running the program (its fresh pages priced). On an accelerator the programs run in
+this process, one after another: a second process cannot open the chip this one holds, and
+device memory has no such pages. Printed per
 program: predicted step (its ops scheduled over the HLO graph, perfcore.model.chip.concurrency,
 with the first touch of the pages its buffers map fresh, plus dispatch), the ops' plain sum
 beside it, the step's fastest and median untraced walls, the error against the fastest (what a
@@ -178,8 +180,8 @@ def main() -> None:
     print(f"step rule: {', '.join(RULES)}")
     head = f"{'program':<16} {'predicted':>10} {'op sum':>10} {'fastest':>10} {'median':>10}"
     print(f"{head} {'error':>7} {'vs med':>7} {'matmul med':>10}  rule", flush=True)
-    if args.only:
-        held_rows(args.only.split(","), measured, args.rounds)
+    if args.only or jax.default_backend() != "cpu":  # one process holds an accelerator
+        held_rows(args.only.split(",") if args.only else list(PROGRAMS), measured, args.rounds)
     else:
         for out in own_processes(__file__, records, list(PROGRAMS), args.rounds):
             print(out, end="", flush=True)
