@@ -8,8 +8,8 @@ other sizes and styles) against their step's wall alone. Each program runs in a 
 its own (bench.predict.own_processes: a heap no program before it grew, as bench/predict.py
 says why) reading the curves measured here or read from --curves: its predicted step
 (perfcore.predict) against the fastest of 30 isolated, synchronized untraced calls in each of
---rounds rounds (bench.predict.walls; --only: the programs named, in this process, in rounds
-over them), with the median beside it and each round's fastest. Target: within 20 % of the
+--rounds rounds (bench.predict.walls; --only, or on an accelerator: the programs, in this
+process, in rounds over them), with the median beside it and each round's fastest. Target: within 20 % of the
 fastest. Run only when the machine is quiet (uptime load < 2.5).
 
     PYTHONPATH=$PWD .venv/bin/python bench/predict_zoo.py [--budget 120] [--curves F] [--rounds 3]
@@ -269,7 +269,7 @@ def main() -> None:
     head = f"{'program':<18} {'predicted':>10} {'fastest':>10} {'median':>10} {'error':>7}"
     print(f"{head} {'within':>7}  fastest by round", flush=True)
     names = args.only.split(",") if args.only else list(PROGRAMS)
-    if args.only:
+    if args.only or jax.default_backend() != "cpu":  # one process holds an accelerator
         lines = rows(names, measured, args.rounds)
     else:
         lines = []
