@@ -9,8 +9,8 @@ its own (bench.predict.own_processes: a heap no program before it grew, as bench
 says why) reading the curves measured here or read from --curves: its predicted step
 (perfcore.predict) against the fastest of 30 isolated, synchronized untraced calls in each of
 --rounds rounds (bench.predict.walls; --only, or on an accelerator: the programs, in this
-process, in rounds over them), with the median beside it and each round's fastest. Target: within 20 % of the
-fastest. Run only when the machine is quiet (uptime load < 2.5).
+process, in rounds over them), with the median beside it and each round's fastest. Target:
+within 20 % of the fastest. Run only when the machine is quiet (uptime load < 2.5).
 
     PYTHONPATH=$PWD .venv/bin/python bench/predict_zoo.py [--budget 120] [--curves F] [--rounds 3]
 """
