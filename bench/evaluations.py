@@ -3,7 +3,7 @@
 The check behind measure.profile.predict.op._with_evaluations: nine elementwise ops that
 evaluate transcendentals, at 1M and 4M float32 elements, each timed (fastest of 30 isolated
 calls) in one process beside the two kernels the rule rests on, measured there too: the
-exp(-x)·tanh(x) chain (kernels.CHAIN_TRANSCENDENTALS evaluations an element) and a stream
+exp(-x)·tanh(x) chain (kernel_kinds.CHAIN_TRANSCENDENTALS evaluations an element) and a stream
 (the suite's elementwise kernel, two inputs and one output). Each op predicted both ways from
 those two: the slower of its stream and its evaluations' share of the chain, and its stream
 plus that share less the chain's own stream. Printed per op and the median |error| of each

@@ -4,8 +4,8 @@ XLA:CPU computes a bfloat16 op in float32 and rounds its result back to bfloat16
 (measure.profile.hlo.roundings counts them from the HLO). Eight bfloat16 elementwise
 ops, at 1M and 4M elements, each timed (fastest of 30 isolated calls) in one process beside
 the three kernels the rule rests on, measured there too: a float32 stream (two inputs, one
-output), the exp(-x)·tanh(x) chain (kernels.CHAIN_TRANSCENDENTALS evaluations an element) and
-the rounding chain (kernel_windows.rounded: kernels.ROUNDINGS roundings an element). Each op
+output), the exp(-x)·tanh(x) chain (kernel_kinds.CHAIN_TRANSCENDENTALS evaluations an element) and
+the rounding chain (kernel_windows.rounded: kernel_kinds.ROUNDINGS roundings an element). Each op
 predicted two ways from them: its stream by bytes plus its evaluations' share of the chain
 less the chain's own stream at the op's width (the rule before), and the same with the
 evaluations at float32's width (per element) plus its roundings' share of the rounding chain
@@ -23,7 +23,7 @@ import jax.numpy as jnp
 from bench.evaluations import fastest, op_line, set_line
 from perfcore.measure.experiments.kernel_windows import rounded
 from perfcore.measure.profile import hlo
-from perfcore.model.chip import kernels
+from perfcore.model.chip import kernel_kinds
 
 BF16 = jnp.bfloat16
 # name: (function of x, y in bfloat16; arrays read)
@@ -68,12 +68,12 @@ def main() -> None:
                 measured = fastest(fn, xb, yb)
                 evals, rounds = counted(fn, xb, yb)
                 stream = per_byte * (reads + 1) * 2 * n
-                per_element = kernels.CHAIN_TRANSCENDENTALS
+                per_element = kernel_kinds.CHAIN_TRANSCENDENTALS
                 rules = {
                     "before": stream + chain / 2 * evals / per_element,  # bfloat16's width
                     "now": stream
                     + chain * evals / per_element
-                    + rounding * rounds / kernels.ROUNDINGS,
+                    + rounding * rounds / kernel_kinds.ROUNDINGS,
                 }
                 for k, v in rules.items():
                     errors[k].append(v / measured - 1)

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from perfcore.model.chip import kernels
+from perfcore.model.chip import kernel_kinds, kernels
 from perfcore.model.chip.roofline import t_lower
 
 FALLBACK = kernels.Efficiency(0.5, kernels.PUBLISHED, "bound ÷ 0.50, published runs")
@@ -64,8 +64,8 @@ def test_expected_time_is_the_bound_over_the_efficiency():
 
 
 def test_skinny_matmuls_are_matvecs():
-    assert kernels.matmul_kind(1, 4096) == kernels.matmul_kind(4096, 16) == "matvec"
-    assert kernels.matmul_kind(17, 4096) == "matmul"
+    assert kernel_kinds.matmul_kind(1, 4096) == kernel_kinds.matmul_kind(4096, 16) == "matvec"
+    assert kernel_kinds.matmul_kind(17, 4096) == "matmul"
 
 
 def test_dispatch_grows_with_the_arguments_and_roofs_fall_back_to_float32():
@@ -135,11 +135,11 @@ def test_a_kind_sized_by_bytes_without_the_ops_dtype_takes_float32s_and_says_so(
 def test_the_bytes_a_sort_and_a_reduce_window_are_sized_by():
     """A sort: its keys read and written (1,024 floats: 8,192 bytes); a reduce-window: each
     output reading its window and written (1,000 outputs of a 16-window: 68,000 bytes)."""
-    assert kernels.sort_bytes(1024, 4) == 8192
-    assert kernels.window_bytes(1000, 16, 4) == 68_000
+    assert kernel_kinds.sort_bytes(1024, 4) == 8192
+    assert kernel_kinds.window_bytes(1000, 16, 4) == 68_000
     for kind in ("convolution", "convolution filter"):
-        assert kernels.SIZE_UNIT[kind] == "flops" and kind in kernels.BASE_KIND
-    assert {kernels.SIZE_UNIT[k] for k in ("sort", "reduce-window")} == {"bytes"}
+        assert kernel_kinds.SIZE_UNIT[kind] == "flops" and kind in kernel_kinds.BASE_KIND
+    assert {kernel_kinds.SIZE_UNIT[k] for k in ("sort", "reduce-window")} == {"bytes"}
 
 
 def test_above_a_loop_curves_largest_point_the_program_curve_prices_a_loop_bodys_op():
@@ -187,7 +187,7 @@ NARROW = kernels.Curves(
 )
 def test_a_matmul_is_narrow_where_its_largest_side_is_8_times_its_smallest(sides, narrow):
     """16 rows is a matvec's; 1024 / 200 = 5.1 is not narrow; 1024 / 128 = 8 is."""
-    assert kernels.narrow_side(*sides) == narrow
+    assert kernel_kinds.narrow_side(*sides) == narrow
 
 
 def test_a_wide_matmul_is_priced_on_the_layouts_other_points_alone():

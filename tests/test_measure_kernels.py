@@ -24,7 +24,7 @@ from perfcore.measure.profile.predict import program as predict
 from perfcore.measure.profile.predict import versus
 from perfcore.measure.profile.run import profile
 from perfcore.measure.results import curves
-from perfcore.model.chip import kernels
+from perfcore.model.chip import kernel_kinds, kernels
 
 TINY = dataclasses.replace(
     SUITES["quick"],
@@ -47,7 +47,7 @@ def measured():
 
 def test_the_tiny_suite_yields_records_of_every_kind(measured):
     kinds = {r.kernel for r in measured}
-    assert kinds == {*kernels.KINDS, "dispatch", "page faults, every core"} - {
+    assert kinds == {*kernel_kinds.KINDS, "dispatch", "page faults, every core"} - {
         "collective"
     }  # one CPU
     for r in measured:
@@ -58,7 +58,7 @@ def test_the_tiny_suite_yields_records_of_every_kind(measured):
             none = (*kernel_suite.COPIES, "top-k")
             assert r.flops_source == ("model" if r.kernel in none else "cost_analysis")
             assert r.bytes
-            assert r.size_kind == kernels.SIZE_UNIT[r.kernel]
+            assert r.size_kind == kernel_kinds.SIZE_UNIT[r.kernel]
 
 
 def test_a_batched_matmul_record_is_sized_by_one_of_its_matmuls(measured):
@@ -86,7 +86,7 @@ def test_its_results_file_round_trips_to_the_same_curves(measured, tmp_path):
     assert loaded == measured
     c = curves.curves(loaded)
     assert c == curves.curves(measured) and c.device == measured[0].device
-    assert c.dispatch_s > 0 and {p.kind for p in c.points} <= set(kernels.KINDS)
+    assert c.dispatch_s > 0 and {p.kind for p in c.points} <= set(kernel_kinds.KINDS)
     assert c.threads >= 1 and c.fresh_s_per_byte > 0
 
 

@@ -15,7 +15,7 @@ from bench.predict_zoo import PROGRAMS
 from perfcore.explain.measure.profile_example import BUNDLED
 from perfcore.measure.profile.predict import program
 from perfcore.measure.results import curves, load_results
-from perfcore.model.chip import kernels
+from perfcore.model.chip import kernel_kinds, kernels
 
 # The kind each program exists to exercise: found among its ops' kinds.
 EXERCISES = {
@@ -43,7 +43,7 @@ def test_every_op_of_a_zoo_program_is_priced_from_the_curves(bundled, name):
     predicted = program.predict(fn, *args, curves=bundled)
     assert predicted.ops, name
     for op in predicted.ops:
-        assert op.kernel in kernels.KINDS, (name, op.name, op.kernel)
+        assert op.kernel in kernel_kinds.KINDS, (name, op.name, op.kernel)
         assert op.predicted_s is not None and op.predicted_s > 0, (name, op.name)
         assert bundled.label in op.derived_from, (name, op.name, op.derived_from)
     assert predicted.step_s > predicted.dispatch_s > 0

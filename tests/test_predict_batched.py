@@ -12,7 +12,7 @@ import pytest
 
 from perfcore.measure.experiments import kernel_windows
 from perfcore.measure.experiments.suites import SUITES
-from perfcore.model.chip import kernels
+from perfcore.model.chip import kernel_kinds, kernels
 from tests.support.kernels import cpu_curves, predicted_ops
 
 MODULE = (Path(__file__).parent / "data" / "profile" / "batched_dots.hlo").read_text("utf-8")
@@ -64,4 +64,4 @@ def test_the_suite_sweeps_16_matmuls_of_attention_scores_sized_by_one():
     assert [p.shapes for p in sweep] == [((16, s, 64), (16, 64, s)) for s in sides]
     assert [p.model.flops for p in sweep] == [16 * 2 * s * s * 64 for s in sides]
     assert {kernel_windows.instances(p) for p in sweep} == {16}
-    assert {p.kind for p in sweep} == {BATCHED} and kernels.SIZE_UNIT[BATCHED] == "flops"
+    assert {p.kind for p in sweep} == {BATCHED} and kernel_kinds.SIZE_UNIT[BATCHED] == "flops"

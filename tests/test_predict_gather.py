@@ -12,7 +12,7 @@ import pytest
 
 from perfcore.measure.experiments import kernel_windows
 from perfcore.measure.experiments.suites import SUITES
-from perfcore.model.chip import kernels
+from perfcore.model.chip import kernel_kinds
 from tests.support.kernels import cpu_curves, predicted_ops
 
 MODULE = (Path(__file__).parent / "data" / "profile" / "gather_kind.hlo").read_text("utf-8")
@@ -52,4 +52,4 @@ def test_the_suite_gathers_rows_of_a_table_above_the_cache_up_to_a_quarter_of_it
     sizes = [n for n in suite.kernel_elements if 256 <= n <= 65536 * 256 // 4]
     assert sweep and [p.shapes for p in sweep] == [((65536, 256), (n // 256, 1)) for n in sizes]
     assert [p.model.bytes for p in sweep] == [(2 * n + n // 256) * 4 for n in sizes]
-    assert kernels.BASE_KIND["gather"] == "elementwise"
+    assert kernel_kinds.BASE_KIND["gather"] == "elementwise"

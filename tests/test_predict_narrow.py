@@ -13,7 +13,7 @@ import pytest
 
 from perfcore.measure.experiments import kernel_plan
 from perfcore.measure.experiments.suites import SUITES
-from perfcore.model.chip import kernels
+from perfcore.model.chip import kernel_kinds, kernels
 from tests.support.kernels import predicted_ops
 
 MODULE = (Path(__file__).parent / "data" / "profile" / "narrow_dots.hlo").read_text("utf-8")
@@ -60,10 +60,10 @@ def test_the_suite_sweeps_each_layout_narrow_at_8_to_32_times_its_side():
     narrow = [
         s
         for s in sweeps
-        if s and s[0].kind in LAYOUTS and kernels.narrow_side(*s[0].shapes[0], *s[0].shapes[1])
+        if s and s[0].kind in LAYOUTS and kernel_kinds.narrow_side(*s[0].shapes[0], *s[0].shapes[1])
     ]
     assert len(narrow) == 3 * len(SUITES["default"].kernel_narrow)
     for sweep in narrow:
-        sides = [kernels.narrow_side(*p.shapes[0], *p.shapes[1]) for p in sweep]
+        sides = [kernel_kinds.narrow_side(*p.shapes[0], *p.shapes[1]) for p in sweep]
         assert len(set(sides)) == 1 and sides[0] in SUITES["default"].kernel_narrow
         assert [max(*p.shapes[0], *p.shapes[1]) // sides[0] for p in sweep] == [8, 16, 32]

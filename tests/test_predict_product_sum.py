@@ -15,7 +15,7 @@ from perfcore.measure.experiments import kernel_windows
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.predict import kinds
-from perfcore.model.chip import kernels
+from perfcore.model.chip import kernel_kinds, kernels
 from tests.support.kernels import cpu_curves, predicted_ops
 
 MODULE = (Path(__file__).parent / "data" / "profile" / "product_sums.hlo").read_text("utf-8")
@@ -71,4 +71,4 @@ def test_the_suite_sweeps_it_over_a_leading_unit_dimension_reading_both_inputs()
     sizes = [n for n in suite.kernel_elements if 256 <= n <= kernel_windows.SORT_MAX]
     assert [p.shapes for p in sweep] == [((1, n // 256, 256),) * 2 for n in sizes]
     assert [p.model.bytes for p in sweep] == [(2 * n + n // 256) * 4 for n in sizes]
-    assert {p.kind for p in sweep} == {PRODUCT} and PRODUCT in kernels.SIZE_UNIT
+    assert {p.kind for p in sweep} == {PRODUCT} and PRODUCT in kernel_kinds.SIZE_UNIT

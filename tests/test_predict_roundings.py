@@ -1,7 +1,7 @@
 """bfloat16 math on XLA:CPU: each op of a fusion computed in float32, its result rounded to
 bfloat16 and widened again by the next (a tanh GELU of 1.6M bfloat16 elements took 3.1 ms
 there against 0.8 ms in float32). Each such rounding is an evaluation on the rounding curve
-(kernels.ROUNDINGS an element in its kernel), beyond that kernel's own stream, its result's
+(kernel_kinds.ROUNDINGS an element in its kernel), beyond that kernel's own stream, its result's
 rounding too; a convert alone (as XLA wraps one) is a stream.
 
 Pure: a hand-written HLO module (tests/data/profile/roundings.hlo: `gelu`, a float32 input,
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from perfcore.measure.profile import hlo
-from perfcore.model.chip import kernels
+from perfcore.model.chip import kernel_kinds
 from tests.support.kernels import cpu_curves, predicted_ops
 
 MODULE = (Path(__file__).parent / "data" / "profile" / "roundings.hlo").read_text("utf-8")
@@ -50,7 +50,7 @@ def test_an_op_that_rounds_between_its_ops_adds_its_roundings_beyond_their_strea
     kernel's own stream at 0.5, 4 U) = 6 U; in all 9 U. Still an elementwise op, not a
     transcendental one. A file with no rounding curve prices the roundings on the elementwise
     curve: nothing beyond the stream (3 U), said so."""
-    assert kernels.ROUNDINGS == 8
+    assert kernel_kinds.ROUNDINGS == 8
     curves = cpu_curves({"elementwise": 0.5, "rounding": 0.1})
     gelu = predicted_ops(MODULE, curves, 2, stub_cost)["gelu"]
     assert gelu.kernel == "elementwise"

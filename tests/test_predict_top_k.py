@@ -14,7 +14,7 @@ from perfcore.measure.experiments import kernel_windows
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.judge import price
-from perfcore.model.chip import kernels
+from perfcore.model.chip import kernel_kinds
 from tests.support.kernels import cpu_curves, predicted_ops
 
 MODULE = (Path(__file__).parent / "data" / "profile" / "top_k.hlo").read_text("utf-8")
@@ -48,4 +48,4 @@ def test_the_suite_takes_the_8_largest_of_rows_of_1024_at_every_other_element_co
     assert sweep and [p.shapes for p in sweep] == [((n // 1024, 1024),) for n in sizes]
     assert [p.model.bytes for p in sweep] == [n * 4 + n // 1024 * 8 * 8 for n in sizes]
     assert [p.model.flops for p in sweep] == [0] * len(sizes)
-    assert kernels.BASE_KIND["top-k"] == "reduction"
+    assert kernel_kinds.BASE_KIND["top-k"] == "reduction"

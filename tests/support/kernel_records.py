@@ -2,7 +2,7 @@
 
 from perfcore.measure import results
 from perfcore.measure.clock.harness import Measurement
-from perfcore.model.chip import kernels
+from perfcore.model.chip import kernel_kinds
 
 
 def record(kernel, label, samples, flops=None, n_bytes=None, size=None, n_args=2, **kw):
@@ -20,7 +20,7 @@ def record(kernel, label, samples, flops=None, n_bytes=None, size=None, n_args=2
         flops=flops,
         bytes=n_bytes,
         size=size,
-        size_kind=kernels.SIZE_UNIT.get(kernel, ""),
+        size_kind=kernel_kinds.SIZE_UNIT.get(kernel, ""),
         kernel=kernel,
         measurement=Measurement(samples=tuple(samples)),
         **kw,

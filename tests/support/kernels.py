@@ -1,12 +1,12 @@
 """Kernel curves made by hand (every kind flat at one efficiency), predictions on them, and a
 kind's sweep checked against its base kind's."""
 
-from perfcore.model.chip import kernels
+from perfcore.model.chip import kernel_kinds, kernels
 
 H100 = "NVIDIA H100 SXM"
 
 
-def h100_curves(efficiency: float, kinds: tuple[str, ...] = kernels.KINDS) -> kernels.Curves:
+def h100_curves(efficiency: float, kinds: tuple[str, ...] = kernel_kinds.KINDS) -> kernels.Curves:
     """Flat curves of `kinds` in bfloat16 on the H100 row, at one efficiency."""
     points = tuple(
         kernels.Point(kind, "bfloat16", size, efficiency) for kind in kinds for size in (1e3, 1e15)
@@ -45,5 +45,5 @@ def swept_beside(kind: str, base: str) -> list:
     ours, theirs = sweeps[kind], sweeps[base]
     assert [p.shapes for p in ours] == [p.shapes for p in theirs]
     assert [p.model.bytes for p in ours] == [p.model.bytes for p in theirs]
-    assert {p.fn for p in ours} == {kind} and kernels.BASE_KIND[kind] == base
+    assert {p.fn for p in ours} == {kind} and kernel_kinds.BASE_KIND[kind] == base
     return ours

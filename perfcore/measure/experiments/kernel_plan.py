@@ -18,7 +18,7 @@ import math
 from perfcore.measure.experiments import kernel_windows
 from perfcore.measure.experiments.kernel_windows import Planned
 from perfcore.measure.experiments.suites import Suite
-from perfcore.model.chip import kernels, ops
+from perfcore.model.chip import kernel_kinds, ops
 
 HEADS = 4
 ROW = 256  # row length of the reduction and the copy
@@ -31,10 +31,10 @@ MATMUL_ONLY = ("float8_e4m3fn",)  # dtypes whose other kernels no layer runs
 # Each stream point is timed again as a loop body's op (kernel_loops).
 STREAMS = ("elementwise", "transcendental", "reduction", "copy", "transpose")
 LOOP_MATMUL_MAX = 256  # square matmuls up to this side are timed as loop bodies' ops too
-SKINNY_OFF = kernels.SKINNY + 1  # a side matmul_kind never calls skinny: the kind by layout
-COLUMN_WIDTHS = (256, 4096, 65536)  # what a column reduction keeps: kernels.SWEPT
+SKINNY_OFF = kernel_kinds.SKINNY + 1  # a side matmul_kind never calls skinny: the kind by layout
+COLUMN_WIDTHS = (256, 4096, 65536)  # what a column reduction keeps: kernel_kinds.SWEPT
 COLUMN_MAX = 2**24  # its largest operand, elements (keeping 65536: 80 ms a call here)
-NARROW_SPAN = (kernels.NARROW_ASPECT, 4 * kernels.NARROW_ASPECT)  # a narrow sweep's n / r
+NARROW_SPAN = (kernel_kinds.NARROW_ASPECT, 4 * kernel_kinds.NARROW_ASPECT)  # a narrow sweep's n / r
 
 
 def _matmuls(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
@@ -42,8 +42,8 @@ def _matmuls(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
     and the narrow sweeps of each layout."""
 
     def point(m: int, n: int, k: int, transposed: bool = False, rhs: bool = False) -> Planned:
-        kind = kernels.matmul_kind(m, n, transposed, rhs)
-        fn = kernels.matmul_kind(SKINNY_OFF, SKINNY_OFF, transposed, rhs)  # by layout alone
+        kind = kernel_kinds.matmul_kind(m, n, transposed, rhs)
+        fn = kernel_kinds.matmul_kind(SKINNY_OFF, SKINNY_OFF, transposed, rhs)  # by layout alone
         a = (k, m) if transposed else (m, k)
         shapes = (a, (n, k) if rhs else (k, n))
         return Planned(kind, f"{fn} {dtype} {m}x{k}x{n}", dtype, shapes, fn, ops.matmul(m, n, k, b))

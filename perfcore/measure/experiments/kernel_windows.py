@@ -7,14 +7,14 @@ to 512), as a forward pass runs them and as a weight gradient does (the input co
 the output's gradient: a window as large as the image, the layouts XLA:CPU gives jax.grad of
 a convolution). A sort of a vector and a reduce-window of WINDOW along rows (XLA:CPU's scan
 of a cumsum), over element counts up to SORT_MAX, their bytes from the kernel model
-(perfcore.model.chip.kernels.sort_bytes, window_bytes) as the prediction sizes them. The
+(perfcore.model.chip.kernel_kinds.sort_bytes, window_bytes) as the prediction sizes them. The
 product sum, (a·b).sum(-1) over (1, elements / row, row), is a kind of its own: on XLA:CPU a
 sum whose input is the product of two different operands, over a shape with a size-1
 dimension, ran 4-14× slower than the same sum without it (1.4-1.7 ms against 0.16-0.18 ms
 for 393,216 floats), where a plain sum, a unary prologue or a max over the same shape did not.
-The transcendental functions kernels.FUNCTIONS names (sin, x ** 1.5, rsqrt, each of x + 1 or
+The transcendental functions kernel_kinds.FUNCTIONS names (sin, x ** 1.5, rsqrt, each of x + 1 or
 |x| + 1) over (elements / row, row), at every other element count: one evaluation per element;
-in float32, the same of kernels.ROUNDINGS roundings to bfloat16 (`rounded`), as XLA:CPU
+in float32, the same of kernel_kinds.ROUNDINGS roundings to bfloat16 (`rounded`), as XLA:CPU
 computes bfloat16 math.
 A batch of BATCH matmuls of attention's scores, (s × HEAD_DIM)·(HEAD_DIM × s) each, over s (a
 dot's batch runs at its own rate, not its matmuls' alone: on XLA:CPU 16 of 1024×64·64×1024
@@ -33,7 +33,7 @@ import math
 from dataclasses import dataclass
 
 from perfcore.measure.experiments.suites import Suite
-from perfcore.model.chip import kernels, ops
+from perfcore.model.chip import kernel_kinds, ops
 
 CONV = (8, 32, 3)  # batch, image side, kernel side of the convolutions; channels = side / 4
 # The filter gradient's batches: one sweep over channels each, reducing batch x image per output
@@ -75,7 +75,7 @@ def convolutions(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
     """3×3 convolutions over channels C (a quarter of each matmul side from 64 to 512): the
     forward pass's (batch, image, image, C) ⊛ (3, 3, C, C), and the weight gradient's
     (C, image, image, batch) ⊛ (image, image, batch, C) -> (C, 3, 3, C) at each of
-    FILTER_BATCHES (its reduced volume, kernels.SWEPT: batch x image x image), each with the
+    FILTER_BATCHES (its reduced volume, kernel_kinds.SWEPT: batch x image x image), each with the
     forward's FLOPs at its batch: 2 per tap inside the image (padding left out, as XLA
     counts)."""
     n, side, k = CONV
@@ -112,7 +112,7 @@ def scans(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
             dtype,
             ((n,),),
             "sort",
-            ops.Cost(n * math.log2(n), kernels.sort_bytes(n, b)),
+            ops.Cost(n * math.log2(n), kernel_kinds.sort_bytes(n, b)),
         )
         for n in sizes
     ]
@@ -123,7 +123,7 @@ def scans(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
             dtype,
             ((n // row, row),),
             "reduce-window",
-            ops.Cost(n * (WINDOW - 1), kernels.window_bytes(n, WINDOW, b)),
+            ops.Cost(n * (WINDOW - 1), kernel_kinds.window_bytes(n, WINDOW, b)),
         )
         for n in sizes
     ]
@@ -201,11 +201,11 @@ def instances(p: Planned) -> int:
 
 
 def functions(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
-    """One sweep per kernels.FUNCTIONS kind, and in float32 the rounding's: x read, f(x)
+    """One sweep per kernel_kinds.FUNCTIONS kind, and in float32 the rounding's: x read, f(x)
     written, every other element count."""
     sizes = [n for n in suite.kernel_elements if n >= row][::2]
-    flops = {"rounding": kernels.ROUNDINGS}  # its multiplies; the functions' one x + 1
-    kinds = (*kernels.FUNCTIONS, *(["rounding"] if dtype == "float32" else []))
+    flops = {"rounding": kernel_kinds.ROUNDINGS}  # its multiplies; the functions' one x + 1
+    kinds = (*kernel_kinds.FUNCTIONS, *(["rounding"] if dtype == "float32" else []))
     return [
         [
             Planned(
@@ -223,9 +223,9 @@ def functions(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]
 
 
 def rounded(jnp, x):
-    """x rounded to bfloat16 and widened back kernels.ROUNDINGS times, each after a multiply
+    """x rounded to bfloat16 and widened back kernel_kinds.ROUNDINGS times, each after a multiply
     (two roundings in a row would be one: XLA folds the widening and narrowing between)."""
-    for _ in range(kernels.ROUNDINGS):
+    for _ in range(kernel_kinds.ROUNDINGS):
         x = (x * 1.001).astype(jnp.bfloat16).astype(x.dtype)
     return x
 
@@ -246,7 +246,7 @@ def others(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
 def functions_of(jax, jnp) -> dict:
     """The jittable function of each kind this module plans, by its Planned.fn: the
     convolutions, the sort, the reduce-window of WINDOW (a cumsum's), the product sum, the
-    kernels.FUNCTIONS kinds (of x + 1, rsqrt and power of |x| + 1: one FLOP per element beside
+    kernel_kinds.FUNCTIONS kinds (of x + 1, rsqrt and power of |x| + 1: one FLOP per element beside
     the function, as the model counts), the rounding chain, the batched matmul, the gather
     (its rows' indices drawn in the step from its second input, a random normal column) and
     the top-k."""

@@ -12,7 +12,7 @@ convolutions (jax.lax.conv_general_dilated, NHWC) over channels, as a forward pa
 and as a weight gradient does (the input convolved with the output's gradient: a window as
 large as the image); a sort of a vector, and the reduce-window of a cumulative sum (XLA:CPU's
 scan: windows of 16 along a row), over sizes, their bytes from the kernel model
-(kernels.sort_bytes, window_bytes); a product's sum over a shape with a unit dimension
+(kernel_kinds.sort_bytes, window_bytes); a product's sum over a shape with a unit dimension
 (kernel_windows.product_sums); sin, x ** 1.5 and rsqrt one by one; the collectives where
 several devices exist. Each point is isolated calls with FLOPs and bytes from cost_analysis
 (cross-checked with chip.ops), and `kernel` names its kind (perfcore.model.chip.kernels); on
@@ -57,7 +57,7 @@ from perfcore.measure.experiments.kernel_traced import Trace
 from perfcore.measure.experiments.kernel_windows import MODEL_BYTES, Planned
 from perfcore.measure.experiments.suites import Suite, require_fits
 from perfcore.measure.results import Record
-from perfcore.model.chip import kernels
+from perfcore.model.chip import kernel_kinds
 
 EXPERIMENT = "kernels"
 DISPATCH_ARGS = (1, 16)
@@ -82,7 +82,7 @@ def _function(jax, jnp, name: str):
             lambda q, k, v: _attention(jax, q, k, v).astype("float32").sum(), argnums=(0, 1, 2)
         ),
         "elementwise": lambda x, y: (x * 1.5 + y) * 0.5 - y,
-        "transcendental": lambda x: jnp.exp(-x) * jnp.tanh(x),  # kernels.CHAIN_TRANSCENDENTALS
+        "transcendental": lambda x: jnp.exp(-x) * jnp.tanh(x),  # kernel_kinds.CHAIN_TRANSCENDENTALS
         "reduction": lambda x: x.sum(axis=-1),
         "column reduction": lambda x: x.sum(axis=0),
         **kernel_windows.functions_of(jax, jnp),
@@ -106,7 +106,7 @@ def _measure_in_loop(env: Env, p: Planned, budget_s: float) -> Record:
     fn, inputs = _function(env.jax, env.jnp, p.fn), random_inputs(env, p.shapes, p.dtype)
     case = compile_case(env, fn, inputs, p.model, matmul=p.fn not in COPIES)
     m = kernel_loops.per_iteration(env, fn, inputs, max(budget_s, 1e-3))
-    unit = kernels.SIZE_UNIT[p.kind]
+    unit = kernel_kinds.SIZE_UNIT[p.kind]
     size = case.flops if unit == "flops" else case.bytes
     fields = {"size": size, "size_kind": unit, "kernel": p.kind, "shapes": p.shapes}
     return env.record(
@@ -133,7 +133,7 @@ def _measure(env: Env, p: Planned, budget_s: float, trace: Trace | None = None) 
         case = dataclasses.replace(case, bytes=p.model.bytes)
     repeats = env.suite.repeats * (MATMUL_REPEATS if p.fn.startswith("matmul") else 1)
     m = env.measure(case.run, repeats=repeats, budget_s=max(budget_s, 1e-3))  # >= 3 calls
-    unit = kernels.SIZE_UNIT[p.kind]
+    unit = kernel_kinds.SIZE_UNIT[p.kind]
     size = case.flops / kernel_windows.instances(p) if unit == "flops" else case.bytes
     fields = {"size": size, "size_kind": unit, "kernel": p.kind, "shapes": p.shapes}
     return env.record(EXPERIMENT, p.label, m, case, threads=host_threads(env), **fields)

@@ -20,7 +20,7 @@ import statistics
 
 from perfcore.measure.clock import harness
 from perfcore.measure.results.record import Record
-from perfcore.model.chip import kernels
+from perfcore.model.chip import kernel_kinds, kernels
 from perfcore.model.chip.roofline import t_lower
 from perfcore.model.chip.specs import Device, load_specs
 
@@ -123,7 +123,12 @@ def _roofs(timed: list[tuple[Record, float]], spec: Device | None) -> tuple[dict
 def _point(record: Record, seconds: float, peaks: dict, bandwidth: float):
     """The record's kernel point: its efficiency against the roofs; None without a roof."""
     peak = peaks.get(record.dtype) or peaks.get("float32")
-    if not peak or not bandwidth or record.size is None or record.kernel not in kernels.SIZE_UNIT:
+    if (
+        not peak
+        or not bandwidth
+        or record.size is None
+        or record.kernel not in kernel_kinds.SIZE_UNIT
+    ):
         return None
     bound = t_lower(record.flops or 0.0, record.bytes or 0.0, peak, bandwidth)
     spread = record.measurement.spread
@@ -134,7 +139,7 @@ def _point(record: Record, seconds: float, peaks: dict, bandwidth: float):
 
 
 def _sweep(record: Record) -> int:
-    """A record's second coordinate (kernels.SWEPT) from its operands' shapes: a matmul's
+    """A record's second coordinate (kernel_kinds.SWEPT) from its operands' shapes: a matmul's
     narrow side (their last two dimensions are its M, K and N in some order), a filter
     gradient's reduced volume (its filter operand, an image window x batch x C, less C), a
     column reduction's kept width (its operand's last dimension); 0 for another kind or
@@ -145,9 +150,9 @@ def _sweep(record: Record) -> int:
     if record.kernel == "convolution filter":
         return math.prod(shapes[1][:-1]) if len(shapes) == 2 and len(shapes[1]) >= 2 else 0
     matrices = [s[-2:] for s in shapes if len(s) >= 2]
-    if record.kernel not in kernels.SWEPT or len(matrices) != 2:
+    if record.kernel not in kernel_kinds.SWEPT or len(matrices) != 2:
         return 0
-    return kernels.narrow_side(*(d for m in matrices for d in m))
+    return kernel_kinds.narrow_side(*(d for m in matrices for d in m))
 
 
 def curves(

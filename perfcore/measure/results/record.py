@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from perfcore.errors import FileProblems
 from perfcore.measure.clock.harness import Measurement
 from perfcore.measure.clock.schema import column
-from perfcore.model.chip.kernels import KINDS
+from perfcore.model.chip.kernel_kinds import KINDS
 from perfcore.model.chip.specs import PRECISIONS
 
 FORMAT = "perfcore-results"
@@ -152,7 +152,7 @@ class Record:
 
     kernel: str = column(
         "text",
-        "the kernel kind of a `kernels` record (one of perfcore.model.chip.kernels.KINDS: "
+        "the kernel kind of a `kernels` record (one of perfcore.model.chip.kernel_kinds.KINDS: "
         + ", ".join(f"`{kind}`" for kind in KINDS)
         + "; `page faults, every core` for the first touch of fresh host pages by every "
         "host thread at once (`page faults`: by one, in files before it), or `dispatch` for a "

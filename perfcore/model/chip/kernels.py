@@ -1,36 +1,37 @@
 """Expected kernel time from a device's measured curves: an op's bound over its efficiency there.
 
 A curve is one device's measured efficiency (bound time ÷ measured time; 1 at the roof) over
-kernel size, per kernel kind and dtype. An op's efficiency is interpolated linearly in log size
-between the two measured points around it; outside the measured range it is the nearest
-measured point's, said as such. A matmul is priced from the curve of its operand layout (a
-weight gradient's Aᵀ·B and an input gradient's A·Bᵀ run other library paths than A·B), a dot's
-batch of matmuls (attention's per head) from the batched curve at one of them, and a permuting
-copy from the transpose curve (one that moves whole rows, its minor dimension kept, from the
-row transpose's), a copy that keeps its layout from the plain copy's, a gather
-from the gather's; where the device's curves lack that layout's (an older results file), from
-its base kind's curve (BASE_KIND), said as such. A convolution is priced from the convolution
-curves (forward-shaped, or a weight gradient's whose window spans its input), a sort from the
-sort curve at the size of one of its rows' keys, a reduce-window (a cumulative sum's) from its
-own curve by the bytes its windows read (WINDOW_BYTES), and a sum of a product of two operands
-over a shape with a size-1 dimension from its own curve (XLA:CPU runs (a·b).sum(-1) of (1,
-1536, 256) 8-10× slower than of (1536, 256)). A sine, power or rsqrt an op evaluates is priced
-on its function's own curve (FUNCTIONS), the rest of its transcendentals on the exp·tanh
-chain's, and each float32 result it rounds to bfloat16 or float16 (its own result's too) on
-the rounding curve. Three kinds have a second coordinate (SWEPT), swept at fixed values of
-it over size: a narrow matmul (its smallest side, M, N or K, at most 1/NARROW_ASPECT of its
-largest: an MLP's batch of 32-128 rows against layers of 1024 or more) runs well below a
-square one of its FLOPs (a 32-row one at 0.45-0.7 of it on a 2-core CPU), and a filter
-gradient runs slower the more it reduces per output (batch x image: 38-40 GFLOP/s at 16,384
-against 56-94 at 8,192 and 106-175 at 4,096 there), and a column reduction (a sum over a
-major dimension, its operand's minor one kept: x.sum(0) of a row-major matrix) runs slower
-the wider what it keeps (over 16 MiB: 46 GB/s keeping 256, 25 keeping 4,096, 17 keeping
-16,384, where a row sum ran at 42-46). Such an op is read along the sweeps
-around its own value in log size, then between them in log value (swept_efficiency); a
-narrow matmul from twice the widest narrow sweep's side on reads the layout's other points.
-A kind sized by bytes with no curve of the op's dtype takes float32's, said as such. With no
-curve for its device, kind and dtype, the fallback given (the published runs' efficiency),
-said as such. expected() is the one kernel model.
+kernel size, per kernel kind (perfcore.model.chip.kernel_kinds) and dtype. An op's efficiency
+is interpolated linearly in log size between the two measured points around it; outside the
+measured range it is the nearest measured point's, said as such. A matmul is priced from the
+curve of its operand layout (a weight gradient's Aᵀ·B and an input gradient's A·Bᵀ run other
+library paths than A·B), a dot's batch of matmuls (attention's per head) from the batched
+curve at one of them, and a permuting copy from the transpose curve (one that moves whole
+rows, its minor dimension kept, from the row transpose's), a copy that keeps its layout from
+the plain copy's, a gather from the gather's; where the device's curves lack that layout's
+(an older results file), from its base kind's curve (kernel_kinds.BASE_KIND), said as such. A
+convolution is priced from the convolution curves (forward-shaped, or a weight gradient's
+whose window spans its input), a sort from the sort curve at the size of one of its rows'
+keys, a reduce-window (a cumulative sum's) from its own curve by the bytes its windows read
+(kernel_kinds.window_bytes), and a sum of a product of two operands over a shape with a size-1
+dimension from its own curve (XLA:CPU runs (a·b).sum(-1) of (1, 1536, 256) 8-10× slower than
+of (1536, 256)). A sine, power or rsqrt an op evaluates is priced on its function's own curve
+(kernel_kinds.FUNCTIONS), the rest of its transcendentals on the exp·tanh chain's, and each
+float32 result it rounds to bfloat16 or float16 (its own result's too) on the rounding curve.
+
+Three kinds have a second coordinate (kernel_kinds.SWEPT), swept at fixed values of it over
+size: a narrow matmul (its smallest side, M, N or K, at most 1/8 of its largest: an MLP's
+batch of 32-128 rows against layers of 1024 or more) runs well below a square one of its
+FLOPs (a 32-row one at 0.45-0.7 of it on a 2-core CPU); a filter gradient runs slower the
+more it reduces per output (batch x image: 38-40 GFLOP/s at 16,384 against 56-94 at 8,192 and
+106-175 at 4,096 there); a column reduction (a sum over a major dimension, its operand's minor
+one kept: x.sum(0) of a row-major matrix) runs slower the wider what it keeps (over 16 MiB: 46
+GB/s keeping 256, 25 keeping 4,096, 17 keeping 16,384, where a row sum ran at 42-46). Such an
+op is read along the sweeps around its own value in log size, then between them in log value
+(swept_efficiency); a narrow matmul from twice the widest narrow sweep's side on reads the
+layout's other points. A kind sized by bytes with no curve of the op's dtype takes float32's,
+said as such. With no curve for its device, kind and dtype, the fallback given (the published
+runs' efficiency), said as such. expected() is the one kernel model.
 """
 
 from __future__ import annotations
@@ -39,81 +40,9 @@ import bisect
 import math
 from dataclasses import dataclass
 
-# Kernel kinds and the unit of their size: work-bound kinds by FLOPs, the rest by bytes.
-SIZE_UNIT = {
-    "matmul": "flops",
-    "matmul transposed": "flops",  # A contracted on its rows: a backward pass's weight gradient
-    "matmul rhs transposed": "flops",  # B contracted on its last dim: an input gradient dY·Wᵀ
-    "batched matmul": "flops",  # one of its matmuls' FLOPs: attention's per-head Q·Kᵀ and P·V
-    "matvec": "bytes",
-    "attention": "flops",
-    "attention backward": "flops",
-    "elementwise": "bytes",
-    "transcendental": "bytes",
-    "reduction": "bytes",
-    "column reduction": "bytes",  # its operand's minor dimension kept: each output summed down
-    "copy": "bytes",  # a 2-D transpose's: a copy into another layout, or a slice, pad, concat
-    "plain copy": "bytes",  # a copy keeping its layout: a buffer duplicated (a memcpy)
-    "transpose": "bytes",  # a copy into a permuted layout, rank 3 or more (a KV cache's)
-    "row transpose": "bytes",  # a permuted copy moving whole rows: its minor dimension kept
-    "collective": "bytes",
-    "convolution": "flops",  # a window smaller than its output: a forward or input gradient
-    "convolution filter": "flops",  # a window spanning its input: a weight gradient
-    "sort": "bytes",  # its keys read and written once (sort_bytes), per row sorted
-    "reduce-window": "bytes",  # as its windows read it (window_bytes): a cumulative sum's
-    "unit-dim product sum": "bytes",  # a sum of a product over a shape with a size-1 dim
-    "gather": "bytes",  # rows read from a table where indices say (an embedding's), and written
-    "sine": "bytes",  # sin, cos, tan: one evaluation per element, each read and written once
-    "power": "bytes",  # x ** y of non-integer y
-    "rsqrt": "bytes",  # 1 / sqrt(x)
-    "rounding": "bytes",  # a float32 result rounded to bfloat16 inside an op, then widened
-    "top-k": "bytes",  # the k largest of each row: its input read, values and indices written
-}
-KINDS = tuple(SIZE_UNIT)
-# A kind measured on its own whose curve an older file may lack: priced from its base kind's.
-BASE_KIND = {
-    "matmul transposed": "matmul",
-    "matmul rhs transposed": "matmul",
-    "batched matmul": "matmul",
-    "transpose": "copy",
-    "row transpose": "transpose",
-    "plain copy": "copy",
-    "convolution": "matmul",
-    "convolution filter": "convolution",
-    "sort": "elementwise",
-    "reduce-window": "reduction",
-    "unit-dim product sum": "reduction",
-    "column reduction": "reduction",
-    "gather": "elementwise",
-    "sine": "transcendental",
-    "power": "transcendental",
-    "rsqrt": "transcendental",
-    "rounding": "elementwise",  # an older file: no cost beyond the stream
-    "top-k": "reduction",  # one pass over each row
-}
-# Transcendental functions measured one by one: on XLA:CPU these ran 4-17× the exp·tanh chain's
-# cost per evaluation (4M floats: rsqrt 5.7 ms, sin 15.7 ms, x**1.5 18.0 ms; exp 1.6, tanh 1.1).
-FUNCTIONS = ("sine", "power", "rsqrt")
-SKINNY = 16  # a matmul with M or N at most this is a matvec (decode's GEMV-like shapes)
+from perfcore.model.chip.kernel_kinds import BASE_KIND, KINDS, SIZE_UNIT, SWEPT
+
 MMAP_MAX = 32 * 2**20  # bytes: glibc malloc's largest mmap threshold on 64-bit (mallopt(3))
-NARROW_ASPECT = 8  # a matmul whose largest side is this many times its smallest is narrow
-# Kinds swept at fixed values of a second coordinate, and what it is.
-SWEPT = {
-    "matmul": "smallest side",  # a narrow matmul's (narrow_side)
-    "matmul transposed": "smallest side",
-    "matmul rhs transposed": "smallest side",
-    "convolution filter": "reduced volume",  # the elements each output sums: batch x image
-    "column reduction": "kept elements",  # its output's: the width of the columns summed
-}
-# The transcendental curve's kernel, exp(-x)·tanh(x), evaluates this many per element, reading
-# and writing each element once: n evaluations cost that kernel over n / 2 elements.
-CHAIN_TRANSCENDENTALS = 2
-# The rounding curve's kernel rounds each float32 element to bfloat16 and widens it back this
-# many times (as XLA:CPU computes bfloat16 math: each op in float32, its result rounded; a
-# tanh GELU of 1.6M bfloat16 elements took 3.1 ms there against 0.8 ms in float32).
-ROUNDINGS = 8
-# Evaluations per element of each evaluation curve's kernel (the FUNCTIONS kinds: one).
-PER_ELEMENT = {"transcendental": CHAIN_TRANSCENDENTALS, "rounding": ROUNDINGS}
 MEASURED, NEAREST, PUBLISHED = (
     "measured kernels",
     "nearest measured kernel (outside the measured range)",
@@ -177,45 +106,6 @@ class Curves:
     def dispatch(self, n_args: int) -> float:
         """Host seconds to launch one program of n_args arguments and wait for it."""
         return self.dispatch_s + self.dispatch_per_arg_s * max(n_args - 1, 0)
-
-
-def matmul_kind(
-    m: int, n: int, transposed: bool = False, rhs_transposed: bool = False, instances: int = 1
-) -> str:
-    """The kernel kind of an M×N matmul by its operand layout: `matvec` for a skinny one (M or
-    N at most SKINNY); else `batched matmul` for one of several a dot runs (its batch
-    dimensions: attention's per head), `matmul transposed` where A is contracted on its rows
-    (Aᵀ·B, a weight gradient), `matmul rhs transposed` where B is contracted on its last dim
-    (A·Bᵀ, an input gradient), else `matmul`."""
-    if min(m, n) <= SKINNY:
-        return "matvec"
-    if instances > 1:
-        return "batched matmul"
-    if transposed:
-        return "matmul transposed"
-    return "matmul rhs transposed" if rhs_transposed else "matmul"
-
-
-def narrow_side(*sides: int) -> int:
-    """The smallest side of a matmul (its M, N and K, in any order and any repeated) where it
-    is narrow (its largest side at least NARROW_ASPECT times it, and more than SKINNY: a
-    matvec is its own kind), else 0."""
-    small = min(sides)
-    return small if small > SKINNY and max(sides) >= NARROW_ASPECT * small else 0
-
-
-def sort_bytes(elements: int, itemsize: int) -> float:
-    """The bytes a sort of `elements` keys is sized and bounded by: each key read and written
-    once (further operands, such as an argsort's indices, ride along uncounted: measured
-    here, an argsort of 262,144 floats took 1.17 times their sort)."""
-    return 2.0 * elements * itemsize
-
-
-def window_bytes(outputs: int, window: int, itemsize: int) -> float:
-    """The bytes a reduce-window is sized and bounded by: every output reads its whole
-    window and is written once (XLA:CPU loops over each output's window: measured here, a
-    1024×1024 window sum took 0.09-0.17 ns per element read for windows of 2, 4 and 16)."""
-    return float(outputs) * (window + 1) * itemsize
 
 
 def _size(point: Point) -> float:

@@ -10,7 +10,7 @@ runs' efficiency (train for compute-bound ops, decode for memory-bound ones), sa
 
 from __future__ import annotations
 
-from perfcore.model.chip import kernels
+from perfcore.model.chip import kernel_kinds, kernels
 from perfcore.model.llm.phases import Priced
 from perfcore.model.runs.efficiency import Efficiency, kernel_fallback
 
@@ -39,7 +39,7 @@ def kernel_kind(pr: Priced, dtype_bytes: float) -> str:
     if kind != "matmul" or not pr.op.weights:
         return kind
     tokens = pr.op.cost.flops * dtype_bytes / (2 * pr.op.weights)
-    return kernels.matmul_kind(round(tokens), kernels.SKINNY + 1)
+    return kernel_kinds.matmul_kind(round(tokens), kernel_kinds.SKINNY + 1)
 
 
 def expected_op(
@@ -52,7 +52,7 @@ def expected_op(
     """A Workloads op's expected time over all its runs (seconds), and the efficiency used."""
     kind = kernel_kind(pr, dtype_bytes)
     per_run = pr.time_s / max(pr.op.count, 1e-12)
-    size = pr.op.cost.flops if kernels.SIZE_UNIT[kind] == "flops" else pr.op.cost.bytes
+    size = pr.op.cost.flops if kernel_kinds.SIZE_UNIT[kind] == "flops" else pr.op.cost.bytes
     fallback = kernel_fallback(table, pr.bound == "compute")
     one = kernels.expected(per_run, kind, DTYPE_OF.get(precision, ""), size, curves, fallback)
     return kernels.Expected(one.seconds * pr.op.count, pr.time_s, one.efficiency)

@@ -2,7 +2,7 @@
 
 A matmul with M or N of at most 16 is a matvec; a dot of several (its batch dimensions) a
 batched matmul; else its kind follows its operand layout (A·B, a weight gradient's Aᵀ·B, an
-input gradient's A·Bᵀ: perfcore.model.chip.kernels.matmul_kind). A convolution JAX asked
+input gradient's A·Bᵀ: perfcore.model.chip.kernel_kinds.matmul_kind). A convolution JAX asked
 for as a dot (a TPU writes every dot so) is a matmul by its output's rows and columns. An op
 that writes three or more dimensions longer than 1 in another order (a transpose, a
 layout-changing copy, a fusion holding either) is a `transpose`, a `row transpose` where each
@@ -26,7 +26,7 @@ import re
 
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.predict.matmuls import conv_kind, matmul_kind, window
-from perfcore.model.chip import kernels
+from perfcore.model.chip import kernel_kinds
 
 KIND = {
     hlo.ELEMENTWISE: "elementwise",
@@ -54,7 +54,7 @@ def _inside(module: hlo.Module, instruction: hlo.Instruction, opcodes) -> list:
 
 
 def sorted_keys(module: hlo.Module, instruction: hlo.Instruction) -> tuple[float, int]:
-    """(bytes a sort is sized and bounded by, kernels.sort_bytes of its keys: its first
+    """(bytes a sort is sized and bounded by, kernel_kinds.sort_bytes of its keys: its first
     operand; how many rows it sorts: the keys' elements over the sorted dimension's length)."""
     found = _inside(module, instruction, {"sort"})
     keys = hlo.arrays(hlo.operand_shape(module, found[0].operands[0])) if found else []
@@ -64,20 +64,20 @@ def sorted_keys(module: hlo.Module, instruction: hlo.Instruction) -> tuple[float
     at = SORT_DIM.search(found[0].attrs)
     length = dims[int(at.group(1))] if at and int(at.group(1)) < len(dims) else dims[-1]
     elements = math.prod(dims)
-    return kernels.sort_bytes(elements, hlo.ELEMENT_BYTES.get(kind, 4)), max(
+    return kernel_kinds.sort_bytes(elements, hlo.ELEMENT_BYTES.get(kind, 4)), max(
         elements // max(length, 1), 1
     )
 
 
 def window_reads(module: hlo.Module, instruction: hlo.Instruction) -> float:
-    """Bytes its reduce-windows are sized and bounded by (kernels.window_bytes: every output
+    """Bytes its reduce-windows are sized and bounded by (kernel_kinds.window_bytes: every output
     reads its whole window, and is written once)."""
     total = 0.0
     for rw in _inside(module, instruction, {"reduce-window"}):
         out = hlo.arrays(rw.shape)
         if out:
             kind, dims = out[0]
-            total += kernels.window_bytes(
+            total += kernel_kinds.window_bytes(
                 math.prod(dims), window(rw), hlo.ELEMENT_BYTES.get(kind, 4)
             )
     return total
@@ -168,7 +168,7 @@ def product_sum(module: hlo.Module, instruction: hlo.Instruction) -> bool:
 # Opcodes XLA's cost model counts as transcendentals that run as one vector instruction: timed
 # here over 4M floats, sqrt took 1.07 ms against 1.35 ms for x·2 + 1 and 1.62 ms for exp.
 ONE_INSTRUCTION = frozenset({"sqrt"})
-# The opcodes priced on a function's own curve (kernels.FUNCTIONS), not the exp·tanh chain's.
+# The opcodes priced on a function's own curve (kernel_kinds.FUNCTIONS), not the exp·tanh chain's.
 FUNCTION_OF = {"sine": "sine", "cosine": "sine", "tan": "sine", "power": "power", "rsqrt": "rsqrt"}
 
 
@@ -183,7 +183,7 @@ def _elements(module: hlo.Module, instruction: hlo.Instruction, opcodes) -> dict
 
 def evaluations(module: hlo.Module, instruction: hlo.Instruction, priced) -> dict[str, float]:
     """What the op evaluates beyond its stream, by the curve that prices it: {kind: count}. Its
-    transcendentals: a kernels.FUNCTIONS kind one per element of each of its opcodes,
+    transcendentals: a kernel_kinds.FUNCTIONS kind one per element of each of its opcodes,
     `transcendental` (the exp·tanh chain) the rest of XLA's count less one per element of each
     square root. Outside a matmul's fusion, `rounding` its roundings (hlo.roundings). Empty with
     none."""
@@ -254,7 +254,7 @@ def column_reduce(module: hlo.Module, instruction: hlo.Instruction) -> hlo.Instr
 
 
 def kept_elements(module: hlo.Module, instruction: hlo.Instruction) -> int:
-    """A column reduction's second coordinate (kernels.SWEPT): the elements its reduce keeps
+    """A column reduction's second coordinate (kernel_kinds.SWEPT): the elements its reduce keeps
     (its result's), 0 for any other op."""
     r = column_reduce(module, instruction)
     found = hlo.arrays(r.shape) if r is not None else []

@@ -13,7 +13,7 @@ import math
 import re
 
 from perfcore.measure.profile import hlo
-from perfcore.model.chip import kernels
+from perfcore.model.chip import kernel_kinds
 
 BATCH = re.compile(r"lhs_batch_dims=\{([\d,]*)\}")
 CONTRACTING = re.compile(r"(lhs|rhs)_contracting_dims=\{([\d,]*)\}")
@@ -56,22 +56,22 @@ def dot_instances(module: hlo.Module, dot: hlo.Instruction | None) -> int:
 
 
 def dot_kind(module: hlo.Module, dot: hlo.Instruction | None, shape: str = "") -> str:
-    """The kernel kind of a dot (kernels.matmul_kind, by its M×N, operand layout and batch of
+    """The kernel kind of a dot (kernel_kinds.matmul_kind, by its M×N, operand layout and batch of
     matmuls; a dot written as a convolution by its output's rows and columns); of `shape`
     where no dot is given; `matvec` for a result of rank below 2."""
     if is_dot_as_conv(dot):
         m, n, instances = _conv_out(dot)
-        return kernels.matmul_kind(m, n, instances=instances)
+        return kernel_kinds.matmul_kind(m, n, instances=instances)
     dims = hlo.arrays(dot.shape if dot else shape)[0][1]
     if len(dims) < 2:
         return "matvec"
-    return kernels.matmul_kind(*dims[-2:], *_layout(module, dot), dot_instances(module, dot))
+    return kernel_kinds.matmul_kind(*dims[-2:], *_layout(module, dot), dot_instances(module, dot))
 
 
 def second_coordinate(module: hlo.Module, dot: hlo.Instruction | None) -> int:
-    """A dot's or convolution's second coordinate (kernels.SWEPT): a filter gradient's reduced
+    """A dot's or convolution's second coordinate (kernel_kinds.SWEPT): a filter gradient's reduced
     volume (the elements each output sums: its FLOPs over two per output), else
-    kernels.narrow_side of one of its matmuls (its result's last two dims and the contraction
+    kernel_kinds.narrow_side of one of its matmuls (its result's last two dims and the contraction
     its FLOPs imply); 0 for another convolution, a matvec or an unknown shape."""
     if dot is None:
         return 0
@@ -89,7 +89,7 @@ def second_coordinate(module: hlo.Module, dot: hlo.Instruction | None) -> int:
         (m, n), instances = found[0][1][-2:], dot_instances(module, dot)
         flops = hlo.dot_flops(module, dot)
     k = round(flops / (2 * m * n * instances)) if m and n and instances else 0
-    return kernels.narrow_side(m, n, k) if k >= 1 else 0
+    return kernel_kinds.narrow_side(m, n, k) if k >= 1 else 0
 
 
 def window(instruction: hlo.Instruction) -> int:

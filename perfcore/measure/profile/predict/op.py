@@ -21,7 +21,7 @@ from perfcore.measure.profile import hlo
 from perfcore.measure.profile.judge import join
 from perfcore.measure.profile.judge.records import DTYPES
 from perfcore.measure.profile.predict import kinds, matmuls
-from perfcore.model.chip import kernels
+from perfcore.model.chip import kernel_kinds, kernels
 from perfcore.model.chip.roofline import t_lower
 from perfcore.model.chip.specs import Device
 
@@ -116,8 +116,7 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
             bound, size = _windowed(module, instruction, kind, p.flops, (peak, bandwidth))
         # its data on the stream's curve; what it evaluates is added below (_with_evaluations)
         own = "elementwise" if kind == "transcendental" else kind
-        at = matmuls.second_coordinate(module, inner[0]) if inner else 0
-        at = kinds.kept_elements(module, instruction) if kind == "column reduction" else at
+        at = _second_coordinate(module, instruction, kind, inner)
         e = kernels.expected(bound, own, dtype, size, ctx.curves, fallback, body, at)
         seconds, eff = e.seconds, e.efficiency
     if evals := kinds.evaluations(module, instruction, p):
@@ -143,7 +142,7 @@ def _windowed(module, instruction, kind: str, flops: float, roofs) -> tuple[floa
     """(bound, size on its curve) of a sort or a reduce-window, from the bytes the kernel
     model sizes them by: a sort's keys read and written once, at one row's share (its rows
     sorted one after another: a sort of R rows takes R times one row's); a reduce-window's
-    outputs each reading its window (kernels.sort_bytes, window_bytes)."""
+    outputs each reading its window (kernel_kinds.sort_bytes, window_bytes)."""
     if kind == "sort":
         moved, rows = kinds.sorted_keys(module, instruction)
     else:
@@ -154,7 +153,7 @@ def _windowed(module, instruction, kind: str, flops: float, roofs) -> tuple[floa
 def _size(kind: str, flops: float, moved: float, instances: int = 1) -> float:
     """Where an op sits on its kind's curve: FLOPs (of one of a batched dot's matmuls) or
     bytes (all of them: a batched matvec streams every instance's), as SIZE_UNIT says."""
-    return flops / instances if kernels.SIZE_UNIT[kind] == "flops" else moved
+    return flops / instances if kernel_kinds.SIZE_UNIT[kind] == "flops" else moved
 
 
 def _with_evaluations(module, p, evals, dtype, body, bandwidth, ctx: Context, bound, seconds, eff):
@@ -164,7 +163,7 @@ def _with_evaluations(module, p, evals, dtype, body, bandwidth, ctx: Context, bo
     element read and written once at the width of its dtype, its first operand's (_dtype), or
     at float32's where the curves hold that kind in no curve of the op's dtype: XLA:CPU
     evaluates bfloat16 math in float32, so an evaluation costs per element, not per byte;
-    kernels.PER_ELEMENT evaluations per element: 2 on the exp·tanh chain, 8 roundings on the
+    kernel_kinds.PER_ELEMENT evaluations per element: 2 on the exp·tanh chain, 8 roundings on the
     rounding's, one on a function's own), times its count over that kernel's. A matmul's
     fusion runs them beside its dots, in turn (their sum). Any other op streams its own bytes (its
     kind's time, `seconds`) and adds the evaluations' time beyond their kernel's own stream
@@ -187,7 +186,7 @@ def _with_evaluations(module, p, evals, dtype, body, bandwidth, ctx: Context, bo
         moved = 2 * width * elements
         stream = 0.0 if matmul else _stream(moved, bandwidth, at, ctx, body)
         e = kernels.expected(moved / bandwidth, curve, at, moved, ctx.curves, memory, body)
-        times = n / (kernels.PER_ELEMENT.get(curve, 1) * elements)
+        times = n / (kernel_kinds.PER_ELEMENT.get(curve, 1) * elements)
         parts += max(e.seconds - stream, 0.0) * times
         beyond = "" if matmul else ", beyond its own stream"
         by = f" (no {dtype} curve measured: float32's, by elements)" if at != dtype else ""
@@ -200,9 +199,17 @@ def _with_evaluations(module, p, evals, dtype, body, bandwidth, ctx: Context, bo
     return total, kernels.Efficiency(bound / total, eff.source, joined)
 
 
+def _second_coordinate(module, instruction, kind: str, inner: list) -> int:
+    """An op's second coordinate (kernel_kinds.SWEPT): a column reduction's kept elements,
+    else its one dot's or convolution's (matmuls.second_coordinate), else 0."""
+    if kind == "column reduction":
+        return kinds.kept_elements(module, instruction)
+    return matmuls.second_coordinate(module, inner[0]) if inner else 0
+
+
 def _measured_in(curves: kernels.Curves, kind: str, dtype: str) -> bool:
     """True where the curves hold kind (or its base kind) in dtype, timed either way."""
-    named = (kind, kernels.BASE_KIND.get(kind, kind))
+    named = (kind, kernel_kinds.BASE_KIND.get(kind, kind))
     return any(curves.curve(k, dtype, lp) for k in named for lp in (False, True))
 
 

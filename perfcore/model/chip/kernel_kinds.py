@@ -1,0 +1,128 @@
+"""The kernel kinds: each kind a curve of its own, the unit its size is counted in, the kind an
+older results file prices it from, and how a matmul, a sort or a reduce-window gets its kind
+and size (perfcore.model.chip.kernels reads the curves by them).
+
+Work-bound kinds are sized by FLOPs, the rest by bytes (SIZE_UNIT). A kind a results file may
+lack (one measured since) is priced from its base kind's curve (BASE_KIND). A matmul's kind
+is its operand layout's (matmul_kind): a weight gradient's Aᵀ·B and an input gradient's A·Bᵀ
+run other library paths than A·B, a skinny one is a matvec, a dot of several a batched
+matmul. Three kinds have a second coordinate (SWEPT) the suite sweeps at fixed values: a
+narrow matmul's smallest side (narrow_side), a filter gradient's reduced volume and a column
+reduction's kept elements.
+"""
+
+from __future__ import annotations
+
+# Kernel kinds and the unit of their size: work-bound kinds by FLOPs, the rest by bytes.
+SIZE_UNIT = {
+    "matmul": "flops",
+    "matmul transposed": "flops",  # A contracted on its rows: a backward pass's weight gradient
+    "matmul rhs transposed": "flops",  # B contracted on its last dim: an input gradient dY·Wᵀ
+    "batched matmul": "flops",  # one of its matmuls' FLOPs: attention's per-head Q·Kᵀ and P·V
+    "matvec": "bytes",
+    "attention": "flops",
+    "attention backward": "flops",
+    "elementwise": "bytes",
+    "transcendental": "bytes",
+    "reduction": "bytes",
+    "column reduction": "bytes",  # its operand's minor dimension kept: each output summed down
+    "copy": "bytes",  # a 2-D transpose's: a copy into another layout, or a slice, pad, concat
+    "plain copy": "bytes",  # a copy keeping its layout: a buffer duplicated (a memcpy)
+    "transpose": "bytes",  # a copy into a permuted layout, rank 3 or more (a KV cache's)
+    "row transpose": "bytes",  # a permuted copy moving whole rows: its minor dimension kept
+    "collective": "bytes",
+    "convolution": "flops",  # a window smaller than its output: a forward or input gradient
+    "convolution filter": "flops",  # a window spanning its input: a weight gradient
+    "sort": "bytes",  # its keys read and written once (sort_bytes), per row sorted
+    "reduce-window": "bytes",  # as its windows read it (window_bytes): a cumulative sum's
+    "unit-dim product sum": "bytes",  # a sum of a product over a shape with a size-1 dim
+    "gather": "bytes",  # rows read from a table where indices say (an embedding's), and written
+    "sine": "bytes",  # sin, cos, tan: one evaluation per element, each read and written once
+    "power": "bytes",  # x ** y of non-integer y
+    "rsqrt": "bytes",  # 1 / sqrt(x)
+    "rounding": "bytes",  # a float32 result rounded to bfloat16 inside an op, then widened
+    "top-k": "bytes",  # the k largest of each row: its input read, values and indices written
+}
+KINDS = tuple(SIZE_UNIT)
+# A kind measured on its own whose curve an older file may lack: priced from its base kind's.
+BASE_KIND = {
+    "matmul transposed": "matmul",
+    "matmul rhs transposed": "matmul",
+    "batched matmul": "matmul",
+    "transpose": "copy",
+    "row transpose": "transpose",
+    "plain copy": "copy",
+    "convolution": "matmul",
+    "convolution filter": "convolution",
+    "sort": "elementwise",
+    "reduce-window": "reduction",
+    "unit-dim product sum": "reduction",
+    "column reduction": "reduction",
+    "gather": "elementwise",
+    "sine": "transcendental",
+    "power": "transcendental",
+    "rsqrt": "transcendental",
+    "rounding": "elementwise",  # an older file: no cost beyond the stream
+    "top-k": "reduction",  # one pass over each row
+}
+# Transcendental functions measured one by one: on XLA:CPU these ran 4-17× the exp·tanh chain's
+# cost per evaluation (4M floats: rsqrt 5.7 ms, sin 15.7 ms, x**1.5 18.0 ms; exp 1.6, tanh 1.1).
+FUNCTIONS = ("sine", "power", "rsqrt")
+SKINNY = 16  # a matmul with M or N at most this is a matvec (decode's GEMV-like shapes)
+NARROW_ASPECT = 8  # a matmul whose largest side is this many times its smallest is narrow
+# Kinds swept at fixed values of a second coordinate, and what it is.
+SWEPT = {
+    "matmul": "smallest side",  # a narrow matmul's (narrow_side)
+    "matmul transposed": "smallest side",
+    "matmul rhs transposed": "smallest side",
+    "convolution filter": "reduced volume",  # the elements each output sums: batch x image
+    "column reduction": "kept elements",  # its output's: the width of the columns summed
+}
+# The transcendental curve's kernel, exp(-x)·tanh(x), evaluates this many per element, reading
+# and writing each element once: n evaluations cost that kernel over n / 2 elements.
+CHAIN_TRANSCENDENTALS = 2
+# The rounding curve's kernel rounds each float32 element to bfloat16 and widens it back this
+# many times (as XLA:CPU computes bfloat16 math: each op in float32, its result rounded; a
+# tanh GELU of 1.6M bfloat16 elements took 3.1 ms there against 0.8 ms in float32).
+ROUNDINGS = 8
+# Evaluations per element of each evaluation curve's kernel (the FUNCTIONS kinds: one).
+PER_ELEMENT = {"transcendental": CHAIN_TRANSCENDENTALS, "rounding": ROUNDINGS}
+
+
+def matmul_kind(
+    m: int, n: int, transposed: bool = False, rhs_transposed: bool = False, instances: int = 1
+) -> str:
+    """The kernel kind of an M×N matmul by its operand layout: `matvec` for a skinny one (M or
+    N at most SKINNY); else `batched matmul` for one of several a dot runs (its batch
+    dimensions: attention's per head), `matmul transposed` where A is contracted on its rows
+    (Aᵀ·B, a weight gradient), `matmul rhs transposed` where B is contracted on its last dim
+    (A·Bᵀ, an input gradient), else `matmul`."""
+    if min(m, n) <= SKINNY:
+        return "matvec"
+    if instances > 1:
+        return "batched matmul"
+    if transposed:
+        return "matmul transposed"
+    return "matmul rhs transposed" if rhs_transposed else "matmul"
+
+
+def narrow_side(*sides: int) -> int:
+    """The smallest side of a matmul (its M, N and K, in any order and any repeated) where it
+    is narrow (its largest side at least NARROW_ASPECT times it, and more than SKINNY: a
+    matvec is its own kind), else 0."""
+    small = min(sides)
+    return small if small > SKINNY and max(sides) >= NARROW_ASPECT * small else 0
+
+
+def sort_bytes(elements: int, itemsize: int) -> float:
+    """The bytes a sort of `elements` keys is sized and bounded by: each key read and written
+    once (further operands, such as an argsort's indices, ride along uncounted: measured
+    here, an argsort of 262,144 floats took 1.17 times their sort)."""
+    return 2.0 * elements * itemsize
+
+
+def window_bytes(outputs: int, window: int, itemsize: int) -> float:
+    """The bytes a reduce-window is sized and bounded by: every output reads its whole
+    window and is written once (XLA:CPU loops over each output's window: measured here, a
+    1024×1024 window sum took 0.09-0.17 ns per element read for windows of 2, 4 and 16)."""
+    return float(outputs) * (window + 1) * itemsize
