@@ -1,10 +1,11 @@
 """The kernels suite's sweeps: the points each dtype's kinds are measured at (kernels times
 them; kernel_windows plans the windowed kinds and holds Planned).
 
-Per dtype: matmuls square, skinny (M rows), tall (M = 4N), transposed (Xᵀ·dY, K = N/4) and
-rhs-transposed (dY·Wᵀ), and narrow ones in each of those three layouts (an MLP's batch of r
-rows: its forward X·W with M = r, its weight gradient Xᵀ·dY with K = r, its input gradient
-dY·Wᵀ with M = r; the other sides NARROW_SPAN times r); causal attention forward and backward
+Per dtype: matmuls square, skinny (M rows), tall (M = 4N), transposed (Xᵀ·dY, K = N/4),
+rhs-transposed (dY·Wᵀ) and both-transposed (Aᵀ·Bᵀ, square), and narrow ones in each of those
+four layouts (an MLP's batch of r rows: its forward X·W with M = r, its weight gradient Xᵀ·dY
+with K = r, its input gradient dY·Wᵀ with M = r, Aᵀ·Bᵀ with M = r; the other sides
+NARROW_SPAN times r); causal attention forward and backward
 over sequence length per head dim; the stream kinds over element counts; two rank-4 permuted
 copies (a KV cache's layout change, attention's head split); column reductions keeping each
 of COLUMN_WIDTHS; and kernel_windows' convolutions and windowed kinds. A float8 dtype runs
@@ -38,8 +39,8 @@ NARROW_SPAN = (kernel_kinds.NARROW_ASPECT, 4 * kernel_kinds.NARROW_ASPECT)  # a 
 
 
 def _matmuls(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
-    """Square, skinny (M rows), tall (M = 4N), transposed and rhs-transposed matmul sweeps,
-    and the narrow sweeps of each layout."""
+    """Square, skinny (M rows), tall (M = 4N), transposed, rhs-transposed and both-transposed
+    matmul sweeps, and the narrow sweeps of each of those four layouts."""
 
     def point(m: int, n: int, k: int, transposed: bool = False, rhs: bool = False) -> Planned:
         kind = kernel_kinds.matmul_kind(m, n, transposed, rhs)
@@ -54,13 +55,15 @@ def _matmuls(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
     tall = [point(4 * n, n, n) for n in sides if n >= 128]
     grads = [point(n, n, n // 4, transposed=True) for n in sides if n >= 128]  # Xᵀ·dY
     inputs = [point(n, n, n, rhs=True) for n in sides if n >= 64]  # dY·Wᵀ
+    both = [point(n, n, n, transposed=True, rhs=True) for n in sides if n >= 64]  # Aᵀ·Bᵀ
     narrow = []
     for r in suite.kernel_narrow:
         across = [n for n in sides if NARROW_SPAN[0] * r <= n <= NARROW_SPAN[1] * r]
         narrow.append([point(r, n, n) for n in across])  # X·W over a batch of r rows
         narrow.append([point(n, n, r, transposed=True) for n in across])  # Xᵀ·dY
         narrow.append([point(r, n, n, rhs=True) for n in across])  # dY·Wᵀ
-    return [square, *skinny, tall, grads, inputs, *narrow]
+        narrow.append([point(r, n, n, transposed=True, rhs=True) for n in across])  # Aᵀ·Bᵀ
+    return [square, *skinny, tall, grads, inputs, both, *narrow]
 
 
 def _attentions(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:

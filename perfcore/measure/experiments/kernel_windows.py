@@ -24,7 +24,10 @@ table of TABLE_ROWS (above a CPU's last-level cache, as an embedding is), at ran
 the element counts gathered up to a quarter of the table: an embedding lookup's kernel, whose
 rows miss the cache where a stream's are prefetched. The TOP_K largest of rows of TOP_K_ROW
 (jax.lax.top_k: a custom call on XLA:CPU, 6.3 ms for 2048 rows of 1024 floats there, where a
-reduction of the same bytes takes about 0.3 ms), sized by its input and outputs' bytes.
+reduction of the same bytes takes about 0.3 ms), sized by its input and outputs' bytes. The
+argmax of rows of ARG_ROW (a reduce of the values and their indices together): on XLA:CPU it
+is not vectorized (1.6-1.8 ns per float32 read there, over rows of 256 to 50,000, where a max
+of the same rows took 0.1-0.2), sized by its bytes.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ BATCH, HEAD_DIM = 16, 64  # the batched matmuls' batch (heads × sequences) and 
 BATCHED_SIDES = (64, 4096)  # the sides of the matmul sweep the batched one takes
 TABLE_ROWS = 65536  # the gather's table: 64 MiB of float32 rows of 256
 TOP_K, TOP_K_ROW = 8, 1024  # the top-k's k and row: an MoE router's or a sampler's shape
+ARG_ROW = 1024  # the arg reduction's row: each row's argmax
 
 
 @dataclass(frozen=True)
@@ -195,6 +199,23 @@ def top_ks(suite: Suite, dtype: str, b: int) -> list[Planned]:
     ]
 
 
+def arg_reductions(suite: Suite, dtype: str, b: int) -> list[Planned]:
+    """The argmax of each row of ARG_ROW, at every other element count: the rows read, an
+    int32 index written per row (its values, reduced beside the indices, are not written)."""
+    sizes = [n for n in suite.kernel_elements if n >= ARG_ROW][::2]
+    return [
+        Planned(
+            "arg reduction",
+            f"argmax {dtype} {n // ARG_ROW} rows of {ARG_ROW}",
+            dtype,
+            ((n // ARG_ROW, ARG_ROW),),
+            "arg reduction",
+            ops.Cost(0, n * b + n // ARG_ROW * 4),
+        )
+        for n in sizes
+    ]
+
+
 def instances(p: Planned) -> int:
     """How many matmuls a point's one call runs (its size is one's FLOPs)."""
     return p.shapes[0][0] if p.kind == BATCHED else 1
@@ -232,7 +253,7 @@ def rounded(jnp, x):
 
 def others(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
     """The sorts, reduce-windows, product sums, transcendental functions, batched matmuls,
-    gathers and top-ks of dtype."""
+    gathers, top-ks and arg reductions of dtype."""
     products = product_sums(suite, dtype, b, row)
     sweeps = [*scans(suite, dtype, b, row), products, *functions(suite, dtype, b, row)]
     return [
@@ -240,6 +261,7 @@ def others(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
         batched(suite, dtype, b),
         gathers(suite, dtype, b, row),
         top_ks(suite, dtype, b),
+        arg_reductions(suite, dtype, b),
     ]
 
 
@@ -249,7 +271,7 @@ def functions_of(jax, jnp) -> dict:
     kernel_kinds.FUNCTIONS kinds (of x + 1, rsqrt and power of |x| + 1: one FLOP per element beside
     the function, as the model counts), the rounding chain, the batched matmul, the gather
     (its rows' indices drawn in the step from its second input, a random normal column) and
-    the top-k."""
+    the top-k and the argmax."""
     return {
         "convolution": lambda x, w: convolve(jax, x, w),
         "convolution filter": lambda x, w: convolve(jax, x, w),
@@ -265,4 +287,5 @@ def functions_of(jax, jnp) -> dict:
         BATCHED_FN: jnp.matmul,
         "gather": lambda t, u: t[(jnp.abs(u[:, 0]) * 1e6).astype("int32") % t.shape[0]],
         "top-k": lambda x: jax.lax.top_k(x, TOP_K),
+        "arg reduction": lambda x: jnp.argmax(x, axis=-1),
     }

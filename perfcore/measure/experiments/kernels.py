@@ -77,6 +77,7 @@ def _function(jax, jnp, name: str):
         "matmul": jnp.matmul,
         "matmul transposed": lambda a, b: a.T @ b,
         "matmul rhs transposed": lambda a, b: a @ b.T,
+        "matmul both transposed": lambda a, b: a.T @ b.T,
         "attention": lambda q, k, v: _attention(jax, q, k, v),
         "attention backward": jax.grad(
             lambda q, k, v: _attention(jax, q, k, v).astype("float32").sum(), argnums=(0, 1, 2)

@@ -5,10 +5,11 @@ and size (perfcore.model.chip.kernels reads the curves by them).
 Work-bound kinds are sized by FLOPs, the rest by bytes (SIZE_UNIT). A kind a results file may
 lack (one measured since) is priced from its base kind's curve (BASE_KIND). A matmul's kind
 is its operand layout's (matmul_kind): a weight gradient's Aᵀ·B and an input gradient's A·Bᵀ
-run other library paths than A·B, a skinny one is a matvec, a dot of several a batched
-matmul. Three kinds have a second coordinate (SWEPT) the suite sweeps at fixed values: a
-narrow matmul's smallest side (narrow_side), a filter gradient's reduced volume and a column
-reduction's kept elements.
+run other library paths than A·B, and Aᵀ·Bᵀ another again (on XLA:CPU a plain dot outside
+its matmul library: 27 GFLOP/s there for 64×1024·1024×1024, where A·B ran 190); a skinny one
+is a matvec, a dot of several a batched matmul. Six kinds have a second coordinate (SWEPT) the
+suite sweeps at fixed values: a narrow matmul's smallest side (narrow_side, in each of the four
+layouts), a filter gradient's reduced volume and a column reduction's kept elements.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ SIZE_UNIT = {
     "matmul": "flops",
     "matmul transposed": "flops",  # A contracted on its rows: a backward pass's weight gradient
     "matmul rhs transposed": "flops",  # B contracted on its last dim: an input gradient dY·Wᵀ
+    "matmul both transposed": "flops",  # Aᵀ·Bᵀ: XLA:CPU runs it outside its library (an einsum's)
     "batched matmul": "flops",  # one of its matmuls' FLOPs: attention's per-head Q·Kᵀ and P·V
     "matvec": "bytes",
     "attention": "flops",
@@ -42,12 +44,14 @@ SIZE_UNIT = {
     "rsqrt": "bytes",  # 1 / sqrt(x)
     "rounding": "bytes",  # a float32 result rounded to bfloat16 inside an op, then widened
     "top-k": "bytes",  # the k largest of each row: its input read, values and indices written
+    "arg reduction": "bytes",  # argmax, argmin: a reduce of values and their indices together
 }
 KINDS = tuple(SIZE_UNIT)
 # A kind measured on its own whose curve an older file may lack: priced from its base kind's.
 BASE_KIND = {
     "matmul transposed": "matmul",
     "matmul rhs transposed": "matmul",
+    "matmul both transposed": "matmul transposed",
     "batched matmul": "matmul",
     "transpose": "copy",
     "row transpose": "transpose",
@@ -64,6 +68,7 @@ BASE_KIND = {
     "rsqrt": "transcendental",
     "rounding": "elementwise",  # an older file: no cost beyond the stream
     "top-k": "reduction",  # one pass over each row
+    "arg reduction": "reduction",
 }
 # Transcendental functions measured one by one: on XLA:CPU these ran 4-17× the exp·tanh chain's
 # cost per evaluation (4M floats: rsqrt 5.7 ms, sin 15.7 ms, x**1.5 18.0 ms; exp 1.6, tanh 1.1).
@@ -75,6 +80,7 @@ SWEPT = {
     "matmul": "smallest side",  # a narrow matmul's (narrow_side)
     "matmul transposed": "smallest side",
     "matmul rhs transposed": "smallest side",
+    "matmul both transposed": "smallest side",
     "convolution filter": "reduced volume",  # the elements each output sums: batch x image
     "column reduction": "kept elements",  # its output's: the width of the columns summed
 }
@@ -96,11 +102,13 @@ def matmul_kind(
     N at most SKINNY); else `batched matmul` for one of several a dot runs (its batch
     dimensions: attention's per head), `matmul transposed` where A is contracted on its rows
     (Aᵀ·B, a weight gradient), `matmul rhs transposed` where B is contracted on its last dim
-    (A·Bᵀ, an input gradient), else `matmul`."""
+    (A·Bᵀ, an input gradient), `matmul both transposed` where both are (Aᵀ·Bᵀ), else `matmul`."""
     if min(m, n) <= SKINNY:
         return "matvec"
     if instances > 1:
         return "batched matmul"
+    if transposed and rhs_transposed:
+        return "matmul both transposed"
     if transposed:
         return "matmul transposed"
     return "matmul rhs transposed" if rhs_transposed else "matmul"

@@ -16,7 +16,8 @@ least its output's spatial size), else a `convolution`; an op holding a sort is 
 holding a reduce-window (a cumulative sum's scan) a `reduce-window`, one holding a gather (an
 embedding's rows) a `gather`, a copy that keeps its layout a `plain copy`, a sum of the
 product of two different operands over a shape with a size-1 dimension a `unit-dim product
-sum`; the rest by category.
+sum`, a reduce of several arrays at once (argmax's values and indices) an `arg reduction`; the
+rest by category.
 """
 
 from __future__ import annotations
@@ -230,6 +231,8 @@ def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced) -> str
         "rounding"
     }:
         return "transcendental"
+    if priced.category == hlo.REDUCTION and arg_reduce(module, instruction):
+        return "arg reduction"
     if priced.category == hlo.REDUCTION and product_sum(module, instruction):
         return "unit-dim product sum"
     if priced.category == hlo.REDUCTION and column_reduce(module, instruction) is not None:
@@ -237,6 +240,13 @@ def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced) -> str
     if instruction.opcode == "copy" and keeps_layout(module, instruction):
         return "plain copy"
     return KIND.get(priced.category, "")
+
+
+def arg_reduce(module: hlo.Module, instruction: hlo.Instruction) -> bool:
+    """True for an op that is or holds a reduce of several arrays at once (argmax's or
+    argmin's: the values and their indices, a tuple of results)."""
+    held = [instruction] if instruction.opcode == "reduce" else hlo.held(module, instruction)
+    return any(i.opcode == "reduce" and len(hlo.arrays(i.shape)) > 1 for i in held)
 
 
 def column_reduce(module: hlo.Module, instruction: hlo.Instruction) -> hlo.Instruction | None:
