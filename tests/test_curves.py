@@ -193,6 +193,7 @@ def _stream(kernel, elements, n_args, **kw):
         (_stream("plain copy", 2**23, 1), True),  # exactly 32 MiB: mapped too
         (_stream("plain copy", 2**22, 1), False),  # 16 MiB: from the heap
         (_stream("reduction", 2**24, 1), False),  # a 64 MiB input, a small output
+        (_stream("fft", 2**24, 1), True),  # a real FFT's 64 MiB of complex outputs
         (_stream("elementwise", 2**24, 2, backend="tpu"), False),  # device memory
         (_stream("elementwise", 2**24, 2, measurement=LOOPED), False),  # a loop body's
     ],

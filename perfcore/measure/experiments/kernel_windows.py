@@ -27,7 +27,9 @@ rows miss the cache where a stream's are prefetched. The TOP_K largest of rows o
 reduction of the same bytes takes about 0.3 ms), sized by its input and outputs' bytes. The
 argmax of rows of ARG_ROW (a reduce of the values and their indices together): on XLA:CPU it
 is not vectorized (1.6-1.8 ns per float32 read there, over rows of 256 to 50,000, where a max
-of the same rows took 0.1-0.2), sized by its bytes.
+of the same rows took 0.1-0.2), sized by its bytes. The real-input FFT of rows of FFT_ROW,
+sized by the FLOPs XLA counts for it (8 n log2 n a row: on XLA:CPU 110-125 GFLOP/s by that count
+for rows of 256 to 65,536 there, where its bytes ran at 7-14 GB/s).
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ BATCHED_SIDES = (64, 4096)  # the sides of the matmul sweep the batched one take
 TABLE_ROWS = 65536  # the gather's table: 64 MiB of float32 rows of 256
 TOP_K, TOP_K_ROW = 8, 1024  # the top-k's k and row: an MoE router's or a sampler's shape
 ARG_ROW = 1024  # the arg reduction's row: each row's argmax
+FFT_ROW = 4096  # the fft's row: each row's real-input transform
 
 
 @dataclass(frozen=True)
@@ -216,6 +219,25 @@ def arg_reductions(suite: Suite, dtype: str, b: int) -> list[Planned]:
     ]
 
 
+def ffts(suite: Suite, dtype: str, b: int) -> list[Planned]:
+    """The real-input FFT of each row of FFT_ROW, at every other element count: sized by the
+    FLOPs XLA counts (its cost analysis: 8 n log2 n a row of n), the rows read and their
+    n / 2 + 1 complex outputs written."""
+    sizes = [n for n in suite.kernel_elements if n >= FFT_ROW][::2]
+    per_row = 8 * FFT_ROW * math.log2(FFT_ROW)
+    return [
+        Planned(
+            "fft",
+            f"rfft {dtype} {n // FFT_ROW} rows of {FFT_ROW}",
+            dtype,
+            ((n // FFT_ROW, FFT_ROW),),
+            "fft",
+            ops.Cost(n // FFT_ROW * per_row, n * b + n // FFT_ROW * (FFT_ROW // 2 + 1) * 2 * b),
+        )
+        for n in sizes
+    ]
+
+
 def instances(p: Planned) -> int:
     """How many matmuls a point's one call runs (its size is one's FLOPs)."""
     return p.shapes[0][0] if p.kind == BATCHED else 1
@@ -253,7 +275,7 @@ def rounded(jnp, x):
 
 def others(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
     """The sorts, reduce-windows, product sums, transcendental functions, batched matmuls,
-    gathers, top-ks and arg reductions of dtype."""
+    gathers, top-ks, arg reductions and FFTs of dtype."""
     products = product_sums(suite, dtype, b, row)
     sweeps = [*scans(suite, dtype, b, row), products, *functions(suite, dtype, b, row)]
     return [
@@ -262,6 +284,7 @@ def others(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
         gathers(suite, dtype, b, row),
         top_ks(suite, dtype, b),
         arg_reductions(suite, dtype, b),
+        ffts(suite, dtype, b),
     ]
 
 
@@ -271,7 +294,7 @@ def functions_of(jax, jnp) -> dict:
     kernel_kinds.FUNCTIONS kinds (of x + 1, rsqrt and power of |x| + 1: one FLOP per element beside
     the function, as the model counts), the rounding chain, the batched matmul, the gather
     (its rows' indices drawn in the step from its second input, a random normal column) and
-    the top-k and the argmax."""
+    the top-k, the argmax and the real FFT."""
     return {
         "convolution": lambda x, w: convolve(jax, x, w),
         "convolution filter": lambda x, w: convolve(jax, x, w),
@@ -288,4 +311,5 @@ def functions_of(jax, jnp) -> dict:
         "gather": lambda t, u: t[(jnp.abs(u[:, 0]) * 1e6).astype("int32") % t.shape[0]],
         "top-k": lambda x: jax.lax.top_k(x, TOP_K),
         "arg reduction": lambda x: jnp.argmax(x, axis=-1),
+        "fft": lambda x: jnp.fft.rfft(x, axis=-1),
     }

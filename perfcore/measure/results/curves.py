@@ -28,7 +28,8 @@ EXPERIMENT = "kernels"
 DISPATCH = "dispatch"
 PAGE_FAULTS = "page faults, every core"  # experiments.pages: first touch by every host thread
 PAGE_FAULTS_ONE = "page faults"  # the same by one thread, in files written before
-# Kinds whose output holds as many elements as their first operand: streams, copies, permutes
+# Kinds whose output is as large as their first operand: streams, copies, permutes (and a real
+# FFT, whose n / 2 + 1 complex outputs hold the bytes of its n floats)
 SAME_SIZE = (
     "elementwise",
     "transcendental",
@@ -40,6 +41,7 @@ SAME_SIZE = (
     "power",
     "rsqrt",
     "rounding",
+    "fft",
 )
 DISPATCH_SHARE = 0.8  # a kernel record more than this share dispatch is left out
 ROOF_FROM_MEASURED = "best measured in the suite"

@@ -45,6 +45,7 @@ SIZE_UNIT = {
     "rounding": "bytes",  # a float32 result rounded to bfloat16 inside an op, then widened
     "top-k": "bytes",  # the k largest of each row: its input read, values and indices written
     "arg reduction": "bytes",  # argmax, argmin: a reduce of values and their indices together
+    "fft": "flops",  # a fast Fourier transform, by XLA's count of its FLOPs (n log n per row)
 }
 KINDS = tuple(SIZE_UNIT)
 # A kind measured on its own whose curve an older file may lack: priced from its base kind's.

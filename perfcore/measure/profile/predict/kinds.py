@@ -16,8 +16,8 @@ least its output's spatial size), else a `convolution`; an op holding a sort is 
 holding a reduce-window (a cumulative sum's scan) a `reduce-window`, one holding a gather (an
 embedding's rows) a `gather`, a copy that keeps its layout a `plain copy`, a sum of the
 product of two different operands over a shape with a size-1 dimension a `unit-dim product
-sum`, a reduce of several arrays at once (argmax's values and indices) an `arg reduction`; the
-rest by category.
+sum`, a reduce of several arrays at once (argmax's values and indices) an `arg reduction`, an
+op that is or holds an FFT an `fft`; the rest by category.
 """
 
 from __future__ import annotations
@@ -220,6 +220,8 @@ def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced) -> str
         return "sort"
     if "reduce-window" in inside:
         return "reduce-window"
+    if "fft" in inside:
+        return "fft"
     if "gather" in inside:
         return "gather"
     if priced.category in (hlo.DATA, hlo.ELEMENTWISE) and (
