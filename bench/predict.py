@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -125,17 +124,6 @@ def decode():
 PROGRAMS = {"MLP train step": mlp_train, "block fwd+bwd": block_train, "decode step": decode}
 
 
-def faults_per_step(fn, args, steps: int = 20) -> float:
-    """Minor page faults per call of the jitted step in this process now (getrusage): whether
-    its fresh buffers fault, which depends on what malloc's heap already holds."""
-    jitted = jax.jit(fn)
-    jax.block_until_ready(jitted(*args))
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-    for _ in range(steps):
-        jax.block_until_ready(jitted(*args))
-    return (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / steps
-
-
 def walls(steps: dict[str, tuple], rounds: int) -> dict[str, tuple]:
     """Each program's untraced step walls (versus.step_wall, 30 calls) taken in `rounds`
     rounds over all the programs in turn: (every round's samples in one Measurement, each
@@ -209,22 +197,23 @@ def held_rows(names: list[str], measured, rounds: int) -> None:
         n: predict.predict(fn, *inputs, curves=measured) for n, (fn, inputs) in steps.items()
     }
     timed = walls(steps, rounds)
-    faults = {n: faults_per_step(fn, inputs) for n, (fn, inputs) in steps.items()}
+    faults = {n: versus.step_faults(fn, *inputs, calls=20) for n, (fn, inputs) in steps.items()}
     for name, (wall, fastest) in timed.items():
         fn, inputs = steps[name]
         joined = profile(fn, *inputs, steps=10)
-        held = versus.versus(predicted[name], joined, wall)
+        held = versus.versus(predicted[name], joined, wall, faults[name])
         print_held(name, predicted[name], held, fastest, faults[name])
 
 
-def print_held(name: str, predicted, held, fastest: list[float], faults: float) -> None:
+def print_held(name: str, predicted, held, fastest: list[float], faults: float | None) -> None:
     """One program's line (with the minor faults a step its walls took), its rounds' fastest
     walls and its 12 slowest ops measured."""
     med = held.median_error()
     rules = "; ".join(f"{t.rule.split(' (')[0]}" for t in predicted.schedule) or "sum"
     if predicted.fresh_s:
         rules += f"; fresh pages {predicted.fresh_s * 1e3:.1f} core-ms"
-    rules += f"; {faults:,.0f} minor faults a step measured"
+    if faults is not None:
+        rules += f"; {faults:,.0f} minor faults a step measured"
     print(
         f"{name:<16} {held.predicted_step_s * 1e3:>8.3f}ms "
         f"{(predicted.op_s + predicted.dispatch_s) * 1e3:>8.3f}ms {held.wall_s * 1e3:>8.3f}ms "

@@ -13,6 +13,7 @@ import pytest
 from perfcore.cli import main
 from perfcore.explain.measure import profile_example
 from perfcore.measure import results
+from perfcore.measure.clock import faults
 from perfcore.measure.experiments import runner
 from perfcore.measure.profile.judge import records as profile_records
 
@@ -68,6 +69,9 @@ def test_a_users_program_is_predicted_then_held_against_its_profile(program, tmp
     assert main([*argv, "--curves", str(profile_example.BUNDLED), "--out", str(out)]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["step"]["predicted_s"] > 0 and summary["step"]["wall_s"] > 0
+    pages = summary["fresh_pages"]  # the faults a step took, measured beside the priced
+    assert (pages["measured_faults"] is None) == (faults.resource is None)
+    assert pages["predicted_bytes"] >= 0
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,10 @@ the curves' own spread are named (`missed`).
 from __future__ import annotations
 
 from perfcore import format as fmt
+from perfcore.measure.clock import faults
 from perfcore.measure.profile.predict.versus import Versus
+
+LEEWAY_BYTES = 2**20  # faults beyond the priced fresh pages worth naming: a MiB of pages
 
 
 def versus_rows(held: Versus) -> list[dict]:
@@ -55,6 +58,11 @@ def summary(held: Versus, spread: float) -> dict:
         "counted": list(held.counted),
         "counted_s": held.counted_s,
         "unended": list(held.unended),
+        "fresh_pages": {
+            "predicted_bytes": held.fresh_bytes,
+            "measured_faults": held.faults,
+            "measured_bytes": None if held.faults is None else held.faults * faults.page_bytes(),
+        },
     }
 
 
@@ -79,7 +87,28 @@ def lines(held: Versus, top: int) -> list[str]:
         f"{fmt.seconds(r['measured_s']):>10} {r['error']:>+7.0%}  {r['derived_from']}"
         for r in versus_rows(held)[:top]
     ]
-    return head + rows + unended_lines(held) + unmatched_lines(held) + counted_lines(held)
+    tails = unended_lines(held) + unmatched_lines(held) + counted_lines(held) + fault_lines(held)
+    return head + rows + tails
+
+
+def fault_lines(held: Versus) -> list[str]:
+    """The fresh pages a step took, measured (its minor page faults), beside those the
+    prediction priced; where it took more than a page's worth beyond them, what they are;
+    none where faults were not counted."""
+    if held.faults is None:
+        return []
+    taken = held.faults * faults.page_bytes()
+    line = (
+        f"fresh pages a step: {held.faults:,.0f} minor page faults measured "
+        f"({fmt.capacity(taken)}), {fmt.capacity(held.fresh_bytes)} predicted"
+    )
+    if taken > held.fresh_bytes + LEEWAY_BYTES:
+        line += (
+            ": the rest is heap memory malloc handed back to the kernel between steps and "
+            "took again, which depends on what this process ran before; no prediction "
+            "prices it"
+        )
+    return [line]
 
 
 def counted_lines(held: Versus) -> list[str]:

@@ -41,6 +41,7 @@ class Prediction:
     schedule: tuple[StepTime, ...] = ()  # per program where its ops overlap (XLA:CPU)
     fresh_s: float = 0.0  # core-seconds per step: first touch of the pages its buffers map fresh
     fresh_from: str = ""
+    fresh_bytes: float = 0.0  # per step: the buffers malloc maps fresh (graph.fresh_bytes)
 
     @property
     def op_s(self) -> float:
@@ -127,7 +128,17 @@ def predict_modules(
     )
     fresh_s = sum(fresh) * rate
     return Prediction(
-        label, device, ops, len(modules), dispatch, whence, used, schedule, fresh_s, fresh_from
+        label,
+        device,
+        ops,
+        len(modules),
+        dispatch,
+        whence,
+        used,
+        schedule,
+        fresh_s,
+        fresh_from,
+        float(sum(fresh)),
     )
 
 

@@ -8,8 +8,9 @@ the profile times it: Prediction.inside_s), else its time alone. The step's erro
 predicted step against the fastest of the step's untraced calls (isolated, synchronized): every
 curve point a prediction rests on is a kernel's fastest call (noise on a shared machine
 only adds time; the dispatch it adds, a few microseconds, is the median launch), so the
-fastest step is what it predicts; the median wall and the traced wall are kept beside it.
-The profile's records get the prediction as `predicted_s`, `predicted_from` and `kernel`
+fastest step is what it predicts; the median wall and the traced wall are kept beside it, and
+the minor page faults a step took untraced (clock.faults) beside the fresh pages the prediction
+priced. The profile's records get the prediction as `predicted_s`, `predicted_from` and `kernel`
 (docs/results-format.md, version 4).
 """
 
@@ -19,7 +20,7 @@ import dataclasses
 import statistics
 from dataclasses import dataclass
 
-from perfcore.measure.clock import harness
+from perfcore.measure.clock import faults, harness
 from perfcore.measure.clock.lock import LOCK
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.judge.joined import Profile
@@ -64,6 +65,8 @@ class Versus:
     unmatched_s: float = 0.0  # measured seconds per step of the ops with no prediction
     counted: tuple[str, ...] = ()  # ops of loops of unknown trip count, held at the profile's
     counted_s: float = 0.0  # what those ops add at the profile's counts over once a step
+    faults: float | None = None  # minor page faults a step measured untraced; None: not counted
+    fresh_bytes: float = 0.0  # the fresh pages' bytes a step the prediction priced
 
     @property
     def step_error(self) -> float:
@@ -113,8 +116,14 @@ def tallied(rows) -> dict:
     }
 
 
-def versus(prediction: Prediction, profile: Profile, wall: harness.Measurement) -> Versus:
-    """The prediction against the profile of the same program and its untraced step walls."""
+def versus(
+    prediction: Prediction,
+    profile: Profile,
+    wall: harness.Measurement,
+    faults: float | None = None,
+) -> Versus:
+    """The prediction against the profile of the same program, its untraced step walls and
+    the minor page faults a step took (clock.faults; None where not counted)."""
     predicted = {o.name: o for o in prediction.ops if o.predicted_s is not None}
     rows = []
     for op in profile.ops:
@@ -143,6 +152,8 @@ def versus(prediction: Prediction, profile: Profile, wall: harness.Measurement) 
         traced_wall_s=statistics.median(traced) if traced else None,
         wall_median_s=wall.median,
         unended=tuple(op.name for op in profile.ops if op.open_end),
+        faults=faults,
+        fresh_bytes=prediction.fresh_bytes,
         **tallied(rows),
     )
 
@@ -169,31 +180,42 @@ def with_prediction(records: tuple[Record, ...], prediction: Prediction) -> tupl
     return tuple(out)
 
 
-def step_wall(fn, *args, repeats: int = 30) -> harness.Measurement:
-    """fn(*args) jitted, timed untraced as isolated synchronized calls (seconds per step)."""
+def _calls(fn, args: tuple):
+    """(a call of fn(*args) jitted, what readies its arguments outside the clock: a donating
+    program's fresh copies), and jax."""
     import jax
 
     jitted = fn if hasattr(fn, "lower") else jax.jit(fn)
     fresh, current = arguments(jax, jitted, args), [args]
 
-    def prepare() -> None:  # a donating program's copies, outside the clock
+    def prepare() -> None:
         current[0] = fresh()
 
+    return (lambda: jitted(*current[0])), prepare, jax
+
+
+def step_wall(fn, *args, repeats: int = 30) -> harness.Measurement:
+    """fn(*args) jitted, timed untraced as isolated synchronized calls (seconds per step)."""
+    call, prepare, jax = _calls(fn, args)
     with LOCK:
-        return harness.measure(
-            lambda: jitted(*current[0]),
-            sync=jax.block_until_ready,
-            repeats=repeats,
-            prepare=prepare,
-        )
+        return harness.measure(call, sync=jax.block_until_ready, repeats=repeats, prepare=prepare)
+
+
+def step_faults(fn, *args, calls: int = 5) -> float | None:
+    """The minor page faults a synchronized call of fn(*args) jitted takes (clock.faults)."""
+    call, prepare, jax = _calls(fn, args)
+    with LOCK:
+        return faults.per_call(call, jax.block_until_ready, calls, prepare)
 
 
 def hold(fn, *args, curves: Curves | None, steps: int = 5) -> tuple[Prediction, Profile, Versus]:
-    """fn(*args) predicted before it runs, then its step wall timed untraced, then profiled.
-    The wall first: reading a capture fills the heap, and a step whose arena malloc would
-    map fresh (graph.fresh_bytes) can then reuse a chunk it freed (a decode step's 32 MiB
-    arena faulted 8,257 times a step while profiled and not at all in the walls after)."""
+    """fn(*args) predicted before it runs, then its step wall timed untraced and its page
+    faults counted, then profiled. The wall first: reading a capture fills the heap, and a
+    step whose arena malloc would map fresh (graph.fresh_bytes) can then reuse a chunk it freed
+    (a decode step's 32 MiB arena faulted 8,257 times a step while profiled and not at all in
+    the walls after)."""
     predicted = predict(fn, *args, curves=curves)
     wall = step_wall(fn, *args)
+    taken = step_faults(fn, *args)
     joined = profile(fn, *args, steps=steps)
-    return predicted, joined, versus(predicted, joined, wall)
+    return predicted, joined, versus(predicted, joined, wall, taken)
