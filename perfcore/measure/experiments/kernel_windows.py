@@ -185,57 +185,56 @@ def gathers(suite: Suite, dtype: str, b: int, row: int) -> list[Planned]:
     ]
 
 
-def top_ks(suite: Suite, dtype: str, b: int) -> list[Planned]:
-    """The TOP_K largest of each row of TOP_K_ROW, at every other element count: the rows
-    read, the values written and their int32 indices."""
-    sizes = [n for n in suite.kernel_elements if n >= TOP_K_ROW][::2]
+def _rows(suite: Suite, dtype: str, kind: str, row: int, name: str, cost) -> list[Planned]:
+    """kind over rows of `row`, at every other element count n from one row: labelled `name`
+    and its rows, costed cost(n, rows)."""
+    sizes = [n for n in suite.kernel_elements if n >= row][::2]
     return [
         Planned(
-            "top-k",
-            f"top-{TOP_K} {dtype} {n // TOP_K_ROW} rows of {TOP_K_ROW}",
+            kind,
+            f"{name} {n // row} rows of {row}",
             dtype,
-            ((n // TOP_K_ROW, TOP_K_ROW),),
-            "top-k",
-            ops.Cost(0, n * b + n // TOP_K_ROW * TOP_K * (b + 4)),
+            ((n // row, row),),
+            kind,
+            cost(n, n // row),
         )
         for n in sizes
     ]
+
+
+def top_ks(suite: Suite, dtype: str, b: int) -> list[Planned]:
+    """The TOP_K largest of each row of TOP_K_ROW, at every other element count: the rows
+    read, the values written and their int32 indices."""
+    name = f"top-{TOP_K} {dtype}"
+    return _rows(
+        suite,
+        dtype,
+        "top-k",
+        TOP_K_ROW,
+        name,
+        lambda n, r: ops.Cost(0, n * b + r * TOP_K * (b + 4)),
+    )
 
 
 def arg_reductions(suite: Suite, dtype: str, b: int) -> list[Planned]:
     """The argmax of each row of ARG_ROW, at every other element count: the rows read, an
     int32 index written per row (its values, reduced beside the indices, are not written)."""
-    sizes = [n for n in suite.kernel_elements if n >= ARG_ROW][::2]
-    return [
-        Planned(
-            "arg reduction",
-            f"argmax {dtype} {n // ARG_ROW} rows of {ARG_ROW}",
-            dtype,
-            ((n // ARG_ROW, ARG_ROW),),
-            "arg reduction",
-            ops.Cost(0, n * b + n // ARG_ROW * 4),
-        )
-        for n in sizes
-    ]
+    name = f"argmax {dtype}"
+    return _rows(
+        suite, dtype, "arg reduction", ARG_ROW, name, lambda n, r: ops.Cost(0, n * b + r * 4)
+    )
 
 
 def ffts(suite: Suite, dtype: str, b: int) -> list[Planned]:
     """The real-input FFT of each row of FFT_ROW, at every other element count: sized by the
     FLOPs XLA counts (its cost analysis: 8 n log2 n a row of n), the rows read and their
     n / 2 + 1 complex outputs written."""
-    sizes = [n for n in suite.kernel_elements if n >= FFT_ROW][::2]
-    per_row = 8 * FFT_ROW * math.log2(FFT_ROW)
-    return [
-        Planned(
-            "fft",
-            f"rfft {dtype} {n // FFT_ROW} rows of {FFT_ROW}",
-            dtype,
-            ((n // FFT_ROW, FFT_ROW),),
-            "fft",
-            ops.Cost(n // FFT_ROW * per_row, n * b + n // FFT_ROW * (FFT_ROW // 2 + 1) * 2 * b),
-        )
-        for n in sizes
-    ]
+    per_row, out = 8 * FFT_ROW * math.log2(FFT_ROW), (FFT_ROW // 2 + 1) * 2 * b
+
+    def cost(n: int, rows: int) -> ops.Cost:
+        return ops.Cost(rows * per_row, n * b + rows * out)
+
+    return _rows(suite, dtype, "fft", FFT_ROW, f"rfft {dtype}", cost)
 
 
 def instances(p: Planned) -> int:
