@@ -3,8 +3,9 @@
 Each op: predicted (inside the step, sharing the cores with the ops beside it, where the step
 was scheduled; its time alone beside it) and measured time per step (seconds), the signed
 error, and what the prediction was derived from; the step: predicted (its ops scheduled, fresh
-pages, dispatch) against the untraced wall and the traced one. Ops that miss by more than
-the curves' own spread are named (`missed`).
+pages, dispatch) against the untraced wall and the traced one; the fresh pages a step took
+(its minor page faults) beside those it priced. Ops that miss by more than the curves' own
+spread are named (`missed`).
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def lines(held: Versus, top: int) -> list[str]:
 
 def fault_lines(held: Versus) -> list[str]:
     """The fresh pages a step took, measured (its minor page faults), beside those the
-    prediction priced; where it took more than a page's worth beyond them, what they are;
+    prediction priced; where it took more than LEEWAY_BYTES beyond them, what the rest is;
     none where faults were not counted."""
     if held.faults is None:
         return []

@@ -5,11 +5,10 @@ Per dtype: matmuls square, skinny (M rows), tall (M = 4N), transposed (Xᵀ·dY,
 rhs-transposed (dY·Wᵀ) and both-transposed (Aᵀ·Bᵀ, square), and narrow ones in each of those
 four layouts (an MLP's batch of r rows: its forward X·W with M = r, its weight gradient Xᵀ·dY
 with K = r, its input gradient dY·Wᵀ with M = r, Aᵀ·Bᵀ with M = r; the other sides
-NARROW_SPAN times r); causal attention forward and backward
-over sequence length per head dim; the stream kinds over element counts; two rank-4 permuted
-copies (a KV cache's layout change, attention's head split); column reductions keeping each
-of COLUMN_WIDTHS; and kernel_windows' convolutions and windowed kinds. A float8 dtype runs
-matmuls alone.
+NARROW_SPAN times r); causal attention forward and backward over sequence length per head
+dim; the stream kinds over element counts; two rank-4 permuted copies (a KV cache's layout
+change, attention's head split); column reductions keeping each of COLUMN_WIDTHS; and
+kernel_windows' convolutions and windowed kinds. A float8 dtype runs matmuls alone.
 """
 
 from __future__ import annotations

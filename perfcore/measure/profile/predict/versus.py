@@ -120,7 +120,7 @@ def versus(
     prediction: Prediction,
     profile: Profile,
     wall: harness.Measurement,
-    faults: float | None = None,
+    page_faults: float | None = None,
 ) -> Versus:
     """The prediction against the profile of the same program, its untraced step walls and
     the minor page faults a step took (clock.faults; None where not counted)."""
@@ -152,7 +152,7 @@ def versus(
         traced_wall_s=statistics.median(traced) if traced else None,
         wall_median_s=wall.median,
         unended=tuple(op.name for op in profile.ops if op.open_end),
-        faults=faults,
+        faults=page_faults,
         fresh_bytes=prediction.fresh_bytes,
         **tallied(rows),
     )
