@@ -40,6 +40,10 @@ def broken():
 
 def not_a_pair():
     return 3
+
+
+def nothing():
+    return (lambda x: ()), (jnp.ones(4),)
 """
 
 
@@ -79,7 +83,10 @@ def test_a_users_program_is_predicted_then_held_against_its_profile(program, tmp
     [
         ("", "FILE.py:FUNCTION"),
         (":2bad", "FILE.py:FUNCTION"),
-        (":nowhere", "a function nowhere in train.py (it has: broken, make, not_a_pair, step)"),
+        (
+            ":nowhere",
+            "a function nowhere in train.py (it has: broken, make, not_a_pair, nothing, step)",
+        ),
         (":broken", "broken() raised RuntimeError: no data here"),
         (":not_a_pair", "not_a_pair() to return (fn, args), got a int"),
     ],
@@ -97,3 +104,10 @@ def test_a_missing_file_or_one_that_fails_to_load_is_named(tmp_path, capsys):
     bad.write_text("import not_a_module_anywhere\n")
     assert main(["profile", "--program", f"{bad}:make"]) == 2
     assert "loading bad.py raised ModuleNotFoundError" in capsys.readouterr().err
+
+
+def test_a_program_that_launches_no_op_is_refused_for_what_it_is(program, tmp_path, capsys):
+    """Its capture holds no op event: said of the program, not as a capture to redo."""
+    argv = ["profile", "--program", f"{program}:nothing", "--out", str(tmp_path / "n.json")]
+    assert main(argv) == 2
+    assert "the program launches no XLA op" in capsys.readouterr().err

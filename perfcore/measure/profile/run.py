@@ -4,7 +4,8 @@ The steps run under jax.profiler.trace, each call synchronized (block_until_read
 with perf_counter besides, so a step's host wall in the trace can be checked against the
 clock. A program that donates its arguments gets fresh copies for every call, made before the
 trace. The trace folder is kept (a temporary one unless given) for TensorBoard or Perfetto.
-JAX is imported when a profile is taken; one measurement runs at a time per process.
+JAX is imported when a profile is taken; one measurement runs at a time per process. A
+program that launches no XLA op (its results its arguments or constants) is refused as such.
 """
 
 from __future__ import annotations
@@ -16,11 +17,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from perfcore.errors import UserError
 from perfcore.measure.clock.lock import LOCK
+from perfcore.measure.profile import hlo
 from perfcore.measure.profile.hlo import xla_private
 from perfcore.measure.profile.judge.join import join
 from perfcore.measure.profile.judge.joined import Profile
 from perfcore.measure.profile.read import capture
+from perfcore.measure.profile.read.xspace import CaptureError
 
 
 def arguments(jax, jitted: Callable, args: tuple) -> Callable[[], tuple]:
@@ -64,9 +68,27 @@ def profile(
         for _ in range(warmup):  # compiles outside the trace
             jax.block_until_ready(jitted(*fresh()))
         calls = _capture_steps(jax, jitted, [fresh() for _ in range(steps)], folder)
-    joined = join(capture.read_capture(folder))
+    try:
+        joined = join(capture.read_capture(folder))
+    except CaptureError:
+        if not launches(jitted.lower(*fresh()).compile().as_text()):
+            raise UserError(NOTHING_LAUNCHED) from None
+        raise
     notes = tuple(filter(None, [xla_private.check_version()]))
     return dataclasses.replace(joined, trace_dir=str(folder), call_s=tuple(calls), notes=notes)
+
+
+NOTHING_LAUNCHED = (
+    "the program launches no XLA op (its results are its arguments or constants): there is "
+    "nothing to time"
+)
+
+
+def launches(text: str) -> bool:
+    """True where an optimized HLO module's entry runs any op (not only parameters, constants,
+    tuples and bitcasts)."""
+    module = hlo.parse_module(text)
+    return any(i.opcode not in hlo.FREE for i in module.computations[module.entry])
 
 
 def profile_example(name: str, steps: int = 5, trace_dir: str | Path | None = None) -> Profile:
