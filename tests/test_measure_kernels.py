@@ -140,15 +140,16 @@ def test_the_profile_holds_every_predicted_op_beside_its_measured_time(measured,
 
 def test_every_stream_kind_and_the_small_square_matmuls_are_timed_as_loop_bodys_ops_too(measured):
     """Each stream sweep and the square matmuls up to LOOP_MATMUL_MAX again inside one
-    program's loop: per-iteration seconds, no launch; a matmul's sized by its FLOPs."""
+    program's loop, and the scatters only there (into a carried table): per-iteration
+    seconds, no launch; a matmul's sized by its FLOPs."""
     bodies = [r for r in measured if r.measurement.method == harness.IN_PROGRAM]
-    assert {r.kernel for r in bodies} == {*kernel_plan.STREAMS, "matmul"}
+    assert {r.kernel for r in bodies} == {*kernel_plan.STREAMS, "matmul", *kernel_suite.CARRIED}
     assert all(r.label.endswith(kernel_suite.IN_LOOP) and r.bytes for r in bodies)
     squares = [r for r in bodies if r.kernel == "matmul"]
     assert all(r.size == r.flops and r.size_kind == "flops" for r in squares)
     assert all(r.shapes[0][0] <= kernel_plan.LOOP_MATMUL_MAX for r in squares)
     c = curves.curves(measured)
-    assert {p.kind for p in c.points if p.loop} <= {*kernel_plan.STREAMS, "matmul"}
+    assert {p.kind for p in c.points if p.loop} <= {*kernel_plan.STREAMS, "matmul", "scatter"}
 
 
 def test_a_looped_kernel_stays_in_the_loop_body():
@@ -165,3 +166,19 @@ def test_a_looped_kernel_stays_in_the_loop_body():
     body = [c for c in hlo.called(module, loop) if "tanh" in module.texts[c]]
     assert body, "the kernel was hoisted out of the loop"
     assert not any("tanh" in i.line for i in module.computations[module.entry])
+
+
+def test_a_carried_scatter_updates_its_table_in_place_in_the_loop_body():
+    """A scatter into the loop's carry: the while body holds the scatter and copies no table
+    (the table given is copied into the carry once, before the loop)."""
+    import jax
+    import jax.numpy as jnp
+
+    fns = kernel_suite._function(jax, jnp, "scatter")
+    trips, table, rows = jnp.int32(10), jnp.zeros((4096, 64)), jnp.ones((16, 64))
+    text = kernel_loops.carried(jax, fns).lower(trips, table, rows).compile().as_text()
+    module = hlo.parse_module(text)
+    (loop,) = [i for i in module.computations[module.entry] if i.opcode == "while"]
+    inside = [i for c in hlo.called(module, loop) for i in module.computations[c]]
+    assert any(i.opcode == "scatter" for i in inside)
+    assert not [i for i in inside if i.opcode == "copy" and "4096,64" in i.shape]

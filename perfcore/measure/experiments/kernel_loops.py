@@ -4,7 +4,9 @@ On this CPU (timed under load) an op inside a running program's loop neither pai
 nor woke the thread pool as a one-op program does (exp·tanh of 4,096 elements: about 4 µs an
 iteration, 28 µs a program), and a large one ran slower there than at a program's top level
 (262,144 elements: 273 µs against 149 µs): neither curve prices the other place. So the
-kernels suite times each stream point both ways (harness.IN_PROGRAM for this one).
+kernels suite times each stream point both ways (harness.IN_PROGRAM for this one). A scatter is
+timed only so, into a table its loop carries (`carried`): as a program of its own it would
+copy the whole table it updates first.
 
 (An accelerator's points are profiled as programs of their own instead: kernel_traced.)
 """
@@ -42,13 +44,29 @@ def looped(jax, fn):
     return jax.jit(run)
 
 
-def per_iteration(env: Env, fn, inputs: tuple, budget_s: float) -> harness.Measurement:
+def carried(jax, fn):
+    """fn(table, *rest) -> a table like it, jitted to run a number of times given as its first
+    argument in one program, each iteration updating the last one's result: the loop's carry,
+    which XLA updates in place (a scatter into it copies nothing), the table given copied into
+    it once, before the loop."""
+
+    def run(trips, table, *rest):
+        return jax.lax.fori_loop(0, trips, lambda _, t: fn(t, *rest), table)
+
+    return jax.jit(run)
+
+
+def per_iteration(
+    env: Env, fn, inputs: tuple, budget_s: float, carry: bool = False
+) -> harness.Measurement:
     """fn's seconds per iteration as a loop body's op (harness.in_program), each loop length
     (LOOP_ITERATIONS) timed as isolated calls within half of budget_s, both run by one
-    compiled program."""
+    compiled program (carry: fn updating its first input, carried: `carried`; else
+    `looped`)."""
     short, long = LOOP_ITERATIONS
     trips = [env.jnp.asarray(k, env.jnp.int32) for k in (short, long)]
-    program = compiled(env.jax, looped(env.jax, fn).lower(trips[0], *inputs), "a kernel's loop")
+    loop = (carried if carry else looped)(env.jax, fn)
+    program = compiled(env.jax, loop.lower(trips[0], *inputs), "a kernel's loop")
     timed = [
         env.measure(functools.partial(program, k, *inputs), budget_s=budget_s / 2) for k in trips
     ]

@@ -22,9 +22,11 @@ took 2.5× sixteen such matmuls launched one by one, 16 of 256×64·64×256 0.56
 matmul's FLOPs, as the prediction sizes a batched dot. A gather of rows of ROW floats from a
 table of TABLE_ROWS (above a CPU's last-level cache, as an embedding is), at random rows, over
 the element counts gathered up to a quarter of the table: an embedding lookup's kernel, whose
-rows miss the cache where a stream's are prefetched. The TOP_K largest of rows of TOP_K_ROW
-(jax.lax.top_k: a custom call on XLA:CPU, 6.3 ms for 2048 rows of 1024 floats there, where a
-reduction of the same bytes takes about 0.3 ms), sized by its input and outputs' bytes. The
+rows miss the cache where a stream's are prefetched; a scatter-add of as many rows into it
+(an embedding gradient's), timed as a loop body's op into a table the loop carries. The
+TOP_K largest of rows of TOP_K_ROW (jax.lax.top_k: a custom call on XLA:CPU, 6.3 ms for 2048
+rows of 1024 floats there, where a reduction of the same bytes takes about 0.3 ms), sized by
+its input and outputs' bytes. The
 argmax of rows of ARG_ROW (a reduce of the values and their indices together): on XLA:CPU it
 is not vectorized (1.6-1.8 ns per float32 read there, over rows of 256 to 50,000, where a max
 of the same rows took 0.1-0.2), sized by its bytes. The real-input FFT of rows of FFT_ROW,
@@ -185,6 +187,26 @@ def gathers(suite: Suite, dtype: str, b: int, row: int) -> list[Planned]:
     ]
 
 
+def scatters(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
+    """n / row rows added into a (TABLE_ROWS, row) table at random rows, for the gather's
+    element counts n: the updates read, those rows of the table read and written, their
+    indices (drawn in the step from the updates' first column) read. Timed only on a host, as
+    a loop body's op into a table the loop carries (kernel_loops.carried)."""
+    points = [
+        Planned(
+            "scatter",
+            f"scatter-add {dtype} {n // row} rows into {TABLE_ROWS} rows of {row}",
+            dtype,
+            ((TABLE_ROWS, row), (n // row, row)),
+            "scatter",
+            ops.Cost(0, (3 * n + n // row) * b),
+        )
+        for n in suite.kernel_elements
+        if row <= n <= TABLE_ROWS * row // 4
+    ]
+    return [points] if points else []
+
+
 def _rows(suite: Suite, dtype: str, kind: str, row: int, name: str, cost) -> list[Planned]:
     """kind over rows of `row`, at every other element count n from one row: labelled `name`
     and its rows, costed cost(n, rows)."""
@@ -287,12 +309,17 @@ def others(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
     ]
 
 
+def _at(jnp, table, u):
+    """Random rows of table, one per row of u, drawn in the step from u's first column."""
+    return (jnp.abs(u[:, 0]) * 1e6).astype("int32") % table.shape[0]
+
+
 def functions_of(jax, jnp) -> dict:
     """The jittable function of each kind this module plans, by its Planned.fn: the
     convolutions, the sort, the reduce-window of WINDOW (a cumsum's), the product sum, the
     kernel_kinds.FUNCTIONS kinds (of x + 1, rsqrt and power of |x| + 1: one FLOP per element beside
     the function, as the model counts), the rounding chain, the batched matmul, the gather
-    (its rows' indices drawn in the step from its second input, a random normal column) and
+    and the scatter-add (their rows' indices drawn in the step from their second input: `_at`),
     the top-k, the argmax and the real FFT."""
     return {
         "convolution": lambda x, w: convolve(jax, x, w),
@@ -307,7 +334,8 @@ def functions_of(jax, jnp) -> dict:
         "rsqrt": lambda x: jax.lax.rsqrt(jnp.abs(x) + 1.0),
         "rounding": lambda x: rounded(jnp, x),
         BATCHED_FN: jnp.matmul,
-        "gather": lambda t, u: t[(jnp.abs(u[:, 0]) * 1e6).astype("int32") % t.shape[0]],
+        "gather": lambda t, u: t[_at(jnp, t, u)],
+        "scatter": lambda t, u: t.at[_at(jnp, t, u)].add(u),
         "top-k": lambda x: jax.lax.top_k(x, TOP_K),
         "arg reduction": lambda x: jnp.argmax(x, axis=-1),
         "fft": lambda x: jnp.fft.rfft(x, axis=-1),

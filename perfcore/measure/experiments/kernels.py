@@ -52,7 +52,7 @@ from perfcore.measure.experiments.env import (
     free_memory_bytes,
     random_inputs,
 )
-from perfcore.measure.experiments.kernel_plan import TRANSPOSES, in_loop, plan
+from perfcore.measure.experiments.kernel_plan import ITEMSIZE, ROW, TRANSPOSES, in_loop, plan
 from perfcore.measure.experiments.kernel_traced import Trace
 from perfcore.measure.experiments.kernel_windows import MODEL_BYTES, Planned
 from perfcore.measure.experiments.suites import Suite, require_fits
@@ -63,6 +63,7 @@ EXPERIMENT = "kernels"
 DISPATCH_ARGS = (1, 16)
 MATMUL_REPEATS = 3  # a matmul point takes this many times the suite's repeats (within its share)
 COPIES = ("copy", "plain copy", *TRANSPOSES)  # kinds with no FLOPs: their bytes from the model
+CARRIED = ("scatter",)  # kinds timed only as a loop body's op, updating a carried table (a host's)
 IN_LOOP = "in a loop"  # the label suffix of a loop body's point
 
 
@@ -94,19 +95,33 @@ def _function(jax, jnp, name: str):
     }[name]
 
 
+def _carried(suite: Suite) -> list[list[Planned]]:
+    """The sweeps a host times only as loop bodies' ops into a carried table (CARRIED): the
+    scatters of the suite's first dtype."""
+    dtype = suite.kernel_dtypes[0]
+    return kernel_windows.scatters(suite, dtype, ITEMSIZE.get(dtype, 4), ROW)
+
+
 def count(suite: Suite) -> int:
-    """How many measurements the kernels experiment plans (collectives not counted)."""
+    """How many measurements the kernels experiment plans on a host (collectives not
+    counted)."""
     sweeps = [s for d in suite.kernel_dtypes for s in plan(suite, d)]
-    return len(DISPATCH_ARGS) + sum(len(s) for s in (*sweeps, *in_loop(sweeps)))
+    extra = (*in_loop(sweeps), *_carried(suite))
+    return len(DISPATCH_ARGS) + sum(len(s) for s in (*sweeps, *extra))
 
 
 def _measure_in_loop(env: Env, p: Planned, budget_s: float) -> Record:
     """A point as a loop body's op: seconds per iteration (harness.in_program), each loop
-    length timed as isolated calls within half of budget_s; costs as one call's."""
+    length timed as isolated calls within half of budget_s; costs as one call's. A scatter
+    updates a table the loop carries (kernel_loops.carried); its bytes are the model's (those
+    its rows move), where XLA counts the whole table."""
     require_fits(3 * p.model.bytes, free_memory_bytes(), p.label)
     fn, inputs = _function(env.jax, env.jnp, p.fn), random_inputs(env, p.shapes, p.dtype)
     case = compile_case(env, fn, inputs, p.model, matmul=p.fn not in COPIES)
-    m = kernel_loops.per_iteration(env, fn, inputs, max(budget_s, 1e-3))
+    carry = p.kind in CARRIED
+    if carry:
+        case = dataclasses.replace(case, bytes=p.model.bytes)
+    m = kernel_loops.per_iteration(env, fn, inputs, max(budget_s, 1e-3), carry=carry)
     unit = kernel_kinds.SIZE_UNIT[p.kind]
     size = case.flops if unit == "flops" else case.bytes
     fields = {"size": size, "size_kind": unit, "kernel": p.kind, "shapes": p.shapes}
@@ -192,7 +207,8 @@ def run(env: Env) -> list[Record]:
     refused: list[str] = []
     if env.detected.backend == "cpu":
         first = kernel_rounds.sweep(env, sweeps, deadline, _measure, refused)
-        bodies = kernel_rounds.sweep(env, in_loop(sweeps), deadline, _measure_in_loop, refused)
+        bodies = [*in_loop(sweeps), *_carried(env.suite)]
+        bodies = kernel_rounds.sweep(env, bodies, deadline, _measure_in_loop, refused)
         records = [*_second_pass(env, first, deadline), *(r for _, r in bodies)]
     else:  # every point a program of its own, timed by the device's clock (kernel_traced)
         with kernel_traced.Trace(env.jax) as trace:

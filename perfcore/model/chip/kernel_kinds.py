@@ -39,6 +39,7 @@ SIZE_UNIT = {
     "reduce-window": "bytes",  # as its windows read it (window_bytes): a cumulative sum's
     "unit-dim product sum": "bytes",  # a sum of a product over a shape with a size-1 dim
     "gather": "bytes",  # rows read from a table where indices say (an embedding's), and written
+    "scatter": "bytes",  # rows added into a table where indices say: updates read, rows rewritten
     "sine": "bytes",  # sin, cos, tan: one evaluation per element, each read and written once
     "power": "bytes",  # x ** y of non-integer y
     "rsqrt": "bytes",  # 1 / sqrt(x)
@@ -64,6 +65,7 @@ BASE_KIND = {
     "unit-dim product sum": "reduction",
     "column reduction": "reduction",
     "gather": "elementwise",
+    "scatter": "gather",  # rows where indices say, as a gather's
     "sine": "transcendental",
     "power": "transcendental",
     "rsqrt": "transcendental",

@@ -141,11 +141,14 @@ def _curve(
     """(the curve that prices kind and dtype, its name in words): the loop body's with loop
     where measured (up to its largest point, where the program curve reaches further: the
     launch and wake-up the loop saves are a smaller share of a larger kernel), else the
-    kind's own, else its base kind's (BASE_KIND, in turn)."""
+    kind's own, else its loop body's where that is all it has, else its base kind's
+    (BASE_KIND, in turn)."""
     body = curves.curve(kind, dtype, loop=True) if loop else ()
     program = curves.curve(kind, dtype)
     if body and program and size > body[-1].size and program[-1].size > body[-1].size:
         body = ()
+    if not program:  # a kind timed only as a loop body's op (a scatter into a carried table)
+        body = curves.curve(kind, dtype, loop=True)
     curve = body or program
     named = f"{kind} as a loop body's op" if body else kind
     base = kind

@@ -82,6 +82,9 @@ def price(module: hlo.Module, instruction: hlo.Instruction, cost) -> Priced:
     unread = unread_bytes(module, instruction)
     if unread and n_bytes is not None:  # a gather still writes its result
         n_bytes = max(n_bytes - unread, hlo.shape_bytes(instruction.shape))
+    untouched = untouched_bytes(module, instruction)
+    if untouched and n_bytes is not None:  # a scatter still moves its updates
+        n_bytes = max(n_bytes - untouched, 0.0)
     on_chip = hlo.on_chip_bytes(module, instruction)
     if on_chip and n_bytes is not None:  # a TPU's VMEM: not device memory's traffic
         n_bytes = max(n_bytes - on_chip, 0.0)
@@ -96,25 +99,44 @@ def unread_bytes(module: hlo.Module, instruction: hlo.Instruction) -> float:
     the operand it gathers from (a 50,000-row table for 4,096 rows of it), and a gather reads
     only the rows it writes (its result's size). For a gather, or a fusion whose parameter a
     gather reads from; 0 for any other op."""
-    if instruction.opcode == "gather":
-        pairs = [(instruction.operands[0], instruction.shape)]
-    elif instruction.opcode == "fusion":
-        inner = hlo.held(module, instruction)
-        index = {i.name: int(m.group(1)) for i in inner if (m := PARAMETER.search(i.line))}
-        pairs = [
-            (instruction.operands[index[g.operands[0]]], g.shape)
-            for g in inner
-            if g.opcode == "gather"
-            and g.operands
-            and g.operands[0] in index
-            and index[g.operands[0]] < len(instruction.operands)
-        ]
-    else:
-        return 0.0
     return sum(
-        max(0.0, hlo.shape_bytes(hlo.operand_shape(module, source)) - hlo.shape_bytes(shape))
-        for source, shape in pairs
+        max(0.0, hlo.shape_bytes(hlo.operand_shape(module, source)) - hlo.shape_bytes(g.shape))
+        for source, g in _fused(module, instruction, "gather")
     )
+
+
+def _fused(module: hlo.Module, instruction: hlo.Instruction, opcode: str) -> list:
+    """(the op's operand each `opcode` inside it takes as its first, that inner op) of an op
+    that is one (itself) or a fusion holding them (through the fusion's parameters)."""
+    if instruction.opcode == opcode:
+        return [(instruction.operands[0], instruction)] if instruction.operands else []
+    if instruction.opcode != "fusion":
+        return []
+    inner = hlo.held(module, instruction)
+    index = {i.name: int(m.group(1)) for i in inner if (m := PARAMETER.search(i.line))}
+    return [
+        (instruction.operands[index[g.operands[0]]], g)
+        for g in inner
+        if g.opcode == opcode
+        and g.operands
+        and g.operands[0] in index
+        and index[g.operands[0]] < len(instruction.operands)
+    ]
+
+
+def untouched_bytes(module: hlo.Module, instruction: hlo.Instruction) -> float:
+    """Bytes of a scatter's table that it neither reads nor writes: XLA's cost model counts all
+    of the operand it scatters into, read and written (a 50,000-row table for 2,048 rows of
+    updates), and a scatter updates that operand in place, reading and writing only the rows
+    its updates hit (the updates' size). For a scatter, or a fusion whose parameter a scatter
+    updates; 0 for any other op."""
+    total = 0.0
+    for table, scatter in _fused(module, instruction, "scatter"):
+        scattered = hlo.shape_bytes(hlo.operand_shape(module, table))
+        updates = scatter.operands[2:3]
+        moved = hlo.shape_bytes(hlo.operand_shape(module, updates[0])) if updates else 0.0
+        total += 2 * max(0.0, scattered - moved)
+    return total
 
 
 UNKNOWN = Priced(None, hlo.OTHER, "", "", None, None, NOT_IN_HLO, "")

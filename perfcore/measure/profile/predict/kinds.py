@@ -14,7 +14,8 @@ its own function's curve) a `transcendental` chain; a fused attention custom cal
 `convolution filter` where its window spans its input (a weight gradient: the window is at
 least its output's spatial size), else a `convolution`; an op holding a sort is a `sort`, one
 holding a reduce-window (a cumulative sum's scan) a `reduce-window`, one holding a gather (an
-embedding's rows) a `gather`, a copy that keeps its layout a `plain copy`, a sum of the
+embedding's rows) a `gather`, one holding a scatter (an embedding gradient's rows added) a
+`scatter`, a copy that keeps its layout a `plain copy`, a sum of the
 product of two different operands over a shape with a size-1 dimension a `unit-dim product
 sum`, a reduce of several arrays at once (argmax's values and indices) an `arg reduction`, an
 op that is or holds an FFT an `fft`; the rest by category.
@@ -222,6 +223,8 @@ def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced) -> str
         return "reduce-window"
     if "fft" in inside:
         return "fft"
+    if "scatter" in inside:
+        return "scatter"
     if "gather" in inside:
         return "gather"
     if priced.category in (hlo.DATA, hlo.ELEMENTWISE) and (
