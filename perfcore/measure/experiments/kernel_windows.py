@@ -26,12 +26,12 @@ rows miss the cache where a stream's are prefetched; a scatter-add of as many ro
 (an embedding gradient's), timed as a loop body's op into a table the loop carries. The
 TOP_K largest of rows of TOP_K_ROW (jax.lax.top_k: a custom call on XLA:CPU, 6.3 ms for 2048
 rows of 1024 floats there, where a reduction of the same bytes takes about 0.3 ms), sized by
-its input and outputs' bytes. The
-argmax of rows of ARG_ROW (a reduce of the values and their indices together): on XLA:CPU it
-is not vectorized (1.6-1.8 ns per float32 read there, over rows of 256 to 50,000, where a max
-of the same rows took 0.1-0.2), sized by its bytes. The real-input FFT of rows of FFT_ROW,
-sized by the FLOPs XLA counts for it (8 n log2 n a row: on XLA:CPU 110-125 GFLOP/s by that count
-for rows of 256 to 65,536 there, where its bytes ran at 7-14 GB/s).
+its input and outputs' bytes. The argmax of rows of ARG_ROW (a reduce of the values and their
+indices together): on XLA:CPU it is not vectorized (1.6-1.8 ns per float32 read there, over
+rows of 256 to 50,000, where a max of the same rows took 0.1-0.2), sized by its bytes. The
+real-input FFT of rows of FFT_ROW, sized by the FLOPs XLA counts for it (8 n log2 n a row: on
+XLA:CPU 110-125 GFLOP/s by that count for rows of 256 to 65,536 there, where its bytes ran at
+7-14 GB/s).
 """
 
 from __future__ import annotations

@@ -13,14 +13,15 @@ and as a weight gradient does (the input convolved with the output's gradient: a
 large as the image); a sort of a vector, and the reduce-window of a cumulative sum (XLA:CPU's
 scan: windows of 16 along a row), over sizes, their bytes from the kernel model
 (kernel_kinds.sort_bytes, window_bytes); a product's sum over a shape with a unit dimension
-(kernel_windows.product_sums); sin, x ** 1.5 and rsqrt one by one; the collectives where
-several devices exist. Each point is isolated calls with FLOPs and bytes from cost_analysis
-(cross-checked with chip.ops), and `kernel` names its kind (perfcore.model.chip.kernels); on
-an accelerator each point is a program of its own whose calls' samples are their device
-times, read from one profiler trace over the suite (kernel_traced: a call's wall there is
-its launch). A
-tiny program with 1 and with 16 arguments times the dispatch per launched program; on a CPU the
-first touch of fresh pages is timed too (experiments.pages). The sweep keeps to the suite's
+(kernel_windows.product_sums); sin, x ** 1.5 and rsqrt one by one; gathers, top-ks, argmaxes
+and real FFTs of rows; the collectives where several devices exist. Each point is isolated
+calls with FLOPs and bytes from cost_analysis (cross-checked with chip.ops), and `kernel`
+names its kind (perfcore.model.chip.kernels); on an accelerator each point is a program of
+its own whose calls' samples are their device times, read from one profiler trace over the
+suite (kernel_traced: a call's wall there is its launch). A tiny program with 1 and with 16
+arguments times the dispatch per launched program; on a CPU the first touch of fresh pages is
+timed too (experiments.pages), and the scatter-adds only as loop bodies' ops into a carried
+table (CARRIED). The sweep keeps to the suite's
 kernels_budget_s: each point gets its share of what is left, a sweep's ends are measured
 before its middles (kernel_rounds.spread), and a call longer than kernels_call_s drops the
 larger points. A matmul point takes MATMUL_REPEATS times the suite's repeats
