@@ -37,3 +37,8 @@ def test_no_line_where_faults_were_not_counted_and_the_json_says_none():
     assert pages == {"predicted_bytes": 0.0, "measured_faults": None, "measured_bytes": None}
     counted = explain_predict.summary(held(256, MIB), 0.1)["fresh_pages"]
     assert counted["measured_bytes"] == 256 * faults.page_bytes()
+
+
+def test_a_few_faults_a_step_read_as_a_mean_not_rounded_to_none():
+    (line,) = explain_predict.fault_lines(held(0.2, 0.0))
+    assert line.startswith("fresh pages a step: 0.2 minor page faults measured")

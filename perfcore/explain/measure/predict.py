@@ -99,8 +99,9 @@ def fault_lines(held: Versus) -> list[str]:
     if held.faults is None:
         return []
     taken = held.faults * faults.page_bytes()
+    counted = f"{held.faults:,.0f}" if held.faults >= 100 else f"{held.faults:.3g}"
     line = (
-        f"fresh pages a step: {held.faults:,.0f} minor page faults measured "
+        f"fresh pages a step: {counted} minor page faults measured "
         f"({fmt.capacity(taken)}), {fmt.capacity(held.fresh_bytes)} predicted"
     )
     if taken > held.fresh_bytes + LEEWAY_BYTES:
