@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.measure.experiments import kernel_windows
+from perfcore.measure.experiments import kernel_rows
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.predict import kinds
@@ -64,7 +64,7 @@ def test_an_argmax_takes_its_own_curve_else_the_reductions_said_so():
 
 def test_the_suite_takes_the_argmax_of_rows_of_1024_at_every_other_element_count():
     suite = SUITES["quick"]
-    sweep = kernel_windows.arg_reductions(suite, "float32", 4)
+    sweep = kernel_rows.arg_reductions(suite, "float32", 4)
     sizes = [n for n in suite.kernel_elements if n >= 1024][::2]
     assert sweep and [p.shapes for p in sweep] == [((n // 1024, 1024),) for n in sizes]
     assert [p.model.bytes for p in sweep] == [n * 4 + n // 1024 * 4 for n in sizes]

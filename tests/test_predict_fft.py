@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.measure.experiments import kernel_windows
+from perfcore.measure.experiments import kernel_rows
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.model.chip import kernel_kinds, kernels
 from tests.support.kernels import cpu_curves, predicted_ops
@@ -48,7 +48,7 @@ def test_every_base_kind_counts_its_size_in_the_same_unit():
 
 def test_the_suite_takes_the_real_fft_of_rows_of_4096_at_every_other_element_count():
     suite = SUITES["quick"]
-    sweep = kernel_windows.ffts(suite, "float32", 4)
+    sweep = kernel_rows.ffts(suite, "float32", 4)
     sizes = [n for n in suite.kernel_elements if n >= 4096][::2]
     assert sweep and [p.shapes for p in sweep] == [((n // 4096, 4096),) for n in sizes]
     assert [p.model.flops for p in sweep] == [n // 4096 * 8 * 4096 * 12 for n in sizes]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.measure.experiments import kernel_windows
+from perfcore.measure.experiments import kernel_rows
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.model.chip import kernel_kinds
 from tests.support.kernels import cpu_curves, predicted_ops
@@ -48,7 +48,7 @@ def test_the_suite_gathers_rows_of_a_table_above_the_cache_up_to_a_quarter_of_it
     """(65,536, 256) floats (64 MiB) and n / 256 index draws, for the suite's n from 256 to
     a quarter of the table; bytes: the rows read and written, one index a row."""
     suite = SUITES["quick"]
-    sweep = kernel_windows.gathers(suite, "float32", 4, 256)
+    sweep = kernel_rows.gathers(suite, "float32", 4, 256)
     sizes = [n for n in suite.kernel_elements if 256 <= n <= 65536 * 256 // 4]
     assert sweep and [p.shapes for p in sweep] == [((65536, 256), (n // 256, 1)) for n in sizes]
     assert [p.model.bytes for p in sweep] == [(2 * n + n // 256) * 4 for n in sizes]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.measure.experiments import kernel_windows, kernels
+from perfcore.measure.experiments import kernel_rows, kernels
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.judge import price
@@ -64,7 +64,7 @@ def test_a_scatter_takes_its_loop_body_curve_where_that_is_all_it_has_else_the_g
 def test_a_host_suite_times_the_scatters_into_a_carried_table_only():
     suite = SUITES["quick"]
     (sweep,) = kernels._carried(suite)
-    gathers = kernel_windows.gathers(suite, "float32", 4, 256)
+    gathers = kernel_rows.gathers(suite, "float32", 4, 256)
     rows = [p.shapes[1][0] for p in gathers]  # as many rows as the gathers take
     assert [p.shapes for p in sweep] == [((65536, 256), (r, 256)) for r in rows]
     assert [p.model.bytes for p in sweep] == [(3 * r * 256 + r) * 4 for r in rows]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-from perfcore.measure.experiments import kernel_windows
+from perfcore.measure.experiments import kernel_rows, kernel_windows
 from perfcore.measure.experiments.kernel_windows import Planned
 from perfcore.measure.experiments.suites import Suite
 from perfcore.model.chip import kernel_kinds, ops
@@ -160,7 +160,7 @@ def plan(suite: Suite, dtype: str) -> list[list[Planned]]:
     sweeps = _matmuls(suite, dtype, b)
     if dtype in MATMUL_ONLY:
         return sweeps
-    others = kernel_windows.others(suite, dtype, b, ROW)
+    others = [*kernel_windows.others(suite, dtype, b, ROW), *kernel_rows.rows(suite, dtype, b, ROW)]
     streams = [*_streams(suite, dtype, b), *_transposes(suite, dtype, b), *others]
     streams += _column_reductions(suite, dtype, b)
     convolutions = kernel_windows.convolutions(suite, dtype, b)

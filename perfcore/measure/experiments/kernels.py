@@ -41,6 +41,7 @@ from perfcore.measure.experiments import (
     collectives,
     kernel_loops,
     kernel_rounds,
+    kernel_rows,
     kernel_traced,
     kernel_windows,
     pages,
@@ -89,6 +90,7 @@ def _function(jax, jnp, name: str):
         "reduction": lambda x: x.sum(axis=-1),
         "column reduction": lambda x: x.sum(axis=0),
         **kernel_windows.functions_of(jax, jnp),
+        **kernel_rows.functions_of(jax, jnp),
         "copy": lambda x: x.T,
         "plain copy": lambda x: x,  # XLA copies a parameter it returns, layout kept
         "transpose": lambda x: x.transpose(TRANSPOSES["transpose"]),
@@ -100,7 +102,7 @@ def _carried(suite: Suite) -> list[list[Planned]]:
     """The sweeps a host times only as loop bodies' ops into a carried table (CARRIED): the
     scatters of the suite's first dtype."""
     dtype = suite.kernel_dtypes[0]
-    return kernel_windows.scatters(suite, dtype, ITEMSIZE.get(dtype, 4), ROW)
+    return kernel_rows.scatters(suite, dtype, ITEMSIZE.get(dtype, 4), ROW)
 
 
 def count(suite: Suite) -> int:
