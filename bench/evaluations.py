@@ -21,7 +21,7 @@ import time
 import jax
 import jax.numpy as jnp
 
-from bench.predict_zoo import elementwise
+from bench.zoo_programs import elementwise
 
 # name: (function of x, y; evaluations an element as XLA counts them; arrays read)
 OPS = {

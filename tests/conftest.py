@@ -18,6 +18,7 @@ import pytest
 from hypothesis import settings
 
 from perfcore import load_specs
+from tests.support.live import chromium
 from tests.support.pages import ROUND_H100
 
 # (file-name prefix, markers). A module importing the experiments' runner, env or classic is
@@ -145,3 +146,11 @@ def drawn(specs):
 def h100(specs):
     """The hand calculation's round-figures H100 SXM row (990 TFLOP/s, 3.35 TB/s)."""
     return specs[ROUND_H100]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Debian Chromium under Playwright, one per module (a test needing it is marked
+    browser by its file name: skipped or, under CI, failed where there is no Chromium)."""
+    with chromium() as b:
+        yield b

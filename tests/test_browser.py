@@ -18,12 +18,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from perfcore.figures.chip.style import THEMES
+from tests.support import live
 from tests.support.live import (
-    PINNED,
     app_pages,
     choose,
-    chromium,
     new_context,
     open_page,
     runs,
@@ -32,10 +30,6 @@ from tests.support.live import (
 )
 
 WAIT_MS = 45_000
-ERRORS = (
-    '[data-testid="stException"], '
-    '[data-testid="stAlertContentError"]:not([data-testid="stException"] *)'
-)
 SERVER_LOGS: list[Path] = []  # the server's output: app.py hides tracebacks from the browser
 PAGES = [path for _, path in app_pages()]
 
@@ -50,13 +44,6 @@ def app_url(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def browser():
-    """Headless Debian Chromium under Playwright (conftest skips or, under CI, fails without it)."""
-    with chromium() as b:
-        yield b
-
-
-@pytest.fixture(scope="module")
 def context(browser):
     """One context for the page visits, so the front end's assets load once."""
     context = new_context(browser, WAIT_MS)
@@ -65,12 +52,8 @@ def context(browser):
 
 
 def assert_no_error_element(page, where: str) -> None:
-    errors = page.locator(ERRORS).all_inner_texts()
-    if errors:
-        log = SERVER_LOGS[-1].read_text(errors="replace")[-4000:] if SERVER_LOGS else ""
-        shown = "\n---\n".join(errors)
-        pytest.fail(f"{where} shows an error element:\n{shown}\n--- server log:\n{log}")
-    assert not page.js_errors, f"{where} raised in the browser: {page.js_errors}"
+    """live.assert_no_error_element with this module's server log."""
+    live.assert_no_error_element(page, where, SERVER_LOGS[-1])
 
 
 def sidebar_choice(page, label: str):
@@ -223,93 +206,3 @@ def test_a_hostile_link_falls_back_with_a_notice(browser, app_url):
         assert not dialogs, f"the link's script ran: {dialogs}"
     finally:
         context.close()
-
-
-# How every page reads in each theme, on a laptop (1400 px) and a phone (420 px): one server
-# per theme (`--theme.base`), one browser context per theme, each page visited once.
-BACKGROUNDS = {name: t.background for name, t in THEMES.items()}  # each theme's charts
-NARROW = {"width": 420, "height": 900}
-ARROW_FALLBACK = ("Could not convert", "ArrowTypeError", "ArrowInvalid", "Arrow table")
-# Metric values cut short: the value element or anything in it wider than its box, by even one
-# pixel (both widths are whole pixels; 224 in 223 already shows the ellipsis).
-OVERFLOWING_METRICS_JS = """() => [...document.querySelectorAll('[data-testid="stMetricValue"]')]
-  .filter(m => [m, ...m.querySelectorAll('*')].some(e => e.scrollWidth > e.clientWidth))
-  .map(m => m.innerText)"""
-CHART_BACKGROUNDS_JS = """() => [...document.querySelectorAll('.js-plotly-plot')]
-  .map(e => (e._fullLayout || {}).paper_bgcolor)"""
-# Charts whose margins Plotly had to grow after a first draw (then it draws them again):
-# style.fit_margins sizes them beforehand for a laptop's width.
-CHARTS_DRAWN_TWICE_JS = """() => [...document.querySelectorAll('.js-plotly-plot')]
-  .filter(e => e._fullLayout && ['l', 'r', 't', 'b'].some(k =>
-    Math.round(e._fullLayout._size[k]) > e._fullLayout.margin[k]))
-  .map(e => [e._fullLayout.title.text, e._fullLayout.margin, e._fullLayout._size])"""
-# At a phone's width: the main block must not scroll sideways, every chart must be drawn no
-# wider than the main block, and no two controls may overlap.
-NARROW_PROBLEMS_JS = """() => {
-  const main = document.querySelector('[data-testid="stMain"]');
-  const box = main.getBoundingClientRect(), problems = [];
-  if (main.scrollWidth > main.clientWidth + 1 || document.documentElement.scrollWidth >
-      window.innerWidth + 1) problems.push(`main scrolls sideways: ${main.scrollWidth} px`);
-  for (const c of main.querySelectorAll('[data-testid="stPlotlyChart"]')) {
-    const svg = c.querySelector('.main-svg'), r = c.getBoundingClientRect();
-    if (!svg || r.right > box.right + 1 || svg.getBoundingClientRect().width > r.width + 1)
-      problems.push(`a chart is ${svg && svg.getBoundingClientRect().width} px in ${r.width}`);
-  }
-  const controls = [...main.querySelectorAll('[data-testid="stNumberInput"], ' +
-    '[data-testid="stSelectbox"], [data-testid="stMultiSelect"], [data-testid="stRadio"], ' +
-    '[data-testid="stSlider"], [data-testid="stCheckbox"], [data-testid="stButton"]')]
-    .map(e => [e, e.getBoundingClientRect()]).filter(([, r]) => r.width && r.height);
-  const label = (e) => e.innerText.split('\\n')[0];
-  for (const [i, [a, p]] of controls.entries()) for (const [b, q] of controls.slice(i + 1)) {
-    const w = Math.min(p.right, q.right) - Math.max(p.left, q.left);
-    const h = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
-    if (w > 1 && h > 1 && !a.contains(b) && !b.contains(a))
-      problems.push(`controls overlap: ${label(a)} / ${label(b)}`);
-  }
-  return problems;
-}"""
-# Resizing redraws the charts without a script run: wait until each fits its box again.
-CHARTS_FIT_JS = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
-  .every(c => c.offsetParent === null || (c.querySelector('.main-svg') &&
-    c.querySelector('.main-svg').getBoundingClientRect().width <=
-    c.getBoundingClientRect().width + 1))"""
-
-
-@pytest.fixture(scope="module", params=list(BACKGROUNDS))
-def themed(request, browser, tmp_path_factory):
-    """(theme, URL, context, log): a server started in the theme, its log, one context on it."""
-    name = request.param
-    log = tmp_path_factory.mktemp(f"streamlit_{name}") / "server.log"
-    with serve("app.py", flags=(*PINNED, "--theme.base", name), log=log) as server:
-        context = new_context(browser, WAIT_MS)
-        yield name, server.url, context, log
-        context.close()
-
-
-@pytest.mark.parametrize("path", PAGES)
-def test_every_page_reads_right_in_both_themes_wide_and_narrow(themed, path):
-    name, url, context, log = themed
-    page = open_page(context, url + path, WAIT_MS)
-    try:
-        where = f"{path} ({name} theme)"
-        assert_no_error_element(page, where)
-        katex = page.locator(".katex-error").all_inner_texts()
-        assert not katex, f"{where}: formulas that do not render: {katex}"
-        cut = page.evaluate(OVERFLOWING_METRICS_JS)
-        assert not cut, f"{where}: metric values cut short at 1400 px: {cut}"
-        backgrounds = set(page.evaluate(CHART_BACKGROUNDS_JS))
-        assert backgrounds <= {BACKGROUNDS[name]}, (
-            f"{where}: charts not in the theme: {backgrounds}"
-        )
-        twice = page.evaluate(CHARTS_DRAWN_TWICE_JS)
-        assert not twice, f"{where}: charts drawn twice to fit their margins at 1400 px: {twice}"
-        page.set_viewport_size(NARROW)
-        page.wait_for_function(CHARTS_FIT_JS, polling=100, timeout=10_000)
-        problems = page.evaluate(NARROW_PROBLEMS_JS)
-        assert not problems, f"{where} at {NARROW['width']} px: {problems}"
-        # The log holds every run since the server started: the last page checks them all.
-        lines = log.read_text(errors="replace").splitlines()
-        fallbacks = [line for line in lines if any(w in line for w in ARROW_FALLBACK)]
-        assert not fallbacks, f"{where}: the server fell back from Arrow: {fallbacks[:5]}"
-    finally:
-        page.close()

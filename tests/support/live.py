@@ -27,6 +27,11 @@ ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 60
 WAIT_MS = 60_000  # the longest any one page wait may take (a caller may pass its own)
 XSRF = "_streamlit_xsrf"
+# a page's error elements: an exception, or an error alert not inside one
+ERRORS = (
+    '[data-testid="stException"], '
+    '[data-testid="stAlertContentError"]:not([data-testid="stException"] *)'
+)
 # The run does not depend on config.toml or STREAMLIT_* settings for these (test_server.py
 # passes none: it checks config.toml itself).
 PINNED = (
@@ -227,6 +232,17 @@ def new_context(browser, wait_ms: int = WAIT_MS):
     context.set_default_timeout(wait_ms)
     context.add_init_script(PROBE_JS)
     return context
+
+
+def assert_no_error_element(page, where: str, log: Path) -> None:
+    """Fails, naming `where`, on an error element the page shows (with the tail of the server's
+    log, since app.py shows no traceback in the browser) or an error its scripts raised."""
+    errors = page.locator(ERRORS).all_inner_texts()
+    if errors:
+        shown = "\n---\n".join(errors)
+        tail = log.read_text(errors="replace")[-4000:]
+        raise AssertionError(f"{where} shows an error element:\n{shown}\n--- server log:\n{tail}")
+    assert not page.js_errors, f"{where} raised in the browser: {page.js_errors}"
 
 
 def runs(page) -> int:
