@@ -7,7 +7,9 @@ four layouts (an MLP's batch of r rows: its forward X·W with M = r, its weight 
 with K = r, its input gradient dY·Wᵀ with M = r, Aᵀ·Bᵀ with M = r; the other sides
 NARROW_SPAN times r); causal attention forward and backward over sequence length per head
 dim; the stream kinds over element counts; two rank-4 permuted copies (a KV cache's layout
-change, attention's head split); column reductions keeping each of COLUMN_WIDTHS; and
+change, attention's head split); a strided transpose (a fusion holding a broadcast that
+moves its minor dimension: XLA:CPU reads its elements one by one); column reductions keeping
+each of COLUMN_WIDTHS; and
 kernel_windows' convolutions and windowed kinds. A float8 dtype runs matmuls alone.
 """
 
@@ -26,6 +28,7 @@ CACHE = (8, 8, 64)  # batch, heads, head dim of the rank-4 transpose; seq = elem
 # (batch, seq, heads, head dim) -> (batch, heads, head dim, seq): a KV cache's layout change;
 # -> (batch, heads, seq, head dim): attention's head split, rows of head dim moved whole
 TRANSPOSES = {"transpose": (0, 2, 3, 1), "row transpose": (0, 2, 1, 3)}
+STRIDED_ROWS = 1024  # the strided transpose's rows: a weight gradient's tokens
 ITEMSIZE = {"float64": 8, "float32": 4, "bfloat16": 2, "float16": 2, "float8_e4m3fn": 1}
 MATMUL_ONLY = ("float8_e4m3fn",)  # dtypes whose other kernels no layer runs
 # Each stream point is timed again as a loop body's op (kernel_loops).
@@ -154,6 +157,29 @@ def _transposes(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
     ]
 
 
+def _strided_transposes(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
+    """(x + 1)ᵀ of (STRIDED_ROWS, n / STRIDED_ROWS) over the element counts n from 16 columns,
+    read and written once: a fusion holding a broadcast that moves its minor dimension
+    (kinds.strided_transpose), as a weight gradient's activations are moved with their
+    derivative's chain."""
+    kind = "strided transpose"
+    sizes = [n for n in suite.kernel_elements if n >= 16 * STRIDED_ROWS]
+    shapes = [(STRIDED_ROWS, n // STRIDED_ROWS) for n in sizes]
+    label = f"{kind} {dtype}"
+    sweep = [
+        Planned(
+            kind,
+            f"{label} {r}x{c} plus one",
+            dtype,
+            ((r, c),),
+            kind,
+            ops.Cost(r * c, 2 * r * c * b),
+        )
+        for r, c in shapes
+    ]
+    return [sweep] if sweep else []
+
+
 def plan(suite: Suite, dtype: str) -> list[list[Planned]]:
     """Every sweep of dtype, each smallest first."""
     b = ITEMSIZE.get(dtype, 4)
@@ -161,7 +187,8 @@ def plan(suite: Suite, dtype: str) -> list[list[Planned]]:
     if dtype in MATMUL_ONLY:
         return sweeps
     others = [*kernel_windows.others(suite, dtype, b, ROW), *kernel_rows.rows(suite, dtype, b, ROW)]
-    streams = [*_streams(suite, dtype, b), *_transposes(suite, dtype, b), *others]
+    transposes = [*_transposes(suite, dtype, b), *_strided_transposes(suite, dtype, b)]
+    streams = [*_streams(suite, dtype, b), *transposes, *others]
     streams += _column_reductions(suite, dtype, b)
     convolutions = kernel_windows.convolutions(suite, dtype, b)
     return [*sweeps, *convolutions, *_attentions(suite, dtype, b), *streams]

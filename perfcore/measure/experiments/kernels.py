@@ -7,7 +7,8 @@ scores in one dot); fused causal attention (jax.nn.dot_product_attention) forwar
 over sequence length and head dim; an elementwise chain, a transcendental chain, a row
 reduction, a 2-D transpose copy, a plain copy (its layout kept) and two rank-4 permuted
 copies (a KV cache's (batch, seq, heads, head dim) -> (batch, heads, head dim, seq), and
-attention's head split -> (batch, heads, seq, head dim), rows moved whole) over sizes; 3×3
+attention's head split -> (batch, heads, seq, head dim), rows moved whole) and a strided
+transpose (x + 1)ᵀ over sizes; 3×3
 convolutions (jax.lax.conv_general_dilated, NHWC) over channels, as a forward pass runs them
 and as a weight gradient does (the input convolved with the output's gradient: a window as
 large as the image); a sort of a vector, and the reduce-window of a cumulative sum (XLA:CPU's
@@ -95,6 +96,7 @@ def _function(jax, jnp, name: str):
         "plain copy": lambda x: x,  # XLA copies a parameter it returns, layout kept
         "transpose": lambda x: x.transpose(TRANSPOSES["transpose"]),
         "row transpose": lambda x: x.transpose(TRANSPOSES["row transpose"]),
+        "strided transpose": lambda x: (x + 1.0).T,  # the broadcast 1 keeps XLA:CPU from tiling
     }[name]
 
 

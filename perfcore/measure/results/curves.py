@@ -37,6 +37,7 @@ SAME_SIZE = (
     "plain copy",
     "transpose",
     "row transpose",
+    "strided transpose",
     "sine",
     "power",
     "rsqrt",

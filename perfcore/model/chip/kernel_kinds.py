@@ -32,6 +32,7 @@ SIZE_UNIT = {
     "plain copy": "bytes",  # a copy keeping its layout: a buffer duplicated (a memcpy)
     "transpose": "bytes",  # a copy into a permuted layout, rank 3 or more (a KV cache's)
     "row transpose": "bytes",  # a permuted copy moving whole rows: its minor dimension kept
+    "strided transpose": "bytes",  # a fusion holding a broadcast that writes its input reordered
     "collective": "bytes",
     "convolution": "flops",  # a window smaller than its output: a forward or input gradient
     "convolution filter": "flops",  # a window spanning its input: a weight gradient
@@ -57,6 +58,7 @@ BASE_KIND = {
     "batched matmul": "matmul",
     "transpose": "copy",
     "row transpose": "transpose",
+    "strided transpose": "transpose",
     "plain copy": "copy",
     "convolution": "matmul",
     "convolution filter": "convolution",

@@ -1,0 +1,83 @@
+"""A fusion holding a broadcast that moves its minor dimension, priced on its own curve.
+
+Pure: hand-written HLO modules (tests/data/profile/*.hlo, as XLA:CPU compiles them): a weight
+gradient's activations times a gain plus 1, transposed (2, 16, 24) -> (24, 32); (x + 1)ᵀ in
+2-D; the same transpose of a chain with no broadcast (x · y + x); attention's head split of
+x + 1 (rows of 6 moved whole). With a stub cost model, on flat hand-made curves at 1e9 bytes/s:
+strided transpose 0.1, transpose 0.5. XLA:CPU tiles a plain transpose and one of a chain
+without a broadcast; with a broadcast inside it reads each element on its own, strided: (x +
+1)ᵀ of 2048 × 1024 floats took 6.8 ms there against 0.82 ms for xᵀ, and a SwiGLU block's
+backward over (2, 512, 256) activations spent 12 ms in four such fusions priced at 1.5 ms.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from perfcore.measure.experiments import kernel_plan
+from perfcore.measure.experiments.suites import SUITES
+from perfcore.measure.profile import hlo
+from perfcore.measure.profile.predict import kinds
+from perfcore.model.chip import kernel_kinds
+from tests.support.kernels import cpu_curves, predicted_ops
+
+DATA = Path(__file__).parent / "data" / "profile"
+STRIDED = (DATA / "strided_transpose.hlo").read_text("utf-8")
+BYTES = 2 * 16 * 24 * 4 + 24 * 4  # the activations read and written, the gain read
+
+
+def _fusion(text: str) -> tuple[hlo.Module, hlo.Instruction]:
+    module = hlo.parse_module(text)
+    return module, next(i for i in module.instructions.values() if i.opcode == "fusion")
+
+
+def stub_cost(text: str) -> tuple[float, float, float]:
+    """(FLOPs, bytes, transcendentals) of a one-op module: a multiply and an add per element."""
+    return 2 * 768.0, float(BYTES), 0.0
+
+
+@pytest.mark.parametrize(
+    ("name", "strided"),
+    [
+        ("strided_transpose", True),
+        ("strided_transpose_2d", True),
+        ("chain_transpose", False),
+        ("row_transpose_plus_one", False),
+    ],
+)
+def test_a_broadcast_beside_a_moved_minor_dimension_makes_a_strided_transpose(name, strided):
+    module, fusion = _fusion((DATA / f"{name}.hlo").read_text("utf-8"))
+    assert kinds.strided_transpose(module, fusion) is strided
+
+
+def test_a_strided_transpose_takes_its_own_curve_else_the_transposes_said_so():
+    curves = cpu_curves({"strided transpose": 0.1, "transpose": 0.5, "elementwise": 1.0})
+    op = predicted_ops(STRIDED, curves, 2, stub_cost)["copy_bitcast_fusion"]
+    assert op.kernel == "strided transpose"
+    assert op.predicted_s == pytest.approx(BYTES / 1e9 / 0.1)
+    older = predicted_ops(STRIDED, cpu_curves({"transpose": 0.5}), 2, stub_cost)
+    fallback = older["copy_bitcast_fusion"]
+    assert fallback.predicted_s == pytest.approx(BYTES / 1e9 / 0.5)
+    assert "transpose (no strided transpose curve measured)" in fallback.derived_from
+
+
+def test_without_a_broadcast_the_same_transpose_stays_a_transpose_and_rows_kept_a_row_one():
+    curves = cpu_curves({"strided transpose": 0.1, "transpose": 0.5, "row transpose": 0.8})
+    chain = (DATA / "chain_transpose.hlo").read_text("utf-8")
+    rows = (DATA / "row_transpose_plus_one.hlo").read_text("utf-8")
+    assert predicted_ops(chain, curves, 2, stub_cost)["copy_bitcast_fusion"].kernel == "transpose"
+    row_op = predicted_ops(rows, curves, 1, stub_cost)["transpose_copy_fusion"]
+    assert row_op.kernel == "row transpose"
+
+
+def test_the_suite_transposes_x_plus_one_over_1024_rows_from_16_columns():
+    suite = SUITES["quick"]
+    (sweep,) = kernel_plan._strided_transposes(suite, "float32", 4)
+    sizes = [n for n in suite.kernel_elements if n >= 16 * 1024]
+    assert len(sweep) == len(sizes) >= 2
+    assert [p.shapes for p in sweep] == [((1024, n // 1024),) for n in sizes]
+    assert [p.model.bytes for p in sweep] == [2 * n * 4 for n in sizes]
+    assert {p.fn for p in sweep} == {"strided transpose"}
+    assert kernel_kinds.BASE_KIND["strided transpose"] == "transpose"
+    planned = {s[0].kind for s in kernel_plan.plan(suite, "float32") if s}
+    assert "strided transpose" in planned
