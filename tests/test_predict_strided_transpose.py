@@ -3,11 +3,12 @@
 Pure: hand-written HLO modules (tests/data/profile/*.hlo, as XLA:CPU compiles them): a weight
 gradient's activations times a gain plus 1, transposed (2, 16, 24) -> (24, 32); (x + 1)ᵀ in
 2-D; the same transpose of a chain with no broadcast (x · y + x); attention's head split of
-x + 1 (rows of 6 moved whole). With a stub cost model, on flat hand-made curves at 1e9 bytes/s:
-strided transpose 0.1, transpose 0.5. XLA:CPU tiles a plain transpose and one of a chain
-without a broadcast; with a broadcast inside it reads each element on its own, strided: (x +
-1)ᵀ of 2048 × 1024 floats took 6.8 ms there against 0.82 ms for xᵀ, and a SwiGLU block's
-backward over (2, 512, 256) activations spent 12 ms in four such fusions priced at 1.5 ms.
+x + 1 (rows of 6 moved whole). With a stub cost model, on flat hand-made curves at 1e9
+bytes/s: strided transpose swept by rows walked, transpose 0.5. XLA:CPU tiles a plain
+transpose and one of a chain without a broadcast; with a broadcast inside it reads each
+element on its own, strided: (x + 1)ᵀ of 2048 × 1024 floats took 6.8 ms there against 0.82 ms
+for xᵀ, and a SwiGLU block's backward over (2, 512, 256) activations spent 12 ms in four such
+fusions priced at 1.5 ms.
 """
 
 from pathlib import Path
@@ -18,7 +19,7 @@ from perfcore.measure.experiments import kernel_plan
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.predict import kinds
-from perfcore.model.chip import kernel_kinds
+from perfcore.model.chip import kernel_kinds, kernels
 from tests.support.kernels import cpu_curves, predicted_ops
 
 DATA = Path(__file__).parent / "data" / "profile"
@@ -50,11 +51,42 @@ def test_a_broadcast_beside_a_moved_minor_dimension_makes_a_strided_transpose(na
     assert kinds.strided_transpose(module, fusion) is strided
 
 
-def test_a_strided_transpose_takes_its_own_curve_else_the_transposes_said_so():
-    curves = cpu_curves({"strided transpose": 0.1, "transpose": 0.5, "elementwise": 1.0})
-    op = predicted_ops(STRIDED, curves, 2, stub_cost)["copy_bitcast_fusion"]
+def _swept(efficiencies: dict[int, float]) -> kernels.Curves:
+    """Flat strided-transpose sweeps (rows walked: efficiency), a transpose at 0.5 and an
+    elementwise stream at 1.0, against 1e9 bytes/s."""
+    points = [
+        kernels.Point("strided transpose", "float32", size, e, sweep=rows)
+        for rows, e in efficiencies.items()
+        for size in (1e2, 1e9)
+    ]
+    points += [
+        kernels.Point(k, "float32", s, e)
+        for k, e in (("transpose", 0.5), ("elementwise", 1.0))
+        for s in (1e2, 1e9)
+    ]
+    return kernels.Curves("cpu", "2026-12-06", tuple(points), (("float32", 1e12),), 1e9, "hand")
+
+
+@pytest.mark.parametrize(
+    ("name", "rows"),
+    [("strided_transpose", 32), ("strided_transpose_2d", 16), ("row_transpose_plus_one", 1)],
+)
+def test_the_rows_walked_are_the_output_elements_more_minor_than_the_operands_minor_dim(name, rows):
+    """(2, 16, 24) -> (24, 32): the 2 x 16 rows more minor than the 24 columns; (16, 24)ᵀ: 16;
+    a head split keeps its rows minor: 1."""
+    module, fusion = _fusion((DATA / f"{name}.hlo").read_text("utf-8"))
+    assert kinds.strided_rows(module, fusion) == rows
+
+
+def test_a_strided_transpose_reads_its_sweeps_at_its_rows_walked():
+    """32 rows walked lie halfway (in log rows) between the 16 sweep at 0.3 and the 64 at 0.1."""
+    op = predicted_ops(STRIDED, _swept({16: 0.3, 64: 0.1}), 2, stub_cost)["copy_bitcast_fusion"]
     assert op.kernel == "strided transpose"
-    assert op.predicted_s == pytest.approx(BYTES / 1e9 / 0.1)
+    assert op.predicted_s == pytest.approx(BYTES / 1e9 / 0.2)
+    assert "rows walked 32, between the 16 sweep and the 64 sweep" in op.derived_from
+
+
+def test_older_curves_price_it_as_a_transpose_said_so():
     older = predicted_ops(STRIDED, cpu_curves({"transpose": 0.5}), 2, stub_cost)
     fallback = older["copy_bitcast_fusion"]
     assert fallback.predicted_s == pytest.approx(BYTES / 1e9 / 0.5)
@@ -70,14 +102,17 @@ def test_without_a_broadcast_the_same_transpose_stays_a_transpose_and_rows_kept_
     assert row_op.kernel == "row transpose"
 
 
-def test_the_suite_transposes_x_plus_one_over_1024_rows_from_16_columns():
+def test_the_suite_transposes_x_plus_one_over_256_and_1024_rows_from_16_columns():
     suite = SUITES["quick"]
-    (sweep,) = kernel_plan._strided_transposes(suite, "float32", 4)
-    sizes = [n for n in suite.kernel_elements if n >= 16 * 1024]
-    assert len(sweep) == len(sizes) >= 2
-    assert [p.shapes for p in sweep] == [((1024, n // 1024),) for n in sizes]
-    assert [p.model.bytes for p in sweep] == [2 * n * 4 for n in sizes]
-    assert {p.fn for p in sweep} == {"strided transpose"}
+    sweeps = kernel_plan._strided_transposes(suite, "float32", 4)
+    assert [s[0].shapes[0][0] for s in sweeps] == [256, 1024]
+    for r, sweep in zip((256, 1024), sweeps, strict=True):
+        sizes = [n for n in suite.kernel_elements if n >= 16 * r]
+        assert len(sweep) == len(sizes) >= 2
+        assert [p.shapes for p in sweep] == [((r, n // r),) for n in sizes]
+        assert [p.model.bytes for p in sweep] == [2 * n * 4 for n in sizes]
+    assert {p.fn for s in sweeps for p in s} == {"strided transpose"}
     assert kernel_kinds.BASE_KIND["strided transpose"] == "transpose"
+    assert kernel_kinds.SWEPT["strided transpose"] == "rows walked"
     planned = {s[0].kind for s in kernel_plan.plan(suite, "float32") if s}
     assert "strided transpose" in planned

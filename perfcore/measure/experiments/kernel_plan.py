@@ -28,7 +28,7 @@ CACHE = (8, 8, 64)  # batch, heads, head dim of the rank-4 transpose; seq = elem
 # (batch, seq, heads, head dim) -> (batch, heads, head dim, seq): a KV cache's layout change;
 # -> (batch, heads, seq, head dim): attention's head split, rows of head dim moved whole
 TRANSPOSES = {"transpose": (0, 2, 3, 1), "row transpose": (0, 2, 1, 3)}
-STRIDED_ROWS = 1024  # the strided transpose's rows: a weight gradient's tokens
+STRIDED_ROWS = (256, 1024)  # the strided transpose's rows walked (kernel_kinds.SWEPT)
 ITEMSIZE = {"float64": 8, "float32": 4, "bfloat16": 2, "float16": 2, "float8_e4m3fn": 1}
 MATMUL_ONLY = ("float8_e4m3fn",)  # dtypes whose other kernels no layer runs
 # Each stream point is timed again as a loop body's op (kernel_loops).
@@ -158,26 +158,28 @@ def _transposes(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
 
 
 def _strided_transposes(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
-    """(x + 1)ᵀ of (STRIDED_ROWS, n / STRIDED_ROWS) over the element counts n from 16 columns,
-    read and written once: a fusion holding a broadcast that moves its minor dimension
-    (kinds.strided_transpose), as a weight gradient's activations are moved with their
-    derivative's chain."""
+    """(x + 1)ᵀ of (R, n / R) for each R of STRIDED_ROWS (its rows walked: a weight gradient's
+    tokens) over the element counts n from 16 columns, read and written once: a fusion holding
+    a broadcast that moves its minor dimension (kinds.strided_transpose), as a weight
+    gradient's activations are moved with their derivative's chain."""
     kind = "strided transpose"
-    sizes = [n for n in suite.kernel_elements if n >= 16 * STRIDED_ROWS]
-    shapes = [(STRIDED_ROWS, n // STRIDED_ROWS) for n in sizes]
-    label = f"{kind} {dtype}"
-    sweep = [
-        Planned(
-            kind,
-            f"{label} {r}x{c} plus one",
-            dtype,
-            ((r, c),),
-            kind,
-            ops.Cost(r * c, 2 * r * c * b),
-        )
-        for r, c in shapes
-    ]
-    return [sweep] if sweep else []
+    out = []
+    for r in STRIDED_ROWS:
+        shapes = [(r, n // r) for n in suite.kernel_elements if n >= 16 * r]
+        label = f"{kind} {dtype}"
+        sweep = [
+            Planned(
+                kind,
+                f"{label} {r}x{c} plus one",
+                dtype,
+                ((r, c),),
+                kind,
+                ops.Cost(r * c, 2 * r * c * b),
+            )
+            for r, c in shapes
+        ]
+        out += [sweep] if sweep else []
+    return out
 
 
 def plan(suite: Suite, dtype: str) -> list[list[Planned]]:

@@ -142,19 +142,24 @@ def _point(record: Record, seconds: float, peaks: dict, bandwidth: float):
 
 
 def _sweep(record: Record) -> int:
-    """A record's second coordinate (kernel_kinds.SWEPT) from its operands' shapes: a matmul's
-    narrow side (their last two dimensions are its M, K and N in some order), a filter
+    """A record's second coordinate (kernel_kinds.SWEPT) from its operands' shapes: a matvec's
+    rows or columns (M or N), whichever are fewer, a matmul's narrow side (their last two
+    dimensions are its M, K and N in some order), a filter
     gradient's reduced volume (its filter operand, an image window x batch x C, less C), a
-    column reduction's kept width (its operand's last dimension); 0 for another kind or
-    without the shapes."""
+    column reduction's kept width (its operand's last dimension), a strided transpose's rows
+    walked (its operand's first); 0 for another kind or without the shapes."""
     shapes = record.shapes[:2]
     if record.kernel == "column reduction":  # (rows, kept): what it keeps, its last dim
         return shapes[0][-1] if shapes and shapes[0] else 0
+    if record.kernel == "strided transpose":  # (x + 1)ᵀ of (R, C): its R rows walked
+        return shapes[0][0] if shapes and len(shapes[0]) == 2 else 0
     if record.kernel == "convolution filter":
         return math.prod(shapes[1][:-1]) if len(shapes) == 2 and len(shapes[1]) >= 2 else 0
     matrices = [s[-2:] for s in shapes if len(s) >= 2]
     if record.kernel not in kernel_kinds.SWEPT or len(matrices) != 2:
         return 0
+    if record.kernel == "matvec":  # (M, K)·(K, N): its rows or columns, whichever are fewer
+        return min(matrices[0][0], matrices[1][1])
     return kernel_kinds.narrow_side(*(d for m in matrices for d in m))
 
 

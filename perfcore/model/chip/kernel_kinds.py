@@ -7,9 +7,10 @@ lack (one measured since) is priced from its base kind's curve (BASE_KIND). A ma
 is its operand layout's (matmul_kind): a weight gradient's Aᵀ·B and an input gradient's A·Bᵀ
 run other library paths than A·B, and Aᵀ·Bᵀ another again (on XLA:CPU a plain dot outside
 its matmul library: 27 GFLOP/s there for 64×1024·1024×1024, where A·B ran 190); a skinny one
-is a matvec, a dot of several a batched matmul. Six kinds have a second coordinate (SWEPT) the
-suite sweeps at fixed values: a narrow matmul's smallest side (narrow_side, in each of the four
-layouts), a filter gradient's reduced volume and a column reduction's kept elements.
+is a matvec, a dot of several a batched matmul. Eight kinds have a second coordinate (SWEPT)
+the suite sweeps at fixed values: a matvec's rows, a narrow matmul's smallest side
+(narrow_side, in each of the four layouts), a filter gradient's reduced volume, a column
+reduction's kept elements and a strided transpose's rows walked.
 """
 
 from __future__ import annotations
@@ -82,12 +83,14 @@ SKINNY = 16  # a matmul with M or N at most this is a matvec (decode's GEMV-like
 NARROW_ASPECT = 8  # a matmul whose largest side is this many times its smallest is narrow
 # Kinds swept at fixed values of a second coordinate, and what it is.
 SWEPT = {
+    "matvec": "rows",  # its M (or N) per matmul, 1-16: a decode batch's, or one query a head
     "matmul": "smallest side",  # a narrow matmul's (narrow_side)
     "matmul transposed": "smallest side",
     "matmul rhs transposed": "smallest side",
     "matmul both transposed": "smallest side",
     "convolution filter": "reduced volume",  # the elements each output sums: batch x image
     "column reduction": "kept elements",  # its output's: the width of the columns summed
+    "strided transpose": "rows walked",  # before its read comes back to a line (strided_rows)
 }
 # The transcendental curve's kernel, exp(-x)·tanh(x), evaluates this many per element, reading
 # and writing each element once: n evaluations cost that kernel over n / 2 elements.

@@ -19,14 +19,19 @@ of (1536, 256)). A sine, power or rsqrt an op evaluates is priced on its functio
 (kernel_kinds.FUNCTIONS), the rest of its transcendentals on the exp·tanh chain's, and each
 float32 result it rounds to bfloat16 or float16 (its own result's too) on the rounding curve.
 
-Three kinds have a second coordinate (kernel_kinds.SWEPT), swept at fixed values of it over
-size: a narrow matmul (its smallest side, M, N or K, at most 1/8 of its largest: an MLP's
-batch of 32-128 rows against layers of 1024 or more) runs well below a square one of its
-FLOPs (a 32-row one at 0.45-0.7 of it on a 2-core CPU); a filter gradient runs slower the
-more it reduces per output (batch x image: 38-40 GFLOP/s at 16,384 against 56-94 at 8,192 and
-106-175 at 4,096 there); a column reduction (a sum over a major dimension, its operand's minor
-one kept: x.sum(0) of a row-major matrix) runs slower the wider what it keeps (over 16 MiB: 46
-GB/s keeping 256, 25 keeping 4,096, 17 keeping 16,384, where a row sum ran at 42-46). Such an
+Some kinds have a second coordinate (kernel_kinds.SWEPT), swept at fixed values of it over
+size: a matvec (its rows, M or N, 1 to 16: a decode batch's, or attention's one query a head
+against its KV cache) streams its weights slower the more rows it takes (over 16 MiB on a
+2-core CPU: 36-37 GB/s at 1 and 4 rows, 14 at 16); a narrow matmul (its smallest side, M, N
+or K, at most 1/8 of its largest: an MLP's batch of 32-128 rows against layers of 1024 or
+more) runs well below a square one of its FLOPs (a 32-row one at 0.45-0.7 of it there); a
+filter gradient runs slower the more it reduces per output (batch x image: 38-40 GFLOP/s at
+16,384 against 56-94 at 8,192 and 106-175 at 4,096 there); a column reduction (a sum over a
+major dimension, its operand's minor one kept: x.sum(0) of a row-major matrix) runs slower the
+wider what it keeps (over 16 MiB: 46 GB/s keeping 256, 25 keeping 4,096, 17 keeping 16,384,
+where a row sum ran at 42-46); a strided transpose runs slower the more rows its read walks
+before it comes back to a line (2.1-2.6 GB/s over 1,024 rows from 4 MiB up, 7.6-16.8 over 256).
+Such an
 op is read along the sweeps around its own value in log size, then between them in log value
 (swept_efficiency); a narrow matmul from twice the widest narrow sweep's side on reads the
 layout's other points. A kind sized by bytes with no curve of the op's dtype takes float32's,

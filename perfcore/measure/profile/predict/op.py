@@ -200,10 +200,13 @@ def _with_evaluations(module, p, evals, dtype, body, bandwidth, ctx: Context, bo
 
 
 def _second_coordinate(module, instruction, kind: str, inner: list) -> int:
-    """An op's second coordinate (kernel_kinds.SWEPT): a column reduction's kept elements,
-    else its one dot's or convolution's (matmuls.second_coordinate), else 0."""
+    """An op's second coordinate (kernel_kinds.SWEPT): a column reduction's kept elements, a
+    strided transpose's rows walked, else its one dot's or convolution's
+    (matmuls.second_coordinate), else 0."""
     if kind == "column reduction":
         return kinds.kept_elements(module, instruction)
+    if kind == "strided transpose":
+        return kinds.strided_rows(module, instruction)
     return matmuls.second_coordinate(module, inner[0]) if inner else 0
 
 
