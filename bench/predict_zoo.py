@@ -3,8 +3,9 @@
 bench/predict.py holds its three programs against their profiles op by op; this holds a wider
 set of ordinary JAX programs (convolutions, attention, scans, gathers, sorts, reductions,
 norms, bfloat16 math, random numbers drawn inside the step, a small CNN's and an MLP's
-training steps; and bench/predict_heldout.py's six, of bench/predict.py's three kinds at
-other sizes and styles) against their step's wall alone. Each program runs in a process of
+training steps; bench/predict_heldout.py's six, of bench/predict.py's three kinds at other
+sizes and styles; and bench/zoo_batched.py's seven of those kinds over batched activations and
+caches) against their step's wall alone. Each program runs in a process of
 its own (bench.predict.own_processes: a heap no program before it grew, as bench/predict.py
 says why) reading the curves measured here or read from --curves: its predicted step
 (perfcore.predict) against the fastest of 30 isolated, synchronized untraced calls in each of
@@ -24,6 +25,7 @@ import jax
 
 from bench.predict import own_processes, walls
 from bench.predict_heldout import HELD_OUT
+from bench.zoo_batched import BATCHED
 from bench.zoo_programs import (
     attention,
     bf16_matmul,
@@ -73,6 +75,7 @@ PROGRAMS = {
         dropout,
         embed_xent,
         *HELD_OUT,
+        *BATCHED,
     )
 }
 

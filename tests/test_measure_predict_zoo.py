@@ -29,6 +29,9 @@ EXERCISES = {
     "elementwise": "transcendental",
     "reductions": "reduction",
     "gather_rows": "gather",
+    "block_swiglu_batched": "strided transpose",
+    "block_ln_batched": "strided transpose",
+    "decode_lm_head": "matvec",
 }
 
 
