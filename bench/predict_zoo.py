@@ -4,8 +4,9 @@ bench/predict.py holds its three programs against their profiles op by op; this 
 set of ordinary JAX programs (convolutions, attention, scans, gathers, sorts, reductions,
 norms, bfloat16 math, random numbers drawn inside the step, a small CNN's and an MLP's
 training steps; bench/predict_heldout.py's six, of bench/predict.py's three kinds at other
-sizes and styles; and bench/zoo_batched.py's seven of those kinds over batched activations and
-caches) against their step's wall alone. Each program runs in a process of
+sizes and styles; bench/zoo_batched.py's seven of those kinds over batched activations and
+caches, and bench/zoo_styles.py's six more, written after the last kernel changes) against
+their step's wall alone. Each program runs in a process of
 its own (bench.predict.own_processes: a heap no program before it grew, as bench/predict.py
 says why) reading the curves measured here or read from --curves: its predicted step
 (perfcore.predict) against the fastest of 30 isolated, synchronized untraced calls in each of
@@ -46,6 +47,7 @@ from bench.zoo_programs import (
     sort,
     transpose_matmul,
 )
+from bench.zoo_styles import STYLES
 from perfcore.measure.experiments import runner
 from perfcore.measure.profile.predict import program as predict
 from perfcore.measure.results import curves, load_results, save_results
@@ -76,6 +78,7 @@ PROGRAMS = {
         embed_xent,
         *HELD_OUT,
         *BATCHED,
+        *STYLES,
     )
 }
 

@@ -2,7 +2,9 @@
 
 The bench times them against their predictions; here (no timing) every program must be
 predicted from the bundled example's curves with every launched op given a kernel kind and a
-time from those curves, and the kinds the programs were chosen for must be the ones found.
+time from those curves (or, where they hold no curve of its kind in its dtype, as the bundled
+float32 suite holds no bfloat16 batched matmul, from the published runs, said so), and the
+kinds the programs were chosen for must be the ones found.
 """
 
 from __future__ import annotations
@@ -48,7 +50,10 @@ def test_every_op_of_a_zoo_program_is_priced_from_the_curves(bundled, name):
     for op in predicted.ops:
         assert op.kernel in kernel_kinds.KINDS, (name, op.name, op.kernel)
         assert op.predicted_s is not None and op.predicted_s > 0, (name, op.name)
-        assert bundled.label in op.derived_from, (name, op.name, op.derived_from)
+        if bundled.label not in op.derived_from:  # no curve of its kind or base kind in its dtype
+            kinds = (op.kernel, kernel_kinds.BASE_KIND.get(op.kernel, op.kernel))
+            assert not any(bundled.curve(k, op.dtype) for k in kinds), (name, op.name)
+            assert "published" in op.derived_from, (name, op.name, op.derived_from)
     assert predicted.step_s > predicted.dispatch_s > 0
     if name in EXERCISES:
         assert EXERCISES[name] in {op.kernel for op in predicted.ops}, name
