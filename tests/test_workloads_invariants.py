@@ -1,12 +1,14 @@
 """A whole model as ops: the accounting's invariants over every model of data/models.csv and
 over sizes drawn by hypothesis (tests/test_workloads.py holds the cases worked by hand)."""
 
+import dataclasses
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from perfcore.model.llm import phases
-from perfcore.model.llm.models import Model, load_models
+from perfcore.model.llm.models import load_models
 from perfcore.model.llm.workloads import Pass, Precisions, model_ops
 
 H100 = "NVIDIA H100 SXM"
@@ -37,21 +39,7 @@ def test_decode_intensity_grows_with_batch_and_stays_near_it_when_weights_domina
 @settings(max_examples=25, deadline=None)
 @given(st.integers(1, 8192), st.sampled_from([1, 2, 4, 8, 16, 32]))
 def test_kv_bytes_are_linear_in_context_and_kv_heads(specs, context, kv_heads):
-    model = Model(
-        name="m",
-        family="t",
-        layers=4,
-        hidden=4096,
-        heads=32,
-        kv_heads=kv_heads,
-        head_dim=128,
-        intermediate=4096,
-        gated_mlp=True,
-        vocab=1000,
-        tied_embeddings=True,
-        max_context=8192,
-        published_params=1,
-    )
+    model = dataclasses.replace(LLAMA31_8B, layers=4, kv_heads=kv_heads)  # head dim 128
     one = phases.decode(model, specs[H100], 1, context).part("kv_read")
     assert one == 4 * context * 2 * kv_heads * 128 * 2
 
