@@ -2,7 +2,7 @@
 activations and caches (stop 41): two MLP training steps, two transformer blocks over (batch,
 seq, width) activations with their gradients, and three decode steps (a tied LM head's argmax,
 layers by lax.scan, bfloat16 multi-query attention). Their blocks' backward passes move weight
-gradients' operands through strided transposes (kinds.strided_transpose), their decode steps
+gradients' operands through strided transposes (permutes.strided_transpose), their decode steps
 read caches one query a head (a matvec's rows). bench/predict_zoo.py times them (`--only NAME`).
 """
 

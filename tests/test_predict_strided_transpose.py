@@ -18,7 +18,7 @@ import pytest
 from perfcore.measure.experiments import kernel_plan
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.measure.profile import hlo
-from perfcore.measure.profile.predict import kinds
+from perfcore.measure.profile.predict import permutes
 from perfcore.model.chip import kernel_kinds, kernels
 from tests.support.kernels import cpu_curves, predicted_ops
 
@@ -48,7 +48,7 @@ def stub_cost(text: str) -> tuple[float, float, float]:
 )
 def test_a_broadcast_beside_a_moved_minor_dimension_makes_a_strided_transpose(name, strided):
     module, fusion = _fusion((DATA / f"{name}.hlo").read_text("utf-8"))
-    assert kinds.strided_transpose(module, fusion) is strided
+    assert permutes.strided_transpose(module, fusion) is strided
 
 
 def _swept(efficiencies: dict[int, float]) -> kernels.Curves:
@@ -75,7 +75,7 @@ def test_the_rows_walked_are_the_output_elements_more_minor_than_the_operands_mi
     """(2, 16, 24) -> (24, 32): the 2 x 16 rows more minor than the 24 columns; (16, 24)ᵀ: 16;
     a head split keeps its rows minor: 1."""
     module, fusion = _fusion((DATA / f"{name}.hlo").read_text("utf-8"))
-    assert kinds.strided_rows(module, fusion) == rows
+    assert permutes.strided_rows(module, fusion) == rows
 
 
 def test_a_strided_transpose_reads_its_sweeps_at_its_rows_walked():

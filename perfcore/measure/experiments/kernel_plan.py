@@ -160,7 +160,7 @@ def _transposes(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
 def _strided_transposes(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
     """(x + 1)ᵀ of (R, n / R) for each R of STRIDED_ROWS (its rows walked: a weight gradient's
     tokens) over the element counts n from 16 columns, read and written once: a fusion holding
-    a broadcast that moves its minor dimension (kinds.strided_transpose), as a weight
+    a broadcast that moves its minor dimension (permutes.strided_transpose), as a weight
     gradient's activations are moved with their derivative's chain."""
     kind = "strided transpose"
     out = []

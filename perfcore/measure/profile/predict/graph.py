@@ -31,7 +31,7 @@ import re
 
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.hlo import buffers
-from perfcore.measure.profile.predict.kinds import keeps_layout
+from perfcore.measure.profile.predict.permutes import keeps_layout
 from perfcore.model.chip import concurrency
 from perfcore.model.chip.concurrency import Node
 from perfcore.model.chip.kernels import MMAP_MAX

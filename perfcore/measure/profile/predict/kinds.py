@@ -5,10 +5,10 @@ batched matmul; else its kind follows its operand layout (A·B, a weight gradien
 input gradient's A·Bᵀ: perfcore.model.chip.kernel_kinds.matmul_kind). A convolution JAX asked
 for as a dot (a TPU writes every dot so) is a matmul by its output's rows and columns. A
 fusion holding a broadcast that moves its minor dimension, of any rank, is a `strided
-transpose` (strided_transpose); else an op that writes three or more dimensions longer than 1
-in another order (a transpose, a layout-changing copy, a fusion holding either) is a
-`transpose`, a `row transpose` where each reorder keeps its minor-most dimension (whole rows
-moved: attention's head split, (batch, seq, heads, dim) -> (batch, heads, seq, dim)); an
+transpose` (permutes.strided_transpose); else an op that writes three or more dimensions
+longer than 1 in another order (a transpose, a layout-changing copy, a fusion holding either)
+is a `transpose`, a `row transpose` where each reorder keeps its minor-most dimension (whole
+rows moved: attention's head split, (batch, seq, heads, dim) -> (batch, heads, seq, dim)); an
 elementwise fusion with transcendentals (XLA's count less its square roots: evaluations; a
 sine, power or rsqrt on its own function's curve) a `transcendental` chain; a fused attention
 custom call `attention` (forward or backward). A convolution (an HLO `convolution`, a cuDNN
@@ -28,6 +28,7 @@ import math
 import re
 
 from perfcore.measure.profile import hlo
+from perfcore.measure.profile.predict import permutes
 from perfcore.measure.profile.predict.matmuls import conv_kind, matmul_kind, window
 from perfcore.model.chip import kernel_kinds
 
@@ -38,9 +39,6 @@ KIND = {
     hlo.COLLECTIVE: "collective",
     hlo.OTHER: "elementwise",
 }
-LAYOUT = re.compile(r"\]\{([\d,]*)\}")
-PERMUTES = frozenset({"transpose", "copy"})
-DIMENSIONS = re.compile(r"dimensions=\{([\d,]*)\}")  # a transpose's order, a reduce's summed dims
 SORT_DIM = re.compile(r"dimensions=\{(\d+)\}")
 
 
@@ -84,120 +82,6 @@ def window_reads(module: hlo.Module, instruction: hlo.Instruction) -> float:
                 math.prod(dims), window(rw), hlo.ELEMENT_BYTES.get(kind, 4)
             )
     return total
-
-
-def _permutation(instruction: hlo.Instruction) -> list[int]:
-    """A transpose's `dimensions`: the operand dimension each result dimension is."""
-    found = DIMENSIONS.search(instruction.attrs)
-    return [int(d) for d in found.group(1).split(",") if d] if found else []
-
-
-def _layout(shape: str) -> list[int]:
-    """The minor-to-major layout of a shape's first array (empty where it has none)."""
-    found = LAYOUT.search(shape)
-    return [int(d) for d in found.group(1).split(",") if d] if found else []
-
-
-def _reorders(module: hlo.Module, instruction: hlo.Instruction, least: int = 3) -> bool:
-    """True for a transpose or a copy that moves `least` or more dimensions longer than 1 into
-    another order (a layout change of size-1 dimensions moves no data)."""
-    dims = hlo.arrays(instruction.shape)
-    source = hlo.operand_shape(module, instruction.operands[0]) if instruction.operands else ""
-    if not dims or not source:
-        return False
-    long = [d for d, n in enumerate(dims[0][1]) if n > 1]
-    if instruction.opcode == "transpose":
-        sizes = hlo.arrays(source)[0][1] if hlo.arrays(source) else ()
-        moved = [d for d in _permutation(instruction) if d < len(sizes) and sizes[d] > 1]
-        return len(moved) >= least and moved != sorted(moved)
-    after, before = _layout(instruction.shape), _layout(source)
-    if not after or not before:
-        return False
-    kept = [[d for d in x if d in long] for x in (after, before)]
-    return len(long) >= least and kept[0] != kept[1]
-
-
-def _reorderings(module: hlo.Module, instruction: hlo.Instruction) -> list[hlo.Instruction]:
-    """The transposes and copies an op is or holds that write 3 or more dimensions in another
-    order (a transpose, a copy into another layout, or a fusion holding either)."""
-    if instruction.opcode in PERMUTES:
-        held = [instruction]
-    elif instruction.opcode == "fusion":
-        held = [i for i in hlo.held(module, instruction) if i.opcode in PERMUTES]
-    else:
-        held = []
-    return [i for i in held if _reorders(module, i)]
-
-
-def strided_transpose(module: hlo.Module, instruction: hlo.Instruction) -> bool:
-    """True for a fusion holding a broadcast (of a constant or of a smaller operand) and a
-    transpose or copy that moves its operand's minor-most dimension, of any rank: a weight
-    gradient's activations transposed with their derivative's chain (x · g + 1)ᵀ. XLA:CPU emits
-    such a fusion as a loop reading each element on its own, strided, where it tiles a plain
-    transpose or one of a chain without a broadcast: 2.3-2.5 GB/s there from 4 MiB operands up,
-    against 19-22 GB/s for the plain transpose of the same array."""
-    if instruction.opcode != "fusion":
-        return False
-    held = hlo.held(module, instruction)
-    if not any(i.opcode == "broadcast" for i in held):
-        return False
-    return any(
-        i.opcode in PERMUTES and _reorders(module, i, 2) and not _keeps_rows(module, i)
-        for i in held
-    )
-
-
-def strided_rows(module: hlo.Module, instruction: hlo.Instruction) -> int:
-    """A strided transpose's second coordinate (kernel_kinds.SWEPT): the rows its strided read
-    walks before it comes back to the line it left, the most of its transposes or copies (1
-    where none moves a minor dimension). Its output is written in order, so one line of an
-    operand's row is read again only after every output element more minor than the dimension
-    the operand's minor one lands in: (x + 1)ᵀ of (R, C) walks R rows. Measured here over
-    1,024 rows 2.1-2.6 GB/s from 4 MiB operands up, over 256 rows 7.6-16.8 (the lines it walks
-    stay in the cache)."""
-    held = hlo.held(module, instruction) if instruction.opcode == "fusion" else [instruction]
-    return max((_walk(module, i) for i in held if i.opcode in PERMUTES), default=1)
-
-
-def _walk(module: hlo.Module, instruction: hlo.Instruction) -> int:
-    """The output elements a transpose or copy writes between two reads of one line of its
-    operand: the product of its result's dimensions more minor (in its layout) than the one its
-    operand's minor-most dimension lands in; 1 where the minor dimension stays minor."""
-    source = hlo.operand_shape(module, instruction.operands[0]) if instruction.operands else ""
-    minor, dims = _minor(source), hlo.arrays(instruction.shape)
-    if minor is None or not dims:
-        return 1
-    if instruction.opcode == "transpose":
-        order = _permutation(instruction)
-        if minor not in order:
-            return 1
-        minor = order.index(minor)
-    layout, sizes = _layout(instruction.shape), dims[0][1]
-    if minor not in layout:
-        return 1
-    return math.prod(sizes[d] for d in layout[: layout.index(minor)] if d < len(sizes))
-
-
-def _minor(shape: str) -> int | None:
-    """The logical index of an array shape's minor-most dimension longer than 1 (its layout's
-    first such), None where it has none or no layout."""
-    dims = hlo.arrays(shape)
-    if not dims:
-        return None
-    return next((d for d in _layout(shape) if d < len(dims[0][1]) and dims[0][1][d] > 1), None)
-
-
-def _keeps_rows(module: hlo.Module, instruction: hlo.Instruction) -> bool:
-    """True for a transpose or copy whose result's minor-most dimension is its operand's
-    (rows moved whole, each a contiguous read and write)."""
-    source = hlo.operand_shape(module, instruction.operands[0]) if instruction.operands else ""
-    out, before = _minor(instruction.shape), _minor(source)
-    if out is None or before is None:
-        return False
-    if instruction.opcode == "transpose":
-        order = _permutation(instruction)
-        return out < len(order) and order[out] == before
-    return out == before
 
 
 def product_sum(module: hlo.Module, instruction: hlo.Instruction) -> bool:
@@ -277,12 +161,14 @@ def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced) -> str
         return "scatter"
     if "gather" in inside:
         return "gather"
-    if priced.category in (hlo.DATA, hlo.ELEMENTWISE) and strided_transpose(module, instruction):
+    if priced.category in (hlo.DATA, hlo.ELEMENTWISE) and permutes.strided_transpose(
+        module, instruction
+    ):
         return "strided transpose"
     if priced.category in (hlo.DATA, hlo.ELEMENTWISE) and (
-        reorders := _reorderings(module, instruction)
+        reorders := permutes.reorderings(module, instruction)
     ):
-        rows = all(_keeps_rows(module, i) for i in reorders)
+        rows = all(permutes.keeps_rows(module, i) for i in reorders)
         return "row transpose" if rows else "transpose"
     if priced.category == hlo.ELEMENTWISE and set(evaluations(module, instruction, priced)) - {
         "rounding"
@@ -294,7 +180,7 @@ def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced) -> str
         return "unit-dim product sum"
     if priced.category == hlo.REDUCTION and column_reduce(module, instruction) is not None:
         return "column reduction"
-    if instruction.opcode == "copy" and keeps_layout(module, instruction):
+    if instruction.opcode == "copy" and permutes.keeps_layout(module, instruction):
         return "plain copy"
     return KIND.get(priced.category, "")
 
@@ -312,9 +198,9 @@ def column_reduce(module: hlo.Module, instruction: hlo.Instruction) -> hlo.Instr
     every reduce it holds sums along that dimension."""
     held = [instruction] if instruction.opcode == "reduce" else hlo.held(module, instruction)
     for r in (i for i in held if i.opcode == "reduce" and i.operands):
-        found = DIMENSIONS.search(r.attrs)
+        found = permutes.DIMENSIONS.search(r.attrs)
         reduced = {int(d) for d in found.group(1).split(",") if d} if found else set()
-        minor = _minor(hlo.operand_shape(module, r.operands[0]))
+        minor = permutes.minor(hlo.operand_shape(module, r.operands[0]))
         if reduced and minor is not None and minor not in reduced:
             return r
     return None
@@ -326,9 +212,3 @@ def kept_elements(module: hlo.Module, instruction: hlo.Instruction) -> int:
     r = column_reduce(module, instruction)
     found = hlo.arrays(r.shape) if r is not None else []
     return math.prod(found[0][1]) if found else 0
-
-
-def keeps_layout(module: hlo.Module, instruction: hlo.Instruction) -> bool:
-    """True for an op whose one operand has its own shape and layout (a copy of it: a memcpy)."""
-    ops = instruction.operands
-    return len(ops) == 1 and hlo.operand_shape(module, ops[0]) == instruction.shape

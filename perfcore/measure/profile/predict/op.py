@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.judge import join
 from perfcore.measure.profile.judge.records import DTYPES
-from perfcore.measure.profile.predict import kinds, matmuls
+from perfcore.measure.profile.predict import kinds, matmuls, permutes
 from perfcore.model.chip import kernel_kinds, kernels
 from perfcore.model.chip.roofline import t_lower
 from perfcore.model.chip.specs import Device
@@ -206,7 +206,7 @@ def _second_coordinate(module, instruction, kind: str, inner: list) -> int:
     if kind == "column reduction":
         return kinds.kept_elements(module, instruction)
     if kind == "strided transpose":
-        return kinds.strided_rows(module, instruction)
+        return permutes.strided_rows(module, instruction)
     return matmuls.second_coordinate(module, inner[0]) if inner else 0
 
 
