@@ -1,16 +1,16 @@
 """The kernels suite's sweeps: the points each dtype's kinds are measured at (kernels times
 them; kernel_windows plans the windowed kinds and holds Planned).
 
-Per dtype: matmuls square, skinny (M rows), tall (M = 4N), transposed (Xᵀ·dY, K = N/4),
-rhs-transposed (dY·Wᵀ) and both-transposed (Aᵀ·Bᵀ, square), and narrow ones in each of those
-four layouts (an MLP's batch of r rows: its forward X·W with M = r, its weight gradient Xᵀ·dY
-with K = r, its input gradient dY·Wᵀ with M = r, Aᵀ·Bᵀ with M = r; the other sides
-NARROW_SPAN times r); causal attention forward and backward over sequence length per head
-dim; the stream kinds over element counts; two rank-4 permuted copies (a KV cache's layout
-change, attention's head split); a strided transpose (a fusion holding a broadcast that
-moves its minor dimension: XLA:CPU reads its elements one by one); column reductions keeping
-each of COLUMN_WIDTHS; and
-kernel_windows' convolutions and windowed kinds. A float8 dtype runs matmuls alone.
+Per dtype: matmuls square, skinny (M rows, on to weights of SKINNY_WEIGHT_MAX), tall (M =
+4N), transposed (Xᵀ·dY, K = N/4), rhs-transposed (dY·Wᵀ) and both-transposed (Aᵀ·Bᵀ,
+square), and narrow ones in each of those four layouts (an MLP's batch of r rows: its
+forward X·W with M = r, its weight gradient Xᵀ·dY with K = r, its input gradient dY·Wᵀ with
+M = r, Aᵀ·Bᵀ with M = r; the other sides NARROW_SPAN times r); causal attention forward and
+backward over sequence length per head dim; the stream kinds over element counts; two rank-4
+permuted copies (a KV cache's layout change, attention's head split); a strided transpose (a
+fusion holding a broadcast that moves its minor dimension: XLA:CPU reads its elements one by
+one); column reductions keeping each of COLUMN_WIDTHS; and kernel_windows' convolutions and
+windowed kinds. A float8 dtype runs matmuls alone.
 """
 
 from __future__ import annotations
@@ -33,6 +33,10 @@ ITEMSIZE = {"float64": 8, "float32": 4, "bfloat16": 2, "float16": 2, "float8_e4m
 MATMUL_ONLY = ("float8_e4m3fn",)  # dtypes whose other kernels no layer runs
 # Each stream point is timed again as a loop body's op (kernel_loops).
 STREAMS = ("elementwise", "transcendental", "reduction", "copy", "transpose")
+# A skinny sweep runs on past the square ones' largest side, to weights of this many bytes:
+# a decode step's weights stream from memory (an LM head of 32,000 x 512 floats is 65 MB), and
+# a matvec of 256 MiB takes milliseconds where a square matmul of that side takes a second.
+SKINNY_WEIGHT_MAX = 2**28
 LOOP_MATMUL_MAX = 256  # square matmuls up to this side are timed as loop bodies' ops too
 SKINNY_OFF = kernel_kinds.SKINNY + 1  # a side matmul_kind never calls skinny: the kind by layout
 COLUMN_WIDTHS = (256, 4096, 65536)  # what a column reduction keeps: kernel_kinds.SWEPT
@@ -53,7 +57,8 @@ def _matmuls(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
 
     sides = suite.kernel_sides
     square = [point(n, n, n) for n in sides]
-    skinny = [[point(m, n, n) for n in sides if n >= 256] for m in suite.kernel_rows]
+    wide = [w for w in (2 * max(sides), 4 * max(sides)) if w * w * b <= SKINNY_WEIGHT_MAX]
+    skinny = [[point(m, n, n) for n in (*sides, *wide) if n >= 256] for m in suite.kernel_rows]
     tall = [point(4 * n, n, n) for n in sides if n >= 128]
     grads = [point(n, n, n // 4, transposed=True) for n in sides if n >= 128]  # Xᵀ·dY
     inputs = [point(n, n, n, rhs=True) for n in sides if n >= 64]  # dY·Wᵀ
