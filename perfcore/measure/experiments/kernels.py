@@ -1,34 +1,32 @@
 """Kernel curves: the kernels real layers run, swept over size per dtype, and the dispatch cost.
 
-Per dtype the backend runs: matmuls square, skinny (decode's M = 1..16), tall (prefill's M =
-4N), transposed (a weight gradient's Xᵀ·dY, contracted over the tokens: K = N/4),
-rhs-transposed (an input gradient's dY·Wᵀ, square) and batched (16 of attention's per-head
-scores in one dot); fused causal attention (jax.nn.dot_product_attention) forward and backward
-over sequence length and head dim; an elementwise chain, a transcendental chain, a row
-reduction, a 2-D transpose copy, a plain copy (its layout kept) and two rank-4 permuted
-copies (a KV cache's (batch, seq, heads, head dim) -> (batch, heads, head dim, seq), and
-attention's head split -> (batch, heads, seq, head dim), rows moved whole) and a strided
-transpose (x + 1)ᵀ over sizes; 3×3
-convolutions (jax.lax.conv_general_dilated, NHWC) over channels, as a forward pass runs them
-and as a weight gradient does (the input convolved with the output's gradient: a window as
-large as the image); a sort of a vector, and the reduce-window of a cumulative sum (XLA:CPU's
-scan: windows of 16 along a row), over sizes, their bytes from the kernel model
-(kernel_kinds.sort_bytes, window_bytes); a product's sum over a shape with a unit dimension
-(kernel_windows.product_sums); sin, x ** 1.5 and rsqrt one by one; gathers, top-ks, argmaxes
-and real FFTs of rows; the collectives where several devices exist. Each point is isolated
-calls with FLOPs and bytes from cost_analysis (cross-checked with chip.ops), and `kernel`
-names its kind (perfcore.model.chip.kernels); on an accelerator each point is a program of
-its own whose calls' samples are their device times, read from one profiler trace over the
-suite (kernel_traced: a call's wall there is its launch). A tiny program with 1 and with 16
-arguments times the dispatch per launched program; on a CPU the first touch of fresh pages is
-timed too (experiments.pages), and the scatter-adds only as loop bodies' ops into a carried
-table (CARRIED). The sweep keeps to the suite's
-kernels_budget_s: each point gets its share of what is left, a sweep's ends are measured
-before its middles (kernel_rounds.spread), and a call longer than kernels_call_s drops the
-larger points. A matmul point takes MATMUL_REPEATS times the suite's repeats
-within its share, and on a CPU a second pass over every point while the budget lasts, the
-matmuls first (kernel_rounds): a point's fastest call (what the curves use) moves from run to
-run on a shared machine, a matmul's most.
+Per dtype the backend runs: matmuls square, skinny (decode's M = 1..16, on to weights of 256
+MiB), tall (prefill's M = 4N), transposed (a weight gradient's Xᵀ·dY, contracted over the
+tokens: K = N/4), rhs-transposed (an input gradient's dY·Wᵀ, square) and batched (16 of
+attention's per-head scores in one dot); fused causal attention (jax.nn.dot_product_attention)
+forward and backward over sequence length and head dim; an elementwise chain, a transcendental
+chain, a row reduction, a 2-D transpose copy, a plain copy (its layout kept) and two rank-4
+permuted copies (a KV cache's (batch, seq, heads, head dim) -> (batch, heads, head dim, seq),
+and attention's head split -> (batch, heads, seq, head dim), rows moved whole) and a strided
+transpose (x + 1)ᵀ over sizes; 3×3 convolutions (jax.lax.conv_general_dilated, NHWC) over
+channels, as a forward pass runs them and as a weight gradient does (the input convolved with
+the output's gradient: a window as large as the image); a sort of a vector, and the
+reduce-window of a cumulative sum (XLA:CPU's scan: windows of 16 along a row), over sizes, their
+bytes from the kernel model (kernel_kinds.sort_bytes, window_bytes); a product's sum over a
+shape with a unit dimension (kernel_windows.product_sums); sin, x ** 1.5 and rsqrt one by one;
+gathers, top-ks, argmaxes and real FFTs of rows; the collectives where several devices exist.
+Each point is isolated calls with FLOPs and bytes from cost_analysis (cross-checked with
+chip.ops), and `kernel` names its kind (perfcore.model.chip.kernels); on an accelerator each
+point is a program of its own whose calls' samples are their device times, read from one
+profiler trace over the suite (kernel_traced: a call's wall there is its launch). A tiny program
+with 1 and with 16 arguments times the dispatch per launched program; on a CPU the first touch
+of fresh pages is timed too (experiments.pages), and the scatter-adds only as loop bodies' ops
+into a carried table (CARRIED). The sweep keeps to the suite's kernels_budget_s: each point gets
+its share of what is left, a sweep's ends are measured before its middles
+(kernel_rounds.spread), and a call longer than kernels_call_s drops the larger points. A matmul
+point takes MATMUL_REPEATS times the suite's repeats within its share, and on a CPU a second
+pass over every point while the budget lasts, the matmuls first (kernel_rounds): a point's
+fastest call (what the curves use) moves from run to run on a shared machine, a matmul's most.
 """
 
 from __future__ import annotations
