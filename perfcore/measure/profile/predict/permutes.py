@@ -70,8 +70,8 @@ def strided_transpose(module: hlo.Module, instruction: hlo.Instruction) -> bool:
     transpose or copy that moves its operand's minor-most dimension, of any rank: a weight
     gradient's activations transposed with their derivative's chain (x · g + 1)ᵀ. XLA:CPU emits
     such a fusion as a loop reading each element on its own, strided, where it tiles a plain
-    transpose or one of a chain without a broadcast: 2.3-2.5 GB/s there from 4 MiB operands up,
-    against 19-22 GB/s for the plain transpose of the same array."""
+    transpose or one of a chain without a broadcast: (x + 1)ᵀ of 1,024² floats took 2.9 ms there,
+    xᵀ 0.49 ms."""
     if instruction.opcode != "fusion":
         return False
     held = hlo.held(module, instruction)
@@ -88,7 +88,7 @@ def strided_rows(module: hlo.Module, instruction: hlo.Instruction) -> int:
     where none moves a minor dimension). Its output is written in order, so one line of an
     operand's row is read again only after every output element more minor than the dimension
     the operand's minor one lands in: (x + 1)ᵀ of (R, C) walks R rows. Measured here over
-    1,024 rows 2.1-2.6 GB/s from 4 MiB operands up, over 256 rows 7.6-16.8 (the lines it walks
+    1,024 rows 2.1-3.0 GB/s from 4 MiB operands up, over 256 rows 6.7-16 (the lines it walks
     stay in the cache)."""
     held = hlo.held(module, instruction) if instruction.opcode == "fusion" else [instruction]
     return max((_walk(module, i) for i in held if i.opcode in PERMUTES), default=1)
