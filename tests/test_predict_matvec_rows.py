@@ -10,11 +10,14 @@ at 0.6, the 16-row at 0.2. Measured here over 16 MiB of weights: 36-37 GB/s at 1
 sweeps.
 """
 
+import dataclasses
 import math
 from pathlib import Path
 
 import pytest
 
+from perfcore.measure.experiments import kernel_plan
+from perfcore.measure.experiments.suites import SUITES, for_platform
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.predict import matmuls
 from perfcore.model.chip import kernels
@@ -64,3 +67,20 @@ def test_curves_without_rows_price_every_matvec_on_the_one_curve():
     ops = predicted_ops(MODULE, _curves(swept=False), 4, stub_cost)
     assert ops["scores"].predicted_s == pytest.approx(SCORES / 1e9 / 0.5)
     assert ops["proj"].predicted_s == pytest.approx(PROJ / 1e9 / 0.5)
+
+
+def test_the_skinny_sweeps_run_on_to_weights_of_256_mib():
+    """Past the square sweeps' widest side (2,048 on a CPU) to 4,096² and 8,192² float32 weights
+    (64 and 256 MiB); on a suite whose widest side is 8,192, 16,384² float32 (1 GiB) is past it."""
+    cpu = for_platform(SUITES["kernels"], "cpu")
+    assert max(cpu.kernel_sides) == 2048
+    for sweep in _skinny(cpu):
+        assert [p.shapes[1][1] for p in sweep][-3:] == [2048, 4096, 8192]
+        assert sweep[-1].shapes[1][0] ** 2 * 4 == kernel_plan.SKINNY_WEIGHT_MAX
+    wide = dataclasses.replace(cpu, kernel_sides=(4096, 8192))
+    assert {p.shapes[1][1] for s in _skinny(wide) for p in s} == {4096, 8192}
+
+
+def _skinny(suite) -> list:
+    """The suite's float32 matvec sweeps."""
+    return [s for s in kernel_plan.plan(suite, "float32") if s and s[0].kind == "matvec"]
