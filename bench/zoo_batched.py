@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 
 
-def _r(key, *shape, scale=0.02, dtype=jnp.float32):
+def draw(key, *shape, scale=0.02, dtype=jnp.float32):
     """Normal draws of `shape` times scale, reproducible by key, in dtype."""
     return (jax.random.normal(jax.random.key(key), shape) * scale).astype(dtype)
 
@@ -20,14 +20,14 @@ def _r(key, *shape, scale=0.02, dtype=jnp.float32):
 def mlp_sgd_784():
     """An MLP 784-512-512-10 (ReLU, softmax cross-entropy, batch 256) and its SGD update."""
     params = {
-        "w1": _r(1, 784, 512),
+        "w1": draw(1, 784, 512),
         "b1": jnp.zeros(512),
-        "w2": _r(2, 512, 512),
+        "w2": draw(2, 512, 512),
         "b2": jnp.zeros(512),
-        "w3": _r(3, 512, 10),
+        "w3": draw(3, 512, 10),
         "b3": jnp.zeros(10),
     }
-    x = _r(4, 256, 784, scale=1.0)
+    x = draw(4, 256, 784, scale=1.0)
     y = jax.nn.one_hot(jnp.arange(256) % 10, 10)
 
     def loss(p, x, y):
@@ -47,10 +47,10 @@ def mlp_sgd_784():
 def mlp_momentum_gelu():
     """An MLP 1024-4096-1024 (GELU, squared loss, batch 64) trained with momentum."""
     sizes = [1024, 4096, 1024]
-    ws = [_r(k, a, b) for k, (a, b) in enumerate(zip(sizes, sizes[1:], strict=False))]
+    ws = [draw(k, a, b) for k, (a, b) in enumerate(zip(sizes, sizes[1:], strict=False))]
     vs = [jnp.zeros_like(w) for w in ws]
-    x = _r(9, 64, 1024, scale=1.0)
-    t = _r(10, 64, 1024, scale=1.0)
+    x = draw(9, 64, 1024, scale=1.0)
+    t = draw(10, 64, 1024, scale=1.0)
 
     def loss(ws, x, t):
         h = x
@@ -78,12 +78,12 @@ def block_ln_batched():
     p = {
         "ln1": jnp.ones(d),
         "ln2": jnp.ones(d),
-        "qkv": _r(1, d, 3 * d),
-        "o": _r(2, d, d),
-        "up": _r(3, d, 4 * d),
-        "down": _r(4, 4 * d, d),
+        "qkv": draw(1, d, 3 * d),
+        "o": draw(2, d, d),
+        "up": draw(3, d, 4 * d),
+        "down": draw(4, 4 * d, d),
     }
-    x = _r(5, b, s, d, scale=1.0)
+    x = draw(5, b, s, d, scale=1.0)
 
     def ln(x, g):
         m = x.mean(-1, keepdims=True)
@@ -120,15 +120,15 @@ def block_swiglu_batched():
     p = {
         "n1": jnp.ones(d),
         "n2": jnp.ones(d),
-        "wq": _r(1, d, d),
-        "wk": _r(2, d, d),
-        "wv": _r(3, d, d),
-        "wo": _r(4, d, d),
-        "wg": _r(5, d, 683),
-        "wu": _r(6, d, 683),
-        "wd": _r(7, 683, d),
+        "wq": draw(1, d, d),
+        "wk": draw(2, d, d),
+        "wv": draw(3, d, d),
+        "wo": draw(4, d, d),
+        "wg": draw(5, d, 683),
+        "wu": draw(6, d, 683),
+        "wd": draw(7, 683, d),
     }
-    x = _r(8, b, s, d, scale=1.0)
+    x = draw(8, b, s, d, scale=1.0)
 
     def rms(x, g):
         return x * jax.lax.rsqrt(jnp.mean(x * x, -1, keepdims=True) + 1e-6) * g
@@ -152,14 +152,14 @@ def decode_lm_head():
     at the position by .at[].set, a masked softmax, and the argmax of a tied 32,000-word head."""
     B, T, H, D, d, V = 8, 1024, 8, 64, 512, 32000
     p = {
-        "wq": _r(1, d, d),
-        "wk": _r(2, d, d),
-        "wv": _r(3, d, d),
-        "wo": _r(4, d, d),
-        "emb": _r(5, V, d),
+        "wq": draw(1, d, d),
+        "wk": draw(2, d, d),
+        "wv": draw(3, d, d),
+        "wo": draw(4, d, d),
+        "emb": draw(5, V, d),
     }
-    kc = _r(6, B, T, H, D, scale=1.0)
-    vc = _r(7, B, T, H, D, scale=1.0)
+    kc = draw(6, B, T, H, D, scale=1.0)
+    vc = draw(7, B, T, H, D, scale=1.0)
     tok = jnp.arange(B) % V
     pos = jnp.int32(700)
 
@@ -188,14 +188,14 @@ def decode_scan_layers():
     L, B, T, H, D = 4, 4, 2048, 8, 64
     d = H * D
     W = {
-        "qkv": _r(1, L, d, 3 * d),
-        "o": _r(2, L, d, d),
-        "up": _r(3, L, d, 4 * d),
-        "down": _r(4, L, 4 * d, d),
+        "qkv": draw(1, L, d, 3 * d),
+        "o": draw(2, L, d, d),
+        "up": draw(3, L, d, 4 * d),
+        "down": draw(4, L, 4 * d, d),
     }
-    kc = _r(5, L, B, H, T, D, scale=1.0)
-    vc = _r(6, L, B, H, T, D, scale=1.0)
-    x = _r(7, B, d, scale=1.0)
+    kc = draw(5, L, B, H, T, D, scale=1.0)
+    vc = draw(6, L, B, H, T, D, scale=1.0)
+    x = draw(7, B, d, scale=1.0)
     pos = jnp.int32(1500)
 
     @jax.jit
@@ -223,12 +223,12 @@ def decode_bf16_mqa():
     """A bfloat16 decode step of 16 sequences, 16 query heads over one shared KV head (4,096-token
     caches written per sequence at its length), a float32 softmax."""
     B, T, H, D, d = 16, 4096, 16, 64, 1024
-    wq = _r(1, d, d, dtype=jnp.bfloat16)
-    wkv = _r(2, d, 2 * D, dtype=jnp.bfloat16)
-    wo = _r(3, d, d, dtype=jnp.bfloat16)
-    kc = _r(4, B, T, D, scale=1.0, dtype=jnp.bfloat16)
-    vc = _r(5, B, T, D, scale=1.0, dtype=jnp.bfloat16)
-    x = _r(6, B, d, scale=1.0, dtype=jnp.bfloat16)
+    wq = draw(1, d, d, dtype=jnp.bfloat16)
+    wkv = draw(2, d, 2 * D, dtype=jnp.bfloat16)
+    wo = draw(3, d, d, dtype=jnp.bfloat16)
+    kc = draw(4, B, T, D, scale=1.0, dtype=jnp.bfloat16)
+    vc = draw(5, B, T, D, scale=1.0, dtype=jnp.bfloat16)
+    x = draw(6, B, d, scale=1.0, dtype=jnp.bfloat16)
     lengths = jnp.full((B,), 3000, jnp.int32)
 
     @jax.jit

@@ -12,19 +12,21 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-
-def _r(key, *shape, scale=0.02, dtype=jnp.float32):
-    """Normal draws of `shape` times scale, reproducible by key, in dtype."""
-    return (jax.random.normal(jax.random.key(key), shape) * scale).astype(dtype)
+from bench.zoo_batched import draw
 
 
 def mlp_seq_adam():
     """An MLP over (8, 128, 512) tokens: a layer norm, GELU 512-2048-512, Adam written out."""
-    p = {"w1": _r(1, 512, 2048), "b1": jnp.zeros(2048), "w2": _r(2, 2048, 512), "g": jnp.ones(512)}
+    p = {
+        "w1": draw(1, 512, 2048),
+        "b1": jnp.zeros(2048),
+        "w2": draw(2, 2048, 512),
+        "g": jnp.ones(512),
+    }
     m = jax.tree_util.tree_map(jnp.zeros_like, p)
     v = jax.tree_util.tree_map(jnp.zeros_like, p)
-    x = _r(3, 8, 128, 512, scale=1.0)
-    y = _r(4, 8, 128, 512, scale=1.0)
+    x = draw(3, 8, 128, 512, scale=1.0)
+    y = draw(4, 8, 128, 512, scale=1.0)
 
     def loss(p, x, y):
         h = (x - x.mean(-1, keepdims=True)) / (x.std(-1, keepdims=True) + 1e-5) * p["g"]
@@ -45,10 +47,10 @@ def mlp_seq_adam():
 def mlp_classifier_bf16():
     """A bfloat16 classifier 1024-1024-1024-100 (batch 512, cross-entropy) and its SGD step."""
     ws = [
-        _r(i, a, b, dtype=jnp.bfloat16)
+        draw(i, a, b, dtype=jnp.bfloat16)
         for i, (a, b) in enumerate(((1024, 1024), (1024, 1024), (1024, 100)))
     ]
-    x = _r(9, 512, 1024, scale=1.0, dtype=jnp.bfloat16)
+    x = draw(9, 512, 1024, scale=1.0, dtype=jnp.bfloat16)
     lab = jnp.arange(512) % 100
 
     def loss(ws, x, lab):
@@ -72,17 +74,17 @@ def block_gqa_rope():
     B, S, D, H, KV = 2, 256, 768, 12, 4
     hd = D // H
     p = {
-        "wq": _r(1, D, D),
-        "wk": _r(2, D, KV * hd),
-        "wv": _r(3, D, KV * hd),
-        "wo": _r(4, D, D),
-        "wg": _r(5, D, 2048),
-        "wu": _r(6, D, 2048),
-        "wd": _r(7, 2048, D),
+        "wq": draw(1, D, D),
+        "wk": draw(2, D, KV * hd),
+        "wv": draw(3, D, KV * hd),
+        "wo": draw(4, D, D),
+        "wg": draw(5, D, 2048),
+        "wu": draw(6, D, 2048),
+        "wd": draw(7, 2048, D),
         "n1": jnp.ones(D),
         "n2": jnp.ones(D),
     }
-    x = _r(8, B, S, D, scale=1.0)
+    x = draw(8, B, S, D, scale=1.0)
     pos = jnp.arange(S)[:, None] / (10000 ** (jnp.arange(0, hd, 2) / hd))[None]
     cos, sin = jnp.cos(pos), jnp.sin(pos)
 
@@ -118,12 +120,12 @@ def block_bf16_flash():
     gradient of its weights and its input."""
     B, S, D, H = 4, 512, 512, 8
     p = {
-        "qkv": _r(1, D, 3 * D, dtype=jnp.bfloat16),
-        "o": _r(2, D, D, dtype=jnp.bfloat16),
-        "up": _r(3, D, 4 * D, dtype=jnp.bfloat16),
-        "down": _r(4, 4 * D, D, dtype=jnp.bfloat16),
+        "qkv": draw(1, D, 3 * D, dtype=jnp.bfloat16),
+        "o": draw(2, D, D, dtype=jnp.bfloat16),
+        "up": draw(3, D, 4 * D, dtype=jnp.bfloat16),
+        "down": draw(4, 4 * D, D, dtype=jnp.bfloat16),
     }
-    x = _r(5, B, S, D, scale=1.0, dtype=jnp.bfloat16)
+    x = draw(5, B, S, D, scale=1.0, dtype=jnp.bfloat16)
 
     def f(p, x):
         q, k, v = jnp.split(x @ p["qkv"], 3, -1)
@@ -139,11 +141,11 @@ def decode_paged():
     """A decode step of 16 sequences reading a paged KV cache: a page table gathers each
     sequence's 16 pages of 64 tokens from a pool of 512."""
     B, P, PT, H, D = 16, 512, 64, 8, 64
-    kpool = _r(1, P, PT, H, D, scale=1.0)
-    vpool = _r(2, P, PT, H, D, scale=1.0)
+    kpool = draw(1, P, PT, H, D, scale=1.0)
+    vpool = draw(2, P, PT, H, D, scale=1.0)
     table = (jnp.arange(B * 16).reshape(B, 16) * 7) % P
-    q = _r(3, B, H, D, scale=1.0)
-    wo = _r(4, H * D, H * D)
+    q = draw(3, B, H, D, scale=1.0)
+    wo = draw(4, H * D, H * D)
 
     @jax.jit
     def step(q, kpool, vpool, table, wo):
@@ -163,20 +165,20 @@ def decode_mlp_layers_bf16():
     d = H * D
     ws = [
         {
-            "qkv": _r(10 * i + 1, d, 3 * d, dtype=jnp.bfloat16),
-            "up": _r(10 * i + 2, d, 4096, dtype=jnp.bfloat16),
-            "down": _r(10 * i + 3, 4096, d, dtype=jnp.bfloat16),
+            "qkv": draw(10 * i + 1, d, 3 * d, dtype=jnp.bfloat16),
+            "up": draw(10 * i + 2, d, 4096, dtype=jnp.bfloat16),
+            "down": draw(10 * i + 3, 4096, d, dtype=jnp.bfloat16),
         }
         for i in range(L)
     ]
     caches = [
         (
-            _r(100 + i, B, H, T, D, scale=1.0, dtype=jnp.bfloat16),
-            _r(200 + i, B, H, T, D, scale=1.0, dtype=jnp.bfloat16),
+            draw(100 + i, B, H, T, D, scale=1.0, dtype=jnp.bfloat16),
+            draw(200 + i, B, H, T, D, scale=1.0, dtype=jnp.bfloat16),
         )
         for i in range(L)
     ]
-    x = _r(7, B, d, scale=1.0, dtype=jnp.bfloat16)
+    x = draw(7, B, d, scale=1.0, dtype=jnp.bfloat16)
 
     @jax.jit
     def step(ws, caches, x, pos):

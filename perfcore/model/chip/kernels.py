@@ -30,13 +30,12 @@ filter gradient runs slower the more it reduces per output (batch x image: 38-40
 major dimension, its operand's minor one kept: x.sum(0) of a row-major matrix) runs slower the
 wider what it keeps (over 16 MiB: 46 GB/s keeping 256, 25 keeping 4,096, 17 keeping 16,384,
 where a row sum ran at 42-46); a strided transpose runs slower the more rows its read walks
-before it comes back to a line (2.1-2.6 GB/s over 1,024 rows from 4 MiB up, 7.6-16.8 over 256).
-Such an
-op is read along the sweeps around its own value in log size, then between them in log value
-(swept_efficiency); a narrow matmul from twice the widest narrow sweep's side on reads the
-layout's other points. A kind sized by bytes with no curve of the op's dtype takes float32's,
-said as such. With no curve for its device, kind and dtype, the fallback given (the published
-runs' efficiency), said as such. expected() is the one kernel model.
+before it comes back to a line (2.1-3.0 GB/s over 1,024 rows from 4 MiB up, 6.7-16 over 256).
+Such an op is read along the sweeps around its own value in log size, then between them in
+log value (swept_efficiency); a narrow matmul from twice the widest narrow sweep's side on
+reads the layout's other points. A kind sized by bytes with no curve of the op's dtype takes
+float32's, said as such. With no curve for its device, kind and dtype, the fallback given (the
+published runs' efficiency), said as such. expected() is the one kernel model.
 """
 
 from __future__ import annotations

@@ -15,8 +15,6 @@ import re
 from perfcore.measure.profile import hlo
 from perfcore.model.chip import kernel_kinds
 
-BATCH = re.compile(r"lhs_batch_dims=\{([\d,]*)\}")
-CONTRACTING = re.compile(r"(lhs|rhs)_contracting_dims=\{([\d,]*)\}")
 DIMS = re.compile(r"(lhs|rhs)_(batch|contracting)_dims=\{([\d,]*)\}")
 DIM_LABELS = re.compile(r"dim_labels=(\w+)_(\w+)->(\w+)")
 OP_NAME = re.compile(r'op_name="([^"]*)"')
@@ -44,16 +42,22 @@ def _conv_out(conv: hlo.Instruction) -> tuple[int, int, int]:
     return size.get("b", 1), size.get("f", 1), spatial
 
 
+def dimension_numbers(dot: hlo.Instruction | None) -> dict[tuple[str, str], set[int]]:
+    """A dot's batch and contracting dimensions by operand: {("lhs", "batch"): {0, 1}, ("rhs",
+    "contracting"): {3}, ...}; the keys its text gives (none for another op)."""
+    found = DIMS.findall(dot.attrs) if dot else []
+    return {(side, what): {int(d) for d in dims.split(",") if d} for side, what, dims in found}
+
+
 def dot_instances(module: hlo.Module, dot: hlo.Instruction | None) -> int:
     """How many matmuls a dot runs: the product of its batch dimensions (1 without)."""
     if is_dot_as_conv(dot):
         return _conv_out(dot)[2]
-    found = BATCH.search(dot.attrs) if dot else None
-    lhs = hlo.arrays(hlo.operand_shape(module, dot.operands[0])) if found and dot.operands else []
+    batch = dimension_numbers(dot).get(("lhs", "batch"), set())
+    lhs = hlo.arrays(hlo.operand_shape(module, dot.operands[0])) if batch and dot.operands else []
     if not lhs:
         return 1
-    dims = [int(d) for d in found.group(1).split(",") if d]
-    return math.prod(lhs[0][1][d] for d in dims if d < len(lhs[0][1]))
+    return math.prod(lhs[0][1][d] for d in batch if d < len(lhs[0][1]))
 
 
 def dot_kind(module: hlo.Module, dot: hlo.Instruction | None, shape: str = "") -> str:
@@ -79,15 +83,9 @@ def skinny_side(module: hlo.Module, dot: hlo.Instruction) -> int:
     arrays = [hlo.arrays(hlo.operand_shape(module, o)) for o in dot.operands[:2]]
     if len(arrays) < 2 or not all(arrays):
         return 0
-    numbered = {(side, what): found for side, what, found in DIMS.findall(dot.attrs)}
-    free = []
+    numbers, free = dimension_numbers(dot), []
     for side, found in zip(("lhs", "rhs"), arrays, strict=True):
-        used = {
-            int(d)
-            for what in ("batch", "contracting")
-            for d in numbered.get((side, what), "").split(",")
-            if d
-        }
+        used = numbers.get((side, "batch"), set()) | numbers.get((side, "contracting"), set())
         free.append(math.prod(n for d, n in enumerate(found[0][1]) if d not in used))
     return min(free)
 
@@ -159,18 +157,15 @@ def conv_flops(module: hlo.Module, conv: hlo.Instruction) -> float:
 def _layout(module: hlo.Module, dot: hlo.Instruction | None) -> tuple[bool, bool]:
     """(A contracted on a dim other than its last, B contracted on its last) of a dot: the
     weight gradient's Aᵀ·B and the input gradient's A·Bᵀ."""
-    found = dict(CONTRACTING.findall(dot.attrs)) if dot else {}
-    if not found or len(dot.operands) < 2:
+    numbers = dimension_numbers(dot)
+    if not any(what == "contracting" for _, what in numbers) or len(dot.operands) < 2:
         return False, False
     ranks = [
         len(a[0][1]) if (a := hlo.arrays(hlo.operand_shape(module, o))) else 0
         for o in dot.operands[:2]
     ]
-
-    def dims(side: str) -> set[int]:
-        return {int(d) for d in found.get(side, "").split(",") if d}
-
-    lhs, rhs = dims("lhs"), dims("rhs")
+    lhs = numbers.get(("lhs", "contracting"), set())
+    rhs = numbers.get(("rhs", "contracting"), set())
     return bool(lhs - {ranks[0] - 1}), ranks[1] >= 2 and rhs == {ranks[1] - 1}
 
 
