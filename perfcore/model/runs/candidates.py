@@ -15,7 +15,14 @@ from collections.abc import Callable, Iterable
 
 from perfcore.model.plans import serve_basis
 from perfcore.model.runs.efficiency import HeldOut, held_out, replace
-from perfcore.model.runs.sample import CRITICAL_PATH, EXPOSURE, Exposure, Sample, Setting
+from perfcore.model.runs.sample import (
+    CRITICAL_PATH,
+    EXPOSURE,
+    Exposure,
+    Sample,
+    Setting,
+    batching,
+)
 
 QUIET = 0.05  # a run whose hidden communication is under 5 % of its bound: compute alone
 LOUD = 0.10  # one whose hidden communication is 10 % or more: it informs kappa
@@ -89,11 +96,12 @@ SERVE_FIXED = {
     "bound + kernel boundaries (3.3 µs a kernel), ÷ η": (serve_basis.KERNEL_S, False, False),
     "bound ÷ η, cells by batching": (0.0, True, False),
     "bound + kernel boundaries, ÷ η, cells by batching": (serve_basis.KERNEL_S, True, False),
-    "bound + kernel boundaries + no-overlap, ÷ η, cells by batching (chosen)": (
+    "bound + kernel boundaries + no-overlap, ÷ η, cells by batching": (
         serve_basis.KERNEL_S,
         True,
         True,
     ),
+    "bound + kernel boundaries + no-overlap, ÷ η (chosen)": (serve_basis.KERNEL_S, False, True),
 }
 
 
@@ -103,7 +111,7 @@ def _served(s: Sample, kernel_s: float, by_batching: bool, serial: bool) -> Samp
     return replace(
         s,
         launch_s=s.launch_s * kernel_s / serve_basis.KERNEL_S,
-        batching=s.batching if by_batching else None,
+        batching=batching(s.run) if by_batching else None,
         serial_s=s.serial_s if serial else 0.0,
     )
 

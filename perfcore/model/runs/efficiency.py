@@ -2,12 +2,12 @@
 
 Each run's efficiency = its bound time ÷ its measured time (1 at the bound). Runs fall in
 cells: regime (train, prefill, decode) × long context (≥ LONG_CONTEXT_TOKENS tokens) ×
-FP8 (8 bits or fewer) × framework family (× batching for serving). A cell's efficiency is
-the median of its runs'; a cell with fewer than MIN_RUNS runs falls back to its parent
-(framework dropped first, then FP8, then long context, then batching; the regime's own cell
-whatever it holds). The error is
-leave-one-framework-out, per regime: each family's runs predicted as bound ÷ the efficiency
-the other families' runs give their setting, |expected ÷ measured − 1|, median and p90.
+FP8 (8 bits or fewer) × framework family (× batching, where a serving candidate splits by
+it). A cell's efficiency is the median of its runs'; a cell with fewer than MIN_RUNS runs falls
+back to its parent (framework dropped first, then FP8, then long context, then batching; the
+regime's own cell whatever it holds). The error is leave-one-framework-out, per regime: each
+family's runs predicted as bound ÷ the efficiency the other families' runs give their setting,
+|expected ÷ measured − 1|, median and p90.
 An expected figure is (bound + what `Exposure` adds) ÷ efficiency, labelled with what it
 was derived from: the efficiency is taken on that basis, not on the bound alone
 (docs/plans.md, "Expected figures": the candidates and why this one).

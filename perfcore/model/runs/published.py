@@ -152,16 +152,13 @@ def train_setting(t: Training, framework: str | None = None) -> Setting:
 
 
 def serve_setting(
-    regime: str,
-    p: Precisions,
-    context_tokens: int,
-    framework: str | None = None,
-    batching: str = "in-flight",
+    regime: str, p: Precisions, context_tokens: int, framework: str | None = None
 ) -> Setting:
     """The efficiency cell of a serving phase: its context (I + O), the narrower of the
-    weights' and activations' bits, the engine and its batching (a plan's: in-flight)."""
+    weights' and activations' bits and the engine. Not its batching: cells split by it
+    predicted fewer held-out runs (docs/plans.md, "Serving: which expected model")."""
     bits = min(p.weights, p.activations)
-    return sample.setting(regime, context_tokens, bits, framework, batching)
+    return sample.setting(regime, context_tokens, bits, framework)
 
 
 def run_setting(run, regime: str) -> Setting:
@@ -170,8 +167,7 @@ def run_setting(run, regime: str) -> Setting:
         bits = BITS_OF[run.precision]
         return sample.setting(regime, run.seq_len, bits, run.framework)
     context = run.input_tokens + run.output_tokens
-    batching = "static" if run.batch_mode == "static" else "in-flight"
-    return serve_setting(regime, precisions_of(run), context, run.framework, batching)
+    return serve_setting(regime, precisions_of(run), context, run.framework)
 
 
 TRAIN_PARTS = ("hidden_by", "bf16_s", "elementwise_s")  # what sample_of adds after the times
@@ -201,7 +197,7 @@ def priced_runs(runs=None, models=None, specs=None) -> Priced:
             run.input_tokens,
             run.output_tokens,
         )
-        extra = dict(zip(named, parts, strict=True), batching=cell.batching)
+        extra = dict(zip(named, parts, strict=True))
         fields = (run, regime, run.source_id, bound_s, measured_s, *astuple(cell)[1:4], case)
         samples.append(Sample(*fields, **extra))
     return Priced(tuple(samples), tuple(unpriced))

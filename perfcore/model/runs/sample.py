@@ -1,10 +1,10 @@
 """What a published run's efficiency is conditioned on, and one run priced.
 
 A Setting is a cell: regime × long context (≥ LONG_CONTEXT_TOKENS) × FP8 × framework family
-(× batching for serving: static or in-flight), with its parents (chain). A Sample is one run
-priced: its bound, its measured time and what an expected figure adds to the bound before
-dividing (an Exposure; a serving run's kernel boundaries and no-overlap). Cells, their
-efficiencies and the held-out error: perfcore.model.runs.efficiency.
+(× batching, static or in-flight, where a serving candidate splits by it), with its parents
+(chain). A Sample is one run priced: its bound, its measured time and what an expected figure
+adds to the bound before dividing (an Exposure; a serving run's kernel boundaries and
+no-overlap). Cells, their efficiencies and the held-out error: perfcore.model.runs.efficiency.
 """
 
 from __future__ import annotations
@@ -19,6 +19,11 @@ LONG_CONTEXT_TOKENS = 16384
 # How a serving engine batches (docs/plans.md, "Serving: batching"): a static batch runs the
 # shapes a pricer prices; in-flight batching changes the running batch every step.
 BATCHING = {"static": "static batches", "in-flight": "in-flight batching"}
+
+
+def batching(run: Run) -> str:
+    """How a serving run batched (a BATCHING key): its static batch, or in-flight batching."""
+    return "static" if run.batch_mode == "static" else "in-flight"
 
 
 @dataclass(frozen=True)
@@ -126,7 +131,7 @@ class Sample:
     exposure: Exposure = EXPOSURE
     launch_s: float = 0.0  # a serving run's seconds at kernel boundaries (plans.serve_basis)
     serial_s: float = 0.0  # and what its ops add with loads and math not overlapped
-    batching: str | None = None  # a serving run's BATCHING key
+    batching: str | None = None  # a serving cell split by batching (candidates only)
 
     @property
     def efficiency(self) -> float:
