@@ -3,8 +3,9 @@
 Pure: hand-written HLO modules (tests/data/profile/*.hlo, as XLA:CPU compiles them): a weight
 gradient's activations times a gain plus 1, transposed (2, 16, 24) -> (24, 32); (x + 1)ᵀ in
 2-D; the same transpose of a chain with no broadcast (x · y + x); attention's head split of
-x + 1 (rows of 6 moved whole). With a stub cost model, on flat hand-made curves at 1e9
-bytes/s: strided transpose swept by rows walked, transpose 0.5. XLA:CPU tiles a plain
+x + 1 (rows of 6 moved whole); (a · b · 0.5 − c · d · g)ᵀ of (16, 24), four operands walked.
+With a stub cost model, on flat hand-made curves at 1e9 bytes/s: strided transpose swept by
+rows walked, transpose 0.5. XLA:CPU tiles a plain
 transpose and one of a chain without a broadcast; with a broadcast inside it reads each
 element on its own, strided: (x + 1)ᵀ of 2048 × 1024 floats took 6.8 ms there against 0.82 ms
 for xᵀ, and a SwiGLU block's backward over (2, 512, 256) activations spent 12 ms in four such
@@ -84,6 +85,26 @@ def test_a_strided_transpose_reads_its_sweeps_at_its_rows_walked():
     assert op.kernel == "strided transpose"
     assert op.predicted_s == pytest.approx(BYTES / 1e9 / 0.2)
     assert "rows walked 32, between the 16 sweep and the 64 sweep" in op.derived_from
+
+
+def test_each_operand_of_the_outputs_size_is_walked_on_its_own():
+    """(a · b · 0.5 − c · d · g)ᵀ of (16, 24): a, b, c, d walked (the gain g, 24 elements, is
+    broadcast); its bytes count 5 arrays of 1,536 bytes and the gain, four walks move 8: on a
+    flat curve at 0.2 its time is (bytes + 3 x 1,536) / 1e9 / 0.2."""
+    four = (DATA / "strided_transpose_four.hlo").read_text("utf-8")
+    module, fusion = _fusion(four)
+    assert permutes.walked_operands(module, fusion) == (4, 16 * 24 * 4)
+    one, _ = _fusion(STRIDED)
+    assert permutes.walked_operands(one, _)[0] == 1
+    moved = 5 * 1536 + 96.0
+
+    def cost(text):
+        return 4 * 384.0, moved, 0.0
+
+    op = predicted_ops(four, _swept({16: 0.2}), 5, cost)["transpose_copy_fusion"]
+    assert op.kernel == "strided transpose"
+    assert op.predicted_s == pytest.approx((moved + 3 * 1536) / 1e9 / 0.2)
+    assert "4 operands walked strided, each a walk of its own (x 1.59)" in op.derived_from
 
 
 def test_older_curves_price_it_as_a_transpose_said_so():

@@ -119,6 +119,8 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
         at = _second_coordinate(module, instruction, kind, inner)
         e = kernels.expected(bound, own, dtype, size, ctx.curves, fallback, body, at)
         seconds, eff = e.seconds, e.efficiency
+        if kind == "strided transpose":
+            seconds, eff = _walks(module, instruction, p.bytes, bound, seconds, eff)
     if evals := kinds.evaluations(module, instruction, p):
         seconds, eff = _with_evaluations(
             module, p, evals, dtype, body, bandwidth, ctx, bound, seconds, eff
@@ -133,6 +135,20 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
         eff.derived_from + trips,
         counted is not None,
     )
+
+
+def _walks(module, instruction, moved: float, bound: float, seconds: float, eff):
+    """(seconds, Efficiency) of a strided transpose whose k operands of its output's size are
+    each walked on their own (permutes.walked_operands): its bytes count each read once (k + 1
+    arrays), k walks move 2k, so its bytes' time is scaled by (moved + (k - 1) x one) / moved."""
+    k, one = permutes.walked_operands(module, instruction)
+    if k < 2 or not moved:
+        return seconds, eff
+    scale = (moved + (k - 1) * one) / moved
+    said = (
+        f"{eff.derived_from}; {k} operands walked strided, each a walk of its own (x {scale:.2f})"
+    )
+    return seconds * scale, kernels.Efficiency(bound / (seconds * scale), eff.source, said)
 
 
 WINDOWED = ("sort", "reduce-window")
