@@ -47,12 +47,11 @@ def measured():
 
 def test_the_tiny_suite_yields_records_of_every_kind(measured):
     kinds = {r.kernel for r in measured}
-    assert kinds == {*kernel_kinds.KINDS, "dispatch", "page faults, every core"} - {
-        "collective"
-    }  # one CPU
+    launches = ("dispatch", curves.DISPATCH_RESULTS, "page faults, every core")
+    assert kinds == {*kernel_kinds.KINDS, *launches} - {"collective"}  # one CPU
     for r in measured:
         assert r.experiment == "kernels" and r.measurement.n >= 1 and r.threads >= 1
-        if r.kernel not in ("dispatch", "page faults, every core"):
+        if r.kernel not in launches:
             # a copy or a top-k (a custom call on XLA:CPU) does no FLOPs: cost_analysis
             # reports none and the model's 0 stands in
             none = (*kernel_suite.COPIES, "top-k")
@@ -115,6 +114,19 @@ def test_predict_gives_one_prediction_per_launched_hlo_op_with_its_source(measur
     assert all(c.label in o.derived_from for o in priced)
     assert any(o.kernel == "matmul" for o in priced)
     assert got.step_s == pytest.approx(got.op_s + c.dispatch(2))
+    assert "2 argument(s) and 1 result(s)" in got.dispatch_from
+
+
+def test_a_program_returning_a_tuple_adds_the_launch_of_several_results(measured, inputs):
+    """The suite times a program of 1 argument and 4 results beside the 1-argument one; a
+    program of two results launches at dispatch(args, 2), one of one result without it."""
+    c = curves.curves(measured)
+    assert c.dispatch_results_s >= 0
+    (four,) = [r for r in measured if r.kernel == curves.DISPATCH_RESULTS]
+    assert four.label == "dispatch, 1 argument, 4 results" and four.shapes == ((1,),)
+    got = predict.predict(lambda x, w: (x @ w, x.sum()), *inputs, curves=c)
+    assert got.dispatch_s == pytest.approx(c.dispatch(2, 2))
+    assert "2 argument(s) and 2 result(s)" in got.dispatch_from
 
 
 def test_without_curves_for_the_device_a_cpu_op_says_it_has_no_roof(measured, inputs):

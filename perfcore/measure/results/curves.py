@@ -26,6 +26,7 @@ from perfcore.model.chip.specs import Device, load_specs
 
 EXPERIMENT = "kernels"
 DISPATCH = "dispatch"
+DISPATCH_RESULTS = "dispatch, several results"  # a launch of a program returning a tuple
 PAGE_FAULTS = "page faults, every core"  # experiments.pages: first touch by every host thread
 PAGE_FAULTS_ONE = "page faults"  # the same by one thread, in files written before
 # Kinds whose output is as large as their first operand: streams, copies, permutes (and a real
@@ -48,19 +49,23 @@ DISPATCH_SHARE = 0.8  # a kernel record more than this share dispatch is left ou
 ROOF_FROM_MEASURED = "best measured in the suite"
 
 
-def dispatch_fit(records: tuple[Record, ...]) -> tuple[float, float]:
-    """(seconds to launch a 1-argument program and wait, seconds more per argument), from the
-    fastest calls: a step predicted from fastest-call kernels is the fastest step, and on a
-    host whose launch is most of a step (a TPU's here: 383 µs fastest, 530 µs median) a
-    median launch would put a typical call's host noise into it. Where more arguments
-    launched faster (host noise: 423 against 433 µs on a TPU v5e), a launch costs at most the
-    faster, and nothing more per argument."""
+def dispatch_fit(records: tuple[Record, ...]) -> tuple[float, float, float]:
+    """(seconds to launch a 1-argument program and wait, seconds more per argument, seconds
+    more where it returns several results), from the fastest calls: a step predicted from
+    fastest-call kernels is the fastest step, and on a host whose launch is most of a step (a
+    TPU's here: 383 µs fastest, 530 µs median) a median launch would put a typical call's host
+    noise into it. Where more arguments launched faster (host noise: 423 against 433 µs on a
+    TPU v5e), a launch costs at most the faster, and nothing more per argument. The results'
+    share is the 1-argument program of several results over the 1-argument one (0 in files
+    made before the suite timed it)."""
     points = sorted((len(r.shapes), r.measurement.min) for r in records if r.kernel == DISPATCH)
     if not points:
-        return 0.0, 0.0
+        return 0.0, 0.0, 0.0
     (n0, t0), (n1, t1) = points[0], points[-1]
     per_arg = max(0.0, (t1 - t0) / (n1 - n0)) if n1 > n0 else 0.0
-    return min(t0, t1) - per_arg * (n0 - 1), per_arg
+    several = [r.measurement.min for r in records if r.kernel == DISPATCH_RESULTS]
+    results = max(0.0, min(several) - t0) if several and n0 == 1 else 0.0
+    return min(t0, t1) - per_arg * (n0 - 1), per_arg, results
 
 
 def in_loop(record: Record) -> bool:
@@ -89,7 +94,7 @@ def fresh_output(record: Record) -> bool:
     return record.bytes * elements[0] / (sum(elements) + elements[0]) >= kernels.MMAP_MAX
 
 
-def kernel_seconds(record: Record, dispatch: tuple[float, float]) -> float | None:
+def kernel_seconds(record: Record, dispatch: tuple[float, ...]) -> float | None:
     """The record's fastest call less the dispatch of its arguments; None when mostly dispatch.
     A loop body's kernel (in_loop) and a profiled one (its device time) paid no launch: its
     fastest iteration or call as it is (None when 0: too fast to tell)."""
@@ -173,7 +178,7 @@ def curves(
     device = mine[0].device
     mine = [r for r in mine if r.device == device]
     dispatch = dispatch_fit(tuple(mine))
-    skip = (DISPATCH, PAGE_FAULTS, PAGE_FAULTS_ONE)
+    skip = (DISPATCH, DISPATCH_RESULTS, PAGE_FAULTS, PAGE_FAULTS_ONE)
     kernels_only = [r for r in mine if r.kernel not in skip and not fresh_output(r)]
     timed = [(r, s) for r in kernels_only if (s := kernel_seconds(r, dispatch))]
     row = mine[0].spec_name
@@ -187,10 +192,11 @@ def curves(
         tuple(sorted(peaks.items())),
         bandwidth,
         whence,
-        *dispatch,
+        *dispatch[:2],
         row or "",
         max((r.threads or 0 for r in mine), default=0),
         fresh_s_per_byte(tuple(mine)),
+        dispatch_results_s=dispatch[2],
     )
 
 

@@ -155,8 +155,9 @@ class Record:
         "the kernel kind of a `kernels` record (one of perfcore.model.chip.kernel_kinds.KINDS: "
         + ", ".join(f"`{kind}`" for kind in KINDS)
         + "; `page faults, every core` for the first touch of fresh host pages by every "
-        "host thread at once (`page faults`: by one, in files before it), or `dispatch` for a "
-        "launch's overhead) or of a predicted profiled op; empty otherwise",
+        "host thread at once (`page faults`: by one, in files before it), `dispatch` for a "
+        "launch's overhead, or `dispatch, several results` for a launch of a program returning "
+        "a tuple) or of a predicted profiled op; empty otherwise",
         optional=True,
         default="",
     )

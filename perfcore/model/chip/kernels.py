@@ -88,6 +88,7 @@ class Curves:
     spec_name: str = ""  # the specs row the device matched; empty when none
     threads: int = 0  # host threads the runtime ran on when measured (CPU); 0 when unknown
     fresh_s_per_byte: float = 0.0  # first touch of fresh host pages, seconds per byte; 0 unknown
+    dispatch_results_s: float = 0.0  # more where the program returns several results, seconds
 
     @property
     def label(self) -> str:
@@ -107,9 +108,11 @@ class Curves:
         roofs = dict(self.peak_flops_per_s)
         return roofs.get(dtype) or roofs.get("float32")
 
-    def dispatch(self, n_args: int) -> float:
-        """Host seconds to launch one program of n_args arguments and wait for it."""
-        return self.dispatch_s + self.dispatch_per_arg_s * max(n_args - 1, 0)
+    def dispatch(self, n_args: int, n_results: int = 1) -> float:
+        """Host seconds to launch one program of n_args arguments and n_results results (a
+        tuple where more than one) and wait for it."""
+        several = self.dispatch_results_s if n_results > 1 else 0.0
+        return self.dispatch_s + self.dispatch_per_arg_s * max(n_args - 1, 0) + several
 
 
 def _size(point: Point) -> float:

@@ -157,9 +157,13 @@ def sequential(module: hlo.Module, computation: str | None = None) -> bool:
     return all(hlo.shape_bytes(s) <= SMALL_BUFFER for s in shapes)
 
 
+def results(module: hlo.Module) -> list[tuple[str, list[int]]]:
+    """The arrays the program returns (its entry's root: a tuple's elements, or the one)."""
+    return hlo.arrays(module.computations[module.entry][-1].shape)
+
+
 def fresh_bytes(module: hlo.Module, temp_bytes: float) -> float:
     """Bytes a step maps fresh: its temporary arena (temp_bytes, from XLA's memory analysis)
     and each output array, where one is MMAP_MAX or larger."""
-    root = module.computations[module.entry][-1]
-    outputs = [hlo.shape_bytes(f"{t}[{','.join(map(str, d))}]") for t, d in hlo.arrays(root.shape)]
+    outputs = [hlo.shape_bytes(f"{t}[{','.join(map(str, d))}]") for t, d in results(module)]
     return sum(b for b in (temp_bytes, *outputs) if b >= MMAP_MAX)

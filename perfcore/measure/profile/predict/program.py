@@ -115,8 +115,12 @@ def predict_modules(
         if cores
     )
     if mine is not None:
-        dispatch = len(modules) * mine.dispatch(n_args)
-        whence = f"dispatch of {len(modules)} program(s) of {n_args} argument(s), {mine.label}"
+        counts = [len(graph.results(m)) for m in modules]
+        dispatch = sum(mine.dispatch(n_args, n) for n in counts)
+        whence = (
+            f"dispatch of {len(modules)} program(s) of {n_args} argument(s) and "
+            f"{'/'.join(map(str, counts))} result(s), {mine.label}"
+        )
     else:
         dispatch, whence = 0.0, f"no kernel curves for {device}: dispatch not counted"
     used = mine.label if mine else kernels.PUBLISHED
