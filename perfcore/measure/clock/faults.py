@@ -10,6 +10,8 @@ outside the count); None where the platform has no getrusage.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +19,31 @@ try:
     import resource
 except ImportError:  # not a Unix: no getrusage
     resource = None
+
+
+SETTLE_BYTES = 32 * 2**20 - 2**16  # just under glibc's largest mmap threshold, header and all
+
+
+def settle_heap() -> bool:
+    """Raise glibc malloc's mmap threshold to its largest now, as a process does once it frees
+    a buffer that large: malloc one of SETTLE_BYTES (mapped, above the threshold it starts at)
+    and free it (a freed mapping at most 32 MiB sets the threshold to its size and the trim
+    threshold to twice that; mallopt(3)). Until then the threshold follows what the process
+    freed before, so a kernel whose output is under 32 MiB was mapped fresh every call, or
+    not, by the order the suite ran in: the same 16 MiB transpose timed 5.5 ms in one suite
+    run here and 1.4 ms in the next, a 16 MiB copy 1.16 ms and 0.68. After this a buffer under
+    32 MiB comes from the heap, and one of 32 MiB or more is mapped fresh, as a prediction
+    counts them (predict.graph.fresh_bytes). False where the C library is not glibc's."""
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name)
+        libc.gnu_get_libc_version  # noqa: B018 (glibc alone has it)
+    except (OSError, AttributeError, TypeError):
+        return False
+    libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+    libc.free.argtypes = [ctypes.c_void_p]
+    libc.free(libc.malloc(SETTLE_BYTES))
+    return True
 
 
 def page_bytes() -> int:

@@ -127,8 +127,13 @@ def ffts(suite: Suite, dtype: str, b: int) -> list[Planned]:
 def rows(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
     """The gathers, top-ks, argmaxes and FFTs of dtype (the scatters are timed apart, as loop
     bodies' ops: kernels.CARRIED)."""
-    every = (gathers(suite, dtype, b, row), top_ks(suite, dtype, b))
-    return [s for s in (*every, arg_reductions(suite, dtype, b), ffts(suite, dtype, b)) if s]
+    sweeps = (
+        gathers(suite, dtype, b, row),
+        top_ks(suite, dtype, b),
+        arg_reductions(suite, dtype, b),
+        ffts(suite, dtype, b),
+    )
+    return [s for s in sweeps if s]
 
 
 def _at(jnp, table, u):
