@@ -30,7 +30,7 @@ def settle_heap() -> bool:
     and free it (a freed mapping at most 32 MiB sets the threshold to its size and the trim
     threshold to twice that; mallopt(3)). Until then the threshold follows what the process
     freed before, so a kernel whose output is under 32 MiB was mapped fresh every call, or
-    not, by the order the suite ran in: the same 16 MiB transpose timed 5.5 ms in one suite
+    not, by the order the suite ran in: the same 16 MiB transpose timed 6.4 ms in one suite
     run here and 1.4 ms in the next, a 16 MiB copy 1.16 ms and 0.68. After this a buffer under
     32 MiB comes from the heap, and one of 32 MiB or more is mapped fresh, as a prediction
     counts them (predict.graph.fresh_bytes). False where the C library is not glibc's."""
