@@ -17,6 +17,14 @@ def draw(key, *shape, scale=0.02, dtype=jnp.float32):
     return (jax.random.normal(jax.random.key(key), shape) * scale).astype(dtype)
 
 
+def relu3_xent(p, x, y):
+    """Cross-entropy against one-hot y of a 3-layer ReLU MLP with biases (w1, b1 ... w3, b3)."""
+    h = jax.nn.relu(x @ p["w1"] + p["b1"])
+    h = jax.nn.relu(h @ p["w2"] + p["b2"])
+    logits = h @ p["w3"] + p["b3"]
+    return -jnp.mean(jnp.sum(jax.nn.log_softmax(logits) * y, -1))
+
+
 def mlp_sgd_784():
     """An MLP 784-512-512-10 (ReLU, softmax cross-entropy, batch 256) and its SGD update."""
     params = {
@@ -30,15 +38,9 @@ def mlp_sgd_784():
     x = draw(4, 256, 784, scale=1.0)
     y = jax.nn.one_hot(jnp.arange(256) % 10, 10)
 
-    def loss(p, x, y):
-        h = jax.nn.relu(x @ p["w1"] + p["b1"])
-        h = jax.nn.relu(h @ p["w2"] + p["b2"])
-        logits = h @ p["w3"] + p["b3"]
-        return -jnp.mean(jnp.sum(jax.nn.log_softmax(logits) * y, -1))
-
     @jax.jit
     def step(p, x, y):
-        value, g = jax.value_and_grad(loss)(p, x, y)
+        value, g = jax.value_and_grad(relu3_xent)(p, x, y)
         return jax.tree_util.tree_map(lambda a, b: a - 0.1 * b, p, g), value
 
     return step, (params, x, y)
