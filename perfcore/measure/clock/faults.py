@@ -34,11 +34,11 @@ def settle_heap() -> bool:
     run here and 1.4 ms in the next, a 16 MiB copy 1.16 ms and 0.68. After this a buffer under
     32 MiB comes from the heap, and one of 32 MiB or more is mapped fresh, as a prediction
     counts them (predict.graph.fresh_bytes). False where the C library is not glibc's."""
-    name = ctypes.util.find_library("c")
     try:
-        libc = ctypes.CDLL(name)
-        libc.gnu_get_libc_version  # noqa: B018 (glibc alone has it)
-    except (OSError, AttributeError, TypeError):
+        libc = ctypes.CDLL(ctypes.util.find_library("c"))
+    except (OSError, TypeError):
+        return False
+    if not hasattr(libc, "gnu_get_libc_version"):  # glibc alone has it
         return False
     libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
     libc.free.argtypes = [ctypes.c_void_p]
