@@ -170,18 +170,17 @@ def _strided_transposes(suite: Suite, dtype: str, b: int) -> list[list[Planned]]
     kind = "strided transpose"
     out = []
     for r in STRIDED_ROWS:
-        shapes = [(r, n // r) for n in suite.kernel_elements if n >= 16 * r]
-        label = f"{kind} {dtype}"
+        columns = [n // r for n in suite.kernel_elements if n >= 16 * r]
         sweep = [
             Planned(
                 kind,
-                f"{label} {r}x{c} plus one",
+                f"{kind} {dtype} {r}x{c} plus one",
                 dtype,
                 ((r, c),),
                 kind,
                 ops.Cost(r * c, 2 * r * c * b),
             )
-            for r, c in shapes
+            for c in columns
         ]
         out += [sweep] if sweep else []
     return out

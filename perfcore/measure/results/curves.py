@@ -177,10 +177,10 @@ def curves(
         return None
     device = mine[0].device
     mine = [r for r in mine if r.device == device]
-    dispatch = dispatch_fit(tuple(mine))
+    launch, per_arg, results = dispatch_fit(tuple(mine))
     skip = (DISPATCH, DISPATCH_RESULTS, PAGE_FAULTS, PAGE_FAULTS_ONE)
     kernels_only = [r for r in mine if r.kernel not in skip and not fresh_output(r)]
-    timed = [(r, s) for r in kernels_only if (s := kernel_seconds(r, dispatch))]
+    timed = [(r, s) for r in kernels_only if (s := kernel_seconds(r, (launch, per_arg)))]
     row = mine[0].spec_name
     spec = (specs if specs is not None else load_specs()).get(row) if row else None
     peaks, bandwidth, whence = _roofs([(r, t) for r, t in timed if not loop_body(r)], spec)
@@ -192,11 +192,12 @@ def curves(
         tuple(sorted(peaks.items())),
         bandwidth,
         whence,
-        *dispatch[:2],
+        launch,
+        per_arg,
         row or "",
         max((r.threads or 0 for r in mine), default=0),
         fresh_s_per_byte(tuple(mine)),
-        dispatch_results_s=dispatch[2],
+        dispatch_results_s=results,
     )
 
 

@@ -105,13 +105,9 @@ def walked_operands(module: hlo.Module, instruction: hlo.Instruction) -> tuple[i
     if not out:
         return 0, 0.0
     elements = math.prod(out[0][1])
-    walked = [
-        hlo.arrays(shape)[0]
-        for o in instruction.operands
-        if (shape := hlo.operand_shape(module, o)) and hlo.arrays(shape)
-    ]
-    sized = [kind for kind, dims in walked if math.prod(dims) == elements]
-    return len(sized), elements * hlo.ELEMENT_BYTES.get(sized[0], 4) if sized else 0.0
+    shapes = [hlo.operand_shape(module, o) for o in instruction.operands]
+    sized = [s for s in shapes if (a := hlo.arrays(s)) and math.prod(a[0][1]) == elements]
+    return len(sized), hlo.shape_bytes(sized[0]) if sized else 0.0
 
 
 def _walk(module: hlo.Module, instruction: hlo.Instruction) -> int:
