@@ -1,8 +1,8 @@
 """Occupancy: batch -> blocks -> waves on the device's compute units, and tile quantisation.
 
-Each section is a page part (st.fragment): a change to one of its inputs reruns that section
-and the takeaway under both, not the other section or the sidebar. Each section keeps what it
-priced in session state for the takeaway.
+One section at a time (ui.tabs: only the open tab is drawn, and a link names it); each is a
+page part (st.fragment): a change to one of its inputs reruns that section alone, its
+takeaway with it.
 """
 
 import streamlit as st
@@ -11,22 +11,25 @@ import ui
 from perfcore.explain.chip import occupancy as view
 from perfcore.figures import occupancy_sawtooth_figure, tile_efficiency_figure
 
-PRICED = "_oc_priced"  # section key -> what it priced, for the takeaway
-WAVES, TILES, SUMMARY = "oc_waves", "oc_tiles", "oc_summary"
+WAVES, TILES = "oc_waves", "oc_tiles"
+# Each section's link keys: a link made before the tabs opens on the section it set.
+KEYS = {
+    "Batch and waves": ("oc_preset", "oc_batch", "oc_per_seq"),
+    "Matmul tile quantisation": ("oc_m", "oc_n", "oc_tile", "oc_tile_chart"),
+}
 
 ctx = ui.context()
 st.title("Occupancy: too few blocks and the units idle")
 
 
-def priced(section: str, value) -> None:
-    """Keep what a section priced for the takeaway."""
-    st.session_state.setdefault(PRICED, {})[section] = value
-
-
 @st.fragment(key=WAVES)
 def waves() -> None:
     """Batch -> blocks -> waves: the chosen batch's numbers, its sawtooth and the ladder."""
-    ctx, bound = ui.context(), ui.reruns(WAVES, SUMMARY)
+    ctx, bound = ui.context(), ui.reruns(WAVES)
+    st.latex(
+        r"\text{waves} = \left\lceil \frac{\text{blocks}}{\text{units}} \right\rceil,\qquad"
+        r"\text{utilisation} = \frac{\text{blocks}}{\text{waves} \cdot \text{units}}"
+    )
     units = ctx.device.compute_units
     radio = {"widget": st.radio, "horizontal": True, "captions": view.preset_captions(units)}
     preset = ui.choice("Batch (sequences)", view.PRESETS, "oc_preset", **radio, **bound)
@@ -46,16 +49,21 @@ def waves() -> None:
         )
     batch = view.batch_for(preset, custom, units)
     chosen = view.occupancy(ctx.device, batch, per_seq)
-    priced(WAVES, chosen)
     ui.metrics(view.metrics(chosen))
     ui.chart("oc_sawtooth", occupancy_sawtooth_figure, ctx.device, chosen, ctx.compare)
     ui.table(view.table(view.ladder(ctx.device, batch, per_seq), batch), "occupancy")
+    ui.takeaway(view.takeaway(chosen, ctx.device))
 
 
 @st.fragment(key=TILES)
 def tiles() -> None:
     """Matmul tile quantisation: the chosen tile's numbers, every tile's table (and chart)."""
-    device, bound = ui.context().device, ui.reruns(TILES, SUMMARY)
+    device, bound = ui.context().device, ui.reruns(TILES)
+    st.latex(
+        r"\text{tiles} = \left\lceil \tfrac{M}{t_M} \right\rceil \left\lceil \tfrac{N}{t_N} "
+        r"\right\rceil,\qquad \text{efficiency} = \frac{MN}{\text{tiles}\cdot t_M t_N} \cdot "
+        r"\frac{\text{tiles}}{\text{waves} \cdot \text{units}}"
+    )
     with st.container(horizontal=True):  # a row of inputs, not columns: see ui.INPUT
         m = ui.number("M (rows of C)", "oc_m", 4096, 1, view.SIZE_MAX, width=ui.INPUT, **bound)
         n = ui.number("N (columns of C)", "oc_n", 4096, 1, view.SIZE_MAX, width=ui.INPUT, **bound)
@@ -63,35 +71,16 @@ def tiles() -> None:
             "Tile shape", view.TILES, "oc_tile", view.DEFAULT_TILE, width=ui.INPUT, **bound
         )
     compared = view.tiles_compared(m, n, device)
-    priced(TILES, (compared, tile))
     ui.metrics(view.tile_metrics(compared, tile))
-    chart = ui.toggle(
-        "Chart every tile shape", "oc_tile_chart", on_change=st.rerun, args=([TILES],)
-    )
-    if chart:  # the metrics give the chosen one
+    if ui.toggle("Chart every tile shape", "oc_tile_chart", **bound):  # the metrics give one
         ui.chart("oc_tiles", tile_efficiency_figure, compared, tile)
     ui.table(view.tile_table(compared), "tile_quantisation")
+    ui.takeaway(view.tile_takeaway(compared, tile, device))
 
 
-@st.fragment(key=SUMMARY)
-def summary() -> None:
-    """What the two sections say together, from what each priced."""
-    chosen, (compared, tile) = st.session_state[PRICED][WAVES], st.session_state[PRICED][TILES]
-    ui.takeaway(view.takeaway(chosen, compared, tile, ui.context().device))
-
-
-st.latex(
-    r"\text{waves} = \left\lceil \frac{\text{blocks}}{\text{units}} \right\rceil,\qquad"
-    r"\text{utilisation} = \frac{\text{blocks}}{\text{waves} \cdot \text{units}}"
-)
-waves()
-st.subheader("Matmul tile quantisation")
-st.latex(
-    r"\text{tiles} = \left\lceil \tfrac{M}{t_M} \right\rceil \left\lceil \tfrac{N}{t_N} "
-    r"\right\rceil,\qquad \text{efficiency} = \frac{MN}{\text{tiles}\cdot t_M t_N} \cdot "
-    r"\frac{\text{tiles}}{\text{waves} \cdot \text{units}}"
-)
-tiles()
-summary()
+for tab, part in zip(ui.tabs(KEYS, "oc_section", KEYS), (waves, tiles), strict=True):
+    if tab.open:
+        with tab:
+            part()
 st.caption(view.NOTE)
 ui.spec_caption(ctx.device, ctx.compare)

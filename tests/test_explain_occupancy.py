@@ -7,8 +7,7 @@ from tests.support.hand_tables import WAVE_ROWS
 
 
 def _takeaway(device, batch, per_seq=1):
-    chosen = view.occupancy(device, batch, per_seq)
-    return view.takeaway(chosen, view.tiles_compared(4096, 4096, device), "128x128", device)
+    return view.takeaway(view.occupancy(device, batch, per_seq), device)
 
 
 def test_the_ladder_is_the_hand_calculations_table(h100):
@@ -99,7 +98,8 @@ def test_a_device_without_a_unit_count_is_not_published(h100):
     assert view.metrics(None) == [("compute units", "not published")]
     assert view.tiles_compared(4096, 4096, blind) == {}
     assert view.tile_metrics({}, "128x128") == [("compute units", "not published")]
-    assert "not published" in view.takeaway(None, {}, "128x128", blind)
+    assert "not published" in view.takeaway(None, blind)
+    assert "not published" in view.tile_takeaway({}, "128x128", blind)
     assert view.preset_captions(None)[5] == "not published"
     assert view.batch_for("units + 1", 7, None) == 7
     assert len(view.table([], 8)) == len(view.tile_table({})) == 0
@@ -127,12 +127,10 @@ def test_the_tile_table_counts_edge_tiles_and_waves(h100):
 
 def test_the_tile_sentence_names_a_better_shape_when_there_is_one(h100):
     compared = view.tiles_compared(3000, 5000, h100)
-    text = view.takeaway(view.occupancy(h100, 1), compared, "128x256", h100)
+    text = view.tile_takeaway(compared, "128x256", h100)
     assert "in 128x256 tiles is 480 tiles in 4 waves: 86.7 % efficient" in text
     assert "64x64 would reach 95.7 %" in text
-    assert "the best of the offered shapes" in view.takeaway(
-        view.occupancy(h100, 1), compared, "64x64", h100
-    )
+    assert "the best of the offered shapes" in view.tile_takeaway(compared, "64x64", h100)
 
 
 def test_the_tile_metrics_follow_the_chosen_shape(h100):
@@ -149,3 +147,12 @@ def test_one_unit_means_every_block_is_its_own_wave(specs):
     tpu = specs["Google TPU v5e"]
     assert tpu.compute_units == 1
     assert "every block is a wave of its own" in _takeaway(tpu, 5)
+
+
+def test_the_tile_takeaway_counts_tiles_and_waves_by_hand(h100):
+    """4096 x 4096 in 128 x 128 tiles: 32 x 32 = 1,024 tiles over 132 units, ceil(1024 / 132)
+    = 8 waves, 1,024 / (8 x 132) = 97.0 % of the slots; no edge padding. Every offered shape
+    lands at 97.0 % (4,096 tiles in 32 waves, 512 in 4), so 128 x 128 is the best of them."""
+    text = view.tile_takeaway(view.tiles_compared(4096, 4096, h100), "128x128", h100)
+    assert text.startswith("A 4096x4096 output in 128x128 tiles is 1024 tiles in 8 waves")
+    assert "the best of the offered shapes" in text

@@ -4,6 +4,8 @@ import pytest
 
 from tests.support.pages import ROUND_H100, notices, run_page
 
+TILES = {"device": ROUND_H100, "oc_section": "Matmul tile quantisation"}
+
 
 def _metric(at, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
@@ -41,20 +43,27 @@ def test_more_blocks_per_sequence_raise_the_blocks():
 
 
 def test_a_larger_matrix_needs_more_tiles():
-    at = run_page("occupancy", {"device": ROUND_H100})
+    at = run_page("occupancy", TILES)
     before = int(_metric(at, "tiles"))
     at.number_input(key="oc_m").set_value(8192).run()
     assert int(_metric(at, "tiles")) == 2 * before
 
 
-def test_a_link_opens_the_page_on_the_cliff_with_its_tile():
-    query = {"device": ROUND_H100, "oc_preset": "units + 1", "oc_tile": "256x128", "oc_m": "3000"}
-    at = run_page("occupancy", query)
+def test_a_link_opens_the_page_on_the_cliff_or_its_tile():
+    at = run_page("occupancy", {"device": ROUND_H100, "oc_preset": "units + 1"})
     assert at.radio(key="oc_preset").value == "units + 1"
+    assert _metric(at, "utilisation") == "50.4 %"
+    at = run_page("occupancy", {**TILES, "oc_tile": "256x128", "oc_m": "3000"})
     assert at.selectbox(key="oc_tile").value == "256x128"
     assert at.number_input(key="oc_m").value == 3000
-    assert _metric(at, "utilisation") == "50.4 %"
+    assert _metric(at, "tiles") == "384"  # ceil(3000 / 256) x ceil(4096 / 128) = 12 x 32
     assert not notices(at)
+
+
+def test_a_link_made_before_the_tabs_opens_on_the_section_it_set():
+    at = run_page("occupancy", {"device": ROUND_H100, "oc_n": "8192"})
+    assert at.number_input(key="oc_n").value == 8192 and not at.radio
+    assert "A 4096x8192 output in 128x128 tiles" in at.info[0].value
 
 
 @pytest.mark.parametrize(
@@ -65,13 +74,16 @@ def test_a_link_opens_the_page_on_the_cliff_with_its_tile():
         ("oc_batch", "-1"),
         ("oc_per_seq", "lots"),
         ("oc_n", "0"),
+        ("oc_section", "Everything"),
     ],
 )
 def test_garbage_link_values_fall_back_with_a_notice(key, value):
     at = run_page("occupancy", {"device": ROUND_H100, key: value})
     assert not at.exception
     assert any(f"`{key}=" in text for text in notices(at))
-    assert _metric(at, "utilisation") == "0.758 %"
+    # the section the link set, at its defaults: 32 x 32 tiles of 128 x 128, or batch 1
+    label, default = ("tiles", "1024") if key in ("oc_tile", "oc_n") else ("utilisation", "0.758 %")
+    assert _metric(at, label) == default
 
 
 def test_the_compared_device_is_named_in_the_spec_captions():
@@ -80,12 +92,12 @@ def test_the_compared_device_is_named_in_the_spec_captions():
     assert any("NVIDIA A100 SXM4 80GB" in c.value for c in at.caption)
 
 
-def test_a_sections_input_reruns_that_section_and_the_takeaway_alone():
-    """A tile input reruns the tile section and the takeaway (AppTest shows that run's
-    elements): the tile numbers and table, no batch numbers, no sawtooth chart."""
-    at = run_page("occupancy", {"device": ROUND_H100})
-    assert "utilisation" in [m.label for m in at.metric] and at.get("plotly_chart")
+def test_a_sections_input_reruns_that_section_alone():
+    """A tile input reruns the tile section (AppTest shows that run's elements): the tile
+    numbers, table and takeaway, nothing of the page around them."""
+    at = run_page("occupancy", TILES)
     before = int(_metric(at, "tiles"))
+    assert at.caption  # the page's notes, under the tabs
     at.number_input(key="oc_m").set_value(8192).run()
     assert [m.label for m in at.metric] == [
         "tiles",
@@ -93,7 +105,7 @@ def test_a_sections_input_reruns_that_section_and_the_takeaway_alone():
         "tile efficiency",
         "overall efficiency",
     ]
-    assert not at.get("plotly_chart") and len(at.dataframe) == 1
-    assert "Batch 1 makes 1 block on 132 compute units" in at.info[0].value
+    assert not at.caption and len(at.dataframe) == 1
+    assert "A 8192x4096 output in 128x128 tiles" in at.info[0].value
     at.number_input(key="oc_n").set_value(8192).run()  # the section's own inputs stay live
     assert int(_metric(at, "tiles")) == 4 * before

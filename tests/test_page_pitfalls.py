@@ -1,7 +1,10 @@
 """The pitfalls page in AppTest: the printed numbers, controls move them, links and junk."""
 
+import functools
+
 import pytest
 
+from perfcore.explain.chip.pitfalls import TITLES
 from perfcore.format import NOT_PUBLISHED
 from tests.support.pages import ROUND_H100, notices, run_page
 
@@ -16,80 +19,99 @@ def metric(at, label: str) -> str:
     return values[0]
 
 
+@functools.cache
+def belief(n: int, device: str = ROUND_H100, **query: str):
+    """The page on belief n's tab (round-figures H100: the hand calculation's inputs)."""
+    return run_page("pitfalls", {"device": device, "pf_belief": TITLES[n], **query})
+
+
 @pytest.fixture(scope="module")
 def round_page():
-    """The page on the round-figures H100 at its default (the hand calculation's) inputs."""
+    """The page as it opens on the round-figures H100: belief 1 and the summary."""
     return run_page("pitfalls", {"device": ROUND_H100})
 
 
 @pytest.mark.parametrize(
-    ("label", "value"),
+    ("n", "label", "value"),
     [
-        ("today (memory-bound)", "3.35 TFLOP/s"),
-        ("2x the arithmetic peak (memory-bound)", "3.35 TFLOP/s"),
-        ("2x the memory bandwidth (memory-bound)", "6.70 TFLOP/s"),
-        ("gained from 2x the peak", "0 FLOP/s"),
-        ("utilisation", "0.76 %"),
-        ("compute units idle (last wave)", "131 of 132"),
-        ("FP16 tensor path ceiling", "990.0 TFLOP/s"),
-        ("FP32 vector path ceiling", "67.0 TFLOP/s"),
-        ("ceiling lost", "14.8x"),
-        ("one tensor", "33.6 MB"),
-        ("copied over 1000 iterations", "33.6 GB"),
-        ("PCIe, per direction", "64 GB/s"),
-        ("PCIe is further away by", "52x"),
-        ("weights (bf16)", "13.0 GiB"),
-        ("network bytes per GPU per step", "1.75 GB"),
-        ("network time per step", "35.0 ms"),
+        (1, "today (memory-bound)", "3.35 TFLOP/s"),
+        (1, "2x the arithmetic peak (memory-bound)", "3.35 TFLOP/s"),
+        (1, "2x the memory bandwidth (memory-bound)", "6.70 TFLOP/s"),
+        (1, "gained from 2x the peak", "0 FLOP/s"),
+        (2, "utilisation", "0.76 %"),
+        (2, "compute units idle (last wave)", "131 of 132"),
+        (3, "FP16 tensor path ceiling", "990.0 TFLOP/s"),
+        (3, "FP32 vector path ceiling", "67.0 TFLOP/s"),
+        (3, "ceiling lost", "14.8x"),
+        (4, "one tensor", "33.6 MB"),
+        (4, "copied over 1000 iterations", "33.6 GB"),
+        (4, "PCIe, per direction", "64 GB/s"),
+        (4, "PCIe is further away by", "52x"),
+        (5, "weights (bf16)", "13.0 GiB"),
+        (5, "network bytes per GPU per step", "1.75 GB"),
+        (5, "network time per step", "35.0 ms"),
     ],
 )
-def test_round_printed_numbers_are_on_the_page(round_page, label, value):
-    assert metric(round_page, label) == value
+def test_round_printed_numbers_are_on_their_beliefs_tab(n, label, value):
+    assert metric(belief(n), label) == value
 
 
-def test_each_belief_shows_one_headline_metric_the_chart_and_formulas_on_demand(round_page):
-    assert len(round_page.metric) == 5 and len(round_page.get("plotly_chart")) == 1
-    assert not round_page.latex
-    at = run_page("pitfalls", {"device": ROUND_H100, "pf_formulas": "true"})
-    assert len(at.latex) == 5 and at.toggle(key="pf_formulas").value
-    assert [m.value for m in at.metric] == [m.value for m in round_page.metric]
+@pytest.mark.parametrize("n", sorted(TITLES))
+def test_each_tab_draws_its_belief_alone_with_one_headline_metric(n):
+    at = belief(n)
+    assert len(at.metric) == 1 and len(at.get("plotly_chart")) == (n == 1)
+    assert not at.latex
+    assert at.tabs[0].label == TITLES[1] and len(at.tabs) == 5  # the other tabs, not drawn
+    shown = belief(n, pf_formulas="true")
+    assert len(shown.latex) == 1 and shown.toggle(key="pf_formulas").value
+    assert [m.value for m in shown.metric] == [m.value for m in at.metric]
 
 
-def test_round_verdicts_give_the_printed_sentences(round_page):
-    text = " ".join(m.value for m in round_page.markdown)
+def test_round_verdicts_give_the_printed_sentences():
+    text = " ".join(m.value for n in (3, 4, 5) for m in belief(n).markdown)
     assert "1365 FLOP/byte → 990.0 TFLOP/s vs 683 FLOP/byte → 67.0 TFLOP/s" in text
     assert "0.52 s of pure copying vs 0.01 s" in text
     assert "13.0 GiB fits in 80.0 GiB" in text
 
 
 def test_more_iterations_raise_the_copy_time():
-    at = run_page("pitfalls", {"device": ROUND_H100})
+    at = run_page("pitfalls", {"device": ROUND_H100, "pf_belief": TITLES[4]})
     at.number_input(key="pf_iters").set_value(2000).run()
     assert metric(at, "time over PCIe") == "1.05 s"
 
 
 def test_more_nodes_raise_the_network_time():
-    at = run_page("pitfalls", {"device": ROUND_H100})
+    at = run_page("pitfalls", {"device": ROUND_H100, "pf_belief": TITLES[5]})
     at.number_input(key="pf_nodes").set_value(16).run()
     assert metric(at, "network time per step") == "65.6 ms"
 
 
 def test_a_link_opens_with_its_pitfall_values():
-    query = {
-        "device": ROUND_H100,
-        "pf_decode_batch": "64",
-        "pf_half": "bf16",
-        "pf_iters": "10",
-        "pf_copy_dtype": "fp32",
-        "pf_nodes": "4",
-    }
-    at = run_page("pitfalls", query)
+    at = belief(1, pf_decode_batch="64")
     assert at.number_input(key="pf_decode_batch").value == 64
+    at = belief(3, pf_half="bf16")
     assert at.selectbox(key="pf_half").value == "bf16"
-    assert metric(at, "copied over 10 iterations") == "671 MB"
     assert metric(at, "BF16 tensor path ceiling") == "990.0 TFLOP/s"
+    assert metric(belief(4, pf_iters="10", pf_copy_dtype="fp32"), "copied over 10 iterations") == (
+        "671 MB"
+    )
+    at = belief(5, pf_nodes="4")
     assert metric(at, "network bytes per GPU per step") == "2.62 GB"
     assert not notices(at)
+
+
+@pytest.mark.parametrize(("key", "n"), [("pf_batch", 2), ("pf_iters", 4), ("pf_nodes", 5)])
+def test_a_link_made_before_the_tabs_opens_on_the_belief_it_set(key, n):
+    at = run_page("pitfalls", {"device": ROUND_H100, key: "3"})
+    assert at.tabs[0].label == TITLES[1]
+    assert [m.label for m in at.metric] == [m.label for m in belief(n).metric]
+    assert not notices(at)
+
+
+def test_a_link_naming_no_tab_falls_back_to_the_first_with_a_notice():
+    at = run_page("pitfalls", {"device": ROUND_H100, "pf_belief": "Belief six"})
+    assert any("`pf_belief=Belief six`" in text for text in notices(at))
+    assert [m.label for m in at.metric] == [m.label for m in belief(1).metric]
 
 
 @pytest.mark.parametrize(
@@ -104,18 +126,22 @@ def test_a_link_opens_with_its_pitfall_values():
     ],
 )
 def test_garbage_link_values_fall_back_with_a_notice(key, value):
-    at = run_page("pitfalls", {"device": ROUND_H100, key: value})
+    at = run_page("pitfalls", {"device": ROUND_H100, key: value})  # opens on the belief
     assert not at.exception
     assert any(f"`{key}=" in text for text in notices(at))
-    assert metric(at, "network time per step") == "35.0 ms"
+    table = at.dataframe[0].value  # the summary, at the defaults
+    row = table[table["quantity"] == "network time per step"]
+    assert row["value"].tolist() == ["35.0 ms"]
 
 
 def test_a_device_missing_a_figure_shows_not_published_for_that_belief_only():
-    at = run_page("pitfalls", {"device": "NVIDIA V100 SXM2"})
-    assert not at.exception
-    verdicts = [m.value for m in at.markdown if NOT_PUBLISHED in m.value]
-    assert len(verdicts) == 2  # (1) at bf16 and (5) without a network figure
-    assert metric(at, "utilisation") == "1.2 %"
+    device = "NVIDIA V100 SXM2"
+    unpublished = [
+        n for n in TITLES if any(NOT_PUBLISHED in m.value for m in belief(n, device).markdown)
+    ]
+    assert unpublished == [1, 5]  # (1) at bf16 and (5) without a network figure
+    assert metric(belief(2, device), "utilisation") == "1.2 %"
+    assert "(1, 5: not published for this device.)" in belief(2, device).info[0].value
 
 
 def test_table_lists_all_five_beliefs(round_page):
@@ -127,15 +153,13 @@ def test_takeaway_sums_up_the_five(round_page):
     assert "0.76 %" in text and "35.0 ms" in text
 
 
-def test_a_beliefs_input_reruns_it_and_keeps_the_summary_in_step():
+def test_a_beliefs_input_reruns_that_belief_alone():
     """16 nodes: belief 5's network time is 65.6 ms (test_more_nodes_raise_the_network_time);
-    the run after the change sends belief 5 and the summary alone (AppTest shows that run's
-    elements), and the summary's table and takeaway carry the new time."""
-    at = run_page("pitfalls", {"device": ROUND_H100})
+    the run after the change sends belief 5 alone (AppTest shows that run's elements), not
+    the summary, which prices the defaults (2 nodes: 35.0 ms)."""
+    at = run_page("pitfalls", {"device": ROUND_H100, "pf_belief": TITLES[5]})
     at.number_input(key="pf_nodes").set_value(16).run()
-    assert [m.label for m in at.metric] == ["network time per step"]
-    assert not at.get("plotly_chart")  # belief 1's chart was not sent again
-    table = at.dataframe[0].value
-    row = table[table["quantity"] == "network time per step"]
-    assert row["value"].tolist() == ["65.6 ms"]  # shown in its own unit
-    assert "sharding across 16 nodes adds 65.6 ms" in at.info[0].value
+    assert [(m.label, m.value) for m in at.metric] == [("network time per step", "65.6 ms")]
+    assert not at.dataframe and not at.info
+    at.run()  # a whole rerun: the summary still at the defaults
+    assert "sharding across 2 nodes adds 35.0 ms" in at.info[0].value

@@ -61,6 +61,7 @@ from ui.widgets import (
     reset_notices,
     show_notices,
     size,
+    tabs,
     toggle,
 )
 
@@ -76,6 +77,7 @@ __all__ = [
     "choice",
     "context",
     "count",
+    "tabs",
     "toggle",
     "freeze_heap",
     "hosted_mode",

@@ -187,6 +187,22 @@ def precisions(prefix: str, default: Precisions) -> Precisions:
     return Precisions(*bits)
 
 
+def tabs(labels: Sequence[str], key: str, linked: dict[str, Collection[str]] | None = None):
+    """URL-bound tabs of which only the open one is drawn (each tab's `.open`): a page of
+    parts a reader takes one at a time sends the browser one part's elements a rerun, not all.
+
+    The open tab is the link's ?key=label; a link without one opens the first tab whose
+    inputs (`linked`: label -> widget keys) it sets, so a link made before the tabs opens on
+    the part it set; else the first tab.
+    """
+    labels, raw, given = list(labels), _raw(key), set(st.query_params)
+    default = next((t for t, keys in (linked or {}).items() if given & set(keys)), labels[0])
+    shown = st.tabs(labels, key=key, default=default, bind="query-params")
+    if raw is not None and raw not in labels:
+        _notice(key, raw, "one of the tabs' names", st.session_state.get(key, default))
+    return shown
+
+
 def toggle(label: str, key: str, default: bool = False, **kw) -> bool:
     """A URL-bound toggle (?key=true / ?key=false)."""
     raw = _raw(key)

@@ -223,20 +223,25 @@ def _tile_sentence(compared: dict[str, TileQuantisation], tile: str) -> str:
         else f"{best} would reach {fmt.percent(compared[best].efficiency)}"
     )
     return (
-        f" A {q.m}x{q.n} output in {tile} tiles is {_count(q.tiles, 'tile')} in "
+        f"A {q.m}x{q.n} output in {tile} tiles is {_count(q.tiles, 'tile')} in "
         f"{_count(q.waves, 'wave')}: {fmt.percent(q.efficiency)} efficient "
         f"({fmt.percent(q.tile_efficiency)} after edge padding, {fmt.percent(q.utilisation)} "
         f"of the waves' unit slots used), {verdict}."
     )
 
 
-def takeaway(
-    o: Occupancy | None, compared: dict[str, TileQuantisation], tile: str, device: Device
-) -> str:
-    """Utilisation at the chosen batch, idle units, the next full wave, and tile efficiency."""
-    if o is None:
-        return (
-            f"{device.name}: compute-unit count {fmt.NOT_PUBLISHED}, so waves and utilisation "
-            "cannot be derived. Pick a device that publishes it."
-        )
-    return _occupancy_sentence(o) + _tile_sentence(compared, tile)
+def _unpublished(device: Device) -> str:
+    return (
+        f"{device.name}: compute-unit count {fmt.NOT_PUBLISHED}, so waves and utilisation "
+        "cannot be derived. Pick a device that publishes it."
+    )
+
+
+def takeaway(o: Occupancy | None, device: Device) -> str:
+    """Utilisation at the chosen batch, idle units and the next full wave."""
+    return _unpublished(device) if o is None else _occupancy_sentence(o)
+
+
+def tile_takeaway(compared: dict[str, TileQuantisation], tile: str, device: Device) -> str:
+    """The chosen tile shape's efficiency, against the best offered."""
+    return _tile_sentence(compared, tile) if compared else _unpublished(device)

@@ -26,11 +26,19 @@ HALF_PRECISIONS = ("fp16", "bf16")
 HEADLINES = {1: (4,), 2: (0,), 3: (4,), 4: (5,), 5: (5,)}
 DEFAULT_ELEMENTS = 4096 * 4096  # one 4096 x 4096 tensor
 TITLES = {
-    1: "(1) The faster chip",
-    2: "(2) Batch size one",
-    3: "(3) The stray FP32 op",
-    4: "(4) The copy inside the loop",
-    5: "(5) Sharding for headroom",
+    1: "The faster chip",
+    2: "Batch size one",
+    3: "The stray FP32 op",
+    4: "The copy inside the loop",
+    5: "Sharding for headroom",
+}
+# Each belief's inputs as the page opens: its widgets' defaults, and what the summary prices.
+DEFAULTS = {
+    1: {"params": 7e9, "batch": 1},
+    2: {"batch": 1},
+    3: {"n": 4096, "half": "fp16"},
+    4: {"elements": DEFAULT_ELEMENTS, "dtype": "fp16", "iterations": 1000},
+    5: {"params": 7e9, "dtype": "bf16", "gpus_per_node": 8, "nodes": 2},
 }
 FORMULAS = {
     1: r"\text{attainable} = \min(P,\ I\beta),\qquad I_{\text{decode}} = "
@@ -269,6 +277,18 @@ def _shard(
     )
     summary = f"sharding across {nodes} nodes adds {q[5].text} of network per step"
     return Section(5, belief, q, _shard_verdict(r, q, nodes), summary, r)
+
+
+def at_defaults(device: Device, precision: str) -> list[Section]:
+    """The five beliefs priced at their default inputs (DEFAULTS), in order."""
+    d = DEFAULTS
+    return [
+        faster_chip(device, precision, **d[1]),
+        batch_one(device, **d[2]),
+        fp32_path(device, **d[3]),
+        copy_in_loop(device, **d[4]),
+        shard_across_nodes(device, **d[5]),
+    ]
 
 
 def table(sections: list[Section]) -> pd.DataFrame:
