@@ -1,6 +1,7 @@
 """Generations: every device's ridge point against its year, one op's verdict, growth ratios.
 
-One page part (st.fragment): a change to one of its inputs reruns it, not the sidebar."""
+One page part (st.fragment): a change to one of its inputs reruns it, not the sidebar. Its
+chart, the growth chart and the table are tabs (ui.tabs): only the open one is drawn."""
 
 import streamlit as st
 
@@ -9,6 +10,9 @@ from perfcore.explain.chip import generations as view
 from perfcore.figures import growth_figure, ridge_by_year_figure
 from perfcore.model.chip import ops
 from perfcore.model.chip.generations import growth
+
+# A link made before these tabs with ?ge_growth (the growth chart's toggle) opens that tab.
+VIEWS = ("Ridge points by year", "Growth, old to new", "Table")
 
 
 @st.fragment(key="ge_view")
@@ -39,10 +43,16 @@ def generations() -> None:
     bound_help = f"Devices on which {op} is memory-bound, of those publishing {precision}"
     bound = (f"Memory-bound ({precision})", view.bound_count(rows), bound_help)
     ui.metrics([*view.growth_headline(g), bound])
-    ui.chart("ge_chart", ridge_by_year_figure, rows, cost, precision, (old, new))
-    if ui.toggle("Chart the growth, old to new", "ge_growth"):  # the metrics above say it first
-        ui.chart("ge_growth_chart", growth_figure, g, old, new, precision)
-    ui.table(view.table(rows, precision, cost), "generations")
+    ridges, growing, table = ui.tabs(VIEWS, "ge_view", {VIEWS[1]: ("ge_growth",)})
+    if ridges.open:
+        with ridges:
+            ui.chart("ge_chart", ridge_by_year_figure, rows, cost, precision, (old, new))
+    if growing.open:
+        with growing:
+            ui.chart("ge_growth_chart", growth_figure, g, old, new, precision)
+    if table.open:
+        with table:
+            ui.table(view.table(rows, precision, cost), "generations")
     ui.takeaway(view.takeaway(rows, cost, precision, g, (old, new)))
     ui.spec_caption(old, new)
     st.caption("Every other device's source is in the table's source column (data/specs.csv).")

@@ -1,6 +1,7 @@
 """Scale-out: a hierarchical all-reduce of a model's gradients, in the node and across nodes.
 
-One page part (st.fragment): a change to one of its inputs reruns it, not the sidebar."""
+One page part (st.fragment): a change to one of its inputs reruns it, not the sidebar. Its
+chart and its table are tabs (ui.tabs): only the open one is drawn."""
 
 import streamlit as st
 
@@ -64,8 +65,14 @@ def scale_out() -> None:
         ui.metrics((m.label, m.value, m.help) for m in shown)
     st.latex(view.FORMULA)
     rows = view.sweep(ctx.device, setup)
-    ui.chart("so_chart", scale_out_figure, rows, chosen, view.sweep(ctx.compare, setup))
-    ui.table(view.table(rows, nodes), "scale_out")
+    chart, table = ui.tabs(("Chart", "Table"), "so_view")
+    if chart.open:
+        with chart:
+            compared = view.sweep(ctx.compare, setup)
+            ui.chart("so_chart", scale_out_figure, rows, chosen, compared)
+    if table.open:
+        with table:
+            ui.table(view.table(rows, nodes), "scale_out")
     ui.takeaway(view.takeaway(chosen))
     ui.spec_caption(ctx.device, ctx.compare)
 

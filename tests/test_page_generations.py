@@ -29,7 +29,7 @@ def test_a_longer_sequence_leaves_fewer_devices_memory_bound():
 
 
 def test_the_vendor_filter_keeps_only_that_vendors_devices():
-    at = run_page("generations", FP16)
+    at = run_page("generations", {**FP16, "ge_view": "Table"})
     at.multiselect(key="ge_vendors").set_value(["AMD"]).run()
     assert set(at.dataframe[0].value["vendor"]) == {"AMD"}
 
@@ -81,3 +81,13 @@ def test_garbage_link_values_fall_back_with_notices():
     assert at.number_input(key="ge_attention_seq").value == 512
     texts = " ".join(notices(at))
     assert all(f"`{k}=" in texts for k in query)
+
+
+def test_the_chart_growth_and_table_are_tabs_drawn_one_at_a_time():
+    at = run_page("generations", FP16)
+    assert [c.key for c in at.get("plotly_chart")] == ["ge_chart"] and not at.dataframe
+    growth = run_page("generations", {**FP16, "ge_view": "Growth, old to new"})
+    assert [c.key for c in growth.get("plotly_chart")] == ["ge_growth_chart"]
+    old_link = run_page("generations", {**FP16, "ge_growth": "true"})  # the toggle's, before
+    assert [c.key for c in old_link.get("plotly_chart")] == ["ge_growth_chart"]
+    assert _metrics(growth) == _metrics(at) == _metrics(old_link)

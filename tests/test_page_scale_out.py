@@ -51,7 +51,10 @@ def test_round_defaults_show_printed_in_node_and_two_node_numbers(round_page):
 
 
 def test_round_table_shows_four_and_sixteen_nodes(round_page):
-    df = round_page.dataframe[0].value.set_index("nodes")  # shown in GB, ms and %
+    assert not round_page.dataframe and round_page.get("plotly_chart")  # the chart's tab
+    at = run_page("scale_out", {**MARKETED, "so_view": "Table"})
+    assert not at.get("plotly_chart")
+    df = at.dataframe[0].value.set_index("nodes")  # shown in GB, ms and %
     columns = ["network bytes per GPU", "all-reduce time", "network share of time"]
     assert [round(v, 1) for v in df.loc[4, columns]] == [2.6, 79.7, 65.9]
     assert [round(v, 1) for v in df.loc[16, columns]] == [3.3, 92.8, 70.7]

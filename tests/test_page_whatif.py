@@ -96,7 +96,7 @@ def test_workloads_decode_halves_with_twice_the_memory_bandwidth():
 
 
 def test_generations_lists_the_changed_device_beside_the_published_rows():
-    at = run_page("generations", {"device": H100, "what_if": CHANGE})
+    at = run_page("generations", {"device": H100, "what_if": CHANGE, "ge_view": "Table"})
     devices = list(at.dataframe[0].value["device"])
     assert NAMED in devices and H100 in devices
 
