@@ -11,8 +11,8 @@ from perfcore.figures import growth_figure, ridge_by_year_figure
 from perfcore.model.chip import ops
 from perfcore.model.chip.generations import growth
 
-# A link made before these tabs with ?ge_growth (the growth chart's toggle) opens that tab.
-VIEWS = ("Ridge points by year", "Growth, old to new", "Table")
+# A link made before the tabs with ?ge_growth (the growth chart's toggle) opens this tab.
+GROWTH = "Growth, old to new"
 
 
 @st.fragment(key="ge_view")
@@ -43,16 +43,14 @@ def generations() -> None:
     bound_help = f"Devices on which {op} is memory-bound, of those publishing {precision}"
     bound = (f"Memory-bound ({precision})", view.bound_count(rows), bound_help)
     ui.metrics([*view.growth_headline(g), bound])
-    ridges, growing, table = ui.tabs(VIEWS, "ge_view", {VIEWS[1]: ("ge_growth",)})
-    if ridges.open:
-        with ridges:
-            ui.chart("ge_chart", ridge_by_year_figure, rows, cost, precision, (old, new))
-    if growing.open:
-        with growing:
-            ui.chart("ge_growth_chart", growth_figure, g, old, new, precision)
-    if table.open:
-        with table:
-            ui.table(view.table(rows, precision, cost), "generations")
+    views = {
+        "Ridge points by year": lambda: ui.chart(
+            "ge_chart", ridge_by_year_figure, rows, cost, precision, (old, new)
+        ),
+        GROWTH: lambda: ui.chart("ge_growth_chart", growth_figure, g, old, new, precision),
+        "Table": lambda: ui.table(view.table(rows, precision, cost), "generations"),
+    }
+    ui.tabs(views, "ge_view", {GROWTH: ("ge_growth",)})
     ui.takeaway(view.takeaway(rows, cost, precision, g, (old, new)))
     ui.spec_caption(old, new)
     st.caption("Every other device's source is in the table's source column (data/specs.csv).")

@@ -78,9 +78,6 @@ def tiles() -> None:
     ui.takeaway(view.tile_takeaway(compared, tile, device))
 
 
-for tab, part in zip(ui.tabs(KEYS, "oc_section", KEYS), (waves, tiles), strict=True):
-    if tab.open:
-        with tab:
-            part()
+ui.tabs(dict(zip(KEYS, (waves, tiles), strict=True)), "oc_section", KEYS)
 st.caption(view.NOTE)
 ui.spec_caption(ctx.device, ctx.compare)

@@ -5,6 +5,8 @@ page part (st.fragment): a change to one of its inputs reruns that belief alone.
 tabs, the five together at their default inputs.
 """
 
+import functools
+
 import streamlit as st
 
 import ui
@@ -95,11 +97,8 @@ def shard_across_nodes(formulas: bool) -> None:
 
 PARTS = (faster_chip, batch_one, fp32_path, copy_in_loop, shard_across_nodes)
 titles = view.TITLES
-tabs = ui.tabs(titles.values(), "pf_belief", {titles[n]: keys for n, keys in KEYS.items()})
-for tab, part in zip(tabs, PARTS, strict=True):
-    if tab.open:
-        with tab:
-            part(formulas)
+beliefs = {t: functools.partial(p, formulas) for t, p in zip(titles.values(), PARTS, strict=True)}
+ui.tabs(beliefs, "pf_belief", {titles[n]: keys for n, keys in KEYS.items()})
 st.subheader("The five at their default inputs")
 defaults = view.at_defaults(ctx.device, ctx.precision)
 ui.table(view.table(defaults), "pitfalls")

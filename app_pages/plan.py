@@ -1,5 +1,8 @@
 """Plan: the best layout to train a model on N GPUs of the sidebar's device, or to serve it.
-One page part (st.fragment); the search, its tables and each chart cached per input."""
+One page part (st.fragment); the search, its tables and each chart cached per input
+(ui.planning); the ranked plans, the charts and the published runs are tabs (ui.tabs)."""
+
+from functools import partial
 
 import streamlit as st
 
@@ -10,39 +13,9 @@ from perfcore.explain.plans import plan_runs
 from perfcore.explain.plans import plan_serve as serve
 from perfcore.explain.plans import plan_takeaway as words
 from perfcore.figures.plans import plan as charts
-from perfcore.figures.plans import plan_runs as runs_chart
+from ui import planning
 
 DEFAULT_MODEL = "Llama-3.1-70B"
-
-
-@ui.per_input()
-def runs(model_name: str, device_name: str, setup, theme) -> tuple:
-    """The published runs this setup is held against, their chart and table, once per input."""
-    h = plan_runs.held(*ui.published_runs(), model_name, device_name, setup)
-    fig = runs_chart.published_runs_figure(h.runs, h.nearest, h.efficiencies, theme)
-    return h, fig, plan_runs.runs_table(list(h.nearest))
-
-
-@ui.per_input()
-def priced(model, device, setup) -> view.TrainView | serve.ServeView | str:
-    """The page's numbers for one input (shared, read-only); or the line saying why none."""
-    price = view.train_view if isinstance(setup, view.TrainSetup) else serve.serve_view
-    where = f"the Plan page, pricing {model.name} on {device.name}"
-    args = model, device, setup, ui.published_runs()[1]
-    return ui.priced(where, price, *args, say=view.refusal_text)
-
-
-@ui.per_input()
-def table(model, device, setup):
-    """The ranked table of priced(...): layouts that fit, or serving plans."""
-    data, train = priced(model, device, setup), isinstance(setup, view.TrainSetup)
-    return layouts.layouts_table(data) if train else serve.plans_table(data)
-
-
-@ui.per_input(128)
-def figure(model, device, setup, which: str, theme):
-    """The chart `which` of priced(...), once per input."""
-    return charts.page_figure(priced(model, device, setup), which, theme)
 
 
 st.title("Plan: the best layout to train or serve a model")
@@ -73,23 +46,41 @@ def serve_inputs() -> serve.ServeSetup:
     return serve.serve_setup(n, bits)
 
 
-def results(data: view.TrainView | serve.ServeView, model, device, setup) -> None:
-    """The best plan's numbers and takeaway (or why none), its two charts, the ranked table."""
+def results(data: view.TrainView | serve.ServeView, model, device, setup) -> bool:
+    """The best plan's numbers and takeaway, or why none; whether there are plans to list."""
     train = isinstance(data, view.TrainView)
     if data.best is None:
         st.error(words.nothing_text(data))
-        if train or not data.candidates:
-            return
-    else:
-        ui.metrics(view.train_metrics(data) if train else serve.serve_metrics(data))
-        ui.takeaway(words.takeaway(model, data))
-    which = charts.TRAIN_CHARTS if train else charts.SERVE_CHARTS
-    for column, name in zip(st.columns(2), which, strict=True):
-        with column:
-            ui.plot(f"plan_{name}", figure(model, device, setup, name, ui.theme()))
+        return not train and bool(data.candidates)
+    ui.metrics(view.train_metrics(data) if train else serve.serve_metrics(data))
+    ui.takeaway(words.takeaway(model, data))
+    return True
+
+
+def ranked(data: view.TrainView | serve.ServeView, model, device, setup) -> None:
+    """The plans ranked: the table (training: what it lists, first)."""
+    train = isinstance(data, view.TrainView)
     if train:
         st.caption(layouts.layouts_caption(data))
-    ui.table(table(model, device, setup), "plan_train_layouts" if train else "plan_serve_plans")
+    ui.table(
+        planning.table(model, device, setup), "plan_train_layouts" if train else "plan_serve_plans"
+    )
+
+
+def drawn(data: view.TrainView | serve.ServeView, model, device, setup) -> None:
+    """The best plan's two charts."""
+    which = charts.TRAIN_CHARTS if isinstance(data, view.TrainView) else charts.SERVE_CHARTS
+    for column, name in zip(st.columns(2), which, strict=True):
+        with column:
+            ui.plot(f"plan_{name}", planning.figure(model, device, setup, name, ui.theme()))
+
+
+def held(name: str, device_name: str, setup) -> None:
+    """The published runs this setup is held against: their chart and table."""
+    h, fig, df = planning.runs(name, device_name, setup, ui.theme())
+    st.caption(plan_runs.runs_caption(h))
+    ui.plot("plan_runs", fig)
+    ui.table(df, "plan_published_runs")
 
 
 @st.fragment(key="plan_view")
@@ -103,15 +94,14 @@ def plan() -> None:
         mode = ui.choice("Plan", view.MODES, "plan_mode", widget=st.radio, horizontal=True)
     setup, model = (train_inputs() if mode == "train" else serve_inputs()), models[name]
     st.caption(view.model_caption(model, ctx.device))
-    data = priced(model, ctx.device, setup)
+    data = planning.priced(model, ctx.device, setup)
     if ui.refused(data):
         return
-    results(data, model, ctx.device, setup)
-    h, fig, df = runs(name, ctx.base.name, setup, ui.theme())  # on the published row
-    st.subheader("Held against published runs")
-    st.caption(plan_runs.runs_caption(h))
-    ui.plot("plan_runs", fig)
-    ui.table(df, "plan_published_runs")
+    args = data, model, ctx.device, setup
+    listed = results(*args)
+    parts = {"Ranked plans": partial(ranked, *args), "Charts": partial(drawn, *args)}
+    held_runs = partial(held, name, ctx.base.name, setup)  # on the published row
+    ui.tabs({**(parts if listed else {}), "Held against published runs": held_runs}, "plan_tab")
 
 
 plan()

@@ -3,6 +3,8 @@
 One page part (st.fragment): a change to one of its inputs reruns it, not the sidebar. Its
 chart and its table are tabs (ui.tabs): only the open one is drawn."""
 
+import functools
+
 import streamlit as st
 
 import ui
@@ -65,14 +67,10 @@ def scale_out() -> None:
         ui.metrics((m.label, m.value, m.help) for m in shown)
     st.latex(view.FORMULA)
     rows = view.sweep(ctx.device, setup)
-    chart, table = ui.tabs(("Chart", "Table"), "so_view")
-    if chart.open:
-        with chart:
-            compared = view.sweep(ctx.compare, setup)
-            ui.chart("so_chart", scale_out_figure, rows, chosen, compared)
-    if table.open:
-        with table:
-            ui.table(view.table(rows, nodes), "scale_out")
+    compared = functools.partial(view.sweep, ctx.compare, setup)  # the chart's alone
+    chart = functools.partial(ui.chart, "so_chart", scale_out_figure, rows, chosen)
+    table = functools.partial(ui.table, view.table(rows, nodes), "scale_out")
+    ui.tabs({"Chart": lambda: chart(compared()), "Table": table}, "so_view")
     ui.takeaway(view.takeaway(chosen))
     ui.spec_caption(ctx.device, ctx.compare)
 

@@ -2,7 +2,8 @@
 
 Two page parts (st.fragment): the workload (its inputs, then its numbers, chart and tables)
 reruns alone when one of its inputs changes, not the sidebar; inside it, the chart reruns
-alone when the chart picker changes.
+alone when the chart picker changes. Its three tables are tabs (ui.tabs): only the open one
+is drawn.
 """
 
 import plotly.graph_objects as go
@@ -76,6 +77,12 @@ def chart(model, setup: view.Setup, data: view.Page) -> None:
         ui.plot("wl_chart_figure", fig)
 
 
+def ops(data: view.Page) -> None:
+    """Every op of the workload, and what its time and expected time are."""
+    st.caption(f"Time is the bound; {data.expected_from} in `expected`.")
+    ui.table(data.ops, "workloads_ops")
+
+
 @st.fragment(key="wl_workload")
 def workload() -> None:
     """The inputs, then what they price: numbers, the chart, the tables."""
@@ -92,11 +99,16 @@ def workload() -> None:
     ui.metrics(words.headline(data.views[0], data.expected_s, data.expected_from))
     chart(model, setup, data)
     ui.takeaway(words.takeaway(model, data.views[0], setup))
-    ui.table(data.summary, "workloads_summary")
-    st.caption(f"Ops: time is the bound; {data.expected_from} in `expected`.")
-    ui.table(data.ops, "workloads_ops")
-    with st.expander("Decode crossover batch by KV precision and context"):
-        ui.table(data.crossover, "workloads_crossover", empty="never")
+    ui.tabs(
+        {
+            "Phases": lambda: ui.table(data.summary, "workloads_summary"),
+            "Ops": lambda: ops(data),
+            "Decode crossover batch by KV precision and context": lambda: ui.table(
+                data.crossover, "workloads_crossover", empty="never"
+            ),
+        },
+        "wl_table",
+    )
 
 
 workload()

@@ -6,7 +6,7 @@ import pytest
 
 from perfcore import load_specs
 from perfcore.format import NOT_PUBLISHED
-from tests.support.pages import PAGES, ROUND_H100, notices, run_page, table_text
+from tests.support.pages import PAGES, ROUND_H100, notices, run_page, tab_links, table_text
 
 DEVICES = list(load_specs())
 TEXT_KINDS = (
@@ -99,6 +99,8 @@ def test_the_outside_words_guard_catches_a_word_at_either_end_of_a_line():
 def test_no_page_shows_words_from_outside_the_product(page):
     at = run_page(page)
     assert not OUTSIDE_WORDS.findall(_rendered_text(at))
+    for query in tab_links(at):  # each tab's part, drawn alone
+        assert not OUTSIDE_WORDS.findall(_rendered_text(run_page(page, query))), query
 
 
 @pytest.mark.parametrize("page", PAGES)

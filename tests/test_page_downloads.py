@@ -12,10 +12,8 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 
 from perfcore.format import FORMULA_START
 from perfcore.model.chip.specs import DEFAULT_PATH
-from tests.support.pages import PAGES, run_page
+from tests.support.pages import PAGES, run_page, tab_links
 
-# The tab each page's downloads sit in, where they are not on the tab a page opens on.
-TABLE_TABS = {"generations": {"ge_view": "Table"}, "scale_out": {"so_view": "Table"}}
 HOSTILE = '=HYPERLINK("http://x","y")'
 SOURCE = "@SUM(1+1)"
 
@@ -59,10 +57,11 @@ def is_number(cell: str) -> bool:
 
 @pytest.mark.parametrize("page", PAGES)
 def test_no_csv_download_starts_a_cell_with_a_formula(page, downloads):
-    at = run_page(page, TABLE_TABS.get(page))
-    at.file_uploader(key="specs_upload").upload("mine.csv", hostile_specs(), "text/csv").run()
-    at.selectbox(key="device").set_value(HOSTILE).run()
-    assert not at.exception, at.exception
+    for query in [{}, *tab_links(run_page(page))]:  # the page as it opens, then each tab
+        at = run_page(page, query)
+        at.file_uploader(key="specs_upload").upload("mine.csv", hostile_specs(), "text/csv").run()
+        at.selectbox(key="device").set_value(HOSTILE).run()
+        assert not at.exception, at.exception
     tables = {name: cells(fn()) for name, fn in downloads.items() if name.endswith(".csv")}
     for name, written in tables.items():
         unsafe = [c for c in written if c.startswith(FORMULA_START) and not is_number(c)]

@@ -29,8 +29,12 @@ def test_the_page_opens_at_its_defaults_with_no_exception_error_or_notice():
     assert not at.exception and not at.error and not notices(at)
     labels = [m.label for m in at.metric]
     assert labels[:4] == ["Step (expected)", "Step (bound)", "MFU (expected)", "MFU (bound)"]
-    assert at.subheader[0].value == "Held against published runs"
-    assert len(at.get("plotly_chart")) == 3 and len(at.dataframe) == 2
+    assert [t.label for t in at.tabs] == ["Ranked plans", "Charts", "Held against published runs"]
+    assert not at.get("plotly_chart") and len(at.dataframe) == 1  # the open tab's table alone
+    charts = run_page("plan", {"plan_tab": "Charts"})
+    assert len(charts.get("plotly_chart")) == 2 and not charts.dataframe
+    held = run_page("plan", {"plan_tab": "Held against published runs"})
+    assert len(held.get("plotly_chart")) == 1 and len(held.dataframe) == 1
 
 
 def test_the_takeaway_names_the_best_layouts_numbers():
@@ -223,8 +227,9 @@ def test_twice_the_gpus_and_twice_the_batch_never_lower_the_tokens_per_s():
 
 
 def test_a_what_if_device_is_held_against_runs_on_its_published_row():
-    at = run_page("plan", {**H100, "what_if": "memory_bw_tbs=6.7"})
+    query = {**H100, "what_if": "memory_bw_tbs=6.7", "plan_tab": "Held against published runs"}
+    at = run_page("plan", query)
     assert not at.exception and not at.error and not notices(at)
     assert "memory 2× → 6.7 TB/s" in at.caption[0].value
-    runs = at.dataframe[1].value
+    runs = at.dataframe[0].value
     assert list(runs["device"][:2]) == ["NVIDIA H100 SXM"] * 2  # same model and device first

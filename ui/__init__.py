@@ -10,6 +10,7 @@ figure builder, and hold no arithmetic.
 - refusals: a page's pricing guarded once: a user error said clearly, a bug logged;
 - kernels: this session's kernel curves (the Measure page's run or an upload);
 - profiling: the Profile page's bundled example, and this machine's quick roofline;
+- planning: the Plan page's pricing, ranked tables, charts and published runs, per input;
 - shell: the shared sidebar, what it chose for this run, the navigation's pages.
 
 `import ui` gives all of them under one name (ui.number, ui.chart, ...).

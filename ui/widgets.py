@@ -7,7 +7,7 @@ shown at the top of the page (app.py).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 import streamlit as st
 
@@ -187,20 +187,23 @@ def precisions(prefix: str, default: Precisions) -> Precisions:
     return Precisions(*bits)
 
 
-def tabs(labels: Sequence[str], key: str, linked: dict[str, Collection[str]] | None = None):
-    """URL-bound tabs of which only the open one is drawn (each tab's `.open`): a page of
-    parts a reader takes one at a time sends the browser one part's elements a rerun, not all.
+def tabs(parts: dict[str, Callable[[], object]], key: str, linked: dict | None = None) -> None:
+    """URL-bound tabs, label -> the part that draws it, of which only the open one is drawn:
+    a page of parts a reader takes one at a time sends the browser one part a rerun, not all.
 
     The open tab is the link's ?key=label; a link without one opens the first tab whose
     inputs (`linked`: label -> widget keys) it sets, so a link made before the tabs opens on
     the part it set; else the first tab.
     """
-    labels, raw, given = list(labels), _raw(key), set(st.query_params)
+    labels, raw, given = list(parts), _raw(key), set(st.query_params)
     default = next((t for t, keys in (linked or {}).items() if given & set(keys)), labels[0])
     shown = st.tabs(labels, key=key, default=default, bind="query-params")
     if raw is not None and raw not in labels:
         _notice(key, raw, "one of the tabs' names", st.session_state.get(key, default))
-    return shown
+    for tab, part in zip(shown, parts.values(), strict=True):
+        if tab.open:
+            with tab:
+                part()
 
 
 def toggle(label: str, key: str, default: bool = False, **kw) -> bool:

@@ -32,6 +32,21 @@ def run_page(page: str, query: dict | None = None, timeout: float = 60):
     return at
 
 
+def tab_links(at) -> list[dict[str, str]]:
+    """A link's query for each tab of the page's tab groups (ui.tabs draws the open one)."""
+    found = []
+
+    def walk(node) -> None:
+        for child in getattr(node, "children", {}).values():
+            if getattr(child, "type", "") == "tab_container":
+                key = child.proto.tab_container.query_param_key
+                found.extend({key: tab.label} for tab in child.children.values())
+            walk(child)
+
+    walk(at.main)
+    return found
+
+
 def notices(at) -> list[str]:
     """The URL-fallback notices an AppTest run shows."""
     return [w.value for w in at.warning if "was ignored" in w.value]
