@@ -1,8 +1,8 @@
 """Pitfalls: five wrong beliefs, each priced with the chosen device's numbers.
 
 One belief at a time (ui.tabs: only the open tab is drawn, and a link names it); each is a
-page part (st.fragment): a change to one of its inputs reruns that belief alone. Under the
-tabs, the five together at their default inputs.
+page part (st.fragment): a change to one of its inputs reruns that belief alone. The last tab
+holds the five together, at their default inputs.
 """
 
 import functools
@@ -97,10 +97,16 @@ def shard_across_nodes(formulas: bool) -> None:
 
 PARTS = (faster_chip, batch_one, fp32_path, copy_in_loop, shard_across_nodes)
 titles = view.TITLES
+
+
+def summary() -> None:
+    """The five beliefs' numbers at their default inputs, and what they say together."""
+    defaults = view.at_defaults(ctx.device, ctx.precision)
+    ui.table(view.table(defaults), "pitfalls")
+    ui.takeaway(view.takeaway(defaults, ctx.device))
+
+
 beliefs = {t: functools.partial(p, formulas) for t, p in zip(titles.values(), PARTS, strict=True)}
-ui.tabs(beliefs, "pf_belief", {titles[n]: keys for n, keys in KEYS.items()})
-st.subheader("The five at their default inputs")
-defaults = view.at_defaults(ctx.device, ctx.precision)
-ui.table(view.table(defaults), "pitfalls")
-ui.takeaway(view.takeaway(defaults, ctx.device))
+linked = {titles[n]: keys for n, keys in KEYS.items()}
+ui.tabs({**beliefs, view.SUMMARY: summary}, "pf_belief", linked)
 ui.spec_caption(ctx.device)

@@ -4,7 +4,8 @@ It opens on a bundled example (the built-in transformer block, judged and predic
 was made: a CPU, or a TPU v5e). Upload a capture or a results file (a second one compares);
 on a local instance a button profiles a built-in program, judged against this machine's
 quick roofline where no specs row or measured roofline applies. The page draws before JAX is
-imported.
+imported. What it shows of a profile, under its headline, is tabs (ui.tabs): only the open one
+is drawn.
 """
 
 import streamlit as st
@@ -24,6 +25,7 @@ from perfcore.measure.experiments import registry
 from perfcore.measure.profile.examples import EXAMPLES
 from perfcore.measure.profile.judge.records import profile_records
 
+PREDICTED, COMPARED = "Predicted before it ran, against measured", "Before and after"
 ctx = ui.context()
 st.title("Profile: your program on the roofline")
 st.caption(view.INTRO)
@@ -62,6 +64,8 @@ records = ui.live_records(records) if live else records
 shown = ui.page_view(records, judged)
 ui.takeaway(shown.headline)
 st.caption(view.roofs_line(judged))
+if shown.predicted is not None:  # the step predicted before it ran, against its wall
+    st.caption("  \n".join(shown.predicted.lines))
 
 
 @st.fragment(key="pr_roofline_part")
@@ -72,22 +76,34 @@ def roofline(records, judged) -> None:
     ui.chart("pr_roofline", profile_roofline_figure, profile_records(records), judged, named=named)
 
 
-roofline(records, judged)
-st.caption("  \n".join(shown.steps))  # one element each: every element costs a redraw
-ui.table(shown.ops, "profile_ops", empty="—")
-ui.results_download(records, "pr_download")
-ui.chart("pr_categories", category_figure, shown.categories)
-st.subheader("What to change")
-st.markdown("\n".join(f"- {line}" for line in shown.diagnoses))
-predicted = shown.predicted
-if predicted is not None:
-    st.subheader("Predicted before it ran, against measured")
-    st.caption("  \n".join(predicted.lines))
-    ui.chart("pr_predicted", predicted_figure, predicted.ops, predicted.missed, predicted.spread)
-if after is not None:
-    st.subheader("Before and after")
-    later = view.as_records(after, judged)
-    table = view.compare(records, later)
-    ui.takeaway(view.compare_headline(table))
+def changes() -> None:
+    """Where the time went, and what to change."""
+    ui.chart("pr_categories", category_figure, shown.categories)
+    st.markdown("\n".join(f"- {line}" for line in shown.diagnoses))
+
+
+def ops() -> None:
+    """Every op: the table, and the records to download."""
+    st.caption("  \n".join(shown.steps))  # one element each: every element costs a redraw
+    ui.table(shown.ops, "profile_ops", empty="—")
+    ui.results_download(records, "pr_download")
+
+
+def compared(table) -> None:
+    """Each op before and after."""
     ui.chart("pr_compare", compare_figure, table)
     ui.table(table, "profile_compare", empty="—")
+
+
+parts = {
+    "Roofline": lambda: roofline(records, judged),
+    "Ops": ops,
+    "Time by category, what to change": changes,
+}
+if (p := shown.predicted) is not None:
+    parts[PREDICTED] = lambda: ui.chart("pr_predicted", predicted_figure, p.ops, p.missed, p.spread)
+if after is not None:
+    table = view.compare(records, view.as_records(after, judged))
+    ui.takeaway(view.compare_headline(table))
+    parts[COMPARED] = lambda: compared(table)
+ui.tabs(parts, "pr_tab")

@@ -182,6 +182,29 @@ def test_a_changed_control_lands_in_the_url_and_reopens_the_same_view(browser, a
         second.close()
 
 
+def test_a_tab_lands_in_the_url_and_its_part_alone_reopens(browser, app_url):
+    """Occupancy's tile section: a click on its tab draws it (and not the batch section), the
+    link names it, and the link opens on it in a fresh context with its changed input."""
+    first, second = new_context(browser, WAIT_MS), new_context(browser, WAIT_MS)
+    try:
+        page = open_page(first, app_url + "/occupancy", WAIT_MS)
+        before = runs(page)
+        page.get_by_role("tab", name="Matmul tile quantisation").click()
+        wait_idle(page, before, "after opening the tile tab", WAIT_MS)
+        assert_in_link(page.url, "oc_section", "Matmul tile quantisation")
+        main = page.locator('[data-testid="stMain"]')
+        assert main.get_by_label("M (rows of C)").count() == 1
+        assert main.get_by_label("Your batch").count() == 0  # the other tab, not drawn
+        key, value = set_number(main.locator('[data-testid="stNumberInputField"]').first)
+        assert_in_link(page.url, key, value)
+        again = open_page(second, page.url, WAIT_MS)
+        assert_no_error_element(again, page.url)
+        assert view(again) == view(page), f"{page.url} reopened a different view"
+    finally:
+        first.close()
+        second.close()
+
+
 def test_a_hostile_link_falls_back_with_a_notice(browser, app_url):
     context = new_context(browser, WAIT_MS)
     dialogs = []

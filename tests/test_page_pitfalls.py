@@ -4,7 +4,7 @@ import functools
 
 import pytest
 
-from perfcore.explain.chip.pitfalls import TITLES
+from perfcore.explain.chip.pitfalls import SUMMARY, TITLES
 from perfcore.format import NOT_PUBLISHED
 from tests.support.pages import ROUND_H100, notices, run_page
 
@@ -27,8 +27,8 @@ def belief(n: int, device: str = ROUND_H100, **query: str):
 
 @pytest.fixture(scope="module")
 def round_page():
-    """The page as it opens on the round-figures H100: belief 1 and the summary."""
-    return run_page("pitfalls", {"device": ROUND_H100})
+    """The round-figures H100's summary tab: the five at their default inputs."""
+    return run_page("pitfalls", {"device": ROUND_H100, "pf_belief": SUMMARY})
 
 
 @pytest.mark.parametrize(
@@ -61,7 +61,8 @@ def test_each_tab_draws_its_belief_alone_with_one_headline_metric(n):
     at = belief(n)
     assert len(at.metric) == 1 and len(at.get("plotly_chart")) == (n == 1)
     assert not at.latex
-    assert at.tabs[0].label == TITLES[1] and len(at.tabs) == 5  # the other tabs, not drawn
+    assert [t.label for t in at.tabs] == [*TITLES.values(), SUMMARY]  # drawn: the open one
+    assert not at.dataframe
     shown = belief(n, pf_formulas="true")
     assert len(shown.latex) == 1 and shown.toggle(key="pf_formulas").value
     assert [m.value for m in shown.metric] == [m.value for m in at.metric]
@@ -129,9 +130,8 @@ def test_garbage_link_values_fall_back_with_a_notice(key, value):
     at = run_page("pitfalls", {"device": ROUND_H100, key: value})  # opens on the belief
     assert not at.exception
     assert any(f"`{key}=" in text for text in notices(at))
-    table = at.dataframe[0].value  # the summary, at the defaults
-    row = table[table["quantity"] == "network time per step"]
-    assert row["value"].tolist() == ["35.0 ms"]
+    n = {"pf_iters": 4, "pf_half": 3, "pf_nodes": 5, "pf_params": 1}.get(key, 4)
+    assert [m.value for m in at.metric] == [m.value for m in belief(n).metric]  # its default
 
 
 def test_a_device_missing_a_figure_shows_not_published_for_that_belief_only():
@@ -141,7 +141,8 @@ def test_a_device_missing_a_figure_shows_not_published_for_that_belief_only():
     ]
     assert unpublished == [1, 5]  # (1) at bf16 and (5) without a network figure
     assert metric(belief(2, device), "utilisation") == "1.2 %"
-    assert "(1, 5: not published for this device.)" in belief(2, device).info[0].value
+    summary = run_page("pitfalls", {"device": device, "pf_belief": SUMMARY})
+    assert "(1, 5: not published for this device.)" in summary.info[0].value
 
 
 def test_table_lists_all_five_beliefs(round_page):
@@ -161,5 +162,6 @@ def test_a_beliefs_input_reruns_that_belief_alone():
     at.number_input(key="pf_nodes").set_value(16).run()
     assert [(m.label, m.value) for m in at.metric] == [("network time per step", "65.6 ms")]
     assert not at.dataframe and not at.info
-    at.run()  # a whole rerun: the summary still at the defaults
-    assert "sharding across 2 nodes adds 35.0 ms" in at.info[0].value
+    query = {"device": ROUND_H100, "pf_nodes": "16", "pf_belief": SUMMARY}
+    summary = run_page("pitfalls", query)  # at the defaults, whatever belief 5's input
+    assert "sharding across 2 nodes adds 35.0 ms" in summary.info[0].value

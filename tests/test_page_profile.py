@@ -21,6 +21,9 @@ from tests.support.pages import notices, run_page
 DATA = Path(__file__).parent / "data" / "profile"
 MLP = (DATA / "mlp_profile.json").read_bytes()
 H100 = "NVIDIA H100 SXM"
+OPS = {"pr_tab": "Ops"}
+CHANGES = {"pr_tab": "Time by category, what to change"}
+PREDICTED = {"pr_tab": "Predicted before it ran, against measured"}
 
 
 def titles(at) -> list[str]:
@@ -69,24 +72,22 @@ def test_the_page_opens_on_the_bundled_example_every_op_judged_and_predicted():
     texts = _texts(at)
     assert not any("no roof" in t.lower() for t in texts)
     assert any("measured roofline where it ran (cpu)" in t for t in texts)
-    table = at.dataframe[0].value
+    assert titles(at) == ["Each op on the roofline"] and _step_line(at)  # the first tab
+    table = run_page("profile", OPS).dataframe[0].value
     assert table["bound by"].isin(["compute", "memory"]).all()
     assert not table["diagnosis"].str.contains("no roof").any()
     assert table["predicted / step"].notna().any()
-    changes = [m for m in at.markdown if m.value.startswith("- ")]
+    changed = run_page("profile", CHANGES)
+    changes = [m for m in changed.markdown if m.value.startswith("- ")]
     assert changes and all("%" in m.value or "overhead-bound" in m.value for m in changes)
-    assert titles(at) == [
-        "Each op on the roofline",
-        "Time by category",
-        "Predicted against measured, per op",
-    ]
-    assert _step_line(at)
+    assert titles(changed) == ["Time by category"]
+    assert titles(run_page("profile", PREDICTED)) == ["Predicted against measured, per op"]
 
 
 def test_the_tpu_example_opens_from_its_link_judged_against_the_tpus_spec_row():
     """?pr_bundled=TPU v5e: the block as a TPU v5e ran it, held to that chip's published roofs
     (the default for its device), predicted from the kernels measured there."""
-    at = run_page("profile", query={"pr_bundled": "TPU v5e"})
+    at = run_page("profile", query={"pr_bundled": "TPU v5e", **OPS})
     assert not at.exception and _bundled(at) and _step_line(at)
     first = profile_example.bundled("TPU v5e")[0]
     label = next(i.value for i in at.info if i.value.startswith("Bundled example"))
@@ -107,8 +108,9 @@ def test_a_hosted_instance_opens_on_the_same_example_with_no_run_button(monkeypa
 
 def test_a_results_file_shows_every_op_on_the_roofline_and_in_the_table():
     at = upload(run_page("profile"), "pr_before", "mlp.json", MLP)
-    assert not at.exception
-    assert titles(at) == ["Each op on the roofline", "Time by category"]
+    assert not at.exception and titles(at) == ["Each op on the roofline"]
+    assert [t.label for t in at.tabs] == ["Roofline", "Ops", CHANGES["pr_tab"]]  # none predicted
+    at = upload(run_page("profile", OPS), "pr_before", "mlp.json", MLP)
     assert not _bundled(at)
     table = at.dataframe[0].value
     assert "predicted / step" not in table  # the file predicted nothing
@@ -117,7 +119,7 @@ def test_a_results_file_shows_every_op_on_the_roofline_and_in_the_table():
 
 
 def test_the_diagnoses_follow_the_roofs_picked():
-    at = upload(run_page("profile"), "pr_before", "mlp.json", MLP)
+    at = upload(run_page("profile", OPS), "pr_before", "mlp.json", MLP)
     unjudged = at.dataframe[0].value["diagnosis"].iloc[0]
     at.selectbox(key="pr_roofs").set_value(H100).run()
     judged = at.dataframe[0].value["diagnosis"].iloc[0]
@@ -129,10 +131,12 @@ def test_before_and_after_compare_op_by_op():
     """Every op's time halved: the total falls by 50 %, each op by half its time."""
     at = upload(run_page("profile"), "pr_before", "mlp.json", MLP)
     at = upload(at, "pr_after", "after.json", _halved())
-    assert not at.exception
-    assert "Change per op, after - before" in titles(at)
-    assert any("(-50.0 %)" in i.value for i in at.info)
-    compare = at.dataframe[1].value
+    assert not at.exception and at.tabs[-1].label == "Before and after"
+    assert any("(-50.0 %)" in i.value for i in at.info)  # said above the tabs
+    at.session_state["pr_tab"] = "Before and after"
+    at.run()
+    assert titles(at) == ["Change per op, after - before"]
+    compare = at.dataframe[0].value
     assert (compare["change %"].dropna().round(9) == -50.0).all()  # shown in %
 
 
@@ -151,7 +155,7 @@ def test_a_gpu_capture_is_judged_against_its_spec_row():
     data = write.xspace(
         {("jit_step", 7): proto}, events, device_stats={"device_name": "NVIDIA H100 80GB HBM3"}
     )
-    at = upload(run_page("profile"), "pr_before", "gpu.xplane.pb", data)
+    at = upload(run_page("profile", OPS), "pr_before", "gpu.xplane.pb", data)
     assert not at.exception
     assert at.selectbox(key="pr_roofs").value == H100
     table = at.dataframe[0].value
@@ -204,13 +208,12 @@ def test_a_link_opens_the_same_view_and_a_stale_value_falls_back():
 def test_a_local_instance_profiles_a_built_in_program():
     """The scan example, profiled here: its matmul runs 8 times a step; with no specs row for
     this CPU and no roofline measured, it is judged against the quick roofline measured here."""
-    at = run_page("profile", {"pr_example": "scan"}, timeout=180)
+    at = run_page("profile", {"pr_example": "scan", **OPS}, timeout=180)
     at.button(key="pr_run").click().run()
     assert not at.exception and not _bundled(at)
     table = at.dataframe[0].value
     matmul = table[table["category"] == "matmul/conv"].iloc[0]
     assert matmul["runs / step"] == 8
-    assert titles(at)[0] == "Each op on the roofline"
     assert any("measured roofline of this machine (quick," in c.value for c in at.caption)
     assert not any("no roof" in t.lower() for t in _texts(at))
 
@@ -221,10 +224,10 @@ def test_a_program_profiled_here_is_predicted_from_this_sessions_kernel_curves()
     from perfcore.explain.measure import measure as measure_view
 
     kernels = tuple(r for r in profile_example.bundled() if r.experiment == "kernels")
-    at = run_page("profile", {"pr_example": "mlp"}, timeout=180)
+    at = run_page("profile", {"pr_example": "mlp", **OPS}, timeout=180)
     at.session_state[measure_view.STATE] = kernels
     at.button(key="pr_run").click().run()
     assert not at.exception and not _bundled(at)
     assert at.dataframe[0].value["predicted / step"].notna().any()
-    assert "Predicted against measured, per op" in titles(at)
+    assert PREDICTED["pr_tab"] in [t.label for t in at.tabs]
     assert _step_line(at)

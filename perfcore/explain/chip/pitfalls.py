@@ -32,6 +32,7 @@ TITLES = {
     4: "The copy inside the loop",
     5: "Sharding for headroom",
 }
+SUMMARY = "The five at their default inputs"  # the page's tab of all five
 # Each belief's inputs as the page opens: its widgets' defaults, and what the summary prices.
 DEFAULTS = {
     1: {"params": 7e9, "batch": 1},
