@@ -6,7 +6,15 @@ import pytest
 
 from perfcore import load_specs
 from perfcore.format import NOT_PUBLISHED
-from tests.support.pages import PAGES, ROUND_H100, notices, run_page, tab_links, table_text
+from tests.support.pages import (
+    PAGES,
+    ROUND_H100,
+    notices,
+    run_page,
+    tab_links,
+    table_text,
+    upload_own,
+)
 
 DEVICES = list(load_specs())
 TEXT_KINDS = (
@@ -124,8 +132,7 @@ def _upload_specs(at, rows: dict[str, dict[str, str]]):
     writer.writeheader()
     for name, changes in rows.items():
         writer.writerow({**bundled["NVIDIA H100 SXM"], "name": name, **changes})
-    uploader = next(u for u in at.file_uploader if u.key == "specs_upload")
-    return uploader.set_value(("mine.csv", out.getvalue().encode(), "text/csv")).run()
+    return upload_own(at, "specs_upload", "mine.csv", out.getvalue().encode())
 
 
 def test_an_uploaded_row_with_a_sparse_figure_is_warned_about_beside_the_device_picker():
@@ -142,3 +149,21 @@ def test_a_plausible_upload_gets_no_warning():
     at = _upload_specs(run_page("home"), {"Fine": {}})
     assert not at.sidebar.warning
     assert "Fine" in at.selectbox(key="device").options
+
+
+def test_an_uploaded_specs_file_stays_in_use_with_its_popover_closed_until_removed():
+    """The uploaders are drawn only while their popover is open; the file uploaded there is
+    kept (named on the popover) across later runs, and its Remove button drops it."""
+    from ui.shell import OWN_OPEN
+
+    at = _upload_specs(run_page("home"), {"Fine": {}})
+    at.session_state[OWN_OPEN] = False
+    at.run()
+    at.selectbox(key="precision").set_value("fp16").run()  # another run, the popover closed
+    assert not at.file_uploader and "Fine" in at.selectbox(key="device").options
+    assert at.get("popover")[-1].proto.popover.label == "Your own specs or models: mine.csv"
+    at.session_state[OWN_OPEN] = True
+    at.run()
+    at.button(key="specs_upload_forget").click().run()
+    assert "Fine" not in at.selectbox(key="device").options
+    assert not [b for b in at.button if b.key == "specs_upload_forget"]

@@ -205,6 +205,38 @@ def test_a_tab_lands_in_the_url_and_its_part_alone_reopens(browser, app_url):
         second.close()
 
 
+def test_a_specs_file_uploaded_in_its_popover_stays_in_use_once_it_closes(
+    browser, app_url, tmp_path
+):
+    """The sidebar's uploaders are drawn only while their popover is open: a file sent there
+    is kept, named on the popover, and its rows offered, after the popover closes and the app
+    reruns (a rerun drops an undrawn uploader's own state)."""
+    from perfcore.model.chip.specs import DEFAULT_PATH
+
+    header, *rows = DEFAULT_PATH.read_text().splitlines()
+    h100 = next(r for r in rows if r.startswith("NVIDIA H100 SXM,"))
+    mine = tmp_path / "mine.csv"
+    mine.write_text(f"{header}\n{h100.replace('NVIDIA H100 SXM,', 'My H100,', 1)}\n")
+    context = new_context(browser, WAIT_MS)
+    try:
+        page = open_page(context, app_url + "/", WAIT_MS)
+        sidebar = page.locator('[data-testid="stSidebar"]')
+        sidebar.get_by_role("button", name="Your own specs or models").click()
+        before = runs(page)
+        page.locator('input[type="file"]').first.set_input_files(str(mine))
+        wait_idle(page, before, "after the upload", WAIT_MS)
+        pick(page, "Precision", "fp8")  # a rerun with the popover closed (the upload closed it)
+        sidebar.get_by_role("combobox", name="Device").click()
+        page.keyboard.type("My H100")  # the list draws the options in view alone
+        before = runs(page)
+        page.get_by_role("option", name="My H100", exact=True).click()  # the kept file's row
+        wait_idle(page, before, "after choosing the kept file's row", WAIT_MS)
+        assert_no_error_element(page, "/ after the upload")
+        assert sidebar.get_by_role("button", name="Your own specs or models: mine.csv").count()
+    finally:
+        context.close()
+
+
 def test_a_hostile_link_falls_back_with_a_notice(browser, app_url):
     context = new_context(browser, WAIT_MS)
     dialogs = []

@@ -8,7 +8,10 @@ says when a page counts as ready.
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from perfcore.figures.chip.style import THEMES
 from tests.support.live import (
@@ -63,11 +66,14 @@ NARROW_PROBLEMS_JS = """() => {
   }
   return problems;
 }"""
-# Resizing redraws the charts without a script run: wait until each fits its box again.
+# Resizing redraws the charts and tables without a script run: wait until each chart fits
+# its box again and each table its column (a table resizes a frame or more after the page).
 CHARTS_FIT_JS = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
   .every(c => c.offsetParent === null || (c.querySelector('.main-svg') &&
     c.querySelector('.main-svg').getBoundingClientRect().width <=
-    c.getBoundingClientRect().width + 1))"""
+    c.getBoundingClientRect().width + 1)) &&
+  [...document.querySelectorAll('[data-testid="stDataFrame"]')].every(t =>
+    t.getBoundingClientRect().right <= window.innerWidth + 1)"""
 
 
 @pytest.fixture(scope="module", params=list(BACKGROUNDS))
@@ -99,7 +105,8 @@ def test_every_page_reads_right_in_both_themes_wide_and_narrow(themed, path):
         twice = page.evaluate(CHARTS_DRAWN_TWICE_JS)
         assert not twice, f"{where}: charts drawn twice to fit their margins at 1400 px: {twice}"
         page.set_viewport_size(NARROW)
-        page.wait_for_function(CHARTS_FIT_JS, polling=100, timeout=10_000)
+        with contextlib.suppress(PlaywrightTimeout):  # what still does not fit is said below
+            page.wait_for_function(CHARTS_FIT_JS, polling=100, timeout=10_000)
         problems = page.evaluate(NARROW_PROBLEMS_JS)
         assert not problems, f"{where} at {NARROW['width']} px: {problems}"
         # The log holds every run since the server started: the last page checks them all.

@@ -12,7 +12,7 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 
 from perfcore.format import FORMULA_START
 from perfcore.model.chip.specs import DEFAULT_PATH
-from tests.support.pages import PAGES, run_page, tab_links
+from tests.support.pages import PAGES, run_page, tab_links, upload_own
 
 HOSTILE = '=HYPERLINK("http://x","y")'
 SOURCE = "@SUM(1+1)"
@@ -59,7 +59,7 @@ def is_number(cell: str) -> bool:
 def test_no_csv_download_starts_a_cell_with_a_formula(page, downloads):
     for query in [{}, *tab_links(run_page(page))]:  # the page as it opens, then each tab
         at = run_page(page, query)
-        at.file_uploader(key="specs_upload").upload("mine.csv", hostile_specs(), "text/csv").run()
+        at = upload_own(at, "specs_upload", "mine.csv", hostile_specs())
         at.selectbox(key="device").set_value(HOSTILE).run()
         assert not at.exception, at.exception
     tables = {name: cells(fn()) for name, fn in downloads.items() if name.endswith(".csv")}

@@ -2,15 +2,14 @@
 listed problem by problem and the app keeps the bundled models."""
 
 from perfcore.model.llm.models import DEFAULT_PATH, load_models
-from tests.support.pages import run_page
+from tests.support.pages import run_page, upload_own
 
 MODELS_KEY = "_perfcore_models"  # where the sidebar leaves ui.models() for the pages
 
 
 def upload(at, name: str, data: bytes):
     """The AppTest after the sidebar's models uploader receives `data` as `name`."""
-    uploader = next(u for u in at.file_uploader if u.key == "models_upload")
-    return uploader.set_value((name, data, "text/csv")).run()
+    return upload_own(at, "models_upload", name, data)
 
 
 def test_a_good_models_csv_adds_its_rows_and_keeps_the_bundled_ones():

@@ -127,8 +127,12 @@ def test_the_session_gets_the_public_instance_settings(session):
     assert new.config.toolbar_mode == Config.ToolbarMode.VIEWER
 
 
-def test_every_uploader_announces_the_upload_limit(session):
-    deltas = [m.delta.new_element for m in session.messages if m.WhichOneof("type") == "delta"]
+def test_every_uploader_announces_the_upload_limit(server, session):
+    """The Measure page's results uploader (the sidebar's are drawn in a closed popover)."""
+    with open_stream(server, session.token, timeout_s=WAIT_S) as ws:
+        ws.send(BackMsg(rerun_script={"page_name": "measure"}).SerializeToString())
+        messages = first_run(ws)
+    deltas = [m.delta.new_element for m in messages if m.WhichOneof("type") == "delta"]
     limits = [
         e.file_uploader.max_upload_size_mb
         for e in deltas

@@ -70,21 +70,46 @@ def uploaded_records(data: bytes, label: str) -> tuple[Record, ...]:
     return load_results_bytes(data, label)
 
 
-def with_upload(bundled: dict, path: str, label: str, key: str, help_: str, load, check=None):
-    """The bundled rows plus the user's uploaded CSV (a sidebar uploader) when it validates,
-    and what they are; check(rows, name), when given, looks over the uploaded rows."""
-    upload = st.sidebar.file_uploader(label, type=["csv"], key=key, help=help_)
-    if upload is None:
+KEPT = "_kept_uploads"  # uploader key -> (file name, bytes): kept while it is not drawn
+
+
+def keep(key: str) -> None:
+    """An uploader's on_change: keep its file for the runs it is not drawn in (a closed
+    popover's uploader is not drawn, and Streamlit drops a widget's state once it is not), or
+    forget it once the user clears it."""
+    file, kept = st.session_state.get(key), st.session_state.setdefault(KEPT, {})
+    if file is None:
+        kept.pop(key, None)
+    else:
+        kept[key] = (file.name, file.getvalue())
+
+
+def forget(key: str) -> None:
+    """Drop the file kept for uploader `key`."""
+    st.session_state.get(KEPT, {}).pop(key, None)
+
+
+def kept_name(key: str) -> str | None:
+    """The name of the file kept for uploader `key`, or None."""
+    return st.session_state.get(KEPT, {}).get(key, (None, None))[0]
+
+
+def with_upload(bundled: dict, path: str, key: str, load, check=None):
+    """The bundled rows plus the user's CSV kept for uploader `key` when it validates, and
+    what they are; check(rows, name), when given, looks over the uploaded rows. Its problems
+    are said in the sidebar."""
+    name, data = st.session_state.get(KEPT, {}).get(key, (None, None))
+    if name is None:
         return bundled, path
     try:
-        mine = load(upload.getvalue(), upload.name)
+        mine = load(data, name)
     except FileProblems as e:
-        st.sidebar.error(f"Kept the bundled {path}: {upload.name} has problems.")
+        st.sidebar.error(f"Kept the bundled {path}: {name} has problems.")
         st.sidebar.code(str(e), language=None, wrap_lines=True)
         return bundled, path
     if check is not None:
-        check(mine, upload.name)
-    return {**bundled, **mine}, f"{path} + {upload.name}"
+        check(mine, name)
+    return {**bundled, **mine}, f"{path} + {name}"
 
 
 def results_file(key: str) -> tuple[Record, ...]:

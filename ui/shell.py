@@ -15,7 +15,16 @@ from perfcore.model.chip.specs import PRECISIONS, Device
 from perfcore.model.llm.models import Model
 from ui import whatif
 from ui.charts import THEME_KEY, active_theme
-from ui.loaders import bundled_models, bundled_specs, uploaded_models, uploaded_specs, with_upload
+from ui.loaders import (
+    bundled_models,
+    bundled_specs,
+    forget,
+    keep,
+    kept_name,
+    uploaded_models,
+    uploaded_specs,
+    with_upload,
+)
 from ui.widgets import choice
 
 DEFAULT_DEVICE = "NVIDIA H100 SXM"
@@ -54,30 +63,39 @@ class Context:
         return {**self.specs, self.device.name: self.device} if self.what_if else self.specs
 
 
+# Your own CSVs: uploader key -> (label, help). Drawn only while their popover is open.
+OWN = {
+    "specs_upload": ("Your own specs CSV", UPLOAD_HELP),
+    "models_upload": ("Your own models CSV", MODELS_HELP),
+}
+OWN_OPEN = "_own_open"  # the popover's open state (True: its uploaders are drawn)
+
+
 def _specs_from_upload() -> tuple[dict[str, Device], str]:
     """The bundled specs, plus the user's uploaded CSV when it validates."""
     return with_upload(
-        bundled_specs(),
-        "data/specs.csv",
-        "Your own specs CSV",
-        "specs_upload",
-        UPLOAD_HELP,
-        uploaded_specs,
-        _warn_implausible,
+        bundled_specs(), "data/specs.csv", "specs_upload", uploaded_specs, _warn_implausible
     )
 
 
 def _models_from_upload() -> dict[str, Model]:
     """The bundled models, plus the user's uploaded models CSV when it validates."""
-    found, _ = with_upload(
-        bundled_models(),
-        "data/models.csv",
-        "Your own models CSV",
-        "models_upload",
-        MODELS_HELP,
-        uploaded_models,
-    )
-    return found
+    return with_upload(bundled_models(), "data/models.csv", "models_upload", uploaded_models)[0]
+
+
+def own_files() -> None:
+    """The popover holding the two uploaders, named by the files it holds. Its uploaders are
+    drawn only while it is open (each costs the browser a redraw on every rerun); a file
+    uploaded in it is kept (ui.loaders.keep) until the user removes it."""
+    names = [n for key in OWN if (n := kept_name(key))]
+    label = "Your own specs or models" + (f": {', '.join(names)}" if names else "")
+    popover = st.popover(label, width="stretch", key=OWN_OPEN, on_change="rerun")
+    with popover:
+        if popover.open:
+            for key, (text, help_) in OWN.items():
+                st.file_uploader(text, ["csv"], key=key, help=help_, on_change=keep, args=(key,))
+                if name := kept_name(key):
+                    st.button(f"Remove {name}", key=f"{key}_forget", on_click=forget, args=(key,))
 
 
 def _warn_implausible(mine: dict[str, Device], label: str) -> None:
@@ -100,6 +118,7 @@ def sidebar() -> Context:
         changes = st.container()  # under the device, filled once the precision is known
         precision = choice("Precision", PRECISIONS, "precision", DEFAULT_PRECISION)
         compare = choice("Compare with", [NO_COMPARE, *names], "compare", NO_COMPARE)
+        own_files()
     with changes:
         modified = whatif.control(specs[device], precision)
     # The published row beside its own what-if is a comparison; beside itself it is not.

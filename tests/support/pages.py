@@ -32,6 +32,16 @@ def run_page(page: str, query: dict | None = None, timeout: float = 60):
     return at
 
 
+def upload_own(at, key: str, name: str, data: bytes):
+    """`at` after `data` is uploaded as `name` to the sidebar's uploader `key` (specs_upload,
+    models_upload): its popover opened first, as a user opens it, then the file sent."""
+    from ui.shell import OWN_OPEN
+
+    at.session_state[OWN_OPEN] = True
+    at.run()
+    return at.file_uploader(key=key).set_value((name, data, "text/csv")).run()
+
+
 def tab_links(at) -> list[dict[str, str]]:
     """A link's query for each tab of the page's tab groups (ui.tabs draws the open one)."""
     found = []
