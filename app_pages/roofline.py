@@ -50,8 +50,7 @@ def roofline() -> None:
     previous_precision = st.session_state.get("rf_previous_precision", ctx.precision)
     previous = priced_points(ctx.device, previous_precision, sizes, layer)
     st.session_state["rf_previous_precision"] = ctx.precision
-    with st.expander("Overlay measured points", expanded=False):
-        measured = ui.results_upload("rf_results", ctx.base, ctx.specs)
+    measured = ui.results_upload("Overlay measured points", "rf_results", ctx.base, ctx.specs)
     compare = ctx.base if measured and ctx.what_if else ctx.compare
     if compare is ctx.base:
         st.caption(what_if.roofline_note(ctx.base))

@@ -6,7 +6,7 @@ import json
 from perfcore.explain.chip import roofline as view
 from perfcore.measure import results
 from tests.support.measured import lesson_records
-from tests.support.pages import ROUND_H100, notices, run_page, table_text
+from tests.support.pages import ROUND_H100, notices, run_page, table_text, upload_folded
 
 
 def table(at):
@@ -79,8 +79,7 @@ def test_a_models_layer_from_the_catalog_adds_its_ops_from_a_link():
 def upload_results(at, records):
     """Upload records as a results JSON on the roofline page."""
     data = results.to_json(records).encode()
-    uploader = next(u for u in at.file_uploader if u.key == "rf_results")
-    return uploader.set_value(("results.json", data, "application/json")).run()
+    return upload_folded(at, "rf_results", "results.json", data)
 
 
 def test_measured_points_are_overlaid_only_on_the_device_they_ran_on():
@@ -93,3 +92,15 @@ def test_measured_points_are_overlaid_only_on_the_device_they_ran_on():
     names = [t.get("name", "") for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"]]
     assert not any(n.startswith("measured") for n in names)
     assert any("ran on `cpu`, not on NVIDIA H100 SXM" in str(c.value) for c in at.caption)
+
+
+def test_an_overlaid_file_stays_once_its_expander_closes():
+    """The uploader is drawn only while its expander is open; the file stays overlaid after
+    it closes, and the expander is named by it."""
+    at = upload_results(run_page("roofline"), lesson_records())
+    at.session_state["rf_results_open"] = False
+    at.run()
+    at.selectbox(key="precision").set_value("fp16").run()  # another run, the expander closed
+    names = [t.get("name", "") for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"]]
+    assert not at.file_uploader and any(n.startswith("measured") for n in names)
+    assert at.expander[0].label == "Overlay measured points: results.json"

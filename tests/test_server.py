@@ -22,7 +22,7 @@ from streamlit.proto.NewSession_pb2 import Config
 from perfcore.measure import results
 from perfcore.measure.clock.harness import ISOLATED, Measurement
 from tests.support.live import XSRF, open_stream, serve
-from tests.support.pages import PAGES, run_page
+from tests.support.pages import PAGES, run_page, upload_folded
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
@@ -206,6 +206,6 @@ def traces(at) -> int:
 def test_hosted_roofline_overlays_an_uploaded_results_file(hosted):
     at = run_page("roofline")
     before = traces(at)
-    results_uploader(at).set_value(("results.json", results_json(), "application/json")).run()
+    at = upload_folded(at, "rf_results", "results.json", results_json())
     assert not at.exception and not at.error
     assert traces(at) > before, "the measured point is drawn"

@@ -13,13 +13,13 @@ from perfcore.explain.measure.measure import STATE
 from perfcore.measure.results import curves
 from perfcore.model.chip.kernels import Curves
 from perfcore.model.chip.specs import Device
-from ui.loaders import results_file
+from ui.loaders import folded_results
 
 
 def kernel_curves(key: str, device: Device, specs: dict[str, Device]) -> Curves | None:
     """The curves of this session's measured kernels that apply to device; None if none."""
     records = tuple(st.session_state.get(STATE, ()))
     if not curves.curves(records):
-        with st.expander("Expected from your own kernels: a results file of the kernels suite"):
-            records = results_file(key)
+        label = "Expected from your own kernels: a results file of the kernels suite"
+        records = folded_results(label, key)
     return kernel_expected.curves_for(curves.curves(records), device, specs)

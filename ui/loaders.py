@@ -112,20 +112,31 @@ def with_upload(bundled: dict, path: str, key: str, load, check=None):
     return {**bundled, **mine}, f"{path} + {name}"
 
 
-def results_file(key: str) -> tuple[Record, ...]:
-    """An uploader for a results file (python -m perfcore measure); () when none or invalid."""
-    kinds = ["json", "csv"]
-    upload = st.file_uploader(
-        "Measured results (JSON or CSV)", type=kinds, key=key, help=RESULTS_HELP
-    )
-    if upload is None:
+def results_file(key: str, drawn: bool = True) -> tuple[Record, ...]:
+    """An uploader for a results file (python -m perfcore measure), drawn where `drawn`; its
+    file kept (keep) for the runs it is not drawn in; () when none or invalid."""
+    if drawn:
+        kinds = ["json", "csv"]
+        label = "Measured results (JSON or CSV)"
+        st.file_uploader(label, kinds, key=key, help=RESULTS_HELP, on_change=keep, args=(key,))
+    name, data = st.session_state.get(KEPT, {}).get(key, (None, None))
+    if name is None:
         return ()
     try:
-        return uploaded_records(upload.getvalue(), upload.name)
+        return uploaded_records(data, name)
     except ResultsError as e:
-        st.error(f"{upload.name} was not overlaid: it has problems.")
+        st.error(f"{name} was not overlaid: it has problems.")
         st.code(str(e), language=None, wrap_lines=True)
         return ()
+
+
+def folded_results(label: str, key: str) -> tuple[Record, ...]:
+    """results_file(key) in an expander whose uploader is drawn only while it is open (each
+    uploader costs the browser a redraw on every rerun), named by the file it keeps."""
+    name = kept_name(key)
+    box = st.expander(f"{label}: {name}" if name else label, key=f"{key}_open", on_change="rerun")
+    with box:
+        return results_file(key, drawn=bool(box.open))
 
 
 PROFILE_KINDS = ["pb", "zip", "json", "csv"]
@@ -164,9 +175,12 @@ def profile_file(label: str, key: str):
     return None
 
 
-def results_upload(key: str, device: Device, specs: dict[str, Device]) -> tuple[MeasuredPoint, ...]:
-    """An uploaded file's measured points, only if measured on `device`; () otherwise."""
-    records = results_file(key)
+def results_upload(
+    label: str, key: str, device: Device, specs: dict[str, Device]
+) -> tuple[MeasuredPoint, ...]:
+    """An uploaded file's measured points (folded_results), only if measured on `device`;
+    () otherwise."""
+    records = folded_results(label, key)
     if records and known_spec(records, specs) != device:
         st.caption(not_this_device(records, device))
         return ()

@@ -42,6 +42,14 @@ def upload_own(at, key: str, name: str, data: bytes):
     return at.file_uploader(key=key).set_value((name, data, "text/csv")).run()
 
 
+def upload_folded(at, key: str, name: str, data: bytes):
+    """`at` after a results file `data` is uploaded as `name` to the uploader `key` that an
+    expander draws only while open (ui.loaders.folded_results): opened first, as by a user."""
+    at.session_state[f"{key}_open"] = True
+    at.run()
+    return at.file_uploader(key=key).set_value((name, data, "application/json")).run()
+
+
 def tab_links(at) -> list[dict[str, str]]:
     """A link's query for each tab of the page's tab groups (ui.tabs draws the open one)."""
     found = []
