@@ -26,16 +26,20 @@ from perfcore.measure.profile.examples import EXAMPLES
 from perfcore.measure.profile.judge.records import profile_records
 
 PREDICTED, COMPARED = "Predicted before it ran, against measured", "Before and after"
+
+
+def after_file(key: str, drawn: bool):
+    """The capture or results file after a change, to compare."""
+    return ui.profile_file("Capture or results file after the change", key, drawn)
+
+
 ctx = ui.context()
 st.title("Profile: your program on the roofline")
 st.caption(view.INTRO)
 if ctx.what_if:
     st.info(what_if.measured_note(ctx.base, ctx.device), icon=":material/compare_arrows:")
-before_col, after_col = st.columns(2)
-with before_col:
-    uploaded = ui.profile_file("Capture or results file", "pr_before")
-with after_col:
-    after = ui.profile_file("After a change (optional, to compare)", "pr_after")
+uploaded = ui.profile_file("Capture or results file", "pr_before")
+after = ui.folded("After a change (optional, to compare)", "pr_after", after_file)
 st.caption(view.CAPTURE_HOW)
 session = tuple(st.session_state.get(measure_view.STATE, ()))  # the Measure page's records
 if not ui.hosted_mode() and not registry.jax_available():

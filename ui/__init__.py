@@ -20,6 +20,7 @@ from ui.cache import per_input
 from ui.charts import chart, plot, theme
 from ui.kernels import kernel_curves
 from ui.loaders import (
+    folded,
     freeze_heap,
     hosted_mode,
     measurement_module,
@@ -80,6 +81,7 @@ __all__ = [
     "count",
     "tabs",
     "toggle",
+    "folded",
     "freeze_heap",
     "hosted_mode",
     "measurement_module",

@@ -11,6 +11,8 @@ import functools
 import gc
 import importlib
 import os
+from collections.abc import Callable
+from typing import TypeVar
 
 import streamlit as st
 
@@ -23,6 +25,8 @@ from perfcore.model.llm.models import Model, load_models, load_models_bytes
 from perfcore.model.runs import published
 from perfcore.model.runs.efficiency import Efficiency
 from perfcore.model.runs.sample import Sample
+
+T = TypeVar("T")
 
 HOSTED_ENV = "PERFCORE_HOSTED"
 RESULTS_HELP = "From `python -m perfcore measure` or the Measure page. Not part of the link."
@@ -130,13 +134,18 @@ def results_file(key: str, drawn: bool = True) -> tuple[Record, ...]:
         return ()
 
 
-def folded_results(label: str, key: str) -> tuple[Record, ...]:
-    """results_file(key) in an expander whose uploader is drawn only while it is open (each
+def folded(label: str, key: str, read: Callable[[str, bool], T]) -> T:
+    """read(key, drawn) in an expander whose uploader is drawn only while it is open (each
     uploader costs the browser a redraw on every rerun), named by the file it keeps."""
     name = kept_name(key)
     box = st.expander(f"{label}: {name}" if name else label, key=f"{key}_open", on_change="rerun")
     with box:
-        return results_file(key, drawn=bool(box.open))
+        return read(key, bool(box.open))
+
+
+def folded_results(label: str, key: str) -> tuple[Record, ...]:
+    """results_file(key), folded (folded)."""
+    return folded(label, key, results_file)
 
 
 PROFILE_KINDS = ["pb", "zip", "json", "csv"]
@@ -155,15 +164,19 @@ def uploaded_profile(data: bytes, label: str):
     return join.join(capture.parse_capture(data, label, xspace.UPLOAD_LIMIT_BYTES))
 
 
-def profile_file(label: str, key: str):
-    """An uploader for a capture (a Profile) or a results file (records); None if none or bad."""
-    upload = st.file_uploader(label, type=PROFILE_KINDS, key=key, help=PROFILE_HELP)
-    if upload is None:
+def profile_file(label: str, key: str, drawn: bool = True):
+    """An uploader for a capture (a Profile) or a results file (records), drawn where `drawn`;
+    its file kept (keep) for the runs it is not drawn in; None if none or bad."""
+    if drawn:
+        kinds = PROFILE_KINDS
+        st.file_uploader(label, kinds, key=key, help=PROFILE_HELP, on_change=keep, args=(key,))
+    name, data = st.session_state.get(KEPT, {}).get(key, (None, None))
+    if name is None:
         return None
     try:
-        if upload.name.lower().endswith((".json", ".csv")):
-            return uploaded_records(upload.getvalue(), upload.name)
-        return uploaded_profile(upload.getvalue(), upload.name)
+        if name.lower().endswith((".json", ".csv")):
+            return uploaded_records(data, name)
+        return uploaded_profile(data, name)
     except FileProblems as e:
         if len(e.problems) == 1:
             st.error(f"{e.label}: {e.problems[0]}")
@@ -171,7 +184,7 @@ def profile_file(label: str, key: str):
             st.error(f"{e.label} was not read: it has problems.")
             st.code(str(e), language=None, wrap_lines=True)
     except ImportError:
-        st.error(f"{upload.name}: reading a capture needs JAX here (pip install jax)")
+        st.error(f"{name}: reading a capture needs JAX here (pip install jax)")
     return None
 
 
