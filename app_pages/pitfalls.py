@@ -15,7 +15,8 @@ from perfcore.figures import faster_chip_figure
 from perfcore.model.chip.specs import PRECISIONS
 
 D = view.DEFAULTS
-# Each belief's link keys: a link made before the tabs opens on the belief it set.
+# Each belief's link keys, in the order its inputs take them (next(key)): a link made before
+# the tabs opens on the belief it set.
 KEYS = {
     1: ("pf_params", "pf_decode_batch"),
     2: ("pf_batch",),

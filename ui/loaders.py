@@ -93,16 +93,21 @@ def forget(key: str) -> None:
     st.session_state.get(KEPT, {}).pop(key, None)
 
 
+def kept_file(key: str) -> tuple[str | None, bytes | None]:
+    """(name, bytes) of the file kept for uploader `key`; (None, None) when none is."""
+    return st.session_state.get(KEPT, {}).get(key, (None, None))
+
+
 def kept_name(key: str) -> str | None:
     """The name of the file kept for uploader `key`, or None."""
-    return st.session_state.get(KEPT, {}).get(key, (None, None))[0]
+    return kept_file(key)[0]
 
 
 def with_upload(bundled: dict, path: str, key: str, load, check=None):
     """The bundled rows plus the user's CSV kept for uploader `key` when it validates, and
     what they are; check(rows, name), when given, looks over the uploaded rows. Its problems
     are said in the sidebar."""
-    name, data = st.session_state.get(KEPT, {}).get(key, (None, None))
+    name, data = kept_file(key)
     if name is None:
         return bundled, path
     try:
@@ -123,7 +128,7 @@ def results_file(key: str, drawn: bool = True) -> tuple[Record, ...]:
         kinds = ["json", "csv"]
         label = "Measured results (JSON or CSV)"
         st.file_uploader(label, kinds, key=key, help=RESULTS_HELP, on_change=keep, args=(key,))
-    name, data = st.session_state.get(KEPT, {}).get(key, (None, None))
+    name, data = kept_file(key)
     if name is None:
         return ()
     try:
@@ -144,7 +149,7 @@ def folded(label: str, key: str, read: Callable[[str, bool], T]) -> T:
 
 
 def folded_results(label: str, key: str) -> tuple[Record, ...]:
-    """results_file(key), folded (folded)."""
+    """results_file(key) in an expander drawn only while open (folded)."""
     return folded(label, key, results_file)
 
 
@@ -168,9 +173,9 @@ def profile_file(label: str, key: str, drawn: bool = True):
     """An uploader for a capture (a Profile) or a results file (records), drawn where `drawn`;
     its file kept (keep) for the runs it is not drawn in; None if none or bad."""
     if drawn:
-        kinds = PROFILE_KINDS
-        st.file_uploader(label, kinds, key=key, help=PROFILE_HELP, on_change=keep, args=(key,))
-    name, data = st.session_state.get(KEPT, {}).get(key, (None, None))
+        kinds, help_ = PROFILE_KINDS, PROFILE_HELP
+        st.file_uploader(label, kinds, key=key, help=help_, on_change=keep, args=(key,))
+    name, data = kept_file(key)
     if name is None:
         return None
     try:
