@@ -2,8 +2,8 @@
 
 Two page parts (st.fragment): the workload (its inputs, then its numbers, chart and tables)
 reruns alone when one of its inputs changes, not the sidebar; inside it, the chart reruns
-alone when the chart picker changes. Its three tables are tabs (ui.tabs): only the open one
-is drawn.
+alone when the chart picker changes. The chart and the three tables are tabs (ui.tabs), under
+the numbers and their takeaway: only the open one is drawn.
 """
 
 import plotly.graph_objects as go
@@ -85,7 +85,7 @@ def ops(data: view.Page) -> None:
 
 @st.fragment(key="wl_workload")
 def workload() -> None:
-    """The inputs, then what they price: numbers, the chart, the tables."""
+    """The inputs, then what they price: numbers and takeaway, the chart or a table."""
     ctx, models = ui.context(), ui.models()
     name, setup = inputs(models)
     model = models[name]
@@ -97,10 +97,10 @@ def workload() -> None:
     if data.left_out:
         st.warning(data.left_out)
     ui.metrics(words.headline(data.views[0], data.expected_s, data.expected_from))
-    chart(model, setup, data)
     ui.takeaway(words.takeaway(model, data.views[0], setup))
     ui.tabs(
         {
+            "Chart": lambda: chart(model, setup, data),
             "Phases": lambda: ui.table(data.summary, "workloads_summary"),
             "Ops": lambda: ops(data),
             "Decode crossover batch by KV precision and context": lambda: ui.table(
