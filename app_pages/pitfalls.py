@@ -11,6 +11,7 @@ import streamlit as st
 
 import ui
 from perfcore.explain.chip import pitfalls as view
+from perfcore.explain.chip import pitfalls_summary as five
 from perfcore.figures import faster_chip_figure
 from perfcore.model.chip.specs import PRECISIONS
 
@@ -102,12 +103,12 @@ titles = view.TITLES
 
 def summary() -> None:
     """The five beliefs' numbers at their default inputs, and what they say together."""
-    defaults = view.at_defaults(ctx.device, ctx.precision)
-    ui.table(view.table(defaults), "pitfalls")
-    ui.takeaway(view.takeaway(defaults, ctx.device))
+    defaults = five.at_defaults(ctx.device, ctx.precision)
+    ui.table(five.table(defaults), "pitfalls")
+    ui.takeaway(five.takeaway(defaults, ctx.device))
 
 
 beliefs = {t: functools.partial(p, formulas) for t, p in zip(titles.values(), PARTS, strict=True)}
 linked = {titles[n]: keys for n, keys in KEYS.items()}
-ui.tabs({**beliefs, view.SUMMARY: summary}, "pf_belief", linked)
+ui.tabs({**beliefs, five.SUMMARY: summary}, "pf_belief", linked)
 ui.spec_caption(ctx.device)

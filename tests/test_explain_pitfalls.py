@@ -4,6 +4,7 @@ import pytest
 
 from perfcore.errors import NotPublished
 from perfcore.explain.chip import pitfalls as view
+from perfcore.explain.chip import pitfalls_summary as summary
 from perfcore.format import NOT_PUBLISHED
 from tests.support.pages import ROUND_H100
 
@@ -120,7 +121,7 @@ def test_missing_figure_marks_only_that_belief_not_published(specs):
 
 
 def test_table_has_every_quantity_with_si_values_and_units(specs):
-    df = view.table(_five(specs))
+    df = summary.table(_five(specs))
     assert list(df.columns) == ["#", "belief", "quantity", "value", "kind"]
     assert df.attrs["row_units"] == {"value": "kind"}
     assert len(df) == 5 + 3 + 5 + 6 + 6
@@ -130,20 +131,20 @@ def test_table_has_every_quantity_with_si_values_and_units(specs):
 
 
 def test_table_marks_an_unpublished_belief_in_one_row(specs):
-    df = view.table(_five(specs, "Google TPU v4"))
+    df = summary.table(_five(specs, "Google TPU v4"))
     unpublished = df[df["#"] == 4]["value"]
     assert len(unpublished) == 1 and unpublished.isna().all()
 
 
 def test_takeaway_prices_all_five_on_the_round_h100(specs):
-    text = view.takeaway(_five(specs), specs[ROUND_H100])
+    text = summary.takeaway(_five(specs), specs[ROUND_H100])
     for part in ("gains 0 FLOP/s", "0.76 %", "14.8x", "52x", "35.0 ms"):
         assert part in text
 
 
 def test_takeaway_changes_with_device_and_names_missing_beliefs(specs):
-    round_h100 = view.takeaway(_five(specs), specs[ROUND_H100])
-    tpu = view.takeaway(_five(specs, "Google TPU v4"), specs["Google TPU v4"])
+    round_h100 = summary.takeaway(_five(specs), specs[ROUND_H100])
+    tpu = summary.takeaway(_five(specs, "Google TPU v4"), specs["Google TPU v4"])
     assert round_h100 != tpu and "(3, 4, 5: not published" in tpu
 
 
@@ -164,7 +165,7 @@ def test_takeaway_changes_with_the_inputs(specs):
         view.copy_in_loop(specs[ROUND_H100], view.DEFAULT_ELEMENTS, "fp16", 5000),
         five[4],
     ]
-    assert view.takeaway(more, specs[ROUND_H100]) != view.takeaway(five, specs[ROUND_H100])
+    assert summary.takeaway(more, specs[ROUND_H100]) != summary.takeaway(five, specs[ROUND_H100])
 
 
 def test_headline_and_details_show_every_quantity_once(specs):
@@ -195,3 +196,8 @@ def test_the_missing_figure_is_read_from_the_errors_field_not_its_text(specs):
 
     section = view._guard(4, "It's only a copy.", device, price)
     assert section.verdict == f"{NOT_PUBLISHED}: NVIDIA L4 does not publish a PCIe bandwidth."
+
+
+def test_the_summary_prices_the_five_at_the_hand_calculations_inputs(specs):
+    """The page's summary tab (the defaults its inputs open on) is the hand calculation."""
+    assert summary.at_defaults(specs[ROUND_H100], "bf16") == _five(specs)

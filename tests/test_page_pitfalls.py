@@ -4,7 +4,8 @@ import functools
 
 import pytest
 
-from perfcore.explain.chip.pitfalls import SUMMARY, TITLES
+from perfcore.explain.chip.pitfalls import TITLES
+from perfcore.explain.chip.pitfalls_summary import SUMMARY
 from perfcore.format import NOT_PUBLISHED
 from tests.support.pages import ROUND_H100, notices, run_page
 

@@ -6,7 +6,7 @@ import math
 import pytest
 
 from perfcore.errors import InputError
-from perfcore.explain.chip import pitfalls, roofline
+from perfcore.explain.chip import pitfalls, pitfalls_summary, roofline
 from ui import loaders, refusals, tables
 from ui.tables import si_table
 
@@ -22,7 +22,7 @@ def test_the_download_keeps_si_numbers_at_full_precision_with_si_units_in_the_he
 def test_a_table_of_mixed_quantities_names_each_rows_si_unit(specs):
     sections = [pitfalls.batch_one(specs["Google TPU v4"], 1)]
     sections += [pitfalls.copy_in_loop(specs["Google TPU v4"], 4096**2, "fp16", 10)]
-    df = si_table(pitfalls.table(sections))
+    df = si_table(pitfalls_summary.table(sections))
     assert list(df.columns) == ["#", "belief", "quantity", "value", "unit (SI)"]
     assert df["unit (SI)"].iloc[0] == "fraction" and math.isnan(df["value"].iloc[-1])
 
