@@ -66,6 +66,7 @@ def scale_out() -> None:
     ):
         ui.metrics((m.label, m.value, m.help) for m in shown)
     st.latex(view.FORMULA)
+    st.caption(view.FORMULA_TERMS)
     rows = view.sweep(ctx.device, setup)
     compared = functools.partial(view.sweep, ctx.compare, setup)  # the chart's alone
     chart = functools.partial(ui.chart, "so_chart", scale_out_figure, rows, chosen)

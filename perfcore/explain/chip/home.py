@@ -11,7 +11,7 @@ from perfcore.model.chip.specs import Device
 # followed by I reads as one unknown command (a red KaTeX error).
 FORMULA = r"\qquad ".join(
     (
-        r"\text{attainable FLOP/s} = \min\left(P_{\text{peak}},\; I \cdot \beta\right),",
+        r"\text{attainable FLOP/s} = \min(P_{\text{peak}},\; I \cdot \beta),",
         r"I = \frac{\text{FLOPs}}{\text{bytes}},",
         r"I_{\text{ridge}} = \frac{P_{\text{peak}}}{\beta}",
     )

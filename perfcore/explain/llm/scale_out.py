@@ -53,11 +53,16 @@ ALPHA_HELP = (
     "Estimate, not a published spec: about 2 µs per hop over NVLink-class links and about "
     "5 µs over the network. 0 counts the bandwidth term only."
 )
+# No \underbrace: the browser lays the formula out again on every rerun, and two stretched
+# braces cost it about as much as the rest of the page's elements (bench.pages, stop 44).
 FORMULA = (
-    r"t = \underbrace{2\tfrac{g-1}{g}\,\tfrac{S}{\beta_{\text{up}}} + 2(g-1)\,\alpha_{\text{up}}}"
-    r"_{\text{in-node ring}} + \underbrace{2\tfrac{N-1}{N}\,\tfrac{S/g}{\beta_{\text{out}}}"
-    r" + 2(N-1)\,\alpha_{\text{out}}}_{\text{shard across nodes}},\quad"
-    r"\text{algbw} = \tfrac{S}{t},\quad \text{busbw} = \text{algbw}\cdot 2\tfrac{n-1}{n}"
+    r"t = 2\tfrac{g-1}{g}\,\tfrac{S}{\beta_{\text{up}}} + 2(g-1)\,\alpha_{\text{up}}"
+    r" + 2\tfrac{N-1}{N}\,\tfrac{S/g}{\beta_{\text{out}}} + 2(N-1)\,\alpha_{\text{out}}"
+)
+FORMULA_TERMS = (
+    "The first two terms are the ring inside a node (g GPUs over the scale-up links); the last "
+    "two send each GPU's shard of S/g across the N nodes (the scale-out links). As nccl-tests "
+    "reports them: algbw = S / t, and busbw = algbw · 2(n − 1)/n over all n = g·N GPUs."
 )
 
 
