@@ -1,4 +1,6 @@
-"""Precision: one matmul at every precision the device publishes, vector and tensor paths apart."""
+"""Precision: one matmul at every precision the device publishes, vector and tensor paths apart.
+
+Its two charts and its table are tabs (ui.tabs): only the open one is drawn."""
 
 import streamlit as st
 
@@ -7,6 +9,9 @@ from perfcore.explain.chip import precision as view
 from perfcore.figures import precision_bars_figure, precision_roofline_figure
 from perfcore.model.chip import ops
 from perfcore.model.chip.precision import matmul_sweep
+
+# A link made before the tabs with ?pr_bars (the bar chart's toggle) opens this tab.
+BARS = "Peak and time floor"
 
 ctx = ui.context()
 st.title("Precision is a throughput knob")
@@ -25,10 +30,14 @@ rows = matmul_sweep(ctx.device, **sizes)
 span = view.span(rows)
 ui.metrics(view.metrics(span))
 st.caption(view.missing_note(ctx.device, rows))
-ui.chart("pr_roofline", precision_roofline_figure, rows, ctx.device, span)
-if ui.toggle("Chart peak and time floor per precision", "pr_bars"):  # the table has them too
-    ui.chart("pr_bars_chart", precision_bars_figure, rows, view.not_published(rows))
-ui.table(view.table(rows), "precision")
+parts = {
+    "Roofline by precision": lambda: ui.chart(
+        "pr_roofline", precision_roofline_figure, rows, ctx.device, span
+    ),
+    BARS: lambda: ui.chart("pr_bars_chart", precision_bars_figure, rows, view.not_published(rows)),
+    "Table": lambda: ui.table(view.table(rows), "precision"),
+}
+ui.tabs(parts, "pr_view", {BARS: ("pr_bars",)})
 ui.takeaway(view.takeaway(rows, ctx.device))
 st.caption(view.NOTE)
 ui.spec_caption(ctx.device)

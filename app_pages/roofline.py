@@ -1,6 +1,9 @@
 """Roofline: the chosen device's roofs, catalog ops on them, measured points overlaid.
 
-One page part (st.fragment): a change to one of its inputs reruns it, not the sidebar."""
+One page part (st.fragment): a change to one of its inputs reruns it, not the sidebar. Its
+chart and its table are tabs (ui.tabs): only the open one is drawn."""
+
+import functools
 
 import streamlit as st
 
@@ -54,7 +57,8 @@ def roofline() -> None:
     compare = ctx.base if measured and ctx.what_if else ctx.compare
     if compare is ctx.base:
         st.caption(what_if.roofline_note(ctx.base))
-    ui.chart(
+    chart = functools.partial(
+        ui.chart,
         "rf_chart",
         roofline_figure,
         ctx.device,
@@ -65,7 +69,7 @@ def roofline() -> None:
         previous,
         measured_on=ctx.base,
     )
-    ui.table(view.table(points), "roofline")
+    ui.tabs({"Chart": chart, "Table": lambda: ui.table(view.table(points), "roofline")}, "rf_tab")
     ui.takeaway(view.takeaway(points, ctx.device, ctx.precision))
     ui.spec_caption(ctx.device, compare)
 

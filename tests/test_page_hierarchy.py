@@ -5,6 +5,7 @@ import json
 from tests.support.pages import ROUND_H100, notices, run_page, table_text
 
 ROUND_FP16 = {"device": ROUND_H100, "precision": "fp16"}
+TABLE = {**ROUND_FP16, "hi_tab": "Table"}
 
 
 def _trip(at) -> str:
@@ -17,7 +18,7 @@ def _y_title(at) -> str:
 
 
 def test_the_hand_calculations_flops_forgone_are_in_the_table():
-    at = run_page("hierarchy", ROUND_FP16)
+    at = run_page("hierarchy", TABLE)
     shown = table_text(at)["FLOPs forgone per trip (MFLOP)"]
     assert list(shown[:6]) == ["0.99", "29.70", "198.00", "495.00", "1,980.00", "4,950.00"]
     assert _trip(at) == "495 MFLOP"
@@ -39,7 +40,7 @@ def test_the_metric_control_changes_what_the_chart_plots():
 
 
 def test_a_compared_device_gets_its_own_trip_and_rows():
-    at = run_page("hierarchy", {**ROUND_FP16, "compare": "NVIDIA V100 SXM2"})
+    at = run_page("hierarchy", {**TABLE, "compare": "NVIDIA V100 SXM2"})
     assert [m.value for m in at.metric][:2] == ["495 MFLOP", "62.5 MFLOP"]
     assert len(at.dataframe[0].value) == 14
     assert "7.9x fewer" in at.info[0].value
@@ -63,3 +64,11 @@ def test_a_garbage_metric_falls_back_with_a_notice():
     assert not at.exception
     assert at.radio(key="hi_metric").value == "FLOPs forgone"
     assert any("`hi_metric=" in text for text in notices(at))
+
+
+def test_the_chart_opens_first_and_the_table_is_a_tab():
+    """Only the open tab is drawn: the chart and its metric at first, the table from its link."""
+    first = run_page("hierarchy", ROUND_FP16)
+    assert [c.key for c in first.get("plotly_chart")] == ["hi_chart"] and not first.dataframe
+    tabled = run_page("hierarchy", TABLE)
+    assert not tabled.get("plotly_chart") and not tabled.radio and len(tabled.dataframe) == 1

@@ -7,13 +7,15 @@ from perfcore.model.chip.precision import LABELS
 from tests.support.hand_tables import PRECISION_ROWS
 from tests.support.pages import ROUND_H100, notices, run_page, table_text
 
+TABLE = {"device": ROUND_H100, "pr_view": "Table"}
+
 
 def _metric(at, start: str) -> str:
     return next(m.value for m in at.metric if m.label.startswith(start))
 
 
 def test_the_round_h100_shows_printed_peaks_ridges_and_intensities():
-    at = run_page("precision", {"device": ROUND_H100})
+    at = run_page("precision", TABLE)
     df = at.dataframe[0].value.set_index("precision")
     for precision, _, *expected in PRECISION_ROWS:
         r = df.loc[LABELS[precision]]
@@ -30,7 +32,7 @@ def _time_floors(at) -> list[float]:
 
 
 def test_a_bigger_matmul_raises_the_flops_and_the_time_floor():
-    at = run_page("precision", {"device": ROUND_H100})
+    at = run_page("precision", TABLE)
     before = _time_floors(at)
     at.number_input(key="pr_m").set_value(8192).run()
     assert _metric(at, "FLOPs") == "275 GFLOP"
@@ -59,7 +61,7 @@ def test_garbage_link_values_fall_back_to_4096_with_a_notice(key, value):
 
 
 def test_an_unpublished_precision_is_listed_as_not_published():
-    at = run_page("precision", {"device": "NVIDIA V100 SXM2"})
+    at = run_page("precision", {**TABLE, "device": "NVIDIA V100 SXM2"})
     assert any("FP8, INT8, FP4: not published" in c.value for c in at.caption)
     df = at.dataframe[0].value.set_index("precision")
     assert df["peak (spec)"].dtype == float and pd.isna(df.loc["FP8 tensor core", "peak (spec)"])
@@ -71,5 +73,13 @@ def test_an_unpublished_precision_is_listed_as_not_published():
 
 
 def test_the_vector_and_tensor_paths_are_a_column_of_the_table():
-    at = run_page("precision", {"device": ROUND_H100})
+    at = run_page("precision", TABLE)
     assert at.dataframe[0].value["path"].tolist()[:3] == ["vector", "vector", "tensor"]
+
+
+def test_the_chart_and_the_table_are_tabs_and_a_link_before_them_opens_the_bars():
+    """The roofline chart opens first, alone; the bar chart's old toggle in a link opens its tab."""
+    first = run_page("precision", {"device": ROUND_H100})
+    assert [c.key for c in first.get("plotly_chart")] == ["pr_roofline"] and not first.dataframe
+    old_link = run_page("precision", {"device": ROUND_H100, "pr_bars": "true"})
+    assert [c.key for c in old_link.get("plotly_chart")] == ["pr_bars_chart"]

@@ -8,13 +8,16 @@ from perfcore.measure import results
 from tests.support.measured import lesson_records
 from tests.support.pages import ROUND_H100, notices, run_page, table_text, upload_folded
 
+TABLE = {"rf_tab": "Table"}
+
 
 def table(at):
     return at.dataframe[0].value
 
 
 def test_a_bigger_batch_moves_decode_up_the_memory_roof():
-    at = run_page("roofline", {"device": ROUND_H100, "precision": "fp16", "rf_ops": "decode"})
+    query = {"device": ROUND_H100, "precision": "fp16", "rf_ops": "decode", **TABLE}
+    at = run_page("roofline", query)
     before = table_text(at)["attainable (TFLOP/s)"].iloc[0]
     at.number_input(key="rf_decode_batch").set_value(64).run()
     after = table_text(at)["attainable (TFLOP/s)"].iloc[0]
@@ -28,6 +31,7 @@ def test_a_link_opens_with_its_ops_sizes_and_precision():
         "rf_ops": ["matmul", "attention"],
         "rf_matmul_m": "256",
         "rf_attention_seq": "512",
+        **TABLE,
     }
     at = run_page("roofline", query)
     assert at.multiselect(key="rf_ops").value == ["matmul", "attention"]
@@ -69,6 +73,7 @@ def test_a_models_layer_from_the_catalog_adds_its_ops_from_a_link():
         "rf_ops": "a model's layer",
         "rf_layer_model": "Llama-3.1-8B",
         "rf_layer_phase": "prefill",
+        **TABLE,
     }
     at = run_page("roofline", query)
     assert not at.exception and not notices(at)
@@ -104,3 +109,11 @@ def test_an_overlaid_file_stays_once_its_expander_closes():
     names = [t.get("name", "") for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"]]
     assert not at.file_uploader and any(n.startswith("measured") for n in names)
     assert at.expander[0].label == "Overlay measured points: results.json"
+
+
+def test_the_chart_opens_first_and_the_table_is_a_tab():
+    """Only the open tab is drawn: the chart alone at first, the table alone from its link."""
+    first = run_page("roofline", {"device": ROUND_H100})
+    assert [c.key for c in first.get("plotly_chart")] == ["rf_chart"] and not first.dataframe
+    tabled = run_page("roofline", {"device": ROUND_H100, **TABLE})
+    assert not tabled.get("plotly_chart") and len(table(tabled)) == 5
