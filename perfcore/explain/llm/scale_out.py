@@ -54,7 +54,7 @@ ALPHA_HELP = (
     "5 µs over the network. 0 counts the bandwidth term only."
 )
 # No \underbrace: the browser lays the formula out again on every rerun, and two stretched
-# braces cost it about as much as the rest of the page's elements (bench.pages, stop 44).
+# braces took 14 ms of a sidebar change's 70 (bench.pages); the caption names the legs.
 FORMULA = (
     r"t = 2\tfrac{g-1}{g}\,\tfrac{S}{\beta_{\text{up}}} + 2(g-1)\,\alpha_{\text{up}}"
     r" + 2\tfrac{N-1}{N}\,\tfrac{S/g}{\beta_{\text{out}}} + 2(N-1)\,\alpha_{\text{out}}"
