@@ -17,7 +17,9 @@ ui.metrics(view.headline(views))
 
 def chart() -> None:
     """The chart of the metric picked above it."""
-    metric = ui.choice("Chart", view.METRICS, "hi_metric", widget=st.radio, horizontal=True)
+    metric = ui.choice(
+        "Plotted per level", view.METRICS, "hi_metric", widget=st.radio, horizontal=True
+    )
     ui.chart("hi_chart", hierarchy_figure, views, metric)
 
 
