@@ -122,7 +122,6 @@ def test_a_link_naming_no_tab_falls_back_to_the_first_with_a_notice():
         ("pf_iters", "lots"),
         ("pf_half", "fp8"),
         ("pf_nodes", "-3"),
-        ("pf_params", "1e999"),
         ("pf_copy_dtype", "<b>"),
         ("pf_elements", "0"),
     ],
@@ -131,7 +130,7 @@ def test_garbage_link_values_fall_back_with_a_notice(key, value):
     at = run_page("pitfalls", {"device": ROUND_H100, key: value})  # opens on the belief
     assert not at.exception
     assert any(f"`{key}=" in text for text in notices(at))
-    n = {"pf_iters": 4, "pf_half": 3, "pf_nodes": 5, "pf_params": 1}.get(key, 4)
+    n = {"pf_iters": 4, "pf_half": 3, "pf_nodes": 5}.get(key, 4)
     assert [m.value for m in at.metric] == [m.value for m in belief(n).metric]  # its default
 
 
@@ -166,3 +165,12 @@ def test_a_beliefs_input_reruns_that_belief_alone():
     query = {"device": ROUND_H100, "pf_nodes": "16", "pf_belief": SUMMARY}
     summary = run_page("pitfalls", query)  # at the defaults, whatever belief 5's input
     assert "sharding across 2 nodes adds 35.0 ms" in summary.info[0].value
+
+
+def test_a_parameter_count_that_is_not_one_says_the_field_and_prices_the_default():
+    """Belief 1's parameters are typed as a count ('7G'); '1e999' says so in place."""
+    at = run_page("pitfalls", {"device": ROUND_H100, "pf_params": "1e999"})  # opens on belief 1
+    assert not at.exception
+    (said,) = [e.value for e in at.error]
+    assert said.startswith("Decode params = '1e999' is not usable") and said.endswith("7G.")
+    assert [m.value for m in at.metric] == [m.value for m in belief(1).metric]

@@ -103,7 +103,6 @@ def test_a_link_opens_with_its_scale_out_values():
         ("so_dtype", "fp128"),
         ("so_convention", "sideways"),
         ("so_alpha_up_us", "-1"),
-        ("so_params", "nan"),
     ],
 )
 def test_garbage_link_values_fall_back_with_a_notice(key, value):
@@ -111,6 +110,26 @@ def test_garbage_link_values_fall_back_with_a_notice(key, value):
     assert not at.exception
     assert any(f"`{key}=" in text for text in notices(at))
     assert metric(at, "All-reduce time") == "89.4 ms"
+
+
+@pytest.mark.parametrize("value", ["nan", "lots", "1e999", "0"])
+def test_a_parameter_count_that_is_not_one_says_the_field_and_the_range(value):
+    """The parameters are typed as a count ('7G', 7e9); one that is not says so, in place."""
+    at = run_page("scale_out", {"device": ROUND_H100, "so_params": value})
+    assert not at.exception
+    (said,) = [e.value for e in at.error]
+    assert said.startswith("Parameters (gradients) = ") and "from 1M to 10T" in said
+    assert said.endswith("showing 7G.")
+    assert metric(at, "All-reduce time") == "89.4 ms"
+
+
+def test_a_parameter_count_reads_as_typed():
+    """'70G' and 7e10 are the same 70 billion parameters: ten times the default's bytes."""
+    shown = {
+        v: run_page("scale_out", {"device": ROUND_H100, "so_params": v}) for v in ("70G", "7e10")
+    }
+    assert [at.text_input(key="so_params").value for at in shown.values()] == ["70G", "7e10"]
+    assert {metric(at, "In-node leg: bytes per GPU") for at in shown.values()} == {"245 GB"}
 
 
 def test_a_fractional_count_is_flagged_and_the_notice_names_what_is_shown():

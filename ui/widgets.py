@@ -144,8 +144,10 @@ def count(label: str, key: str, default: float, lo: float, hi: float, integer: b
 
 
 def param_count(label: str, key: str, default: float = 7e9, **kw) -> float:
-    """A URL-bound model size in parameters, 1M to 10T."""
-    return number(label, key, default, *PARAMS_RANGE, integer=False, format="%.4g", **kw)
+    """A URL-bound model size in parameters, 1M to 10T, typed and shown readably ('7G', '70G',
+    '1.5T' or 7e9; count)."""
+    kw.setdefault("help", "Parameters, e.g. 7G (7 billion), 70G, 1.5T or 7e9.")
+    return count(label, key, default, *PARAMS_RANGE, integer=False, **kw)
 
 
 def size(param: Param, key: str):
