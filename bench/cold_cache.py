@@ -14,11 +14,13 @@ pass over --evict MiB), and prints cold / hot. Run only on a quiet machine.
 from __future__ import annotations
 
 import argparse
-import time
+import functools
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+from perfcore.measure.clock import harness
 
 MIB = 2**20
 
@@ -39,16 +41,12 @@ def kernels(mib: int) -> dict:
     }
 
 
-def fastest(fn, args, calls: int, evict: np.ndarray | None) -> float:
-    """Seconds of the fastest of `calls` synchronized calls, each after a pass over `evict`."""
-    best = float("inf")
-    for _ in range(calls):
-        if evict is not None:
-            evict.sum()
-        start = time.perf_counter()
-        jax.block_until_ready(fn(*args))
-        best = min(best, time.perf_counter() - start)
-    return best
+def fastest(fn, calls: int, evict: np.ndarray | None) -> float:
+    """Seconds of the fastest of `calls` isolated, synchronized calls of fn (the clock's
+    harness), each after a pass over `evict` outside the clock where it is given."""
+    prepare = None if evict is None else evict.sum
+    sync = jax.block_until_ready
+    return harness.measure(fn, sync=sync, repeats=calls, budget_s=60, prepare=prepare).min
 
 
 def main() -> None:
@@ -60,10 +58,9 @@ def main() -> None:
     print(f"{'kernel':<24}{'MiB':>6}{'hot ms':>10}{'cold ms':>10}{'cold/hot':>10}")
     for mib in (4, 16, 64):
         for name, (fn, operands) in kernels(mib).items():
-            jitted = jax.jit(fn)
-            jax.block_until_ready(jitted(*operands))
-            hot = fastest(jitted, operands, args.calls, None)
-            cold = fastest(jitted, operands, args.calls, evict)
+            call = functools.partial(jax.jit(fn), *operands)
+            hot = fastest(call, args.calls, None)
+            cold = fastest(call, args.calls, evict)
             row = f"{name:<24}{mib:>6}{hot * 1e3:>10.3f}{cold * 1e3:>10.3f}{cold / hot:>10.2f}"
             print(row, flush=True)
 

@@ -103,6 +103,16 @@ def kept_name(key: str) -> str | None:
     return kept_file(key)[0]
 
 
+def kept_uploader(
+    label: str, kinds: list[str], key: str, help_: str, drawn: bool = True
+) -> tuple[str | None, bytes | None]:
+    """A file uploader whose file is kept (keep) for the runs it is not drawn in, drawn where
+    `drawn`: (name, bytes) of the file kept for it, (None, None) when none is."""
+    if drawn:
+        st.file_uploader(label, kinds, key=key, help=help_, on_change=keep, args=(key,))
+    return kept_file(key)
+
+
 def with_upload(bundled: dict, path: str, key: str, load, check=None):
     """The bundled rows plus the user's CSV kept for uploader `key` when it validates, and
     what they are; check(rows, name), when given, looks over the uploaded rows. Its problems
@@ -124,11 +134,8 @@ def with_upload(bundled: dict, path: str, key: str, load, check=None):
 def results_file(key: str, drawn: bool = True) -> tuple[Record, ...]:
     """An uploader for a results file (python -m perfcore measure), drawn where `drawn`; its
     file kept (keep) for the runs it is not drawn in; () when none or invalid."""
-    if drawn:
-        kinds = ["json", "csv"]
-        label = "Measured results (JSON or CSV)"
-        st.file_uploader(label, kinds, key=key, help=RESULTS_HELP, on_change=keep, args=(key,))
-    name, data = kept_file(key)
+    label = "Measured results (JSON or CSV)"
+    name, data = kept_uploader(label, ["json", "csv"], key, RESULTS_HELP, drawn)
     if name is None:
         return ()
     try:
@@ -172,10 +179,7 @@ def uploaded_profile(data: bytes, label: str):
 def profile_file(label: str, key: str, drawn: bool = True):
     """An uploader for a capture (a Profile) or a results file (records), drawn where `drawn`;
     its file kept (keep) for the runs it is not drawn in; None if none or bad."""
-    if drawn:
-        kinds, help_ = PROFILE_KINDS, PROFILE_HELP
-        st.file_uploader(label, kinds, key=key, help=help_, on_change=keep, args=(key,))
-    name, data = kept_file(key)
+    name, data = kept_uploader(label, PROFILE_KINDS, key, PROFILE_HELP, drawn)
     if name is None:
         return None
     try:

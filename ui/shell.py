@@ -19,8 +19,8 @@ from ui.loaders import (
     bundled_models,
     bundled_specs,
     forget,
-    keep,
     kept_name,
+    kept_uploader,
     uploaded_models,
     uploaded_specs,
     with_upload,
@@ -93,8 +93,7 @@ def own_files() -> None:
     with popover:
         if popover.open:
             for key, (text, help_) in OWN.items():
-                st.file_uploader(text, ["csv"], key=key, help=help_, on_change=keep, args=(key,))
-                if name := kept_name(key):
+                if name := kept_uploader(text, ["csv"], key, help_)[0]:
                     st.button(f"Remove {name}", key=f"{key}_forget", on_click=forget, args=(key,))
 
 
