@@ -4,7 +4,7 @@ Method: each search runs REPEATS times in this process, each on a new Training (
 memo: nothing priced before), timed with time.perf_counter; the table gives the min
 and the median, the layouts priced and the layouts that fit. Goal: under 1 s at 1,024 GPUs
 and under 5 s at 16,384. The last line times what a `plan` command adds once: pricing the
-225 published runs of data/runs.csv and their efficiency table (perfcore.model.runs.published).
+published runs of data/runs.csv and their efficiency table (perfcore.model.runs.published).
 Run: `.venv/bin/python -m bench.plan`.
 """
 

@@ -150,6 +150,36 @@ def test_the_expected_model_adds_critical_path_communication_and_fp8_bf16_parts_
     assert eff.expected_s(2.0, 0.5) == pytest.approx(5.0)
 
 
+def test_the_attention_core_at_half_the_gemms_rate_adds_its_seconds_once_more_by_hand():
+    """A run whose bound is 3.0 s, 1.0 s of it the attention core at the peak, measured 8.0 s:
+    with the chosen exposure its basis is 3.0 + 1.0 = 4.0 s (the core at half the rate the
+    rest runs at), η = 0.5; with the recomputed QKᵀ alone (1/6) 3.1667 s; without, 3.0 s."""
+    run = Sample(None, "train", "A", 3.0, 8.0, attention_s=1.0)
+    assert sample.EXPOSURE.attention == 1.0
+    assert (run.basis_s, run.eta) == pytest.approx((4.0, 0.5))
+    recomputed = sample.Exposure(parts=sample.CRITICAL_PATH, elementwise=True, attention=1 / 6)
+    assert replace(run, exposure=recomputed).basis_s == pytest.approx(3.0 + 1 / 6)
+    assert replace(run, exposure=sample.Exposure(parts=sample.CRITICAL_PATH)).basis_s == 3.0
+
+
+def test_a_training_cell_is_attention_heavy_by_its_share_of_the_flops_not_its_tokens():
+    """MPT-1B at 8,192 tokens (24 layers of 2,048, 16 heads of 128, vocab 50,368): layers 2 x
+    24 x 12 x 2,048² = 2,415,919,104 FLOPs a token, attention 4 x 16 x 128 x 8,193 / 2 x 24 =
+    805,404,672, head 2 x 50,368 x 2,048 = 206,307,328: 23.5 %, heavy. Llama-3.1-70B at the
+    same 8,192 tokens: 7.2 %, not; a serving phase is heavy by its context alone."""
+    from perfcore.model.llm.models import load_models
+    from perfcore.model.runs import published
+
+    models = load_models()
+    share = 805_404_672 / (2_415_919_104 + 805_404_672 + 206_307_328)
+    assert share == pytest.approx(0.23497, rel=1e-4) and share >= sample.ATTENTION_HEAVY
+    assert published.attention_heavy(models["MPT-1B"], 8192)
+    assert not published.attention_heavy(models["Llama-3.1-70B"], 8192)
+    cell = sample.setting("train", True, 16)
+    assert cell.label() == "train, attention ≥ 10 % of the FLOPs, 16-bit"
+    assert sample.setting("decode", True, 16).label() == "decode, ≥ 16K tokens, 16-bit"
+
+
 def test_kappa_estimated_as_a_median_by_hand():
     """Quiet run Q (no hidden communication): bound 1.0 s, measured 2.0 s, η₀ = 0.5. Loud runs
     L1: bound 1.0 s, hides 0.5 s, measured 3.0 s: κ = (3.0 x 0.5 - 1.0) / 0.5 = 1.0; L2: bound

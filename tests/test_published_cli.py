@@ -51,8 +51,9 @@ def test_the_plans_expected_figures_are_filled_for_70b_on_1024_h100s(capsys):
     assert best["bf16_s"] == 0.0
     hidden = best["hidden_s_by"]
     critical = sum(hidden[k] for k in hidden if k in EXPOSURE.parts)
-    basis = best["step_s"] + critical + best["elementwise_s"]
-    assert best["elementwise_s"] > 0
+    added = best["elementwise_s"] + EXPOSURE.attention * best["attention_s"]
+    basis = best["step_s"] + critical + added
+    assert best["elementwise_s"] > 0 and best["attention_s"] > 0
     assert best["step_expected_s"] == pytest.approx(basis / eff.value)
     assert best["mfu_expected"] == pytest.approx(best["mfu"] * best["step_s"] * eff.value / basis)
     assert best["expected_error"] == {"median": eff.error_median, "p90": eff.error_p90}

@@ -184,3 +184,19 @@ def test_the_memory_bound_math_is_its_bytes_at_the_memory_bandwidth(h100):
     assert plan.elementwise_s == pytest.approx(13_107_200 * 2**20 / 8 / 3.35e12)
     assert plan.elementwise_s == pytest.approx(0.51283, rel=1e-4)
     assert "elementwise" not in plan.time_s_by
+
+
+def test_the_attention_core_is_its_flops_at_the_peak(h100):
+    """Llama-3.1-8B (32 layers, 32 heads of 128) on 8 H100s (989.4 TFLOP/s BF16), 2^20 tokens
+    at 8,192, DP 8: the core's forward is 4 x 32 x 128 = 16,384 FLOPs a (query, key) pair and
+    layer, 8,192 x 8,193 / 2 causal pairs a sequence, 4,096.5 a token; forward and backward 3
+    x that: 3 x 16,384 x 4,096.5 x 32 x 2^20 / 8 / 989.4e12 = 0.85358 s. Full recomputation
+    runs its forward again: 4/3 of it. The expected figure prices it; the bound holds it in
+    its compute, not again."""
+    t = Training(MODELS["Llama-3.1-8B"], h100, 8, 8192, 2**20)
+    plan = price(t, Layout(dp=8, zero=1))
+    assert plan.attention_s == pytest.approx(3 * 16384 * 4096.5 * 32 * 2**20 / 8 / 989.4e12)
+    assert plan.attention_s == pytest.approx(0.85358, rel=1e-4)
+    recomputed = price(t, Layout(dp=8, zero=1, recompute="full"))
+    assert recomputed.attention_s == pytest.approx(4 / 3 * plan.attention_s)
+    assert "attention" not in plan.time_s_by

@@ -23,6 +23,7 @@ def train_dict(plan: train_plan.TrainPlan, table: dict, framework: str | None = 
         "hidden_s_by": plan.hidden_s_by,
         "bf16_s": plan.bf16_s,
         "elementwise_s": plan.elementwise_s,
+        "attention_s": plan.attention_s,
         "step_s": plan.step_s,
         "step_no_overlap_s": plan.step_no_overlap_s,
         "mfu": plan.mfu,

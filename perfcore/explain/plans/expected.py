@@ -1,10 +1,11 @@
 """Expected figures of a plan, as `plan train|serve` and the Plan page both state them.
 
-A plan's expected figure is its bound (a training step's with the communication the bound hides
-and FP8's BF16 parts added back: published.added_s) ÷ the efficiency of its cell in the
-published runs' Table (perfcore.model.runs.efficiency: regime × long context × FP8 × framework,
-with fallback), and its band is where the measured figure lies when the expected one is off by
-the regime's p90 leave-one-framework-out error or less (Efficiency.band_s). A serving plan's
+A plan's expected figure is its bound (a training step's with the critical path's hidden
+communication, FP8's BF16 parts, the memory-bound math and the attention core once more added:
+published.added_s) ÷ the efficiency of its cell in the published runs' Table
+(perfcore.model.runs.efficiency: regime × attention-heavy × FP8 × framework, with fallback),
+and its band is where the measured figure lies when the expected one is off by the regime's
+p90 leave-one-framework-out error or less (Efficiency.band_s). A serving plan's
 TTFT and TPOT: (bound + what its passes do not overlap, serve_basis.plan_s) ÷ its prefill
 and decode cells (serve_expected), the one rule `plan serve`, the Plan page's tables, headline,
 takeaway and frontier chart all judge and show. An empty table: no expected figure.

@@ -171,7 +171,8 @@ def search(
                 fits.append(plan)
             elif leanest is None or plan.memory_total < leanest.memory_total:
                 leanest = plan
-    order = distinct(ranked(fits, expected or (lambda p: p.step_s), tie))[:top]
+    rank_on = expected or (lambda p: p.step_s)
+    order = ranked(distinct(fits, rank_on, tie), rank_on, tie)[:top]
     return Search(
         tuple(p for _, _, p in order),
         considered,
@@ -182,15 +183,12 @@ def search(
     )
 
 
-def distinct(order: list[tuple[int, float, TrainPlan]]) -> list[tuple[int, float, TrainPlan]]:
-    """The first of each parallel layout in a ranking: ten variants of one TP x PP x DP x CP x
-    EP (micro-batches, ZeRO stages) are one choice a practitioner makes, and would crowd the
-    other layouts out of any top N."""
-    seen: set[tuple[int, ...]] = set()
-    out = []
-    for entry in order:
-        key = tuple(getattr(entry[2].layout, d) for d in DEGREES)
-        if key not in seen:
-            seen.add(key)
-            out.append(entry)
-    return out
+def distinct(plans: list[TrainPlan], expected: Expected, tie: float) -> list[TrainPlan]:
+    """Each parallel layout's first-ranked variant: ten variants of one TP x PP x DP x CP x EP
+    (micro-batches, ZeRO stages) are one choice a practitioner makes, and would crowd the
+    other layouts out of any top N. Chosen before the layouts are ranked against each other,
+    so that each tie group is formed of the variants shown."""
+    variants: dict[tuple[int, ...], list[TrainPlan]] = {}
+    for p in plans:
+        variants.setdefault(tuple(getattr(p.layout, d) for d in DEGREES), []).append(p)
+    return [ranked(group, expected, tie)[0][2] for group in variants.values()]

@@ -101,6 +101,7 @@ class TrainPlan:
     hidden_s_by: dict = field(default_factory=dict)  # what the overlap rule hides, by part
     bf16_s: float = 0.0  # what FP8's non-GEMM math adds at the BF16 peak (bf16_seconds)
     elementwise_s: float = 0.0  # the memory-bound math between the GEMMs (elementwise_seconds)
+    attention_s: float = 0.0  # the attention core's FLOPs (recomputation included) at the peak
 
     @property
     def step_s(self) -> float:
@@ -251,7 +252,7 @@ def price(t: Training, layout: Layout) -> TrainPlan:
     hidden = {k: whole[k] - left[k] for k in whole}
     hidden["pp_bubble"] = stages * (hidden["tp"] + hidden["cp"] + hidden["ep"]) / m
     mem = memory(t, layout)
-    extra = (bf16_seconds(t, w), elementwise_seconds(t, layout))
+    extra = (bf16_seconds(t, w), elementwise_seconds(t, layout), w.attention)
     return TrainPlan(t, layout, times, whole["dp"], mem, hidden, *extra)
 
 

@@ -40,9 +40,13 @@ FIXED = {
         parts=CRITICAL_PATH
     ),
     "bound + hidden + FP8's BF16 parts + memory-bound math, ÷ η": Exposure(elementwise=True),
-    "bound + the critical path's hidden + FP8's BF16 parts + memory-bound math, ÷ η (chosen)": (
-        EXPOSURE
+    "bound + the critical path's hidden + FP8's BF16 parts + memory-bound math, ÷ η": Exposure(
+        parts=CRITICAL_PATH, elementwise=True
     ),
+    "… + FlashAttention's backward recomputing QKᵀ (the attention core at 7/6 its FLOPs), ÷ η": (
+        Exposure(parts=CRITICAL_PATH, elementwise=True, attention=1 / 6)
+    ),
+    "… + the attention core at half the GEMMs' rate, ÷ η (chosen)": EXPOSURE,
 }
 
 
@@ -53,17 +57,18 @@ def _hidden(s: Sample) -> float:
 
 def estimated_kappa(group: list[Sample], bf16: bool = True) -> Exposure:
     """kappa as a median: each loud run's (measured x η - basis) ÷ hidden, η the median
-    efficiency of the quiet runs of its (long context, FP8) cell (its regime's where that
+    efficiency of the quiet runs of its (attention-heavy, FP8) cell (its regime's where that
     cell has none); never below 0."""
     base = [replace(s, exposure=Exposure(0.0, bf16)) for s in group]
     quiet: dict[Setting, list[float]] = {}
     for s in base:
         if _hidden(s) < QUIET * s.bound_s:
-            for cell in (Setting(s.regime, s.long_context, s.fp8), Setting(s.regime)):
+            for cell in (Setting(s.regime, s.attention_heavy, s.fp8), Setting(s.regime)):
                 quiet.setdefault(cell, []).append(s.eta)
     kappas = []
     for s in (s for s in base if _hidden(s) >= LOUD * s.bound_s):
-        effs = quiet.get(Setting(s.regime, s.long_context, s.fp8)) or quiet.get(Setting(s.regime))
+        cell = Setting(s.regime, s.attention_heavy, s.fp8)
+        effs = quiet.get(cell) or quiet.get(Setting(s.regime))
         if effs:
             kappas.append((s.measured_s * statistics.median(effs) - s.basis_s) / _hidden(s))
     kappa = max(0.0, statistics.median(kappas)) if kappas else 0.0

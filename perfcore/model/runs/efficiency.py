@@ -1,10 +1,10 @@
 """Efficiency from published runs, conditioned on what the data support, and its held-out error.
 
 Each run's efficiency = its bound time ÷ its measured time (1 at the bound). Runs fall in
-cells: regime (train, prefill, decode) × long context (≥ LONG_CONTEXT_TOKENS tokens) ×
+cells: regime (train, prefill, decode) × attention-heavy (sample.setting) ×
 FP8 (8 bits or fewer) × framework family (× batching, where a serving candidate splits by
 it). A cell's efficiency is the median of its runs'; a cell with fewer than MIN_RUNS runs falls
-back to its parent (framework dropped first, then FP8, then long context, then batching; the
+back to its parent (framework dropped first, then FP8, then attention-heavy, then batching; the
 regime's own cell whatever it holds). The error is leave-one-framework-out, per regime: each
 family's runs predicted as bound ÷ the efficiency the other families' runs give their setting,
 |expected ÷ measured − 1|, median and p90.
@@ -78,7 +78,7 @@ class Efficiency:
         )
         basis = (
             "(bound + TP's, EP's and PP's hidden communication + FP8's BF16 parts + the "
-            "memory-bound math)"
+            "memory-bound math + the attention core again, at half the GEMMs' rate)"
             if self.regime == "train"
             else "(bound + kernel boundaries + no-overlap)"
         )

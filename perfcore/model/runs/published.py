@@ -119,14 +119,15 @@ def train_sample(run, model, device) -> tuple:
     best = min(plans, key=lambda plan: plan.step_s)
     hidden = tuple(best.hidden_s_by.items())
     measured = measured_step_s(run, model, device)
-    return "train", best.step_s, measured, hidden, best.bf16_s, best.elementwise_s
+    parts = (hidden, best.bf16_s, best.elementwise_s, best.attention_s)
+    return "train", best.step_s, measured, *parts
 
 
 def added_s(plan: TrainPlan) -> float:
     """Seconds the chosen expected model adds to a training plan's bound (sample.EXPOSURE:
     its critical path's hidden communication, FP8's BF16 parts, the memory-bound math)."""
     hidden = tuple(plan.hidden_s_by.items())
-    return sample.EXPOSURE.added_s(hidden, plan.bf16_s, plan.elementwise_s)
+    return sample.EXPOSURE.added_s(hidden, plan.bf16_s, plan.elementwise_s, plan.attention_s)
 
 
 def sample_of(run, models: dict, specs: dict) -> tuple:
@@ -145,10 +146,18 @@ def sample_of(run, models: dict, specs: dict) -> tuple:
         raise Unpriced(str(e)) from None
 
 
+def attention_heavy(model, seq: int) -> bool:
+    """True where the attention core is sample.ATTENTION_HEAVY or more of a training step's
+    model FLOPs (train_cost.forward: causal pairs)."""
+    f = tc.forward(model, seq)
+    return f.attention >= sample.ATTENTION_HEAVY * f.total
+
+
 def train_setting(t: Training, framework: str | None = None) -> Setting:
-    """The efficiency cell of a training step: its sequence, precision and framework (not its
-    CP degree: a layout is priced, not conditioned on; sample.setting)."""
-    return sample.setting("train", t.seq, BITS_OF[t.precision], framework)
+    """The efficiency cell of a training step: its attention share, precision and framework
+    (not its CP degree: a layout is priced, not conditioned on; sample.setting)."""
+    heavy = attention_heavy(t.model, t.seq)
+    return sample.setting("train", heavy, BITS_OF[t.precision], framework)
 
 
 def serve_setting(
@@ -158,19 +167,21 @@ def serve_setting(
     weights' and activations' bits and the engine. Not its batching: cells split by it
     predicted fewer held-out runs (docs/plans.md, "Serving: which expected model")."""
     bits = min(p.weights, p.activations)
-    return sample.setting(regime, context_tokens, bits, framework)
+    heavy = context_tokens >= sample.LONG_CONTEXT_TOKENS
+    return sample.setting(regime, heavy, bits, framework)
 
 
-def run_setting(run, regime: str) -> Setting:
-    """The cell of a published run, by the rules a plan's setting follows."""
+def run_setting(run, regime: str, model) -> Setting:
+    """The cell of a published run of `model`, by the rules a plan's setting follows."""
     if run.kind == "train":
-        bits = BITS_OF[run.precision]
-        return sample.setting(regime, run.seq_len, bits, run.framework)
+        heavy = attention_heavy(model, run.seq_len)
+        return sample.setting(regime, heavy, BITS_OF[run.precision], run.framework)
     context = run.input_tokens + run.output_tokens
     return serve_setting(regime, precisions_of(run), context, run.framework)
 
 
-TRAIN_PARTS = ("hidden_by", "bf16_s", "elementwise_s")  # what sample_of adds after the times
+# what sample_of adds after the times
+TRAIN_PARTS = ("hidden_by", "bf16_s", "elementwise_s", "attention_s")
 SERVE_PARTS = ("launch_s", "serial_s")
 
 
@@ -187,7 +198,7 @@ def priced_runs(runs=None, models=None, specs=None) -> Priced:
         except Unpriced as e:
             unpriced.append((run, str(e)))
             continue
-        cell = run_setting(run, regime)
+        cell = run_setting(run, regime, models[run.model])
         named = TRAIN_PARTS if run.kind == "train" else SERVE_PARTS
         case = (
             run.model,

@@ -1,10 +1,13 @@
 """What a published run's efficiency is conditioned on, and one run priced.
 
-A Setting is a cell: regime × long context (≥ LONG_CONTEXT_TOKENS) × FP8 × framework family
-(× batching, static or in-flight, where a serving candidate splits by it), with its parents
-(chain). A Sample is one run priced: its bound, its measured time and what an expected figure
-adds to the bound before dividing (an Exposure; a serving run's kernel boundaries and
-no-overlap). Cells, their efficiencies and the held-out error: perfcore.model.runs.efficiency.
+A Setting is a cell: regime × attention-heavy × FP8 × framework family (× batching, static or
+in-flight, where a serving candidate splits by it), with its parents (chain). A training step
+is attention-heavy where the attention core is ATTENTION_HEAVY or more of its model FLOPs (a
+small model at a long sequence: MPT-1B at 8K is 24 %, Llama-3.1-8B at 8K 13 %, Llama-3.1-70B
+at 8K 7 %); a serving phase where its context is LONG_CONTEXT_TOKENS or more. A Sample is one
+run priced: its bound, its measured time and what an expected figure adds to the bound before
+dividing (an Exposure; a serving run's kernel boundaries and no-overlap). Cells, their
+efficiencies and the held-out error: perfcore.model.runs.efficiency.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ if TYPE_CHECKING:
     from perfcore.model.runs.rows import Run
 
 LONG_CONTEXT_TOKENS = 16384
+ATTENTION_HEAVY = 0.10  # a training step's attention share of its model FLOPs (docs/plans.md)
 # How a serving engine batches (docs/plans.md, "Serving: batching"): a static batch runs the
 # shapes a pricer prices; in-flight batching changes the running batch every step.
 BATCHING = {"static": "static batches", "in-flight": "in-flight batching"}
@@ -31,15 +35,15 @@ class Setting:
     """What an efficiency is conditioned on; None: any (the parent cell)."""
 
     regime: str
-    long_context: bool | None = None
+    attention_heavy: bool | None = None
     fp8: bool | None = None
     framework: str | None = None
     batching: str | None = None  # serving: "static" or "in-flight" (BATCHING)
 
     def chain(self) -> tuple[Setting, ...]:
-        """This setting and its parents, finest first (framework, FP8, long context, then
+        """This setting and its parents, finest first (framework, FP8, attention-heavy, then
         batching dropped)."""
-        r, lc, f8, b = self.regime, self.long_context, self.fp8, self.batching
+        r, lc, f8, b = self.regime, self.attention_heavy, self.fp8, self.batching
         steps = (
             self,
             Setting(r, lc, f8, batching=b),
@@ -50,10 +54,10 @@ class Setting:
         return tuple(dict.fromkeys(steps))
 
     def label(self) -> str:
-        """The setting in words, e.g. 'train, ≥ 16K tokens, FP8, Megatron'."""
+        """The setting in words, e.g. 'train, attention ≥ 25 % of the FLOPs, FP8, Megatron'."""
         words = [self.regime]
-        if self.long_context is not None:
-            words.append("≥ 16K tokens" if self.long_context else "< 16K tokens")
+        if self.attention_heavy is not None:
+            words.append(_heavy_words(self.regime, self.attention_heavy))
         if self.fp8 is not None:
             words.append("FP8 or narrower" if self.fp8 else "16-bit")
         if self.batching is not None:
@@ -61,44 +65,60 @@ class Setting:
         return ", ".join(words + ([self.framework] if self.framework else []))
 
 
+def _heavy_words(regime: str, heavy: bool) -> str:
+    """What attention-heavy means in a regime's cell, in words."""
+    if regime == "train":
+        side = "≥" if heavy else "<"
+        return f"attention {side} {ATTENTION_HEAVY:.0%} of the FLOPs".replace("%", " %")
+    return "≥ 16K tokens" if heavy else "< 16K tokens"
+
+
 def setting(
     regime: str,
-    context_tokens: int,
+    heavy: bool,
     bits: int,
     framework: str | None = None,
     batching: str | None = None,
 ) -> Setting:
-    """The cell of a run or a plan: its regime, context, narrowest bits, framework and
-    (serving) batching.
+    """The cell of a run or a plan: its regime, whether attention weighs (`heavy`: a training
+    step's attention share of its model FLOPs, a serving phase's context), narrowest bits,
+    framework and (serving) batching.
 
-    The context is the setting's (a training sequence, a request's input + output), not the
+    Both are the setting's (its model and sequence, a request's input + output), not the
     layout's: CP splits the sequence but leaves each query's keys, and so attention's share of
     the FLOPs, as they were, and its ring passes are priced. A cell chosen by CP degree would
     rank a CP layout on another cell's efficiency than the layout beside it.
     """
-    return Setting(regime, context_tokens >= LONG_CONTEXT_TOKENS, bits <= 8, framework, batching)
+    return Setting(regime, heavy, bits <= 8, framework, batching)
 
 
 @dataclass(frozen=True)
 class Exposure:
     """What an expected figure adds to its bound before the efficiency divides it: kappa x the
     communication the bound's overlap rule hides (of `parts`, every part where None), with
-    `bf16` the seconds FP8's non-GEMM math adds at the BF16 peak, and with `elementwise` the
-    seconds of the memory-bound math between the GEMMs (train_cost.elementwise_bytes)."""
+    `bf16` the seconds FP8's non-GEMM math adds at the BF16 peak, with `elementwise` the
+    seconds of the memory-bound math between the GEMMs (train_cost.elementwise_bytes), and
+    `attention` x the attention core's seconds at the peak (1: the core runs at half the rate
+    the GEMMs run at; docs/plans.md, "The attention core's rate")."""
 
     kappa: float = 1.0
     bf16: bool = True
     parts: frozenset | None = None
     elementwise: bool = False
+    attention: float = 0.0
 
     def added_s(
-        self, hidden_by: tuple[tuple[str, float], ...], bf16_s: float, elementwise_s: float = 0.0
+        self,
+        hidden_by: tuple[tuple[str, float], ...],
+        bf16_s: float,
+        elementwise_s: float = 0.0,
+        attention_s: float = 0.0,
     ) -> float:
         """Seconds added to the bound: kappa x the hidden parts (+ bf16_s with bf16, +
-        elementwise_s with elementwise)."""
+        elementwise_s with elementwise, + attention x attention_s)."""
         hidden = sum(v for k, v in hidden_by if self.parts is None or k in self.parts)
         extra = (bf16_s if self.bf16 else 0.0) + (elementwise_s if self.elementwise else 0.0)
-        return self.kappa * hidden + extra
+        return self.kappa * hidden + extra + self.attention * attention_s
 
 
 # The collectives whose result the next operation waits on (docs/plans.md, "Which expected
@@ -108,8 +128,9 @@ class Exposure:
 # the backward makes them, weights prefetched a layer ahead) and CP's ring (the next KV block
 # passed while this one is computed) are issued ahead by design and stay hidden.
 CRITICAL_PATH = frozenset({"tp", "ep", "pp_p2p", "pp_bubble"})
-# The model chosen: the critical path's collectives, FP8's BF16 parts, the memory-bound math.
-EXPOSURE = Exposure(parts=CRITICAL_PATH, elementwise=True)
+# The model chosen: the critical path's collectives, FP8's BF16 parts, the memory-bound math,
+# the attention core at half the GEMMs' rate (docs/plans.md, "The attention core's rate").
+EXPOSURE = Exposure(parts=CRITICAL_PATH, elementwise=True, attention=1.0)
 
 
 @dataclass(frozen=True)
@@ -121,13 +142,14 @@ class Sample:
     source: str
     bound_s: float
     measured_s: float
-    long_context: bool = False
+    attention_heavy: bool = False
     fp8: bool = False
     framework: str | None = None  # the framework family; None: the source stands for it
     case: tuple = ()  # what two runs share to be compared as layouts: model, device, ...
     hidden_by: tuple[tuple[str, float], ...] = ()  # (part, seconds the overlap rule hides)
     bf16_s: float = 0.0  # seconds FP8's non-GEMM math adds at the BF16 peak
     elementwise_s: float = 0.0  # seconds of the memory-bound math between the GEMMs
+    attention_s: float = 0.0  # the attention core's seconds at the peak
     exposure: Exposure = EXPOSURE
     launch_s: float = 0.0  # a serving run's seconds at kernel boundaries (plans.serve_basis)
     serial_s: float = 0.0  # and what its ops add with loads and math not overlapped
@@ -142,7 +164,8 @@ class Sample:
     def basis_s(self) -> float:
         """Seconds the expected figure divides by the efficiency: bound + Exposure's added
         (+ a serving run's kernel boundaries and no-overlap)."""
-        added = self.exposure.added_s(self.hidden_by, self.bf16_s, self.elementwise_s)
+        parts = (self.hidden_by, self.bf16_s, self.elementwise_s, self.attention_s)
+        added = self.exposure.added_s(*parts)
         return self.bound_s + added + self.launch_s + self.serial_s
 
     @property
@@ -158,4 +181,4 @@ class Sample:
     @property
     def setting(self) -> Setting:
         """The finest cell this run informs."""
-        return Setting(self.regime, self.long_context, self.fp8, self.framework, self.batching)
+        return Setting(self.regime, self.attention_heavy, self.fp8, self.framework, self.batching)
