@@ -16,6 +16,7 @@ from perfcore.figures.plans import plan as charts
 from ui import planning
 
 DEFAULT_MODEL = "Llama-3.1-70B"
+FIXED = [f"plan_{n}" for n in (*(p.name for p in view.DEGREES), *view.LAYOUT_CHOICES)]
 
 
 st.title("Plan: the best layout to train or serve a model")
@@ -28,13 +29,21 @@ def train_inputs() -> view.TrainSetup:
         precision = ui.choice(
             view.LABELS["precision"], view.PRECISIONS, "plan_precision", width=ui.INPUT
         )
-    fix = "Fix layout fields (0 or 'search': the search chooses)"
-    with st.expander(fix), st.container(horizontal=True):
+    # Drawn only when on (a closed expander's inputs are drawn all the same); on where the link
+    # fixes a field, and off, the fields are the search's again.
+    fixing = ui.toggle(view.FIX_LABEL, "plan_fix", ui.link_sets(FIXED), help=view.FIX_HELP)
+    given = fixed_inputs() if fixing else {}
+    curves = ui.kernel_curves("plan_curves", ui.context().device, ui.context().specs)
+    return view.TrainSetup(**n, precision=precision, fixed=view.fixed_fields(given), curves=curves)
+
+
+def fixed_inputs() -> dict:
+    """The layout fields a user may fix: field -> its input's value (0 or 'search': searched)."""
+    with st.container(horizontal=True):
         given = ui.numbers(view.DEGREES, view.LABELS, "plan_")
         for field, options in view.LAYOUT_CHOICES.items():
             given[field] = ui.choice(view.LABELS[field], options, f"plan_{field}", width=ui.INPUT)
-    curves = ui.kernel_curves("plan_curves", ui.context().device, ui.context().specs)
-    return view.TrainSetup(**n, precision=precision, fixed=view.fixed_fields(given), curves=curves)
+    return given
 
 
 def serve_inputs() -> serve.ServeSetup:

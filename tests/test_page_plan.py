@@ -102,6 +102,23 @@ def test_a_link_restores_a_training_view():
     assert "for 64 GPUs" in at.info[0].value
 
 
+def test_the_layout_fields_are_drawn_only_when_fixing_and_a_link_that_fixes_one_opens_them():
+    """Off by default: none of the nine field inputs is drawn and the search chooses every
+    field. Toggled on: drawn, at 0 / 'search'. A link that fixes one (?plan_tp=2) opens them
+    with no ?plan_fix; ?plan_fix=false on such a link leaves the search free."""
+    at = run_page("plan", H100)
+    keys = {w.key for w in (*at.number_input, *at.selectbox)}
+    assert at.toggle(key="plan_fix").value is False and "plan_tp" not in keys
+    at.toggle(key="plan_fix").set_value(True).run()
+    assert at.number_input(key="plan_tp").value == 0
+    assert at.selectbox(key="plan_recompute").value == "search"
+    fixed = run_page("plan", {**H100, "plan_tp": "2"})
+    assert fixed.toggle(key="plan_fix").value is True
+    assert set(fixed.dataframe[0].value["tp"]) == {2}
+    free = run_page("plan", {**H100, "plan_tp": "2", "plan_fix": "false"})
+    assert len(set(free.dataframe[0].value["tp"])) > 1
+
+
 def test_a_link_restores_a_serving_view():
     query = {
         **H100,

@@ -197,8 +197,8 @@ def tabs(parts: dict[str, Callable[[], object]], key: str, linked: dict | None =
     inputs (`linked`: label -> widget keys) it sets, so a link made before the tabs opens on
     the part it set; else the first tab.
     """
-    labels, raw, given = list(parts), _raw(key), set(st.query_params)
-    default = next((t for t, keys in (linked or {}).items() if given & set(keys)), labels[0])
+    labels, raw = list(parts), _raw(key)
+    default = next((t for t, keys in (linked or {}).items() if link_sets(keys)), labels[0])
     shown = st.tabs(labels, key=key, default=default, bind="query-params")
     if raw is not None and raw not in labels:
         _notice(key, raw, "one of the tabs' names", st.session_state.get(key, default))
@@ -206,6 +206,12 @@ def tabs(parts: dict[str, Callable[[], object]], key: str, linked: dict | None =
         if tab.open:
             with tab:
                 part()
+
+
+def link_sets(keys: Collection[str]) -> bool:
+    """True where the page's link sets any of `keys`: a part drawn only on demand (a tab, a
+    toggled group of inputs) opens on a link that set what it holds."""
+    return bool(set(st.query_params) & set(keys))
 
 
 def toggle(label: str, key: str, default: bool = False, **kw) -> bool:

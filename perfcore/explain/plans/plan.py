@@ -59,6 +59,11 @@ DEGREES = tuple(
 ZERO_CHOICES = (SEARCHED, 0, 1, 2, 3)
 RECOMPUTE_CHOICES = (SEARCHED, *RECOMPUTE)
 LAYOUT_CHOICES = {"zero": ZERO_CHOICES, "recompute": RECOMPUTE_CHOICES}  # field -> options
+FIX_LABEL = "Fix layout fields"
+FIX_HELP = (
+    "Fix TP, PP, DP, CP, EP, micro-batch, interleave, ZeRO or recomputation (0 or 'search': "
+    "the search chooses). Off: the search chooses them all."
+)
 LABELS = {
     "gpus": "GPUs",
     "seq": "Sequence (tokens)",
