@@ -15,6 +15,16 @@ from perfcore.model.chip.comm import CONVENTIONS
 from perfcore.model.chip.specs import PRECISIONS
 
 st.title("Scale-out: all-reduce across GPUs and nodes")
+ALPHAS = ("so_alpha_up_us", "so_alpha_out_us")  # in the node, over the network
+
+
+def alpha_inputs() -> tuple[float, float]:
+    """The latency per hop in the node and over the network, µs (estimates)."""
+    with st.container(horizontal=True):
+        return tuple(
+            ui.number(label, key, 0.0, 0, 1e4, integer=False, help=view.ALPHA_HELP, width=ui.INPUT)
+            for key, label in zip(ALPHAS, view.ALPHA_LABELS, strict=True)
+        )
 
 
 @st.fragment(key="so_view")
@@ -35,29 +45,10 @@ def scale_out() -> None:
         horizontal=True,
     )
     st.markdown(view.CONVENTION_NOTE[convention])
-    with st.expander("Latency per hop (alpha): estimates; 0 counts bandwidth only"):
-        left, right = st.columns(2)
-        with left:
-            alpha_up = ui.number(
-                "Scale-up µs per hop (~2 µs NVLink)",
-                "so_alpha_up_us",
-                0.0,
-                0,
-                1e4,
-                integer=False,
-                help=view.ALPHA_HELP,
-            )
-        with right:
-            alpha_out = ui.number(
-                "Network µs per hop (~5 µs)",
-                "so_alpha_out_us",
-                0.0,
-                0,
-                1e4,
-                integer=False,
-                help=view.ALPHA_HELP,
-            )
-    setup = view.setup(params, dtype, gpus, nodes, convention, alpha_up, alpha_out)
+    # Drawn only when on (a closed expander's inputs are drawn all the same); off: 0 µs.
+    latency = ui.toggle(view.ALPHA_LABEL, "so_alpha", ui.link_sets(ALPHAS), help=view.ALPHA_HELP)
+    alphas = alpha_inputs() if latency else (0.0, 0.0)
+    setup = view.setup(params, dtype, gpus, nodes, convention, *alphas)
     chosen = view.allreduce(ctx.device, setup)
     for shown in (
         metrics.link_metrics(chosen),

@@ -95,6 +95,21 @@ def test_a_link_opens_with_its_scale_out_values():
     assert not notices(at)
 
 
+def test_the_latency_inputs_are_drawn_only_when_counted_and_a_link_that_sets_one_opens_them():
+    """Off by default: no latency input is drawn and both hops cost 0 µs. Toggled on: both
+    drawn at 0; a link that sets one (?so_alpha_out_us=5) opens them with no ?so_alpha."""
+    at = run_page("scale_out", {"device": ROUND_H100})
+    assert at.toggle(key="so_alpha").value is False
+    assert not [w for w in at.number_input if w.key.startswith("so_alpha")]
+    plain = metric(at, "All-reduce time")
+    at.toggle(key="so_alpha").set_value(True).run()
+    assert [at.number_input(key=k).value for k in ("so_alpha_up_us", "so_alpha_out_us")] == [0, 0]
+    assert metric(at, "All-reduce time") == plain
+    linked = run_page("scale_out", {"device": ROUND_H100, "so_alpha_out_us": "5"})
+    assert linked.toggle(key="so_alpha").value is True
+    assert metric(linked, "All-reduce time") != plain
+
+
 @pytest.mark.parametrize(
     ("key", "value"),
     [

@@ -49,6 +49,8 @@ CONVENTION_NOTE = {
         "already one direction and is kept."
     ),
 }
+ALPHA_LABEL = "Count the latency per hop (alpha)"
+ALPHA_LABELS = ("Scale-up µs per hop (~2 µs NVLink)", "Network µs per hop (~5 µs)")
 ALPHA_HELP = (
     "Estimate, not a published spec: about 2 µs per hop over NVLink-class links and about "
     "5 µs over the network. 0 counts the bandwidth term only."
