@@ -28,6 +28,11 @@ from perfcore.measure.profile.judge.records import profile_records
 PREDICTED, COMPARED = "Predicted before it ran, against measured", "Before and after"
 
 
+def before_file(key: str, drawn: bool):
+    """The capture or results file to judge."""
+    return ui.profile_file("Capture or results file", key, drawn)
+
+
 def after_file(key: str, drawn: bool):
     """The capture or results file after a change, to compare."""
     return ui.profile_file("Capture or results file after the change", key, drawn)
@@ -38,7 +43,7 @@ st.title("Profile: your program on the roofline")
 st.caption(view.INTRO)
 if ctx.what_if:
     st.info(what_if.measured_note(ctx.base, ctx.device), icon=":material/compare_arrows:")
-uploaded = ui.profile_file("Capture or results file", "pr_before")
+uploaded = ui.folded("Your capture or results file", "pr_before", before_file)
 after = ui.folded("After a change (optional, to compare)", "pr_after", after_file)
 st.caption(view.CAPTURE_HOW)
 session = tuple(st.session_state.get(measure_view.STATE, ()))  # the Measure page's records

@@ -31,9 +31,8 @@ def titles(at) -> list[str]:
 
 
 def upload(at, key: str, name: str, data: bytes):
-    if key == "pr_after":  # its uploader is drawn while its expander is open
-        at.session_state["pr_after_open"] = True
-        at.run()
+    at.session_state[f"{key}_open"] = True  # its uploader is drawn while its expander is open
+    at.run()
     return at.file_uploader(key=key).upload(name, data, "application/octet-stream").run()
 
 
