@@ -141,6 +141,9 @@ def test_the_expected_model_adds_critical_path_communication_and_fp8_bf16_parts_
     assert (a.basis_s, a.eta, b.basis_s, b.eta) == pytest.approx((2.5, 0.5, 1.3, 0.52))
     assert a.efficiency == pytest.approx(0.4)  # the bound's: what a violation is judged on
     assert efficiency.held_out_errors([a, b]) == pytest.approx([1 - 2.5 / 0.52 / 5, 0.04])
+    ratios = efficiency.held_out_ratios([a, b])  # signed: A too fast, B too slow
+    assert [s.source for s, _ in ratios] == ["A", "B"]
+    assert [r for _, r in ratios] == pytest.approx([2.5 / 0.52 / 5, 1.04])
     ideal = [replace(s, exposure=sample.Exposure(0.0, bf16=False)) for s in (a, b)]
     assert efficiency.held_out_errors(ideal) == pytest.approx([0.0, 0.0])
     every = [replace(s, exposure=sample.Exposure()) for s in (a, b)]

@@ -148,12 +148,12 @@ def _grouped(group: Iterable[Sample]) -> dict[Setting, list[Sample]]:
     return by
 
 
-def held_out_errors(
+def held_out_ratios(
     group: list[Sample], fit: Callable[[list[Sample]], Exposure] | None = None
-) -> list[float]:
-    """|expected ÷ measured − 1| of each run, its framework family left out of the cells (and
+) -> list[tuple[Sample, float]]:
+    """(run, expected ÷ measured) of each run, its framework family left out of the cells (and
     of `fit`, which estimates the Exposure from the other families' runs where given)."""
-    errors = []
+    out = []
     for family in sorted({s.family for s in group}):
         rest = [s for s in group if s.family != family]
         held = [s for s in group if s.family == family]
@@ -165,8 +165,15 @@ def held_out_errors(
             cell = _finest(cells, s.setting, lambda c, g: _trusted(c, len(g), _families(g)))
             if cell is not None:
                 eff = statistics.median(o.eta for o in cell)
-                errors.append(abs(s.basis_s / eff / s.measured_s - 1))
-    return errors
+                out.append((s, s.basis_s / eff / s.measured_s))
+    return out
+
+
+def held_out_errors(
+    group: list[Sample], fit: Callable[[list[Sample]], Exposure] | None = None
+) -> list[float]:
+    """|expected ÷ measured − 1| of each run held out (held_out_ratios)."""
+    return [abs(r - 1) for _, r in held_out_ratios(group, fit)]
 
 
 def pair_errors(group: list[Sample]) -> list[float]:
