@@ -6,15 +6,19 @@ keeps (a decode step writing 8 KV caches of 16 MiB, bench/zoo_idioms.py's
 decode_dynamic_update), an op finds its operands evicted by the ops between. This times four
 streaming kernels of the kinds such a step runs, each at several sizes: hot (the fastest of
 --calls back-to-back calls) and cold (the fastest of --calls calls, each right after a NumPy
-pass over --evict MiB), and prints cold / hot. Run only on a quiet machine.
+pass over --evict MiB), and prints cold / hot. With --rotate R, instead: each kernel of 4 and
+16 MiB timed back to back over R copies of its operands, each copy read R - 1 calls after its
+last touch (as a program reads each layer's weights once a step), against R = 1. Run only on a
+quiet machine.
 
-    .venv/bin/python -m bench.cold_cache [--evict 512] [--calls 15]
+    .venv/bin/python -m bench.cold_cache [--evict 512] [--calls 15] [--rotate 16]
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import itertools
 
 import jax
 import jax.numpy as jnp
@@ -49,11 +53,35 @@ def fastest(fn, calls: int, evict: np.ndarray | None) -> float:
     return harness.measure(fn, sync=sync, repeats=calls, budget_s=60, prepare=prepare).min
 
 
+def rotated(fn, operands: tuple, copies: int, calls: int) -> float:
+    """Seconds of the fastest of `calls` isolated, synchronized calls of fn, each on the next
+    of `copies` copies of its operands in turn."""
+    sets = [jax.block_until_ready(tuple(x + i for x in operands)) for i in range(copies)]
+    turn = itertools.cycle(sets)
+    jitted = jax.jit(fn)
+    sync = jax.block_until_ready
+    return harness.measure(lambda: jitted(*next(turn)), sync=sync, repeats=calls, budget_s=60).min
+
+
+def rotation(copies: int, calls: int) -> None:
+    """Each kernel of 4 and 16 MiB over `copies` copies of its operands against one copy."""
+    print(f"{'kernel':<24}{'MiB':>6}{'1 copy ms':>11}{f'{copies} copies':>11}{'ratio':>8}")
+    for mib in (4, 16):
+        for name, (fn, operands) in kernels(mib).items():
+            one = rotated(fn, operands, 1, calls)
+            many = rotated(fn, operands, copies, calls)
+            print(f"{name:<24}{mib:>6}{one * 1e3:>11.3f}{many * 1e3:>11.3f}{many / one:>8.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--evict", type=int, default=512, help="MiB passed over before a cold call")
     ap.add_argument("--calls", type=int, default=15, help="calls per timing (fastest kept)")
+    ap.add_argument("--rotate", type=int, default=0, help="copies of the operands to cycle")
     args = ap.parse_args()
+    if args.rotate > 1:
+        rotation(args.rotate, args.calls)
+        return
     evict = np.ones(args.evict * MIB // 8)
     print(f"{'kernel':<24}{'MiB':>6}{'hot ms':>10}{'cold ms':>10}{'cold/hot':>10}")
     for mib in (4, 16, 64):

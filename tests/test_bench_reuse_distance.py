@@ -1,0 +1,26 @@
+"""bench/reuse_distance.py: each operand's reuse distance in a step, worked by hand."""
+
+from bench.reuse_distance import reads
+from perfcore.measure.profile import hlo
+
+K = 1024.0  # bytes of one f32[256]
+MODULE = """HloModule m, entry_computation_layout={(f32[256]{0}, f32[256]{0})->f32[256]{0}}
+
+ENTRY %main (p0: f32[256], p1: f32[256]) -> f32[256] {
+  %p0 = f32[256]{0} parameter(0)
+  %p1 = f32[256]{0} parameter(1)
+  %a = f32[256]{0} add(f32[256]{0} %p0, f32[256]{0} %p0)
+  %b = f32[256]{0} multiply(f32[256]{0} %p1, f32[256]{0} %a)
+  ROOT %c = f32[256]{0} add(f32[256]{0} %b, f32[256]{0} %p0)
+}
+"""
+
+
+def test_each_read_is_at_the_bytes_moved_since_its_buffer_was_last_touched():
+    """A step moves 9 KiB: a = p0 + p0 (2 read, 1 written), b = p1 · a (2, 1), c = b + p0 (2, 1).
+    In the second step p0 was last touched by c, the step's last op (0 before a); p1 by b, 3 KiB
+    before the step ended, so 3 + 3 = 6 KiB before b reads it; a by b just before (0); b by c
+    (0); p0 by a, 3 KiB before c reads it."""
+    step, read = reads(hlo.parse_module(MODULE))
+    assert step == 9 * K
+    assert read == [(K, 0.0), (K, 0.0), (K, 6 * K), (K, 0.0), (K, 0.0), (K, 3 * K)]
