@@ -21,6 +21,7 @@ from perfcore.measure.experiments import kernel_rows, kernel_windows
 from perfcore.measure.experiments.kernel_windows import Planned
 from perfcore.measure.experiments.suites import Suite
 from perfcore.model.chip import kernel_kinds, ops
+from perfcore.model.chip.kernel_kinds import ITEMSIZE
 
 HEADS = 4
 ROW = 256  # row length of the reduction and the copy
@@ -29,7 +30,6 @@ CACHE = (8, 8, 64)  # batch, heads, head dim of the rank-4 transpose; seq = elem
 # -> (batch, heads, seq, head dim): attention's head split, rows of head dim moved whole
 TRANSPOSES = {"transpose": (0, 2, 3, 1), "row transpose": (0, 2, 1, 3)}
 STRIDED_ROWS = (256, 1024)  # the strided transpose's rows walked (kernel_kinds.SWEPT)
-ITEMSIZE = {"float64": 8, "float32": 4, "bfloat16": 2, "float16": 2, "float8_e4m3fn": 1}
 MATMUL_ONLY = ("float8_e4m3fn",)  # dtypes whose other kernels no layer runs
 # Each stream point is timed again as a loop body's op (kernel_loops).
 STREAMS = ("elementwise", "transcendental", "reduction", "copy", "transpose")

@@ -27,6 +27,8 @@ its share of what is left, a sweep's ends are measured before its middles
 point takes MATMUL_REPEATS times the suite's repeats within its share, and on a CPU a second
 pass over every point while the budget lasts, the matmuls first (kernel_rounds): a point's
 fastest call (what the curves use) moves from run to run on a shared machine, a matmul's most.
+On a host, a few streaming kinds are timed cold too, over copies of their operands in turn
+(kernel_cold: what an operand a program last touched far back adds).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ import time
 from perfcore.measure.clock import faults
 from perfcore.measure.experiments import (
     collectives,
+    kernel_cold,
     kernel_loops,
     kernel_rounds,
     kernel_rows,
@@ -69,6 +72,7 @@ MATMUL_REPEATS = 3  # a matmul point takes this many times the suite's repeats (
 COPIES = ("copy", "plain copy", *TRANSPOSES)  # kinds with no FLOPs: their bytes from the model
 CARRIED = ("scatter",)  # kinds timed only as a loop body's op, updating a carried table (a host's)
 IN_LOOP = "in a loop"  # the label suffix of a loop body's point
+COLD_S = 0.3  # seconds of calls a cold point takes (its copies' drawing and compiling aside)
 
 
 def _attention(jax, q, k, v):
@@ -112,8 +116,19 @@ def count(suite: Suite) -> int:
     """How many measurements the kernels experiment plans on a host (collectives not
     counted)."""
     sweeps = [s for d in suite.kernel_dtypes for s in plan(suite, d)]
-    extra = (*in_loop(sweeps), *_carried(suite))
+    extra = (*in_loop(sweeps), *_carried(suite), _cold(suite, sweeps))
     return len(DISPATCH_ARGS) + 1 + sum(len(s) for s in (*sweeps, *extra))
+
+
+def _cold(suite: Suite, sweeps: list[list[Planned]]) -> list[Planned]:
+    """The cold points a host times (kernel_cold): its first dtype's."""
+    return kernel_cold.points(sweeps, suite.kernel_dtypes[0])
+
+
+def _measure_cold(env: Env, p: Planned, budget_s: float) -> Record:
+    """A cold point (kernel_cold.measure) with its kind, shapes and the host's threads."""
+    fields = {"kernel": p.kind, "shapes": p.shapes, "threads": host_threads(env)}
+    return kernel_cold.measure(env, p, budget_s, _function, **fields)
 
 
 def _measure_in_loop(env: Env, p: Planned, budget_s: float) -> Record:
@@ -220,7 +235,8 @@ def run(env: Env) -> list[Record]:
         first = kernel_rounds.sweep(env, sweeps, deadline, _measure, refused)
         bodies = [*in_loop(sweeps), *_carried(env.suite)]
         bodies = kernel_rounds.sweep(env, bodies, deadline, _measure_in_loop, refused)
-        records = [*_second_pass(env, first, deadline), *(r for _, r in bodies)]
+        colds = [_measure_cold(env, p, COLD_S) for p in _cold(env.suite, sweeps)]
+        records = [*_second_pass(env, first, deadline), *(r for _, r in bodies), *colds]
     else:  # every point a program of its own, timed by the device's clock (kernel_traced)
         with kernel_traced.Trace(env.jax) as trace:
             measure = functools.partial(_measure, trace=trace)

@@ -15,12 +15,13 @@ record was touched by one thread).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import statistics
 
 from perfcore.measure.clock import harness
 from perfcore.measure.results.record import Record
-from perfcore.model.chip import kernel_kinds, kernels
+from perfcore.model.chip import cold, kernel_kinds, kernels
 from perfcore.model.chip.roofline import t_lower
 from perfcore.model.chip.specs import Device, load_specs
 
@@ -179,13 +180,15 @@ def curves(
     mine = [r for r in mine if r.device == device]
     launch, per_arg, results = dispatch_fit(tuple(mine))
     skip = (DISPATCH, DISPATCH_RESULTS, PAGE_FAULTS, PAGE_FAULTS_ONE)
-    kernels_only = [r for r in mine if r.kernel not in skip and not fresh_output(r)]
+    kernels_only = [
+        r for r in mine if r.kernel not in skip and not fresh_output(r) and r.level != cold.LEVEL
+    ]
     timed = [(r, s) for r in kernels_only if (s := kernel_seconds(r, (launch, per_arg)))]
     row = mine[0].spec_name
     spec = (specs if specs is not None else load_specs()).get(row) if row else None
     peaks, bandwidth, whence = _roofs([(r, t) for r, t in timed if not loop_body(r)], spec)
     points = tuple(p for r, s in timed if (p := _point(r, s, peaks, bandwidth)) is not None)
-    return kernels.Curves(
+    warm = kernels.Curves(
         device,
         max(r.timestamp for r in mine)[:10],
         points,
@@ -199,6 +202,32 @@ def curves(
         fresh_s_per_byte(tuple(mine)),
         dispatch_results_s=results,
     )
+    colds = [r for r in mine if r.level == cold.LEVEL and not fresh_output(r)]
+    rates = cold_rates(colds, warm, (launch, per_arg))
+    return dataclasses.replace(warm, cold_s_per_byte=rates)
+
+
+def cold_rates(
+    records: list[Record], warm: kernels.Curves, dispatch: tuple[float, ...]
+) -> tuple[tuple[str, float, float], ...]:
+    """(cold kind, operand bytes, seconds a byte of them read cold adds) per cold record
+    (perfcore.model.chip.cold): its kernel's time (kernel_seconds) less what the warm curves
+    expect of the same kernel, over its operands' bytes (its shapes at its dtype's width),
+    never below 0; the median where a kind has several at one size. Empty without them."""
+    out: dict[tuple[str, float], list[float]] = {}
+    for r in records:
+        seconds = kernel_seconds(r, dispatch)
+        peak = warm.peak(r.dtype)
+        width = kernel_kinds.ITEMSIZE.get(r.dtype, 4)
+        operands = sum(math.prod(s) for s in r.shapes) * width
+        if seconds is None or not peak or not r.size or not operands:
+            continue
+        bound = t_lower(r.flops or 0.0, r.bytes or 0.0, peak, warm.bytes_per_s)
+        fallback = kernels.Efficiency(1.0, kernels.PUBLISHED, "none")
+        hot = kernels.expected(bound, r.kernel, r.dtype, r.size, warm, fallback, at=_sweep(r))
+        added = max(0.0, seconds - hot.seconds) / operands
+        out.setdefault((r.kernel, float(operands)), []).append(added)
+    return tuple(sorted((k, n, statistics.median(v)) for (k, n), v in out.items()))
 
 
 def fresh_s_per_byte(records: tuple[Record, ...]) -> float:

@@ -51,6 +51,7 @@ SIZE_UNIT = {
     "fft": "flops",  # a fast Fourier transform, by XLA's count of its FLOPs (n log n per row)
 }
 KINDS = tuple(SIZE_UNIT)
+ITEMSIZE = {"float64": 8, "float32": 4, "bfloat16": 2, "float16": 2, "float8_e4m3fn": 1}
 # A kind measured on its own whose curve an older file may lack: priced from its base kind's.
 BASE_KIND = {
     "matmul transposed": "matmul",

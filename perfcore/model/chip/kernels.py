@@ -89,6 +89,7 @@ class Curves:
     threads: int = 0  # host threads the runtime ran on when measured (CPU); 0 when unknown
     fresh_s_per_byte: float = 0.0  # first touch of fresh host pages, seconds per byte; 0 unknown
     dispatch_results_s: float = 0.0  # more where the program returns several results, seconds
+    cold_s_per_byte: tuple[tuple[str, float, float], ...] = ()  # (cold kind, bytes, s/B): cold
 
     @property
     def label(self) -> str:

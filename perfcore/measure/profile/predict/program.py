@@ -7,11 +7,14 @@ ones such as parameters and tuples left out) is predicted as op.predict_op price
 Where the curves say how many host threads their kernels ran on (XLA:CPU), each program's
 ops are scheduled over its dependency graph (graph, concurrency.step) rather than summed;
 where they say what a fresh host page costs, the step adds the first touch of the buffers its
-allocator maps fresh each step (graph.fresh_bytes).
+allocator maps fresh each step (graph.fresh_bytes); where they hold cold points, each op of
+the entry computation adds its operands read cold (reuse.cold_bytes) at its kind's measured
+cost (perfcore.model.chip.cold).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tempfile
 from dataclasses import dataclass
@@ -20,9 +23,9 @@ from pathlib import Path
 from perfcore.measure.clock.devices import match_device
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.hlo import buffers
-from perfcore.measure.profile.predict import graph
+from perfcore.measure.profile.predict import graph, reuse
 from perfcore.measure.profile.predict.op import Context, OpPrediction, fallbacks, predict_op
-from perfcore.model.chip import concurrency, kernels
+from perfcore.model.chip import cold, concurrency, kernels
 from perfcore.model.chip.concurrency import StepTime
 from perfcore.model.chip.specs import load_specs
 
@@ -66,6 +69,29 @@ class Prediction:
         return self.ops_step_s + self.dispatch_s
 
 
+def with_cold(
+    module: hlo.Module, group: list[OpPrediction], rates: tuple[tuple[str, float, float], ...]
+) -> list[OpPrediction]:
+    """The module's ops, each of the entry computation with the operands it reads cold
+    (reuse.cold_bytes at cold.DISTANCE) added at its kind's seconds per byte (`rates`: the
+    curves' cold points, cold.extra_s)."""
+    far, out = reuse.cold_bytes(module, cold.DISTANCE), []
+    for o in group:
+        extra = cold.extra_s(o.kernel, far.get(o.name, 0.0), rates)
+        if not extra or o.predicted_s is None:
+            out.append(o)
+            continue
+        seconds = o.predicted_s + extra
+        said = (
+            f"{o.derived_from}; + {far[o.name] / 2**20:.1f} MiB of operands last touched "
+            f"{cold.DISTANCE // 2**20} MiB or more before (+{extra * 1e3:.3f} ms: "
+            f"the cold {cold.COLD_OF[o.kernel]} kernel's)"
+        )
+        eff = o.bound_s / seconds if o.bound_s else o.efficiency
+        out.append(dataclasses.replace(o, predicted_s=seconds, efficiency=eff, derived_from=said))
+    return out
+
+
 def launched(module: hlo.Module) -> list[hlo.Instruction]:
     """The instructions a step launches: the entry's and its loops' and calls' bodies'."""
     out, seen, todo = [], set(), [module.entry]
@@ -99,6 +125,9 @@ def predict_modules(
     ctx = Context(mine, match_device(device, load_specs()), fallbacks())
     modules = [hlo.parse_module(t) for t in texts]
     per_module = [[predict_op(m, i, ctx, cost) for i in launched(m)] for m in modules]
+    if mine is not None and mine.cold_s_per_byte:
+        pairs = zip(modules, per_module, strict=True)
+        per_module = [with_cold(m, group, mine.cold_s_per_byte) for m, group in pairs]
     ops = tuple(o for group in per_module for o in group)
     cores = mine.threads if mine is not None else 0
     rate = mine.fresh_s_per_byte if mine is not None else 0.0

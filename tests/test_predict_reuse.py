@@ -1,7 +1,7 @@
-"""bench/reuse_distance.py: each operand's reuse distance in a step, worked by hand."""
+"""predict.reuse: each operand's reuse distance in a step, worked by hand."""
 
-from bench.reuse_distance import reads
 from perfcore.measure.profile import hlo
+from perfcore.measure.profile.predict.reuse import cold_bytes, reads
 
 K = 1024.0  # bytes of one f32[256]
 MODULE = """HloModule m, entry_computation_layout={(f32[256]{0}, f32[256]{0})->f32[256]{0}}
@@ -23,4 +23,14 @@ def test_each_read_is_at_the_bytes_moved_since_its_buffer_was_last_touched():
     (0); p0 by a, 3 KiB before c reads it."""
     step, read = reads(hlo.parse_module(MODULE))
     assert step == 9 * K
-    assert read == [(K, 0.0), (K, 0.0), (K, 6 * K), (K, 0.0), (K, 0.0), (K, 3 * K)]
+    got = [(n, b, d) for n, b, d in read]
+    assert got == [
+        ("a", K, 0.0),
+        ("a", K, 0.0),
+        ("b", K, 6 * K),
+        ("b", K, 0.0),
+        ("c", K, 0.0),
+        ("c", K, 3 * K),
+    ]
+    assert cold_bytes(hlo.parse_module(MODULE), 3 * K) == {"b": K, "c": K}
+    assert cold_bytes(hlo.parse_module(MODULE), 4 * K) == {"b": K}

@@ -1,0 +1,122 @@
+"""Cold operands: the suite's cold points, their rates in the curves, an op's cold bytes priced
+(perfcore.model.chip.cold, measure.experiments.kernel_cold, results.curves, predict.program)."""
+
+import dataclasses
+import math
+
+import pytest
+
+from perfcore.measure.experiments import kernel_cold
+from perfcore.measure.experiments.kernel_windows import Planned
+from perfcore.measure.profile import hlo
+from perfcore.measure.profile.predict.op import OpPrediction
+from perfcore.measure.profile.predict.program import with_cold
+from perfcore.measure.results import curves
+from perfcore.model.chip import cold, ops
+from tests.support.kernel_records import record
+
+MIB = 2**20
+RATES = (("matvec", 4 * MIB, 6e-11), ("matvec", 64 * MIB, 2e-11), ("elementwise", 8 * MIB, 3e-11))
+
+
+def test_a_cold_operand_costs_its_kinds_rate_at_its_size_in_log_bytes_the_nearest_outside():
+    """A matvec at 16 MiB cold: halfway in log bytes from 4 to 64 MiB, so 4e-11 s/B: 16 MiB x
+    4e-11 = 0.671 ms. Below 4 MiB and above 64 the nearest end's rate; a transcendental op
+    takes the elementwise one; a matmul, none."""
+    assert cold.extra_s("matvec", 16 * MIB, RATES) == pytest.approx(16 * MIB * 4e-11)
+    assert cold.extra_s("matvec", MIB, RATES) == pytest.approx(MIB * 6e-11)
+    assert cold.extra_s("matvec", 256 * MIB, RATES) == pytest.approx(256 * MIB * 2e-11)
+    assert cold.extra_s("transcendental", MIB, RATES) == pytest.approx(MIB * 3e-11)
+    assert cold.extra_s("matmul", 16 * MIB, RATES) == 0.0
+    assert cold.extra_s("matvec", 0.0, RATES) == 0.0
+
+
+def _point(kind: str, elements: int) -> Planned:
+    """An elementwise or reduction point of `elements` float32s (two operands, one)."""
+    n_in = 2 if kind == "elementwise" else 1
+    shapes = ((elements // 256, 256),) * n_in
+    return Planned(kind, f"{kind} {elements}", "float32", shapes, kind, ops.Cost(0, 0))
+
+
+def test_the_suite_times_a_cold_point_per_size_only_where_a_sweep_comes_within_a_factor_2():
+    """Elementwise points of 2^18-2^22 floats have operands of 2, 4, 8, 16 and 32 MiB: the 4,
+    16 and 32 MiB ones stand for 4, 16 and 64 MiB. A reduction sweep that stops at 1 MiB of
+    operands has none (a quick suite's): no cold point is timed. Each cold point cycles enough
+    copies that each is read after 96 MiB of the others: 4 MiB, 25 copies; 32 MiB, 4."""
+    elementwise = [_point("elementwise", 2**k) for k in range(18, 23)]
+    short = [_point("reduction", 2**k) for k in range(14, 19)]
+    chosen = kernel_cold.points([elementwise, short], "float32")
+    assert [kernel_cold.operand_bytes(p) / MIB for p in chosen] == [4, 16, 32]
+    assert [kernel_cold.copies(p) for p in chosen] == [25, 7, 4]
+    assert all(
+        (kernel_cold.copies(p) - 1) * kernel_cold.operand_bytes(p) >= cold.DISTANCE for p in chosen
+    )
+
+
+def test_the_curves_take_a_cold_points_time_less_the_warm_curves_over_its_operands():
+    """Warm: a 1-argument copy of 1e6 bytes in 111 - 10 µs (the roof) and an elementwise
+    point of 1e6 bytes at the same rate. Cold: the elementwise kernel over its two (4, 4) float32
+    operands (128 bytes), 10 µs dispatch, 2 arguments (+1 µs): its fastest call 112.1 µs is
+    101.1 µs of kernel, where the warm curve expects 101 µs of a 1e6-byte elementwise op: 0.1
+    µs over 128 bytes. A cold record stays off the warm points."""
+    warm = (
+        record("dispatch", "dispatch, 1 argument", [10e-6], n_args=1),
+        record("dispatch", "dispatch, 16 arguments", [25e-6], n_args=16),
+        record("copy", "copy", [111e-6], 0.0, 1e6, 1e6, n_args=1),
+        record("matmul", "matmul", [111e-6], 1e7, 1e5, 1e7),
+        record("elementwise", "elementwise", [112e-6], 0.0, 1e6, 1e6),
+    )
+    hot = curves.curves(warm, specs={})
+    coldly = record("elementwise", "elementwise, cold", [112.1e-6], 0.0, 1e6, 1e6, level=cold.LEVEL)
+    got = curves.curves((*warm, coldly), specs={})
+    assert got.points == hot.points
+    ((kind, operands, rate),) = got.cold_s_per_byte
+    assert (kind, operands) == ("elementwise", 128.0)
+    assert rate == pytest.approx(0.1e-6 / 128, rel=1e-6)
+
+
+W = "f32[8,1048576]{1,0}"  # 32 MiB
+MODULE = "\n".join(
+    [
+        "HloModule m",
+        "",
+        "ENTRY %main (w: f32[8,1048576], x: f32[1,8]) -> f32[1,1048576] {",
+        f"  %w = {W} parameter(0)",
+        "  %x = f32[1,8]{1,0} parameter(1)",
+        f"  %big = {W} add({W} %w, {W} %w)",
+        f"  %more = {W} multiply({W} %big, {W} %big)",
+        f"  %again = {W} add({W} %more, {W} %more)",
+        f"  ROOT %d = f32[1,1048576]{{1,0}} dot(f32[1,8]{{1,0}} %x, {W} %w), "
+        "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+        "}",
+    ]
+)
+
+
+def _op(name: str, kernel: str, seconds: float) -> OpPrediction:
+    """An op predicted at `seconds`, bound half of it."""
+    return OpPrediction(
+        name, "x", "c", kernel, "float32", "s", 1, 0.0, 1.0, seconds / 2, seconds, 0.5, "m", "warm"
+    )
+
+
+def test_an_op_adds_the_operands_it_reads_cold_at_its_kinds_rate():
+    """w is 32 MiB. The first add reads it twice and writes 32 MiB; the multiply and the
+    second add each read 64 MiB and write 32; the dot (a matvec) then reads w 192 MiB after the
+    add last touched it, and x (32 bytes) a step after it last did: both cold, 32 MiB + 32 B.
+    Its rate at that size, in log bytes between 6e-11 s/B at 4 MiB and 2e-11 at 64 MiB:
+    6e-11 - 4e-11 x log(8)/log(16) = 3e-11. The first add reads w right after the dot read it
+    in the step before (the dot is the last op): 0 bytes between, warm."""
+    module = hlo.parse_module(MODULE)
+    group = [_op("big", "elementwise", 1e-3), _op("d", "matvec", 2e-3)]
+    priced = with_cold(module, group, RATES)
+    cold_bytes = 32 * MIB + 32
+    rate = 6e-11 - 4e-11 * math.log(cold_bytes / (4 * MIB)) / math.log(16)
+    assert priced[0] == group[0]
+    assert priced[1].predicted_s == pytest.approx(2e-3 + cold_bytes * rate)
+    assert priced[1].efficiency == pytest.approx(1e-3 / priced[1].predicted_s)
+    assert "32.0 MiB of operands last touched 96 MiB or more before" in priced[1].derived_from
+    assert (
+        dataclasses.replace(priced[1], predicted_s=2e-3, efficiency=0.5, derived_from="warm")
+        == (group[1])
+    )
