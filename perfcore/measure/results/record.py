@@ -79,7 +79,9 @@ class Record:
     )
     level: str = column(
         "text",
-        "memory level (plateau) of the record, e.g. `cache 1`, `memory`; empty when none",
+        "memory level (plateau) of the record, e.g. `cache 1`, `memory`; a `kernels` record's "
+        "`memory` for a cold point (its kernel timed over copies of its operands in turn, each "
+        "read after 96 MiB of the others: perfcore.model.chip.cold); empty when none",
         optional=True,
         default="",
     )
