@@ -1,8 +1,8 @@
 """The kernels suite's cold points: a few streaming kinds timed over copies of their operands in
 turn, each copy read after perfcore.model.chip.cold.DISTANCE bytes of the others (a program's
-weights or optimizer states, read once a step), their records at level cold.LEVEL. Two sizes
-of operands per kind (SIZES), in the suite's first dtype; a host's only (an accelerator's
-kernels are timed from device memory alike)."""
+weights or optimizer states, read once a step), their records at level cold.LEVEL. Up to three
+sizes of operands per kind (SIZES), in the suite's first dtype; a host's only (an
+accelerator's kernels are timed from device memory alike)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import math
 from collections.abc import Callable
 
 from perfcore.measure.experiments.env import Env, compile_case, free_memory_bytes, random_inputs
-from perfcore.measure.experiments.kernel_plan import ITEMSIZE
 from perfcore.measure.experiments.kernel_windows import Planned
 from perfcore.measure.experiments.suites import require_fits
 from perfcore.measure.results import Record
 from perfcore.model.chip import cold, kernel_kinds
+from perfcore.model.chip.kernel_kinds import ITEMSIZE
 
 SIZES = (4 * 2**20, 16 * 2**20, 64 * 2**20)  # bytes of a cold point's operands
 NEAR = 2.0  # a sweep's point within this factor of a size stands for it (else none is timed)
