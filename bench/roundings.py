@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 
 from bench.evaluations import fastest, op_line, set_line
-from perfcore.measure.experiments.kernel_windows import rounded
+from perfcore.measure.experiments.kernels.windows import rounded
 from perfcore.measure.profile import hlo
 from perfcore.model.chip import kernel_kinds
 

@@ -6,8 +6,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from perfcore.measure.experiments import kernel_rounds
 from perfcore.measure.experiments import kernels as kernel_suite
+from perfcore.measure.experiments.kernels import rounds as kernel_rounds
 from tests.support.kernel_records import record
 
 

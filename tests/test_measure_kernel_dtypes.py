@@ -7,8 +7,9 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from perfcore.measure.experiments import kernel_plan, kernel_rows
 from perfcore.measure.experiments import kernels as kernel_suite
+from perfcore.measure.experiments.kernels import rows as kernel_rows
+from perfcore.measure.experiments.kernels import sweeps as kernel_plan
 from perfcore.measure.experiments.suites import SUITES
 
 

@@ -9,9 +9,10 @@ import jax.numpy as jnp
 import pytest
 
 from perfcore.measure.clock import harness
-from perfcore.measure.experiments import kernel_plan, kernel_traced
 from perfcore.measure.experiments import kernels as kernel_suite
 from perfcore.measure.experiments.env import Env, detect
+from perfcore.measure.experiments.kernels import sweeps as kernel_plan
+from perfcore.measure.experiments.kernels import traced as kernel_traced
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.measure.results import curves
 

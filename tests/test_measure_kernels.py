@@ -13,9 +13,11 @@ import pytest
 
 from perfcore.measure import results
 from perfcore.measure.clock import harness
-from perfcore.measure.experiments import kernel_loops, kernel_plan, runner
 from perfcore.measure.experiments import kernels as kernel_suite
+from perfcore.measure.experiments import runner
 from perfcore.measure.experiments.env import random_inputs
+from perfcore.measure.experiments.kernels import loops as kernel_loops
+from perfcore.measure.experiments.kernels import sweeps as kernel_plan
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.hlo import xla_private

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from perfcore.measure.experiments import kernel_cold
-from perfcore.measure.experiments.kernel_windows import Planned
+from perfcore.measure.experiments.kernels import cold as kernel_cold
+from perfcore.measure.experiments.kernels.windows import Planned
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.predict.op import OpPrediction
 from perfcore.measure.profile.predict.program import with_cold

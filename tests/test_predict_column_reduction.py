@@ -10,7 +10,7 @@ import math
 import jax.numpy as jnp
 import pytest
 
-from perfcore.measure.experiments import kernel_plan
+from perfcore.measure.experiments.kernels import sweeps as kernel_plan
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.measure.profile.predict import program
 from perfcore.model.chip import kernels

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.measure.experiments import kernel_rows
+from perfcore.measure.experiments.kernels import rows as kernel_rows
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.model.chip import kernel_kinds, kernels
 from tests.support.kernels import cpu_curves, predicted_ops

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.measure.experiments import kernel_rows
+from perfcore.measure.experiments.kernels import rows as kernel_rows
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.model.chip import kernel_kinds
 from tests.support.kernels import cpu_curves, predicted_ops

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.measure.experiments import kernel_plan
+from perfcore.measure.experiments.kernels import sweeps as kernel_plan
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.model.chip import kernel_kinds, kernels
 from tests.support.kernels import predicted_ops

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.measure.experiments import kernel_windows
+from perfcore.measure.experiments.kernels import windows as kernel_windows
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.predict import kinds

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.measure.experiments import kernel_plan
+from perfcore.measure.experiments.kernels import sweeps as kernel_plan
 from tests.support.kernels import cpu_curves, predicted_ops, swept_beside
 
 MODULE = (Path(__file__).parent / "data" / "profile" / "row_transposes.hlo").read_text("utf-8")

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.measure.experiments import kernel_rows, kernels
+from perfcore.measure.experiments import kernels
+from perfcore.measure.experiments.kernels import rows as kernel_rows
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.judge import price

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from perfcore.measure.experiments import kernel_plan
+from perfcore.measure.experiments.kernels import sweeps as kernel_plan
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.predict import permutes

@@ -38,7 +38,7 @@ def predicted_ops(module: str, curves: kernels.Curves, n_args: int, cost) -> dic
 def swept_beside(kind: str, base: str) -> list:
     """The quick suite's float32 sweep of kind, checked to run its own function over its base
     kind's shapes and bytes."""
-    from perfcore.measure.experiments import kernel_plan
+    from perfcore.measure.experiments.kernels import sweeps as kernel_plan
     from perfcore.measure.experiments.suites import SUITES
 
     sweeps = {s[0].kind: s for s in kernel_plan.plan(SUITES["quick"], "float32") if s}

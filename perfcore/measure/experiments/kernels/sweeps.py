@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import math
 
-from perfcore.measure.experiments import kernel_rows, kernel_windows
-from perfcore.measure.experiments.kernel_windows import Planned
+from perfcore.measure.experiments.kernels import rows as kernel_rows
+from perfcore.measure.experiments.kernels import windows as kernel_windows
+from perfcore.measure.experiments.kernels.windows import Planned
 from perfcore.measure.experiments.suites import Suite
 from perfcore.model.chip import kernel_kinds, ops
 from perfcore.model.chip.kernel_kinds import ITEMSIZE

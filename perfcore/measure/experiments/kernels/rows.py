@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 
-from perfcore.measure.experiments.kernel_windows import Planned
+from perfcore.measure.experiments.kernels.windows import Planned
 from perfcore.measure.experiments.suites import Suite
 from perfcore.model.chip import ops
 

@@ -39,17 +39,7 @@ import os
 import time
 
 from perfcore.measure.clock import faults
-from perfcore.measure.experiments import (
-    collectives,
-    kernel_cold,
-    kernel_loops,
-    kernel_rounds,
-    kernel_rows,
-    kernel_traced,
-    kernel_windows,
-    pages,
-    roofline,
-)
+from perfcore.measure.experiments import collectives, pages, roofline
 from perfcore.measure.experiments.env import (
     NO_WORK,
     Env,
@@ -57,9 +47,15 @@ from perfcore.measure.experiments.env import (
     free_memory_bytes,
     random_inputs,
 )
-from perfcore.measure.experiments.kernel_plan import ITEMSIZE, ROW, TRANSPOSES, in_loop, plan
-from perfcore.measure.experiments.kernel_traced import Trace
-from perfcore.measure.experiments.kernel_windows import MODEL_BYTES, Planned
+from perfcore.measure.experiments.kernels import cold as kernel_cold
+from perfcore.measure.experiments.kernels import loops as kernel_loops
+from perfcore.measure.experiments.kernels import rounds as kernel_rounds
+from perfcore.measure.experiments.kernels import rows as kernel_rows
+from perfcore.measure.experiments.kernels import traced as kernel_traced
+from perfcore.measure.experiments.kernels import windows as kernel_windows
+from perfcore.measure.experiments.kernels.sweeps import ITEMSIZE, ROW, TRANSPOSES, in_loop, plan
+from perfcore.measure.experiments.kernels.traced import Trace
+from perfcore.measure.experiments.kernels.windows import MODEL_BYTES, Planned
 from perfcore.measure.experiments.suites import Suite, require_fits
 from perfcore.measure.results import Record
 from perfcore.measure.results.curves import DISPATCH_RESULTS

@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable
 
 from perfcore.measure.experiments.env import Env, compile_case, free_memory_bytes, random_inputs
-from perfcore.measure.experiments.kernel_windows import Planned
+from perfcore.measure.experiments.kernels.windows import Planned
 from perfcore.measure.experiments.suites import require_fits
 from perfcore.measure.results import Record
 from perfcore.model.chip import cold, kernel_kinds
