@@ -88,6 +88,22 @@ def test_a_given_layout_is_priced_with_every_key(capsys):
     assert r["step_s"] == pytest.approx(sum(r["time_s_by"].values()))
 
 
+def test_dropout_adds_its_two_masks_to_the_activations(capsys):
+    """MPT-1B (24 layers, h 2,048) on 32 A100 40GB, DP 32, ZeRO-3, micro-batch 10 of 2,048
+    tokens: --dropout adds two 1-byte masks per element, 2 x 2,048 x 10 x 2,048 x 24 =
+    2,013,265,920 B of activations, and nothing else; without it the run fits (llm-foundry's
+    benchmark ran it so), with it not."""
+    argv = ["plan", "train", "--model", "MPT-1B", "--device", "NVIDIA A100 SXM4 40GB"]
+    argv += ["--gpus", "32", "--seq", "2048", "--global-batch-tokens", str(320 * 2048)]
+    argv += ["--dp", "32", "--zero", "3", "--micro-batch", "10"]
+    without, masks = (run_json(capsys, argv + extra) for extra in ([], ["--dropout"]))
+    assert (without["dropout"], masks["dropout"]) == (False, True)
+    grown = masks["memory_bytes"]["activations"] - without["memory_bytes"]["activations"]
+    assert grown == pytest.approx(2 * 2048 * 10 * 2048 * 24)
+    assert masks["step_s"] == without["step_s"]
+    assert (without["fits"], masks["fits"]) == (True, False)
+
+
 def test_without_a_layout_it_searches_and_ranks_on_the_expected_step_with_ties(capsys):
     """Tie groups come in order; each holds the plans within tie_within of its fastest
     expected step, ordered by fewer cross-node collectives; the next group starts past it."""

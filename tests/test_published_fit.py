@@ -8,19 +8,8 @@ from perfcore.model.runs.published import train_plans
 from perfcore.model.runs.rows import load_runs
 from perfcore.model.runs.serve_runs import precisions_of
 
-# llm-foundry's FSDP runs of small models at large micro-batches on A100 40GB, no recomputation.
-SMALL_ON_40GB = (
-    "36.1-36.6 GiB against 36.0 usable (40 GB less the 4 GiB reserve), 35.7 of it activations: "
-    "Korthikanti et al.'s 34 bytes per element of the hidden width per layer and token count "
-    "two dropout masks that MPT (dropout 0) never keeps, 1.7-1.9 GiB here, and the loss's fp32 "
-    "logits (3.8-6.9 GiB at micro-batches 10-18) are Megatron's; without the masks each fits"
-)
 # Runs no layout consistent with their published cells fits, and why (GiB per GPU).
 CANNOT_FIT = {
-    "llm-foundry-a100-40gb-mpt-1b-2048-128gpu": SMALL_ON_40GB,
-    "llm-foundry-a100-40gb-mpt-1b-2048-64gpu": SMALL_ON_40GB,
-    "llm-foundry-a100-40gb-mpt-1b-2048-32gpu": SMALL_ON_40GB,
-    "llm-foundry-a100-40gb-mpt-350m-2048-16gpu": SMALL_ON_40GB,
     "nemo-24.07-h100-llama2-70b-sft": (
         "TP 4 x PP 4 x DP 1 leaves no data-parallel rank to shard Adam over: the fullest stage's "
         "4.3e9 parameters take 64.7 GiB of weights, bf16 gradients and fp32 states, and 4 "
@@ -32,7 +21,9 @@ CANNOT_FIT = {
 
 def test_every_training_run_fits_at_its_own_layout_or_is_named():
     """A run fits when some layout its cells allow (published.layouts_of: an empty ZeRO cell
-    0, 1 or 2; fp32 or bf16 gradients, which no row states) holds in HBM less the reserve."""
+    0, 1 or 2; fp32 or bf16 gradients, which no row states) holds in HBM less the reserve,
+    its activations with dropout masks where its source kept them (published.DROPOUT_SOURCES:
+    Megatron's GPT runs) and without elsewhere (Llama, MPT and BLOOM train without dropout)."""
     models, specs = load_models(), load_specs()
     misfits = set()
     for run in load_runs(models=models, devices=specs):

@@ -60,19 +60,40 @@ KORTHIKANTI = [("none", 358_612_992), ("selective", 106_954_752), ("full", 6_291
 
 @pytest.mark.parametrize(("recompute", "expected"), KORTHIKANTI)
 def test_korthikanti_activation_memory_per_layer_for_the_three_recompute_modes(recompute, expected):
-    """Korthikanti et al. 2022, unfused attention (s = 2048, b = 1, h = 12288, a = 96, t = 8,
-    SP on): none sbh(34 + 5as/h)/t = 2048·12288·(34 + 80)/8 = 358,612,992 B; selective 34 sbh/t
-    = 106,954,752 B; full 2 sbh/t = 6,291,456 B."""
+    """Korthikanti et al. 2022, unfused attention and dropout (s = 2048, b = 1, h = 12288,
+    a = 96, t = 8, SP on): none sbh(34 + 5as/h)/t = 2048·12288·(34 + 80)/8 = 358,612,992 B;
+    selective 34 sbh/t = 106,954,752 B; full 2 sbh/t = 6,291,456 B."""
     layout = Layout(tp=8, recompute=recompute)
-    got = tc.activation_bytes_per_layer(GPT3, layout, 2048, fused=False)
+    got = tc.activation_bytes_per_layer(GPT3, layout, 2048, fused=False, dropout=True)
     assert got == pytest.approx(expected)
+
+
+def test_without_dropout_a_gpt_layer_keeps_no_masks():
+    """No dropout: the two 1-byte masks (sbh each) and, unfused, the scores' mask (a s² b) and
+    masked copy (2 a s² b) go: selective 32 sbh/t = 2048·12288·32/8 = 100,663,296 B; none
+    unfused sbh(32 + 2as/h)/t = 2048·12288·(32 + 32)/8 = 201,326,592 B."""
+    selective = Layout(tp=8, recompute="selective")
+    assert tc.activation_bytes_per_layer(GPT3, selective, 2048) == pytest.approx(100_663_296)
+    got = tc.activation_bytes_per_layer(GPT3, Layout(tp=8), 2048, fused=False)
+    assert got == pytest.approx(201_326_592)
+
+
+def test_a_layer_keeps_its_own_widths_gqa_swiglu_and_routed_experts():
+    """Bytes kept per token, worked tensor by tensor at 2 bytes. Llama-3.1-70B (h 8,192, q
+    8,192, kv 1,024, SwiGLU f 28,672): norms 2·2h = 32,768; attention 2(h + 2q + 2kv) =
+    53,248; MLP 2h + 3·2f = 188,416; 274,432 = 33.5 h. Mixtral-8x7B (h 4,096, q 4,096, kv
+    1,024, 2 routed experts of SwiGLU f 14,336): 16,384 + 2(4,096 + 8,192 + 2,048) = 28,672
+    + 2h + 2 (2h + 6f) = 196,608; 241,664 = 59 h."""
+    models = load_models()
+    assert tc.kept_bytes_per_token(models["Llama-3.1-70B"]) == 274_432
+    assert tc.kept_bytes_per_token(models["Mixtral-8x7B"]) == 241_664
 
 
 def test_fused_attention_keeps_its_log_sum_exp_not_the_scores():
     """FlashAttention keeps O (in the 34) and an fp32 log-sum-exp per query and head, not the
     s x s scores: none = 34 sbh/t + 4 a s b/t = 106,954,752 + 4·96·2048/8 = 106,954,752 +
-    98,304 = 107,053,056 B (GPT-3 175B, s = 2048, t = 8; it was 358,612,992 unfused)."""
-    got = tc.activation_bytes_per_layer(GPT3, Layout(tp=8), 2048)
+    98,304 = 107,053,056 B (GPT-3 175B, s = 2048, t = 8, dropout; it was 358,612,992 unfused)."""
+    got = tc.activation_bytes_per_layer(GPT3, Layout(tp=8), 2048, dropout=True)
     assert got == pytest.approx(107_053_056)
 
 

@@ -104,9 +104,8 @@ def run_train(args: argparse.Namespace) -> str:
     if args.recompute is not None:
         fixed["recompute"] = pick("recompute", args.recompute, RECOMPUTE)
     precision = pick("precision", args.precision, TRAIN_PRECISIONS)
-    t = Training(
-        model, device, n["gpus"], n["seq"], n["global_batch_tokens"], precision, n["tokens"]
-    )
+    shape = (model, device, n["gpus"], n["seq"], n["global_batch_tokens"], precision)
+    t = Training(*shape, n["tokens"], dropout=args.dropout)
     table = published()
     head = {
         "model": model.name,
@@ -116,6 +115,7 @@ def run_train(args: argparse.Namespace) -> str:
         "global_batch_tokens": t.global_batch_tokens,
         "precision": precision,
         "tokens": t.tokens,
+        "dropout": t.dropout,
     }
     given = {k: v for k, v in fixed.items() if v is not None}
     fw = args.framework
@@ -236,6 +236,12 @@ def register(subparsers) -> None:
         t.add_argument(flag(param.name), dest=param.name, metavar="N", help=param.help)
     t.add_argument("--recompute", help=" | ".join(RECOMPUTE))
     t.add_argument("--precision", default="bf16", help=" | ".join(TRAIN_PRECISIONS))
+    t.add_argument(
+        "--dropout",
+        action="store_true",
+        help="keep dropout masks in the activations (Megatron's GPT default; Llama and MPT "
+        "train without)",
+    )
     t.set_defaults(run=lambda args: guarded(as_flags(lambda: run_train(args))))
     s = sub.add_parser("serve", help="a serving plan within latency limits", description=__doc__)
     _common(s)

@@ -170,22 +170,53 @@ def gathered_bytes(model, layout: Layout) -> dict[str, float]:
     return {"weights": GATHERED_LAYERS * layer * WEIGHT_BYTES, "gradients": layer * REDUCE_BYTES}
 
 
-def activation_bytes_per_layer(model, layout: Layout, seq: int, fused: bool = True) -> float:
-    """Korthikanti et al. 2022, per layer and micro-batch, sequence parallel over t.
+MASK_BYTES = 1  # a dropout mask per element (Korthikanti et al. 2022, section 4.1)
 
-    selective: 34 s b h / t; full: 2 s b h / t; none: selective's and, fused (FlashAttention),
-    the fp32 log-sum-exp, 4 a s b / t, or unfused the scores, softmax and dropout mask,
-    5 a s² b / t. With context parallelism each GPU keeps s / cp of the sequence (its
-    scores: s / cp rows of s keys).
+
+def kept_bytes_per_token(model, dropout: bool = False) -> float:
+    """Bytes one layer keeps per token for its backward, the attention core aside (Korthikanti
+    et al. 2022, section 4.1, tensor by tensor at the model's own widths, 16-bit): each norm's
+    input (2 x 2h); attention's input, Q, K, V and the output projection's input
+    (2 (h + 2 q + 2 kv), q = heads x head_dim, kv = kv_heads x head_dim); the MLP's input 2h
+    and its up projection's outputs (gated: the gate's and the up's) and the activation's output,
+    2 f each, for the MLP, each shared expert and each routed expert a token goes to (which
+    keeps its own copy of the input, 2h); with dropout, a 1-byte mask after attention and after
+    the MLP. GPT's layer (MHA, a 4h GELU MLP, dropout) keeps 34h, the paper's figure.
+    """
+    h = model.hidden
+    q, kv = model.heads * model.head_dim, model.kv_heads * model.head_dim
+    attention = ACT_BYTES * (h + 2 * q + 2 * kv)
+
+    def mlp(width: int) -> float:
+        return ACT_BYTES * model.mlp_matrices * width  # up outputs (1 or 2) + activation's
+
+    routed = model.experts_per_token * (ACT_BYTES * h + mlp(model.expert_width))
+    experts = routed if model.is_moe else mlp(model.intermediate)
+    mlps = ACT_BYTES * h + experts + model.shared_experts * mlp(model.intermediate)
+    masks = 2 * MASK_BYTES * h if dropout else 0
+    return 2 * ACT_BYTES * h + attention + mlps + masks
+
+
+def activation_bytes_per_layer(
+    model, layout: Layout, seq: int, fused: bool = True, dropout: bool = False
+) -> float:
+    """Per layer and micro-batch, sequence parallel over t (Korthikanti et al. 2022).
+
+    selective: kept_bytes_per_token x s b / t (34 s b h / t for GPT); full: the layer's input,
+    2 s b h / t; none: selective's and the attention core's, fused (FlashAttention) the fp32
+    log-sum-exp, 4 a s b / t, or unfused the softmax's output, 2 a s² b / t (with dropout also
+    its mask and the masked output: 5 a s² b / t). With context parallelism each GPU keeps
+    s / cp of the sequence (its scores: s / cp rows of s keys).
     """
     b, h, t, a = layout.micro_batch, model.hidden, layout.tp, model.heads
     s_local = seq / layout.cp
     if layout.recompute == "full":
-        return 2 * s_local * b * h / t
-    kept = 34 * s_local * b * h / t
+        return ACT_BYTES * s_local * b * h / t
+    kept = kept_bytes_per_token(model, dropout) * s_local * b / t
     if layout.recompute == "selective":
         return kept
-    attention = LSE_BYTES * a * s_local * b if fused else 5 * a * s_local * seq * b
+    scores = (ACT_BYTES + (MASK_BYTES + ACT_BYTES) * dropout) * a * s_local * seq * b
+    attention = LSE_BYTES * a * s_local * b if fused else scores
     return kept + attention / t
 
 

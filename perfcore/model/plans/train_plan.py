@@ -44,6 +44,7 @@ class Training:
     tokens: float | None = None  # the whole run, for days, GPU-hours and energy
     fused_attention: bool = True  # FlashAttention: no s x s scores kept (train_cost)
     grad_accum: str = "fp32"  # main gradients in fp32 (Megatron's default) or "bf16"
+    dropout: bool = False  # dropout masks kept (Megatron's GPT default); Llama, MPT train without
     memo: dict = field(default_factory=dict, compare=False, repr=False)  # see once()
 
     def __post_init__(self) -> None:
@@ -168,7 +169,7 @@ def memory(t: Training, layout: Layout) -> dict[str, float]:
     for k, v in t.once(key, lambda: tc.gathered_bytes(t.model, layout)).items():
         out[k] += v
     m = micro_batches(layout, t.sequences)
-    per_layer = tc.activation_bytes_per_layer(t.model, layout, t.seq, t.fused_attention)
+    per_layer = tc.activation_bytes_per_layer(t.model, layout, t.seq, t.fused_attention, t.dropout)
     stage = per_layer * stage_layers(t.model.layers, layout.pp)
     last = stage + tc.logits_bytes(t.model, layout, t.seq)
     out["activations"] = max(stage * tc.in_flight(layout, m), last)

@@ -64,15 +64,23 @@ def layouts_of(run, model) -> list[Layout]:
     return [Layout(**base, zero=z, interleave=v) for z in zeros for v in vs]
 
 
+# Sources whose runs kept dropout masks: Megatron-LM's GPT defaults (hidden and attention
+# dropout 0.1), which Korthikanti et al. 2022's 34 bytes per element count. The other sources'
+# models train without dropout (Llama's, MPT's, BLOOM's configs; NeMo's and torchtitan's).
+DROPOUT_SOURCES = ("narayanan2021", "korthikanti2022")
+
+
 def train_plans(run, model, device, accums=tuple(tc.GRAD_BYTES)) -> list[TrainPlan]:
     """Every layout of layouts_of the model accepts, priced with each gradient accumulation
     of `accums` (no row states it; NeMo's and Megatron-Bridge's performance recipes set
-    grad_reduce_in_fp32 = False); LayoutError: the first layout's reason."""
+    grad_reduce_in_fp32 = False), with dropout masks where the source kept them
+    (DROPOUT_SOURCES); LayoutError: the first layout's reason."""
     layouts = layouts_of(run, model)
     tokens = run.global_batch * run.seq_len
     shape = (model, device, run.gpus, run.seq_len, tokens, run.precision)
+    dropout = run.source_id in DROPOUT_SOURCES
     plans = []
-    for t in (Training(*shape, grad_accum=g) for g in accums):
+    for t in (Training(*shape, grad_accum=g, dropout=dropout) for g in accums):
         ok = [lay for lay in layouts if not problems(lay, model, t.gpus, t.seq, t.sequences)]
         plans += [price(t, lay) for lay in ok or layouts[:1]]  # [:1]: raises its reason
     return plans
