@@ -104,6 +104,24 @@ def test_dropout_adds_its_two_masks_to_the_activations(capsys):
     assert (without["fits"], masks["fits"]) == (True, False)
 
 
+def test_a_layout_without_zero_takes_zero_1_or_where_that_does_not_fit_zero_2(capsys):
+    """Megatron-Bridge 25.11's Llama-3.1-70B recipe on 64 H100s (TP 4 x PP 8 x VP 5, DP 2,
+    FP8, 8K, GBS 128), no --zero given: ZeRO-1's 2 replicas leave the fullest stage's Adam
+    states too large, ZeRO-2 fits; NeMo 24.07's Llama 3 8B on 8 (TP 1, CP 2, DP 4) fits at
+    ZeRO-1. --zero 0 is priced as asked (and fits neither)."""
+    base = ["plan", "train", "--device", "NVIDIA H100 SXM", "--precision", "fp8"]
+    base += ["--seq", "8192", "--micro-batch", "1"]
+    big = [*base, "--model", "Llama-3.1-70B", "--gpus", "64", "--tp", "4", "--pp", "8"]
+    big += ["--interleave", "5", "--global-batch-tokens", str(128 * 8192)]
+    small = [*base, "--model", "Llama-3.1-8B", "--gpus", "8", "--cp", "2", "--dp", "4"]
+    small += ["--global-batch-tokens", str(128 * 8192)]
+    for argv, zero in ((big, 2), (small, 1)):
+        r = run_json(capsys, argv)
+        assert (r["layout"]["zero"], r["fits"]) == (zero, True)
+        asked = run_json(capsys, [*argv, "--zero", "0"])
+        assert (asked["layout"]["zero"], asked["fits"]) == (0, False)
+
+
 def test_without_a_layout_it_searches_and_ranks_on_the_expected_step_with_ties(capsys):
     """Tie groups come in order; each holds the plans within tie_within of its fastest
     expected step, ordered by fewer cross-node collectives; the next group starts past it."""

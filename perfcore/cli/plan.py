@@ -4,14 +4,14 @@
 --global-batch-tokens 16777216 --tokens 15e12` searches every layout that fits and ranks
 them (`best`, `candidates`); any of --tp --pp --dp --cp --ep --zero --micro-batch
 --recompute --interleave prices that one layout instead (unset fields at their defaults,
-dp from the GPUs). `plan serve ... --input-tokens 1024 --output-tokens 256 --tpot-ms 50`
-finds the TP x replicas x batch with the most output tokens/s within the limits, judged on
-the expected latencies where published runs inform them (without limits, also the
-throughput-latency frontier). `--what-if memory_bw_tbs=6.7` changes the
-device. Every figure is a bound; `_expected` ones are (bound + what explain.plans.expected adds)
-÷ an efficiency per regime derived from the published runs of data/runs.csv
-(perfcore.model.runs.published), each saying what it rests on (`expected_from`). Bad flags:
-one line, exit 2.
+dp from the GPUs, ZeRO-1 or, where it does not fit, ZeRO-2 without --zero). `plan serve
+... --input-tokens 1024 --output-tokens 256 --tpot-ms 50` finds the TP x replicas x batch
+with the most output tokens/s within the limits, judged on the expected latencies where
+published runs inform them (without limits, also the throughput-latency frontier).
+`--what-if memory_bw_tbs=6.7` changes the device. Every figure is a bound; `_expected` ones
+are (bound + what explain.plans.expected adds) ÷ an efficiency per regime derived from the
+published runs of data/runs.csv (perfcore.model.runs.published), each saying what it rests
+on (`expected_from`). Bad flags: one line, exit 2.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from perfcore.model.chip.specs import load_specs, parse_what_if, what_if
 from perfcore.model.llm.models import load_models
 from perfcore.model.llm.workloads import BITS, Precisions
 from perfcore.model.plans import serve_plan, train_plan
-from perfcore.model.plans.layout import RECOMPUTE, Layout, LayoutError
+from perfcore.model.plans.layout import RECOMPUTE, UNSET_ZERO, Layout, LayoutError
 from perfcore.model.plans.search import search
 from perfcore.model.plans.train_plan import TRAIN_PRECISIONS, Training
 from perfcore.model.runs import efficiency
@@ -120,7 +120,9 @@ def run_train(args: argparse.Namespace) -> str:
     given = {k: v for k, v in fixed.items() if v is not None}
     fw = args.framework
     if given:
-        result = {**head, **train_dict(train_plan.price(t, layout_of(t, given)), table, fw)}
+        stages = [given["zero"]] if "zero" in given else UNSET_ZERO
+        layouts = [layout_of(t, {**given, "zero": z}) for z in stages]
+        result = {**head, **train_dict(train_plan.price_first_fitting(t, layouts), table, fw)}
         return to_json(result) if args.json else render_train(result)
     rank_on, tie = expected.train_ranking(table, fw)
     found = search(t, top=n["top"] or 10, expected=rank_on, tie=tie)

@@ -15,6 +15,10 @@ from perfcore.errors import UserError
 
 RECOMPUTE = ("none", "selective", "full")
 ZERO_STAGES = (0, 1, 2, 3)
+# A layout priced without a ZeRO stage takes the first of these that fits: the distributed
+# optimizer (Megatron's and NeMo's default; never slower than ZeRO-0 in the model, and lighter),
+# then sharded gradients too. ZeRO-0 and ZeRO-3 only when asked for.
+UNSET_ZERO = (1, 2)
 DEGREE_MAX = 2**20  # past this a degree is a typo
 
 

@@ -231,6 +231,13 @@ def optimizer_seconds(t: Training, layout: Layout) -> float:
     return 2 * local * per_param / bw
 
 
+def price_first_fitting(t: Training, layouts: list[Layout]) -> TrainPlan:
+    """The first of `layouts` that fits in memory, priced; the first one's plan when none does."""
+    first = price(t, layouts[0])
+    plans = (price(t, lay) for lay in layouts[1:])
+    return first if first.fits else next((p for p in plans if p.fits), first)
+
+
 def price(t: Training, layout: Layout) -> TrainPlan:
     """The step of `layout` (checked against the model, GPUs and batch) priced whole."""
     checked(layout, t.model, t.gpus, t.seq, t.sequences)

@@ -46,7 +46,12 @@ FIXED = {
     "… + FlashAttention's backward recomputing QKᵀ (the attention core at 7/6 its FLOPs), ÷ η": (
         Exposure(parts=CRITICAL_PATH, elementwise=True, attention=1 / 6)
     ),
-    "… + the attention core at half the GEMMs' rate, ÷ η (chosen)": EXPOSURE,
+    "… + the attention core at half the GEMMs' rate, ÷ η": Exposure(
+        parts=CRITICAL_PATH, elementwise=True, attention=1.0
+    ),
+    "… + a quarter of the hidden DP, ZeRO and CP traffic (its kernels' SMs), ÷ η (chosen)": (
+        EXPOSURE
+    ),
 }
 
 

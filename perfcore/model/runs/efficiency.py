@@ -77,8 +77,9 @@ class Efficiency:
             f"{self.error_p90:.0%} p90"
         )
         basis = (
-            "(bound + TP's, EP's and PP's hidden communication + FP8's BF16 parts + the "
-            "memory-bound math + the attention core again, at half the GEMMs' rate)"
+            "(bound + TP's, EP's and PP's hidden communication + a quarter of the DP, ZeRO and "
+            "CP traffic the compute hides + FP8's BF16 parts + the memory-bound math + the "
+            "attention core again, at half the GEMMs' rate)"
             if self.regime == "train"
             else "(bound + kernel boundaries + no-overlap)"
         )

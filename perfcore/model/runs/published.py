@@ -133,8 +133,8 @@ def train_sample(run, model, device) -> tuple:
 
 def added_s(plan: TrainPlan) -> float:
     """Seconds the chosen expected model adds to a training plan's bound (sample.EXPOSURE:
-    its critical path's hidden communication, FP8's BF16 parts, the memory-bound math, the
-    attention core once more)."""
+    its critical path's hidden communication, a quarter of the rest, FP8's BF16 parts, the
+    memory-bound math, the attention core once more)."""
     hidden = tuple(plan.hidden_s_by.items())
     return sample.EXPOSURE.added_s(hidden, plan.bf16_s, plan.elementwise_s, plan.attention_s)
 

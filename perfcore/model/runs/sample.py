@@ -106,6 +106,7 @@ class Exposure:
     parts: frozenset | None = None
     elementwise: bool = False
     attention: float = 0.0
+    contention: float = 0.0
 
     def added_s(
         self,
@@ -115,10 +116,12 @@ class Exposure:
         attention_s: float = 0.0,
     ) -> float:
         """Seconds added to the bound: kappa x the hidden parts (+ bf16_s with bf16, +
-        elementwise_s with elementwise, + attention x attention_s)."""
+        elementwise_s with elementwise, + attention x attention_s, + contention x the hidden
+        parts not in `parts`)."""
         hidden = sum(v for k, v in hidden_by if self.parts is None or k in self.parts)
+        rest = sum(v for k, v in hidden_by if self.parts is not None and k not in self.parts)
         extra = (bf16_s if self.bf16 else 0.0) + (elementwise_s if self.elementwise else 0.0)
-        return self.kappa * hidden + extra + self.attention * attention_s
+        return self.kappa * hidden + extra + self.attention * attention_s + self.contention * rest
 
 
 # The collectives whose result the next operation waits on (docs/plans.md, "Which expected
@@ -128,9 +131,14 @@ class Exposure:
 # the backward makes them, weights prefetched a layer ahead) and CP's ring (the next KV block
 # passed while this one is computed) are issued ahead by design and stay hidden.
 CRITICAL_PATH = frozenset({"tp", "ep", "pp_p2p", "pp_bubble"})
+# The share of the SMs a collective's kernels take from the compute it overlaps: NCCL runs one
+# thread block per channel, up to 32 channels (MAXCHANNELS), 24 % of an H100's 132 SMs and 30 %
+# of an A100's 108 (docs/plans.md, "Contention").
+CONTENTION = 0.25
 # The model chosen: the critical path's collectives, FP8's BF16 parts, the memory-bound math,
-# the attention core at half the GEMMs' rate (docs/plans.md, "The attention core's rate").
-EXPOSURE = Exposure(parts=CRITICAL_PATH, elementwise=True, attention=1.0)
+# the attention core at half the GEMMs' rate (docs/plans.md, "The attention core's rate"), and
+# a quarter of the DP, ZeRO and CP traffic the compute hides.
+EXPOSURE = Exposure(parts=CRITICAL_PATH, elementwise=True, attention=1.0, contention=CONTENTION)
 
 
 @dataclass(frozen=True)
