@@ -7,16 +7,7 @@ from perfcore.model.llm.models import load_models
 from perfcore.model.runs.published import train_plans
 from perfcore.model.runs.rows import load_runs
 from perfcore.model.runs.serve_runs import precisions_of
-
-# Runs no layout consistent with their published cells fits, and why (GiB per GPU).
-CANNOT_FIT = {
-    "nemo-24.07-h100-llama2-70b-sft": (
-        "TP 4 x PP 4 x DP 1 leaves no data-parallel rank to shard Adam over: the fullest stage's "
-        "4.3e9 parameters take 64.7 GiB of weights, bf16 gradients and fp32 states, and 4 "
-        "micro-batches of 20 layers' activations 21.3 GiB, past 76 of 80 usable; the source "
-        "prints no recomputation or optimizer offload, which the run must have used"
-    ),
-}
+from tests.support.plans import CANNOT_FIT
 
 
 def test_every_training_run_fits_at_its_own_layout_or_is_named():

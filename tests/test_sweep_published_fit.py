@@ -7,7 +7,7 @@ from perfcore.cli import main
 from perfcore.model.chip.specs import load_specs
 from perfcore.model.llm.models import load_models
 from perfcore.model.runs.rows import load_runs
-from tests.test_published_fit import CANNOT_FIT
+from tests.support.plans import CANNOT_FIT
 
 
 def cli_flags(run) -> list[str]:
