@@ -104,20 +104,25 @@ def test_dropout_adds_its_two_masks_to_the_activations(capsys):
     assert (without["fits"], masks["fits"]) == (True, False)
 
 
-def test_a_layout_without_zero_takes_zero_1_or_where_that_does_not_fit_zero_2(capsys):
+def test_a_layout_without_zero_takes_the_first_of_zero_1_and_2_that_fits(capsys):
     """Megatron-Bridge 25.11's Llama-3.1-70B recipe on 64 H100s (TP 4 x PP 8 x VP 5, DP 2,
-    FP8, 8K, GBS 128), no --zero given: ZeRO-1's 2 replicas leave the fullest stage's Adam
-    states too large, ZeRO-2 fits; NeMo 24.07's Llama 3 8B on 8 (TP 1, CP 2, DP 4) fits at
-    ZeRO-1. --zero 0 is priced as asked (and fits neither)."""
+    FP8, 8K, GBS 128), no --zero or --grad-accum given: ZeRO-1 with fp32 main gradients does
+    not fit, with bf16 ones (the recipe's grad_reduce_in_fp32 = False) it does; told fp32,
+    ZeRO-2 fits. NeMo 24.07's Llama 3 8B on 8 (TP 1, CP 2, DP 4) fits at ZeRO-1 with fp32.
+    --zero 0 is priced as asked (and fits neither)."""
     base = ["plan", "train", "--device", "NVIDIA H100 SXM", "--precision", "fp8"]
-    base += ["--seq", "8192", "--micro-batch", "1"]
+    base += ["--seq", "8192", "--micro-batch", "1", "--global-batch-tokens", str(128 * 8192)]
     big = [*base, "--model", "Llama-3.1-70B", "--gpus", "64", "--tp", "4", "--pp", "8"]
-    big += ["--interleave", "5", "--global-batch-tokens", str(128 * 8192)]
+    big += ["--interleave", "5"]
     small = [*base, "--model", "Llama-3.1-8B", "--gpus", "8", "--cp", "2", "--dp", "4"]
-    small += ["--global-batch-tokens", str(128 * 8192)]
-    for argv, zero in ((big, 2), (small, 1)):
+    cases = (
+        (big, (1, "bf16")),
+        ([*big, "--grad-accum", "fp32"], (2, "fp32")),
+        (small, (1, "fp32")),
+    )
+    for argv, (zero, accum) in cases:
         r = run_json(capsys, argv)
-        assert (r["layout"]["zero"], r["fits"]) == (zero, True)
+        assert (r["layout"]["zero"], r["grad_accum"], r["fits"]) == (zero, accum, True)
         asked = run_json(capsys, [*argv, "--zero", "0"])
         assert (asked["layout"]["zero"], asked["fits"]) == (0, False)
 

@@ -41,23 +41,23 @@ def test_an_op_that_does_not_overlap_its_loads_and_math_adds_the_shorter_of_the_
     assert serve_basis.serial_s(phase) == pytest.approx(4e-3)
 
 
-@pytest.mark.parametrize(("batch", "passes"), [(64, 1 + 64 / 256), (1024, 1 + 4 / 4)])
-def test_a_plan_adds_one_pass_to_ttft_and_a_step_with_its_prefills_to_tpot(specs, batch, passes):
-    """256 output tokens: batch 64 takes in 64/256 prompts a step, one pass each (k = 1), so
-    TPOT adds 1.25 passes of kernel boundaries; batch 1,024 takes in 4 prompts run as one pass
-    (k = 4), 2 passes. No-overlap: the passes' own, the prefill's shared the same way."""
+@pytest.mark.parametrize("batch", [64, 1024])
+def test_a_plan_adds_one_pass_to_ttft_and_a_step_with_its_prefills_to_tpot(specs, batch):
+    """256 output tokens: a turnover's prompts (the batch's) run as one pass every 256 steps
+    (serve_plan.prefill_per_request), so TPOT adds 1 + 1/256 passes of kernel boundaries at
+    batch 64 and 1,024 alike. No-overlap: the passes' own, the batch's prefill shared the
+    same way."""
     m, d, fp8 = MODELS["Llama-3.1-8B"], specs[H100], Precisions(8, 8, 8)
     s = serve_plan.Serving(m, d, 1, 1024, 256, fp8)
     (ttft_b, ttft_s), (tpot_b, tpot_s) = serve_basis.plan_parts(serve_plan.price(s, 1, batch))
     one = 32 * 10 * serve_basis.KERNEL_S
     assert ttft_b == pytest.approx(one)
-    assert tpot_b == pytest.approx(passes * one)
-    k = max(1, batch // 256)
+    assert tpot_b == pytest.approx((1 + 1 / 256) * one)
     first = serve_basis.serial_s(phases.prefill(m, d, 1, 1024, fp8))
-    each = serve_basis.serial_s(phases.prefill(m, d, k, 1024, fp8))
+    prompts = serve_basis.serial_s(phases.prefill(m, d, batch, 1024, fp8))
     step = serve_basis.serial_s(phases.decode(m, d, batch, 1152, fp8))
     assert ttft_s == pytest.approx(first)
-    assert tpot_s == pytest.approx(step + batch / 256 * each / k)
+    assert tpot_s == pytest.approx(step + prompts / 256)
     assert serve_basis.plan_s(serve_plan.price(s, 1, batch)) == pytest.approx(
         (ttft_b + ttft_s, tpot_b + tpot_s)
     )

@@ -20,26 +20,31 @@ def setup(specs):
 
 def test_a_plan_is_the_decode_step_plus_its_share_of_prefills(setup):
     """TP 4, batch 32: TTFT = one 1,024-token prefill; TPOT = a decode step at context
-    1,024 + 128 plus 32/256 of a prefill; 2 replicas x 32 tokens per TPOT."""
+    1,024 + 128 plus 32/256 of a request's share of one pass of the batch's 32 prompts, i.e.
+    the pass / 256; 2 replicas x 32 tokens per TPOT."""
     plan = serve_plan.price(setup, 4, 32)
     first = phases.prefill(setup.model, setup.device, 1, 1024, FP8, tp=4).time_s
+    batch = phases.prefill(setup.model, setup.device, 32, 1024, FP8, tp=4).time_s
     step = phases.decode(setup.model, setup.device, 32, 1152, FP8, tp=4).time_s
     assert plan.ttft_s == pytest.approx(first)
-    assert plan.tpot_s == pytest.approx(step + 32 / 256 * first)
+    assert plan.tpot_s == pytest.approx(step + batch / 256)
     assert plan.output_tokens_per_s == pytest.approx(2 * 32 / plan.tpot_s)
     assert plan.per_gpu == pytest.approx(plan.output_tokens_per_s / 8)
     assert plan.joules_per_token == pytest.approx(700 * 8 / plan.output_tokens_per_s)
 
 
-def test_the_prefills_a_step_takes_in_run_as_one_pass(setup):
-    """Batch 1,024 of 256-token outputs: each step takes in 4 requests, prefilled together
-    (weights read once for 4 x 1,024 tokens), so TPOT = step + 4 x prefill(4) / 4, below the
-    step + 4 x prefill(1) of one pass per request."""
-    plan = serve_plan.price(setup, 8, 1024)
-    four = phases.prefill(setup.model, setup.device, 4, 1024, FP8, tp=8).time_s
-    step = phases.decode(setup.model, setup.device, 1024, 1152, FP8, tp=8).time_s
-    assert plan.tpot_s == pytest.approx(step + four)
-    assert plan.tpot_s < step + 4 * plan.ttft_s
+def test_the_prompts_are_prefilled_in_one_pass_of_the_batch_reading_the_weights_once(specs):
+    """Llama-2-13B on one A100 80GB in fp16, batch 64, 1 token in, 128 out (LMDeploy 0.1.0's
+    static run measured 3,049 tokens/s): the prompts of a turnover as one pass of 64 (the
+    weights read once in 128 steps), not a pass per prompt (64 reads), so the bound stays
+    above what the engine ran: TPOT = step + prefill(64) / 128."""
+    s = serve_plan.Serving(MODELS["Llama-2-13B"], specs["NVIDIA A100 SXM4 80GB"], 1, 1, 128)
+    plan = serve_plan.price(s, 1, 64)
+    step = phases.decode(s.model, s.device, 64, 65, tp=1).time_s
+    batch = phases.prefill(s.model, s.device, 64, 1, tp=1).time_s
+    assert plan.tpot_s == pytest.approx(step + batch / 128)
+    assert plan.tpot_s < step + 64 / 128 * plan.ttft_s
+    assert plan.output_tokens_per_s > 3049
 
 
 def test_max_batch_is_the_paged_kv_cache_at_the_average_length_that_fits(setup):

@@ -1,11 +1,12 @@
 """Every published training run through `plan train` as its row states it (a sweep over every
-row: the slow tier), fits but the runs tests/test_published_fit.py names."""
+row: the slow tier): it fits but for the runs tests.support.plans names, and keeps its bound."""
 
 import json
 
 from perfcore.cli import main
 from perfcore.model.chip.specs import load_specs
 from perfcore.model.llm.models import load_models
+from perfcore.model.runs.published import measured_step_s
 from perfcore.model.runs.rows import load_runs
 from tests.support.plans import CANNOT_FIT
 
@@ -24,14 +25,21 @@ def cli_flags(run) -> list[str]:
     return argv
 
 
-def test_every_training_run_fits_through_plan_train_as_its_row_states_it(capsys):
+def test_every_training_run_fits_and_keeps_its_bound_through_plan_train_as_its_row_states_it(
+    capsys,
+):
     """The same runs through `python -m perfcore plan train` with each row's stated cells as
-    flags (what a reader holding the sources would type): the same one cannot fit."""
+    flags (what a reader holding the sources would type): the same one cannot fit, and no
+    run's measured step is faster than the command's bound (published.measured_step_s)."""
     models, specs = load_models(), load_specs()
-    misfits = set()
+    misfits, faster = set(), set()
     for run in load_runs(models=models, devices=specs):
         if run.kind == "train":
             assert main(cli_flags(run)) == 0
-            if not json.loads(capsys.readouterr().out)["fits"]:
+            r = json.loads(capsys.readouterr().out)
+            if not r["fits"]:
                 misfits.add(run.name)
+            if measured_step_s(run, models[run.model], specs[run.device]) < r["step_s"]:
+                faster.add(run.name)
     assert misfits == set(CANNOT_FIT)
+    assert faster == set()

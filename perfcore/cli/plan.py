@@ -4,7 +4,8 @@
 --global-batch-tokens 16777216 --tokens 15e12` searches every layout that fits and ranks
 them (`best`, `candidates`); any of --tp --pp --dp --cp --ep --zero --micro-batch
 --recompute --interleave prices that one layout instead (unset fields at their defaults,
-dp from the GPUs, ZeRO-1 or, where it does not fit, ZeRO-2 without --zero). `plan serve
+dp from the GPUs; without --zero the first of ZeRO-1 and ZeRO-2 that fits, and without
+--grad-accum fp32 main gradients or, where they do not fit, bf16 ones). `plan serve
 ... --input-tokens 1024 --output-tokens 256 --tpot-ms 50` finds the TP x replicas x batch
 with the most output tokens/s within the limits, judged on the expected latencies where
 published runs inform them (without limits, also the throughput-latency frontier).
@@ -36,6 +37,7 @@ from perfcore.model.llm.workloads import BITS, Precisions
 from perfcore.model.plans import serve_plan, train_plan
 from perfcore.model.plans.layout import RECOMPUTE, UNSET_ZERO, Layout, LayoutError
 from perfcore.model.plans.search import search
+from perfcore.model.plans.train_cost import GRAD_BYTES
 from perfcore.model.plans.train_plan import TRAIN_PRECISIONS, Training
 from perfcore.model.runs import efficiency
 from perfcore.model.runs import published as published_runs
@@ -105,7 +107,9 @@ def run_train(args: argparse.Namespace) -> str:
         fixed["recompute"] = pick("recompute", args.recompute, RECOMPUTE)
     precision = pick("precision", args.precision, TRAIN_PRECISIONS)
     shape = (model, device, n["gpus"], n["seq"], n["global_batch_tokens"], precision)
-    t = Training(*shape, n["tokens"], dropout=args.dropout)
+    accums = [args.grad_accum] if args.grad_accum else list(GRAD_BYTES)
+    trainings = [Training(*shape, n["tokens"], dropout=args.dropout, grad_accum=g) for g in accums]
+    t = trainings[0]
     table = published()
     head = {
         "model": model.name,
@@ -121,8 +125,8 @@ def run_train(args: argparse.Namespace) -> str:
     fw = args.framework
     if given:
         stages = [given["zero"]] if "zero" in given else UNSET_ZERO
-        layouts = [layout_of(t, {**given, "zero": z}) for z in stages]
-        result = {**head, **train_dict(train_plan.price_first_fitting(t, layouts), table, fw)}
+        pairs = [(tr, layout_of(t, {**given, "zero": z})) for z in stages for tr in trainings]
+        result = {**head, **train_dict(train_plan.price_first_fitting(pairs), table, fw)}
         return to_json(result) if args.json else render_train(result)
     rank_on, tie = expected.train_ranking(table, fw)
     found = search(t, top=n["top"] or 10, expected=rank_on, tie=tie)
@@ -238,6 +242,14 @@ def register(subparsers) -> None:
         t.add_argument(flag(param.name), dest=param.name, metavar="N", help=param.help)
     t.add_argument("--recompute", help=" | ".join(RECOMPUTE))
     t.add_argument("--precision", default="bf16", help=" | ".join(TRAIN_PRECISIONS))
+    t.add_argument(
+        "--grad-accum",
+        dest="grad_accum",
+        choices=tuple(GRAD_BYTES),
+        help="main gradients in fp32 (Megatron's default with bf16) or bf16 (NeMo's and "
+        "Megatron-Bridge's performance recipes); a priced layout without it takes fp32 where "
+        "it fits",
+    )
     t.add_argument(
         "--dropout",
         action="store_true",

@@ -31,6 +31,7 @@ def train_dict(plan: train_plan.TrainPlan, table: dict, framework: str | None = 
         "time_s_by": plan.time_s_by,
         "dp_s": {"overlapped": plan.time_s_by["dp"], "not_overlapped": plan.dp_s},
         "memory_bytes": plan.memory_bytes,
+        "grad_accum": plan.training.grad_accum,
         "memory_total_bytes": plan.memory_total,
         "capacity_bytes": plan.training.device.memory_bytes,
         "fits": plan.fits,
@@ -97,7 +98,8 @@ def render_train(r: dict) -> str:
         (
             "memory",
             f"{fmt.capacity(r['memory_total_bytes'])} per GPU of "
-            f"{fmt.capacity(r['capacity_bytes'])}; fits: {r['fits']}",
+            f"{fmt.capacity(r['capacity_bytes'])} ({r['grad_accum']} main gradients); "
+            f"fits: {r['fits']}",
         ),
         *((k, fmt.seconds(v) if v else "none") for k, v in r["time_s_by"].items()),
     ]

@@ -68,15 +68,15 @@ def static_parts(model, device, batch: int, i: int, o: int, p, tp: int) -> tuple
 
 def plan_parts(plan) -> tuple[tuple[float, float], tuple[float, float]]:
     """TTFT's and TPOT's (kernel boundaries, no-overlap) seconds: TTFT its prefill pass; TPOT
-    its decode step plus its share of the prefills it takes in (batch / O prompts a step, run
-    k = max(1, batch // O) to a pass, as serve_plan.prefill_per_request)."""
+    its decode step plus its share of the prefills it takes in (batch / O prompts a step, in
+    passes of the whole batch's prompts, as serve_plan.prefill_per_request)."""
     s, tp = plan.serving, plan.tp
     m, d, p, i, o = s.model, s.device, s.precisions, s.input_tokens, s.output_tokens
     first = parts(m, phases.prefill(m, d, 1, i, p, tp=tp), tp)
     step = parts(m, phases.decode(m, d, plan.batch, round(i + o / 2), p, tp=tp), tp)
-    k = max(1, plan.batch // o)
+    k = plan.batch
     each = first if k == 1 else parts(m, phases.prefill(m, d, k, i, p, tp=tp), tp)
-    share = plan.batch / o / k
+    share = 1 / o
     return first, (step[0] + share * each[0], step[1] + share * each[1])
 
 

@@ -3,8 +3,8 @@
 Each replica (t GPUs) keeps `batch` requests in flight (continuous batching, steady state):
 TTFT = one request's prefill of I tokens; TPOT = one decode step of the batch at the mean
 context I + O/2 (a step's cost is affine in its context) plus the prefills it takes in, batch
-/ O of them per step (each request leaves after O tokens and a new one enters), run together
-as one pass of max(1, batch // O) prompts. Output
+/ O of them per step (each request leaves after O tokens and a new one enters), priced as one
+pass of the batch's prompts per turnover (prefill_per_request). Output
 tokens/s = replicas x batch / TPOT. max_batch: requests whose paged KV cache fits beside the
 weights, each held at its average length I + O/2 (vLLM and TensorRT-LLM allocate KV blocks
 as a request grows, and requests in steady state are spread evenly over their O tokens).
@@ -97,12 +97,16 @@ def max_batch(s: Serving, tp: int) -> int:
 
 
 def prefill_per_request(s: Serving, tp: int, batch: int, first: float) -> float:
-    """Seconds of prefill per request entering the batch: the batch / O prompts a step takes
-    in run as one pass of k = max(1, batch // O) prompts (weights read once), / k."""
-    k = max(1, batch // s.output_tokens)
-    if k == 1:
+    """Seconds of prefill per request entering the batch: the batch's prompts as one pass per
+    turnover, / batch. The weights are then read once in O steps for the prompts, which is
+    within 1/O of chunked prefill (vLLM's, TensorRT-LLM's and SGLang's default: the prompts
+    ride the decode steps' own weight reads), so the bound stays a bound where a pass of the
+    batch / O prompts a step takes in (a pass per prompt where batch < O) would read the weights
+    once a prompt."""
+    if batch == 1:
         return first
-    return phases.prefill(s.model, s.device, k, s.input_tokens, s.precisions, tp=tp).time_s / k
+    pass_s = phases.prefill(s.model, s.device, batch, s.input_tokens, s.precisions, tp=tp).time_s
+    return pass_s / batch
 
 
 def price(s: Serving, tp: int, batch: int) -> ServePlan:

@@ -231,10 +231,11 @@ def optimizer_seconds(t: Training, layout: Layout) -> float:
     return 2 * local * per_param / bw
 
 
-def price_first_fitting(t: Training, layouts: list[Layout]) -> TrainPlan:
-    """The first of `layouts` that fits in memory, priced; the first one's plan when none does."""
-    first = price(t, layouts[0])
-    plans = (price(t, lay) for lay in layouts[1:])
+def price_first_fitting(pairs: list[tuple[Training, Layout]]) -> TrainPlan:
+    """The first (training, layout) of `pairs` that fits in memory, priced; the first one's
+    plan when none does."""
+    first = price(*pairs[0])
+    plans = (price(t, lay) for t, lay in pairs[1:])
     return first if first.fits else next((p for p in plans if p.fits), first)
 
 
