@@ -7,6 +7,7 @@ CP x EP once, at its best ZeRO, micro-batch, recompute and interleave: a source 
 those unpublished). Prints one line per setting, with a miss the
 published layout's expected step (as published.py prices the row: its own ZeRO, micro-batch,
 recompute and interleave, the fastest variant where unstated) over the best's, and the count.
+A setting whose runs kept dropout masks (published.DROPOUT_SOURCES) is searched with them.
 Run: `.venv/bin/python -m bench.published_layouts`.
 """
 
@@ -18,7 +19,7 @@ from perfcore.model.llm.models import load_models
 from perfcore.model.plans.search import DEGREES, search
 from perfcore.model.plans.train_plan import Training
 from perfcore.model.runs.efficiency import held_out_ratios
-from perfcore.model.runs.published import priced_runs, table, train_plans
+from perfcore.model.runs.published import DROPOUT_SOURCES, priced_runs, table, train_plans
 
 TOP = 10
 
@@ -38,7 +39,9 @@ def main() -> None:
             settings.setdefault(key, []).append(r)
     hits = 0
     for (model, device, gpus, seq, batch, precision), runs in settings.items():
-        t = Training(models[model], specs[device], gpus, seq, batch * seq, precision)
+        dropout = any(r.source_id in DROPOUT_SOURCES for r in runs)  # as the runs kept them
+        shape = (models[model], specs[device], gpus, seq, batch * seq, precision)
+        t = Training(*shape, dropout=dropout)
         found = search(t, top=TOP, expected=expected, tie=tie)
         top = {tuple(getattr(p.layout, d) for d in DEGREES) for p in found.candidates}
         wanted = {tuple(getattr(r, d) for d in DEGREES) for r in runs}
