@@ -122,6 +122,17 @@ def test_expected_is_the_bound_over_the_efficiency_and_none_without_runs():
     )
 
 
+def test_a_kernel_without_curves_says_its_bound_is_what_the_runs_median_divides():
+    """A compute-bound op on a device with no curves takes the training runs' median (0.5
+    here) as the efficiency of its roofline bound alone: the words say so, not the training
+    step's basis (TP's communication and the rest are not in an op)."""
+    table = efficiency.efficiencies(efficiency.samples(ROWS, priced))
+    eff = efficiency.kernel_fallback(table, compute_bound=True)
+    assert eff.value == table["train"].value
+    assert eff.derived_from.startswith("no kernel curve for it here: the op's roofline bound ÷")
+    assert "communication" not in eff.derived_from
+
+
 def test_runs_the_pricer_cannot_price_are_left_out():
     got = efficiency.samples(ROWS, lambda r: None if r.source == "paper A" else priced(r))
     assert {s.source for s in got} == {"bench B", "bench C"}
