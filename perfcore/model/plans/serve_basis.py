@@ -74,10 +74,8 @@ def plan_parts(plan) -> tuple[tuple[float, float], tuple[float, float]]:
     m, d, p, i, o = s.model, s.device, s.precisions, s.input_tokens, s.output_tokens
     first = parts(m, phases.prefill(m, d, 1, i, p, tp=tp), tp)
     step = parts(m, phases.decode(m, d, plan.batch, round(i + o / 2), p, tp=tp), tp)
-    k = plan.batch
-    each = first if k == 1 else parts(m, phases.prefill(m, d, k, i, p, tp=tp), tp)
-    share = 1 / o
-    return first, (step[0] + share * each[0], step[1] + share * each[1])
+    prompts = parts(m, phases.prefill(m, d, plan.batch, i, p, tp=tp), tp)  # one a turnover
+    return first, (step[0] + prompts[0] / o, step[1] + prompts[1] / o)
 
 
 def plan_s(plan) -> tuple[float, float]:
