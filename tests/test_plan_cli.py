@@ -182,6 +182,30 @@ def test_serve_without_limits_adds_the_frontier(capsys):
     assert r["frontier"] and set(r["frontier"][0]) >= SERVE_KEYS
 
 
+def test_serve_static_prices_a_fixed_batch_and_says_so(capsys):
+    """--static: the batch's prompts in one prefill (TTFT), decoded together; the expected
+    rate is the batch's O tokens over the expected request time, as the bound's is."""
+    r = run_json(capsys, [*SERVE, "--tp", "1", "--batch", "16", "--static"])
+    c = run_json(capsys, [*SERVE, "--tp", "1", "--batch", "16"])
+    assert (r["batching"], c["batching"]) == ("static", "continuous")
+    assert r["ttft_s"] > 10 * c["ttft_s"] and r["tpot_s"] < c["tpot_s"]
+    request_s = r["ttft_s"] + 127 * r["tpot_s"]
+    assert r["output_tokens_per_s"] == pytest.approx(4 * 16 * 128 / request_s)
+    expected_s = r["ttft_s_expected"] + 127 * r["tpot_s_expected"]
+    assert r["output_tokens_per_s_expected"] == pytest.approx(4 * 16 * 128 / expected_s)
+
+
+def test_serve_says_how_many_requests_fit_where_the_batch_does_not(capsys):
+    """Llama-2-7B on one A100 80GB, a static batch of 64 at 2,048 + 2,048 tokens: 33 fit at
+    their last token (tests/test_serve_plan.py works it by hand)."""
+    argv = [*SERVE[:3], "Llama-2-7B", "--device", "NVIDIA A100 SXM4 80GB", "--gpus", "1"]
+    argv += ["--input-tokens", "2048", "--output-tokens", "2048", "--batch", "64", "--static"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("batch 64 does not fit in memory: at TP 1 at most 33 requests' KV")
+    assert "4,096 tokens each, at their last token" in out
+
+
 def test_what_if_and_a_models_file_are_used(capsys, tmp_path):
     r = run_json(capsys, [*SERVE, "--what-if", "memory_bw_tbs=6.7"])
     assert r["device"] == "NVIDIA H100 SXM, memory 2× → 6.7 TB/s"

@@ -61,3 +61,15 @@ def test_a_plan_adds_one_pass_to_ttft_and_a_step_with_its_prefills_to_tpot(specs
     assert serve_basis.plan_s(serve_plan.price(s, 1, batch)) == pytest.approx(
         (ttft_b + ttft_s, tpot_b + tpot_s)
     )
+
+
+def test_a_static_batch_adds_its_prompts_pass_to_ttft_and_a_bare_step_to_tpot(specs):
+    """A static batch of 64 prefills its 64 prompts in the one pass TTFT is, and takes no
+    prompts in as it decodes: TPOT adds one step's 32 x 10 kernel boundaries, not 1 + 1/256
+    passes."""
+    m, d, fp8 = MODELS["Llama-3.1-8B"], specs[H100], Precisions(8, 8, 8)
+    s = serve_plan.Serving(m, d, 1, 1024, 256, fp8, static=True)
+    (ttft_b, ttft_s), (tpot_b, tpot_s) = serve_basis.plan_parts(serve_plan.price(s, 1, 64))
+    assert ttft_b == tpot_b == pytest.approx(32 * 10 * serve_basis.KERNEL_S)
+    assert ttft_s == pytest.approx(serve_basis.serial_s(phases.prefill(m, d, 64, 1024, fp8)))
+    assert tpot_s == pytest.approx(serve_basis.serial_s(phases.decode(m, d, 64, 1152, fp8)))

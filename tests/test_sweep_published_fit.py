@@ -49,7 +49,7 @@ def test_every_training_run_fits_and_keeps_its_bound_through_plan_train_as_its_r
 
 def serve_flags(run) -> list[str]:
     """`plan serve` for a published run as its row states it: its GPUs, TP, lengths and widths,
-    and its batch but where the engine chose it (max throughput)."""
+    and its batch but where the engine chose it (max throughput), static where it was."""
     p = precisions_of(run)
     argv = ["plan", "serve", "--model", run.model, "--device", run.device, "--json"]
     argv += ["--gpus", str(run.gpus), "--tp", str(run.tp)]
@@ -58,7 +58,7 @@ def serve_flags(run) -> list[str]:
     argv += ["--kv-bits", str(p.kv)]
     if run.batch_mode != "max_throughput":
         argv += ["--batch", str(run.batch)]
-    return argv
+    return argv + (["--static"] if run.batch_mode == "static" else [])
 
 
 def bound_of(run, r: dict) -> float:

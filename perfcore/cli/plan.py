@@ -8,7 +8,8 @@ dp from the GPUs; without --zero the first of ZeRO-1 and ZeRO-2 that fits, and w
 --grad-accum fp32 main gradients or, where they do not fit, bf16 ones). `plan serve
 ... --input-tokens 1024 --output-tokens 256 --tpot-ms 50` finds the TP x replicas x batch
 with the most output tokens/s within the limits, judged on the expected latencies where
-published runs inform them (without limits, also the throughput-latency frontier).
+published runs inform them (without limits, also the throughput-latency frontier);
+continuous batching at steady state, or with --static a fixed batch in and out together.
 `--what-if memory_bw_tbs=6.7` changes the device. Every figure is a bound; `_expected` ones
 are (bound + what explain.plans.expected adds) ÷ an efficiency per regime derived from the
 published runs of data/runs.csv (perfcore.model.runs.published), each saying what it rests
@@ -171,6 +172,7 @@ def run_serve(args: argparse.Namespace) -> str:
         p,
         ms["ttft_ms"],
         ms["tpot_ms"],
+        args.static,
     )
     candidates = serve_plan.plans(s, n["tp"], n["batch"])
     by_regime = expected.serve_cells(published(), s, args.framework)
@@ -183,19 +185,37 @@ def run_serve(args: argparse.Namespace) -> str:
         "input_tokens": s.input_tokens,
         "output_tokens": s.output_tokens,
         "precisions": {"weights": p.weights, "activations": p.activations, "kv": p.kv},
+        "batching": "static" if s.static else "continuous",
         "ttft_limit_s": s.ttft_limit_s,
         "tpot_limit_s": s.tpot_limit_s,
         "limits_judged_on": "expected" if cells["tpot"] else "bound",
         "considered": len(candidates),
     }
     if best is None:
-        why = "no plan fits in memory" if not candidates else "no plan meets the limits"
+        why = "no plan meets the limits" if candidates else misfit(s, n["tp"], n["batch"])
         result = {**head, "layout": None, "fits": False, "reason": why}
     else:
         result = {**head, **serve_dict(best, cells)}
     if s.ttft_limit_s is None and s.tpot_limit_s is None:
         result["frontier"] = [serve_dict(q, cells) for q in serve_plan.frontier(candidates)]
     return to_json(result) if args.json else render_serve(result)
+
+
+def misfit(s: serve_plan.Serving, tp: int | None, batch: int | None) -> str:
+    """Why no serving plan fits: the most requests whose KV cache fits beside the weights at
+    the largest TP tried, at the tokens each holds."""
+    t = tp or max(serve_plan.tps(s), default=1)
+    most = serve_plan.max_batch(s, t)
+    held = f"{serve_plan.held_tokens(s):,} tokens each, " + (
+        "at their last token" if s.static else "at their average length"
+    )
+    if most == 0:
+        return f"no plan fits in memory: at TP {t} the weights leave no room for a KV cache"
+    asked = f"batch {batch:,} does not fit" if batch else "no plan fits"
+    return (
+        f"{asked} in memory: at TP {t} at most {most:,} requests' KV cache ({held}) fits "
+        "beside the weights"
+    )
 
 
 def as_flags(work):
@@ -263,4 +283,11 @@ def register(subparsers) -> None:
         s.add_argument(flag(param.name), dest=param.name, metavar="N", help=param.help)
     for part in ("weights", "act", "kv"):
         s.add_argument(f"--{part}-bits", type=int, choices=BITS, default=16)
+    s.add_argument(
+        "--static",
+        action="store_true",
+        help="a fixed batch (a benchmark's static batch): its prompts prefilled together, "
+        "then decoded together to the last token; TTFT is the batch's prefill (default: "
+        "continuous batching at steady state)",
+    )
     s.set_defaults(run=lambda args: guarded(as_flags(lambda: run_serve(args))))

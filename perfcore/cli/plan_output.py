@@ -50,7 +50,7 @@ def serve_dict(p: serve_plan.ServePlan, cells: dict) -> dict:
     both = expected.serve_expected({"prefill": ttft, "decode": tpot}, p)
     added = expected.serve_added(p)
     ttft_e, tpot_e = (e if c else None for e, c in zip(both, (ttft, tpot), strict=True))
-    rate_e = None if tpot_e is None else p.replicas * p.batch / tpot_e
+    rate_e = None if tpot_e is None else p.rate(*both)
     return {
         "layout": {"tp": p.tp, "replicas": p.replicas, "batch": p.batch},
         "ttft_s_expected": ttft_e,
@@ -136,7 +136,11 @@ def render_serve(r: dict) -> str:
         return f"{r['reason']} ({r['considered']} plans looked at)"
     lay = r["layout"]
     rows = [
-        ("layout", f"TP {lay['tp']} × {lay['replicas']} replicas, batch {lay['batch']}"),
+        (
+            "layout",
+            f"TP {lay['tp']} × {lay['replicas']} replicas, batch {lay['batch']} "
+            f"({r['batching']} batching)",
+        ),
         ("TTFT", f"{fmt.seconds(r['ttft_s'])} (bound)"),
         ("TPOT", f"{fmt.seconds(r['tpot_s'])} (bound)"),
         ("tokens/s", f"{r['output_tokens_per_s']:,.0f} ({r['per_gpu']:,.0f} per GPU; bound)"),

@@ -56,25 +56,18 @@ def parts(model, phase: phases.Phase, tp: int) -> tuple[float, float]:
     return pass_s(model, tp), serial_s(phase)
 
 
-def static_parts(model, device, batch: int, i: int, o: int, p, tp: int) -> tuple[float, float]:
-    """(kernel boundaries, no-overlap) seconds a static batch adds: its prefill pass, then
-    O - 1 decode steps at the mean context I + O/2 (as serve_runs.static_seconds prices them)."""
-    b0, s0 = parts(model, phases.prefill(model, device, batch, i, p, tp=tp), tp)
-    if o <= 1:
-        return b0, s0
-    b1, s1 = parts(model, phases.decode(model, device, batch, round(i + o / 2), p, tp=tp), tp)
-    return b0 + (o - 1) * b1, s0 + (o - 1) * s1
-
-
 def plan_parts(plan) -> tuple[tuple[float, float], tuple[float, float]]:
-    """TTFT's and TPOT's (kernel boundaries, no-overlap) seconds: TTFT its prefill pass; TPOT
-    its decode step plus its share of the prefills it takes in (batch / O prompts a step, in
-    passes of the whole batch's prompts, as serve_plan.prefill_per_request)."""
+    """TTFT's and TPOT's (kernel boundaries, no-overlap) seconds: TTFT its prefill pass (a
+    static batch's of all its prompts); TPOT its decode step plus, under continuous batching,
+    its share of the prefills it takes in (batch / O prompts a step, in passes of the whole
+    batch's prompts, as serve_plan.prefill_per_request)."""
     s, tp = plan.serving, plan.tp
     m, d, p, i, o = s.model, s.device, s.precisions, s.input_tokens, s.output_tokens
-    first = parts(m, phases.prefill(m, d, 1, i, p, tp=tp), tp)
+    prompts = parts(m, phases.prefill(m, d, plan.batch, i, p, tp=tp), tp)  # the batch's pass
     step = parts(m, phases.decode(m, d, plan.batch, round(i + o / 2), p, tp=tp), tp)
-    prompts = parts(m, phases.prefill(m, d, plan.batch, i, p, tp=tp), tp)  # one a turnover
+    if s.static:
+        return prompts, step
+    first = parts(m, phases.prefill(m, d, 1, i, p, tp=tp), tp)
     return first, (step[0] + prompts[0] / o, step[1] + prompts[1] / o)
 
 

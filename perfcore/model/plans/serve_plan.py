@@ -8,6 +8,11 @@ pass of the batch's prompts per turnover (prefill_per_request). Output
 tokens/s = replicas x batch / TPOT. max_batch: requests whose paged KV cache fits beside the
 weights, each held at its average length I + O/2 (vLLM and TensorRT-LLM allocate KV blocks
 as a request grows, and requests in steady state are spread evenly over their O tokens).
+A static batch (`Serving.static`: a benchmark's fixed batch, its prompts in together and
+decoded together to the last token, as TensorRT-LLM's static runs, vLLM's latency benchmark and
+LMDeploy's profile_generation run it): TTFT = the batch's prefill of batch x I tokens; TPOT = a
+decode step at the mean context, with no prompts taken in; output tokens/s = replicas x batch x
+O over the request's whole time; max_batch at the last step's I + O tokens a request.
 Energy: every GPU at its TDP. The best plan is the fastest within the
 TTFT and TPOT limits; without limits, the throughput-latency frontier.
 """
@@ -39,6 +44,7 @@ class Serving:
     precisions: Precisions = Precisions()
     ttft_limit_s: float | None = None
     tpot_limit_s: float | None = None
+    static: bool = False  # a fixed batch in and out together, not continuous batching
 
 
 @dataclass(frozen=True)
@@ -58,10 +64,19 @@ class ServePlan:
         """Seconds from a request's arrival to its last token."""
         return self.ttft_s + (self.serving.output_tokens - 1) * self.tpot_s
 
+    def rate(self, ttft_s: float, tpot_s: float) -> float:
+        """Output tokens per second over every replica at these latencies: each step gives
+        `batch` tokens; a static batch's O tokens take its whole request time, prefill
+        included."""
+        if self.serving.static:
+            o = self.serving.output_tokens
+            return self.replicas * self.batch * o / (ttft_s + (o - 1) * tpot_s)
+        return self.replicas * self.batch / tpot_s
+
     @property
     def output_tokens_per_s(self) -> float:
-        """Output tokens per second over every replica: each step gives `batch` tokens."""
-        return self.replicas * self.batch / self.tpot_s
+        """Output tokens per second over every replica (the bounds' rate)."""
+        return self.rate(self.ttft_s, self.tpot_s)
 
     @property
     def per_gpu(self) -> float:
@@ -89,11 +104,16 @@ class ServePlan:
         )
 
 
+def held_tokens(s: Serving) -> int:
+    """Tokens a request's paged KV cache holds when the batch is sized: its average I + O/2
+    (rounded down: more requests fit), a static batch's its last I + O."""
+    return s.input_tokens + s.output_tokens // (1 if s.static else 2)
+
+
 def max_batch(s: Serving, tp: int) -> int:
-    """Requests at their average I + O/2 tokens (rounded down: more requests fit) whose paged
-    KV cache fits beside the weights on t GPUs (0: none)."""
-    context = s.input_tokens + s.output_tokens // 2
-    return serving.max_sequences(s.model, s.device, context, s.precisions, tp) or 0
+    """Requests at held_tokens whose paged KV cache fits beside the weights on t GPUs (0:
+    none)."""
+    return serving.max_sequences(s.model, s.device, held_tokens(s), s.precisions, tp) or 0
 
 
 def prefill_per_request(s: Serving, tp: int, batch: int, first: float) -> float:
@@ -117,9 +137,11 @@ def price(s: Serving, tp: int, batch: int) -> ServePlan:
     if tp > s.gpus:
         raise LayoutError("tp", tp, f"is more than the {s.gpus:,} GPUs given")
     p, ctx = s.precisions, s.input_tokens + s.output_tokens / 2
-    first = phases.prefill(s.model, s.device, 1, s.input_tokens, p, tp=tp).time_s
-    step = phases.decode(s.model, s.device, batch, round(ctx), p, tp=tp).time_s
-    tpot = step + batch / s.output_tokens * prefill_per_request(s, tp, batch, first)
+    prompts = batch if s.static else 1
+    first = phases.prefill(s.model, s.device, prompts, s.input_tokens, p, tp=tp).time_s
+    tpot = phases.decode(s.model, s.device, batch, round(ctx), p, tp=tp).time_s
+    if not s.static:  # the prompts it takes in as requests leave
+        tpot += batch / s.output_tokens * prefill_per_request(s, tp, batch, first)
     return ServePlan(s, tp, s.gpus // tp, batch, first, tpot, max_batch(s, tp))
 
 

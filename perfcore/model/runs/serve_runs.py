@@ -1,7 +1,7 @@
 """Published serving runs priced: a row's precisions, and each batch mode's pricer.
 
-A static batch is priced by the Workloads phases (its prefill, then every decode step at the
-mean context); max_throughput by serve_plan's best rate over the batches that fit a replica;
+A static batch is priced by serve_plan's static pricing (its prefill, then every decode step
+at the mean context); max_throughput by serve_plan's best rate over the batches that fit a replica;
 concurrency by serve_plan at the row's batch (docs/runs.md). Each gives (regime, bound_s,
 measured_s, then what serve_basis adds: kernel boundaries, no-overlap). Training rows and the
 table of every run: perfcore.model.runs.published.
@@ -9,7 +9,6 @@ table of every run: perfcore.model.runs.published.
 
 from __future__ import annotations
 
-from perfcore.model.llm import phases
 from perfcore.model.llm.workloads import Precisions
 from perfcore.model.plans import serve_basis, serve_plan
 
@@ -33,38 +32,34 @@ def precisions_of(run) -> Precisions:
     return Precisions(w, a, k)
 
 
-def static_seconds(model, device, run, p: Precisions) -> tuple[float, float]:
-    """(prefill, decode) seconds of a static batch: the batch's prefill, then O - 1 steps at
-    the mean context I + O/2 (a step is affine in its context: serving.generate's sum)."""
-    b, i, o, tp = run.batch, run.input_tokens, run.output_tokens, run.tp
-    first = phases.prefill(model, device, b, i, p, tp=tp).time_s
-    step = phases.decode(model, device, b, round(i + o / 2), p, tp=tp).time_s if o > 1 else 0.0
-    return first, (o - 1) * step
-
-
 def static_sample(run, model, device, p: Precisions) -> tuple:
-    """A static batch: TTFT is its prefill; a latency or rate the prefill plus every step;
-    with what its passes add to the bound (serve_basis: kernel boundaries, no-overlap)."""
-    b, i, o, tp = run.batch, run.input_tokens, run.output_tokens, run.tp
+    """A static batch (serve_plan's static pricing on one replica): TTFT is its prefill; a
+    latency or rate the prefill plus every step; with what its passes add to the bound
+    (serve_basis: kernel boundaries, no-overlap)."""
+    b, o = run.batch, run.output_tokens
+    s = _serving(run, model, device, p, static=True)
+    plan = serve_plan.price(s, run.tp, b)
+    (first_k, first_s), (step_k, step_s) = serve_basis.plan_parts(plan)
     if run.metric == "ttft_ms":
-        added = serve_basis.static_parts(model, device, b, i, 1, p, tp)
-        return "prefill", phases.prefill(model, device, b, i, p, tp=tp).time_s, run.value, *added
-    first, steps = static_seconds(model, device, run, p)
-    regime = "decode" if steps >= first else "prefill"
+        return "prefill", plan.ttft_s, run.value, first_k, first_s
     measured = {
         "latency_s": run.value,
-        "output_tokens_per_s_per_gpu": b * o / (run.value * tp),
+        "output_tokens_per_s_per_gpu": b * o / (run.value * run.tp),
         "output_tokens_per_s": b * o * run.replicas / run.value,
     }.get(run.metric)
     if measured is None:
         raise Unpriced(f"metric {run.metric} is not a static batch's figure")
-    added = serve_basis.static_parts(model, device, b, i, o, p, tp)
-    return regime, first + steps, measured, *added
+    steps = (o - 1) * plan.tpot_s
+    regime = "decode" if steps >= plan.ttft_s else "prefill"
+    added = (first_k + (o - 1) * step_k, first_s + (o - 1) * step_s)
+    return regime, plan.request_s, measured, *added
 
 
-def _serving(run, model, device, p: Precisions) -> serve_plan.Serving:
-    """The row as a serve_plan.Serving on its GPUs."""
-    return serve_plan.Serving(model, device, run.gpus, run.input_tokens, run.output_tokens, p)
+def _serving(run, model, device, p: Precisions, static: bool = False) -> serve_plan.Serving:
+    """The row as a serve_plan.Serving: on its GPUs, or a static batch on one replica."""
+    gpus = run.tp if static else run.gpus
+    i, o = run.input_tokens, run.output_tokens
+    return serve_plan.Serving(model, device, gpus, i, o, p, static=static)
 
 
 def _rate_sample(plan: serve_plan.ServePlan, run) -> tuple:
