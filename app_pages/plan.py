@@ -47,12 +47,14 @@ def fixed_inputs() -> dict:
 
 
 def serve_inputs() -> serve.ServeSetup:
-    """The serving controls: GPUs, request lengths, limits, bits, fixed TP or batch."""
+    """The serving controls: GPUs, request lengths, limits, bits, fixed TP or batch, and
+    whether the batch is static."""
     with st.container(horizontal=True):
         n = ui.numbers(serve.SERVE_NUMBERS, serve.LABELS, "plan_serve_")
     with st.container(horizontal=True):
         bits = ui.precisions("plan_", serve.SERVE_BITS)
-    return serve.serve_setup(n, bits)
+    static = ui.toggle(serve.STATIC_LABEL, "plan_serve_static", help=serve.STATIC_HELP)
+    return serve.serve_setup(n, bits, static)
 
 
 def results(data: view.TrainView | serve.ServeView, model, device, setup) -> bool:

@@ -153,6 +153,22 @@ def test_a_serving_headline_leads_with_expected_latencies_and_their_bands_then_b
         assert low < seconds(metric(at, f"{name} (expected)")) < high
 
 
+def test_a_link_restores_a_static_batch_whose_ttft_is_the_batchs_prefill():
+    """?plan_serve_static=true at batch 16 on one GPU: the toggle is on, TTFT is the 16
+    prompts' one pass (over ten times the continuous view's one prompt) and says so."""
+    query = {**H100, "plan_mode": "serve", "plan_serve_gpus": "1", "plan_serve_batch": "16"}
+    query["plan_serve_ttft_ms"] = "0"  # none: the 16 prompts of Llama-3.1-70B take over 1 s
+    continuous = run_page("plan", query)
+    at = run_page("plan", {**query, "plan_serve_static": "true"})
+    assert not at.exception and not at.error and not notices(at)
+    assert at.toggle(key="plan_serve_static").value
+    assert not continuous.toggle(key="plan_serve_static").value
+    ttft = seconds(metric(at, "TTFT (bound)"))
+    assert ttft > 10 * seconds(metric(continuous, "TTFT (bound)"))
+    help_of = {m.label: m.help for m in at.metric}
+    assert "the batch's prompts prefilled in one pass" in help_of["TTFT (bound)"]
+
+
 def test_a_hostile_link_falls_back_with_a_notice_naming_each_key():
     query = {
         **H100,

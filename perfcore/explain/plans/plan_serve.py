@@ -59,6 +59,7 @@ class ServeSetup:
     precisions: Precisions = Precisions(8, 8, 8)
     tp: int | None = None
     batch: int | None = None
+    static: bool = False  # a fixed batch in and out together (serve_plan's static pricing)
     regimes: ClassVar = ("prefill", "decode")  # the published runs' regimes held against
 
     def setting(self) -> dict:
@@ -80,11 +81,13 @@ class ServeSetup:
             self.precisions,
             self.ttft_limit_s,
             self.tpot_limit_s,
+            self.static,
         )
 
 
-def serve_setup(n: dict, precisions: Precisions) -> ServeSetup:
-    """The ServeSetup of the page's numbers: limits in ms (0: none), TP or batch 0: searched."""
+def serve_setup(n: dict, precisions: Precisions, static: bool = False) -> ServeSetup:
+    """The ServeSetup of the page's numbers: limits in ms (0: none), TP or batch 0: searched;
+    a static batch or continuous batching."""
     return ServeSetup(
         n["gpus"],
         n["input_tokens"],
@@ -94,6 +97,7 @@ def serve_setup(n: dict, precisions: Precisions) -> ServeSetup:
         precisions,
         n["tp"] or None,
         n["batch"] or None,
+        static,
     )
 
 
@@ -214,13 +218,25 @@ def layout_text(p: ServePlan) -> str:
     return f"TP {p.tp} × {replicas}, batch {p.batch}"
 
 
+# What TPOT and TTFT are under each batching
+WHAT_CONTINUOUS = ("a decode step with its share of prefills", "one request's prefill")
+WHAT_STATIC = ("a decode step of the batch", "the batch's prompts prefilled in one pass")
+STATIC_LABEL = "Static batch"
+STATIC_HELP = (
+    "A benchmark's fixed batch: its prompts prefilled together, then decoded together to the "
+    "last token; TTFT is the batch's prefill and the batch must fit at its last token. Off: "
+    "continuous batching at steady state, requests entering as others leave."
+)
+
+
 def serve_metrics(v: ServeView) -> list[tuple[str, str, str, str | None]]:
     """The headline, each (label, value, what it is, its band or None): the best plan's
     expected TPOT and TTFT (with their bands) each before its bound, then its rates."""
     p = v.best
+    step, first = WHAT_STATIC if v.setup.static else WHAT_CONTINUOUS
     out = [
-        ("TPOT (bound)", fmt.seconds(p.tpot_s), "a decode step with its share of prefills", None),
-        ("TTFT (bound)", fmt.seconds(p.ttft_s), "one request's prefill", None),
+        ("TPOT (bound)", fmt.seconds(p.tpot_s), step, None),
+        ("TTFT (bound)", fmt.seconds(p.ttft_s), first, None),
         ("Output tokens/s (bound)", f"{p.output_tokens_per_s:,.0f}", layout_text(p), None),
         ("Per GPU (bound)", f"{p.per_gpu:,.0f}", "output tokens/s per GPU in use", None),
     ]
