@@ -189,3 +189,53 @@ def test_a_square_root_is_elementwise_math_not_a_transcendental_evaluation():
     assert kinds.kernel_kind(module, ops["%both"], both(hlo.ELEMENTWISE, 4096.0)) == (
         "transcendental"
     )
+
+
+UPDATE = """HloModule u, is_scheduled=true
+
+%fused_update (x: f32[64,32], w: f32[32,48], p: f32[64,48], m: f32[64,48]) -> (f32[64,48], f32[64,48]) {
+  %x = f32[64,32]{1,0} parameter(0)
+  %w = f32[32,48]{1,0} parameter(1)
+  %p = f32[64,48]{1,0} parameter(2)
+  %m = f32[64,48]{1,0} parameter(3)
+  %g = f32[64,48]{1,0} dot(%x, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %c = f32[] constant(0.9)
+  %b = f32[64,48]{1,0} broadcast(%c), dimensions={}
+  %k = f32[64,48]{1,0} multiply(%m, %b)
+  %m2 = f32[64,48]{1,0} add(%k, %g)
+  %p2 = f32[64,48]{1,0} subtract(%p, %m2)
+  ROOT %t = (f32[64,48]{1,0}, f32[64,48]{1,0}) tuple(%p2, %m2)
+}
+
+ENTRY %main (x: f32[64,32], w: f32[32,48], p: f32[64,48], m: f32[64,48]) -> (f32[64,48], f32[64,48]) {
+  %x = f32[64,32]{1,0} parameter(0)
+  %w = f32[32,48]{1,0} parameter(1)
+  %p = f32[64,48]{1,0} parameter(2)
+  %m = f32[64,48]{1,0} parameter(3)
+  ROOT %update = (f32[64,48]{1,0}, f32[64,48]{1,0}) fusion(%x, %w, %p, %m), kind=kOutput, calls=%fused_update
+}
+"""
+DOT_BYTES = 4 * (64 * 32 + 32 * 48 + 64 * 48)  # x, w and the dot's result g
+UPDATE_BYTES = 4 * (64 * 32 + 32 * 48 + 4 * 64 * 48)  # x, w, p and m read, p and m written
+
+
+def test_a_fusion_moving_more_than_its_dot_adds_the_rest_on_the_elementwise_curve():
+    """An optimizer's update fused with its dot (XLA:TPU fuses Adam's into the weight
+    gradient's): 2·64·48·32 = 196,608 FLOPs at 0.5 of 1e9 FLOP/s, then the 63,488 - 26,624 =
+    36,864 bytes it moves beyond the dot's operands and result (p and m read and written: four
+    64×48 arrays, less the dot's result g, never written) at 0.5 of 1e9 bytes/s on the
+    elementwise curve."""
+
+    def cost(text: str) -> tuple[float, float, float]:
+        return (196_608.0, float(UPDATE_BYTES), 0.0) if " dot(" in text else (0.0, 1e3, 0.0)
+
+    points = (*CURVES.points, *_flat("elementwise", 0.5, 1e2, 1e8))
+    curves = dataclasses.replace(CURVES, points=points)
+    got = predict.predict_modules([UPDATE], "cpu", curves, 4, cost)
+    (update,) = [o for o in got.ops if o.name == "update"]
+    extra = UPDATE_BYTES - DOT_BYTES
+    assert extra == 36_864
+    assert update.predicted_s == pytest.approx(196_608 / 1e9 / 0.5 + extra / 1e9 / 0.5)
+    assert "and 0.0369 MB its fusion moves beyond its dots' operands and results" in (
+        update.derived_from
+    )

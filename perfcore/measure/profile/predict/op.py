@@ -121,6 +121,10 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
         seconds, eff = e.seconds, e.efficiency
         if kind == "strided transpose":
             seconds, eff = _walks(module, instruction, p.bytes, bound, seconds, eff)
+    if inner and instruction.opcode not in hlo.MATMUL_OPS:
+        seconds, eff = _with_epilogue(
+            module, inner, p.bytes, (bandwidth, dtype), ctx, body, seconds, eff
+        )
     if evals := kinds.evaluations(module, instruction, p):
         seconds, eff = _with_evaluations(
             module, p, evals, dtype, body, bandwidth, ctx, bound, seconds, eff
@@ -170,6 +174,32 @@ def _size(kind: str, flops: float, moved: float, instances: int = 1) -> float:
     """Where an op sits on its kind's curve: FLOPs (of one of a batched dot's matmuls) or
     bytes (all of them: a batched matvec streams every instance's), as SIZE_UNIT says."""
     return flops / instances if kernel_kinds.SIZE_UNIT[kind] == "flops" else moved
+
+
+def _dot_bytes(module: hlo.Module, dot: hlo.Instruction) -> float:
+    """Bytes a dot or convolution reads and writes on its own: its operands and result."""
+    shapes = [hlo.operand_shape(module, o) for o in dot.operands]
+    return sum(hlo.shape_bytes(x) for x in (*shapes, dot.shape) if x)
+
+
+def _with_epilogue(module, dots, moved: float, at, ctx: Context, body: bool, seconds, eff):
+    """(seconds, Efficiency) of a fusion holding dots that moves more than they do: what it
+    reads and writes beyond its dots' own operands and results (an epilogue's other operands
+    and results: an optimizer's states updated beside a weight gradient, a softmax's scores
+    beside its dot) streams on the elementwise curve, added to the dots' time (a CPU library
+    fusion runs its epilogue after the dot's tiles; XLA:TPU's fusion times measured likewise).
+    at: (bandwidth, dtype)."""
+    bandwidth, dtype = at
+    extra = moved - sum(_dot_bytes(module, d) for d in dots)
+    if extra <= 0:
+        return seconds, eff
+    stream = _stream(extra, bandwidth, dtype, ctx, body)
+    said = (
+        f"{eff.derived_from}; and {extra / 1e6:.3g} MB its fusion moves beyond its dots' "
+        f"operands and results, on the elementwise curve ({stream * 1e6:.3g} µs)"
+    )
+    total = seconds + stream
+    return total, kernels.Efficiency(eff.value * seconds / total, eff.source, said)
 
 
 def _with_evaluations(module, p, evals, dtype, body, bandwidth, ctx: Context, bound, seconds, eff):
