@@ -191,30 +191,7 @@ def test_a_square_root_is_elementwise_math_not_a_transcendental_evaluation():
     )
 
 
-UPDATE = """HloModule u, is_scheduled=true
-
-%fused_update (x: f32[64,32], w: f32[32,48], p: f32[64,48], m: f32[64,48]) -> (f32[64,48], f32[64,48]) {
-  %x = f32[64,32]{1,0} parameter(0)
-  %w = f32[32,48]{1,0} parameter(1)
-  %p = f32[64,48]{1,0} parameter(2)
-  %m = f32[64,48]{1,0} parameter(3)
-  %g = f32[64,48]{1,0} dot(%x, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  %c = f32[] constant(0.9)
-  %b = f32[64,48]{1,0} broadcast(%c), dimensions={}
-  %k = f32[64,48]{1,0} multiply(%m, %b)
-  %m2 = f32[64,48]{1,0} add(%k, %g)
-  %p2 = f32[64,48]{1,0} subtract(%p, %m2)
-  ROOT %t = (f32[64,48]{1,0}, f32[64,48]{1,0}) tuple(%p2, %m2)
-}
-
-ENTRY %main (x: f32[64,32], w: f32[32,48], p: f32[64,48], m: f32[64,48]) -> (f32[64,48], f32[64,48]) {
-  %x = f32[64,32]{1,0} parameter(0)
-  %w = f32[32,48]{1,0} parameter(1)
-  %p = f32[64,48]{1,0} parameter(2)
-  %m = f32[64,48]{1,0} parameter(3)
-  ROOT %update = (f32[64,48]{1,0}, f32[64,48]{1,0}) fusion(%x, %w, %p, %m), kind=kOutput, calls=%fused_update
-}
-"""
+UPDATE = (Path(__file__).parent / "data" / "profile" / "update.hlo").read_text("utf-8")
 DOT_BYTES = 4 * (64 * 32 + 32 * 48 + 64 * 48)  # x, w and the dot's result g
 UPDATE_BYTES = 4 * (64 * 32 + 32 * 48 + 4 * 64 * 48)  # x, w, p and m read, p and m written
 

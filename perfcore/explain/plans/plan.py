@@ -32,8 +32,8 @@ MODES = ("train", "serve")
 CONVENTIONS = (
     "Conventions: MFU counts 6N + attention FLOPs under the causal mask; the DP reduce "
     "overlaps the last micro-batch's backward (the table also shows it not overlapped); "
-    "serving TPOT is a decode step at the mean context with its share of prefills "
-    "(docs/plans.md)."
+    "serving TPOT is a decode step at the mean context with its share of prefills (a static "
+    "batch's: the step alone, its TTFT the batch's prefill) (docs/plans.md)."
 )
 PRECISIONS = TRAIN_PRECISIONS  # the training precisions offered
 SEARCHED = "search"  # a choice left to the search; a degree of 0 says the same
