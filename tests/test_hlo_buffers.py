@@ -114,7 +114,7 @@ def test_a_memcpy_of_a_mib_or_more_runs_in_blocks_on_the_pool_and_hands_off():
     the same into another layout, and 256 KiB, run whole on one thread."""
     nodes = {n.name: n for n in graph.nodes(COPIES, {}, 2)}
     assert [
-        graph.copy_blocks(COPIES, COPIES.instructions[f"%{k}"]) for k in ("big", "turned", "small")
+        hlo.copy_blocks(COPIES, COPIES.instructions[f"%{k}"]) for k in ("big", "turned", "small")
     ] == [4, 1, 1]
     assert (nodes["big"].threads, nodes["big"].hands_off) == (2, True)
     assert [(nodes[k].threads, nodes[k].hands_off) for k in ("turned", "small")] == [(1, False)] * 2

@@ -45,8 +45,8 @@ def test_readers_are_found_through_free_ops():
     found = module.instructions
     assert hlo.readers(module, found["%dot.1"]) == ("%tanh_fusion",)
     assert hlo.readers(module, found["%dot.2"]) == ()
-    assert hlo.runs_async_on_cpu(found["%dot.1"])
-    assert not hlo.runs_async_on_cpu(found["%tanh_fusion"])
+    assert hlo.runs_async_on_cpu(module, found["%dot.1"])
+    assert not hlo.runs_async_on_cpu(module, found["%tanh_fusion"])
 
 
 def test_an_async_dot_runs_until_its_reader_starts():
@@ -85,3 +85,30 @@ def test_an_async_op_no_op_reads_is_marked_a_lower_bound_and_not_held():
     assert assess.assess(found["dot.2"], None).diagnosis == assess.OPEN_END
     written = {r.label: r for r in records.to_records(_joined([ops]), None)}
     assert records.unended(written["dot.2"]) and not records.unended(written["dot.1"])
+
+
+COPIES = Path(__file__).parent / "data" / "profile" / "cpu_async_copy.hlo"
+
+
+def test_a_memcpy_in_blocks_runs_until_its_reader_starts_and_a_transpose_keeps_its_event():
+    """XLA:CPU's CopyThunk copies a memcpy of more than 1 MiB in blocks (4 MiB here: 4), the
+    first on the calling thread, and returns before the pool ends the others. copy.1 (read by
+    negate_fusion, which starts at 900 µs) took 900 µs, not its event's 100; copy.3, read by
+    no op, is marked unended; copy.2 changes the layout (a transpose, run whole on its
+    thread) and keeps its event's time."""
+    module = hlo.parse_module(COPIES.read_text())
+    found = module.instructions
+    assert [hlo.copy_blocks(module, found[f"%copy.{k}"]) for k in (1, 2, 3)] == [4, 1, 4]
+    assert not hlo.runs_async_on_cpu(module, found["%copy.2"])
+    ops = [("copy.1", 0, 100), ("copy.2", 110, 300), ("copy.3", 420, 80)]
+    ops.append(("negate_fusion", 900, 200))
+    events = [
+        write.OpEvent(op, "jit_copies", 3, 50, 1_000_000 + at * US, dur * US)
+        for op, at, dur in ops
+    ]
+    proto = xla_private.module_proto(COPIES.read_text())
+    data = write.xspace({("jit_copies", 3): proto}, events, device_plane="/host:CPU")
+    got = {o.name: o for o in join.join(capture.parse_capture(data, "cpu.xplane.pb")).ops}
+    assert got["copy.1"].samples_s == pytest.approx((900e-6,))
+    assert got["copy.2"].samples_s == pytest.approx((300e-6,)) and not got["copy.2"].open_end
+    assert got["copy.3"].open_end and not got["copy.1"].open_end

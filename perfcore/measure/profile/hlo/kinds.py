@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from perfcore.measure.profile.hlo.shapes import arrays
+from perfcore.measure.profile.hlo.shapes import arrays, shape_bytes
 from perfcore.measure.profile.hlo.text import Instruction, Module, held, operand_shape
 
 MATMUL, ELEMENTWISE, REDUCTION, DATA, COLLECTIVE, CUSTOM, OTHER = (
@@ -72,11 +72,32 @@ CONTROL = frozenset({"while", "conditional", "call"})  # containers: their ops a
 MATMUL_OPS = frozenset({"dot", "convolution", "ragged-dot"})
 
 
-def runs_async_on_cpu(instruction: Instruction) -> bool:
-    """True for an op XLA:CPU hands to its thread pool and returns from (a dot or convolution
-    run by Eigen, not fused into a YNNPACK or oneDNN fusion): its trace event ends at the
-    hand-off, and the work ends before the first op that reads its result starts."""
-    return instruction.opcode in MATMUL_OPS
+COPY_BLOCK, COPY_BLOCKS = 2**20, 8  # CopyThunk: a memcpy in blocks of 1 MiB or more, 8 at most
+
+
+def keeps_layout(module: Module, instruction: Instruction) -> bool:
+    """True for an op whose one operand has its own shape and layout (a copy of it: a memcpy)."""
+    ops = instruction.operands
+    return len(ops) == 1 and operand_shape(module, ops[0]) == instruction.shape
+
+
+def copy_blocks(module: Module, instruction: Instruction) -> int:
+    """The blocks XLA:CPU's CopyThunk splits a copy into: a copy keeping its layout (a memcpy)
+    of n MiB, min(n, 8), the first on its own thread and the rest on the pool (it returns
+    before they end); a copy into another layout runs whole on its thread: 1."""
+    if instruction.opcode != "copy" or not keeps_layout(module, instruction):
+        return 1
+    blocks = math.ceil(shape_bytes(instruction.shape) / COPY_BLOCK)
+    return max(1, min(COPY_BLOCKS, blocks))
+
+
+def runs_async_on_cpu(module: Module, instruction: Instruction) -> bool:
+    """True for an op XLA:CPU hands to its thread pool and returns from: a dot or convolution
+    run by Eigen (not fused into a YNNPACK or oneDNN fusion), a memcpy of more than 1 MiB
+    (CopyThunk copies its first block and leaves the others to the pool: copy_blocks). Its
+    trace event ends at the hand-off, and the work ends before the first op that reads its
+    result starts."""
+    return instruction.opcode in MATMUL_OPS or copy_blocks(module, instruction) > 1
 
 
 def readers(module: Module, instruction: Instruction) -> tuple[str, ...]:

@@ -67,7 +67,7 @@ def _async_readers(join: _Join, program: tuple[str, int], s: steps.Steps, prices
     slot = {join.capture.events.ops[c]: k for k, c in enumerate(s.ops.tolist())}
     out = {}
     for k, p in enumerate(prices):
-        if p.instruction is not None and hlo.runs_async_on_cpu(p.instruction):
+        if p.instruction is not None and hlo.runs_async_on_cpu(module, p.instruction):
             names = (n.lstrip("%") for n in hlo.readers(module, p.instruction))
             out[k] = [slot[n] for n in names if n in slot]  # empty: no op reads it here
     return out

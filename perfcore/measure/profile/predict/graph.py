@@ -9,7 +9,7 @@ not have). How many cores an op keeps busy: a library op (a dot run by Eigen, a 
 fusion run by YNNPACK or oneDNN, a custom call) splits itself over the whole thread pool; a
 loop fusion over the product of its `outer_dimension_partitions` (XLA:CPU's parallel task
 assignment writes it into the backend config); a copy keeping its layout of n MiB over
-min(n, 8) (copy_blocks); any other op runs on one thread. Which ops hand their work to the
+min(n, 8) (hlo.copy_blocks); any other op runs on one thread. Which ops hand their work to the
 pool and let their thread go on (hands_off) decides what runs beside what (concurrency). A
 loop or call is one op whose time is its bodies' ops'. XLA runs the graph in order where it has at
 most SEQUENTIAL_OPS ops or every buffer is at most SMALL_BUFFER bytes (ThunkExecutor's
@@ -31,7 +31,6 @@ import re
 
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.hlo import buffers
-from perfcore.measure.profile.predict.permutes import keeps_layout
 from perfcore.model.chip import concurrency
 from perfcore.model.chip.concurrency import Node
 from perfcore.model.chip.kernels import MMAP_MAX
@@ -39,7 +38,6 @@ from perfcore.model.chip.kernels import MMAP_MAX
 PARTITIONS = re.compile(r'"outer_dimension_partitions":\[([^\]]*)\]')
 SEQUENTIAL_OPS = 8
 SMALL_BUFFER = 512  # bytes
-COPY_BLOCK, COPY_BLOCKS = 2**20, 8  # CopyThunk: a memcpy in blocks of 1 MiB or more, 8 at most
 
 
 def threads(instruction: hlo.Instruction, cores: int) -> int:
@@ -52,26 +50,17 @@ def threads(instruction: hlo.Instruction, cores: int) -> int:
     return max(1, min(cores, math.prod(parts))) if parts else 1
 
 
-def hands_off(instruction: hlo.Instruction, cores: int) -> bool:
+def hands_off(module: hlo.Module, instruction: hlo.Instruction, cores: int) -> bool:
     """True where XLA:CPU hands the op's work to its thread pool and returns (its thread goes
-    on to the next ready op): a dot or convolution run by Eigen (hlo.runs_async_on_cpu), a
-    loop kernel split over more than one thread (KernelThunk launches its tasks on the pool
-    unless it runs once). A YNNPACK or oneDNN fusion, a custom call, a one-thread kernel and a
-    loop run to their end on the thread that started them."""
-    if hlo.runs_async_on_cpu(instruction):
+    on to the next ready op): a dot or convolution run by Eigen or a memcpy in blocks
+    (hlo.runs_async_on_cpu), a loop kernel split over more than one thread (KernelThunk
+    launches its tasks on the pool unless it runs once). A YNNPACK or oneDNN fusion, a custom
+    call, a one-thread kernel and a loop run to their end on the thread that started them."""
+    if hlo.runs_async_on_cpu(module, instruction):
         return True
     library = instruction.opcode == "custom-call" or "kind=kCustom" in instruction.attrs
     control = instruction.opcode in hlo.CONTROL
     return not library and not control and threads(instruction, cores) > 1
-
-
-def copy_blocks(module: hlo.Module, instruction: hlo.Instruction) -> int:
-    """The blocks XLA:CPU's CopyThunk splits a copy into: a copy keeping its layout (a memcpy)
-    of n MiB, min(n, 8), the first on its own thread and the rest on the pool (it returns
-    before they end); a copy into another layout runs whole on its thread: 1."""
-    if instruction.opcode != "copy" or not keeps_layout(module, instruction):
-        return 1
-    return max(1, min(COPY_BLOCKS, math.ceil(hlo.shape_bytes(instruction.shape) / COPY_BLOCK)))
 
 
 def _body_s(
@@ -114,9 +103,9 @@ def nodes(
         elif i.opcode in hlo.CONTROL:
             out.append(Node(name, _body_s(module, i, seconds, cores, placed), cores, after))
         else:
-            blocks = copy_blocks(module, i)
+            blocks = hlo.copy_blocks(module, i)
             split = (min(cores, blocks), after, True) if blocks > 1 else None
-            own = split or (threads(i, cores), after, hands_off(i, cores))
+            own = split or (threads(i, cores), after, hands_off(module, i, cores))
             out.append(Node(name, seconds.get(name, 0.0), *own))
     return tuple(out)
 

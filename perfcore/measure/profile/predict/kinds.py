@@ -180,7 +180,7 @@ def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced) -> str
         return "unit-dim product sum"
     if priced.category == hlo.REDUCTION and column_reduce(module, instruction) is not None:
         return "column reduction"
-    if instruction.opcode == "copy" and permutes.keeps_layout(module, instruction):
+    if instruction.opcode == "copy" and hlo.keeps_layout(module, instruction):
         return "plain copy"
     return KIND.get(priced.category, "")
 

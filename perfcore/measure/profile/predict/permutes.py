@@ -4,7 +4,7 @@ how XLA:CPU's loops then read.
 A transpose or copy reorders dimensions longer than 1 (reorders); it keeps rows where its
 result's minor-most dimension is its operand's (keeps_rows: whole rows moved, each a
 contiguous read and write); a copy keeping its one operand's shape and layout is a memcpy
-(keeps_layout). A fusion holding a broadcast and a reorder that moves its minor dimension is a
+(hlo.keeps_layout). A fusion holding a broadcast and a reorder that moves its minor dimension is a
 strided transpose (strided_transpose): XLA:CPU tiles a plain transpose but emits this one as a
 loop of strided single-element reads, whose rate follows the rows the read walks before it
 comes back to a line (strided_rows), and whose time the operands it walks so each add
@@ -149,9 +149,3 @@ def keeps_rows(module: hlo.Module, instruction: hlo.Instruction) -> bool:
         order = permutation(instruction)
         return out < len(order) and order[out] == before
     return out == before
-
-
-def keeps_layout(module: hlo.Module, instruction: hlo.Instruction) -> bool:
-    """True for an op whose one operand has its own shape and layout (a copy of it: a memcpy)."""
-    ops = instruction.operands
-    return len(ops) == 1 and hlo.operand_shape(module, ops[0]) == instruction.shape
