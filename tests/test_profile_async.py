@@ -103,8 +103,7 @@ def test_a_memcpy_in_blocks_runs_until_its_reader_starts_and_a_transpose_keeps_i
     ops = [("copy.1", 0, 100), ("copy.2", 110, 300), ("copy.3", 420, 80)]
     ops.append(("negate_fusion", 900, 200))
     events = [
-        write.OpEvent(op, "jit_copies", 3, 50, 1_000_000 + at * US, dur * US)
-        for op, at, dur in ops
+        write.OpEvent(op, "jit_copies", 3, 50, 1_000_000 + at * US, dur * US) for op, at, dur in ops
     ]
     proto = xla_private.module_proto(COPIES.read_text())
     data = write.xspace({("jit_copies", 3): proto}, events, device_plane="/host:CPU")

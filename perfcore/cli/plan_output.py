@@ -51,6 +51,8 @@ def serve_dict(p: serve_plan.ServePlan, cells: dict) -> dict:
     added = expected.serve_added(p)
     ttft_e, tpot_e = (e if c else None for e, c in zip(both, (ttft, tpot), strict=True))
     rate_e = None if tpot_e is None else p.rate(*both)
+    o = p.serving.output_tokens
+    request_e = None if tpot_e is None else both[0] + (o - 1) * both[1]
     return {
         "layout": {"tp": p.tp, "replicas": p.replicas, "batch": p.batch},
         "ttft_s_expected": ttft_e,
@@ -66,8 +68,10 @@ def serve_dict(p: serve_plan.ServePlan, cells: dict) -> dict:
         "expected_from": {
             k: e.derived_from() if e else "no published runs loaded" for k, e in cells.items()
         },
+        "request_s_expected": request_e,
         "ttft_s": p.ttft_s,
         "tpot_s": p.tpot_s,
+        "request_s": p.request_s,
         "output_tokens_per_s": p.output_tokens_per_s,
         "per_gpu": p.per_gpu,
         "max_batch": p.max_batch,
@@ -143,6 +147,7 @@ def render_serve(r: dict) -> str:
         ),
         ("TTFT", f"{fmt.seconds(r['ttft_s'])} (bound)"),
         ("TPOT", f"{fmt.seconds(r['tpot_s'])} (bound)"),
+        ("request", f"{fmt.seconds(r['request_s'])}, its prompt in to its last token out (bound)"),
         ("tokens/s", f"{r['output_tokens_per_s']:,.0f} ({r['per_gpu']:,.0f} per GPU; bound)"),
         ("max batch", f"{r['max_batch']:,}"),
     ]
@@ -160,7 +165,8 @@ def render_serve(r: dict) -> str:
             (
                 "expected",
                 f"TTFT {fmt.seconds(r['ttft_s_expected'])} ({fmt.band(*band['ttft'])}), TPOT "
-                f"{fmt.seconds(r['tpot_s_expected'])} ({fmt.band(*band['tpot'])}), "
+                f"{fmt.seconds(r['tpot_s_expected'])} ({fmt.band(*band['tpot'])}), request "
+                f"{fmt.seconds(r['request_s_expected'])}, "
                 f"{r['output_tokens_per_s_expected']:,.0f} tokens/s "
                 f"({r['per_gpu_expected']:,.0f} per GPU); ranges: p90 of held-out frameworks",
             ),
