@@ -1,6 +1,8 @@
 """The Plan page in AppTest: its defaults, links that restore train and serve views, hostile
 links, a layout that cannot exist, a model that fits nowhere, and the takeaway's numbers."""
 
+import pytest
+
 from tests.support.pages import notices, run_page
 
 H100 = {"device": "NVIDIA H100 SXM"}
@@ -167,6 +169,11 @@ def test_a_link_restores_a_static_batch_whose_ttft_is_the_batchs_prefill():
     assert ttft > 10 * seconds(metric(continuous, "TTFT (bound)"))
     help_of = {m.label: m.help for m in at.metric}
     assert "the batch's prompts prefilled in one pass" in help_of["TTFT (bound)"]
+    labels = [m.label for m in at.metric]
+    assert labels[4:6] == ["Batch latency (expected)", "Batch latency (bound)"]
+    assert "Batch latency (bound)" not in [m.label for m in continuous.metric]
+    whole = ttft + 255 * seconds(metric(at, "TPOT (bound)"))  # 256 output tokens by default
+    assert seconds(metric(at, "Batch latency (bound)")) == pytest.approx(whole, rel=0.01)
 
 
 def test_a_hostile_link_falls_back_with_a_notice_naming_each_key():

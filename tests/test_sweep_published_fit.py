@@ -63,11 +63,10 @@ def serve_flags(run) -> list[str]:
 
 def bound_of(run, r: dict) -> float:
     """The command's bound of the row's metric (seconds, or output tokens/s)."""
-    o = run.output_tokens
     return {
         "ttft_ms": r["ttft_s"],
         "tpot_ms": r["tpot_s"],
-        "latency_s": r["ttft_s"] + (o - 1) * r["tpot_s"],
+        "latency_s": r["request_s"],
         "output_tokens_per_s": r["output_tokens_per_s"],
         "output_tokens_per_s_per_gpu": r["per_gpu"],
     }[run.metric]

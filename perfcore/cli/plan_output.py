@@ -51,8 +51,7 @@ def serve_dict(p: serve_plan.ServePlan, cells: dict) -> dict:
     added = expected.serve_added(p)
     ttft_e, tpot_e = (e if c else None for e, c in zip(both, (ttft, tpot), strict=True))
     rate_e = None if tpot_e is None else p.rate(*both)
-    o = p.serving.output_tokens
-    request_e = None if tpot_e is None else both[0] + (o - 1) * both[1]
+    request_e = None if tpot_e is None else p.request(*both)
     return {
         "layout": {"tp": p.tp, "replicas": p.replicas, "batch": p.batch},
         "ttft_s_expected": ttft_e,

@@ -231,7 +231,8 @@ STATIC_HELP = (
 
 def serve_metrics(v: ServeView) -> list[tuple[str, str, str, str | None]]:
     """The headline, each (label, value, what it is, its band or None): the best plan's
-    expected TPOT and TTFT (with their bands) each before its bound, then its rates."""
+    expected TPOT and TTFT (with their bands) each before its bound, a static batch's latency
+    (expected, then bound), then its rates."""
     p = v.best
     step, first = WHAT_STATIC if v.setup.static else WHAT_CONTINUOUS
     out = [
@@ -251,6 +252,16 @@ def serve_metrics(v: ServeView) -> list[tuple[str, str, str, str | None]]:
             at = [m[0] for m in out].index(f"{name} (bound)")
             band = expected.band_text(eff, bound_s, added[r])
             out.insert(at, (f"{name} (expected)", fmt.seconds(shown_s), eff.derived_from(), band))
+    if v.setup.static:  # what a static benchmark reports: the batch's whole time
+        at = [m[0] for m in out].index("Output tokens/s (bound)")
+        whole = "its prompts in to its last token out: TTFT + (O − 1) × TPOT"
+        rows = [("Batch latency (bound)", fmt.seconds(p.request_s), whole, None)]
+        if all(v.cells.values()):
+            said = "the expected TTFT + (O − 1) × the expected TPOT"
+            rows.insert(
+                0, ("Batch latency (expected)", fmt.seconds(p.request(ttft, tpot)), said, None)
+            )
+        out[at:at] = rows
     if p.joules_per_token is not None:
         out.append(("Energy per token", f"{p.joules_per_token:.3g} J", "every GPU at TDP", None))
     return out

@@ -59,10 +59,14 @@ class ServePlan:
     tpot_s: float
     max_batch: int
 
+    def request(self, ttft_s: float, tpot_s: float) -> float:
+        """Seconds from a request's arrival to its last token at these latencies."""
+        return ttft_s + (self.serving.output_tokens - 1) * tpot_s
+
     @property
     def request_s(self) -> float:
-        """Seconds from a request's arrival to its last token."""
-        return self.ttft_s + (self.serving.output_tokens - 1) * self.tpot_s
+        """Seconds from a request's arrival to its last token (the bounds')."""
+        return self.request(self.ttft_s, self.tpot_s)
 
     def rate(self, ttft_s: float, tpot_s: float) -> float:
         """Output tokens per second over every replica at these latencies: each step gives
@@ -70,7 +74,7 @@ class ServePlan:
         included."""
         if self.serving.static:
             o = self.serving.output_tokens
-            return self.replicas * self.batch * o / (ttft_s + (o - 1) * tpot_s)
+            return self.replicas * self.batch * o / self.request(ttft_s, tpot_s)
         return self.replicas * self.batch / tpot_s
 
     @property
