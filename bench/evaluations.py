@@ -1,6 +1,6 @@
 """Whether an op's transcendental evaluations add to its stream or hide behind it, on this device.
 
-The check behind measure.profile.predict.op._with_evaluations: nine elementwise ops that
+The check behind measure.profile.predict.fused.with_evaluations: nine elementwise ops that
 evaluate transcendentals, at 1M and 4M float32 elements, each timed (fastest of 30 isolated
 calls) in one process beside the two kernels the rule rests on, measured there too: the
 exp(-x)·tanh(x) chain (kernel_kinds.CHAIN_TRANSCENDENTALS evaluations an element) and a stream
