@@ -33,15 +33,17 @@ def precisions_of(run) -> Precisions:
 
 
 def static_sample(run, model, device, p: Precisions) -> tuple:
-    """A static batch (serve_plan's static pricing on one replica): TTFT is its prefill; a
-    latency or rate the prefill plus every step; with what its passes add to the bound
-    (serve_basis: kernel boundaries, no-overlap)."""
+    """A static batch (serve_plan's static pricing on one replica): TTFT is its prefill, TPOT
+    one decode step of the batch; a latency or rate the prefill plus every step; with what its
+    passes add to the bound (serve_basis: kernel boundaries, no-overlap)."""
     b, o = run.batch, run.output_tokens
     s = _serving(run, model, device, p, static=True)
     plan = serve_plan.price(s, run.tp, b)
     (first_k, first_s), (step_k, step_s) = serve_basis.plan_parts(plan)
     if run.metric == "ttft_ms":
         return "prefill", plan.ttft_s, run.value, first_k, first_s
+    if run.metric == "tpot_ms":
+        return "decode", plan.tpot_s, run.value, step_k, step_s
     measured = {
         "latency_s": run.value,
         "output_tokens_per_s_per_gpu": b * o / (run.value * run.tp),
