@@ -117,6 +117,28 @@ def test_a_70b_static_decode_on_mi300x_by_hand(by_name):
     assert 5.382 < s.bound_s < 1.01 * 5.382
 
 
+def test_sglang_s_static_prefill_and_decode_step_on_mi300x_by_hand(by_name):
+    """SGLang bench_latency, Llama-3-8B BF16 on one MI300X, 32 prompts of 256 tokens.
+
+    The decode step (TPOT) at the mean context 256 + 32 / 2 = 272 reads the 8,030,261,248
+    weights at 2 bytes and 32 x 272 x 131,072 KV bytes at 5.3 TB/s: 3.2455 ms (activations add
+    under 3 %); measured 9.73 ms.
+
+    The prefill (TTFT) of all T = 32 x 256 = 8,192 tokens: the layers' 6,979,588,096 weights
+    (8,030,261,248 less the embedding's and lm_head's 128,256 x 4,096 each) do 2 FLOPs a token
+    each, 114.35 TFLOP at 1,307.4 TFLOP/s, 87.466 ms; per layer the norms read and write T x
+    4,096 twice, the residual adds read two and write one twice, SwiGLU reads two T x 14,336 and
+    writes one, at 2 bytes and 5.3 TB/s: 32 layers 8.306 ms; the embedding's table and rows
+    0.211 ms: 95.98 ms (attention and lm_head's 32 positions add under 2 %); measured 250.74 ms.
+    """
+    step = by_name["sglang-llmtracker-mi300x-llama3-8b-decode-b32-256-32"]
+    assert step.regime == "decode" and step.measured_s == pytest.approx(9.73e-3)
+    assert 3.2455e-3 < step.bound_s < 1.03 * 3.2455e-3
+    first = by_name["sglang-llmtracker-mi300x-llama3-8b-prefill-b32-256-32"]
+    assert first.regime == "prefill" and first.measured_s == pytest.approx(0.25074)
+    assert 95.98e-3 < first.bound_s < 1.02 * 95.98e-3
+
+
 NEMO_PAIRS = {  # summary row: Model TFLOP/s per GPU printed beside its tokens/s/GPU
     "nemo-24.07-h100-llama2-7b-8gpu": 776,
     "nemo-25.02-b200-llama3-8b-8gpu": 1506,
