@@ -171,3 +171,54 @@ def test_the_captured_step_predicted_offline_from_the_tpus_own_kernel_curves(rea
     # (the 3x3-convolution pricing of these dots put one fusion alone at 48 µs)
     (step,) = joined.programs
     assert 0.5 < got.op_s / step.busy_s[0] < 2
+
+
+VMEM_DOTS = CAPTURE.parent / "tpu_vmem_dots.hlo"
+
+
+def test_dots_inside_a_fusion_read_the_weights_a_tpu_prefetched_into_vmem_for_nothing():
+    """An MLP's up and down projections fused into one op on a TPU v5e (a decode layer's, 8
+    rows: tests/data/profile/tpu_vmem_dots.hlo, from bench/zoo_idioms.py's
+    decode_dynamic_update). XLA:TPU prefetched both 4 MiB weights into VMEM (S(1)) and the
+    dots read them through bitcast fusions, so each dot moves only its activations in device
+    memory: the up projection writes 8 x 2,048 floats (65,536 bytes), the down projection reads
+    them as bfloat16 (32,768) and writes 8 x 512 floats (16,384). Priced on the 4 MiB they
+    stream from memory, the fusion was 16 µs; it took 1.1 µs there."""
+    from perfcore.measure.profile.predict import fused, kinds
+    from perfcore.measure.profile.predict.program import predict_modules
+    from perfcore.measure.results import curves, load_results
+
+    text = VMEM_DOTS.read_text()
+    module = hlo.parse_module(text)
+    up, down = kinds.dots(module, module.instructions["%fusion.80"])
+    assert fused.dot_bytes(module, up) == 65_536
+    assert fused.dot_bytes(module, down) == 32_768 + 16_384
+    tpu = curves.curves(load_results(KERNELS))
+    got = predict_modules([text], tpu.device, tpu, 3, xla_private.cost)
+    (fusion,) = [o for o in got.ops if o.name == "fusion.80"]
+    assert 0 < fusion.predicted_s < 2e-6
+
+
+def test_a_step_lasts_at_least_as_long_as_its_async_moves_take_at_the_memory_roof(read):
+    """The moves a TPU's DMA engines run beside the core's ops (hlo.move_bytes): a prefetch
+    reads its destination's bytes from device memory. The captured block's seven prefetches,
+    by hand from its HLO: 1,048,576 + 131,072 + 262,144 (copies of 1024 x 256, 128 x 256 and
+    256 x 256 floats) + 4 x 262,144 (slices of 64 x 1024 floats) = 2,490,368 bytes, 3.04 µs at
+    the suite's 819 GB/s, shorter than its ops (4.8 µs): the ops set the step. The fixture's
+    two prefetched 4 MiB weights take 10.2 µs beside a 0.5 µs fusion: they set it, and the
+    step says so."""
+    from perfcore.measure.profile.predict.program import predict_modules
+    from perfcore.measure.results import curves, load_results
+
+    tpu = curves.curves(load_results(KERNELS))
+    text = xla_private.module_text(read.modules[PROGRAM])
+    module = hlo.parse_module(text)
+    moved = [hlo.move_bytes(module, i) for i in module.instructions.values()]
+    assert sum(moved) == 2_490_368
+    block = predict_modules([text], tpu.device, tpu, 5, xla_private.cost)
+    assert block.dma_s == pytest.approx(2_490_368 / tpu.bytes_per_s)
+    assert block.ops_step_s == pytest.approx(block.op_s) and "async" not in block.step_from
+    mlp = predict_modules([VMEM_DOTS.read_text()], tpu.device, tpu, 3, xla_private.cost)
+    assert mlp.dma_s == pytest.approx(2 * 4 * 2**20 / tpu.bytes_per_s)
+    assert mlp.op_s < mlp.dma_s and mlp.ops_step_s == mlp.dma_s
+    assert "move 8.0 MiB" in mlp.step_from

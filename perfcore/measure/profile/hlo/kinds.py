@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from perfcore.measure.profile.hlo.shapes import arrays, shape_bytes
+from perfcore.measure.profile.hlo.shapes import arrays, on_chip, shape_bytes
 from perfcore.measure.profile.hlo.text import Instruction, Module, held, operand_shape
 
 MATMUL, ELEMENTWISE, REDUCTION, DATA, COLLECTIVE, CUSTOM, OTHER = (
@@ -136,6 +136,41 @@ def is_async_move(module: Module, instruction: Instruction) -> bool:
     if op.endswith("-start") and op.removesuffix("-start") in MOVES:  # XLA prints slice-start
         return True
     return op == "async-start" and category(module, instruction) == DATA
+
+
+def move_bytes(module: Module, instruction: Instruction) -> float:
+    """Bytes an async move's DMA engines read and write in device memory (is_async_move): its
+    destination's bytes once for each end of the move, source and destination, that is not in
+    a TPU's on-chip VMEM (S(1)). A `copy-start` prints (destination, source, context), any
+    other start (its operands, its result, context); a slice's source end is the slice it
+    reads, its destination's size. A prefetch of a 4 MiB weight into VMEM reads 4 MiB of
+    device memory; a copy from device memory to device memory reads and writes its bytes."""
+    parts = _elements(instruction.shape)
+    if len(parts) < 2:
+        return 0.0
+    if instruction.opcode == "copy-start":
+        destination, source = parts[0], parts[1]
+    else:
+        destination = parts[1]
+        source = ",".join(operand_shape(module, o) for o in instruction.operands)
+    ends = (not on_chip(destination)) + (not on_chip(source))
+    return ends * shape_bytes(destination)
+
+
+def _elements(shape: str) -> list[str]:
+    """The top-level elements of a tuple shape (a shape that is no tuple: itself)."""
+    text = shape.strip()
+    if not text.startswith("("):
+        return [text]
+    out, depth, start = [], 0, 1
+    for k, c in enumerate(text[1:-1], start=1):
+        depth += c in "([{"
+        depth -= c in ")]}"
+        if c == "," and depth == 0:
+            out.append(text[start:k].strip())
+            start = k + 1
+    out.append(text[start:-1].strip())
+    return out
 
 
 def is_top_k(instruction: Instruction) -> bool:

@@ -58,6 +58,12 @@ def shape_bytes(shape: str) -> float:
 ON_CHIP = re.compile(r"([a-z]\w*\[[\d,]*\])\{[^}]*S\(1\)[^}]*\}")  # in memory space 1: VMEM
 
 
+def on_chip(shape: str) -> bool:
+    """True for a shape whose layout places it in memory space 1 (`{1,0:T(8,128)S(1)}`: a
+    TPU's on-chip VMEM)."""
+    return bool(ON_CHIP.search(shape))
+
+
 def on_chip_bytes(module: Module, instruction: Instruction) -> float:
     """Bytes of the instruction's operands and result that its layouts place in memory space 1
     (`{1,0:T(8,128)S(1)}`: a TPU's on-chip VMEM, where XLA:TPU prefetches an op's inputs):

@@ -30,9 +30,26 @@ def curve_size(kind: str, flops: float, moved: float, instances: int = 1) -> flo
 
 
 def dot_bytes(module: hlo.Module, dot: hlo.Instruction) -> float:
-    """Bytes a dot or convolution reads and writes on its own: its operands and result."""
-    shapes = [hlo.operand_shape(module, o) for o in dot.operands]
-    return sum(hlo.shape_bytes(x) for x in (*shapes, dot.shape) if x)
+    """Bytes a dot or convolution reads and writes on its own in device memory: its operands
+    and result, but those a TPU holds in its on-chip VMEM (in_vmem: a fusion's weights XLA:TPU
+    prefetched there, read by the dots inside through bitcasts)."""
+    values = [*dot.operands, dot.name]
+    shapes = [hlo.operand_shape(module, v) for v in values if not in_vmem(module, v)]
+    return sum(hlo.shape_bytes(x) for x in shapes if x)
+
+
+def in_vmem(module: hlo.Module, name: str) -> bool:
+    """True where the value called name is laid out in a TPU's on-chip VMEM (S(1)), or is a
+    bitcast of one: a `bitcast`, or a fusion whose one op bitcasts its parameter (as XLA:TPU
+    wraps a fusion's prefetched operand before a dot reads it)."""
+    i = module.instructions.get(name)
+    while i is not None and not hlo.on_chip(i.shape):
+        inner = module.computations.get(i.calls[0], ()) if i.opcode == "fusion" else ()
+        work = [x.opcode for x in inner if x.opcode != "parameter"]
+        if i.opcode != "bitcast" and work != ["bitcast"]:
+            return False
+        i = module.instructions.get(i.operands[0]) if i.operands else None
+    return i is not None
 
 
 def fused_dots(module, dots, dtype, roofs, ctx, bound: float, body: bool = False):

@@ -9,7 +9,10 @@ ops are scheduled over its dependency graph (graph, concurrency.step) rather tha
 where they say what a fresh host page costs, the step adds the first touch of the buffers its
 allocator maps fresh each step (graph.fresh_bytes); where they hold cold points, each op of
 the entry computation adds its operands read cold (reuse.cold_bytes) at its kind's measured
-cost (perfcore.model.chip.cold).
+cost (perfcore.model.chip.cold). Where the program moves data on the device's DMA engines
+(a TPU's async copies and slices, prefetching weights and caches into its on-chip VMEM:
+hlo.move_bytes), the core's ops run beside those moves, so the step lasts at least as long as
+the moves take at the memory roof (dma_s).
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ class Prediction:
     fresh_s: float = 0.0  # core-seconds per step: first touch of the pages its buffers map fresh
     fresh_from: str = ""
     fresh_bytes: float = 0.0  # per step: the buffers malloc maps fresh (graph.fresh_bytes)
+    dma_s: float = 0.0  # per step: the async moves' bytes at the memory roof (hlo.move_bytes)
+    dma_from: str = ""
 
     @property
     def op_s(self) -> float:
@@ -54,8 +59,17 @@ class Prediction:
     @property
     def ops_step_s(self) -> float:
         """The programs' ops per step, seconds: each program's scheduled step where its ops
-        run concurrently (concurrency.step, fresh pages in its work), else their sum."""
-        return sum(t.seconds for t in self.schedule) if self.schedule else self.op_s + self.fresh_s
+        run concurrently (concurrency.step, fresh pages in its work), else their sum; at
+        least the async moves' time (dma_s), which the core's ops run beside."""
+        ops = sum(t.seconds for t in self.schedule) if self.schedule else self.op_s + self.fresh_s
+        return max(ops, self.dma_s)
+
+    @property
+    def step_from(self) -> str:
+        """What the predicted step was derived from: the curves, the dispatch, and the async
+        moves where they outlast the ops."""
+        moves = f"; {self.dma_from}" if self.dma_s and self.ops_step_s == self.dma_s else ""
+        return f"{self.curves_label}; {self.dispatch_from}{moves}"
 
     def inside_s(self, name: str) -> float | None:
         """An op's predicted time inside the step (sharing the cores with the ops running
@@ -160,6 +174,7 @@ def predict_modules(
         else ""
     )
     fresh_s = sum(fresh) * rate
+    dma_s, dma_from = moves(modules, ctx)
     return Prediction(
         label,
         device,
@@ -172,6 +187,30 @@ def predict_modules(
         fresh_s,
         fresh_from,
         float(sum(fresh)),
+        dma_s,
+        dma_from,
+    )
+
+
+def moves(modules: list[hlo.Module], ctx: Context) -> tuple[float, str]:
+    """(seconds, what from) of the bytes a step's async moves carry (hlo.move_bytes, each
+    times its runs a step) at the memory roof: the curves' measured one, else the spec row's;
+    (0, "") where the programs move nothing so, or no roof is known."""
+    moved = sum(
+        hlo.move_bytes(m, i) * (hlo.runs_per_step(m, i) or 1)
+        for m in modules
+        for i in launched(m)
+        if hlo.is_async_move(m, i)
+    )
+    measured = ctx.curves.bytes_per_s if ctx.curves is not None else None
+    rate = measured or (ctx.spec.memory_bytes_per_s if ctx.spec is not None else None)
+    if not moved or not rate:
+        return 0.0, ""
+    roof = "the measured memory roof" if measured else "the spec's memory bandwidth"
+    return moved / rate, (
+        f"the step's async copies and slices move {moved / 2**20:.1f} MiB (prefetches into "
+        f"on-chip memory), {moved / rate * 1e6:.0f} µs at {roof} ({rate / 1e9:.0f} GB/s), "
+        "longer than its ops: the step lasts that long"
     )
 
 

@@ -173,7 +173,7 @@ def with_prediction(records: tuple[Record, ...], prediction: Prediction) -> tupl
     out = []
     for r in records:
         if r.category == STEP:
-            whence = f"{prediction.curves_label}; {prediction.dispatch_from}"
+            whence = prediction.step_from
             out.append(dataclasses.replace(r, predicted_s=prediction.step_s, predicted_from=whence))
         else:
             out.append(_predicted(r, by_name.get(r.label)))
