@@ -206,10 +206,9 @@ def test_a_step_lasts_at_least_as_long_as_its_async_moves_take_at_the_memory_roo
     prefetches, by hand from its HLO: 131,072 + 262,144 (copies of 128 x 256 and 256 x 256
     floats) + 4 x 262,144 (slices of 64 x 1024 floats) = 1,441,792 bytes (its 1024 x 256
     weight, 1 MiB, is the cross-program one), 1.76 µs at the suite's 819 GB/s, shorter than
-    its ops (4.8 µs): the ops set the step. The fixture's
-    two prefetched 4 MiB weights take 10.2 µs beside a 0.5 µs fusion: they set it, and the
-    step says so; its input's cross-program prefetch moves nothing a call (XLA:TPU keeps the
-    buffer in VMEM from one run to the next)."""
+    its ops (4.8 µs): the ops set the step. The fixture's two prefetched 4 MiB weights take
+    10.2 µs beside a 0.5 µs fusion: they set it, and the step says so (its input's prefetch is
+    cross-program: 0 bytes)."""
     from perfcore.measure.profile.predict.program import predict_modules
     from perfcore.measure.results import curves, load_results
 
