@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from perfcore.measure.profile.hlo.shapes import arrays, on_chip, shape_bytes
-from perfcore.measure.profile.hlo.text import Instruction, Module, held, operand_shape
+from perfcore.measure.profile.hlo.text import Instruction, Module, held, operand_shape, split_top
 
 MATMUL, ELEMENTWISE, REDUCTION, DATA, COLLECTIVE, CUSTOM, OTHER = (
     "matmul/conv",
@@ -148,7 +148,8 @@ def move_bytes(module: Module, instruction: Instruction) -> float:
     cross-program prefetch (`cross_program_prefetch_index`) moves nothing a call: XLA:TPU
     keeps its buffer in VMEM from one run to the next (a gather's 64 MiB table, prefetched so,
     added nothing to its calls there: 420 µs, the launch's)."""
-    parts = _elements(instruction.shape)
+    text = instruction.shape.strip()
+    parts = split_top(text[1:-1]) if text.startswith("(") else [text]
     if len(parts) < 2 or "cross_program_prefetch_index" in instruction.attrs:
         return 0.0
     if instruction.opcode == "copy-start":
@@ -158,22 +159,6 @@ def move_bytes(module: Module, instruction: Instruction) -> float:
         source = ",".join(operand_shape(module, o) for o in instruction.operands)
     ends = (not on_chip(destination)) + (not on_chip(source))
     return ends * shape_bytes(destination)
-
-
-def _elements(shape: str) -> list[str]:
-    """The top-level elements of a tuple shape (a shape that is no tuple: itself)."""
-    text = shape.strip()
-    if not text.startswith("("):
-        return [text]
-    out, depth, start = [], 0, 1
-    for k, c in enumerate(text[1:-1], start=1):
-        depth += c in "([{"
-        depth -= c in ")]}"
-        if c == "," and depth == 0:
-            out.append(text[start:k].strip())
-            start = k + 1
-    out.append(text[start:-1].strip())
-    return out
 
 
 def is_top_k(instruction: Instruction) -> bool:

@@ -104,7 +104,7 @@ def _closing(text: str, start: int) -> int:
     raise ValueError(f"unbalanced {opener!r} in {text[:80]!r}")
 
 
-def _split_top(text: str) -> list[str]:
+def split_top(text: str) -> list[str]:
     """text split on the commas outside any brackets."""
     parts, depth, last = [], 0, 0
     for i, c in enumerate(text):
@@ -124,7 +124,7 @@ def parse_instruction(line: str, computation: str) -> Instruction:
     opcode = rest[: rest.index("(")]
     close = _closing(rest, len(opcode))
     listed = COMMENT.sub("", rest[len(opcode) + 1 : close - 1])  # XLA writes /*index=5*/
-    operands = tuple(p.split()[-1] for p in _split_top(listed))
+    operands = tuple(p.split()[-1] for p in split_top(listed))
     attrs = rest[close:].lstrip(", ")
     named = tuple(o for o in operands if o.startswith("%"))
     return Instruction(name, computation, shape, opcode, named, attrs, body)
