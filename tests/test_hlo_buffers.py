@@ -78,6 +78,29 @@ def test_reuse_adds_a_wait_the_data_flow_does_not_have_and_the_schedule_keeps_it
     assert spans["y"][0] == spans["z"][1] == 3.0  # y starts when z ends, though both could
 
 
+def test_the_allocations_mapped_afresh_are_outputs_and_the_arena_never_a_parameter():
+    """Allocations 0 and 2 are outputs (maybe-live-out) of 4 KiB; 1 is a parameter's, 3 an
+    op's scratch."""
+    assert buffers.mapped(ASSIGNMENT, 4096) == {0, 2}
+    assert buffers.mapped(ASSIGNMENT, 4097) == set()  # none that large
+    arena = "allocation 7: size 40000000, preallocated-temp:\n"
+    handed_back = "allocation 8: size 40000000, parameter 0, maybe-live-out:\n"
+    assert buffers.mapped(arena + handed_back, 2**25) == {7}
+
+
+def test_the_first_op_to_write_a_fresh_page_takes_its_fault_and_the_schedule_charges_it():
+    """Program order: x writes bytes 0-4096 of allocation 0, z all of allocation 2, then y
+    bytes 1024-2048 of allocation 0, which x has touched already: y faults nothing."""
+    placed = buffers.slices(ASSIGNMENT)
+    assert graph.first_writes(MODULE, placed, {0, 2}) == {"x": 4096.0, "z": 4096.0}
+    assert graph.first_writes(MODULE, placed, {2}) == {"z": 4096.0}
+    assert graph.first_writes(MODULE, placed, set()) == {}
+    seconds = {"x": 1.0, "z": 2.0, "y": 2.0}
+    nodes = {n.name: n for n in graph.nodes(MODULE, seconds, 2, placed, faults={"x": 0.5})}
+    assert nodes["x"].threads == 1 and nodes["x"].seconds == 1.5  # its one thread faults
+    assert nodes["z"].seconds == 2.0
+
+
 def test_a_compile_with_the_dump_options_writes_the_assignment_of_its_module(tmp_path):
     import jax
     import jax.numpy as jnp

@@ -179,3 +179,26 @@ def test_fresh_pages_are_charged_as_work_at_the_curves_rate():
     assert got.fresh_s == pytest.approx(temp * rate) and "fresh pages" in got.fresh_from
     base = predict.predict_modules([MODULE], "cpu", EVERY, 5, stub_cost)
     assert got.step_s == pytest.approx(base.step_s + temp * rate / 2)  # in order: over 2 cores
+
+
+def test_the_op_that_writes_the_fresh_arena_takes_its_faults_and_the_rest_are_spread():
+    """perm's 0.5 MiB result lies in a 32 MiB arena malloc maps fresh: perm (a loop fusion on
+    2 threads) faults its pages itself, the arena's other 31.5 MiB are spread over the cores
+    as before; the step's fresh-page work is the same."""
+    rate = 1e-9  # seconds per byte
+    fresh = dataclasses.replace(EVERY, fresh_s_per_byte=rate)
+    perm = 8 * 8 * 64 * 32 * 4
+    dump = (
+        f"BufferAssignment:\nallocation 0: size {graph.MMAP_MAX}, preallocated-temp:\n"
+        f" value: <9 perm @0> (size={perm},offset=0): f32[8,8,64,32]{{3,2,1,0}}\n"
+    )
+    temp = float(graph.MMAP_MAX)
+    args = ([MODULE], "cpu", fresh, 5, stub_cost)
+    spread = predict.predict_modules(*args, temp_bytes=temp)
+    placed = predict.predict_modules(*args, temp_bytes=temp, assignments={"t": dump})
+    assert placed.fresh_s == spread.fresh_s == pytest.approx(temp * rate)
+    inside = dict(placed.schedule[0].durations)
+    alone = {o.name: o.predicted_s for o in placed.ops}
+    assert inside["perm"] == pytest.approx(alone["perm"] + perm * rate / 2)
+    assert inside["plain"] == pytest.approx(alone["plain"])  # in order: nothing beside it
+    assert placed.step_s == pytest.approx(spread.step_s)  # in order, the same work either way

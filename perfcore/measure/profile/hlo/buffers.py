@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 Slice = tuple[int, int, int]  # allocation, first byte, byte past the last
 
-ALLOCATION = re.compile(r"^allocation (\d+): size \d+(.*):$")
+ALLOCATION = re.compile(r"^allocation (\d+): size (\d+)(.*):$")
 VALUE = re.compile(r"^\s*value: <\d+ ([^\s{@]+)(?:\{[^}]*\})? @\d+> \(size=(\d+),offset=(\d+)\)")
 PRIVATE = ("thread-local",)  # an op's own scratch: no other op reads or writes it
 
@@ -29,13 +29,28 @@ def slices(text: str) -> dict[str, tuple[Slice, ...]]:
     for line in text.splitlines():
         found = ALLOCATION.match(line)
         if found:
-            allocation, private = int(found.group(1)), any(p in found.group(2) for p in PRIVATE)
+            allocation, private = int(found.group(1)), any(p in found.group(3) for p in PRIVATE)
             continue
         value = VALUE.match(line)
         if value and allocation >= 0 and not private:
             name, size, offset = value.group(1), int(value.group(2)), int(value.group(3))
             out.setdefault(name, []).append((allocation, offset, offset + size))
     return {name: tuple(s) for name, s in out.items()}
+
+
+def mapped(text: str, at_least: int) -> set[int]:
+    """The allocations of a buffer-assignment dump that a step allocates afresh and that hold
+    at_least bytes or more: the temporaries' arena (`preallocated-temp`) and each output array
+    (`maybe-live-out`) that is not a parameter's buffer handed back."""
+    out = set()
+    for line in text.splitlines():
+        found = ALLOCATION.match(line)
+        if found and int(found.group(2)) >= at_least:
+            kinds = found.group(3)
+            output = "maybe-live-out" in kinds and "parameter" not in kinds
+            if "preallocated-temp" in kinds or output:
+                out.add(int(found.group(1)))
+    return out
 
 
 def conflicts(

@@ -7,7 +7,9 @@ ones such as parameters and tuples left out) is predicted as op.predict_op price
 Where the curves say how many host threads their kernels ran on (XLA:CPU), each program's
 ops are scheduled over its dependency graph (graph, concurrency.step) rather than summed;
 where they say what a fresh host page costs, the step adds the first touch of the buffers its
-allocator maps fresh each step (graph.fresh_bytes); where they hold cold points, each op of
+allocator maps fresh each step (graph.fresh_bytes), each page's on the op that writes it
+first where the buffer assignment says which (graph.first_writes), the rest spread over the
+cores; where they hold cold points, each op of
 the entry computation adds its operands read cold (reuse.cold_bytes) at its kind's measured
 cost (perfcore.model.chip.cold). Where the program moves data on the device's DMA engines
 (a TPU's async copies and slices, prefetching weights and caches into its on-chip VMEM:
@@ -146,15 +148,28 @@ def predict_modules(
     cores = mine.threads if mine is not None else 0
     rate = mine.fresh_s_per_byte if mine is not None else 0.0
     fresh = [graph.fresh_bytes(m, temp_bytes if k == 0 else 0.0) for k, m in enumerate(modules)]
-    placed = [buffers.slices((assignments or {}).get(m.name, "")) for m in modules]
+    texts_of = [(assignments or {}).get(m.name, "") for m in modules]
+    placed = [buffers.slices(text) for text in texts_of]
+    writes = [
+        graph.first_writes(m, where, buffers.mapped(text, graph.MMAP_MAX))
+        for m, where, text in zip(modules, placed, texts_of, strict=True)
+    ]
     schedule = tuple(
         concurrency.step(
-            graph.nodes(m, {o.name: o.predicted_s or 0.0 for o in group}, cores, where),
+            graph.nodes(
+                m,
+                {o.name: o.predicted_s or 0.0 for o in group},
+                cores,
+                where,
+                faults={name: b * rate for name, b in first.items()},
+            ),
             cores,
             graph.sequential(m),
-            fresh_bytes * rate,
+            max(0.0, fresh_bytes - sum(first.values())) * rate,
         )
-        for m, group, fresh_bytes, where in zip(modules, per_module, fresh, placed, strict=True)
+        for m, group, fresh_bytes, where, first in zip(
+            modules, per_module, fresh, placed, writes, strict=True
+        )
         if cores
     )
     if mine is not None:
