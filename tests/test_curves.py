@@ -44,6 +44,40 @@ def test_a_program_of_several_results_adds_its_launch_over_the_one_result_launch
     assert c.dispatch(3, 2) == pytest.approx(18e-6) and c.dispatch(3, 1) == pytest.approx(12e-6)
 
 
+def test_a_large_result_adds_its_launchs_host_time_over_its_device_time_per_size():
+    """One result of 64 MiB: fastest call 150 µs, its device time 100 µs (median under the
+    profiler), the plain launch 10 µs: 40 µs more. 256 MiB: 420 - 300 - 10 = 110 µs. Between,
+    linear in bytes (128 MiB: 40 + 70 / 3); below 64 MiB, from nothing at 0 bytes (32 MiB:
+    20 µs); past 256 MiB, 256 MiB's. A TPU v5e here: 90-175 µs at 64-256 MiB."""
+    large, mib = curves.DISPATCH_BYTES, 2**20
+    profiled = [
+        record(large, f"{n} MiB", [t], n_bytes=n * mib, n_args=1)
+        for n, t in ((64, 100e-6), (256, 300e-6))
+    ]
+    profiled = [
+        dataclasses.replace(
+            r, measurement=Measurement(r.measurement.samples, method=harness.PROFILED)
+        )
+        for r in profiled
+    ]
+    walls = [
+        record(large, f"{n} MiB", [t, t + 50e-6], n_bytes=n * mib, n_args=1)
+        for n, t in ((64, 150e-6), (256, 420e-6))
+    ]
+    mine = (*RECORDS, *profiled, *walls)
+    fit = curves.dispatch_bytes_fit(mine, 10e-6)
+    assert [b for b, _ in fit] == [64 * mib, 256 * mib]
+    assert [s for _, s in fit] == pytest.approx([40e-6, 110e-6])
+    c = curves.curves(mine, specs={})
+    assert c.dispatch_bytes == fit
+    assert c.results_s(32 * mib) == pytest.approx(20e-6)
+    assert c.results_s(128 * mib) == pytest.approx(40e-6 + 70e-6 / 3)
+    assert c.results_s(1024 * mib) == pytest.approx(110e-6) and c.results_s(0) == 0.0
+    assert c.dispatch(1, 1, 128 * mib) == pytest.approx(10e-6 + 40e-6 + 70e-6 / 3)
+    assert curves.curves(RECORDS, specs={}).results_s(128 * mib) == 0.0  # none timed: a CPU's
+    assert curves.dispatch_bytes_fit((*RECORDS, *walls), 10e-6) == ()  # no device time: none
+
+
 def test_a_launch_of_more_arguments_measured_faster_sets_the_launch_alone():
     """16 arguments at 25 µs, 1 at 30 µs: a launch costs at most 25 µs, nothing per argument."""
     noisy = (

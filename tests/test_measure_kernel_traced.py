@@ -65,15 +65,27 @@ def test_on_an_accelerator_the_suite_profiles_every_kernel_point(monkeypatch):
         return dataclasses.replace(case, bytes=3 * case.bytes)
 
     monkeypatch.setattr(kernel_suite, "compile_case", own_count)
+    monkeypatch.setattr(kernel_suite, "LARGE_RESULTS_MIB", (1, 2))  # small, on this host
     records = kernel_suite.run(env_on("gpu"))
     methods = {r.kernel: r.measurement.method for r in records}
     launches = ("dispatch", curves.DISPATCH_RESULTS)
     assert {*launches, "matmul", "elementwise"} <= set(methods)
     for launch in launches:  # a launch is the host's wall
         assert methods.pop(launch) == harness.ISOLATED
+    # a large result's launch twice: its wall, and under the trace its device time alone
+    del methods[curves.DISPATCH_BYTES]
+    large = [r for r in records if r.kernel == curves.DISPATCH_BYTES]
+    assert sorted((r.bytes, r.measurement.method) for r in large) == [
+        (2.0**20, harness.PROFILED),
+        (2.0**20, harness.ISOLATED),
+        (2.0**21, harness.PROFILED),
+        (2.0**21, harness.ISOLATED),
+    ]
+    fit = curves.dispatch_bytes_fit(tuple(records), curves.dispatch_fit(tuple(records))[0])
+    assert [b for b, _ in fit] == [2.0**20, 2.0**21] and all(s >= 0 for _, s in fit)
     assert set(methods.values()) == {harness.PROFILED}
     # a profiled point paid no launch: its fastest call is its kernel time as it is
-    timed = [r for r in records if r.kernel not in launches]
+    timed = [r for r in records if r.kernel not in (*launches, curves.DISPATCH_BYTES)]
     fit = curves.dispatch_fit(tuple(records))
     for r in timed:
         assert curves.kernel_seconds(r, fit) == pytest.approx(r.measurement.min)

@@ -202,3 +202,15 @@ def test_the_op_that_writes_the_fresh_arena_takes_its_faults_and_the_rest_are_sp
     assert inside["perm"] == pytest.approx(alone["perm"] + perm * rate / 2)
     assert inside["plain"] == pytest.approx(alone["plain"])  # in order: nothing beside it
     assert placed.step_s == pytest.approx(spread.step_s)  # in order, the same work either way
+
+
+def test_a_launch_adds_what_its_results_bytes_cost_where_the_curves_timed_large_results():
+    """The module returns 12,288 + 6,144 + 8,192 + 524,288 + 524,288 = 1,075,200 bytes; the
+    curves' one large-result size, 2 MiB, added 200 µs to its launch: linear from nothing,
+    1,075,200 / 2,097,152 of it."""
+    timed = dataclasses.replace(EVERY, dispatch_bytes=((2.0**21, 200e-6),))
+    base = predict.predict_modules([MODULE], "cpu", EVERY, 5, stub_cost)
+    got = predict.predict_modules([MODULE], "cpu", timed, 5, stub_cost)
+    assert got.dispatch_s - base.dispatch_s == pytest.approx(200e-6 * 1_075_200 / 2**21)
+    assert "+103 µs for results of 1 MiB" in got.dispatch_from
+    assert "results of" not in base.dispatch_from

@@ -28,6 +28,7 @@ from perfcore.model.chip.specs import Device, load_specs
 EXPERIMENT = "kernels"
 DISPATCH = "dispatch"
 DISPATCH_RESULTS = "dispatch, several results"  # a launch of a program returning a tuple
+DISPATCH_BYTES = "dispatch, large result"  # a launch of a program returning one large array
 PAGE_FAULTS = "page faults, every core"  # experiments.pages: first touch by every host thread
 PAGE_FAULTS_ONE = "page faults"  # the same by one thread, in files written before
 # Kinds whose output is as large as their first operand: streams, copies, permutes (and a real
@@ -67,6 +68,25 @@ def dispatch_fit(records: tuple[Record, ...]) -> tuple[float, float, float]:
     several = [r.measurement.min for r in records if r.kernel == DISPATCH_RESULTS]
     results = max(0.0, min(several) - t0) if several and n0 == 1 else 0.0
     return min(t0, t1) - per_arg * (n0 - 1), per_arg, results
+
+
+def dispatch_bytes_fit(records: tuple[Record, ...], launch_s: float) -> tuple:
+    """((result bytes, seconds), ...) per size of the `dispatch, large result` records: what a
+    launch returning one array that large adds beyond its device time and a 1-argument
+    program's launch (launch_s): the fastest untraced call less the median device time of the
+    same program's calls under the profiler (never below 0), smallest first; empty where the
+    suite timed none (a CPU's, whose fresh output pages a prediction prices on their own)."""
+    device: dict[float, float] = {}
+    wall: dict[float, float] = {}
+    for r in records:
+        if r.kernel != DISPATCH_BYTES or not r.bytes:
+            continue
+        if r.measurement.method == harness.PROFILED:
+            device[r.bytes] = r.measurement.median
+        else:
+            wall[r.bytes] = r.measurement.min
+    pairs = sorted(set(device) & set(wall))
+    return tuple((b, max(0.0, wall[b] - device[b] - launch_s)) for b in pairs)
 
 
 def in_loop(record: Record) -> bool:
@@ -179,7 +199,7 @@ def curves(
     device = mine[0].device
     mine = [r for r in mine if r.device == device]
     launch, per_arg, results = dispatch_fit(tuple(mine))
-    skip = (DISPATCH, DISPATCH_RESULTS, PAGE_FAULTS, PAGE_FAULTS_ONE)
+    skip = (DISPATCH, DISPATCH_RESULTS, DISPATCH_BYTES, PAGE_FAULTS, PAGE_FAULTS_ONE)
     kernels_only = [
         r for r in mine if r.kernel not in skip and not fresh_output(r) and r.level != cold.LEVEL
     ]
@@ -201,6 +221,7 @@ def curves(
         max((r.threads or 0 for r in mine), default=0),
         fresh_s_per_byte(tuple(mine)),
         dispatch_results_s=results,
+        dispatch_bytes=dispatch_bytes_fit(tuple(mine), launch),
     )
     colds = [r for r in mine if r.level == cold.LEVEL and not fresh_output(r)]
     rates = cold_rates(colds, warm, (launch, per_arg))

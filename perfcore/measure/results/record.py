@@ -158,8 +158,10 @@ class Record:
         + ", ".join(f"`{kind}`" for kind in KINDS)
         + "; `page faults, every core` for the first touch of fresh host pages by every "
         "host thread at once (`page faults`: by one, in files before it), `dispatch` for a "
-        "launch's overhead, or `dispatch, several results` for a launch of a program returning "
-        "a tuple) or of a predicted profiled op; empty otherwise",
+        "launch's overhead, `dispatch, several results` for a launch of a program returning "
+        "a tuple, or `dispatch, large result` for a launch of a program returning one large "
+        "array: its calls' walls, or under the profiler their device times) or of a predicted "
+        "profiled op; empty otherwise",
         optional=True,
         default="",
     )

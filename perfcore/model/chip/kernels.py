@@ -90,6 +90,8 @@ class Curves:
     fresh_s_per_byte: float = 0.0  # first touch of fresh host pages, seconds per byte; 0 unknown
     dispatch_results_s: float = 0.0  # more where the program returns several results, seconds
     cold_s_per_byte: tuple[tuple[str, float, float], ...] = ()  # (cold kind, bytes, s/B): cold
+    # (bytes, seconds): what a launch returning that many bytes of results adds (accelerators)
+    dispatch_bytes: tuple[tuple[float, float], ...] = ()
 
     @property
     def label(self) -> str:
@@ -109,11 +111,25 @@ class Curves:
         roofs = dict(self.peak_flops_per_s)
         return roofs.get(dtype) or roofs.get("float32")
 
-    def dispatch(self, n_args: int, n_results: int = 1) -> float:
+    def dispatch(self, n_args: int, n_results: int = 1, result_bytes: float = 0.0) -> float:
         """Host seconds to launch one program of n_args arguments and n_results results (a
-        tuple where more than one) and wait for it."""
+        tuple where more than one) holding result_bytes in all, and wait for it."""
         several = self.dispatch_results_s if n_results > 1 else 0.0
-        return self.dispatch_s + self.dispatch_per_arg_s * max(n_args - 1, 0) + several
+        launch = self.dispatch_s + self.dispatch_per_arg_s * max(n_args - 1, 0) + several
+        return launch + self.results_s(result_bytes)
+
+    def results_s(self, result_bytes: float) -> float:
+        """What results of result_bytes add to a launch beyond its device time, seconds:
+        linear in bytes between the measured sizes (dispatch_bytes) and from nothing at 0
+        bytes; past the largest measured, the largest's (none measured: 0)."""
+        if not self.dispatch_bytes or result_bytes <= 0:
+            return 0.0
+        sizes = [b for b, _ in self.dispatch_bytes]
+        if result_bytes >= sizes[-1]:
+            return self.dispatch_bytes[-1][1]
+        at = bisect.bisect_right(sizes, result_bytes)
+        (b0, s0), (b1, s1) = ((0.0, 0.0), *self.dispatch_bytes)[at : at + 2]
+        return s0 + (s1 - s0) * (result_bytes - b0) / (b1 - b0)
 
 
 def _size(point: Point) -> float:

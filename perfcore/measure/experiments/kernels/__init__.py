@@ -58,12 +58,13 @@ from perfcore.measure.experiments.kernels.traced import Trace
 from perfcore.measure.experiments.kernels.windows import MODEL_BYTES, Planned
 from perfcore.measure.experiments.suites import Suite, require_fits
 from perfcore.measure.results import Record
-from perfcore.measure.results.curves import DISPATCH_RESULTS
+from perfcore.measure.results.curves import DISPATCH_BYTES, DISPATCH_RESULTS
 from perfcore.model.chip import kernel_kinds
 
 EXPERIMENT = "kernels"
 DISPATCH_ARGS = (1, 16)
 RESULTS = 4  # the results of the dispatch program that returns several
+LARGE_RESULTS_MIB = (64, 256)  # the one result of each large-result launch (accelerators)
 MATMUL_REPEATS = 3  # a matmul point takes this many times the suite's repeats (within its share)
 COPIES = ("copy", "plain copy", *TRANSPOSES)  # kinds with no FLOPs: their bytes from the model
 CARRIED = ("scatter",)  # kinds timed only as a loop body's op, updating a carried table (a host's)
@@ -207,6 +208,31 @@ def dispatch(env: Env) -> list[Record]:
     return records
 
 
+def large_results(env: Env, trace: Trace | None = None) -> list[Record]:
+    """A program of one 1-element argument returning one float32 array of each of
+    LARGE_RESULTS_MIB, a broadcast of it: as isolated calls, untraced (launch and device time)
+    or, under `trace`, their device times alone (samples replaced once the trace ends). What a
+    large result adds to a launch is the one less the other and the plain launch (curves:
+    dispatch_bytes_fit): on a TPU v5e here 90-175 µs for 64-256 MiB, where a 4 MiB result
+    added nothing. Accelerators only: on a CPU the output's fresh pages are priced on their own."""
+    jnp, records = env.jnp, []
+    arg = jnp.ones((1,), jnp.float32)
+    for mib in LARGE_RESULTS_MIB:
+        n = mib * 2**20 // 4
+        require_fits(2 * n * 4, free_memory_bytes(), f"a launch returning {mib} MiB")
+        label = f"dispatch, 1 argument, one result of {mib} MiB"
+
+        def fill(x, n=n):
+            return jnp.full((n,), x[0])
+
+        fn = trace.named(fill, label) if trace is not None else fill
+        compiled = env.jax.jit(fn).lower(arg).compile()
+        m = env.measure(lambda c=compiled: c(arg))
+        fields = {"kernel": DISPATCH_BYTES, "shapes": ((1,),), **NO_WORK, "bytes": float(n * 4)}
+        records.append(env.record(EXPERIMENT, label, m, **fields))
+    return records
+
+
 def _is_matmul(p: Planned) -> bool:
     """True for a matmul point (on a CPU, the first measured a second time: kernel_rounds)."""
     return p.fn.startswith("matmul")
@@ -237,7 +263,8 @@ def run(env: Env) -> list[Record]:
         with kernel_traced.Trace(env.jax) as trace:
             measure = functools.partial(_measure, trace=trace)
             first = kernel_rounds.sweep(env, sweeps, deadline, measure, refused)
-        records = trace.profiled([r for _, r in first])
+            traced = large_results(env, trace)
+        records = [*trace.profiled([*(r for _, r in first), *traced]), *large_results(env)]
     records = [*dispatch(env), *records]
     if env.detected.backend == "cpu":  # a step's fresh buffers fault on the host (pages)
         records.append(pages.record(env, EXPERIMENT, threads=host_threads(env)))

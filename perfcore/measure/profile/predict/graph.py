@@ -156,9 +156,11 @@ def sequential(module: hlo.Module, computation: str | None = None) -> bool:
     return all(hlo.shape_bytes(s) <= SMALL_BUFFER for s in shapes)
 
 
-def results(module: hlo.Module) -> list[tuple[str, list[int]]]:
-    """The arrays the program returns (its entry's root: a tuple's elements, or the one)."""
-    return hlo.arrays(module.computations[module.entry][-1].shape)
+def result_sizes(module: hlo.Module) -> list[float]:
+    """The bytes of each array the program returns (its entry's root: a tuple's elements, or
+    the one)."""
+    arrays = hlo.arrays(module.computations[module.entry][-1].shape)
+    return [hlo.shape_bytes(f"{t}[{','.join(map(str, d))}]") for t, d in arrays]
 
 
 def first_writes(
@@ -218,5 +220,4 @@ def _untouched(spans: list[tuple[int, int]], start: int, end: int) -> int:
 def fresh_bytes(module: hlo.Module, temp_bytes: float) -> float:
     """Bytes a step maps fresh: its temporary arena (temp_bytes, from XLA's memory analysis)
     and each output array, where one is MMAP_MAX or larger."""
-    outputs = [hlo.shape_bytes(f"{t}[{','.join(map(str, d))}]") for t, d in results(module)]
-    return sum(b for b in (temp_bytes, *outputs) if b >= MMAP_MAX)
+    return sum(b for b in (temp_bytes, *result_sizes(module)) if b >= MMAP_MAX)

@@ -173,11 +173,14 @@ def predict_modules(
         if cores
     )
     if mine is not None:
-        counts = [len(graph.results(m)) for m in modules]
-        dispatch = sum(mine.dispatch(n_args, n) for n in counts)
+        sizes = [graph.result_sizes(m) for m in modules]
+        dispatch = sum(mine.dispatch(n_args, len(s), sum(s)) for s in sizes)
+        held = sum(mine.results_s(sum(s)) for s in sizes)
+        large = f" (+{held * 1e6:.0f} µs for results of {sum(map(sum, sizes)) / 2**20:.0f} MiB)"
         whence = (
             f"dispatch of {len(modules)} program(s) of {n_args} argument(s) and "
-            f"{'/'.join(map(str, counts))} result(s), {mine.label}"
+            f"{'/'.join(str(len(s)) for s in sizes)} result(s){large if held else ''}, "
+            f"{mine.label}"
         )
     else:
         dispatch, whence = 0.0, f"no kernel curves for {device}: dispatch not counted"
