@@ -19,7 +19,9 @@ Each point is isolated calls with FLOPs and bytes from cost_analysis (cross-chec
 chip.ops), and `kernel` names its kind (perfcore.model.chip.kernels); on an accelerator each
 point is a program of its own whose calls' samples are their device times, read from one
 profiler trace over the suite (kernel_traced: a call's wall there is its launch). A tiny program
-with 1 and with 16 arguments times the dispatch per launched program; on a CPU the first touch
+with 1 and with 16 arguments times the dispatch per launched program, and on an accelerator
+one returning a 64 and a 256 MiB array what a large result adds to it (large_results, a few
+seconds past the budget); on a CPU the first touch
 of fresh pages is timed too (experiments.pages), and the scatter-adds only as loop bodies' ops
 into a carried table (CARRIED). The sweep keeps to the suite's kernels_budget_s: each point gets
 its share of what is left, a sweep's ends are measured before its middles
