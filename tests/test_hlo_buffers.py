@@ -180,3 +180,41 @@ def test_a_calls_body_is_scheduled_by_its_own_executor_not_summed():
     split = {n.name: n for n in graph.nodes(_called('"2"'), seconds, 8)}
     whole = {n.name: n for n in graph.nodes(_called(""), seconds, 8)}
     assert split["r"].seconds == 2.25 and whole["r"].seconds == 9.0
+
+
+LOOP = hlo.parse_module(
+    """HloModule w, is_scheduled=true
+
+%body (p: (s32[], f32[8])) -> (s32[], f32[8]) {
+  %p = (s32[], f32[8]) parameter(0)
+  %i = s32[] get-tuple-element(%p), index=0
+  %v = f32[8]{0} get-tuple-element(%p), index=1
+  %e = f32[8]{0} exponential(%v)
+  ROOT %t = (s32[], f32[8]) tuple(%i, %e)
+}
+
+%cond (q: (s32[], f32[8])) -> pred[] {
+  %q = (s32[], f32[8]) parameter(0)
+  %j = s32[] get-tuple-element(%q), index=0
+  %c = s32[] constant(4)
+  ROOT %lt = pred[] compare(%j, %c), direction=LT
+}
+
+ENTRY %main (a: f32[8]) -> (s32[], f32[8]) {
+  %a = f32[8]{0} parameter(0)
+  %z = s32[] constant(0)
+  %init = (s32[], f32[8]) tuple(%z, %a)
+  ROOT %w = (s32[], f32[8]) while(%init), condition=%cond, body=%body
+}
+"""
+)
+
+
+def test_a_loop_takes_the_faults_of_what_its_body_writes_first():
+    """The body's exp writes the fresh arena's 32 bytes: the while op that runs it takes them."""
+    dump = (
+        "allocation 0: size 32, preallocated-temp:\n"
+        " value: <5 e @0> (size=32,offset=0): f32[8]{0}\n"
+    )
+    placed = buffers.slices(dump)
+    assert graph.first_writes(LOOP, placed, buffers.mapped(dump, 32)) == {"w": 32.0}

@@ -191,16 +191,9 @@ def _inner(module: hlo.Module, instruction: hlo.Instruction) -> list[str]:
     """The names of the ops in the computations a loop or call runs, and in theirs."""
     if instruction.opcode not in hlo.CONTROL:
         return []
-    names, todo, seen = [], list(instruction.calls), set()
-    while todo:
-        computation = todo.pop()
-        if computation in seen or computation not in module.computations:
-            continue
-        seen.add(computation)
-        for i in module.computations[computation]:
-            names.append(i.name.lstrip("%"))
-            todo.extend(i.calls if i.opcode in hlo.CONTROL else ())
-    return names
+    return [
+        i.name.lstrip("%") for c in hlo.called(module, instruction) for i in module.computations[c]
+    ]
 
 
 def _untouched(spans: list[tuple[int, int]], start: int, end: int) -> int:
