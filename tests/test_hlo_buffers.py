@@ -78,7 +78,7 @@ def test_reuse_adds_a_wait_the_data_flow_does_not_have_and_the_schedule_keeps_it
     assert spans["y"][0] == spans["z"][1] == 3.0  # y starts when z ends, though both could
 
 
-def test_the_allocations_mapped_afresh_are_outputs_and_the_arena_never_a_parameter():
+def test_the_allocations_mapped_afresh_are_the_arena_and_outputs_not_a_parameters():
     """Allocations 0 and 2 are outputs (maybe-live-out) of 4 KiB; 1 is a parameter's, 3 an
     op's scratch."""
     assert buffers.mapped(ASSIGNMENT, 4096) == {0, 2}

@@ -81,8 +81,8 @@ def test_on_an_accelerator_the_suite_profiles_every_kernel_point(monkeypatch):
         (2.0**21, harness.PROFILED),
         (2.0**21, harness.ISOLATED),
     ]
-    fit = curves.dispatch_bytes_fit(tuple(records), curves.dispatch_fit(tuple(records))[0])
-    assert [b for b, _ in fit] == [2.0**20, 2.0**21] and all(s >= 0 for _, s in fit)
+    added = curves.dispatch_bytes_fit(tuple(records), curves.dispatch_fit(tuple(records))[0])
+    assert [b for b, _ in added] == [2.0**20, 2.0**21] and all(s >= 0 for _, s in added)
     assert set(methods.values()) == {harness.PROFILED}
     # a profiled point paid no launch: its fastest call is its kernel time as it is
     timed = [r for r in records if r.kernel not in (*launches, curves.DISPATCH_BYTES)]
