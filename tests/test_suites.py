@@ -20,12 +20,15 @@ def test_a_refusal_is_a_value_error_naming_what_was_refused():
         suites.require_fits(1e9, 1e8, "matmul 8192")
 
 
-def test_named_suites_are_capped_on_a_cpu_and_unchanged_elsewhere():
+def test_named_suites_are_capped_on_a_cpu_and_given_more_kernels_time_elsewhere():
     default = SUITES["default"]
     on_cpu = suites.resolve_suite("default", "cpu")
     assert max(on_cpu.matmul_sizes) <= suites.CPU_MAX_MATMUL < max(default.matmul_sizes)
     assert on_cpu.matmul_dtype == "float32"
-    assert suites.resolve_suite("default", "gpu") == default
+    assert on_cpu.kernels_budget_s == default.kernels_budget_s == 120.0
+    on_gpu = suites.resolve_suite("default", "gpu")
+    assert on_gpu.kernels_budget_s == 240.0  # each point compiles for about a second there
+    assert dataclasses.replace(on_gpu, kernels_budget_s=120.0) == default  # nothing else
     custom = dataclasses.replace(SUITES["quick"], matmul_sizes=(10**6,))
     assert suites.resolve_suite(custom, "cpu") is custom
     with pytest.raises(ValueError, match="unknown suite"):

@@ -18,6 +18,7 @@ from perfcore.explain.measure.measure_sweep import RATE_BASIS, sweep
 from perfcore.measure.clock.devices import match_device
 from perfcore.measure.experiments.registry import EXPERIMENTS
 from perfcore.measure.experiments.suites import (
+    ACCELERATOR_KERNELS,
     CPU_MAX_MATMUL,
     BackendFailed,
     DeviceMemoryError,
@@ -132,7 +133,8 @@ def suite_captions(suites: dict[str, Suite]) -> list[str]:
     """One line per suite: its matmul sides and dtype, and how a CPU runs it; a suite of its
     own experiments (kernels) names them and its budget."""
     return [
-        f"runs {', '.join(s.experiments)} when none is picked, in about {s.kernels_budget_s:.0f} s"
+        f"runs {', '.join(s.experiments)} when none is picked, in about {s.kernels_budget_s:.0f} s "
+        f"({s.kernels_budget_s * ACCELERATOR_KERNELS:.0f} s on an accelerator)"
         if s.experiments
         else f"matmul sides {s.matmul_sizes[0]}-{s.matmul_sizes[-1]}, {s.matmul_dtype}, "
         f"{s.repeats} samples{_on_cpu(s)}"
