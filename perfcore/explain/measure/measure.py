@@ -18,11 +18,11 @@ from perfcore.explain.measure.measure_sweep import RATE_BASIS, sweep
 from perfcore.measure.clock.devices import match_device
 from perfcore.measure.experiments.registry import EXPERIMENTS
 from perfcore.measure.experiments.suites import (
-    ACCELERATOR_KERNELS,
     CPU_MAX_MATMUL,
     BackendFailed,
     DeviceMemoryError,
     Suite,
+    for_platform,
 )
 from perfcore.measure.results import Record
 from perfcore.measure.results.empirical import measured_roofline
@@ -134,7 +134,7 @@ def suite_captions(suites: dict[str, Suite]) -> list[str]:
     own experiments (kernels) names them and its budget."""
     return [
         f"runs {', '.join(s.experiments)} when none is picked, in about {s.kernels_budget_s:.0f} s "
-        f"({s.kernels_budget_s * ACCELERATOR_KERNELS:.0f} s on an accelerator)"
+        f"({for_platform(s, 'accelerator').kernels_budget_s:.0f} s on an accelerator)"
         if s.experiments
         else f"matmul sides {s.matmul_sizes[0]}-{s.matmul_sizes[-1]}, {s.matmul_dtype}, "
         f"{s.repeats} samples{_on_cpu(s)}"

@@ -70,7 +70,9 @@ def dispatch_fit(records: tuple[Record, ...]) -> tuple[float, float, float]:
     return min(t0, t1) - per_arg * (n0 - 1), per_arg, results
 
 
-def dispatch_bytes_fit(records: tuple[Record, ...], launch_s: float) -> tuple:
+def dispatch_bytes_fit(
+    records: tuple[Record, ...], launch_s: float
+) -> tuple[tuple[float, float], ...]:
     """((result bytes, seconds), ...) per size of the `dispatch, large result` records: what a
     launch returning one array that large adds beyond its device time and a 1-argument
     program's launch (launch_s): the fastest untraced call less the median device time of the
