@@ -5,8 +5,9 @@ set of ordinary JAX programs (convolutions, attention, scans, gathers, sorts, re
 norms, bfloat16 math, random numbers drawn inside the step, a small CNN's and an MLP's
 training steps; bench/predict_heldout.py's six, of bench/predict.py's three kinds at other
 sizes and styles; bench/zoo_batched.py's seven of those kinds over batched activations and
-caches, bench/zoo_styles.py's six more, written after the last kernel changes, and
-bench/zoo_idioms.py's four in idioms the others had not used) against
+caches, bench/zoo_styles.py's six more, written after the last kernel changes,
+bench/zoo_idioms.py's four in idioms the others had not used, and bench/zoo_linalg.py's five
+that call LAPACK through jnp.linalg) against
 their step's wall alone. Each program runs in a process of
 its own (bench.predict.own_processes: a heap no program before it grew, as bench/predict.py
 says why) reading the curves measured here or read from --curves: its predicted step
@@ -29,6 +30,7 @@ from bench.predict import own_processes, walls
 from bench.predict_heldout import HELD_OUT
 from bench.zoo_batched import BATCHED
 from bench.zoo_idioms import IDIOMS
+from bench.zoo_linalg import LINALG
 from bench.zoo_programs import (
     attention,
     bf16_matmul,
@@ -82,6 +84,7 @@ PROGRAMS = {
         *BATCHED,
         *STYLES,
         *IDIOMS,
+        *LINALG,
     )
 }
 

@@ -34,6 +34,11 @@ EXERCISES = {
     "block_swiglu_batched": "strided transpose",
     "block_ln_batched": "strided transpose",
     "decode_lm_head": "matvec",
+    "gp_posterior": "cholesky",
+    "least_squares": "householder product",
+    "pca": "eigh",
+    "newton_solve": "lu",
+    "spectral_norm": "singular values",
 }
 
 

@@ -28,7 +28,10 @@ def test_named_suites_are_capped_on_a_cpu_and_given_more_kernels_time_elsewhere(
     assert on_cpu.kernels_budget_s == default.kernels_budget_s == 120.0
     on_gpu = suites.resolve_suite("default", "gpu")
     assert on_gpu.kernels_budget_s == 240.0  # each point compiles for about a second there
-    assert dataclasses.replace(on_gpu, kernels_budget_s=120.0) == default  # nothing else
+    assert on_gpu.kernel_factorization_sides == ()  # cuSOLVER is not what XLA:CPU's LAPACK is
+    assert on_cpu.kernel_factorization_sides == default.kernel_factorization_sides
+    back = dataclasses.replace(on_gpu, kernels_budget_s=120.0, kernel_factorization_sides=(64,))
+    assert back == dataclasses.replace(default, kernel_factorization_sides=(64,))  # nothing else
     custom = dataclasses.replace(SUITES["quick"], matmul_sizes=(10**6,))
     assert suites.resolve_suite(custom, "cpu") is custom
     with pytest.raises(ValueError, match="unknown suite"):

@@ -84,6 +84,9 @@ class Suite:
     kernel_seqs: tuple[int, ...] = tuple(2**i for i in range(7, 13))  # 128 to 4096
     kernel_head_dims: tuple[int, ...] = (64, 128)
     kernel_elements: tuple[int, ...] = tuple(4**i for i in range(5, 15))  # 1024 to 256M
+    # The n of the n×n LAPACK factorizations XLA:CPU calls (kernel_factorizations); a host's
+    # alone: an accelerator runs its own (cuSOLVER, a TPU's loops), which these do not price.
+    kernel_factorization_sides: tuple[int, ...] = (64, 128, 256, 512, 1024)
     kernels_budget_s: float = 120.0  # the whole kernels experiment's time, compiles included
     kernels_call_s: float = 0.1  # a call this long drops its sweep's larger points
 
@@ -124,6 +127,7 @@ SUITES = {
         kernel_seqs=(128, 256),
         kernel_head_dims=(64,),
         kernel_elements=(4**6, 4**8, 4**10),
+        kernel_factorization_sides=(64, 128),
         kernels_budget_s=10.0,
         kernels_call_s=0.02,
     ),
@@ -133,10 +137,12 @@ SUITES = {
 
 def for_platform(suite: Suite, platform: str) -> Suite:
     """The suite as run on `platform`: on a CPU, float32 and sizes capped; on an accelerator,
-    ACCELERATOR_KERNELS times the kernels budget."""
+    ACCELERATOR_KERNELS times the kernels budget and no LAPACK factorizations."""
     if platform != "cpu":
         return dataclasses.replace(
-            suite, kernels_budget_s=suite.kernels_budget_s * ACCELERATOR_KERNELS
+            suite,
+            kernels_budget_s=suite.kernels_budget_s * ACCELERATOR_KERNELS,
+            kernel_factorization_sides=(),
         )
     sizes = tuple(n for n in suite.matmul_sizes if n <= CPU_MAX_MATMUL)
     capped = {field: min(getattr(suite, field), cap) for field, cap in CPU_CAPS.items()}

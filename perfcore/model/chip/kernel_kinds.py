@@ -7,10 +7,12 @@ lack (one measured since) is priced from its base kind's curve (BASE_KIND). A ma
 is its operand layout's (matmul_kind): a weight gradient's Aᵀ·B and an input gradient's A·Bᵀ
 run other library paths than A·B, and Aᵀ·Bᵀ another again (on XLA:CPU a plain dot outside
 its matmul library: 27 GFLOP/s there for 64×1024·1024×1024, where A·B ran 190); a skinny one
-is a matvec, a dot of several a batched matmul. Eight kinds have a second coordinate (SWEPT)
-the suite sweeps at fixed values: a matvec's rows, a narrow matmul's smallest side
+is a matvec, a dot of several a batched matmul. Thirteen kinds have a second coordinate
+(SWEPT) the suite sweeps at fixed values: a matvec's rows, a narrow matmul's smallest side
 (narrow_side, in each of the four layouts), a filter gradient's reduced volume, a column
-reduction's kept elements and a strided transpose's rows walked.
+reduction's kept elements, a strided transpose's rows walked, a triangular solve's right-hand
+sides and a QR's, its Q's and an SVD's rows per column
+(perfcore.model.chip.factorizations.coordinate).
 """
 
 from __future__ import annotations
@@ -49,6 +51,15 @@ SIZE_UNIT = {
     "top-k": "bytes",  # the k largest of each row: its input read, values and indices written
     "arg reduction": "bytes",  # argmax, argmin: a reduce of values and their indices together
     "fft": "flops",  # a fast Fourier transform, by XLA's count of its FLOPs (n log n per row)
+    # LAPACK's dense linear algebra, by their textbook FLOPs (perfcore.model.chip.factorizations)
+    "lu": "flops",  # LU with partial pivoting (getrf): a solve's, an inverse's, a determinant's
+    "cholesky": "flops",  # potrf: a positive definite matrix's factor
+    "triangular solve": "flops",  # trsm: a factor's triangle against right-hand sides
+    "qr": "flops",  # Householder QR (geqrf): R and the reflectors
+    "householder product": "flops",  # QR's Q formed from its reflectors (orgqr)
+    "eigh": "flops",  # a symmetric matrix's eigenvalues and eigenvectors (syevd)
+    "svd": "flops",  # singular values and vectors (gesdd)
+    "singular values": "flops",  # singular values alone (gesdd without its vectors)
 }
 KINDS = tuple(SIZE_UNIT)
 ITEMSIZE = {"float64": 8, "float32": 4, "bfloat16": 2, "float16": 2, "float8_e4m3fn": 1}
@@ -92,6 +103,11 @@ SWEPT = {
     "convolution filter": "reduced volume",  # the elements each output sums: batch x image
     "column reduction": "kept elements",  # its output's: the width of the columns summed
     "strided transpose": "rows walked",  # before its read comes back to a line (strided_rows)
+    "triangular solve": "right-hand sides",  # per matrix: a vector's 1, a matrix's columns
+    "qr": "rows per column",  # m / n: a least-squares system's tall matrix, a square one
+    "householder product": "rows per column",
+    "svd": "rows per column",
+    "singular values": "rows per column",
 }
 # The transcendental curve's kernel, exp(-x)·tanh(x), evaluates this many per element, reading
 # and writing each element once: n evaluations cost that kernel over n / 2 elements.

@@ -9,14 +9,15 @@ M = r, Aᵀ·Bᵀ with M = r; the other sides NARROW_SPAN times r); causal atten
 backward over sequence length per head dim; the stream kinds over element counts; two rank-4
 permuted copies (a KV cache's layout change, attention's head split); a strided transpose (a
 fusion holding a broadcast that moves its minor dimension: XLA:CPU reads its elements one by
-one); column reductions keeping each of COLUMN_WIDTHS; and kernel_windows' convolutions and
-windowed kinds. A float8 dtype runs matmuls alone.
+one); column reductions keeping each of COLUMN_WIDTHS; kernel_windows' convolutions and windowed
+kinds; and on a host kernel_factorizations' LAPACK routines. A float8 dtype runs matmuls alone.
 """
 
 from __future__ import annotations
 
 import math
 
+from perfcore.measure.experiments.kernels import factorizations as kernel_factorizations
 from perfcore.measure.experiments.kernels import rows as kernel_rows
 from perfcore.measure.experiments.kernels import windows as kernel_windows
 from perfcore.measure.experiments.kernels.windows import Planned
@@ -194,6 +195,7 @@ def plan(suite: Suite, dtype: str) -> list[list[Planned]]:
     if dtype in MATMUL_ONLY:
         return sweeps
     others = [*kernel_windows.others(suite, dtype, b, ROW), *kernel_rows.rows(suite, dtype, b, ROW)]
+    others += kernel_factorizations.factorizations_of(suite, dtype, b)
     transposes = [*_transposes(suite, dtype, b), *_strided_transposes(suite, dtype, b)]
     streams = [*_streams(suite, dtype, b), *transposes, *others]
     streams += _column_reductions(suite, dtype, b)

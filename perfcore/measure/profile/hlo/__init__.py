@@ -1,7 +1,8 @@
 """An optimized HLO module read from its text: instructions, shapes, kinds, FLOPs, loops.
 
 text (computations of instructions, their calls and sources), shapes (arrays, bytes,
-precision), kinds (an instruction's category), flops (2·M·N·K from shapes, the one-op module
+precision), kinds (an instruction's category), flops (2·M·N·K from shapes, a LAPACK call's
+textbook count, the one-op module
 XLA's cost model prices), loops (runs per step from known trip counts), label (what an op
 does and where, for a reader), read without JAX; callers use the names below as `hlo.NAME`.
 And xla_private: the private JAX/XLA calls that print a capture's embedded module as text
@@ -10,6 +11,9 @@ and price a module with XLA's cost model, pinned to one JAX, imported on first u
 
 from perfcore.measure.profile.hlo.flops import (
     dot_flops,
+    factorization,
+    factorization_flops,
+    factorization_kind,
     library_flops,
     one_op_module,
 )
@@ -112,6 +116,9 @@ __all__ = [
     "category",
     "copy_blocks",
     "dot_flops",
+    "factorization",
+    "factorization_flops",
+    "factorization_kind",
     "is_async_move",
     "is_async_wait",
     "is_library_matmul",

@@ -2,7 +2,8 @@
 
 XLA's cost model applied to the instruction alone (perfcore.measure.profile.hlo.xla_private), a
 cuBLAS/cuDNN call's FLOPs from its shapes, a top-k's bytes from its shapes (it compares, so
-no FLOPs), and nothing for any other custom kernel XLA cannot price ("no cost model", never
+no FLOPs), a LAPACK factorization's textbook FLOPs from its shapes (hlo.factorization_flops),
+and nothing for any other custom kernel XLA cannot price ("no cost model", never
 0 FLOPs, nor for an op XLA's cost model cannot read alone); a loop or call is priced by its
 body's ops; bytes a TPU's layouts place in its on-chip VMEM are not device-memory traffic
 (hlo.on_chip_bytes); an async op's update and done (a TPU's async copies and collectives) are its
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 
 from perfcore.measure.profile import hlo
 
-COST_MODEL, SHAPES, NO_COST, IN_BODY, NOT_IN_HLO, TOP_K, ASYNC_WAIT, ASYNC_MOVE = (
+COST_MODEL, SHAPES, NO_COST, IN_BODY, NOT_IN_HLO, TOP_K, ASYNC_WAIT, ASYNC_MOVE, LAPACK = (
     "cost model",
     "shapes (library call)",
     "no cost model",
@@ -26,6 +27,7 @@ COST_MODEL, SHAPES, NO_COST, IN_BODY, NOT_IN_HLO, TOP_K, ASYNC_WAIT, ASYNC_MOVE 
     "shapes (a top-k: its input read, its values and indices written, no FLOPs)",
     "the wait of an async op (its work is its start's)",
     "an async move's issue (its DMA moves the data beside the core's ops)",
+    "shapes (a LAPACK routine: its textbook FLOPs, its operands read and results written)",
 )
 LAYOUT = re.compile(r"\{[^}]*\}")  # a shape's layout, `{1,0}`: not part of what a reader needs
 
@@ -73,6 +75,8 @@ def price(module: hlo.Module, instruction: hlo.Instruction, cost) -> Priced:
         n_bytes = moved + hlo.shape_bytes(instruction.shape)
         if hlo.is_top_k(instruction):  # comparisons, no arithmetic: a stream's roof
             return Priced(instruction, kind, *where, 0.0, n_bytes, TOP_K, *shapes)
+        if (flops := hlo.factorization_flops(module, instruction)) is not None:
+            return Priced(instruction, kind, *where, flops, n_bytes, LAPACK, *shapes)
         return Priced(instruction, kind, *where, None, n_bytes, NO_COST, *shapes)
     try:
         flops, n_bytes, evaluations = cost(hlo.one_op_module(module, instruction))

@@ -19,7 +19,9 @@ gather (an embedding's rows) a `gather`, one holding a scatter (an embedding gra
 added) a `scatter`, a copy that keeps its layout a `plain copy`, a sum of the product of two
 different operands over a shape with a size-1 dimension a `unit-dim product sum`, a reduce of
 several arrays at once (argmax's values and indices) an `arg reduction`, an op that is or holds
-an FFT an `fft`; the rest by category.
+an FFT an `fft`, a LAPACK call its routine's kind (`lu`, `cholesky`, `triangular solve`, `qr`,
+`householder product`, `eigh`, `svd`, `singular values`: hlo.factorization_kind); the rest by
+category.
 """
 
 from __future__ import annotations
@@ -146,6 +148,8 @@ def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced) -> str
     if priced.category == hlo.CUSTOM:
         if hlo.is_top_k(instruction):
             return "top-k"
+        if hlo.factorization(instruction):
+            return hlo.factorization_kind(module, instruction)[0]
         target = instruction.target.lower()
         if "fmha" not in target and "attention" not in target:
             return ""

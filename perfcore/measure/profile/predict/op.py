@@ -165,8 +165,10 @@ def _windowed(module, instruction, kind: str, flops: float, roofs) -> tuple[floa
 
 def _second_coordinate(module, instruction, kind: str, inner: list) -> int:
     """An op's second coordinate (kernel_kinds.SWEPT): a column reduction's kept elements, a
-    strided transpose's rows walked, else its one dot's or convolution's
-    (matmuls.second_coordinate), else 0."""
+    strided transpose's rows walked, a LAPACK call's (hlo.factorization_kind), else its one
+    dot's or convolution's (matmuls.second_coordinate), else 0."""
+    if hlo.factorization(instruction):
+        return hlo.factorization_kind(module, instruction)[1]
     if kind == "column reduction":
         return kinds.kept_elements(module, instruction)
     if kind == "strided transpose":
