@@ -119,3 +119,10 @@ def test_a_call_s_second_coordinate_is_read_as_the_suite_sweeps_it():
     }
     assert factorizations.kind("gesdd", "N") == "singular values"
     assert factorizations.coordinate("triangular solve", ((4, 8, 8), (4, 8, 3))) == 3  # batched
+
+
+def test_a_complex_routine_stays_unpriced():
+    module = hlo.parse_module(MODULE.replace("lapack_sgetrf_ffi", "lapack_cgetrf_ffi"))
+    p = price.price(module, module.instructions["%lu.0"], no_cost)
+    assert (p.cost_source, p.flops) == (price.NO_COST, None)  # complex arithmetic, not counted
+    assert hlo.factorization(module.instructions["%lu.0"]) == ""

@@ -1,5 +1,5 @@
-"""FLOPs of the dense linear-algebra routines a program calls from LAPACK (or cuSOLVER): the
-textbook counts, so a measured curve and the op it prices are sized the same way.
+"""FLOPs of the dense linear-algebra routines a program calls from LAPACK: the textbook counts,
+so a measured curve and the op it prices are sized the same way.
 
 Each count is the leading terms of the routine's additions plus multiplications, for one
 matrix (a batch multiplies it):
@@ -19,9 +19,9 @@ matrix (a batch multiplies it):
 Divide and conquer (syevd, gesdd) deflates and so does less than these on many matrices; the
 curves' measured efficiency holds that, as it holds the panel factorizations' slower rate. An
 SVD of the values alone is a kind of its own (`singular values`): without its vectors gesdd
-did about half the work of the full one here (17.4 against 36.2 ms at 512×512), where the
-counts say an eighth. A rate also depends on the matrix's shape beyond its FLOPs: a QR of
-2,048×256 ran at 17 GFLOP/s here, one of 512×512 at 36; a solve against one right-hand side
+took about half the time of one with its thin vectors here (18.1 against 35.7 ms at 512×512),
+where the counts say an eighth. A rate also depends on the matrix's shape beyond its FLOPs: a
+QR of 2,048×256 ran at 18 GFLOP/s here, one of 512×512 at 35; a solve against one right-hand side
 reads its triangle for n² FLOPs. So those kinds have a second coordinate (`coordinate`): a
 solve's right-hand sides, and a QR's, its Q's and an SVD's rows per column (m/n, m ≥ n).
 """
@@ -39,13 +39,10 @@ KINDS = {
     "orgqr": "householder product",
     "syevd": "eigh",
     "gesdd": "svd",
-    "gesvd": "svd",
 }
 # The vectors a decomposition computes, by LAPACK's job letter (JAX's `mode`): none, the thin
 # ones (an SVD's U of m×n), all of them.
 VALUES_ONLY, VECTORS_THIN, VECTORS_FULL = "N", "S", "A"
-
-
 # Every kind a LAPACK call is priced as, and those swept by rows per column.
 KERNELS = (*dict.fromkeys(KINDS.values()), "singular values")
 ASPECT = ("qr", "householder product", "svd", "singular values")

@@ -9,12 +9,12 @@ eigenvectors) n×n; a triangular solve (trsm) of an n×n triangle against 1, 16 
 right-hand sides (its second coordinate); QR (jnp.linalg.qr's `raw` mode: geqrf), its Q formed
 from the reflectors (householder_product: orgqr), an SVD with its thin vectors and one of its
 values alone (jnp.linalg.svd: gesdd) square and 8n×n (rows per column, their second
-coordinate: a least-squares system's shape ran at half a square one's rate here). A matrix the
-routine needs made so
-(positive definite, symmetric, a triangle kept far from singular) is made before the clock
-(`prepared`), and asked for as it is (no symmetrizing in the step). A point's call still holds
-the layout change into LAPACK's column-major order (a transposing copy of its matrix: about
-6 % of an LU's call at n = 256-512 here), which a program's own copy is priced for again.
+coordinate: a least-squares system's shape ran at half a square one's rate here). A matrix as
+the routine needs it (positive definite, symmetric, a triangle kept far from singular) is made
+before the clock (`prepared`), and the routine asked for on it alone (no symmetrizing in the
+step). A point's call still holds the layout change into LAPACK's column-major order (a
+transposing copy of its matrix: about 6 % of an LU's call at n = 256-512 here), which a
+program's own copy is priced for again.
 """
 
 from __future__ import annotations

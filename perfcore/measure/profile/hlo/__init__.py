@@ -2,9 +2,9 @@
 
 text (computations of instructions, their calls and sources), shapes (arrays, bytes,
 precision), kinds (an instruction's category), flops (2·M·N·K from shapes, a LAPACK call's
-textbook count, the one-op module
-XLA's cost model prices), loops (runs per step from known trip counts), label (what an op
-does and where, for a reader), read without JAX; callers use the names below as `hlo.NAME`.
+textbook count, the one-op module XLA's cost model prices), loops (runs per step from known
+trip counts), label (what an op does and where, for a reader), read without JAX; callers use
+the names below as `hlo.NAME`.
 And xla_private: the private JAX/XLA calls that print a capture's embedded module as text
 and price a module with XLA's cost model, pinned to one JAX, imported on first use.
 """

@@ -24,10 +24,9 @@ from perfcore.measure.profile.hlo.text import (
 )
 from perfcore.model.chip import factorizations
 
-# A LAPACK routine's custom call on XLA:CPU: `lapack_` + its precision letter + its name + `_ffi`
-# (jaxlib's targets; a complex one's Q is ungqr and its eigensolver heevd).
-LAPACK = re.compile(r"lapack_[sdcz](getrf|potrf|trsm|geqrf|orgqr|ungqr|syevd|heevd|gesdd)_ffi")
-SAME = {"ungqr": "orgqr", "heevd": "syevd"}
+# A real LAPACK routine's custom call on XLA:CPU: `lapack_` + s or d + its name + `_ffi`
+# (jaxlib's targets; a complex one, c or z, does other arithmetic and stays unpriced).
+LAPACK = re.compile(r"lapack_[sd](getrf|potrf|trsm|geqrf|orgqr|syevd|gesdd)_ffi")
 JOB = re.compile(r"\bmode = (\d+)")  # the routine's job as a character code (`mode = 65 : ui8`)
 
 
@@ -35,7 +34,7 @@ def factorization(instruction: Instruction) -> str:
     """The LAPACK routine a custom call runs (`getrf`, `potrf`, `trsm`, `geqrf`, `orgqr`,
     `syevd`, `gesdd`: factorizations.KINDS); empty for any other instruction."""
     found = LAPACK.fullmatch(instruction.target) if instruction.opcode == "custom-call" else None
-    return SAME.get(found.group(1), found.group(1)) if found else ""
+    return found.group(1) if found else ""
 
 
 def factorization_job(instruction: Instruction) -> str:
