@@ -126,3 +126,12 @@ def test_a_complex_routine_stays_unpriced():
     p = price.price(module, module.instructions["%lu.0"], no_cost)
     assert (p.cost_source, p.flops) == (price.NO_COST, None)  # complex arithmetic, not counted
     assert hlo.factorization(module.instructions["%lu.0"]) == ""
+
+
+def test_a_lapack_call_is_named_by_its_kind_operands_and_routine():
+    module = hlo.parse_module(MODULE)
+    named = {n: hlo.label(module, module.instructions[f"%{n}"]) for n in EXPECTED}
+    assert named["lu.0"] == "lu 512×512 (getrf)"
+    assert named["triangular_solve.4"] == "triangular solve 512×512·512×64 (trsm)"
+    assert named["cholesky.0"] == "cholesky 4×256×256 (potrf)"  # a batch of 4
+    assert named["svd.0"] == "svd 512×256 (gesdd)"

@@ -6,11 +6,14 @@ work. An op is named by its opcode and shapes: a matmul by its operands' dimensi
 instructions of its fused computation, nested fusions included, a reduction's combiner not):
 by that one kind when it fuses one, else `fusion: ` and its kinds in order, a matmul first
 and data movement (broadcasts, copies, converts) left out where it does more, e.g.
-`fusion: multiply+add 4096×1024`. Then the source `file:line` (the file's name only).
+`fusion: multiply+add 4096×1024`. A LAPACK call is named by its kind, its operands'
+dimensions and its routine: `triangular solve 512×512·512×64 (trsm)`. Then the source
+`file:line` (the file's name only).
 """
 
 from __future__ import annotations
 
+from perfcore.measure.profile.hlo.flops import factorization, factorization_kind
 from perfcore.measure.profile.hlo.kinds import FREE, MATMUL_OPS, MOVES, is_library_matmul
 from perfcore.measure.profile.hlo.loops import trip_count
 from perfcore.measure.profile.hlo.shapes import arrays
@@ -49,7 +52,12 @@ def fused(module: Module, instruction: Instruction) -> list[Instruction]:
 
 
 def _one(module: Module, instruction: Instruction) -> str:
-    """One instruction by its opcode (a custom call by its target) and shapes."""
+    """One instruction by its opcode (a custom call by its target, a LAPACK call by its kind
+    and routine) and shapes."""
+    if routine := factorization(instruction):
+        kind = factorization_kind(module, instruction)[0]
+        shapes = [dims(operand_shape(module, o)) for o in instruction.operands]
+        return f"{kind} {'·'.join(shapes)} ({routine})"
     name = instruction.target.lstrip("_") if instruction.opcode == "custom-call" else ""
     name = name or instruction.opcode
     if _is_matmul(instruction):
