@@ -1,7 +1,7 @@
 """LAPACK factorizations (what jnp.linalg calls on a host) priced by their textbook FLOPs on
 their own measured curves.
 
-Pure: the counts worked by hand (perfcore.model.chip.factorizations); a hand-written HLO module
+Pure: the counts worked by hand (perfcore.model.chip.ops); a hand-written HLO module
 (tests/data/profile/linalg.hlo: the custom calls as XLA:CPU compiles jnp.linalg's solve,
 a batched Cholesky, QR, eigh and a thin SVD, their targets, layouts and job letters copied
 from this CPU's optimized HLO) priced from its shapes and predicted on flat hand-made curves.
@@ -18,7 +18,7 @@ from perfcore.measure.experiments.kernels import factorizations as kernel_factor
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.judge import price
-from perfcore.model.chip import factorizations, kernel_kinds
+from perfcore.model.chip import kernel_kinds, ops
 from tests.support.kernels import cpu_curves, predicted_ops
 
 MODULE = (Path(__file__).parent / "data" / "profile" / "linalg.hlo").read_text("utf-8")
@@ -43,15 +43,15 @@ def no_cost(text: str) -> tuple[float, float, float]:
 
 
 def test_the_textbook_counts_by_hand():
-    assert factorizations.lu(1000, 10) == pytest.approx(1000 * 100 - 1000 / 3)
-    assert factorizations.lu(10, 1000) == factorizations.lu(1000, 10)
-    assert factorizations.cholesky(300) == pytest.approx(9e6)
-    assert factorizations.qr(100, 50) == pytest.approx(500_000 - 250_000 / 3)
-    assert factorizations.q_from_reflectors(64, 64, 64) == pytest.approx(4 * 64**3 / 3)
-    assert factorizations.eigh(10, vectors=False) == pytest.approx(4000 / 3)
-    assert factorizations.svd(100, 50, "N") == pytest.approx(1e6 - 500_000 / 3)
-    assert factorizations.svd(100, 50, "A") == pytest.approx(2e6 + 2e6 + 1.125e6)
-    assert factorizations.svd(50, 100, "S") == factorizations.svd(100, 50, "S") == 4.5e6
+    assert ops.lu_flops(1000, 10) == pytest.approx(1000 * 100 - 1000 / 3)
+    assert ops.lu_flops(10, 1000) == ops.lu_flops(1000, 10)
+    assert ops.cholesky_flops(300) == pytest.approx(9e6)
+    assert ops.qr_flops(100, 50) == pytest.approx(500_000 - 250_000 / 3)
+    assert ops.q_from_reflectors_flops(64, 64, 64) == pytest.approx(4 * 64**3 / 3)
+    assert ops.eigh_flops(10, vectors=False) == pytest.approx(4000 / 3)
+    assert ops.svd_flops(100, 50, "N") == pytest.approx(1e6 - 500_000 / 3)
+    assert ops.svd_flops(100, 50, "A") == pytest.approx(2e6 + 2e6 + 1.125e6)
+    assert ops.svd_flops(50, 100, "S") == ops.svd_flops(100, 50, "S") == 4.5e6
 
 
 def test_each_lapack_call_is_priced_from_its_shapes_and_job():
@@ -60,7 +60,7 @@ def test_each_lapack_call_is_priced_from_its_shapes_and_job():
         instruction = module.instructions[f"%{name}"]
         p = price.price(module, instruction, no_cost)
         assert (p.cost_source, p.flops) == (price.LAPACK, pytest.approx(flops)), name
-        assert factorizations.KINDS[hlo.factorization(instruction)] == kind
+        assert kernel_kinds.LAPACK_KINDS[hlo.factorization(instruction)] == kind
     assert hlo.factorization(module.instructions["%tuple"]) == ""
 
 
@@ -117,8 +117,9 @@ def test_a_call_s_second_coordinate_is_read_as_the_suite_sweeps_it():
         "svd.0": ("svd", 2),
         "eigh.0": ("eigh", 0),
     }
-    assert factorizations.kind("gesdd", "N") == "singular values"
-    assert factorizations.coordinate("triangular solve", ((4, 8, 8), (4, 8, 3))) == 3  # batched
+    assert kernel_kinds.lapack_kind("gesdd", "N") == "singular values"
+    batched = ((4, 8, 8), (4, 8, 3))  # 4 triangles of 8, each against 3 right-hand sides
+    assert kernel_kinds.lapack_coordinate("triangular solve", batched) == 3
 
 
 def test_a_complex_routine_stays_unpriced():

@@ -21,7 +21,7 @@ import statistics
 
 from perfcore.measure.clock import harness
 from perfcore.measure.results.record import Record
-from perfcore.model.chip import cold, factorizations, kernel_kinds, kernels
+from perfcore.model.chip import cold, kernel_kinds, kernels
 from perfcore.model.chip.roofline import t_lower
 from perfcore.model.chip.specs import Device, load_specs
 
@@ -175,11 +175,11 @@ def _sweep(record: Record) -> int:
     dimensions are its M, K and N in some order), a filter
     gradient's reduced volume (its filter operand, an image window x batch x C, less C), a
     column reduction's kept width (its operand's last dimension), a strided transpose's rows
-    walked (its operand's first), a LAPACK routine's (factorizations.coordinate); 0 for another
+    walked (its operand's first), a LAPACK routine's (kernel_kinds.lapack_coordinate); 0 for another
     kind or without the shapes."""
     shapes = record.shapes[:2]
-    if record.kernel in factorizations.KERNELS:
-        return factorizations.coordinate(record.kernel, tuple(tuple(s) for s in shapes))
+    if record.kernel in kernel_kinds.FACTORIZATIONS:
+        return kernel_kinds.lapack_coordinate(record.kernel, tuple(tuple(s) for s in shapes))
     if record.kernel == "column reduction":  # (rows, kept): what it keeps, its last dim
         return shapes[0][-1] if shapes and shapes[0] else 0
     if record.kernel == "strided transpose":  # (x + 1)ᵀ of (R, C): its R rows walked

@@ -93,6 +93,59 @@ def prefill(params: float, tokens: int, dtype_bytes: float = 2) -> Cost:
     return Cost(2 * params * tokens, params * dtype_bytes, name)
 
 
+# LAPACK's dense linear algebra, FLOPs for one matrix: the textbook counts, the leading terms of
+# additions plus multiplications (LAPACK Working Note 41, Blackford and Dongarra: LU, Cholesky,
+# a triangular solve, QR and its Q; Golub and Van Loan, Matrix Computations, 4th ed.: the
+# symmetric eigendecomposition, §8.3, the symmetric QR algorithm with its eigenvector matrix
+# accumulated, and the SVD, §8.6, the Golub-Kahan-Reinsch counts). Divide and conquer (syevd,
+# gesdd) deflates and so does less on many matrices; a measured curve's efficiency holds that.
+# An SVD's job letter (LAPACK's, JAX's `mode`): the values alone, the thin vectors, all of them.
+VALUES_ONLY, VECTORS_THIN, VECTORS_FULL = "N", "S", "A"
+
+
+def lu_flops(m: int, n: int) -> float:
+    """An m×n LU factorization with partial pivoting (getrf): mn² − n³/3 for m ≥ n."""
+    big, small = max(m, n), min(m, n)
+    return big * small**2 - small**3 / 3
+
+
+def cholesky_flops(n: int) -> float:
+    """An n×n Cholesky factorization (potrf): n³/3."""
+    return n**3 / 3
+
+
+def triangular_solve_flops(n: int, k: int) -> float:
+    """A solve of an n×n triangle against k right-hand sides (trsm): n²k."""
+    return n * n * k
+
+
+def qr_flops(m: int, n: int) -> float:
+    """An m×n Householder QR (geqrf): 2mn² − 2n³/3 for m ≥ n (the roles swap for m < n)."""
+    big, small = max(m, n), min(m, n)
+    return 2 * big * small**2 - 2 * small**3 / 3
+
+
+def q_from_reflectors_flops(m: int, n: int, k: int) -> float:
+    """The m×n Q formed from k Householder reflectors (orgqr): 4mnk − 2(m + n)k² + 4k³/3."""
+    return 4 * m * n * k - 2 * (m + n) * k * k + 4 * k**3 / 3
+
+
+def eigh_flops(n: int, vectors: bool = True) -> float:
+    """An n×n symmetric eigendecomposition (syevd): 9n³ with its eigenvectors, 4n³/3 without."""
+    return 9 * n**3 if vectors else 4 * n**3 / 3
+
+
+def svd_flops(m: int, n: int, job: str = VECTORS_FULL) -> float:
+    """An m×n singular value decomposition (gesdd), by the vectors it computes (m ≥ n): the
+    values alone 4mn² − 4n³/3, the thin U and V 14mn² + 8n³, the full ones 4m²n + 8mn² + 9n³."""
+    big, small = max(m, n), min(m, n)
+    if job == VALUES_ONLY:
+        return 4 * big * small**2 - 4 * small**3 / 3
+    if job == VECTORS_THIN:
+        return 14 * big * small**2 + 8 * small**3
+    return 4 * big**2 * small + 8 * big * small**2 + 9 * small**3
+
+
 SIDE_MAX = 2**24  # one matrix side or sequence: 16.8M
 ELEMENTS_MAX = 2**40  # one tensor's elements
 PARAMS_RANGE = (1e6, 1e13)  # model parameters: 1M to 10T

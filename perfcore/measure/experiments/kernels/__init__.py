@@ -172,7 +172,7 @@ def _measure(env: Env, p: Planned, budget_s: float, trace: Trace | None = None) 
     )
     if p.kind in MODEL_BYTES or trace is not None:  # the bytes as the prediction counts them
         case = dataclasses.replace(case, bytes=p.model.bytes)
-    if p.fn in kernel_factorizations.KERNELS:  # a LAPACK call XLA's cost model cannot see
+    if p.fn in kernel_kinds.FACTORIZATIONS:  # a LAPACK call XLA's cost model cannot see
         seen = f"XLA's cost model counts {case.flops:.4g}: the ops around the LAPACK call"
         notes = (f"FLOPs the routine's textbook count; {seen}",)
         counted = {"flops": p.model.flops, "bytes": p.model.bytes, "flops_source": "model"}

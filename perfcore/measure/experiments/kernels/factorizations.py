@@ -2,8 +2,8 @@
 
 jnp.linalg and jax.scipy.linalg run on a host as custom calls into LAPACK (`lapack_sgetrf_ffi`
 and its kin), which XLA's cost model does not price. Each is timed over the suite's
-kernel_factorization_sides n, and sized by its textbook FLOPs (perfcore.model.chip
-.factorizations), the count a prediction gives the call it prices: LU (jax.scipy.linalg
+kernel_factorization_sides n, and sized by its textbook FLOPs (perfcore.model.chip.kernel_kinds
+.lapack_flops), the count a prediction gives the call it prices: LU (jax.scipy.linalg
 .lu_factor: getrf), Cholesky (potrf) and a symmetric eigendecomposition (syevd, with the
 eigenvectors) n×n; a triangular solve (trsm) of an n×n triangle against 1, 16 and 256
 right-hand sides (its second coordinate); QR (jnp.linalg.qr's `raw` mode: geqrf), its Q formed
@@ -23,10 +23,9 @@ import math
 
 from perfcore.measure.experiments.kernels.windows import Planned
 from perfcore.measure.experiments.suites import Suite
-from perfcore.model.chip import factorizations, ops
+from perfcore.model.chip import kernel_kinds, ops
 
 DTYPES = ("float32", "float64")  # what LAPACK runs (s and d); no other dtype reaches it
-KERNELS = factorizations.KERNELS  # the kinds a point here is, each sized by the model's FLOPs
 RIGHT_HAND_SIDES = (1, 16, 256)  # a triangular solve's sweeps: a vector, a few, a matrix's
 ROWS_PER_COLUMN = (1, 8)  # a QR's, its Q's and an SVD's sweeps: square, and tall (m = 8n)
 TALL_ROWS = 2048  # a tall sweep's largest m
@@ -42,7 +41,7 @@ def _point(kind: str, dtype: str, b: int, m: int, n: int, k: int = 0) -> Planned
         shapes = ((n, n), (n, k))
     elif kind == "householder product":
         shapes = ((m, n), (n,))
-    flops = factorizations.flops(kind, shapes, factorizations.VECTORS_THIN)
+    flops = kernel_kinds.lapack_flops(kind, shapes, ops.VECTORS_THIN)
     moved = sum(map(math.prod, shapes)) + math.prod(shapes[-1] if k else shapes[0])
     label = f"{kind} {dtype} {m}x{n}" + (f" against {k}" if k else "")
     return Planned(kind, label, dtype, shapes, kind, ops.Cost(flops, moved * b))
@@ -60,7 +59,7 @@ def factorizations_of(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
     sweeps += [
         [_point(solve, dtype, b, n, n, k) for n in sides if n >= k] for k in RIGHT_HAND_SIDES
     ]
-    for kind in factorizations.ASPECT:
+    for kind in kernel_kinds.BY_ROWS_PER_COLUMN:
         for a in ROWS_PER_COLUMN:
             tall = [_point(kind, dtype, b, a * n, n) for n in sides if a * n <= TALL_ROWS]
             sweeps.append(tall)

@@ -2,7 +2,7 @@
 
 A dot, a cuBLAS gemm: 2·M·N·K (FLOPs, not MACs), the result's elements times the contracted
 size; a cuDNN convolution: 2 FLOPs per output per kernel tap; a LAPACK factorization XLA:CPU
-calls (`lapack_sgetrf_ffi` and its kin): its textbook count (perfcore.model.chip.factorizations)
+calls (`lapack_sgetrf_ffi` and its kin): its textbook count (kernel_kinds.lapack_flops)
 for each matrix of its batch, by its backend config's job letters. Anything else is priced by
 XLA's cost model over a module holding only that instruction
 (perfcore.measure.profile.hlo.xla_private): parameters cost nothing, so its cost is the op's.
@@ -22,7 +22,7 @@ from perfcore.measure.profile.hlo.text import (
     called,
     operand_shape,
 )
-from perfcore.model.chip import factorizations
+from perfcore.model.chip import kernel_kinds
 
 # A real LAPACK routine's custom call on XLA:CPU: `lapack_` + s or d + its name + `_ffi`
 # (jaxlib's targets; a complex one, c or z, does other arithmetic and stays unpriced).
@@ -32,7 +32,7 @@ JOB = re.compile(r"\bmode = (\d+)")  # the routine's job as a character code (`m
 
 def factorization(instruction: Instruction) -> str:
     """The LAPACK routine a custom call runs (`getrf`, `potrf`, `trsm`, `geqrf`, `orgqr`,
-    `syevd`, `gesdd`: factorizations.KINDS); empty for any other instruction."""
+    `syevd`, `gesdd`: kernel_kinds.LAPACK_KINDS); empty for any other instruction."""
     found = LAPACK.fullmatch(instruction.target) if instruction.opcode == "custom-call" else None
     return found.group(1) if found else ""
 
@@ -41,7 +41,7 @@ def factorization_job(instruction: Instruction) -> str:
     """The job letter a LAPACK call's backend config gives (`mode = 78 : ui8`: `N`, no vectors);
     the full vectors' where it gives none."""
     job = JOB.search(instruction.attrs)
-    return chr(int(job.group(1))) if job else factorizations.VECTORS_FULL
+    return chr(int(job.group(1))) if job else kernel_kinds.VECTORS_FULL
 
 
 def _operand_dims(module: Module, instruction: Instruction) -> tuple[tuple[int, ...], ...]:
@@ -51,22 +51,24 @@ def _operand_dims(module: Module, instruction: Instruction) -> tuple[tuple[int, 
 
 
 def factorization_kind(module: Module, instruction: Instruction) -> tuple[str, int]:
-    """A LAPACK call's kernel kind and its second coordinate (factorizations.coordinate, from
-    its operands' shapes); ("", 0) for any other instruction."""
+    """A LAPACK call's kernel kind and its second coordinate (kernel_kinds.lapack_coordinate,
+    from its operands' shapes); ("", 0) for any other instruction."""
     routine = factorization(instruction)
     if not routine:
         return "", 0
-    kind = factorizations.kind(routine, factorization_job(instruction))
-    return kind, factorizations.coordinate(kind, _operand_dims(module, instruction))
+    kind = kernel_kinds.lapack_kind(routine, factorization_job(instruction))
+    return kind, kernel_kinds.lapack_coordinate(kind, _operand_dims(module, instruction))
 
 
 def factorization_flops(module: Module, instruction: Instruction) -> float | None:
-    """A LAPACK call's FLOPs (factorizations.flops: its count a matrix times the matrices of its
-    batch); None where it is not one or its shapes are unread."""
-    kind, _ = factorization_kind(module, instruction)
-    dims = _operand_dims(module, instruction)
-    counted = factorizations.flops(kind, dims, factorization_job(instruction)) if kind else 0.0
-    return counted or None
+    """A LAPACK call's FLOPs (kernel_kinds.lapack_flops: its count a matrix times the matrices
+    of its batch); None where it is not one or its shapes are unread."""
+    routine = factorization(instruction)
+    if not routine:
+        return None
+    job = factorization_job(instruction)
+    kind = kernel_kinds.lapack_kind(routine, job)
+    return kernel_kinds.lapack_flops(kind, _operand_dims(module, instruction), job) or None
 
 
 def _dims(config: dict, key: str) -> list[int]:
