@@ -7,7 +7,8 @@ training steps; bench/predict_heldout.py's six, of bench/predict.py's three kind
 sizes and styles; bench/zoo_batched.py's seven of those kinds over batched activations and
 caches, bench/zoo_styles.py's six more, written after the last kernel changes,
 bench/zoo_idioms.py's four in idioms the others had not used, and bench/zoo_linalg.py's five
-that call LAPACK through jnp.linalg) against
+that call LAPACK through jnp.linalg, bench/zoo_numerics.py's six in int8, complex FFTs, top-k
+and max pools) against
 their step's wall alone. Each program runs in a process of
 its own (bench.predict.own_processes: a heap no program before it grew, as bench/predict.py
 says why) reading the curves measured here or read from --curves: its predicted step
@@ -31,6 +32,7 @@ from bench.predict_heldout import HELD_OUT
 from bench.zoo_batched import BATCHED
 from bench.zoo_idioms import IDIOMS
 from bench.zoo_linalg import LINALG
+from bench.zoo_numerics import NUMERICS
 from bench.zoo_programs import (
     attention,
     bf16_matmul,
@@ -85,6 +87,7 @@ PROGRAMS = {
         *STYLES,
         *IDIOMS,
         *LINALG,
+        *NUMERICS,
     )
 }
 

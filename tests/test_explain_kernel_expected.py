@@ -7,7 +7,9 @@ import pytest
 from perfcore.explain.llm import kernel_expected
 from perfcore.explain.llm import workloads as view
 from perfcore.explain.llm import workloads_text as words
+from perfcore.measure.experiments.suites import SUITES
 from perfcore.model.llm.models import load_models
+from perfcore.model.llm.phases import MATH_PRECISIONS
 from perfcore.model.runs import kernel_ops, published
 from tests.support.kernels import H100, h100_curves
 
@@ -59,3 +61,12 @@ def test_a_decode_projection_is_a_matvec_and_prefill_a_matmul(specs, table):
         for phase in (decode, prefill)
     }
     assert kinds == {decode.name: {"matvec"}, prefill.name: {"matmul"}}
+
+
+def test_every_math_precision_but_fp4_reads_a_dtype_the_kernels_suite_measures():
+    """An int8 model's matmuls read the suite's int8 curve (stop 51), an fp8 one's float8's;
+    fp4 has no dtype JAX runs a matmul in, so the published runs price it."""
+    measured = SUITES["default"].kernel_dtypes
+    for precisions in MATH_PRECISIONS.values():
+        for p in precisions:
+            assert (kernel_ops.DTYPE_OF.get(p) in measured) == (p != "fp4"), p

@@ -14,7 +14,7 @@ def record(kernel, label, samples, flops=None, n_bytes=None, size=None, n_args=2
         backend="cpu",
         jax_version="0.10.2",
         timestamp="2026-01-31T12:00:00+00:00",
-        shapes=((4, 4),) * n_args,
+        shapes=kw.pop("shapes", ((4, 4),) * n_args),
         dtype="float32",
         precision="fp32",
         flops=flops,

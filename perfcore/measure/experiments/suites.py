@@ -36,6 +36,8 @@ FIT_FRACTION = 0.8  # refuse work needing more than this share of free device me
 # that compiles for about a second. A TPU v5e measured 181 points in 120 s, several kinds at
 # one size only (a block's forward and backward then predicted +161 %), and 240 in 240 s (+10 %).
 ACCELERATOR_KERNELS = 2
+# A host's kernel dtypes: float32's every kind, int8's forward matmuls (a quantized layer's)
+CPU_KERNEL_DTYPES = ("float32", "int8")
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,7 @@ class Suite:
     fusion_chain: tuple[int, ...] = (1, 2, 4, 8)
     fusion_elements: int = 2**28
     experiments: tuple[str, ...] = ()  # what the suite runs when none are named: all
-    kernel_dtypes: tuple[str, ...] = ("float32", "bfloat16", "float16", "float8_e4m3fn")
+    kernel_dtypes: tuple[str, ...] = ("float32", "bfloat16", "float16", "float8_e4m3fn", "int8")
     kernel_sides: tuple[int, ...] = tuple(2**i for i in range(5, 14))  # 32 to 8192
     kernel_rows: tuple[int, ...] = (1, 4, 16)  # M of the skinny (decode) matmuls
     kernel_narrow: tuple[int, ...] = (32, 64, 128)  # the narrow side of the narrow matmuls
@@ -149,7 +151,7 @@ def for_platform(suite: Suite, platform: str) -> Suite:
     capped |= {
         f: tuple(n for n in getattr(suite, f) if n <= cap) for f, cap in CPU_SWEEP_CAPS.items()
     }
-    capped["kernel_dtypes"] = ("float32",)
+    capped["kernel_dtypes"] = CPU_KERNEL_DTYPES
     return dataclasses.replace(suite, matmul_sizes=sizes, matmul_dtype="float32", **capped)
 
 

@@ -7,12 +7,12 @@ lack (one measured since) is priced from its base kind's curve (BASE_KIND). A ma
 is its operand layout's (matmul_kind): a weight gradient's Aᵀ·B and an input gradient's A·Bᵀ
 run other library paths than A·B, and Aᵀ·Bᵀ another again (on XLA:CPU a plain dot outside
 its matmul library: 27 GFLOP/s there for 64×1024·1024×1024, where A·B ran 190); a skinny one
-is a matvec, a dot of several a batched matmul. Thirteen kinds have a second coordinate
+is a matvec, a dot of several a batched matmul. Fourteen kinds have a second coordinate
 (SWEPT) the suite sweeps at fixed values: a matvec's rows, a narrow matmul's smallest side
 (narrow_side, in each of the four layouts), a filter gradient's reduced volume, a column
 reduction's kept elements, a strided transpose's rows walked, a triangular solve's right-hand
-sides and a QR's, its Q's and an SVD's rows per column
-(lapack_coordinate).
+sides, a QR's, its Q's and an SVD's rows per column (lapack_coordinate), and an FFT's
+dimensions transformed.
 """
 
 from __future__ import annotations
@@ -76,7 +76,14 @@ SIZE_UNIT = {
     "singular values": "flops",  # singular values alone (gesdd without its vectors)
 }
 KINDS = tuple(SIZE_UNIT)
-ITEMSIZE = {"float64": 8, "float32": 4, "bfloat16": 2, "float16": 2, "float8_e4m3fn": 1}
+ITEMSIZE = {
+    "float64": 8,
+    "float32": 4,
+    "bfloat16": 2,
+    "float16": 2,
+    "float8_e4m3fn": 1,
+    "int8": 1,
+}
 # A kind measured on its own whose curve an older file may lack: priced from its base kind's.
 BASE_KIND = {
     "matmul transposed": "matmul",
@@ -122,6 +129,7 @@ SWEPT = {
     "householder product": "rows per column",
     "svd": "rows per column",
     "singular values": "rows per column",
+    "fft": "dimensions transformed",  # 1: each row's; 2: each image's (fft2, rfft2)
 }
 # The transcendental curve's kernel, exp(-x)·tanh(x), evaluates this many per element, reading
 # and writing each element once: n evaluations cost that kernel over n / 2 elements.

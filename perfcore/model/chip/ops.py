@@ -7,6 +7,7 @@ else kept on chip. Real kernels move more, so intensities here are optimistic.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 
@@ -91,6 +92,16 @@ def prefill(params: float, tokens: int, dtype_bytes: float = 2) -> Cost:
     """A prompt of `tokens` in one pass: the weights read once, 2 FLOPs per weight per token."""
     name = f"prefill, {_billions(params)}B params, {tokens} tokens"
     return Cost(2 * params * tokens, params * dtype_bytes, name)
+
+
+def fft_flops(lengths: tuple[int, ...], transforms: int = 1) -> float:
+    """`transforms` FFTs of `lengths` (one per dimension transformed): 8 N log2 N each, N the
+    points of one (the product of its lengths). XLA counts 8 n log2 n for a transform of n
+    points in one dimension; in several it multiplies the lengths' log2s (a 512×512 fft2: 8 N
+    x 81 where N log2 N is 18 N), so a 2-D transform's rate by XLA's count grows with its
+    size as no work does."""
+    points = math.prod(lengths)
+    return 8.0 * transforms * points * math.log2(points) if points > 1 else 0.0
 
 
 # LAPACK's dense linear algebra, FLOPs for one matrix: the textbook counts, the leading terms of

@@ -30,6 +30,7 @@ DTYPE_OF = {
     "bf16": "bfloat16",
     "fp16": "float16",
     "fp8": "float8_e4m3fn",
+    "int8": "int8",
 }
 
 

@@ -1,5 +1,5 @@
 """The kernels suite's kernels over a table's or a matrix's rows: gathers and scatters of rows
-of a table, the top-k, the argmax and the real FFT of each row.
+of a table, the top-k and the argmax of each row, and FFTs of rows and of images.
 
 A gather of rows of `row` floats from a table of TABLE_ROWS (above a CPU's last-level cache,
 as an embedding is), at random rows, over the element counts gathered up to a quarter of the
@@ -11,12 +11,17 @@ reduction of the same bytes takes about 0.3 ms), sized by its input and outputs'
 argmax of rows of ARG_ROW (a reduce of the values and their indices together): on XLA:CPU it
 is not vectorized (1.6-1.8 ns per float32 read there, over rows of 256 to 50,000, where a max
 of the same rows took 0.1-0.2), sized by its bytes. The real-input FFT of rows of FFT_ROW,
-sized by the FLOPs XLA counts for it (8 n log2 n a row: on XLA:CPU 110-125 GFLOP/s by that
-count for rows of 256 to 65,536 there, where its bytes ran at 7-14 GB/s).
+sized by its FLOPs, 8 N log2 N a transform of N points (ops.fft_flops; XLA's count in one
+dimension: on XLA:CPU 110-125 GFLOP/s by it for rows of 256 to 65,536 there, where its bytes
+ran at 7-14 GB/s); the complex FFT of those rows, and both of FFT_SIDE² images (rfft2, fft2),
+each transform's points the image's (XLA counts a 2-D transform's FLOPs with the product of
+its lengths' log2s, not their sum: 4.5× at 512×512). Complex rows of 4,096 ran at 17-29
+GFLOP/s there, complex 256×256 images at 40-70 by the same count.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from perfcore.measure.experiments.kernels.windows import Planned
@@ -26,8 +31,10 @@ from perfcore.model.chip import ops
 TABLE_ROWS = 65536  # the gather's table: 64 MiB of float32 rows of 256
 TOP_K, TOP_K_ROW = 8, 1024  # the top-k's k and row: an MoE router's or a sampler's shape
 ARG_ROW = 1024  # the arg reduction's row: each row's argmax
-FFT_ROW = 4096  # the fft's row: each row's real-input transform
+FFT_ROW = 4096  # the fft's row: each row's transform
+FFT_SIDE = 256  # the 2-D fft's image side
 FFT_DTYPES = ("float32", "float64")  # what jnp.fft.rfft takes
+COMPLEX_OF = {"float32": "complex64", "float64": "complex128"}  # its complex transforms' dtype
 
 
 def gathers(suite: Suite, dtype: str, b: int, row: int) -> list[Planned]:
@@ -108,20 +115,53 @@ def arg_reductions(suite: Suite, dtype: str, b: int) -> list[Planned]:
     )
 
 
-def ffts(suite: Suite, dtype: str, b: int) -> list[Planned]:
-    """The real-input FFT of each row of FFT_ROW, at every other element count: sized by the
-    FLOPs XLA counts (its cost analysis: 8 n log2 n a row of n), the rows read and their
-    n / 2 + 1 complex outputs written. Only in FFT_DTYPES: JAX's rfft refuses any other input
-    (a bfloat16 one raised ValueError as it traced, and ended a TPU's suite), so no program
-    runs one."""
+def _fft_cost(lengths: tuple[int, ...], real: bool, b: int):
+    """cost(n, batch) of batch transforms of `lengths` over n elements in all, input elements
+    of b bytes: ops.fft_flops (XLA's count in one dimension), the input read and the output
+    written (a real input's last length halved plus one, complex of 2b bytes)."""
+    kept = math.prod(lengths[:-1]) * (lengths[-1] // 2 + 1 if real else lengths[-1])
+    out_b = 2 * b if real else b
+
+    def cost(n: int, batch: int) -> ops.Cost:
+        return ops.Cost(ops.fft_flops(lengths, batch), n * b + batch * kept * out_b)
+
+    return cost
+
+
+def ffts(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
+    """FFTs at every other element count, sized by ops.fft_flops (_fft_cost): of each
+    row of FFT_ROW and of each FFT_SIDE² image, real-input (rfft, rfft2) and complex (fft,
+    fft2 of COMPLEX_OF[dtype]: a program's complex transforms). Only in FFT_DTYPES: JAX's rfft
+    refuses any other input (a bfloat16 one raised ValueError as it traced, and ended a TPU's
+    suite), so no program runs one."""
     if dtype not in FFT_DTYPES:
         return []
-    per_row, out = 8 * FFT_ROW * math.log2(FFT_ROW), (FFT_ROW // 2 + 1) * 2 * b
-
-    def cost(n: int, rows: int) -> ops.Cost:
-        return ops.Cost(rows * per_row, n * b + rows * out)
-
-    return _rows(suite, dtype, "fft", FFT_ROW, f"rfft {dtype}", cost)
+    wide = COMPLEX_OF[dtype]
+    sweeps = []
+    for fn, name, of, width in (
+        ("fft", "rfft", dtype, b),
+        ("complex fft", "fft", wide, 2 * b),
+    ):
+        real = fn == "fft"
+        rows = _rows(suite, of, "fft", FFT_ROW, f"{name} {of}", _fft_cost((FFT_ROW,), real, width))
+        sweeps.append([dataclasses.replace(p, fn=fn) for p in rows])
+        square = (FFT_SIDE, FFT_SIDE)
+        cost = _fft_cost(square, real, width)
+        images = [n // FFT_SIDE**2 for n in suite.kernel_elements if n >= FFT_SIDE**2][::2]
+        sweeps.append(
+            [
+                Planned(
+                    "fft",
+                    f"{name}2 {of} {k} images of {FFT_SIDE}x{FFT_SIDE}",
+                    of,
+                    ((k, *square),),
+                    f"{fn}2",
+                    cost(k * FFT_SIDE**2, k),
+                )
+                for k in images
+            ]
+        )
+    return [s for s in sweeps if s]
 
 
 def rows(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
@@ -131,9 +171,8 @@ def rows(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
         gathers(suite, dtype, b, row),
         top_ks(suite, dtype, b),
         arg_reductions(suite, dtype, b),
-        ffts(suite, dtype, b),
     )
-    return [s for s in sweeps if s]
+    return [*(s for s in sweeps if s), *ffts(suite, dtype, b)]
 
 
 def _at(jnp, table, u):
@@ -144,11 +183,14 @@ def _at(jnp, table, u):
 def functions_of(jax, jnp) -> dict:
     """The jittable function of each kind this module plans, by its Planned.fn: the gather and
     the scatter-add (their rows' indices drawn in the step from their second input: `_at`),
-    the top-k, the argmax and the real FFT."""
+    the top-k, the argmax and the FFTs (real-input and complex, of rows and of images)."""
     return {
         "gather": lambda t, u: t[_at(jnp, t, u)],
         "scatter": lambda t, u: t.at[_at(jnp, t, u)].add(u),
         "top-k": lambda x: jax.lax.top_k(x, TOP_K),
         "arg reduction": lambda x: jnp.argmax(x, axis=-1),
         "fft": lambda x: jnp.fft.rfft(x, axis=-1),
+        "fft2": jnp.fft.rfft2,
+        "complex fft": lambda x: jnp.fft.fft(x, axis=-1),
+        "complex fft2": jnp.fft.fft2,
     }

@@ -10,7 +10,8 @@ backward over sequence length per head dim; the stream kinds over element counts
 permuted copies (a KV cache's layout change, attention's head split); a strided transpose (a
 fusion holding a broadcast that moves its minor dimension: XLA:CPU reads its elements one by
 one); column reductions keeping each of COLUMN_WIDTHS; kernel_windows' convolutions and windowed
-kinds; and on a host kernel_factorizations' LAPACK routines. A float8 dtype runs matmuls alone.
+kinds; and on a host kernel_factorizations' LAPACK routines. A float8 dtype runs matmuls alone,
+an int8 one (int32 accumulation) those of a forward pass alone: square, skinny and tall.
 """
 
 from __future__ import annotations
@@ -32,7 +33,10 @@ CACHE = (8, 8, 64)  # batch, heads, head dim of the rank-4 transpose; seq = elem
 # -> (batch, heads, seq, head dim): attention's head split, rows of head dim moved whole
 TRANSPOSES = {"transpose": (0, 2, 3, 1), "row transpose": (0, 2, 1, 3)}
 STRIDED_ROWS = (256, 1024)  # the strided transpose's rows walked (kernel_kinds.SWEPT)
-MATMUL_ONLY = ("float8_e4m3fn",)  # dtypes whose other kernels no layer runs
+MATMUL_ONLY = ("float8_e4m3fn", "int8")  # dtypes whose other kernels no layer runs
+# Dtypes a quantized forward pass alone multiplies in (int32 accumulation): square, skinny and
+# tall matmuls, no gradients' layouts.
+FORWARD_ONLY = ("int8",)
 # Each stream point is timed again as a loop body's op (kernel_loops).
 STREAMS = ("elementwise", "transcendental", "reduction", "copy", "transpose")
 # A skinny sweep runs on past the square ones' largest side, to weights of this many bytes:
@@ -62,6 +66,8 @@ def _matmuls(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
     wide = [w for w in (2 * max(sides), 4 * max(sides)) if w * w * b <= SKINNY_WEIGHT_MAX]
     skinny = [[point(m, n, n) for n in (*sides, *wide) if n >= 256] for m in suite.kernel_rows]
     tall = [point(4 * n, n, n) for n in sides if n >= 128]
+    if dtype in FORWARD_ONLY:
+        return [square, *skinny, tall]
     grads = [point(n, n, n // 4, transposed=True) for n in sides if n >= 128]  # Xᵀ·dY
     inputs = [point(n, n, n, rhs=True) for n in sides if n >= 64]  # dY·Wᵀ
     both = [point(n, n, n, transposed=True, rhs=True) for n in sides if n >= 64]  # Aᵀ·Bᵀ

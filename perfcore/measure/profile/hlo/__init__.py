@@ -14,6 +14,8 @@ from perfcore.measure.profile.hlo.flops import (
     factorization,
     factorization_flops,
     factorization_kind,
+    fft_flops,
+    fft_lengths,
     library_flops,
     one_op_module,
 )
@@ -118,6 +120,8 @@ __all__ = [
     "dot_flops",
     "factorization",
     "factorization_flops",
+    "fft_flops",
+    "fft_lengths",
     "factorization_kind",
     "is_async_move",
     "is_async_wait",

@@ -3,7 +3,9 @@
 A dot, a cuBLAS gemm: 2·M·N·K (FLOPs, not MACs), the result's elements times the contracted
 size; a cuDNN convolution: 2 FLOPs per output per kernel tap; a LAPACK factorization XLA:CPU
 calls (`lapack_sgetrf_ffi` and its kin): its textbook count (kernel_kinds.lapack_flops)
-for each matrix of its batch, by its backend config's job letters. Anything else is priced by
+for each matrix of its batch, by its backend config's job letters; an FFT: 8 N log2 N a
+transform of N points (ops.fft_flops), in place of XLA's count, which in several dimensions
+multiplies the lengths' log2s. Anything else is priced by
 XLA's cost model over a module holding only that instruction
 (perfcore.measure.profile.hlo.xla_private): parameters cost nothing, so its cost is the op's.
 """
@@ -22,11 +24,12 @@ from perfcore.measure.profile.hlo.text import (
     called,
     operand_shape,
 )
-from perfcore.model.chip import kernel_kinds
+from perfcore.model.chip import kernel_kinds, ops
 
 # A real LAPACK routine's custom call on XLA:CPU: `lapack_` + s or d + its name + `_ffi`
 # (jaxlib's targets; a complex one, c or z, does other arithmetic and stays unpriced).
 LAPACK = re.compile(r"lapack_[sd](getrf|potrf|trsm|geqrf|orgqr|syevd|gesdd)_ffi")
+FFT_LENGTH = re.compile(r"fft_length=\{([\d,]+)\}")
 JOB = re.compile(r"\bmode = (\d+)")  # the routine's job as a character code (`mode = 65 : ui8`)
 
 
@@ -69,6 +72,25 @@ def factorization_flops(module: Module, instruction: Instruction) -> float | Non
     job = factorization_job(instruction)
     kind = kernel_kinds.lapack_kind(routine, job)
     return kernel_kinds.lapack_flops(kind, _operand_dims(module, instruction), job) or None
+
+
+def fft_lengths(instruction: Instruction) -> tuple[int, ...]:
+    """An fft instruction's lengths (its fft_length, one per dimension transformed); empty for
+    any other instruction."""
+    found = FFT_LENGTH.search(instruction.attrs) if instruction.opcode == "fft" else None
+    return tuple(int(n) for n in found.group(1).split(",") if n) if found else ()
+
+
+def fft_flops(module: Module, instruction: Instruction) -> float | None:
+    """An fft's FLOPs (ops.fft_flops), its transforms those of the larger of its operand and
+    result (the real side of a real-input or inverse real one); None where it is not one."""
+    lengths = fft_lengths(instruction)
+    sides = [arrays(operand_shape(module, o)) for o in instruction.operands[:1]]
+    sides.append(arrays(instruction.shape))
+    points = max((math.prod(dims) for found in sides for _, dims in found[:1]), default=0)
+    if not lengths or not points:
+        return None
+    return ops.fft_flops(lengths, max(points // math.prod(lengths), 1))
 
 
 def _dims(config: dict, key: str) -> list[int]:

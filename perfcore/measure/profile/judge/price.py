@@ -3,6 +3,7 @@
 XLA's cost model applied to the instruction alone (perfcore.measure.profile.hlo.xla_private), a
 cuBLAS/cuDNN call's FLOPs from its shapes, a top-k's bytes from its shapes (it compares, so
 no FLOPs), a LAPACK factorization's textbook FLOPs from its shapes (hlo.factorization_flops),
+an FFT's bytes by XLA's cost model and its FLOPs from its shapes (hlo.fft_flops),
 and nothing for any other custom kernel XLA cannot price ("no cost model", never
 0 FLOPs, nor for an op XLA's cost model cannot read alone); a loop or call is priced by its
 body's ops; bytes a TPU's layouts place in its on-chip VMEM are not device-memory traffic
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 
 from perfcore.measure.profile import hlo
 
-COST_MODEL, SHAPES, NO_COST, IN_BODY, NOT_IN_HLO, TOP_K, ASYNC_WAIT, ASYNC_MOVE, LAPACK = (
+COST_MODEL, SHAPES, NO_COST, IN_BODY, NOT_IN_HLO, TOP_K, ASYNC_WAIT, ASYNC_MOVE, LAPACK, FFT = (
     "cost model",
     "shapes (library call)",
     "no cost model",
@@ -28,6 +29,7 @@ COST_MODEL, SHAPES, NO_COST, IN_BODY, NOT_IN_HLO, TOP_K, ASYNC_WAIT, ASYNC_MOVE,
     "the wait of an async op (its work is its start's)",
     "an async move's issue (its DMA moves the data beside the core's ops)",
     "shapes (a LAPACK routine: its textbook FLOPs, its operands read and results written)",
+    "shapes (an FFT: 8 N log2 N a transform of N points; its bytes by XLA's cost model)",
 )
 LAYOUT = re.compile(r"\{[^}]*\}")  # a shape's layout, `{1,0}`: not part of what a reader needs
 
@@ -92,6 +94,8 @@ def price(module: hlo.Module, instruction: hlo.Instruction, cost) -> Priced:
     on_chip = hlo.on_chip_bytes(module, instruction)
     if on_chip and n_bytes is not None:  # a TPU's VMEM: not device memory's traffic
         n_bytes = max(n_bytes - on_chip, 0.0)
+    if (transformed := hlo.fft_flops(module, instruction)) is not None:
+        return Priced(instruction, kind, *where, transformed, n_bytes, FFT, *shapes, evaluations)
     return Priced(instruction, kind, *where, flops, n_bytes, COST_MODEL, *shapes, evaluations)
 
 

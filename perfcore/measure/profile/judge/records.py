@@ -33,6 +33,8 @@ DTYPES = {
     "s32": "int32",
     "s8": "int8",
     "pred": "bool",
+    "c64": "complex64",
+    "c128": "complex128",
 }
 
 
@@ -40,7 +42,7 @@ def _flops_source(op: Op) -> str:
     """The results file's flops_source of an op's FLOPs."""
     if op.flops is None:
         return ""
-    return "shapes" if op.cost_source == SHAPES else "cost_analysis"
+    return "shapes" if op.cost_source.startswith("shapes") else "cost_analysis"
 
 
 def _operands(op: Op) -> tuple[tuple[tuple[int, ...], ...], str]:

@@ -42,6 +42,7 @@ KIND = {
     hlo.OTHER: "elementwise",
 }
 SORT_DIM = re.compile(r"dimensions=\{(\d+)\}")
+FFT_LENGTH = re.compile(r"fft_length=\{([\d,]+)\}")
 
 
 def dots(module: hlo.Module, instruction: hlo.Instruction) -> list[hlo.Instruction]:
@@ -208,6 +209,15 @@ def column_reduce(module: hlo.Module, instruction: hlo.Instruction) -> hlo.Instr
         if reduced and minor is not None and minor not in reduced:
             return r
     return None
+
+
+def fft_rank(module: hlo.Module, instruction: hlo.Instruction) -> int:
+    """An FFT's second coordinate (kernel_kinds.SWEPT): the dimensions it transforms (its
+    fft_length's), of the op or the fft its fusion holds; 0 for any other op."""
+    for f in _inside(module, instruction, ("fft",)):
+        if found := FFT_LENGTH.search(f.attrs):
+            return len(found.group(1).split(","))
+    return 0
 
 
 def kept_elements(module: hlo.Module, instruction: hlo.Instruction) -> int:

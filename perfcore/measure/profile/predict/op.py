@@ -165,7 +165,8 @@ def _windowed(module, instruction, kind: str, flops: float, roofs) -> tuple[floa
 
 def _second_coordinate(module, instruction, kind: str, inner: list) -> int:
     """An op's second coordinate (kernel_kinds.SWEPT): a column reduction's kept elements, a
-    strided transpose's rows walked, a LAPACK call's (hlo.factorization_kind), else its one
+    strided transpose's rows walked, a LAPACK call's (hlo.factorization_kind), an FFT's
+    dimensions transformed, else its one
     dot's or convolution's (matmuls.second_coordinate), else 0."""
     if hlo.factorization(instruction):
         return hlo.factorization_kind(module, instruction)[1]
@@ -173,6 +174,8 @@ def _second_coordinate(module, instruction, kind: str, inner: list) -> int:
         return kinds.kept_elements(module, instruction)
     if kind == "strided transpose":
         return permutes.strided_rows(module, instruction)
+    if kind == "fft":
+        return kinds.fft_rank(module, instruction)
     return matmuls.second_coordinate(module, inner[0]) if inner else 0
 
 
