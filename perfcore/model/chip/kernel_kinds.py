@@ -55,6 +55,8 @@ SIZE_UNIT = {
     "convolution filter": "flops",  # a window spanning its input: a weight gradient
     "sort": "bytes",  # its keys read and written once (sort_bytes), per row sorted
     "reduce-window": "bytes",  # as its windows read it (window_bytes): a cumulative sum's
+    "pool": "bytes",  # a reduce-window whose windows do not overlap: a pooling layer's
+    "windowed arg reduction": "bytes",  # a reduce-window of values and their indices together
     "unit-dim product sum": "bytes",  # a sum of a product over a shape with a size-1 dim
     "gather": "bytes",  # rows read from a table where indices say (an embedding's), and written
     "scatter": "bytes",  # rows added into a table where indices say: updates read, rows rewritten
@@ -64,7 +66,7 @@ SIZE_UNIT = {
     "rounding": "bytes",  # a float32 result rounded to bfloat16 inside an op, then widened
     "top-k": "bytes",  # the k largest of each row: its input read, values and indices written
     "arg reduction": "bytes",  # argmax, argmin: a reduce of values and their indices together
-    "fft": "flops",  # a fast Fourier transform, by XLA's count of its FLOPs (n log n per row)
+    "fft": "flops",  # a fast Fourier transform, 8 N log2 N a transform of N points
     # LAPACK's dense linear algebra, by their textbook FLOPs (lapack_flops)
     "lu": "flops",  # LU with partial pivoting (getrf): a solve's, an inverse's, a determinant's
     "cholesky": "flops",  # potrf: a positive definite matrix's factor
@@ -98,6 +100,8 @@ BASE_KIND = {
     "convolution filter": "convolution",
     "sort": "elementwise",
     "reduce-window": "reduction",
+    "pool": "reduce-window",
+    "windowed arg reduction": "arg reduction",
     "unit-dim product sum": "reduction",
     "column reduction": "reduction",
     "gather": "elementwise",

@@ -31,7 +31,7 @@ import re
 
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.predict import permutes
-from perfcore.measure.profile.predict.matmuls import conv_kind, matmul_kind, window
+from perfcore.measure.profile.predict.matmuls import WINDOW, conv_kind, matmul_kind, window
 from perfcore.model.chip import kernel_kinds
 
 KIND = {
@@ -85,6 +85,27 @@ def window_reads(module: hlo.Module, instruction: hlo.Instruction) -> float:
                 math.prod(dims), window(rw), hlo.ELEMENT_BYTES.get(kind, 4)
             )
     return total
+
+
+STRIDE = re.compile(r"stride=([\dx]+)")
+
+
+def window_kind(module: hlo.Module, instruction: hlo.Instruction) -> str:
+    """The kind of an op that is or holds a reduce-window: `windowed arg reduction` where one
+    reduces several arrays together (values and their indices: XLA:CPU's expansion of a max
+    pool's gradient), `pool` where every window's stride is at least its size (windows that
+    do not overlap: each input read once), else `reduce-window` (a cumulative sum's)."""
+    found = _inside(module, instruction, {"reduce-window"})
+    if any(len(hlo.arrays(rw.shape)) > 1 for rw in found):
+        return "windowed arg reduction"
+    for rw in found:
+        sizes, strides = WINDOW.search(rw.attrs), STRIDE.search(rw.attrs)
+        if not sizes or not strides:
+            return "reduce-window"
+        pairs = zip(sizes.group(1).split("x"), strides.group(1).split("x"), strict=False)
+        if any(int(stride) < int(size) for size, stride in pairs):
+            return "reduce-window"
+    return "pool"
 
 
 def product_sum(module: hlo.Module, instruction: hlo.Instruction) -> bool:
@@ -159,7 +180,7 @@ def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced) -> str
     if "sort" in inside:
         return "sort"
     if "reduce-window" in inside:
-        return "reduce-window"
+        return window_kind(module, instruction)
     if "fft" in inside:
         return "fft"
     if "scatter" in inside:

@@ -148,14 +148,14 @@ def _walks(module, instruction, moved: float, bound: float, seconds: float, eff)
     return seconds * scale, kernels.Efficiency(bound / (seconds * scale), eff.source, said)
 
 
-WINDOWED = ("sort", "reduce-window")
+WINDOWED = ("sort", "reduce-window", "pool")
 
 
 def _windowed(module, instruction, kind: str, flops: float, roofs) -> tuple[float, float]:
-    """(bound, size on its curve) of a sort or a reduce-window, from the bytes the kernel
-    model sizes them by: a sort's keys read and written once, at one row's share (its rows
-    sorted one after another: a sort of R rows takes R times one row's); a reduce-window's
-    outputs each reading its window (kernel_kinds.sort_bytes, window_bytes)."""
+    """(bound, size on its curve) of a sort or a reduce-window (a pool's too), from the bytes
+    the kernel model sizes them by: a sort's keys read and written once, at one row's share
+    (its rows sorted one after another: a sort of R rows takes R times one row's); a
+    reduce-window's outputs each reading its window (kernel_kinds.sort_bytes, window_bytes)."""
     if kind == "sort":
         moved, rows = kinds.sorted_keys(module, instruction)
     else:
