@@ -55,8 +55,9 @@ def test_the_tiny_suite_yields_records_of_every_kind(measured):
         assert r.experiment == "kernels" and r.measurement.n >= 1 and r.threads >= 1
         if r.kernel not in launches:
             # a copy or a top-k (a custom call on XLA:CPU) does no FLOPs: cost_analysis
-            # reports none and the model's 0 stands in; a LAPACK routine's are its textbook count
-            none = (*kernel_suite.COPIES, "top-k", *kernel_kinds.FACTORIZATIONS)
+            # reports none and the model's 0 stands in; a LAPACK routine's are its textbook
+            # count, an FFT's 8 N log2 N of its points (XLA's in one dimension, not in two)
+            none = (*kernel_suite.COPIES, "top-k", "fft", *kernel_kinds.FACTORIZATIONS)
             assert r.flops_source == ("model" if r.kernel in none else "cost_analysis")
             assert r.bytes
             assert r.size_kind == kernel_kinds.SIZE_UNIT[r.kernel]
