@@ -125,3 +125,14 @@ def test_a_call_too_long_drops_the_larger_points_not_yet_measured_and_keeps_the_
     done = kernel_rounds.sweep(fake_env(), sweeps, time.perf_counter() + 60, measure, [])
     # 64, then 1024 (too long, nothing larger left), 256 (too long: 512 dropped), then 128
     assert [p.side for p, _ in done] == [64, 128, 256, 1024]
+
+
+def test_the_first_pass_leaves_the_loop_bodies_their_share_of_the_time_by_points():
+    """Three points, then one timed as a loop body: the first pass ends three quarters of the
+    way to the deadline (at 420 points it had taken all 120 s and the loop bodies none)."""
+    start = time.perf_counter()
+    ends = kernel_suite._by_points(start + 100.0, [["a", "b"], ["c"]], [["d"]])
+    assert ends - start == pytest.approx(75.0, abs=0.05)
+    assert kernel_suite._by_points(start + 100.0, [["a"]], []) - start == pytest.approx(
+        100.0, abs=0.05
+    )
