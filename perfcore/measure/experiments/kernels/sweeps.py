@@ -35,7 +35,7 @@ TRANSPOSES = {"transpose": (0, 2, 3, 1), "row transpose": (0, 2, 1, 3)}
 STRIDED_ROWS = (256, 1024)  # the strided transpose's rows walked (kernel_kinds.SWEPT)
 MATMUL_ONLY = ("float8_e4m3fn", "int8")  # dtypes whose other kernels no layer runs
 # Dtypes a quantized forward pass alone multiplies in (int32 accumulation): square, skinny and
-# tall matmuls, no gradients' layouts.
+# tall matmuls, no gradients' layouts, its skinny ones up to the square sweep's largest side.
 FORWARD_ONLY = ("int8",)
 # Each stream point is timed again as a loop body's op (kernel_loops).
 STREAMS = ("elementwise", "transcendental", "reduction", "copy", "transpose")
@@ -64,6 +64,8 @@ def _matmuls(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
     sides = suite.kernel_sides
     square = [point(n, n, n) for n in sides]
     wide = [w for w in (2 * max(sides), 4 * max(sides)) if w * w * b <= SKINNY_WEIGHT_MAX]
+    if dtype in FORWARD_ONLY:  # its weights drawn up to the square sweep's side (drawing
+        wide = []  # 64 MiB of int8 weights three times took 6 of the suite's 120 s)
     skinny = [[point(m, n, n) for n in (*sides, *wide) if n >= 256] for m in suite.kernel_rows]
     tall = [point(4 * n, n, n) for n in sides if n >= 128]
     if dtype in FORWARD_ONLY:
