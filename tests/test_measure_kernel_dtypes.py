@@ -28,8 +28,8 @@ def test_every_planned_kernel_traces_in_its_dtype(dtype):
 
 def test_int8_runs_a_forward_passs_matmuls_alone_accumulated_in_int32():
     """A quantized layer's X·W (square, skinny, tall), on a host as on an accelerator; no
-    gradient's layouts, no other kind, no skinny weights wider than its squares; its product an int32 one, as preferred_element_type
-    asks (an int8 result would be another kernel: XLA wraps it)."""
+    gradient's layouts, no other kind, no skinny weights wider than its squares; its product
+    an int32 one, as preferred_element_type asks (an int8 result would be another kernel)."""
     sweeps = [s for s in kernel_plan.plan(SUITES["default"], "int8") if s]
     assert {p.fn for s in sweeps for p in s} == {"matmul"}
     assert {p.kind for s in sweeps for p in s} == {"matmul", "matvec"}

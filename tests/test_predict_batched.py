@@ -45,8 +45,12 @@ def test_a_batched_dot_is_priced_on_its_own_curve_at_one_of_its_matmuls():
     assert ops["single"].predicted_s == pytest.approx(ONE / 1e9 / 0.5)
 
 
-def test_a_batch_of_matvecs_stays_a_matvec():
-    assert _ops(_curves())["decode"].kernel == "matvec"
+def test_a_batch_of_matvecs_is_a_batched_matvec_priced_on_the_matvec_curve_without_its_own():
+    """Not a batched matmul: by bytes, on the matvec's curve where the curves hold no batched
+    matvec (tests/test_predict_batched_matvec.py prices it on its own)."""
+    decode = _ops(_curves())["decode"]
+    assert decode.kernel == "batched matvec" and decode.efficiency == pytest.approx(0.3)
+    assert "matvec (no batched matvec curve measured)" in decode.derived_from
 
 
 def test_curves_without_it_price_it_as_a_matmul_and_say_so():

@@ -85,10 +85,11 @@ def test_a_batched_dot_is_priced_at_one_of_its_matmuls():
 
 
 def test_a_batched_matvec_streams_all_its_bytes_on_its_curve():
-    """A matvec's curve is by bytes, and a batched one streams every instance's: 30,000 bytes
-    (0.8), not a quarter of them (0.2); bound 400,000 / 1e9 s (the stub's FLOPs)."""
+    """A matvec's curve is by bytes, and a batched one (read on it: the curves hold no batched
+    matvec) streams every instance's: 30,000 bytes (0.8), not a quarter of them (0.2); bound
+    400,000 / 1e9 s (the stub's FLOPs)."""
     rows = _ops()["rows"]
-    assert rows.kernel == "matvec"
+    assert rows.kernel == "batched matvec"
     assert rows.predicted_s == pytest.approx(DOT_FLOPS / 1e9 / 0.8)
 
 

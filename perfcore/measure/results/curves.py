@@ -192,7 +192,7 @@ def _sweep(record: Record) -> int:
     matrices = [s[-2:] for s in shapes if len(s) >= 2]
     if record.kernel not in kernel_kinds.SWEPT or len(matrices) != 2:
         return 0
-    if record.kernel == "matvec":  # (M, K)·(K, N): its rows or columns, whichever are fewer
+    if record.kernel in ("matvec", "batched matvec"):  # (M, K)·(K, N): M or N, the fewer
         return min(matrices[0][0], matrices[1][1])
     return kernel_kinds.narrow_side(*(d for m in matrices for d in m))
 

@@ -32,6 +32,7 @@ COLD_OF = {
     "column reduction": "reduction",
     "arg reduction": "reduction",
     "matvec": "matvec",
+    "batched matvec": "matvec",
 }
 
 

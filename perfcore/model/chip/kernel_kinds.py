@@ -7,12 +7,12 @@ lack (one measured since) is priced from its base kind's curve (BASE_KIND). A ma
 is its operand layout's (matmul_kind): a weight gradient's Aᵀ·B and an input gradient's A·Bᵀ
 run other library paths than A·B, and Aᵀ·Bᵀ another again (on XLA:CPU a plain dot outside
 its matmul library: 27 GFLOP/s there for 64×1024·1024×1024, where A·B ran 190); a skinny one
-is a matvec, a dot of several a batched matmul. Fourteen kinds have a second coordinate
-(SWEPT) the suite sweeps at fixed values: a matvec's rows, a narrow matmul's smallest side
-(narrow_side, in each of the four layouts), a filter gradient's reduced volume, a column
-reduction's kept elements, a strided transpose's rows walked, a triangular solve's right-hand
-sides, a QR's, its Q's and an SVD's rows per column (lapack_coordinate), and an FFT's
-dimensions transformed.
+is a matvec (a dot of several a batched matvec), a dot of several a batched matmul. Fifteen
+kinds have a second coordinate (SWEPT) the suite sweeps at fixed values: a matvec's rows (a
+batched one's too), a narrow matmul's smallest side (narrow_side, in each of the four
+layouts), a filter gradient's reduced volume, a column reduction's kept elements, a strided
+transpose's rows walked, a triangular solve's right-hand sides, a QR's, its Q's and an SVD's
+rows per column (lapack_coordinate), and an FFT's dimensions transformed.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ SIZE_UNIT = {
     "matmul both transposed": "flops",  # Aᵀ·Bᵀ: XLA:CPU runs it outside its library (an einsum's)
     "batched matmul": "flops",  # one of its matmuls' FLOPs: attention's per-head Q·Kᵀ and P·V
     "matvec": "bytes",
+    "batched matvec": "bytes",  # several in one dot: attention's one query a head against its cache
     "attention": "flops",
     "attention backward": "flops",
     "elementwise": "bytes",
@@ -92,6 +93,7 @@ BASE_KIND = {
     "matmul rhs transposed": "matmul",
     "matmul both transposed": "matmul transposed",
     "batched matmul": "matmul",
+    "batched matvec": "matvec",
     "transpose": "copy",
     "row transpose": "transpose",
     "strided transpose": "transpose",
@@ -121,6 +123,7 @@ NARROW_ASPECT = 8  # a matmul whose largest side is this many times its smallest
 # Kinds swept at fixed values of a second coordinate, and what it is.
 SWEPT = {
     "matvec": "rows",  # its M (or N) per matmul, 1-16: a decode batch's, or one query a head
+    "batched matvec": "rows",  # per matmul: one query a head, or a KV head's group of queries
     "matmul": "smallest side",  # a narrow matmul's (narrow_side)
     "matmul transposed": "smallest side",
     "matmul rhs transposed": "smallest side",
@@ -150,12 +153,14 @@ def matmul_kind(
     m: int, n: int, transposed: bool = False, rhs_transposed: bool = False, instances: int = 1
 ) -> str:
     """The kernel kind of an M×N matmul by its operand layout: `matvec` for a skinny one (M or
-    N at most SKINNY); else `batched matmul` for one of several a dot runs (its batch
+    N at most SKINNY), `batched matvec` for one of several a dot runs (its batch dimensions:
+    a decode step's one query a head against its KV cache); else `batched matmul` for one of
+    several a dot runs (its batch
     dimensions: attention's per head), `matmul transposed` where A is contracted on its rows
     (Aᵀ·B, a weight gradient), `matmul rhs transposed` where B is contracted on its last dim
     (A·Bᵀ, an input gradient), `matmul both transposed` where both are (Aᵀ·Bᵀ), else `matmul`."""
     if min(m, n) <= SKINNY:
-        return "matvec"
+        return "batched matvec" if instances > 1 else "matvec"
     if instances > 1:
         return "batched matmul"
     if transposed and rhs_transposed:

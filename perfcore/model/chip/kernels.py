@@ -250,7 +250,8 @@ def efficiency(
         named, dtype = f"{named} (no {dtype} curve measured: float32's, by bytes)", "float32"
     if not curve:
         return fallback
-    swept = kind in SWEPT and curve[0].kind == kind  # its own curve, not a base kind's
+    # its own curve, or a base kind's swept by the same coordinate (a batched matvec's rows)
+    swept = kind in SWEPT and SWEPT.get(curve[0].kind) == SWEPT[kind]
     read = swept_efficiency(curve, size, at if swept else 0)
     unit = SIZE_UNIT[kind]
     where = f"{size:.3g} {unit}" + (f", {SWEPT[kind]} {read.how}" if read.how else "")

@@ -53,6 +53,8 @@ ARG_POOL_MAX = 2**22  # the largest windowed arg reduction: its five arrays read
 BATCHED, BATCHED_FN = "batched matmul", "matmul, batched"
 BATCH, HEAD_DIM = 16, 64  # the batched matmuls' batch (heads × sequences) and contraction
 BATCHED_SIDES = (64, 4096)  # the sides of the matmul sweep the batched one takes
+DECODE = (8, 8, 64)  # batch, heads and head dim of the batched matvecs (a decode step's attention)
+DECODE_MIN = 16  # their shortest KV cache, tokens
 
 
 @dataclass(frozen=True)
@@ -215,6 +217,29 @@ def batched(suite: Suite, dtype: str, b: int) -> list[Planned]:
     return points
 
 
+def batched_matvecs(suite: Suite, dtype: str, b: int) -> list[Planned]:
+    """A decode step's attention scores over a KV cache of t tokens (DECODE's batch, heads
+    and head dim), (B, H, 1, D)·(B, H, D, t), in the layout XLA:CPU gives jnp.einsum's (each
+    head's keys as rows of t), over the cache's element counts from DECODE_MIN tokens; sized
+    by its bytes (a matvec's unit), every instance's. The values' dot, (B, H, D, t)·(B, H, t,
+    1), reads the same cache and is priced on it: alone it ran 0.74-1.0× the scores' here (387
+    against 523 µs over 1,024 tokens, 1.8 against 2.1 ms over 4,096)."""
+    batch, heads, dim = DECODE
+    per_token = batch * heads * dim
+    tokens = [n // per_token for n in suite.kernel_elements if n >= DECODE_MIN * per_token]
+    return [
+        Planned(
+            "batched matvec",
+            f"batched matvec {dtype} scores {batch}x{heads} heads of {dim} over {t} tokens",
+            dtype,
+            ((batch, heads, 1, dim), (batch, heads, dim, t)),
+            BATCHED_FN,
+            ops.Cost(2 * per_token * t, (per_token * t + batch * heads * (t + dim)) * b),
+        )
+        for t in tokens
+    ]
+
+
 def instances(p: Planned) -> int:
     """How many matmuls a point's one call runs (its size is one's FLOPs)."""
     return p.shapes[0][0] if p.kind == BATCHED else 1
@@ -251,12 +276,12 @@ def rounded(jnp, x):
 
 
 def others(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
-    """The sorts, reduce-windows, product sums, transcendental functions and batched matmuls
-    of dtype."""
+    """The sorts, reduce-windows, pools, product sums, transcendental functions, batched
+    matmuls and batched matvecs of dtype."""
     products = product_sums(suite, dtype, b, row)
     sweeps = [*scans(suite, dtype, b, row), *pools(suite, dtype, b), products]
     sweeps += functions(suite, dtype, b, row)
-    return [*sweeps, batched(suite, dtype, b)]
+    return [*sweeps, batched(suite, dtype, b), batched_matvecs(suite, dtype, b)]
 
 
 def functions_of(jax, jnp) -> dict:

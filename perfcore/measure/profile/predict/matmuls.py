@@ -98,7 +98,7 @@ def second_coordinate(module: hlo.Module, dot: hlo.Instruction | None) -> int:
     shape."""
     if dot is None:
         return 0
-    if matmul_kind(module, dot) == "matvec":
+    if matmul_kind(module, dot) in ("matvec", "batched matvec"):
         return skinny_side(module, dot)
     if dot.opcode == "convolution" and not is_dot_as_conv(dot):
         out = hlo.arrays(dot.shape)
