@@ -3,8 +3,10 @@
 Per dtype the backend runs: matmuls square, skinny (decode's M = 1..16, on to weights of 256
 MiB), tall (prefill's M = 4N), transposed (a weight gradient's Xᵀ·dY, contracted over the
 tokens: K = N/4), rhs-transposed (an input gradient's dY·Wᵀ, square) and batched (16 of
-attention's per-head scores in one dot); fused causal attention (jax.nn.dot_product_attention)
-forward and backward over sequence length and head dim; an elementwise chain, a transcendental
+attention's per-head scores in one dot), and a decode step's scores over its KV cache (a
+batched matvec); int8 a forward pass's matmuls alone, accumulated in int32; fused causal
+attention (jax.nn.dot_product_attention) forward and backward over sequence length and head
+dim; an elementwise chain, a transcendental
 chain, a row reduction, a 2-D transpose copy, a plain copy (its layout kept) and two rank-4
 permuted copies (a KV cache's (batch, seq, heads, head dim) -> (batch, heads, head dim, seq),
 and attention's head split -> (batch, heads, seq, head dim), rows moved whole) and a strided
@@ -12,11 +14,13 @@ transpose (x + 1)ᵀ over sizes; 3×3 convolutions (jax.lax.conv_general_dilated
 channels, as a forward pass runs them and as a weight gradient does (the input convolved with
 the output's gradient: a window as large as the image); a sort of a vector, and the
 reduce-window of a cumulative sum (XLA:CPU's scan: windows of 16 along a row), over sizes, their
-bytes from the kernel model (kernel_kinds.sort_bytes, window_bytes); a product's sum over a
+bytes from the kernel model (kernel_kinds.sort_bytes, window_bytes); a 2×2 max pool and the same
+windows' maxima with their indices (a max pool's gradient on XLA:CPU); a product's sum over a
 shape with a unit dimension (kernel_windows.product_sums); sin, x ** 1.5 and rsqrt one by one;
-gathers, top-ks, argmaxes and real FFTs of rows; on a host the LAPACK routines jnp.linalg calls
-(LU, Cholesky, a triangular solve, QR and its Q, a symmetric eigendecomposition, an SVD, by their
-textbook FLOPs: kernel_factorizations); the collectives where several devices exist.
+gathers, top-ks, argmaxes, and real and complex FFTs of rows and of images; on a host the
+LAPACK routines jnp.linalg calls (LU, Cholesky, a triangular solve, QR and its Q, a symmetric
+eigendecomposition, an SVD, by their textbook FLOPs: kernel_factorizations); the collectives
+where several devices exist.
 Each point is isolated calls with FLOPs and bytes from cost_analysis (cross-checked with
 chip.ops), and `kernel` names its kind (perfcore.model.chip.kernels); on an accelerator each
 point is a program of its own whose calls' samples are their device times, read from one
