@@ -98,8 +98,8 @@ def fft_flops(lengths: tuple[int, ...], transforms: int = 1) -> float:
     """`transforms` FFTs of `lengths` (one per dimension transformed): 8 N log2 N each, N the
     points of one (the product of its lengths). XLA counts 8 n log2 n for a transform of n
     points in one dimension; in several it multiplies the lengths' log2s (a 512×512 fft2: 8 N
-    x 81 where N log2 N is 18 N), so a 2-D transform's rate by XLA's count grows with its
-    size as no work does."""
+    × 81, where 8 N log2 N is 8 N × 18), so a 2-D transform's rate by XLA's count grows with
+    its size as no work does."""
     points = math.prod(lengths)
     return 8.0 * transforms * points * math.log2(points) if points > 1 else 0.0
 

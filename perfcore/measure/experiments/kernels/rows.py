@@ -15,8 +15,8 @@ sized by its FLOPs, 8 N log2 N a transform of N points (ops.fft_flops; XLA's cou
 dimension: on XLA:CPU 110-125 GFLOP/s by it for rows of 256 to 65,536 there, where its bytes
 ran at 7-14 GB/s); the complex FFT of those rows, and both of FFT_SIDE² images (rfft2, fft2),
 each transform's points the image's (XLA counts a 2-D transform's FLOPs with the product of
-its lengths' log2s, not their sum: 4.5× at 512×512). Complex rows of 4,096 ran at 17-29
-GFLOP/s there, complex 256×256 images at 40-70 by the same count.
+its lengths' log2s, not their sum: 4.5× at 512×512). By that count, at 4 MiB of input, 256
+complex rows of 4,096 ran at 27-52 GFLOP/s there and 16 complex 256×256 images at 34-76.
 """
 
 from __future__ import annotations

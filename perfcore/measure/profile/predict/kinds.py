@@ -42,7 +42,6 @@ KIND = {
     hlo.OTHER: "elementwise",
 }
 SORT_DIM = re.compile(r"dimensions=\{(\d+)\}")
-FFT_LENGTH = re.compile(r"fft_length=\{([\d,]+)\}")
 
 
 def dots(module: hlo.Module, instruction: hlo.Instruction) -> list[hlo.Instruction]:
@@ -236,8 +235,8 @@ def fft_rank(module: hlo.Module, instruction: hlo.Instruction) -> int:
     """An FFT's second coordinate (kernel_kinds.SWEPT): the dimensions it transforms (its
     fft_length's), of the op or the fft its fusion holds; 0 for any other op."""
     for f in _inside(module, instruction, ("fft",)):
-        if found := FFT_LENGTH.search(f.attrs):
-            return len(found.group(1).split(","))
+        if lengths := hlo.fft_lengths(f):
+            return len(lengths)
     return 0
 
 
