@@ -176,7 +176,8 @@ def _sweep(record: Record) -> int:
     gradient's reduced volume (its filter operand, an image window x batch x C, less C), a
     column reduction's kept width (its operand's last dimension), a strided transpose's rows
     walked (its operand's first), an FFT's dimensions transformed (its operand's, less the
-    batch), a LAPACK routine's (kernel_kinds.lapack_coordinate); 0 for another
+    batch), a top-k's heap steps (kernel_kinds.heap_steps of its row and its k), a LAPACK
+    routine's (kernel_kinds.lapack_coordinate); 0 for another
     kind or without the shapes."""
     shapes = record.shapes[:2]
     if record.kernel in kernel_kinds.FACTORIZATIONS:
@@ -187,6 +188,9 @@ def _sweep(record: Record) -> int:
         return shapes[0][0] if shapes and len(shapes[0]) == 2 else 0
     if record.kernel == "fft":  # (batch, *transformed): a row's, an image's
         return len(shapes[0]) - 1 if shapes and shapes[0] else 0
+    if record.kernel == "top-k":  # (rows, n) and (k,): a file before k rode along has no k
+        whole = len(shapes) == 2 and shapes[0] and len(shapes[1]) == 1
+        return kernel_kinds.heap_steps(shapes[0][-1], shapes[1][0]) if whole else 0
     if record.kernel == "convolution filter":
         return math.prod(shapes[1][:-1]) if len(shapes) == 2 and len(shapes[1]) >= 2 else 0
     matrices = [s[-2:] for s in shapes if len(s) >= 2]

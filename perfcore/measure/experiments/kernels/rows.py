@@ -5,9 +5,12 @@ A gather of rows of `row` floats from a table of TABLE_ROWS (above a CPU's last-
 as an embedding is), at random rows, over the element counts gathered up to a quarter of the
 table: an embedding lookup's kernel, whose rows miss the cache where a stream's are
 prefetched; a scatter-add of as many rows into it (an embedding gradient's), timed as a loop
-body's op into a table the loop carries. The TOP_K largest of rows of TOP_K_ROW
-(jax.lax.top_k: a custom call on XLA:CPU, 6.3 ms for 2048 rows of 1024 floats there, where a
-reduction of the same bytes takes about 0.3 ms), sized by its input and outputs' bytes. The
+body's op into a table the loop carries. The k largest of rows of TOP_K_ROW for each k of
+TOP_KS (jax.lax.top_k: a custom call on XLA:CPU, 6.3 ms for the 8 largest of 2048 rows of
+1024 floats there, where a reduction of the same bytes takes about 0.3 ms), sized by its input
+and outputs' bytes, its second coordinate the heap steps its k and row take
+(kernel_kinds.heap_steps: 2,048 rows of 1,024 took 3.6, 7.0 and 25.6 ms for k = 1, 8 and
+50 there). The
 argmax of rows of ARG_ROW (a reduce of the values and their indices together): on XLA:CPU it
 is not vectorized (1.6-1.8 ns per float32 read there, over rows of 256 to 50,000, where a max
 of the same rows took 0.1-0.2), sized by its bytes. The real-input FFT of rows of FFT_ROW,
@@ -29,7 +32,7 @@ from perfcore.measure.experiments.suites import Suite
 from perfcore.model.chip import ops
 
 TABLE_ROWS = 65536  # the gather's table: 64 MiB of float32 rows of 256
-TOP_K, TOP_K_ROW = 8, 1024  # the top-k's k and row: an MoE router's or a sampler's shape
+TOP_KS, TOP_K_ROW = (2, 8, 64), 1024  # the top-ks' k and row: a router's k to a sampler's
 ARG_ROW = 1024  # the arg reduction's row: each row's argmax
 FFT_ROW = 4096  # the fft's row: each row's transform
 FFT_SIDE = 256  # the 2-D fft's image side
@@ -75,16 +78,18 @@ def scatters(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
     return [points] if points else []
 
 
-def _rows(suite: Suite, dtype: str, kind: str, row: int, name: str, cost) -> list[Planned]:
+def _rows(
+    suite: Suite, dtype: str, kind: str, row: int, name: str, cost, more: tuple = ()
+) -> list[Planned]:
     """kind over rows of `row`, at every other element count n from one row: labelled `name`
-    and its rows, costed cost(n, rows)."""
+    and its rows, costed cost(n, rows), its further operands' shapes `more`."""
     sizes = [n for n in suite.kernel_elements if n >= row][::2]
     return [
         Planned(
             kind,
             f"{name} {n // row} rows of {row}",
             dtype,
-            ((n // row, row),),
+            ((n // row, row), *more),
             kind,
             cost(n, n // row),
         )
@@ -92,18 +97,22 @@ def _rows(suite: Suite, dtype: str, kind: str, row: int, name: str, cost) -> lis
     ]
 
 
-def top_ks(suite: Suite, dtype: str, b: int) -> list[Planned]:
-    """The TOP_K largest of each row of TOP_K_ROW, at every other element count: the rows
-    read, the values written and their int32 indices."""
-    name = f"top-{TOP_K} {dtype}"
-    return _rows(
-        suite,
-        dtype,
-        "top-k",
-        TOP_K_ROW,
-        name,
-        lambda n, r: ops.Cost(0, n * b + r * TOP_K * (b + 4)),
-    )
+def top_ks(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
+    """The k largest of each row of TOP_K_ROW for each k of TOP_KS, at every other element
+    count: the rows read, the values written and their int32 indices. Its k rides as its
+    second operand's length (the record's shapes then say it: kernel_kinds.heap_steps)."""
+    return [
+        _rows(
+            suite,
+            dtype,
+            "top-k",
+            TOP_K_ROW,
+            f"top-{k} {dtype}",
+            lambda n, r, k=k: ops.Cost(0, n * b + r * k * (b + 4)),
+            ((k,),),
+        )
+        for k in TOP_KS
+    ]
 
 
 def arg_reductions(suite: Suite, dtype: str, b: int) -> list[Planned]:
@@ -169,7 +178,7 @@ def rows(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
     bodies' ops: kernels.CARRIED)."""
     sweeps = (
         gathers(suite, dtype, b, row),
-        top_ks(suite, dtype, b),
+        *top_ks(suite, dtype, b),
         arg_reductions(suite, dtype, b),
     )
     return [*(s for s in sweeps if s), *ffts(suite, dtype, b)]
@@ -183,11 +192,12 @@ def _at(jnp, table, u):
 def functions_of(jax, jnp) -> dict:
     """The jittable function of each kind this module plans, by its Planned.fn: the gather and
     the scatter-add (their rows' indices drawn in the step from their second input: `_at`),
-    the top-k, the argmax and the FFTs (real-input and complex, of rows and of images)."""
+    the top-k (its k its second operand's length), the argmax and the FFTs (real-input and
+    complex, of rows and of images)."""
     return {
         "gather": lambda t, u: t[_at(jnp, t, u)],
         "scatter": lambda t, u: t.at[_at(jnp, t, u)].add(u),
-        "top-k": lambda x: jax.lax.top_k(x, TOP_K),
+        "top-k": lambda x, k: jax.lax.top_k(x, k.shape[0]),
         "arg reduction": lambda x: jnp.argmax(x, axis=-1),
         "fft": lambda x: jnp.fft.rfft(x, axis=-1),
         "fft2": jnp.fft.rfft2,

@@ -240,6 +240,16 @@ def fft_rank(module: hlo.Module, instruction: hlo.Instruction) -> int:
     return 0
 
 
+def top_k_steps(module: hlo.Module, instruction: hlo.Instruction) -> int:
+    """A top-k's second coordinate (kernel_kinds.heap_steps): of its operand's rows (their
+    last dim) and its values' k (theirs); 0 where the shapes are unread."""
+    rows = hlo.arrays(hlo.operand_shape(module, instruction.operands[0]))
+    values = hlo.arrays(instruction.shape)
+    if not rows or not values or not rows[0][1] or not values[0][1]:
+        return 0
+    return kernel_kinds.heap_steps(rows[0][1][-1], values[0][1][-1])
+
+
 def kept_elements(module: hlo.Module, instruction: hlo.Instruction) -> int:
     """A column reduction's second coordinate (kernel_kinds.SWEPT): the elements its reduce keeps
     (its result's), 0 for any other op."""

@@ -166,7 +166,7 @@ def _windowed(module, instruction, kind: str, flops: float, roofs) -> tuple[floa
 def _second_coordinate(module, instruction, kind: str, inner: list) -> int:
     """An op's second coordinate (kernel_kinds.SWEPT): a column reduction's kept elements, a
     strided transpose's rows walked, a LAPACK call's (hlo.factorization_kind), an FFT's
-    dimensions transformed, else its one
+    dimensions transformed, a top-k's heap steps, else its one
     dot's or convolution's (matmuls.second_coordinate), else 0."""
     if hlo.factorization(instruction):
         return hlo.factorization_kind(module, instruction)[1]
@@ -176,6 +176,8 @@ def _second_coordinate(module, instruction, kind: str, inner: list) -> int:
         return permutes.strided_rows(module, instruction)
     if kind == "fft":
         return kinds.fft_rank(module, instruction)
+    if kind == "top-k":
+        return kinds.top_k_steps(module, instruction)
     return matmuls.second_coordinate(module, inner[0]) if inner else 0
 
 
