@@ -10,7 +10,7 @@ of a cumsum), over element counts up to SORT_MAX, their bytes from the kernel mo
 (perfcore.model.chip.kernel_kinds.sort_bytes, window_bytes) as the prediction sizes them. A
 2×2 max pool of stride 2 (windows that do not overlap: YNNPACK runs it on XLA:CPU), and the
 same windows' maxima with their indices in one reduce-window (how XLA:CPU expands a max pool's
-gradient: a loop over tuples, not vectorized: 64×28×28×32 took 5 ms there, where the pool
+gradient: a loop over tuples, not vectorized: 64×28×28×32 took 5-8 ms there, where the pool
 alone is a fraction of a millisecond). The
 product sum, (a·b).sum(-1) over (1, elements / row, row), is a kind of its own: on XLA:CPU a
 sum whose input is the product of two different operands, over a shape with a size-1
@@ -44,10 +44,8 @@ WINDOW = 16  # the reduce-window's (a cumulative sum's block on XLA:CPU)
 CONV_SIDES = (64, 512)  # the matmul sides whose quarter a convolution's channels are
 # sized and bounded by the kernel model's bytes (a gather: the rows it reads, not its table)
 MODEL_BYTES = ("sort", "reduce-window", "pool", "gather", "top-k")
-POOL = (
-    64,
-    64,
-)  # the pools' image side and channels: (elements / side² / channels, side, side, channels)
+# The pools' image side and channels: (elements / side² / channels, side, side, channels)
+POOL = (64, 64)
 POOL_WINDOW = (1, 2, 2, 1)  # a 2×2 max pool, stride 2, NHWC
 ARG_POOL_MAX = 2**22  # the largest windowed arg reduction: its five arrays read, 80 MiB
 BATCHED, BATCHED_FN = "batched matmul", "matmul, batched"
