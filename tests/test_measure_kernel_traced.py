@@ -11,6 +11,7 @@ import pytest
 from perfcore.measure.clock import harness
 from perfcore.measure.experiments import kernels as kernel_suite
 from perfcore.measure.experiments.env import Env, detect
+from perfcore.measure.experiments.kernels import launches as kernel_launches
 from perfcore.measure.experiments.kernels import sweeps as kernel_plan
 from perfcore.measure.experiments.kernels import traced as kernel_traced
 from perfcore.measure.experiments.suites import SUITES
@@ -65,7 +66,7 @@ def test_on_an_accelerator_the_suite_profiles_every_kernel_point(monkeypatch):
         return dataclasses.replace(case, bytes=3 * case.bytes)
 
     monkeypatch.setattr(kernel_suite, "compile_case", own_count)
-    monkeypatch.setattr(kernel_suite, "LARGE_RESULTS_MIB", (1, 2))  # small, on this host
+    monkeypatch.setattr(kernel_launches, "LARGE_RESULTS_MIB", (1, 2))  # small, on this host
     records = kernel_suite.run(env_on("gpu"))
     methods = {r.kernel: r.measurement.method for r in records}
     launches = ("dispatch", curves.DISPATCH_RESULTS)

@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import pytest
 
 from perfcore.measure.experiments import kernels as kernel_suite
+from perfcore.measure.experiments.kernels import pools as kernel_pools
 from perfcore.measure.experiments.kernels import windows as kernel_windows
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.model.chip import kernel_kinds, kernels
@@ -78,12 +79,12 @@ def test_the_suite_pools_64x64x64_images_and_their_indices_one_per_dimension():
     """Every element count from one image up; the indexed one to ARG_POOL_MAX, with four index
     arrays beside the values (an NHWC pool's rank), compiled to one reduce-window of five."""
     suite = SUITES["default"]
-    plain, arg = kernel_windows.pools(suite, "float32", 4)
+    plain, arg = kernel_pools.pools(suite, "float32", 4)
     image = 64**3
     sizes = [n for n in suite.kernel_elements if n >= image]
     assert [p.shapes for p in plain] == [((n // image, 64, 64, 64),) for n in sizes]
     assert [p.model.bytes for p in plain] == [5 * n // 4 * 4 for n in sizes]
-    kept = [n for n in sizes if n <= kernel_windows.ARG_POOL_MAX]
+    kept = [n for n in sizes if n <= kernel_pools.ARG_POOL_MAX]
     assert [len(p.shapes) for p in arg] == [5] * len(kept)
     assert [p.model.bytes for p in arg] == [5 * (n + n // 4) * 4 for n in kept]
     p = arg[0]

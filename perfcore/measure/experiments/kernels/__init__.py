@@ -26,7 +26,7 @@ chip.ops), and `kernel` names its kind (perfcore.model.chip.kernels); on an acce
 point is a program of its own whose calls' samples are their device times, read from one
 profiler trace over the suite (kernel_traced: a call's wall there is its launch). A tiny program
 with 1 and with 16 arguments times the dispatch per launched program, and on an accelerator
-one returning a 64 and a 256 MiB array what a large result adds to it (large_results, a few
+one returning a 64 and a 256 MiB array what a large result adds to it (kernel_launches, a few
 seconds past the budget); on a CPU the first touch
 of fresh pages is timed too (experiments.pages), and the scatter-adds only as loop bodies' ops
 into a carried table (CARRIED). The sweep keeps to the suite's kernels_budget_s: each point gets
@@ -43,13 +43,11 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import os
 import time
 
 from perfcore.measure.clock import faults
 from perfcore.measure.experiments import collectives, pages, roofline
 from perfcore.measure.experiments.env import (
-    NO_WORK,
     Env,
     compile_case,
     free_memory_bytes,
@@ -57,23 +55,22 @@ from perfcore.measure.experiments.env import (
 )
 from perfcore.measure.experiments.kernels import cold as kernel_cold
 from perfcore.measure.experiments.kernels import factorizations as kernel_factorizations
+from perfcore.measure.experiments.kernels import launches as kernel_launches
 from perfcore.measure.experiments.kernels import loops as kernel_loops
+from perfcore.measure.experiments.kernels import pools as kernel_pools
 from perfcore.measure.experiments.kernels import rounds as kernel_rounds
 from perfcore.measure.experiments.kernels import rows as kernel_rows
 from perfcore.measure.experiments.kernels import traced as kernel_traced
 from perfcore.measure.experiments.kernels import windows as kernel_windows
+from perfcore.measure.experiments.kernels.launches import host_threads
 from perfcore.measure.experiments.kernels.sweeps import ITEMSIZE, ROW, TRANSPOSES, in_loop, plan
 from perfcore.measure.experiments.kernels.traced import Trace
 from perfcore.measure.experiments.kernels.windows import MODEL_BYTES, Planned
 from perfcore.measure.experiments.suites import Suite, require_fits
 from perfcore.measure.results import Record
-from perfcore.measure.results.curves import DISPATCH_BYTES, DISPATCH_RESULTS
+from perfcore.measure.results.curves import EXPERIMENT
 from perfcore.model.chip import kernel_kinds
 
-EXPERIMENT = "kernels"
-DISPATCH_ARGS = (1, 16)
-RESULTS = 4  # the results of the dispatch program that returns several
-LARGE_RESULTS_MIB = (64, 256)  # the one result of each large-result launch (accelerators)
 MATMUL_REPEATS = 3  # a matmul point takes this many times the suite's repeats (within its share)
 COPIES = ("copy", "plain copy", *TRANSPOSES)  # kinds with no FLOPs: their bytes from the model
 CARRIED = ("scatter",)  # kinds timed only as a loop body's op, updating a carried table (a host's)
@@ -108,6 +105,7 @@ def _function(jax, jnp, name: str):
         "reduction": lambda x: x.sum(axis=-1),
         "column reduction": lambda x: x.sum(axis=0),
         **kernel_windows.functions_of(jax, jnp),
+        **kernel_pools.functions_of(jax, jnp),
         **kernel_rows.functions_of(jax, jnp),
         **kernel_factorizations.functions_of(jax, jnp),
         "copy": lambda x: x.T,
@@ -130,7 +128,7 @@ def count(suite: Suite) -> int:
     counted)."""
     sweeps = [s for d in suite.kernel_dtypes for s in plan(suite, d)]
     extra = (*in_loop(sweeps), *_carried(suite), _cold(suite, sweeps))
-    return len(DISPATCH_ARGS) + 1 + sum(len(s) for s in (*sweeps, *extra))
+    return len(kernel_launches.DISPATCH_ARGS) + 1 + sum(len(s) for s in (*sweeps, *extra))
 
 
 def _cold(suite: Suite, sweeps: list[list[Planned]]) -> list[Planned]:
@@ -203,66 +201,6 @@ def _measure(env: Env, p: Planned, budget_s: float, trace: Trace | None = None) 
     return env.record(EXPERIMENT, p.label, m, case, threads=host_threads(env), **fields)
 
 
-def host_threads(env: Env) -> int | None:
-    """The cores this process may run on, which XLA:CPU sizes its thread pool by; None on
-    other backends."""
-    if env.detected.backend != "cpu":
-        return None
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-
-
-def dispatch(env: Env) -> list[Record]:
-    """A tiny program of 1 and of 16 scalar arguments, launched and waited for; and one of 1
-    argument returning RESULTS scalars (a tuple: a TPU v5e here launched a program of one result
-    in 347-404 µs and of 2 to 4 in 505-553, whatever their size up to 4 MiB)."""
-    jnp, records = env.jnp, []
-    programs = [(n, 1, lambda *xs: sum(xs) + 1) for n in DISPATCH_ARGS]
-    programs.append((1, RESULTS, lambda x: tuple(x + i for i in range(RESULTS))))
-    for n, results, fn in programs:
-        args = tuple(jnp.ones((1,), jnp.float32) for _ in range(n))
-        compiled = env.jax.jit(fn).lower(*args).compile()
-        m = env.measure(lambda c=compiled, a=args: c(*a))
-        label = f"dispatch, {n} argument{'s' if n > 1 else ''}"
-        label += f", {results} results" if results > 1 else ""
-        records.append(
-            env.record(
-                EXPERIMENT,
-                label,
-                m,
-                kernel=DISPATCH_RESULTS if results > 1 else "dispatch",
-                shapes=((1,),) * n,
-                threads=host_threads(env),
-                **NO_WORK,
-            )
-        )
-    return records
-
-
-def large_results(env: Env, trace: Trace | None = None) -> list[Record]:
-    """A program of one 1-element argument returning one float32 array of each of
-    LARGE_RESULTS_MIB, a broadcast of it: as isolated calls, untraced (launch and device time)
-    or, under `trace`, their device times alone (samples replaced once the trace ends). What a
-    large result adds to a launch is the one less the other and the plain launch (curves:
-    dispatch_bytes_fit): on a TPU v5e here 90-175 µs for 64-256 MiB, where a 4 MiB result
-    added nothing. Accelerators only: on a CPU the output's fresh pages are priced on their own."""
-    jnp, records = env.jnp, []
-    arg = jnp.ones((1,), jnp.float32)
-    for mib in LARGE_RESULTS_MIB:
-        n = mib * 2**20 // 4
-        require_fits(2 * n * 4, free_memory_bytes(), f"a launch returning {mib} MiB")
-        label = f"dispatch, 1 argument, one result of {mib} MiB"
-
-        def fill(x, n=n):
-            return jnp.full((n,), x[0])
-
-        fn = trace.named(fill, label) if trace is not None else fill
-        compiled = env.jax.jit(fn).lower(arg).compile()
-        m = env.measure(lambda c=compiled: c(arg))
-        fields = {"kernel": DISPATCH_BYTES, "shapes": ((1,),), **NO_WORK, "bytes": float(n * 4)}
-        records.append(env.record(EXPERIMENT, label, m, **fields))
-    return records
-
-
 def _is_matmul(p: Planned) -> bool:
     """True for a matmul point (on a CPU, the first measured a second time: kernel_rounds)."""
     return p.fn.startswith("matmul")
@@ -303,9 +241,12 @@ def run(env: Env) -> list[Record]:
         with kernel_traced.Trace(env.jax) as trace:
             measure = functools.partial(_measure, trace=trace)
             first = kernel_rounds.sweep(env, sweeps, deadline, measure, refused)
-            traced = large_results(env, trace)
-        records = [*trace.profiled([*(r for _, r in first), *traced]), *large_results(env)]
-    records = [*dispatch(env), *records]
+            traced = kernel_launches.large_results(env, trace)
+        records = [
+            *trace.profiled([*(r for _, r in first), *traced]),
+            *kernel_launches.large_results(env),
+        ]
+    records = [*kernel_launches.dispatch(env), *records]
     if env.detected.backend == "cpu":  # a step's fresh buffers fault on the host (pages)
         records.append(pages.record(env, EXPERIMENT, threads=host_threads(env)))
     if len(env.jax.devices()) > 1:

@@ -1,17 +1,17 @@
-"""The kernels suite's sweeps: the points each dtype's kinds are measured at (kernels times
-them; kernel_windows plans the windowed kinds and holds Planned).
+"""The kernels suite's sweeps: the points each dtype's kinds are measured at (kernels times them;
+kernel_windows plans the windowed kinds and holds Planned).
 
-Per dtype: matmuls square, skinny (M rows, on to weights of SKINNY_WEIGHT_MAX), tall (M =
-4N), transposed (Xᵀ·dY, K = N/4), rhs-transposed (dY·Wᵀ) and both-transposed (Aᵀ·Bᵀ,
-square), and narrow ones in each of those four layouts (an MLP's batch of r rows: its
-forward X·W with M = r, its weight gradient Xᵀ·dY with K = r, its input gradient dY·Wᵀ with
-M = r, Aᵀ·Bᵀ with M = r; the other sides NARROW_SPAN times r); causal attention forward and
-backward over sequence length per head dim; the stream kinds over element counts; two rank-4
-permuted copies (a KV cache's layout change, attention's head split); a strided transpose (a
-fusion holding a broadcast that moves its minor dimension: XLA:CPU reads its elements one by
-one); column reductions keeping each of COLUMN_WIDTHS; kernel_windows' convolutions and windowed
-kinds; and on a host kernel_factorizations' LAPACK routines. A float8 dtype runs matmuls alone,
-an int8 one (int32 accumulation) those of a forward pass alone: square, skinny and tall.
+Per dtype: matmuls square, skinny (M rows, on to weights of SKINNY_WEIGHT_MAX), tall (M = 4N),
+transposed (Xᵀ·dY, K = N/4), rhs-transposed (dY·Wᵀ) and both-transposed (Aᵀ·Bᵀ, square), and
+narrow ones in each of those four layouts (an MLP's batch of r rows: its forward X·W with M = r,
+its weight gradient Xᵀ·dY with K = r, its input gradient dY·Wᵀ with M = r, Aᵀ·Bᵀ with M = r; the
+other sides NARROW_SPAN times r); causal attention forward and backward over sequence length per
+head dim; the stream kinds over element counts; two rank-4 permuted copies (a KV cache's layout
+change, attention's head split); a strided transpose (a fusion holding a broadcast that moves
+its minor dimension: XLA:CPU reads its elements one by one); column reductions keeping each of
+COLUMN_WIDTHS; kernel_windows' convolutions and windowed kinds, kernel_pools' max pools; and on
+a host kernel_factorizations' LAPACK routines. A float8 dtype runs matmuls alone, an int8 one
+(int32 accumulation) those of a forward pass alone: square, skinny and tall.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 
 from perfcore.measure.experiments.kernels import factorizations as kernel_factorizations
+from perfcore.measure.experiments.kernels import pools as kernel_pools
 from perfcore.measure.experiments.kernels import rows as kernel_rows
 from perfcore.measure.experiments.kernels import windows as kernel_windows
 from perfcore.measure.experiments.kernels.windows import Planned
@@ -202,7 +203,8 @@ def plan(suite: Suite, dtype: str) -> list[list[Planned]]:
     sweeps = _matmuls(suite, dtype, b)
     if dtype in MATMUL_ONLY:
         return sweeps
-    others = [*kernel_windows.others(suite, dtype, b, ROW), *kernel_rows.rows(suite, dtype, b, ROW)]
+    others = [*kernel_windows.others(suite, dtype, b, ROW), *kernel_pools.pools(suite, dtype, b)]
+    others += kernel_rows.rows(suite, dtype, b, ROW)
     others += kernel_factorizations.factorizations_of(suite, dtype, b)
     transposes = [*_transposes(suite, dtype, b), *_strided_transposes(suite, dtype, b)]
     streams = [*_streams(suite, dtype, b), *transposes, *others]

@@ -1,5 +1,5 @@
-"""The kernels suite's planned points, and its windowed kernels: convolutions, sorts, the
-reduce-window of a cumulative sum and max pools; the sum of a product over a shape with a unit dim;
+"""The kernels suite's planned points, and its windowed kernels: convolutions, sorts and the
+reduce-window of a cumulative sum; the sum of a product over a shape with a unit dim;
 transcendental functions one by one; and batches of matmuls.
 
 Convolutions: 3×3, NHWC, padded by one, over channels (a quarter of each matmul side from 64
@@ -7,11 +7,8 @@ to 512), as a forward pass runs them and as a weight gradient does (the input co
 the output's gradient: a window as large as the image, the layouts XLA:CPU gives jax.grad of
 a convolution). A sort of a vector and a reduce-window of WINDOW along rows (XLA:CPU's scan
 of a cumsum), over element counts up to SORT_MAX, their bytes from the kernel model
-(perfcore.model.chip.kernel_kinds.sort_bytes, window_bytes) as the prediction sizes them. A
-2×2 max pool of stride 2 (windows that do not overlap: YNNPACK runs it on XLA:CPU), and the
-same windows' maxima with their indices in one reduce-window (how XLA:CPU expands a max pool's
-gradient: a loop over tuples, not vectorized: 64×28×28×32 took 5-8 ms there, where the pool
-alone is a fraction of a millisecond). The
+(perfcore.model.chip.kernel_kinds.sort_bytes, window_bytes) as the prediction sizes them
+(kernel_pools plans the max pools). The
 product sum, (a·b).sum(-1) over (1, elements / row, row), is a kind of its own: on XLA:CPU a
 sum whose input is the product of two different operands, over a shape with a size-1
 dimension, ran 4-14× slower than the same sum without it (1.4-1.7 ms against 0.16-0.18 ms
@@ -44,10 +41,6 @@ WINDOW = 16  # the reduce-window's (a cumulative sum's block on XLA:CPU)
 CONV_SIDES = (64, 512)  # the matmul sides whose quarter a convolution's channels are
 # sized and bounded by the kernel model's bytes (a gather: the rows it reads, not its table)
 MODEL_BYTES = ("sort", "reduce-window", "pool", "gather", "top-k")
-# The pools' image side and channels: (elements / side² / channels, side, side, channels)
-POOL = (64, 64)
-POOL_WINDOW = (1, 2, 2, 1)  # a 2×2 max pool, stride 2, NHWC
-ARG_POOL_MAX = 2**22  # the largest windowed arg reduction: its five arrays read, 80 MiB
 BATCHED, BATCHED_FN = "batched matmul", "matmul, batched"
 BATCH, HEAD_DIM = 16, 64  # the batched matmuls' batch (heads × sequences) and contraction
 BATCHED_SIDES = (64, 4096)  # the sides of the matmul sweep the batched one takes
@@ -132,57 +125,6 @@ def scans(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
         for n in sizes
     ]
     return [sorts, windows]
-
-
-def pools(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
-    """A 2×2 max pool, stride 2, over NHWC images (POOL), at each element count from one
-    image: sized by its windows' reads (window_bytes: each input read once); and the
-    reduce-window of those values and one index per dimension together (a max pool's
-    gradient's argmax as XLA:CPU expands it, its indices carried here in the values' dtype),
-    up to ARG_POOL_MAX: its five arrays read, their quarter written."""
-    side, channels = POOL
-    image = side * side * channels
-    sizes = [n for n in suite.kernel_elements if n >= image]
-    rank = len(POOL_WINDOW)
-
-    def shape(n: int) -> tuple[int, ...]:
-        return (n // image, side, side, channels)
-
-    plain = [
-        Planned(
-            "pool",
-            f"max pool 2x2 {dtype} {n // image} images of {side}x{side}x{channels}",
-            dtype,
-            (shape(n),),
-            "pool",
-            ops.Cost(3 * (n // 4), kernel_kinds.window_bytes(n // 4, 4, b)),
-        )
-        for n in sizes
-    ]
-    arg = [
-        Planned(
-            "windowed arg reduction",
-            f"max pool 2x2 with indices {dtype} {n // image} images of {side}x{side}x{channels}",
-            dtype,
-            (shape(n),) * (1 + rank),
-            "windowed arg reduction",
-            ops.Cost(3 * (2 + rank) * (n // 4), (1 + rank) * (n + n // 4) * b),
-        )
-        for n in sizes
-        if n <= ARG_POOL_MAX
-    ]
-    return [s for s in (plain, arg) if s]
-
-
-def _arg_pool(jax, jnp, x, *indices):
-    """x's 2×2 max pool with the indices of each window's maximum, in one reduce-window."""
-
-    def pick(a, b):
-        take = a[0] >= b[0]
-        return tuple(jnp.where(take, u, v) for u, v in zip(a, b, strict=True))
-
-    init = (jnp.array(-jnp.inf, x.dtype), *(jnp.array(0, i.dtype) for i in indices))
-    return jax.lax.reduce_window((x, *indices), init, pick, POOL_WINDOW, POOL_WINDOW, "VALID")
 
 
 def product_sums(suite: Suite, dtype: str, b: int, row: int) -> list[Planned]:
@@ -274,18 +216,16 @@ def rounded(jnp, x):
 
 
 def others(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
-    """The sorts, reduce-windows, pools, product sums, transcendental functions, batched
-    matmuls and batched matvecs of dtype."""
+    """The sorts, reduce-windows, product sums, transcendental functions, batched matmuls
+    and batched matvecs of dtype."""
     products = product_sums(suite, dtype, b, row)
-    sweeps = [*scans(suite, dtype, b, row), *pools(suite, dtype, b), products]
-    sweeps += functions(suite, dtype, b, row)
+    sweeps = [*scans(suite, dtype, b, row), products, *functions(suite, dtype, b, row)]
     return [*sweeps, batched(suite, dtype, b), batched_matvecs(suite, dtype, b)]
 
 
 def functions_of(jax, jnp) -> dict:
     """The jittable function of each kind this module plans, by its Planned.fn: the
-    convolutions, the sort, the reduce-window of WINDOW (a cumsum's), the max pool and the max
-    pool with its indices, the product sum, the
+    convolutions, the sort, the reduce-window of WINDOW (a cumsum's), the product sum, the
     kernel_kinds.FUNCTIONS kinds (of x + 1, rsqrt and power of |x| + 1: one FLOP per element beside
     the function, as the model counts), the rounding chain and the batched matmul."""
     return {
@@ -295,10 +235,6 @@ def functions_of(jax, jnp) -> dict:
         "reduce-window": lambda x: jax.lax.reduce_window(
             x, 0.0, jax.lax.add, (1, WINDOW), (1, 1), ((0, 0), (WINDOW - 1, 0))
         ),
-        "pool": lambda x: jax.lax.reduce_window(
-            x, -jnp.inf, jax.lax.max, POOL_WINDOW, POOL_WINDOW, "VALID"
-        ),
-        "windowed arg reduction": lambda x, *ixs: _arg_pool(jax, jnp, x, *ixs),
         "unit-dim product sum": lambda x, y: (x * y).sum(axis=-1),
         "sine": lambda x: jnp.sin(x + 1.0),
         "power": lambda x: (jnp.abs(x) + 1.0) ** 1.5,
