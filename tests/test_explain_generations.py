@@ -68,8 +68,8 @@ def test_devices_without_the_precision_are_listed_as_not_published(specs):
 
 def test_bound_count_counts_memory_bound_devices_among_those_publishing(specs):
     rows, _ = _rows(specs, vendors=["NVIDIA"])
-    assert view.bound_count(rows) == "6 of 17"
-    assert view.bound_count(_rows(specs, vendors=["NVIDIA"], seq=8192, d_head=64)[0]) == "0 of 17"
+    assert view.bound_count(rows) == "7 of 18"
+    assert view.bound_count(_rows(specs, vendors=["NVIDIA"], seq=8192, d_head=64)[0]) == "0 of 18"
 
 
 def test_params_carry_the_pages_attention_defaults_and_the_catalogs_otherwise():
@@ -84,13 +84,13 @@ def test_default_pair_is_v100_and_h100_else_first_and_last():
 
 def test_takeaway_gives_the_memory_bound_share_and_the_growth(specs):
     text = _takeaway(specs)
-    assert "memory-bound on 6 of 20 devices (30.0 %)" in text
+    assert "memory-bound on 7 of 21 devices (33.3 %)" in text
     assert "grew 7.9x and bandwidth 3.7x, so the ridge grew 2.1x" in text
     assert "compute-bound on the NVIDIA V100 SXM2 and memory-bound on the NVIDIA H100 SXM" in text
 
 
 def test_takeaway_changes_with_the_ops_size(specs):
-    assert "memory-bound on 0 of 20" in _takeaway(specs, seq=8192, d_head=64)
+    assert "memory-bound on 0 of 21" in _takeaway(specs, seq=8192, d_head=64)
 
 
 def test_takeaway_names_the_precisions_both_devices_publish_when_growth_is_missing(specs):

@@ -24,7 +24,7 @@ def test_the_ridge_axis_is_log(specs):
 def test_markers_split_by_the_ops_verdict_with_their_own_symbols(specs):
     fig = _fig(specs)
     compute, memory = (_trace(fig, f"{b}-bound on this op") for b in ("compute", "memory"))
-    assert (len(compute.x), len(memory.x)) == (14, 6)
+    assert (len(compute.x), len(memory.x)) == (14, 7)
     assert compute.marker.symbol != memory.marker.symbol
     assert compute.marker.color != memory.marker.color
 
@@ -43,7 +43,7 @@ def test_the_ops_intensity_is_a_flat_line(specs):
 def test_devices_without_the_precision_are_noted_not_plotted(specs):
     fig = _fig(specs, "fp8")
     plotted = sum(len(t.x) for t in fig.data if t.name.endswith("-bound on this op"))
-    assert plotted == 14
+    assert plotted == 15
     assert "not published at fp8" in fig.layout.annotations[0].text
 
 

@@ -23,9 +23,9 @@ def test_a_newer_device_with_a_higher_ridge_raises_the_ridge_growth():
 
 def test_a_longer_sequence_leaves_fewer_devices_memory_bound():
     at = run_page("generations", FP16)
-    assert _metrics(at)[3] == "6 of 20"
+    assert _metrics(at)[3] == "7 of 21"
     at.number_input(key="ge_attention_seq").set_value(8192).run()
-    assert _metrics(at)[3] == "0 of 20"
+    assert _metrics(at)[3] == "0 of 21"
 
 
 def test_the_vendor_filter_keeps_only_that_vendors_devices():
@@ -36,7 +36,7 @@ def test_the_vendor_filter_keeps_only_that_vendors_devices():
 
 def test_the_default_view_opens_on_fp16_with_its_growth_and_a_title_from_the_data():
     at = run_page("generations")
-    assert _metrics(at) == ["7.9x", "3.7x", "2.1x", "6 of 20"]
+    assert _metrics(at) == ["7.9x", "3.7x", "2.1x", "7 of 21"]
     assert at.title[0].value == ("The fp16 ridge point rose 2.1x from V100 SXM2 to H100 SXM")
     assert any("V100 SXM2 publishes no bf16 peak" in i.value for i in at.info)
 
