@@ -55,6 +55,7 @@ SIZE_UNIT = {
     "collective": "bytes",
     "convolution": "flops",  # a window smaller than its output: a forward or input gradient
     "convolution filter": "flops",  # a window spanning its input: a weight gradient
+    "grouped convolution": "flops",  # input features in groups, each its own filters
     "sort": "bytes",  # its keys read and written once (sort_bytes), per row sorted
     "reduce-window": "bytes",  # as its windows read it (window_bytes): a cumulative sum's
     "pool": "bytes",  # a reduce-window whose windows do not overlap: a pooling layer's
@@ -101,6 +102,7 @@ BASE_KIND = {
     "plain copy": "copy",
     "convolution": "matmul",
     "convolution filter": "convolution",
+    "grouped convolution": "convolution",
     "sort": "elementwise",
     "reduce-window": "reduction",
     "pool": "reduce-window",
@@ -130,6 +132,7 @@ SWEPT = {
     "matmul rhs transposed": "smallest side",
     "matmul both transposed": "smallest side",
     "convolution filter": "reduced volume",  # the elements each output sums: batch x image
+    "grouped convolution": "features a group",  # each group's input features: depthwise's 1
     "column reduction": "kept elements",  # its output's: the width of the columns summed
     "strided transpose": "rows walked",  # before its read comes back to a line (strided_rows)
     "triangular solve": "right-hand sides",  # per matrix: a vector's 1, a matrix's columns

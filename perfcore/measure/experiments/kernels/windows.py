@@ -39,6 +39,8 @@ LABELS = ("NHWC", "HWIO", "NHWC")
 SORT_MAX = 2**20  # the largest sort and reduce-window (a sort of it: 0.25-0.3 s on this CPU)
 WINDOW = 16  # the reduce-window's (a cumulative sum's block on XLA:CPU)
 CONV_SIDES = (64, 512)  # the matmul sides whose quarter a convolution's channels are
+GROUPED = "grouped convolution"
+GROUP_FEATURES = (1, 16)  # input features a group of the grouped convolutions: depthwise, 16
 # sized and bounded by the kernel model's bytes (a gather: the rows it reads, not its table)
 MODEL_BYTES = ("sort", "reduce-window", "pool", "gather", "top-k")
 BATCHED, BATCHED_FN = "batched matmul", "matmul, batched"
@@ -61,10 +63,16 @@ class Planned:
 
 
 def convolve(jax, x, w):
-    """A stride-1 convolution padded by one on each side (a 3×3 kernel's SAME)."""
+    """A stride-1 convolution padded by one on each side (a 3×3 kernel's SAME), its input
+    features in groups of the filter's input size (one group where they are equal)."""
     pad = (CONV[2] - 1) // 2
     return jax.lax.conv_general_dilated(
-        x, w, (1, 1), ((pad, pad), (pad, pad)), dimension_numbers=LABELS
+        x,
+        w,
+        (1, 1),
+        ((pad, pad), (pad, pad)),
+        dimension_numbers=LABELS,
+        feature_group_count=x.shape[-1] // w.shape[-2],
     )
 
 
@@ -74,7 +82,7 @@ def convolutions(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
     (C, image, image, batch) ⊛ (image, image, batch, C) -> (C, 3, 3, C) at each of
     FILTER_BATCHES (its reduced volume, kernel_kinds.SWEPT: batch x image x image), each with the
     forward's FLOPs at its batch: 2 per tap inside the image (padding left out, as XLA
-    counts)."""
+    counts); and grouped ones (grouped)."""
     n, side, k = CONV
     taps = (side * k - (k - 1)) ** 2  # (tap, output) pairs per image plane inside the padding
     channels = [s // 4 for s in suite.kernel_sides if CONV_SIDES[0] <= s <= CONV_SIDES[1]]
@@ -94,6 +102,24 @@ def convolutions(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
                 f"{kind} {dtype} {'x'.join(map(str, shapes[0]))} * {'x'.join(map(str, shapes[1]))}"
             )
             sweep.append(Planned(kind, label, dtype, shapes, kind, model))
+        out.append(sweep)
+    return [*out, *grouped(dtype, b, channels, taps)]
+
+
+def grouped(dtype: str, b: int, channels: list[int], taps: int) -> list[list[Planned]]:
+    """Grouped 3×3 convolutions, (batch, image, image, C) ⊛ (3, 3, g, C) in C / g groups, over
+    channels C at each of GROUP_FEATURES g (kernel_kinds.SWEPT: features a group; 1 is a
+    depthwise convolution's, which XLA:CPU ran at 0.5-0.6 GFLOP/s against 15 at 16 a group)."""
+    n, side, k = CONV
+    out = []
+    for g in GROUP_FEATURES:
+        sweep = []
+        for c in (c for c in channels if c >= 2 * g):
+            shapes = ((n, side, side, c), (k, k, g, c))
+            moved = (math.prod(shapes[0]) + math.prod(shapes[1]) + n * side * side * c) * b
+            label = f"{GROUPED} {dtype} {'x'.join(map(str, shapes[0]))} in {c // g} groups"
+            model = ops.Cost(2.0 * n * taps * c * g, moved)
+            sweep.append(Planned(GROUPED, label, dtype, shapes, GROUPED, model))
         out.append(sweep)
     return out
 
@@ -231,6 +257,7 @@ def functions_of(jax, jnp) -> dict:
     return {
         "convolution": lambda x, w: convolve(jax, x, w),
         "convolution filter": lambda x, w: convolve(jax, x, w),
+        GROUPED: lambda x, w: convolve(jax, x, w),
         "sort": jnp.sort,
         "reduce-window": lambda x: jax.lax.reduce_window(
             x, 0.0, jax.lax.add, (1, WINDOW), (1, 1), ((0, 0), (WINDOW - 1, 0))

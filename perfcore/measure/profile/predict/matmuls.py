@@ -19,6 +19,7 @@ DIMS = re.compile(r"(lhs|rhs)_(batch|contracting)_dims=\{([\d,]*)\}")
 DIM_LABELS = re.compile(r"dim_labels=(\w+)_(\w+)->(\w+)")
 OP_NAME = re.compile(r'op_name="([^"]*)"')
 WINDOW = re.compile(r"window=\{size=([\dx]+)")
+GROUPS = re.compile(r"(?:feature|batch)_group_count=(\d+)")
 
 
 def is_dot_as_conv(instruction: hlo.Instruction | None) -> bool:
@@ -101,8 +102,10 @@ def second_coordinate(module: hlo.Module, dot: hlo.Instruction | None) -> int:
     if matmul_kind(module, dot) in ("matvec", "batched matvec"):
         return skinny_side(module, dot)
     if dot.opcode == "convolution" and not is_dot_as_conv(dot):
-        out = hlo.arrays(dot.shape)
-        if conv_kind(dot) != "convolution filter" or not out:
+        out, kind = hlo.arrays(dot.shape), conv_kind(dot)
+        if kind == "grouped convolution":
+            return group_features(module, dot)
+        if kind != "convolution filter" or not out:
             return 0
         return round(conv_flops(module, dot) / (2 * math.prod(out[0][1])))
     if is_dot_as_conv(dot):
@@ -124,10 +127,15 @@ def window(instruction: hlo.Instruction) -> int:
 
 
 def conv_kind(instruction: hlo.Instruction) -> str:
-    """`convolution filter` for a convolution whose window is at least its output's spatial
-    size (a weight gradient: the input convolved with the output's gradient, window = the
-    image), else `convolution` (a forward pass or an input gradient); a cuDNN call by its
-    target."""
+    """`grouped convolution` for one whose features are split into groups (a
+    feature_group_count or batch_group_count above 1: a depthwise convolution's one feature a
+    group, and its input gradient), `convolution filter` for a convolution whose window is at
+    least its output's spatial size (a weight gradient: the input convolved with the output's
+    gradient, window = the image), else `convolution` (a forward pass or an input gradient); a
+    cuDNN call by its target."""
+    groups = GROUPS.findall(instruction.attrs)
+    if any(int(g) > 1 for g in groups):
+        return "grouped convolution"
     if instruction.opcode == "custom-call":
         filtering = "backwardfilter" in instruction.target.lower()
         return "convolution filter" if filtering else "convolution"
@@ -141,15 +149,24 @@ def conv_kind(instruction: hlo.Instruction) -> str:
     return "convolution filter" if taps > 1 and taps >= math.prod(spatial) else "convolution"
 
 
-def conv_flops(module: hlo.Module, conv: hlo.Instruction) -> float:
-    """2 FLOPs per output element per kernel tap per input feature of a convolution, from its
-    shapes (padding counted: XLA's cost model leaves padded taps out)."""
+def group_features(module: hlo.Module, conv: hlo.Instruction) -> int:
+    """The input features each output of a convolution reads (its filter's input-feature size:
+    all of them ungrouped, a group's where grouped, 1 for a depthwise one); 0 without the
+    shapes."""
     labels = DIM_LABELS.search(conv.attrs)
     rhs = hlo.arrays(hlo.operand_shape(module, conv.operands[1])) if len(conv.operands) > 1 else []
-    out = hlo.arrays(conv.shape)
-    if not labels or not rhs or not out or "i" not in labels.group(2):
+    if not labels or not rhs or "i" not in labels.group(2):
+        return 0
+    return rhs[0][1][labels.group(2).index("i")]
+
+
+def conv_flops(module: hlo.Module, conv: hlo.Instruction) -> float:
+    """2 FLOPs per output element per kernel tap per input feature of a convolution, from its
+    shapes (padding counted: XLA's cost model leaves padded taps out); a grouped one's input
+    features are a group's."""
+    out, features = hlo.arrays(conv.shape), group_features(module, conv)
+    if not out or not features:
         return 0.0
-    features = rhs[0][1][labels.group(2).index("i")]
     taps = 1 if is_dot_as_conv(conv) else window(conv)  # a batched dot's window: one tap each
     return 2.0 * math.prod(out[0][1]) * taps * features
 
