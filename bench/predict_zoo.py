@@ -8,7 +8,7 @@ sizes and styles; bench/zoo_batched.py's seven of those kinds over batched activ
 caches, bench/zoo_styles.py's six more, written after the last kernel changes,
 bench/zoo_idioms.py's four in idioms the others had not used, and bench/zoo_linalg.py's five
 that call LAPACK through jnp.linalg, bench/zoo_numerics.py's six in int8, complex FFTs, top-k
-and max pools) against
+and max pools, bench/zoo_kinds.py's fourteen in ops no curve priced at stop 52) against
 their step's wall alone. Each program runs in a process of
 its own (bench.predict.own_processes: a heap no program before it grew, as bench/predict.py
 says why) reading the curves measured here or read from --curves: its predicted step
@@ -31,6 +31,7 @@ from bench.predict import own_processes, walls
 from bench.predict_heldout import HELD_OUT
 from bench.zoo_batched import BATCHED
 from bench.zoo_idioms import IDIOMS
+from bench.zoo_kinds import KINDS
 from bench.zoo_linalg import LINALG
 from bench.zoo_numerics import NUMERICS
 from bench.zoo_programs import (
@@ -88,6 +89,7 @@ PROGRAMS = {
         *IDIOMS,
         *LINALG,
         *NUMERICS,
+        *KINDS,
     )
 }
 

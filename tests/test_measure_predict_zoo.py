@@ -39,6 +39,7 @@ EXERCISES = {
     "pca": "eigh",
     "newton_solve": "lu",
     "spectral_norm": "singular values",
+    "depthwise_conv": "grouped convolution",
 }
 
 

@@ -47,6 +47,8 @@ from dataclasses import dataclass
 from perfcore.model.chip.kernel_kinds import BASE_KIND, KINDS, SIZE_UNIT, SWEPT
 
 MMAP_MAX = 32 * 2**20  # bytes: glibc malloc's largest mmap threshold on 64-bit (mallopt(3))
+# A complex dtype's real parts: its matmul's real FLOPs read their curve where its own is absent
+COMPLEX_PARTS = {"complex64": "float32", "complex128": "float64"}
 MEASURED, NEAREST, PUBLISHED = (
     "measured kernels",
     "nearest measured kernel (outside the measured range)",
@@ -248,6 +250,10 @@ def efficiency(
     if not curve and SIZE_UNIT[kind] == "bytes" and dtype != "float32":  # a stream's per byte
         curve, named = _curve(curves, kind, "float32", loop, size)
         named, dtype = f"{named} (no {dtype} curve measured: float32's, by bytes)", "float32"
+    if not curve and dtype in COMPLEX_PARTS:  # a complex matmul's real FLOPs on its parts'
+        real = COMPLEX_PARTS[dtype]
+        curve, named = _curve(curves, kind, real, loop, size)
+        named, dtype = f"{named} (no {dtype} curve measured: {real}'s, by real FLOPs)", real
     if not curve:
         return fallback
     # its own curve, or a base kind's swept by the same coordinate (a batched matvec's rows)

@@ -10,6 +10,7 @@ and price a module with XLA's cost model, pinned to one JAX, imported on first u
 """
 
 from perfcore.measure.profile.hlo.flops import (
+    complex_dot_flops,
     dot_flops,
     factorization,
     factorization_flops,
@@ -116,6 +117,7 @@ __all__ = [
     "called",
     "held",
     "category",
+    "complex_dot_flops",
     "copy_blocks",
     "dot_flops",
     "factorization",

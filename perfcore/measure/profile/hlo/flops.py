@@ -5,7 +5,9 @@ size; a cuDNN convolution: 2 FLOPs per output per kernel tap; a LAPACK factoriza
 calls (`lapack_sgetrf_ffi` and its kin): its textbook count (kernel_kinds.lapack_flops)
 for each matrix of its batch, by its backend config's job letters; an FFT: 8 N log2 N a
 transform of N points (ops.fft_flops), in place of XLA's count, which in several dimensions
-multiplies the lengths' log2s. Anything else is priced by
+multiplies the lengths' log2s; a complex dot: 8 FLOPs a multiply-add (a complex product's 4
+multiplies and 2 adds, and its accumulation's 2: LAPACK's count for CGEMM, 8·M·N·K), where
+XLA's cost model counts 2 (complex_dot_flops adds the 6). Anything else is priced by
 XLA's cost model over a module holding only that instruction
 (perfcore.measure.profile.hlo.xla_private): parameters cost nothing, so its cost is the op's.
 """
@@ -22,6 +24,7 @@ from perfcore.measure.profile.hlo.text import (
     Module,
     backend_config,
     called,
+    held,
     operand_shape,
 )
 from perfcore.model.chip import kernel_kinds, ops
@@ -126,6 +129,20 @@ def dot_flops(module: Module, dot: Instruction) -> float:
 # An ordering edge to instructions of the whole module (jax.random's copies of its key carry
 # them): the one-op module has none of those instructions, and orders nothing.
 CONTROL = re.compile(r",?\s*control-predecessors=\{[^}]*\}")
+
+
+COMPLEX = ("c64", "c128")  # HLO's complex element types
+
+
+def complex_dot_flops(module: Module, instruction: Instruction) -> float:
+    """FLOPs a dot of complex numbers does beyond XLA's count, for the op or the dots a fusion
+    holds: 6 a multiply-add more than XLA's 2 (3 × its 2·M·N·K); 0 where none is complex."""
+    dots = [instruction] if instruction.opcode == "dot" else held(module, instruction)
+    return sum(
+        3 * dot_flops(module, d)
+        for d in dots
+        if d.opcode == "dot" and (found := arrays(d.shape)) and found[0][0] in COMPLEX
+    )
 
 
 def one_op_module(module: Module, instruction: Instruction) -> str:

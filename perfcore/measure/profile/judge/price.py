@@ -3,7 +3,8 @@
 XLA's cost model applied to the instruction alone (perfcore.measure.profile.hlo.xla_private), a
 cuBLAS/cuDNN call's FLOPs from its shapes, a top-k's bytes from its shapes (it compares, so
 no FLOPs), a LAPACK factorization's textbook FLOPs from its shapes (hlo.factorization_flops),
-an FFT's bytes by XLA's cost model and its FLOPs from its shapes (hlo.fft_flops),
+an FFT's bytes by XLA's cost model and its FLOPs from its shapes (hlo.fft_flops), a complex
+dot's at 8 FLOPs a multiply-add where XLA's cost model counts 2 (hlo.complex_dot_flops),
 and nothing for any other custom kernel XLA cannot price ("no cost model", never
 0 FLOPs, nor for an op XLA's cost model cannot read alone); a loop or call is priced by its
 body's ops; bytes a TPU's layouts place in its on-chip VMEM are not device-memory traffic
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 
 from perfcore.measure.profile import hlo
 
+COMPLEX_DOT = "cost model, a complex dot's multiply-adds at 8 FLOPs (XLA's counts 2)"
 COST_MODEL, SHAPES, NO_COST, IN_BODY, NOT_IN_HLO, TOP_K, ASYNC_WAIT, ASYNC_MOVE, LAPACK, FFT = (
     "cost model",
     "shapes (library call)",
@@ -96,6 +98,8 @@ def price(module: hlo.Module, instruction: hlo.Instruction, cost) -> Priced:
         n_bytes = max(n_bytes - on_chip, 0.0)
     if (transformed := hlo.fft_flops(module, instruction)) is not None:
         return Priced(instruction, kind, *where, transformed, n_bytes, FFT, *shapes, evaluations)
+    if flops is not None and (extra := hlo.complex_dot_flops(module, instruction)):
+        return Priced(instruction, kind, *where, flops + extra, n_bytes, COMPLEX_DOT, *shapes)
     return Priced(instruction, kind, *where, flops, n_bytes, COST_MODEL, *shapes, evaluations)
 
 
