@@ -191,6 +191,8 @@ def _sweep(record: Record) -> int:
     if record.kernel == "top-k":  # (rows, n) and (k,): a file before k rode along has no k
         whole = len(shapes) == 2 and shapes[0] and len(shapes[1]) == 1
         return kernel_kinds.heap_steps(shapes[0][-1], shapes[1][0]) if whole else 0
+    if record.kernel == "convolution":  # (batch, *spatial, features): an image's 2, a volume's 3
+        return len(shapes[0]) - 2 if shapes and len(shapes[0]) > 2 else 0
     if record.kernel == "grouped convolution":  # (k, k, g, C) HWIO: its g features a group
         return shapes[1][-2] if len(shapes) == 2 and len(shapes[1]) >= 2 else 0
     if record.kernel == "convolution filter":

@@ -131,6 +131,7 @@ SWEPT = {
     "matmul transposed": "smallest side",
     "matmul rhs transposed": "smallest side",
     "matmul both transposed": "smallest side",
+    "convolution": "spatial dimensions",  # an image's 2, a volume's 3
     "convolution filter": "reduced volume",  # the elements each output sums: batch x image
     "grouped convolution": "features a group",  # each group's input features: depthwise's 1
     "column reduction": "kept elements",  # its output's: the width of the columns summed

@@ -12,7 +12,8 @@ permuted copies (a KV cache's (batch, seq, heads, head dim) -> (batch, heads, he
 and attention's head split -> (batch, heads, seq, head dim), rows moved whole) and a strided
 transpose (x + 1)ᵀ over sizes; 3×3 convolutions (jax.lax.conv_general_dilated, NHWC) over
 channels, as a forward pass runs them and as a weight gradient does (the input convolved with
-the output's gradient: a window as large as the image); a sort of a vector, and the
+the output's gradient: a window as large as the image) and grouped ones (depthwise, and 16
+input features a group); a sort of a vector, and the
 reduce-window of a cumulative sum (XLA:CPU's scan: windows of 16 along a row), over sizes, their
 bytes from the kernel model (kernel_kinds.sort_bytes, window_bytes); a 2×2 max pool and the same
 windows' maxima with their indices (a max pool's gradient on XLA:CPU); a product's sum over a

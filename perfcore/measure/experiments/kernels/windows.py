@@ -5,7 +5,8 @@ transcendental functions one by one; and batches of matmuls.
 Convolutions: 3×3, NHWC, padded by one, over channels (a quarter of each matmul side from 64
 to 512), as a forward pass runs them and as a weight gradient does (the input convolved with
 the output's gradient: a window as large as the image, the layouts XLA:CPU gives jax.grad of
-a convolution). A sort of a vector and a reduce-window of WINDOW along rows (XLA:CPU's scan
+a convolution), grouped, at 1 input feature a group (a depthwise convolution's) and at 16, and
+3×3×3 over volumes. A sort of a vector and a reduce-window of WINDOW along rows (XLA:CPU's scan
 of a cumsum), over element counts up to SORT_MAX, their bytes from the kernel model
 (perfcore.model.chip.kernel_kinds.sort_bytes, window_bytes) as the prediction sizes them
 (kernel_pools plans the max pools). The
@@ -36,10 +37,12 @@ CONV = (8, 32, 3)  # batch, image side, kernel side of the convolutions; channel
 # The filter gradient's batches: one sweep over channels each, reducing batch x image per output
 FILTER_BATCHES = (4, 8, 16)
 LABELS = ("NHWC", "HWIO", "NHWC")
+LABELS_3D = ("NDHWC", "DHWIO", "NDHWC")  # a volume's (video, medical images)
+CONV_3D = (2, 16, 64)  # batch, volume side and most channels of the 3×3×3 convolutions
 SORT_MAX = 2**20  # the largest sort and reduce-window (a sort of it: 0.25-0.3 s on this CPU)
 WINDOW = 16  # the reduce-window's (a cumulative sum's block on XLA:CPU)
 CONV_SIDES = (64, 512)  # the matmul sides whose quarter a convolution's channels are
-GROUPED = "grouped convolution"
+CONV_KIND, GROUPED = "convolution", "grouped convolution"
 GROUP_FEATURES = (1, 16)  # input features a group of the grouped convolutions: depthwise, 16
 # sized and bounded by the kernel model's bytes (a gather: the rows it reads, not its table)
 MODEL_BYTES = ("sort", "reduce-window", "pool", "gather", "top-k")
@@ -63,15 +66,16 @@ class Planned:
 
 
 def convolve(jax, x, w):
-    """A stride-1 convolution padded by one on each side (a 3×3 kernel's SAME), its input
-    features in groups of the filter's input size (one group where they are equal)."""
-    pad = (CONV[2] - 1) // 2
+    """A stride-1 convolution padded by one on each side (a 3×3 or 3×3×3 kernel's SAME) over
+    images or, of rank 5, volumes, its input features in groups of the filter's input size
+    (one group where they are equal)."""
+    pad, spatial = (CONV[2] - 1) // 2, x.ndim - 2
     return jax.lax.conv_general_dilated(
         x,
         w,
-        (1, 1),
-        ((pad, pad), (pad, pad)),
-        dimension_numbers=LABELS,
+        (1,) * spatial,
+        ((pad, pad),) * spatial,
+        dimension_numbers=LABELS if spatial == 2 else LABELS_3D,
         feature_group_count=x.shape[-1] // w.shape[-2],
     )
 
@@ -82,7 +86,7 @@ def convolutions(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
     (C, image, image, batch) ⊛ (image, image, batch, C) -> (C, 3, 3, C) at each of
     FILTER_BATCHES (its reduced volume, kernel_kinds.SWEPT: batch x image x image), each with the
     forward's FLOPs at its batch: 2 per tap inside the image (padding left out, as XLA
-    counts); and grouped ones (grouped)."""
+    counts); grouped ones (grouped) and 3×3×3 ones over volumes (volumes)."""
     n, side, k = CONV
     taps = (side * k - (k - 1)) ** 2  # (tap, output) pairs per image plane inside the padding
     channels = [s // 4 for s in suite.kernel_sides if CONV_SIDES[0] <= s <= CONV_SIDES[1]]
@@ -98,12 +102,32 @@ def convolutions(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
             )
             moved = (math.prod(shapes[0]) + math.prod(shapes[1]) + batch * side * side * c) * b
             model = ops.Cost(2.0 * batch * taps * c * c, moved)
-            label = (
-                f"{kind} {dtype} {'x'.join(map(str, shapes[0]))} * {'x'.join(map(str, shapes[1]))}"
-            )
-            sweep.append(Planned(kind, label, dtype, shapes, kind, model))
+            sweep.append(Planned(kind, _label(kind, dtype, shapes), dtype, shapes, kind, model))
         out.append(sweep)
-    return [*out, *grouped(dtype, b, channels, taps)]
+    return [*out, *grouped(dtype, b, channels, taps), volumes(dtype, b, channels)]
+
+
+def volumes(dtype: str, b: int, channels: list[int]) -> list[Planned]:
+    """3×3×3 convolutions over (batch, side, side, side, C) volumes (CONV_3D), channels C up
+    to its most (kernel_kinds.SWEPT: a convolution's spatial dimensions, 3 here, 2 for the
+    images; XLA:CPU ran a 2×16×32×32×32 one at a quarter of the rate the 2-D curve gave it)."""
+    n, side, most = CONV_3D
+    k = CONV[2]
+    taps = (side * k - (k - 1)) ** 3  # (tap, output) pairs per volume inside the padding
+    out = []
+    for c in (c for c in channels if c <= most):
+        shapes = ((n, side, side, side, c), (k, k, k, c, c))
+        moved = (2 * math.prod(shapes[0]) + math.prod(shapes[1])) * b
+        model = ops.Cost(2.0 * n * taps * c * c, moved)
+        out.append(
+            Planned(CONV_KIND, _label(CONV_KIND, dtype, shapes), dtype, shapes, CONV_KIND, model)
+        )
+    return out
+
+
+def _label(kind: str, dtype: str, shapes: tuple) -> str:
+    """A convolution point's label: its kind, dtype and input and filter shapes."""
+    return f"{kind} {dtype} {'x'.join(map(str, shapes[0]))} * {'x'.join(map(str, shapes[1]))}"
 
 
 def grouped(dtype: str, b: int, channels: list[int], taps: int) -> list[list[Planned]]:

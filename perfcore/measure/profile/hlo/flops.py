@@ -29,6 +29,8 @@ from perfcore.measure.profile.hlo.text import (
 )
 from perfcore.model.chip import kernel_kinds, ops
 
+COMPLEX = ("c64", "c128")  # HLO's complex element types
+
 # A real LAPACK routine's custom call on XLA:CPU: `lapack_` + s or d + its name + `_ffi`
 # (jaxlib's targets; a complex one, c or z, does other arithmetic and stays unpriced).
 LAPACK = re.compile(r"lapack_[sd](getrf|potrf|trsm|geqrf|orgqr|syevd|gesdd)_ffi")
@@ -129,9 +131,6 @@ def dot_flops(module: Module, dot: Instruction) -> float:
 # An ordering edge to instructions of the whole module (jax.random's copies of its key carry
 # them): the one-op module has none of those instructions, and orders nothing.
 CONTROL = re.compile(r",?\s*control-predecessors=\{[^}]*\}")
-
-
-COMPLEX = ("c64", "c128")  # HLO's complex element types
 
 
 def complex_dot_flops(module: Module, instruction: Instruction) -> float:

@@ -99,7 +99,8 @@ def price(module: hlo.Module, instruction: hlo.Instruction, cost) -> Priced:
     if (transformed := hlo.fft_flops(module, instruction)) is not None:
         return Priced(instruction, kind, *where, transformed, n_bytes, FFT, *shapes, evaluations)
     if flops is not None and (extra := hlo.complex_dot_flops(module, instruction)):
-        return Priced(instruction, kind, *where, flops + extra, n_bytes, COMPLEX_DOT, *shapes)
+        counted = (flops + extra, n_bytes, COMPLEX_DOT)
+        return Priced(instruction, kind, *where, *counted, *shapes, evaluations)
     return Priced(instruction, kind, *where, flops, n_bytes, COST_MODEL, *shapes, evaluations)
 
 

@@ -92,10 +92,11 @@ def skinny_side(module: hlo.Module, dot: hlo.Instruction) -> int:
 
 
 def second_coordinate(module: hlo.Module, dot: hlo.Instruction | None) -> int:
-    """A dot's or convolution's second coordinate (kernel_kinds.SWEPT): a filter gradient's reduced
+    """A dot's or convolution's second coordinate (kernel_kinds.SWEPT): a convolution's spatial
+    dimensions, a grouped one's input features a group, a filter gradient's reduced
     volume (the elements each output sums: its FLOPs over two per output), a matvec's skinny
     side (skinny_side), else kernel_kinds.narrow_side of one of its matmuls (its result's last
-    two dims and the contraction its FLOPs imply); 0 for another convolution or an unknown
+    two dims and the contraction its FLOPs imply); 0 for an unknown
     shape."""
     if dot is None:
         return 0
@@ -105,6 +106,9 @@ def second_coordinate(module: hlo.Module, dot: hlo.Instruction | None) -> int:
         out, kind = hlo.arrays(dot.shape), conv_kind(dot)
         if kind == "grouped convolution":
             return group_features(module, dot)
+        if kind == "convolution":
+            labels = DIM_LABELS.search(dot.attrs)
+            return sum(c.isdigit() for c in labels.group(3)) if labels else 0
         if kind != "convolution filter" or not out:
             return 0
         return round(conv_flops(module, dot) / (2 * math.prod(out[0][1])))
