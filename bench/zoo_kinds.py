@@ -11,6 +11,8 @@ within 45 % (docs/profile.md, "Ops no curve priced"). bench/predict_zoo.py times
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 
@@ -19,52 +21,40 @@ from bench.zoo_batched import draw
 NHWC = ("NHWC", "HWIO", "NHWC")
 
 
+def _conv(strides, labels=NHWC, **options):
+    """jax.lax.conv_general_dilated at `strides`, SAME padding, jitted."""
+    conv = jax.lax.conv_general_dilated
+    return jax.jit(
+        functools.partial(
+            conv, window_strides=strides, padding="SAME", dimension_numbers=labels, **options
+        )
+    )
+
+
 def depthwise_conv():
     """A depthwise 3×3 convolution (one filter a channel) over 8 images of 64×64×128."""
     x, w = draw(1, 8, 64, 64, 128, scale=1.0), draw(2, 3, 3, 1, 128, scale=0.3)
-
-    @jax.jit
-    def conv(x, w):
-        return jax.lax.conv_general_dilated(
-            x, w, (1, 1), "SAME", dimension_numbers=NHWC, feature_group_count=128
-        )
-
-    return conv, (x, w)
+    return _conv((1, 1), feature_group_count=128), (x, w)
 
 
 def strided_conv():
     """A 3×3 convolution of stride 2 from 64 to 128 channels over 16 images of 64×64."""
     x, w = draw(3, 16, 64, 64, 64, scale=1.0), draw(4, 3, 3, 64, 128, scale=0.05)
-
-    @jax.jit
-    def conv(x, w):
-        return jax.lax.conv_general_dilated(x, w, (2, 2), "SAME", dimension_numbers=NHWC)
-
-    return conv, (x, w)
+    return _conv((2, 2)), (x, w)
 
 
 def conv_transpose():
     """A transposed 3×3 convolution of stride 2 (an upsampling layer), 64 channels, 8 images
     of 32×32 to 64×64."""
     x, w = draw(5, 8, 32, 32, 64, scale=1.0), draw(6, 3, 3, 64, 64, scale=0.05)
-
-    @jax.jit
-    def up(x, w):
-        return jax.lax.conv_transpose(x, w, (2, 2), "SAME", dimension_numbers=NHWC)
-
-    return up, (x, w)
+    up = functools.partial(jax.lax.conv_transpose, strides=(2, 2), padding="SAME")
+    return jax.jit(functools.partial(up, dimension_numbers=NHWC)), (x, w)
 
 
 def conv3d():
     """A 3×3×3 convolution of 32 channels over 2 volumes of 16×32×32."""
     x, w = draw(7, 2, 16, 32, 32, 32, scale=1.0), draw(8, 3, 3, 3, 32, 32, scale=0.05)
-
-    @jax.jit
-    def conv(x, w):
-        labels = ("NDHWC", "DHWIO", "NDHWC")
-        return jax.lax.conv_general_dilated(x, w, (1, 1, 1), "SAME", dimension_numbers=labels)
-
-    return conv, (x, w)
+    return _conv((1, 1, 1), ("NDHWC", "DHWIO", "NDHWC")), (x, w)
 
 
 def complex_matmul():

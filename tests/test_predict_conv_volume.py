@@ -7,7 +7,6 @@ Pure: a hand-written module (tests/data/profile/conv_volume.hlo: a 3×3×3 convo
 FLOP/s.
 """
 
-import dataclasses
 from pathlib import Path
 
 import jax
@@ -22,7 +21,7 @@ from perfcore.measure.profile.predict import matmuls
 from perfcore.measure.results import curves as curves_of
 from perfcore.model.chip import kernels
 from tests.support.kernel_records import record
-from tests.support.kernels import cpu_curves, predicted_ops
+from tests.support.kernels import convolutions, cpu_curves, predicted_ops, with_sweeps
 
 MODULE = (Path(__file__).parent / "data" / "profile" / "conv_volume.hlo").read_text("utf-8")
 VOLUME = 2.0 * (2 * 16**3 * 32) * 27 * 32  # 2 a tap per output per input feature
@@ -36,20 +35,12 @@ def xla_count(text: str) -> tuple[float, float, float]:
 
 def _curves(by_dimensions: dict[int, float]) -> kernels.Curves:
     """Flat curves with convolutions at each spatial dimensions' efficiency."""
-    flat = cpu_curves({"elementwise": 0.5})
-    points = tuple(
-        kernels.Point("convolution", "float32", size, e, sweep=d)
-        for d, e in by_dimensions.items()
-        for size in (1e2, 1e12)
-    )
-    return dataclasses.replace(flat, points=flat.points + points)
+    return with_sweeps(cpu_curves({"elementwise": 0.5}), "convolution", by_dimensions)
 
 
 def test_a_convolutions_second_coordinate_is_its_spatial_dimensions():
     module = hlo.parse_module(MODULE)
-    convs = {
-        i.name.lstrip("%"): i for i in module.instructions.values() if i.opcode == "convolution"
-    }
+    convs = convolutions(module)
     assert {n: matmuls.second_coordinate(module, c) for n, c in convs.items()} == {
         "volume": 3,
         "image": 2,

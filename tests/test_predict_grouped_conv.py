@@ -9,7 +9,6 @@ dense 3×3 convolution of 8×32×32×64 as XLA:CPU hands them to YNNPACK), on fl
 curves at 1e9 FLOP/s and 1e9 bytes/s.
 """
 
-import dataclasses
 from pathlib import Path
 
 import jax
@@ -24,7 +23,7 @@ from perfcore.measure.profile.predict import matmuls
 from perfcore.measure.results import curves as curves_of
 from perfcore.model.chip import kernel_kinds, kernels
 from tests.support.kernel_records import record
-from tests.support.kernels import cpu_curves, predicted_ops
+from tests.support.kernels import convolutions, cpu_curves, predicted_ops, with_sweeps
 
 MODULE = (Path(__file__).parent / "data" / "profile" / "grouped_conv.hlo").read_text("utf-8")
 OUT = 8 * 32 * 32 * 64  # each convolution's output elements
@@ -44,20 +43,12 @@ def _ops(curves) -> dict:
 def _swept(points: dict[int, float], dense: float) -> kernels.Curves:
     """Flat curves with grouped convolutions at `points` (features a group -> efficiency)
     and the dense convolution at `dense`."""
-    flat = cpu_curves({"convolution": dense})
-    grouped = tuple(
-        kernels.Point("grouped convolution", "float32", size, e, sweep=g)
-        for g, e in points.items()
-        for size in (1e2, 1e12)
-    )
-    return dataclasses.replace(flat, points=flat.points + grouped)
+    return with_sweeps(cpu_curves({"convolution": dense}), "grouped convolution", points)
 
 
 def test_a_grouped_convolution_is_its_own_kind_with_its_features_a_group():
     module = hlo.parse_module(MODULE)
-    convs = {
-        i.name.lstrip("%"): i for i in module.instructions.values() if i.opcode == "convolution"
-    }
+    convs = convolutions(module)
     kinds = {n: matmuls.conv_kind(c) for n, c in convs.items()}
     assert kinds == {
         "conv_general_dilated.0": "grouped convolution",
@@ -75,11 +66,7 @@ def test_a_grouped_convolution_is_its_own_kind_with_its_features_a_group():
 def test_its_flops_count_a_groups_input_features_only():
     """2 per output per tap per input feature of its group: 9 taps, 1, 16 and 64 features."""
     module = hlo.parse_module(MODULE)
-    flops = {
-        i.name.lstrip("%"): matmuls.conv_flops(module, i)
-        for i in module.instructions.values()
-        if i.opcode == "convolution"
-    }
+    flops = {n: matmuls.conv_flops(module, c) for n, c in convolutions(module).items()}
     assert flops["conv_general_dilated.0"] == 2 * OUT * 9 * 1
     assert flops["conv_general_dilated.1"] == 2 * OUT * 9 * 16
     assert flops["conv_general_dilated.2"] == 2 * OUT * 9 * 64

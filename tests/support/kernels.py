@@ -1,6 +1,8 @@
 """Kernel curves made by hand (every kind flat at one efficiency), predictions on them, and a
 kind's sweep checked against its base kind's."""
 
+import dataclasses
+
 from perfcore.model.chip import kernel_kinds, kernels
 
 H100 = "NVIDIA H100 SXM"
@@ -25,6 +27,24 @@ def cpu_curves(efficiencies: dict[str, float]) -> kernels.Curves:
         for size in (1e2, 1e9)
     )
     return kernels.Curves("cpu", "2026-12-03", points, (("float32", 1e9),), 1e9, "hand")
+
+
+def with_sweeps(curves: kernels.Curves, kind: str, by_value: dict[int, float]) -> kernels.Curves:
+    """curves with flat float32 points of `kind` at each second-coordinate value's efficiency
+    (SWEPT), from 100 to 1e12 FLOPs or bytes."""
+    points = tuple(
+        kernels.Point(kind, "float32", size, e, sweep=v)
+        for v, e in by_value.items()
+        for size in (1e2, 1e12)
+    )
+    return dataclasses.replace(curves, points=curves.points + points)
+
+
+def convolutions(module) -> dict:
+    """A parsed module's convolution instructions by name (without its %)."""
+    return {
+        i.name.lstrip("%"): i for i in module.instructions.values() if i.opcode == "convolution"
+    }
 
 
 def predicted_ops(module: str, curves: kernels.Curves, n_args: int, cost) -> dict:
