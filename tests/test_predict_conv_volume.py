@@ -77,3 +77,27 @@ def test_the_suite_times_3x3x3_convolutions_over_volumes():
     text = jax.jit(kernel_suite._function(jax, jnp, p.fn)).lower(*args).compile().as_text()
     assert "dim_labels=b012f_012io->b012f" in text
     assert curves_of._sweep(record(p.kind, p.label, [1e-2], shapes=p.shapes)) == 3
+
+
+CUDNN = """HloModule cudnn
+
+ENTRY %main (x: f32[8,32,32,16], k: f32[3,3,16,64]) -> f32[8,32,32,64] {
+  %x = f32[8,32,32,16]{3,2,1,0} parameter(0)
+  %k = f32[3,3,16,64]{3,2,1,0} parameter(1)
+  %cudnn-conv.1 = (f32[8,32,32,64]{3,2,1,0}, u8[0]{0}) custom-call(%x, %k), \
+window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, \
+custom_call_target="__cudnn$convForward"
+  ROOT %get-tuple-element.2 = f32[8,32,32,64]{3,2,1,0} get-tuple-element(%cudnn-conv.1), index=0
+}
+"""
+
+
+def test_a_cudnn_convolution_reads_its_images_sweep_not_a_mix_of_both():
+    """A GPU's convolution is a cuDNN call with no HLO convolution inside: its spatial
+    dimensions come from its own dim_labels (2), so it reads the images' sweep alone."""
+    module = hlo.parse_module(CUDNN)
+    call = module.instructions["%cudnn-conv.1"]
+    assert matmuls.is_convolution(call) and matmuls.second_coordinate(module, call) == 2
+    ops = predicted_ops(CUDNN, _curves({2: 0.5, 3: 0.1}), 2, lambda text: (1e9, 0.0, 0.0))
+    assert ops["cudnn-conv.1"].kernel == "convolution"
+    assert ops["cudnn-conv.1"].efficiency == pytest.approx(0.5)

@@ -31,7 +31,13 @@ import re
 
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.predict import permutes
-from perfcore.measure.profile.predict.matmuls import WINDOW, conv_kind, matmul_kind, window
+from perfcore.measure.profile.predict.matmuls import (
+    WINDOW,
+    conv_kind,
+    is_convolution,
+    matmul_kind,
+    window,
+)
 from perfcore.model.chip import kernel_kinds
 
 KIND = {
@@ -163,7 +169,7 @@ def kernel_kind(module: hlo.Module, instruction: hlo.Instruction, priced) -> str
     """The kernel kind of a priced instruction; empty where none applies (a custom kernel)."""
     if priced.category == hlo.MATMUL:
         found = dots(module, instruction)
-        if hlo.is_library_matmul(instruction) and "$conv" in instruction.target:
+        if is_convolution(instruction):  # a cuDNN call
             return conv_kind(instruction)
         return matmul_kind(module, found[0] if found else None, instruction.shape)
     if priced.category == hlo.CUSTOM:

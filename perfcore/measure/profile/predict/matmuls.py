@@ -32,6 +32,14 @@ def is_dot_as_conv(instruction: hlo.Instruction | None) -> bool:
     return found is not None and found.group(1).endswith("dot_general")
 
 
+def is_convolution(instruction: hlo.Instruction) -> bool:
+    """True for a convolution run as one: an HLO `convolution` (not a dot JAX asked for) or a
+    cuDNN call."""
+    if instruction.opcode == "custom-call":
+        return hlo.is_library_matmul(instruction) and "$conv" in instruction.target
+    return instruction.opcode == "convolution" and not is_dot_as_conv(instruction)
+
+
 def _conv_out(conv: hlo.Instruction) -> tuple[int, int, int]:
     """(rows, columns, matmuls) of a dot written as a convolution: its output's batch and
     feature sizes, and the product of its spatial sizes (a batched dot's batch)."""
@@ -102,7 +110,7 @@ def second_coordinate(module: hlo.Module, dot: hlo.Instruction | None) -> int:
         return 0
     if matmul_kind(module, dot) in ("matvec", "batched matvec"):
         return skinny_side(module, dot)
-    if dot.opcode == "convolution" and not is_dot_as_conv(dot):
+    if is_convolution(dot):
         out, kind = hlo.arrays(dot.shape), conv_kind(dot)
         if kind == "grouped convolution":
             return group_features(module, dot)
@@ -193,6 +201,6 @@ def _layout(module: hlo.Module, dot: hlo.Instruction | None) -> tuple[bool, bool
 def matmul_kind(module: hlo.Module, dot: hlo.Instruction | None, shape: str = "") -> str:
     """The kernel kind of a dot or an HLO convolution: conv_kind for a convolution (but one
     JAX asked for as a dot), else dot_kind (of `shape` where no dot is given)."""
-    if dot is not None and dot.opcode == "convolution" and not is_dot_as_conv(dot):
+    if dot is not None and is_convolution(dot):
         return conv_kind(dot)
     return dot_kind(module, dot, shape)

@@ -167,7 +167,7 @@ def _second_coordinate(module, instruction, kind: str, inner: list) -> int:
     """An op's second coordinate (kernel_kinds.SWEPT): a column reduction's kept elements, a
     strided transpose's rows walked, a LAPACK call's (hlo.factorization_kind), an FFT's
     dimensions transformed, a top-k's heap steps, else its one
-    dot's or convolution's (matmuls.second_coordinate), else 0."""
+    dot's or convolution's (matmuls.second_coordinate; a cuDNN call's its own), else 0."""
     if hlo.factorization(instruction):
         return hlo.factorization_kind(module, instruction)[1]
     if kind == "column reduction":
@@ -178,6 +178,8 @@ def _second_coordinate(module, instruction, kind: str, inner: list) -> int:
         return kinds.fft_rank(module, instruction)
     if kind == "top-k":
         return kinds.top_k_steps(module, instruction)
+    if not inner and matmuls.is_convolution(instruction):  # a cuDNN call: no dot inside
+        inner = [instruction]
     return matmuls.second_coordinate(module, inner[0]) if inner else 0
 
 
