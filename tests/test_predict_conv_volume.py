@@ -79,17 +79,7 @@ def test_the_suite_times_3x3x3_convolutions_over_volumes():
     assert curves_of._sweep(record(p.kind, p.label, [1e-2], shapes=p.shapes)) == 3
 
 
-CUDNN = """HloModule cudnn
-
-ENTRY %main (x: f32[8,32,32,16], k: f32[3,3,16,64]) -> f32[8,32,32,64] {
-  %x = f32[8,32,32,16]{3,2,1,0} parameter(0)
-  %k = f32[3,3,16,64]{3,2,1,0} parameter(1)
-  %cudnn-conv.1 = (f32[8,32,32,64]{3,2,1,0}, u8[0]{0}) custom-call(%x, %k), \
-window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, \
-custom_call_target="__cudnn$convForward"
-  ROOT %get-tuple-element.2 = f32[8,32,32,64]{3,2,1,0} get-tuple-element(%cudnn-conv.1), index=0
-}
-"""
+CUDNN = (Path(__file__).parent / "data" / "profile" / "cudnn_conv.hlo").read_text("utf-8")
 
 
 def test_a_cudnn_convolution_reads_its_images_sweep_not_a_mix_of_both():

@@ -13,17 +13,7 @@ from perfcore.measure.profile import hlo
 DATA = Path(__file__).parent / "data" / "profile"
 CPU = hlo.parse_module((DATA / "cpu_mlp.hlo").read_text())
 GPU = hlo.parse_module((DATA / "gpu_step.hlo").read_text())
-CONV = """HloModule conv
-
-ENTRY %main (x: f32[8,32,32,16], k: f32[3,3,16,64]) -> f32[8,32,32,64] {
-  %x = f32[8,32,32,16]{3,2,1,0} parameter(0)
-  %k = f32[3,3,16,64]{3,2,1,0} parameter(1)
-  %cudnn-conv.1 = (f32[8,32,32,64]{3,2,1,0}, u8[0]{0}) custom-call(%x, %k), \
-window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, \
-custom_call_target="__cudnn$convForward"
-  ROOT %get-tuple-element.2 = f32[8,32,32,64]{3,2,1,0} get-tuple-element(%cudnn-conv.1), index=0
-}
-"""
+CONV = (DATA / "cudnn_conv.hlo").read_text()  # a cuDNN forward convolution, 8×32²×16 → 64
 
 
 def test_a_cpu_module_reads_its_entry_instructions_and_sources():
