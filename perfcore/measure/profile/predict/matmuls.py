@@ -199,8 +199,9 @@ def _layout(module: hlo.Module, dot: hlo.Instruction | None) -> tuple[bool, bool
 
 
 def matmul_kind(module: hlo.Module, dot: hlo.Instruction | None, shape: str = "") -> str:
-    """The kernel kind of a dot or an HLO convolution: conv_kind for a convolution (but one
-    JAX asked for as a dot), else dot_kind (of `shape` where no dot is given)."""
+    """The kernel kind of a dot, an HLO convolution or a cuDNN call: conv_kind for a
+    convolution (but one JAX asked for as a dot), else dot_kind (of `shape` where no dot is
+    given)."""
     if dot is not None and is_convolution(dot):
         return conv_kind(dot)
     return dot_kind(module, dot, shape)
