@@ -47,8 +47,10 @@ def conv_transpose():
     """A transposed 3×3 convolution of stride 2 (an upsampling layer), 64 channels, 8 images
     of 32×32 to 64×64."""
     x, w = draw(5, 8, 32, 32, 64, scale=1.0), draw(6, 3, 3, 64, 64, scale=0.05)
-    up = functools.partial(jax.lax.conv_transpose, strides=(2, 2), padding="SAME")
-    return jax.jit(functools.partial(up, dimension_numbers=NHWC)), (x, w)
+    up = functools.partial(
+        jax.lax.conv_transpose, strides=(2, 2), padding="SAME", dimension_numbers=NHWC
+    )
+    return jax.jit(up), (x, w)
 
 
 def conv3d():
