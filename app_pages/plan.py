@@ -7,12 +7,13 @@ from functools import partial
 import streamlit as st
 
 import ui
+from perfcore.explain.plans import expected, plan_runs
 from perfcore.explain.plans import plan as view
 from perfcore.explain.plans import plan_layouts as layouts
-from perfcore.explain.plans import plan_runs
 from perfcore.explain.plans import plan_serve as serve
 from perfcore.explain.plans import plan_takeaway as words
 from perfcore.figures.plans import plan as charts
+from perfcore.model.plans.train_cost import ATTENTION_KERNELS
 from ui import planning
 
 DEFAULT_MODEL = "Llama-3.1-70B"
@@ -29,12 +30,22 @@ def train_inputs() -> view.TrainSetup:
         precision = ui.choice(
             view.LABELS["precision"], view.PRECISIONS, "plan_precision", width=ui.INPUT
         )
+        kernel = ui.choice(
+            view.LABELS["attention_kernel"],
+            tuple(ATTENTION_KERNELS),
+            "plan_attention",
+            width=ui.INPUT,
+            help=expected.ATTENTION_HELP[:1].upper() + expected.ATTENTION_HELP[1:] + ".",
+        )
     # Drawn only when on (a closed expander's inputs are drawn all the same); on where the link
     # fixes a field, and off, the fields are the search's again.
     fixing = ui.toggle(view.FIX_LABEL, "plan_fix", ui.link_sets(FIXED), help=view.FIX_HELP)
     given = fixed_inputs() if fixing else {}
     curves = ui.kernel_curves("plan_curves", ui.context().device, ui.context().specs)
-    return view.TrainSetup(**n, precision=precision, fixed=view.fixed_fields(given), curves=curves)
+    fixed = view.fixed_fields(given)
+    return view.TrainSetup(
+        **n, precision=precision, attention_kernel=kernel, fixed=fixed, curves=curves
+    )
 
 
 def fixed_inputs() -> dict:

@@ -7,7 +7,8 @@ CP x EP once, at its best ZeRO, micro-batch, recompute and interleave: a source 
 those unpublished). Prints one line per setting, with a miss the
 published layout's expected step (as published.py prices the row: its own ZeRO, micro-batch,
 recompute and interleave, the fastest variant where unstated) over the best's, and the count.
-A setting whose runs kept dropout masks (published.DROPOUT_SOURCES) is searched with them.
+A setting whose runs kept dropout masks (published.DROPOUT_SOURCES) is searched with them, and
+with the attention kernel its runs ran (published.attention_kernel).
 Run: `.venv/bin/python -m bench.published_layouts`.
 """
 
@@ -19,7 +20,13 @@ from perfcore.model.llm.models import load_models
 from perfcore.model.plans.search import DEGREES, search
 from perfcore.model.plans.train_plan import Training
 from perfcore.model.runs.efficiency import held_out_ratios
-from perfcore.model.runs.published import DROPOUT_SOURCES, priced_runs, table, train_plans
+from perfcore.model.runs.published import (
+    DROPOUT_SOURCES,
+    attention_kernel,
+    priced_runs,
+    table,
+    train_plans,
+)
 
 TOP = 10
 
@@ -40,8 +47,9 @@ def main() -> None:
     hits = 0
     for (model, device, gpus, seq, batch, precision), runs in settings.items():
         dropout = any(r.source_id in DROPOUT_SOURCES for r in runs)  # as the runs kept them
+        kernel = attention_kernel(runs[0])  # one source's setting: one kernel
         shape = (models[model], specs[device], gpus, seq, batch * seq, precision)
-        t = Training(*shape, dropout=dropout)
+        t = Training(*shape, dropout=dropout, attention_kernel=kernel)
         found = search(t, top=TOP, expected=expected, tie=tie)
         top = {tuple(getattr(p.layout, d) for d in DEGREES) for p in found.candidates}
         wanted = {tuple(getattr(r, d) for d in DEGREES) for r in runs}

@@ -177,6 +177,30 @@ def test_the_attention_core_at_half_the_gemms_rate_adds_its_seconds_once_more_by
     assert replace(run, exposure=sample.Exposure(parts=sample.CRITICAL_PATH)).basis_s == 3.0
 
 
+def test_an_ampere_attention_kernel_on_a_hopper_runs_the_core_slower_by_hand():
+    """The same run (bound 3.0 s, 1.0 s of it the attention core at the peak) with a kernel
+    written for Ampere on a Hopper (slowdown 1.75): the core at half the GEMMs' rate takes
+    2.0 s, 1.75 x that 3.5 s, so the basis is 3.0 - 1.0 + 3.5 = 5.5 s and η = 5.5 / 8.0;
+    the candidate without kernels keeps 4.0 s. The slowdown: 1.75 for flash2 on a Hopper, 1
+    for the device's own kernel, on an Ampere (FlashAttention-2 is its own) and on Blackwell
+    (no published figure)."""
+    run = Sample(None, "train", "A", 3.0, 8.0, attention_s=1.0, attention_slowdown=1.75)
+    assert (run.basis_s, run.eta) == pytest.approx((5.5, 5.5 / 8.0))
+    before = replace(sample.EXPOSURE, kernels=False)
+    assert replace(run, exposure=before).basis_s == pytest.approx(4.0)
+    assert sample.EXPOSURE.added_s((), 0.0, 0.0, 2.0, 1.75) == pytest.approx(5.0)
+    got = [
+        sample.attention_slowdown(kernel, arch)
+        for kernel, arch in (
+            ("flash2", "Hopper"),
+            ("fused", "Hopper"),
+            ("flash2", "Ampere"),
+            ("flash2", "Blackwell"),
+        )
+    ]
+    assert got == [1.75, 1.0, 1.0, 1.0]
+
+
 def test_a_training_cell_is_attention_heavy_by_its_share_of_the_flops_not_its_tokens():
     """MPT-1B at 8,192 tokens (24 layers of 2,048, 16 heads of 128, vocab 50,368): layers 2 x
     24 x 12 x 2,048² = 2,415,919,104 FLOPs a token, attention 4 x 16 x 128 x 8,193 / 2 x 24 =

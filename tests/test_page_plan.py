@@ -104,6 +104,24 @@ def test_a_link_restores_a_training_view():
     assert "for 64 GPUs" in at.info[0].value
 
 
+def test_a_link_restores_the_attention_kernel_which_moves_the_expected_step_not_the_bound():
+    """Llama-3.1-8B at 32K tokens on 8 H100s: FlashAttention-2 prices the attention core
+    slower (sample.FLASH2_ON_HOPPER), so the expected step grows; the bound is the same."""
+    query = {
+        **H100,
+        "plan_model": "Llama-3.1-8B",
+        "plan_gpus": "8",
+        "plan_seq": "32768",
+        "plan_global_batch_tokens": "262144",
+    }
+    fused, flash2 = (run_page("plan", {**query, **k}) for k in ({}, {"plan_attention": "flash2"}))
+    assert not flash2.exception and not flash2.error and not notices(flash2)
+    assert flash2.selectbox(key="plan_attention").value == "flash2"
+    assert metric(flash2, "Step (bound)") == metric(fused, "Step (bound)")
+    grown = seconds(metric(flash2, "Step (expected)")) / seconds(metric(fused, "Step (expected)"))
+    assert grown > 1.2
+
+
 def test_the_layout_fields_are_drawn_only_when_fixing_and_a_link_that_fixes_one_opens_them():
     """Off by default: none of the nine field inputs is drawn and the search chooses every
     field. Toggled on: drawn, at 0 / 'search'. A link that fixes one (?plan_tp=2) opens them

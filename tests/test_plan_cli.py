@@ -8,9 +8,12 @@ from perfcore.cli import main
 from perfcore.explain.plans.plan_serve import ServeSetup, serve_view
 from perfcore.model.llm.models import load_models
 from perfcore.model.llm.values import Precisions
+from perfcore.model.plans.layout import LayoutError
+from perfcore.model.plans.train_plan import Training
 from perfcore.model.runs import published
 
 H100 = "NVIDIA H100 SXM"
+SHAPE = (8, 32768, 8 * 32768)  # GPUs, sequence, batch tokens
 TRAIN = [
     "plan",
     "train",
@@ -102,6 +105,38 @@ def test_dropout_adds_its_two_masks_to_the_activations(capsys):
     assert grown == pytest.approx(2 * 2048 * 10 * 2048 * 24)
     assert masks["step_s"] == without["step_s"]
     assert (without["fits"], masks["fits"]) == (True, False)
+
+
+def test_a_flash2_kernel_adds_three_quarters_of_the_core_twice_over_on_a_hopper(capsys, specs):
+    """Llama-3.1-8B at 32K on 8 H100s, CP 8, ZeRO-1, micro-batch 1: --attention-kernel flash2
+    prices the attention core (2 x its seconds at the peak: half the GEMMs' rate) 1.75 x
+    slower, so the expected step grows by 2 x 0.75 x attention_s ÷ the cell's efficiency;
+    the bound, the layout's memory and the cell do not move. On an A100 nothing moves."""
+    argv = ["plan", "train", "--model", "Llama-3.1-8B", "--gpus", "8", "--seq", "32768"]
+    argv += ["--global-batch-tokens", str(8 * 32768), "--cp", "8", "--zero", "1"]
+    argv += ["--micro-batch", "1"]
+    h100 = [*argv, "--device", H100]
+    fused, flash2 = (run_json(capsys, h100 + k) for k in ([], ["--attention-kernel", "flash2"]))
+    assert (fused["attention_kernel"], flash2["attention_kernel"]) == ("fused", "flash2")
+    assert flash2["step_s"] == fused["step_s"] and flash2["attention_s"] == fused["attention_s"]
+    assert flash2["expected_from"] == fused["expected_from"]
+    model = load_models()["Llama-3.1-8B"]
+    cell = published.table().of(published.train_setting(Training(model, specs[H100], *SHAPE)))
+    grown = flash2["step_expected_s"] - fused["step_expected_s"]
+    assert grown == pytest.approx(2 * 0.75 * fused["attention_s"] / cell.value)
+    a100 = [*argv, "--device", "NVIDIA A100 SXM4 80GB"]
+    both = [
+        run_json(capsys, a100 + k)["step_expected_s"]
+        for k in ([], ["--attention-kernel", "flash2"])
+    ]
+    assert both[0] == both[1]
+
+
+def test_training_refuses_an_attention_kernel_it_does_not_know(specs):
+    """A Training with an unknown kernel is a LayoutError naming the field and the choices."""
+    model = load_models()["Llama-3.1-8B"]
+    with pytest.raises(LayoutError, match=r"attention_kernel = 'fa3' is not one of fused, flash2"):
+        Training(model, specs[H100], *SHAPE, attention_kernel="fa3")
 
 
 def test_a_layout_without_zero_takes_the_first_of_zero_1_and_2_that_fits(capsys):

@@ -10,6 +10,7 @@ from perfcore.model.llm.models import load_models
 from perfcore.model.plans import serve_plan
 from perfcore.model.plans.train_plan import Training, price
 from perfcore.model.runs.published import (
+    attention_kernel,
     layouts_of,
     nemo_flops_per_token,
     precisions_of,
@@ -77,6 +78,23 @@ def test_a_training_run_s_framework_family_is_its_source_s(priced):
         "Megatron"
     }
     assert runs["llm-foundry"] == "llm-foundry"
+
+
+def test_a_run_s_attention_kernel_is_its_source_s_and_slows_only_a_hopper(by_name):
+    """torchtitan's and llm-foundry's runs ran kernels written for Ampere (PyTorch SDPA's
+    FlashAttention-2, Triton's FlashAttention), NeMo's Transformer Engine's cuDNN one: on an
+    H100 the first two price the core 1.75 x slower, on an A100 and for NeMo not at all."""
+    cases = {
+        "torchtitan-2024-12-h100-llama3.1-8b-8gpu-cp8-256k": ("flash2", 1.75),
+        "llm-foundry-h100-80gb-mpt-1b-32768-8gpu": ("flash2", 1.75),
+        "torchtitan-2024-a100-llama2-70b-64gpu-fullac": ("flash2", 1.0),
+        "llm-foundry-a100-80gb-mpt-7b-32768-8gpu": ("flash2", 1.0),
+        "nemo-longseq-24.03-h100-llama2-7b-16k": ("fused", 1.0),
+    }
+    for name, want in cases.items():
+        s = by_name[name]
+        assert (attention_kernel(s.run), s.attention_slowdown) == want, name
+        assert s.attention_s > 0, name
 
 
 def test_megatron_1t_on_3072_a100s_by_hand(by_name, specs):

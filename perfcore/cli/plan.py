@@ -38,7 +38,7 @@ from perfcore.model.llm.workloads import BITS, Precisions
 from perfcore.model.plans import serve_plan, train_plan
 from perfcore.model.plans.layout import RECOMPUTE, UNSET_ZERO, Layout, LayoutError
 from perfcore.model.plans.search import search
-from perfcore.model.plans.train_cost import GRAD_BYTES
+from perfcore.model.plans.train_cost import ATTENTION_KERNELS, GRAD_BYTES
 from perfcore.model.plans.train_plan import TRAIN_PRECISIONS, Training
 from perfcore.model.runs import efficiency
 from perfcore.model.runs import published as published_runs
@@ -109,7 +109,8 @@ def run_train(args: argparse.Namespace) -> str:
     precision = pick("precision", args.precision, TRAIN_PRECISIONS)
     shape = (model, device, n["gpus"], n["seq"], n["global_batch_tokens"], precision)
     accums = [args.grad_accum] if args.grad_accum else list(GRAD_BYTES)
-    trainings = [Training(*shape, n["tokens"], dropout=args.dropout, grad_accum=g) for g in accums]
+    options = {"dropout": args.dropout, "attention_kernel": args.attention_kernel}
+    trainings = [Training(*shape, n["tokens"], grad_accum=g, **options) for g in accums]
     t = trainings[0]
     table = published()
     head = {
@@ -121,6 +122,7 @@ def run_train(args: argparse.Namespace) -> str:
         "precision": precision,
         "tokens": t.tokens,
         "dropout": t.dropout,
+        "attention_kernel": t.attention_kernel,
     }
     given = {k: v for k, v in fixed.items() if v is not None}
     fw = args.framework
@@ -275,6 +277,13 @@ def register(subparsers) -> None:
         action="store_true",
         help="keep dropout masks in the activations (Megatron's GPT default; Llama and MPT "
         "train without)",
+    )
+    t.add_argument(
+        "--attention-kernel",
+        dest="attention_kernel",
+        choices=tuple(ATTENTION_KERNELS),
+        default="fused",
+        help=expected.ATTENTION_HELP,
     )
     t.set_defaults(run=lambda args: guarded(as_flags(lambda: run_train(args))))
     s = sub.add_parser("serve", help="a serving plan within latency limits", description=__doc__)

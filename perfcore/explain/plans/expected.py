@@ -1,7 +1,8 @@
 """Expected figures of a plan, as `plan train|serve` and the Plan page both state them.
 
 A plan's expected figure is its bound (a training step's with the critical path's hidden
-communication, FP8's BF16 parts, the memory-bound math and the attention core once more added:
+communication, FP8's BF16 parts, the memory-bound math and the attention core once more, at its
+kernel's slowdown, added:
 published.added_s) ÷ the efficiency of its cell in the published runs' Table
 (perfcore.model.runs.efficiency: regime × attention-heavy × FP8 × framework, with fallback),
 and its band is where the measured figure lies when the expected one is off by the regime's
@@ -21,8 +22,17 @@ from perfcore.model.plans.serve_plan import ServePlan, Serving
 from perfcore.model.plans.train_plan import TrainPlan
 from perfcore.model.runs import published
 from perfcore.model.runs.efficiency import Efficiency, Table
+from perfcore.model.runs.sample import FLASH2_ON_HOPPER
 
 BAND = "p90 of held-out frameworks"  # what a band's ends mean, said beside it
+# What the choice of train_cost.ATTENTION_KERNELS does, for the Plan page and `plan train
+# --attention-kernel`.
+ATTENTION_HELP = (
+    "the attention kernel the expected figure prices: fused, the device's own (cuDNN's or "
+    "FlashAttention-3 on a Hopper, FlashAttention-2 on an Ampere; Transformer Engine picks "
+    "cuDNN's), or flash2, FlashAttention-2 or another kernel written for Ampere (PyTorch "
+    f"SDPA's default), {FLASH2_ON_HOPPER:g}x slower on a Hopper; the bound is the same"
+)
 
 
 def train_cell(table: Table, plan: TrainPlan, framework: str | None = None) -> Efficiency | None:

@@ -70,6 +70,7 @@ LABELS = {
     "global_batch_tokens": "Batch (tokens)",
     "tokens": "Training tokens",
     "precision": "Training precision",
+    "attention_kernel": "Attention kernel",
     "tp": "TP",
     "pp": "PP",
     "dp": "DP",
@@ -104,6 +105,7 @@ class TrainSetup:
     global_batch_tokens: int = 2**24
     tokens: float = 15e12
     precision: str = "bf16"
+    attention_kernel: str = "fused"  # train_cost.ATTENTION_KERNELS
     fixed: tuple[tuple[str, object], ...] = ()  # (layout field, value) the user fixed
     curves: Curves | None = None  # this device's measured kernels, where they apply
     regimes: ClassVar = ("train",)  # the published runs' regimes this setup is held against
@@ -122,6 +124,7 @@ class TrainSetup:
             self.global_batch_tokens,
             self.precision,
             self.tokens,
+            attention_kernel=self.attention_kernel,
         )
 
 

@@ -45,6 +45,8 @@ class Training:
     fused_attention: bool = True  # FlashAttention: no s x s scores kept (train_cost)
     grad_accum: str = "fp32"  # main gradients in fp32 (Megatron's default) or "bf16"
     dropout: bool = False  # dropout masks kept (Megatron's GPT default); Llama, MPT train without
+    attention_kernel: str = "fused"  # train_cost.ATTENTION_KERNELS: what the expected figure
+    # prices the attention core at (the bound prices every kernel at the peak)
     memo: dict = field(default_factory=dict, compare=False, repr=False)  # see once()
 
     def __post_init__(self) -> None:
@@ -60,6 +62,12 @@ class Training:
         if self.grad_accum not in tc.GRAD_BYTES:
             raise LayoutError(
                 "grad_accum", self.grad_accum, f"is not one of {', '.join(tc.GRAD_BYTES)}"
+            )
+        if self.attention_kernel not in tc.ATTENTION_KERNELS:
+            raise LayoutError(
+                "attention_kernel",
+                self.attention_kernel,
+                f"is not one of {', '.join(tc.ATTENTION_KERNELS)}",
             )
         if self.global_batch_tokens % self.seq:
             raise LayoutError(

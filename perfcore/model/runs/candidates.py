@@ -18,6 +18,7 @@ from perfcore.model.runs.efficiency import HeldOut, held_out, replace
 from perfcore.model.runs.sample import (
     CRITICAL_PATH,
     EXPOSURE,
+    FLASH2_ON_HOPPER,
     Exposure,
     Sample,
     Setting,
@@ -49,9 +50,11 @@ FIXED = {
     "… + the attention core at half the GEMMs' rate, ÷ η": Exposure(
         parts=CRITICAL_PATH, elementwise=True, attention=1.0
     ),
-    "… + a quarter of the hidden DP, ZeRO and CP traffic (its kernels' SMs), ÷ η (chosen)": (
-        EXPOSURE
+    "… + a quarter of the hidden DP, ZeRO and CP traffic (its kernels' SMs), ÷ η": replace(
+        EXPOSURE, kernels=False
     ),
+    f"… + an Ampere attention kernel's core {FLASH2_ON_HOPPER:g}× slower on a Hopper, ÷ η "
+    "(chosen)": EXPOSURE,
 }
 
 

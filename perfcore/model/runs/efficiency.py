@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from perfcore.model.chip import kernels
-from perfcore.model.runs.sample import Exposure, Sample, Setting
+from perfcore.model.runs.sample import FLASH2_ON_HOPPER, Exposure, Sample, Setting
 
 if TYPE_CHECKING:
     from perfcore.model.runs.rows import Run
@@ -80,7 +80,8 @@ class Efficiency:
         basis = basis or (
             "(bound + TP's, EP's and PP's hidden communication + a quarter of the DP, ZeRO and "
             "CP traffic the compute hides + FP8's BF16 parts + the memory-bound math + the "
-            "attention core again, at half the GEMMs' rate)"
+            "attention core again, at half the GEMMs' rate, and "
+            f"{FLASH2_ON_HOPPER:g}× slower still for a kernel written for Ampere on a Hopper)"
             if self.regime == "train"
             else "(bound + kernel boundaries + no-overlap)"
         )

@@ -68,6 +68,18 @@ def layouts_of(run, model) -> list[Layout]:
 # dropout 0.1), which Korthikanti et al. 2022's 34 bytes per element count. The other sources'
 # models train without dropout (Llama's, MPT's, BLOOM's configs; NeMo's and torchtitan's).
 DROPOUT_SOURCES = ("narayanan2021", "korthikanti2022")
+# Sources whose runs ran attention with a kernel written for Ampere (docs/runs.md, "Attention
+# kernels"): torchtitan's PyTorch SDPA, whose flash backend is FlashAttention-2 (cuDNN's
+# attention opt-in since pytorch/pytorch#138522; under CP flash or efficient only; cuDNN
+# chosen on B200 alone, torchtitan#1196) and llm-foundry's Triton FlashAttention (attn_impl
+# triton; its FP8 runs installed flash-attn 1.0.7). NeMo and Megatron-Bridge run Transformer
+# Engine, which prefers cuDNN's fused attention on Hopper and later.
+AMPERE_ATTENTION_SOURCES = ("torchtitan", "llm-foundry")
+
+
+def attention_kernel(run) -> str:
+    """The attention kernel a published training run ran (train_cost.ATTENTION_KERNELS)."""
+    return "flash2" if run.source_id.startswith(AMPERE_ATTENTION_SOURCES) else "fused"
 
 
 def train_plans(run, model, device, accums=tuple(tc.GRAD_BYTES)) -> list[TrainPlan]:
@@ -78,9 +90,12 @@ def train_plans(run, model, device, accums=tuple(tc.GRAD_BYTES)) -> list[TrainPl
     layouts = layouts_of(run, model)
     tokens = run.global_batch * run.seq_len
     shape = (model, device, run.gpus, run.seq_len, tokens, run.precision)
-    dropout = run.source_id in DROPOUT_SOURCES
+    dropout, kernel = run.source_id in DROPOUT_SOURCES, attention_kernel(run)
     plans = []
-    for t in (Training(*shape, grad_accum=g, dropout=dropout) for g in accums):
+    trainings = (
+        Training(*shape, grad_accum=g, dropout=dropout, attention_kernel=kernel) for g in accums
+    )
+    for t in trainings:
         ok = [lay for lay in layouts if not problems(lay, model, t.gpus, t.seq, t.sequences)]
         plans += [price(t, lay) for lay in ok or layouts[:1]]  # [:1]: raises its reason
     return plans
@@ -121,22 +136,29 @@ def measured_step_s(run, model, device) -> float:
 
 def train_sample(run, model, device) -> tuple:
     """(train, the step's bound, the step measured, (part, seconds the overlap rule hides),
-    FP8's BF16 seconds, the memory-bound math's seconds) at the row's layout and precision,
-    of its fastest layout."""
+    FP8's BF16 seconds, the memory-bound math's seconds, the attention core's seconds and its
+    kernel's slowdown) at the row's layout and precision, of its fastest layout."""
     plans = train_plans(run, model, device, ("bf16",))  # the fewest bytes per Adam update
     best = min(plans, key=lambda plan: plan.step_s)
     hidden = tuple(best.hidden_s_by.items())
     measured = measured_step_s(run, model, device)
-    parts = (hidden, best.bf16_s, best.elementwise_s, best.attention_s)
+    parts = (hidden, best.bf16_s, best.elementwise_s, best.attention_s, slowdown(best))
     return "train", best.step_s, measured, *parts
+
+
+def slowdown(plan: TrainPlan) -> float:
+    """The plan's attention kernel's time over the device's own (sample.attention_slowdown)."""
+    t = plan.training
+    return sample.attention_slowdown(t.attention_kernel, t.device.architecture)
 
 
 def added_s(plan: TrainPlan) -> float:
     """Seconds the chosen expected model adds to a training plan's bound (sample.EXPOSURE:
     its critical path's hidden communication, a quarter of the rest, FP8's BF16 parts, the
-    memory-bound math, the attention core once more)."""
+    memory-bound math, the attention core once more, at its kernel's slowdown)."""
     hidden = tuple(plan.hidden_s_by.items())
-    return sample.EXPOSURE.added_s(hidden, plan.bf16_s, plan.elementwise_s, plan.attention_s)
+    parts = (plan.bf16_s, plan.elementwise_s, plan.attention_s, slowdown(plan))
+    return sample.EXPOSURE.added_s(hidden, *parts)
 
 
 def sample_of(run, models: dict, specs: dict) -> tuple:
@@ -190,7 +212,7 @@ def run_setting(run, regime: str, model) -> Setting:
 
 
 # what sample_of adds after the times
-TRAIN_PARTS = ("hidden_by", "bf16_s", "elementwise_s", "attention_s")
+TRAIN_PARTS = ("hidden_by", "bf16_s", "elementwise_s", "attention_s", "attention_slowdown")
 SERVE_PARTS = ("launch_s", "serial_s")
 
 

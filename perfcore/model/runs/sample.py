@@ -99,7 +99,8 @@ class Exposure:
     `bf16` the seconds FP8's non-GEMM math adds at the BF16 peak, with `elementwise` the
     seconds of the memory-bound math between the GEMMs (train_cost.elementwise_bytes), and
     `attention` x the attention core's seconds at the peak (1: the core runs at half the rate
-    the GEMMs run at; docs/plans.md, "The attention core's rate")."""
+    the GEMMs run at; docs/plans.md, "The attention core's rate"), with `kernels` that core
+    at its kernel's slowdown (attention_slowdown: an Ampere kernel on a Hopper)."""
 
     kappa: float = 1.0
     bf16: bool = True
@@ -107,6 +108,7 @@ class Exposure:
     elementwise: bool = False
     attention: float = 0.0
     contention: float = 0.0
+    kernels: bool = False
 
     def added_s(
         self,
@@ -114,14 +116,33 @@ class Exposure:
         bf16_s: float,
         elementwise_s: float = 0.0,
         attention_s: float = 0.0,
+        slowdown: float = 1.0,
     ) -> float:
         """Seconds added to the bound: kappa x the hidden parts (+ bf16_s with bf16, +
-        elementwise_s with elementwise, + attention x attention_s, + contention x the hidden
-        parts not in `parts`)."""
+        elementwise_s with elementwise, + contention x the hidden parts not in `parts`), and
+        the attention core's (1 + attention) x attention_s, x its kernel's `slowdown` with
+        kernels, less the attention_s the bound holds."""
         hidden = sum(v for k, v in hidden_by if self.parts is None or k in self.parts)
         rest = sum(v for k, v in hidden_by if self.parts is not None and k not in self.parts)
         extra = (bf16_s if self.bf16 else 0.0) + (elementwise_s if self.elementwise else 0.0)
-        return self.kappa * hidden + extra + self.attention * attention_s + self.contention * rest
+        core = (1 + self.attention) * (slowdown if self.kernels else 1.0) - 1
+        return self.kappa * hidden + extra + core * attention_s + self.contention * rest
+
+
+# How much slower than the device's own fused attention a kernel written for Ampere runs the
+# attention core on a Hopper: FlashAttention-3 runs an H100's 1.5-2.0x faster than
+# FlashAttention-2 (Shah et al. 2024, arXiv:2407.08608; cuDNN's fused attention matches it:
+# 631 against FlashAttention-3's 632 and PyTorch SDPA's FlashAttention-2 329 TFLOP/s,
+# pytorch/pytorch#142132), the middle of that range. Not applied on Blackwell, where no
+# published figure compares them; on Ampere FlashAttention-2 is the generation's own.
+FLASH2_ON_HOPPER = 1.75
+
+
+def attention_slowdown(kernel: str, architecture: str) -> float:
+    """The attention core's time with `kernel` (train_cost.ATTENTION_KERNELS) over the device's
+    own fused kernel's, on a device of `architecture`: FLASH2_ON_HOPPER for "flash2" on a
+    Hopper, else 1."""
+    return FLASH2_ON_HOPPER if kernel == "flash2" and architecture == "Hopper" else 1.0
 
 
 # The collectives whose result the next operation waits on (docs/plans.md, "Which expected
@@ -138,7 +159,9 @@ CONTENTION = 0.25
 # The model chosen: the critical path's collectives, FP8's BF16 parts, the memory-bound math,
 # the attention core at half the GEMMs' rate (docs/plans.md, "The attention core's rate"), and
 # a quarter of the DP, ZeRO and CP traffic the compute hides.
-EXPOSURE = Exposure(parts=CRITICAL_PATH, elementwise=True, attention=1.0, contention=CONTENTION)
+EXPOSURE = Exposure(
+    parts=CRITICAL_PATH, elementwise=True, attention=1.0, contention=CONTENTION, kernels=True
+)
 
 
 @dataclass(frozen=True)
@@ -158,6 +181,7 @@ class Sample:
     bf16_s: float = 0.0  # seconds FP8's non-GEMM math adds at the BF16 peak
     elementwise_s: float = 0.0  # seconds of the memory-bound math between the GEMMs
     attention_s: float = 0.0  # the attention core's seconds at the peak
+    attention_slowdown: float = 1.0  # its kernel's time over the device's own (attention_slowdown)
     exposure: Exposure = EXPOSURE
     launch_s: float = 0.0  # a serving run's seconds at kernel boundaries (plans.serve_basis)
     serial_s: float = 0.0  # and what its ops add with loads and math not overlapped
@@ -173,7 +197,7 @@ class Sample:
         """Seconds the expected figure divides by the efficiency: bound + Exposure's added
         (+ a serving run's kernel boundaries and no-overlap)."""
         parts = (self.hidden_by, self.bf16_s, self.elementwise_s, self.attention_s)
-        added = self.exposure.added_s(*parts)
+        added = self.exposure.added_s(*parts, self.attention_slowdown)
         return self.bound_s + added + self.launch_s + self.serial_s
 
     @property
