@@ -14,6 +14,7 @@ from perfcore.model.runs import published
 
 H100 = "NVIDIA H100 SXM"
 SHAPE = (8, 32768, 8 * 32768)  # GPUs, sequence, batch tokens
+KERNEL_FUSED = ["--attention-kernel", "fused"]
 TRAIN = [
     "plan",
     "train",
@@ -124,6 +125,9 @@ def test_a_flash2_kernel_adds_three_quarters_of_the_core_twice_over_on_a_hopper(
     cell = published.table().of(published.train_setting(Training(model, specs[H100], *SHAPE)))
     grown = flash2["step_expected_s"] - fused["step_expected_s"]
     assert grown == pytest.approx(2 * 0.75 * fused["attention_s"] / cell.value)
+    said = [*h100, "--framework", "FSDP"]  # PyTorch's FSDP stacks call SDPA: flash2 by default
+    kernels = [run_json(capsys, said + k)["attention_kernel"] for k in ([], KERNEL_FUSED)]
+    assert kernels == ["flash2", "fused"]
     a100 = [*argv, "--device", "NVIDIA A100 SXM4 80GB"]
     both = [
         run_json(capsys, a100 + k)["step_expected_s"]

@@ -109,7 +109,8 @@ def run_train(args: argparse.Namespace) -> str:
     precision = pick("precision", args.precision, TRAIN_PRECISIONS)
     shape = (model, device, n["gpus"], n["seq"], n["global_batch_tokens"], precision)
     accums = [args.grad_accum] if args.grad_accum else list(GRAD_BYTES)
-    options = {"dropout": args.dropout, "attention_kernel": args.attention_kernel}
+    kernel = args.attention_kernel or published_runs.plan_kernel(args.framework)
+    options = {"dropout": args.dropout, "attention_kernel": kernel}
     trainings = [Training(*shape, n["tokens"], grad_accum=g, **options) for g in accums]
     t = trainings[0]
     table = published()
@@ -282,8 +283,8 @@ def register(subparsers) -> None:
         "--attention-kernel",
         dest="attention_kernel",
         choices=tuple(ATTENTION_KERNELS),
-        default="fused",
-        help=expected.ATTENTION_HELP,
+        help=f"{expected.ATTENTION_HELP} (default: flash2 with --framework "
+        f"{' or '.join(published_runs.FAMILY_KERNELS)}, else fused)",
     )
     t.set_defaults(run=lambda args: guarded(as_flags(lambda: run_train(args))))
     s = sub.add_parser("serve", help="a serving plan within latency limits", description=__doc__)

@@ -82,6 +82,17 @@ def attention_kernel(run) -> str:
     return "flash2" if run.source_id.startswith(AMPERE_ATTENTION_SOURCES) else "fused"
 
 
+# A plan's kernel where none is asked for: its framework family's where the family's stack
+# calls a kernel written for Ampere (PyTorch's FSDP trainers SDPA, llm-foundry its Triton
+# kernel), else the device's own.
+FAMILY_KERNELS = {"FSDP": "flash2", "llm-foundry": "flash2"}
+
+
+def plan_kernel(framework: str | None) -> str:
+    """The attention kernel of a plan for `framework` (FAMILY_KERNELS; "fused" without one)."""
+    return FAMILY_KERNELS.get(framework, "fused")
+
+
 def train_plans(run, model, device, accums=tuple(tc.GRAD_BYTES)) -> list[TrainPlan]:
     """Every layout of layouts_of the model accepts, priced with each gradient accumulation
     of `accums` (no row states it; NeMo's and Megatron-Bridge's performance recipes set
