@@ -130,10 +130,10 @@ class Exposure:
 
 
 # How much slower than the device's own fused attention a kernel written for Ampere runs the
-# attention core on a Hopper: FlashAttention-3 runs an H100's 1.5-2.0x faster than
-# FlashAttention-2 (Shah et al. 2024, arXiv:2407.08608; cuDNN's fused attention matches it:
-# 631 against FlashAttention-3's 632 and PyTorch SDPA's FlashAttention-2 329 TFLOP/s,
-# pytorch/pytorch#142132), the middle of that range. Not applied on Blackwell, where no
+# attention core on a Hopper: the middle of the 1.5-2.0x by which FlashAttention-3 runs an
+# H100's faster than FlashAttention-2 (Shah et al. 2024, arXiv:2407.08608). cuDNN's fused
+# attention matches FlashAttention-3 there (631 and 632 TFLOP/s against PyTorch SDPA's
+# FlashAttention-2 at 329, pytorch/pytorch#142132). Not applied on Blackwell, where no
 # published figure compares them; on Ampere FlashAttention-2 is the generation's own.
 FLASH2_ON_HOPPER = 1.75
 
