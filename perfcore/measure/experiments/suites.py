@@ -33,9 +33,13 @@ CPU_SWEEP_CAPS = {
 }
 FIT_FRACTION = 0.8  # refuse work needing more than this share of free device memory
 # An accelerator's kernels budget, times the suite's: each point there is a program of its own
-# that compiles for about a second. A TPU v5e measured 181 points in 120 s, several kinds at
-# one size only (a block's forward and backward then predicted +161 %), and 240 in 240 s (+10 %).
-ACCELERATOR_KERNELS = 2
+# that compiles for about a second, and a sweep needs its two ends measured (kernel_rounds'
+# first two rounds) for an op to sit inside its range. On a TPU v5e (docs/profile.md), with
+# the kinds of 2026-12-05: 181 points in 120 s (a block's forward and backward then predicted
+# +161 %), 240 in 240 s (+10 %); with the 204 sweeps of 2026-12-07: 232 points in 240 s, 38
+# kinds in bfloat16 and float16 at their smallest size alone (+60 %), and 400 in 480 s, every
+# kind at two sizes or more (+2 %).
+ACCELERATOR_KERNELS = 4
 # A host's kernel dtypes: float32's every kind, int8's forward matmuls (a quantized layer's)
 CPU_KERNEL_DTYPES = ("float32", "int8")
 
