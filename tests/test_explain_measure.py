@@ -124,7 +124,8 @@ def test_suite_captions_say_what_a_cpu_changes():
     default, quick, kernels = view.suite_captions(SUITES)
     assert "256-8192, bfloat16" in default and "on a CPU float32" in default
     assert "32-128, float32" in quick and "on a CPU" not in quick
-    assert kernels == "runs kernels when none is picked, in about 120 s (480 s on an accelerator)"
+    said = "runs kernels when none is picked, in about 120 s (240 s on a GPU, 480 s on a TPU)"
+    assert kernels == said
 
 
 def test_the_picker_help_titles_every_experiment():

@@ -27,7 +27,9 @@ def test_named_suites_are_capped_on_a_cpu_and_given_more_kernels_time_elsewhere(
     assert on_cpu.matmul_dtype == "float32"
     assert on_cpu.kernels_budget_s == default.kernels_budget_s == 120.0
     on_gpu = suites.resolve_suite("default", "gpu")
-    assert on_gpu.kernels_budget_s == 480.0  # each point compiles for about a second there
+    assert on_gpu.kernels_budget_s == 240.0  # each point is a program of its own there
+    on_tpu = suites.resolve_suite("default", "tpu")  # whose compiles take about a second
+    assert on_tpu.kernels_budget_s == 480.0
     assert on_gpu.kernel_factorization_sides == ()  # cuSOLVER is not what XLA:CPU's LAPACK is
     assert on_cpu.kernel_factorization_sides == default.kernel_factorization_sides
     back = dataclasses.replace(on_gpu, kernels_budget_s=120.0, kernel_factorization_sides=(64,))

@@ -134,7 +134,8 @@ def suite_captions(suites: dict[str, Suite]) -> list[str]:
     own experiments (kernels) names them and its budget."""
     return [
         f"runs {', '.join(s.experiments)} when none is picked, in about {s.kernels_budget_s:.0f} s "
-        f"({for_platform(s, 'accelerator').kernels_budget_s:.0f} s on an accelerator)"
+        f"({for_platform(s, 'gpu').kernels_budget_s:.0f} s on a GPU, "
+        f"{for_platform(s, 'tpu').kernels_budget_s:.0f} s on a TPU)"
         if s.experiments
         else f"matmul sides {s.matmul_sizes[0]}-{s.matmul_sizes[-1]}, {s.matmul_dtype}, "
         f"{s.repeats} samples{_on_cpu(s)}"

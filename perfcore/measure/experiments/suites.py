@@ -33,13 +33,15 @@ CPU_SWEEP_CAPS = {
 }
 FIT_FRACTION = 0.8  # refuse work needing more than this share of free device memory
 # An accelerator's kernels budget, times the suite's: each point there is a program of its own
-# that compiles for about a second, and a sweep needs its two ends measured (kernel_rounds'
-# first two rounds) for an op to sit inside its range. On a TPU v5e (docs/profile.md), with
-# the kinds of 2026-12-05: 181 points in 120 s (a block's forward and backward then predicted
-# +161 %), 240 in 240 s (+10 %); with the 204 sweeps of 2026-12-07: 232 points in 240 s, 38
-# kinds in bfloat16 and float16 at their smallest size alone (+60 %), and 400 in 480 s, every
-# kind at two sizes or more (+2 %).
-ACCELERATOR_KERNELS = 4
+# that compiles (about a second a point on a TPU v5e), and a sweep needs its two ends measured
+# (kernel_rounds' first two rounds) for an op to sit inside its range. On a TPU v5e
+# (docs/profile.md), with the kinds of 2026-12-05: 181 points in 120 s (a block's forward and
+# backward then predicted +161 %), 240 in 240 s (+10 %); with the 204 sweeps of 2026-12-07: 232
+# points in 240 s, 38 kinds in bfloat16 and float16 at their smallest size alone (+60 %), and
+# 400 in 480 s, every kind at two sizes or more (+2 %). No GPU has been measured: a GPU keeps
+# twice the suite's, which scripts/gpu_check.py's whole run was sized for.
+ACCELERATOR_KERNELS = {"tpu": 4}
+ACCELERATOR_KERNELS_ELSE = 2
 # A host's kernel dtypes: float32's every kind, int8's forward matmuls (a quantized layer's)
 CPU_KERNEL_DTYPES = ("float32", "int8")
 
@@ -141,13 +143,18 @@ SUITES = {
 }
 
 
+def accelerator_kernels(platform: str) -> int:
+    """How many times the suite's kernels budget an accelerator gets (ACCELERATOR_KERNELS)."""
+    return ACCELERATOR_KERNELS.get(platform, ACCELERATOR_KERNELS_ELSE)
+
+
 def for_platform(suite: Suite, platform: str) -> Suite:
     """The suite as run on `platform`: on a CPU, float32 and sizes capped; on an accelerator,
-    ACCELERATOR_KERNELS times the kernels budget and no LAPACK factorizations."""
+    accelerator_kernels times the kernels budget and no LAPACK factorizations."""
     if platform != "cpu":
         return dataclasses.replace(
             suite,
-            kernels_budget_s=suite.kernels_budget_s * ACCELERATOR_KERNELS,
+            kernels_budget_s=suite.kernels_budget_s * accelerator_kernels(platform),
             kernel_factorization_sides=(),
         )
     sizes = tuple(n for n in suite.matmul_sizes if n <= CPU_MAX_MATMUL)
