@@ -35,7 +35,7 @@ def train_inputs() -> view.TrainSetup:
             tuple(ATTENTION_KERNELS),
             "plan_attention",
             width=ui.INPUT,
-            help=expected.ATTENTION_HELP[:1].upper() + expected.ATTENTION_HELP[1:] + ".",
+            help=expected.ATTENTION_HELP,
         )
     # Drawn only when on (a closed expander's inputs are drawn all the same); on where the link
     # fixes a field, and off, the fields are the search's again.

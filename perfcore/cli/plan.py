@@ -283,8 +283,8 @@ def register(subparsers) -> None:
         "--attention-kernel",
         dest="attention_kernel",
         choices=tuple(ATTENTION_KERNELS),
-        help=f"{expected.ATTENTION_HELP} (default: flash2 with --framework "
-        f"{' or '.join(published_runs.FAMILY_KERNELS)}, else fused)",
+        help=f"{expected.ATTENTION_HELP} Default: flash2 with --framework "
+        f"{' or '.join(published_runs.FAMILY_KERNELS)}, else fused.",
     )
     t.set_defaults(run=lambda args: guarded(as_flags(lambda: run_train(args))))
     s = sub.add_parser("serve", help="a serving plan within latency limits", description=__doc__)

@@ -28,10 +28,10 @@ BAND = "p90 of held-out frameworks"  # what a band's ends mean, said beside it
 # What the choice of train_cost.ATTENTION_KERNELS does, for the Plan page and `plan train
 # --attention-kernel`.
 ATTENTION_HELP = (
-    "the attention kernel the expected figure prices: fused, the device's own (cuDNN's or "
+    "The attention kernel the expected figure prices: fused, the device's own (cuDNN's or "
     "FlashAttention-3 on a Hopper, FlashAttention-2 on an Ampere; Transformer Engine picks "
     "cuDNN's), or flash2, FlashAttention-2 or another kernel written for Ampere (PyTorch "
-    f"SDPA's default), {FLASH2_ON_HOPPER:g}x slower on a Hopper; the bound is the same"
+    f"SDPA's default), {FLASH2_ON_HOPPER:g}x slower on a Hopper. The bound is the same."
 )
 
 

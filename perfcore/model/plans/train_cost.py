@@ -28,10 +28,7 @@ GRAD_BYTES = {"fp32": 4, "bf16": 2}
 # fused kernel (cuDNN's or FlashAttention-3 on a Hopper, FlashAttention-2 on an Ampere), or
 # one written for Ampere (FlashAttention-1/2, PyTorch SDPA's flash backend, Triton's), which
 # a Hopper runs further from its peak (sample.attention_slowdown; docs/plans.md).
-ATTENTION_KERNELS = {
-    "fused": "the device's own fused attention (cuDNN, FlashAttention-3 on Hopper)",
-    "flash2": "FlashAttention-2 or another kernel written for Ampere",
-}
+ATTENTION_KERNELS = ("fused", "flash2")
 REDUCE_BYTES = 2  # gradient bytes on the DP wire: bf16, the least any framework sends
 ACT_BYTES = 2  # 16-bit activations and TP/PP/CP traffic (FP8 runs the matmuls, not the wire)
 LOGIT_BYTES = 4  # fp32 logits the fused cross-entropy keeps for its backward (Megatron)

@@ -157,8 +157,9 @@ CRITICAL_PATH = frozenset({"tp", "ep", "pp_p2p", "pp_bubble"})
 # of an A100's 108 (docs/plans.md, "Contention").
 CONTENTION = 0.25
 # The model chosen: the critical path's collectives, FP8's BF16 parts, the memory-bound math,
-# the attention core at half the GEMMs' rate (docs/plans.md, "The attention core's rate"), and
-# a quarter of the DP, ZeRO and CP traffic the compute hides.
+# the attention core at half the GEMMs' rate (docs/plans.md, "The attention core's rate") and
+# at its kernel's slowdown ("The attention kernel"), and a quarter of the DP, ZeRO and CP
+# traffic the compute hides.
 EXPOSURE = Exposure(
     parts=CRITICAL_PATH, elementwise=True, attention=1.0, contention=CONTENTION, kernels=True
 )
