@@ -39,9 +39,8 @@ FIT_FRACTION = 0.8  # refuse work needing more than this share of free device me
 # backward then predicted +161 %), 240 in 240 s (+10 %); with the 204 sweeps of 2026-12-07: 232
 # points in 240 s, 38 kinds in bfloat16 and float16 at their smallest size alone (+60 %), and
 # 400 in 480 s, every kind at two sizes or more (+2 %). No GPU has been measured: a GPU keeps
-# twice the suite's, which scripts/gpu_check.py's whole run was sized for.
-ACCELERATOR_KERNELS = {"tpu": 4}
-ACCELERATOR_KERNELS_ELSE = 2
+# twice the suite's, which scripts/gpu_check.py's whole run was sized for; so does any other.
+ACCELERATOR_KERNELS = {"gpu": 2, "tpu": 4}
 # A host's kernel dtypes: float32's every kind, int8's forward matmuls (a quantized layer's)
 CPU_KERNEL_DTYPES = ("float32", "int8")
 
@@ -143,18 +142,15 @@ SUITES = {
 }
 
 
-def accelerator_kernels(platform: str) -> int:
-    """How many times the suite's kernels budget an accelerator gets (ACCELERATOR_KERNELS)."""
-    return ACCELERATOR_KERNELS.get(platform, ACCELERATOR_KERNELS_ELSE)
-
-
 def for_platform(suite: Suite, platform: str) -> Suite:
     """The suite as run on `platform`: on a CPU, float32 and sizes capped; on an accelerator,
-    accelerator_kernels times the kernels budget and no LAPACK factorizations."""
+    ACCELERATOR_KERNELS times the kernels budget (a GPU's where the platform is neither) and no
+    LAPACK factorizations."""
     if platform != "cpu":
+        times = ACCELERATOR_KERNELS.get(platform, ACCELERATOR_KERNELS["gpu"])
         return dataclasses.replace(
             suite,
-            kernels_budget_s=suite.kernels_budget_s * accelerator_kernels(platform),
+            kernels_budget_s=suite.kernels_budget_s * times,
             kernel_factorization_sides=(),
         )
     sizes = tuple(n for n in suite.matmul_sizes if n <= CPU_MAX_MATMUL)
