@@ -9,7 +9,7 @@ its untraced wall, the roofline's and the kernels' records) goes into --out, whi
 page opens on. Printed: the step predicted against measured and the slowest ops. Run when the
 machine is quiet (uptime load under 2.5).
 
-    PYTHONPATH=$PWD .venv/bin/python bench/bundled_profile.py [--budget 60] [--out PATH]
+    PYTHONPATH=$PWD .venv/bin/python bench/bundled_profile.py [--budget 150] [--out PATH]
         [--suite quick] [--curves RESULTS]   (on an accelerator: --suite default, the roofline
         at its sizes; --curves: a kernels results file measured there, in place of --budget's)
 """
@@ -37,7 +37,7 @@ STEPS = 10
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--budget", type=float, default=60.0, help="kernels suite, seconds")
+    parser.add_argument("--budget", type=float, default=150.0, help="kernels suite, seconds")
     parser.add_argument("--out", default=str(BUNDLED))
     parser.add_argument(
         "--suite", default="quick", help="the roofline's suite (an accelerator: default)"

@@ -213,6 +213,8 @@ def test_on_an_accelerator_a_loop_timed_kernel_prices_any_op_and_sets_the_roofs(
         # the suite's filter gradient (C, 32, 32, batch) ⊛ (32, 32, batch, C): 32 x 32 x 16
         ("convolution filter", ((64, 32, 32, 16), (32, 32, 16, 64)), 16384),
         ("column reduction", ((1024, 4096),), 4096),  # x.sum(0): what it keeps
+        ("strided transpose", ((16, 256, 256),), 256),  # a walk spans one 256² of floats: KiB
+        ("strided transpose", ((256, 3072),), 3072),  # an older file's (R, C): the whole of it
         ("matvec", ((8, 1024), (1024, 1024)), 8),  # a decode batch of 8 rows: its rows
         ("matvec", ((1, 4096), (4096, 4096)), 1),
     ],

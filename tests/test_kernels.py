@@ -1,5 +1,6 @@
 """model.chip.kernels: interpolation in log size, the nearest point outside, the fallback."""
 
+import dataclasses
 import math
 
 import pytest
@@ -112,6 +113,27 @@ def test_a_loop_bodys_op_without_a_loop_curve_takes_the_programs():
     e = kernels.efficiency(LOOPED, "matmul", "float32", 1e5, FALLBACK, loop=True)
     assert (e.value, e.source) == (0.6, kernels.MEASURED)
     assert "loop body" not in e.derived_from
+
+
+def test_an_op_after_its_programs_first_reads_the_faster_of_its_two_curves():
+    """A copy of 1e6 bytes: 0.9 alone, 3.0 as a loop body's op: a later op takes 3.0 and says
+    so; where the loop body's is the slower (0.3), the program curve's 0.9; a matmul with no
+    loop curve its own 0.6. kernels.expected with later: bound ÷ that."""
+    later = kernels.later_efficiency(LOOPED, "copy", "float32", 1e6, FALLBACK)
+    assert (later.value, later.source) == (3.0, kernels.MEASURED)
+    assert "as a loop body's op" in later.derived_from
+    assert "a later op of its program: faster than alone (0.90)" in later.derived_from
+    slow = dataclasses.replace(
+        LOOPED, points=(*CURVES.points, kernels.Point("copy", "float32", 1e6, 0.3, loop=True))
+    )
+    assert kernels.later_efficiency(slow, "copy", "float32", 1e6, FALLBACK).value == 0.9
+    matmul = kernels.later_efficiency(LOOPED, "matmul", "float32", 1e5, FALLBACK)
+    assert matmul == kernels.efficiency(LOOPED, "matmul", "float32", 1e5, FALLBACK)
+    e = kernels.expected(1e-3, "copy", "float32", 1e6, LOOPED, FALLBACK, later=True)
+    assert e.seconds == pytest.approx(1e-3 / 3.0)
+    assert kernels.expected(1e-3, "copy", "float32", 1e6, LOOPED, FALLBACK).seconds == (
+        pytest.approx(1e-3 / 0.9)
+    )
 
 
 def test_a_kind_an_older_file_lacks_takes_its_base_kinds_curve_in_turn_and_says_so():

@@ -172,20 +172,19 @@ def _point(record: Record, seconds: float, peaks: dict, bandwidth: float):
 def _sweep(record: Record) -> int:
     """A record's second coordinate (kernel_kinds.SWEPT) from its operands' shapes: a matvec's
     rows or columns (M or N), whichever are fewer, a matmul's narrow side (their last two
-    dimensions are its M, K and N in some order), a filter
-    gradient's reduced volume (its filter operand, an image window x batch x C, less C), a
-    column reduction's kept width (its operand's last dimension), a strided transpose's rows
-    walked (its operand's first), an FFT's dimensions transformed (its operand's, less the
-    batch), a top-k's heap steps (kernel_kinds.heap_steps of its row and its k), a LAPACK
-    routine's (kernel_kinds.lapack_coordinate); 0 for another
-    kind or without the shapes."""
+    dimensions are its M, K and N in some order), a filter gradient's reduced volume (its
+    filter operand, an image window x batch x C, less C), a column reduction's kept width (its
+    operand's last dimension), a strided transpose's KiB a walk spans (its operand's last two
+    dimensions), an FFT's dimensions transformed (its operand's, less the batch), a top-k's
+    heap steps (kernel_kinds.heap_steps of its row and its k), a LAPACK routine's
+    (kernel_kinds.lapack_coordinate); 0 for another kind or without the shapes."""
     shapes = record.shapes[:2]
     if record.kernel in kernel_kinds.FACTORIZATIONS:
         return kernel_kinds.lapack_coordinate(record.kernel, tuple(tuple(s) for s in shapes))
     if record.kernel == "column reduction":  # (rows, kept): what it keeps, its last dim
         return shapes[0][-1] if shapes and shapes[0] else 0
-    if record.kernel == "strided transpose":  # (x + 1)ᵀ of (R, C): its R rows walked
-        return shapes[0][0] if shapes and len(shapes[0]) == 2 else 0
+    if record.kernel == "strided transpose":  # (x + 1)ᵀ of (.., R, C): R x C elements spanned
+        return _span_kib(shapes[0][-2:], record.dtype) if shapes and len(shapes[0]) >= 2 else 0
     if record.kernel == "fft":  # (batch, *transformed): a row's, an image's
         return len(shapes[0]) - 1 if shapes and shapes[0] else 0
     if record.kernel == "top-k":  # (rows, n) and (k,): a file before k rode along has no k
@@ -203,6 +202,11 @@ def _sweep(record: Record) -> int:
     if record.kernel in ("matvec", "batched matvec"):  # (M, K)·(K, N): M or N, the fewer
         return min(matrices[0][0], matrices[1][1])
     return kernel_kinds.narrow_side(*(d for m in matrices for d in m))
+
+
+def _span_kib(matrix, dtype: str) -> int:
+    """The KiB an (R, C) matrix of dtype spans, rounded up (permutes.strided_span's unit)."""
+    return max(1, math.ceil(math.prod(matrix) * kernel_kinds.ITEMSIZE.get(dtype, 4) / 1024))
 
 
 def curves(

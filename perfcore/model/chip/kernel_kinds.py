@@ -11,7 +11,7 @@ is a matvec (a dot of several a batched matvec), a dot of several a batched matm
 kinds have a second coordinate (SWEPT) the suite sweeps at fixed values: a matvec's rows (a
 batched one's too), a narrow matmul's smallest side (narrow_side, in each of the four
 layouts), a filter gradient's reduced volume, a column reduction's kept elements, a strided
-transpose's rows walked, a triangular solve's right-hand sides, a QR's, its Q's and an SVD's
+transpose's KiB a walk spans, a triangular solve's right-hand sides, a QR's, its Q's and an SVD's
 rows per column (lapack_coordinate), an FFT's dimensions transformed, and a top-k's heap
 steps per element (heap_steps).
 """
@@ -135,7 +135,7 @@ SWEPT = {
     "convolution filter": "reduced volume",  # the elements each output sums: batch x image
     "grouped convolution": "features a group",  # each group's input features: depthwise's 1
     "column reduction": "kept elements",  # its output's: the width of the columns summed
-    "strided transpose": "rows walked",  # before its read comes back to a line (strided_rows)
+    "strided transpose": "KiB a walk spans",  # before its read comes back to a line (strided_span)
     "triangular solve": "right-hand sides",  # per matrix: a vector's 1, a matrix's columns
     "qr": "rows per column",  # m / n: a least-squares system's tall matrix, a square one
     "householder product": "rows per column",

@@ -113,7 +113,8 @@ def _function(jax, jnp, name: str):
         "plain copy": lambda x: x,  # XLA copies a parameter it returns, layout kept
         "transpose": lambda x: x.transpose(TRANSPOSES["transpose"]),
         "row transpose": lambda x: x.transpose(TRANSPOSES["row transpose"]),
-        "strided transpose": lambda x: (x + 1.0).T,  # the broadcast 1 keeps XLA:CPU from tiling
+        # each matrix's: the broadcast 1 keeps XLA:CPU from tiling
+        "strided transpose": lambda x: jnp.swapaxes(x + 1.0, -1, -2),
     }[name]
 
 

@@ -33,7 +33,9 @@ CACHE = (8, 8, 64)  # batch, heads, head dim of the rank-4 transpose; seq = elem
 # (batch, seq, heads, head dim) -> (batch, heads, head dim, seq): a KV cache's layout change;
 # -> (batch, heads, seq, head dim): attention's head split, rows of head dim moved whole
 TRANSPOSES = {"transpose": (0, 2, 3, 1), "row transpose": (0, 2, 1, 3)}
-STRIDED_ROWS = (256, 1024)  # the strided transpose's rows walked (kernel_kinds.SWEPT)
+# The strided transpose's square walks, (B, S, S) per S: a walk of S rows spanning S² elements
+# (its KiB, kernel_kinds.SWEPT: 16, 256 and 4,096 in float32).
+STRIDED_SIDES = (64, 256, 1024)
 MATMUL_ONLY = ("float8_e4m3fn", "int8")  # dtypes whose other kernels no layer runs
 # Dtypes a quantized forward pass alone multiplies in (int32 accumulation): square, skinny and
 # tall matmuls, no gradients' layouts, its skinny ones up to the square sweep's largest side.
@@ -174,24 +176,25 @@ def _transposes(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
 
 
 def _strided_transposes(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
-    """(x + 1)ᵀ of (R, n / R) for each R of STRIDED_ROWS (its rows walked: a weight gradient's
-    tokens) over the element counts n from 16 columns, read and written once: a fusion holding
-    a broadcast that moves its minor dimension (permutes.strided_transpose), as a weight
+    """(x + 1)ᵀ of each of B (S, S) matrices for each S of STRIDED_SIDES (a walk of S rows
+    spanning S² elements: an attention head's, a weight gradient's tokens by width) over the
+    element counts n from one matrix, B = n / S², read and written once: a fusion holding a
+    broadcast that moves its minor dimension (permutes.strided_transpose), as a weight
     gradient's activations are moved with their derivative's chain."""
     kind = "strided transpose"
     out = []
-    for r in STRIDED_ROWS:
-        columns = [n // r for n in suite.kernel_elements if n >= 16 * r]
+    for side in STRIDED_SIDES:
+        shapes = [(n // side**2, side, side) for n in suite.kernel_elements if n >= side**2]
         sweep = [
             Planned(
                 kind,
-                f"{kind} {dtype} {r}x{c} plus one",
+                f"{kind} {dtype} {'x'.join(map(str, s))} plus one",
                 dtype,
-                ((r, c),),
+                (s,),
                 kind,
-                ops.Cost(r * c, 2 * r * c * b),
+                ops.Cost(math.prod(s), 2 * math.prod(s) * b),
             )
-            for c in columns
+            for s in shapes
         ]
         out += [sweep] if sweep else []
     return out

@@ -9,7 +9,8 @@ part by part (the fused parts in perfcore.measure.profile.predict.fused): a fusi
 dots as their sum, what a fusion moves beyond its dots, a batched dot at one of its matmuls, a
 sort or reduce-window by what its loops read, transcendentals on the transcendental curve,
 bfloat16 roundings between its ops on the rounding curve; an op of a loop's body on the curve
-timed as a loop body's op where the curves hold one.
+timed as a loop body's op where the curves hold one, an op after its program's first on the
+faster of that and its own (kernels.later_efficiency).
 """
 
 from __future__ import annotations
@@ -82,8 +83,11 @@ def _dtype(module: hlo.Module, instruction: hlo.Instruction) -> str:
     return DTYPES.get(kind, kind)
 
 
-def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, cost):
-    """One instruction's OpPrediction on the context's device."""
+def predict_op(
+    module: hlo.Module, instruction: hlo.Instruction, ctx: Context, cost, later: bool = False
+):
+    """One instruction's OpPrediction on the context's device (later: launched after its
+    program's first op, kernels.later_efficiency)."""
     p = join.price(module, instruction, cost)
     counted = hlo.runs_per_step(module, instruction)
     runs, trips = counted or 1, ("" if counted is not None else UNKNOWN_TRIPS)
@@ -110,7 +114,7 @@ def predict_op(module: hlo.Module, instruction: hlo.Instruction, ctx: Context, c
         # its data on the stream's curve; what it evaluates is added below (fused.with_evaluations)
         own = "elementwise" if kind == "transcendental" else kind
         at = _second_coordinate(module, instruction, kind, inner)
-        e = kernels.expected(bound, own, dtype, size, ctx.curves, fallback, body, at)
+        e = kernels.expected(bound, own, dtype, size, ctx.curves, fallback, body, at, later)
         seconds, eff = e.seconds, e.efficiency
         if kind == "strided transpose":
             seconds, eff = _walks(module, instruction, p.bytes, bound, seconds, eff)
@@ -165,7 +169,7 @@ def _windowed(module, instruction, kind: str, flops: float, roofs) -> tuple[floa
 
 def _second_coordinate(module, instruction, kind: str, inner: list) -> int:
     """An op's second coordinate (kernel_kinds.SWEPT): a column reduction's kept elements, a
-    strided transpose's rows walked, a LAPACK call's (hlo.factorization_kind), an FFT's
+    strided transpose's KiB a walk spans, a LAPACK call's (hlo.factorization_kind), an FFT's
     dimensions transformed, a top-k's heap steps, else its one
     dot's or convolution's (matmuls.second_coordinate; a cuDNN call's its own), else 0."""
     if hlo.factorization(instruction):
@@ -173,7 +177,7 @@ def _second_coordinate(module, instruction, kind: str, inner: list) -> int:
     if kind == "column reduction":
         return kinds.kept_elements(module, instruction)
     if kind == "strided transpose":
-        return permutes.strided_rows(module, instruction)
+        return permutes.strided_span(module, instruction)
     if kind == "fft":
         return kinds.fft_rank(module, instruction)
     if kind == "top-k":

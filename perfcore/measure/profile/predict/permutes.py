@@ -6,8 +6,8 @@ result's minor-most dimension is its operand's (keeps_rows: whole rows moved, ea
 contiguous read and write); a copy keeping its one operand's shape and layout is a memcpy
 (hlo.keeps_layout). A fusion holding a broadcast and a reorder that moves its minor dimension is a
 strided transpose (strided_transpose): XLA:CPU tiles a plain transpose but emits this one as a
-loop of strided single-element reads, whose rate follows the rows the read walks before it
-comes back to a line (strided_rows), and whose time the operands it walks so each add
+loop of strided single-element reads, whose rate follows the bytes the read spans before it
+comes back to a line (strided_span), and whose time the operands it walks so each add
 (walked_operands).
 """
 
@@ -83,16 +83,17 @@ def strided_transpose(module: hlo.Module, instruction: hlo.Instruction) -> bool:
     )
 
 
-def strided_rows(module: hlo.Module, instruction: hlo.Instruction) -> int:
-    """A strided transpose's second coordinate (kernel_kinds.SWEPT): the rows its strided read
-    walks before it comes back to the line it left, the most of its transposes or copies (1
-    where none moves a minor dimension). Its output is written in order, so one line of an
-    operand's row is read again only after every output element more minor than the dimension
-    the operand's minor one lands in: (x + 1)ᵀ of (R, C) walks R rows. Measured here over
-    1,024 rows 2.1-3.0 GB/s from 4 MiB operands up, over 256 rows 6.7-16 (the lines it walks
-    stay in the cache)."""
+def strided_span(module: hlo.Module, instruction: hlo.Instruction) -> int:
+    """A strided transpose's second coordinate (kernel_kinds.SWEPT): the KiB of its operand its
+    strided read spans before it comes back to the line it left, the most of its transposes or
+    copies (1 where none moves a minor dimension). Its output is written in order, so a line
+    of an operand's row is read again only after the output elements more minor than the
+    dimension the operand's minor one lands in, each a row pitch apart: (x + 1)ᵀ of (R, C)
+    floats spans R x C x 4 bytes, the whole matrix; per head, (B, S, S) -> (B, S, S)ᵀ spans one
+    head's S² x 4. Measured here at 8 MiB: 64 KiB spans 14-17 GB/s, 256 KiB 6-9, 4 MiB 2.0-2.7
+    (rows of 256 and 1,024 floats; the lines a walk leaves stay in the cache the smaller it is)."""
     held = hlo.held(module, instruction) if instruction.opcode == "fusion" else [instruction]
-    return max((_walk(module, i) for i in held if i.opcode in PERMUTES), default=1)
+    return max((_span(module, i) for i in held if i.opcode in PERMUTES), default=1)
 
 
 def walked_operands(module: hlo.Module, instruction: hlo.Instruction) -> tuple[int, float]:
@@ -110,23 +111,30 @@ def walked_operands(module: hlo.Module, instruction: hlo.Instruction) -> tuple[i
     return len(sized), hlo.shape_bytes(sized[0]) if sized else 0.0
 
 
-def _walk(module: hlo.Module, instruction: hlo.Instruction) -> int:
-    """The output elements a transpose or copy writes between two reads of one line of its
-    operand: the product of its result's dimensions more minor (in its layout) than the one its
-    operand's minor-most dimension lands in; 1 where the minor dimension stays minor."""
+def _span(module: hlo.Module, instruction: hlo.Instruction) -> int:
+    """The KiB of its operand a transpose or copy reads between two reads of one line of it:
+    over the result's dimensions more minor (in its layout) than the one its operand's
+    minor-most dimension lands in, the largest of each one's length x its operand dimension's
+    pitch; 1 where the minor dimension stays minor."""
     source = hlo.operand_shape(module, instruction.operands[0]) if instruction.operands else ""
-    lands, dims = minor(source), hlo.arrays(instruction.shape)
-    if lands is None or not dims:
+    lands, dims, read = minor(source), hlo.arrays(instruction.shape), hlo.arrays(source)
+    if lands is None or not dims or not read:
         return 1
+    sizes, order = dims[0][1], list(range(len(dims[0][1])))
     if instruction.opcode == "transpose":
         order = permutation(instruction)
-        if lands not in order:
-            return 1
-        lands = order.index(lands)
-    order, sizes = layout(instruction.shape), dims[0][1]
-    if lands not in order:
+    if lands not in order or order.index(lands) not in layout(instruction.shape):
         return 1
-    return math.prod(sizes[d] for d in order[: order.index(lands)] if d < len(sizes))
+    written = layout(instruction.shape)
+    walked = [d for d in written[: written.index(order.index(lands))] if d < len(sizes)]
+    laid, extents = layout(source), read[0][1]
+
+    def pitch(d: int) -> int:  # elements between neighbours along the operand's dimension d
+        return math.prod(extents[m] for m in laid[: laid.index(d)]) if d in laid else 0
+
+    spans = [sizes[d] * pitch(order[d]) for d in walked if order[d] < len(extents)]
+    item = hlo.ELEMENT_BYTES.get(read[0][0], 4)
+    return max(1, math.ceil(max(spans, default=0) * item / 1024))
 
 
 def minor(shape: str) -> int | None:

@@ -140,7 +140,9 @@ def predict_modules(
     mine = curves if curves is not None and curves.device == device else None
     ctx = Context(mine, match_device(device, load_specs()), fallbacks())
     modules = [hlo.parse_module(t) for t in texts]
-    per_module = [[predict_op(m, i, ctx, cost) for i in launched(m)] for m in modules]
+    per_module = [
+        [predict_op(m, i, ctx, cost, k > 0) for k, i in enumerate(launched(m))] for m in modules
+    ]
     if mine is not None and mine.cold_s_per_byte:
         pairs = zip(modules, per_module, strict=True)
         per_module = [with_cold(m, group, mine.cold_s_per_byte) for m, group in pairs]
