@@ -201,3 +201,13 @@ def test_the_attention_core_is_its_flops_at_the_peak(h100):
     recomputed = price(t, Layout(dp=8, zero=1, recompute="full"))
     assert recomputed.attention_s == pytest.approx(4 / 3 * plan.attention_s)
     assert "attention" not in plan.time_s_by
+
+
+def test_an_fp8_steps_attention_core_is_its_flops_at_the_bf16_peak(h100):
+    """The same step in FP8: its GEMMs run at 1,978.9 TFLOP/s, its attention core in 16 bits
+    (only the linear layers are cast) at the BF16 peak's 989.4: the same 0.85358 s, not the
+    0.42679 its FLOPs take at the FP8 peak."""
+    t = Training(MODELS["Llama-3.1-8B"], h100, 8, 8192, 2**20, precision="fp8")
+    plan = price(t, Layout(dp=8, zero=1))
+    assert plan.attention_s == pytest.approx(3 * 16384 * 4096.5 * 32 * 2**20 / 8 / 989.4e12)
+    assert plan.attention_s == pytest.approx(0.85358, rel=1e-4)

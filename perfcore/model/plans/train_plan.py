@@ -110,7 +110,7 @@ class TrainPlan:
     hidden_s_by: dict = field(default_factory=dict)  # what the overlap rule hides, by part
     bf16_s: float = 0.0  # what FP8's non-GEMM math adds at the BF16 peak (bf16_seconds)
     elementwise_s: float = 0.0  # the memory-bound math between the GEMMs (elementwise_seconds)
-    attention_s: float = 0.0  # the attention core's FLOPs (recomputation included) at the peak
+    attention_s: float = 0.0  # the attention core's seconds at its peak (attention_seconds)
 
     @property
     def step_s(self) -> float:
@@ -212,6 +212,16 @@ def bf16_seconds(t: Training, w: Windows) -> float:
     return (w.compute - w.gemms) * (t.peak_flops_per_s / bf16 - 1)
 
 
+def attention_seconds(t: Training, w: Windows) -> float:
+    """The attention core's seconds at the peak it runs at: in an FP8 step the BF16 peak's
+    (Transformer Engine, torchao's Float8 and llm-foundry's FP8 cast the linear layers alone;
+    the core stays in 16 bits, as bf16_seconds prices it), else the training peak's."""
+    bf16 = t.device.peak_flops("bf16")
+    if t.precision != "fp8" or bf16 is None:
+        return w.attention
+    return w.attention * t.peak_flops_per_s / bf16
+
+
 def elementwise_seconds(t: Training, layout: Layout) -> float:
     """Seconds of the memory-bound math between the GEMMs on one GPU of the slowest stage:
     train_cost.elementwise_bytes at the memory bandwidth, split as the compute is (tokens over
@@ -269,7 +279,7 @@ def price(t: Training, layout: Layout) -> TrainPlan:
     hidden = {k: whole[k] - left[k] for k in whole}
     hidden["pp_bubble"] = stages * (hidden["tp"] + hidden["cp"] + hidden["ep"]) / m
     mem = memory(t, layout)
-    extra = (bf16_seconds(t, w), elementwise_seconds(t, layout), w.attention)
+    extra = (bf16_seconds(t, w), elementwise_seconds(t, layout), attention_seconds(t, w))
     return TrainPlan(t, layout, times, whole["dp"], mem, hidden, *extra)
 
 

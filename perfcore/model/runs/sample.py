@@ -181,7 +181,7 @@ class Sample:
     hidden_by: tuple[tuple[str, float], ...] = ()  # (part, seconds the overlap rule hides)
     bf16_s: float = 0.0  # seconds FP8's non-GEMM math adds at the BF16 peak
     elementwise_s: float = 0.0  # seconds of the memory-bound math between the GEMMs
-    attention_s: float = 0.0  # the attention core's seconds at the peak
+    attention_s: float = 0.0  # the attention core's seconds at its peak (BF16's in FP8)
     attention_slowdown: float = 1.0  # its kernel's time over the device's own (attention_slowdown)
     exposure: Exposure = EXPOSURE
     launch_s: float = 0.0  # a serving run's seconds at kernel boundaries (plans.serve_basis)
