@@ -122,7 +122,7 @@ def test_an_op_after_its_programs_first_reads_the_faster_of_its_two_curves():
     later = kernels.later_efficiency(LOOPED, "copy", "float32", 1e6, FALLBACK)
     assert (later.value, later.source) == (3.0, kernels.MEASURED)
     assert "as a loop body's op" in later.derived_from
-    assert "a later op of its program: faster than alone (0.90)" in later.derived_from
+    assert "a later op of its program (as a program of its own 0.90)" in later.derived_from
     slow = dataclasses.replace(
         LOOPED, points=(*CURVES.points, kernels.Point("copy", "float32", 1e6, 0.3, loop=True))
     )

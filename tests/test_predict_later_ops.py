@@ -44,7 +44,7 @@ def test_the_first_op_reads_its_own_curve_and_a_later_one_the_loop_bodys_where_f
     assert ops["add.0"].predicted_s == pytest.approx(BYTES / 1e9 / 0.5)
     assert "loop body" not in ops["add.0"].derived_from
     assert ops["add.1"].predicted_s == pytest.approx(BYTES / 1e9 / 1.0)
-    assert "a later op of its program: faster than alone (0.50)" in ops["add.1"].derived_from
+    assert "a later op of its program (as a program of its own 0.50)" in ops["add.1"].derived_from
 
 
 def test_a_later_op_keeps_its_own_curve_where_the_loop_bodys_is_slower():

@@ -288,7 +288,8 @@ def later_efficiency(
     warm = efficiency(curves, kind, dtype, size, fallback, True, at)
     if warm.value <= alone.value:
         return alone
-    said = f"{warm.derived_from}; a later op of its program: faster than alone ({alone.value:.2f})"
+    own = f"as a program of its own {alone.value:.2f}"
+    said = f"{warm.derived_from}; a later op of its program ({own})"
     return Efficiency(warm.value, warm.source, said)
 
 

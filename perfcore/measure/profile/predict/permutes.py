@@ -123,9 +123,9 @@ def _span(module: hlo.Module, instruction: hlo.Instruction) -> int:
     sizes, order = dims[0][1], list(range(len(dims[0][1])))
     if instruction.opcode == "transpose":
         order = permutation(instruction)
-    if lands not in order or order.index(lands) not in layout(instruction.shape):
-        return 1
     written = layout(instruction.shape)
+    if lands not in order or order.index(lands) not in written:
+        return 1
     walked = [d for d in written[: written.index(order.index(lands))] if d < len(sizes)]
     laid, extents = layout(source), read[0][1]
 
