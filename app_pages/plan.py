@@ -32,7 +32,7 @@ def train_inputs() -> view.TrainSetup:
         )
         kernel = ui.choice(
             view.LABELS["attention_kernel"],
-            tuple(ATTENTION_KERNELS),
+            ATTENTION_KERNELS,
             "plan_attention",
             width=ui.INPUT,
             help=expected.ATTENTION_HELP,

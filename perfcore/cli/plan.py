@@ -282,7 +282,7 @@ def register(subparsers) -> None:
     t.add_argument(
         "--attention-kernel",
         dest="attention_kernel",
-        choices=tuple(ATTENTION_KERNELS),
+        choices=ATTENTION_KERNELS,
         help=f"{expected.ATTENTION_HELP} Default: flash2 with --framework "
         f"{' or '.join(published_runs.FAMILY_KERNELS)}, else fused.",
     )

@@ -184,7 +184,11 @@ def _sweep(record: Record) -> int:
     if record.kernel == "column reduction":  # (rows, kept): what it keeps, its last dim
         return shapes[0][-1] if shapes and shapes[0] else 0
     if record.kernel == "strided transpose":  # (x + 1)ᵀ of (.., R, C): R x C elements spanned
-        return _span_kib(shapes[0][-2:], record.dtype) if shapes and len(shapes[0]) >= 2 else 0
+        if not shapes or len(shapes[0]) < 2:
+            return 0
+        return kernel_kinds.span_kib(
+            math.prod(shapes[0][-2:]) * kernel_kinds.ITEMSIZE.get(record.dtype, 4)
+        )
     if record.kernel == "fft":  # (batch, *transformed): a row's, an image's
         return len(shapes[0]) - 1 if shapes and shapes[0] else 0
     if record.kernel == "top-k":  # (rows, n) and (k,): a file before k rode along has no k
@@ -202,11 +206,6 @@ def _sweep(record: Record) -> int:
     if record.kernel in ("matvec", "batched matvec"):  # (M, K)·(K, N): M or N, the fewer
         return min(matrices[0][0], matrices[1][1])
     return kernel_kinds.narrow_side(*(d for m in matrices for d in m))
-
-
-def _span_kib(matrix, dtype: str) -> int:
-    """The KiB an (R, C) matrix of dtype spans, rounded up (permutes.strided_span's unit)."""
-    return max(1, math.ceil(math.prod(matrix) * kernel_kinds.ITEMSIZE.get(dtype, 4) / 1024))
 
 
 def curves(

@@ -155,6 +155,12 @@ ROUNDINGS = 8
 PER_ELEMENT = {"transcendental": CHAIN_TRANSCENDENTALS, "rounding": ROUNDINGS}
 
 
+def span_kib(span_bytes: float) -> int:
+    """A strided transpose's second coordinate from the bytes its walk spans: KiB, rounded up,
+    at least 1."""
+    return max(1, math.ceil(span_bytes / 1024))
+
+
 def matmul_kind(
     m: int, n: int, transposed: bool = False, rhs_transposed: bool = False, instances: int = 1
 ) -> str:

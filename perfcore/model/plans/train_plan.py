@@ -203,23 +203,24 @@ def windows(t: Training, layout: Layout, compute_s: float, m: int) -> Windows:
     return Windows(compute_s, hw.layers * share, hw.attention * share, fwd * share, m)
 
 
+def _past_bf16(t: Training) -> float:
+    """The training peak over the BF16 peak: 2 for FP8 on a Hopper or a Blackwell, 1 at 16
+    bits or where the BF16 peak is unpublished."""
+    bf16 = t.device.peak_flops("bf16")
+    return t.peak_flops_per_s / bf16 if t.precision == "fp8" and bf16 else 1.0
+
+
 def bf16_seconds(t: Training, w: Windows) -> float:
     """Seconds an FP8 step's non-GEMM math (attention core, lm_head) adds at the BF16 peak,
     where Transformer Engine runs it (0 at 16 bits): (compute - GEMMs) x (FP8 / BF16 peak - 1)."""
-    bf16 = t.device.peak_flops("bf16")
-    if t.precision != "fp8" or bf16 is None:
-        return 0.0
-    return (w.compute - w.gemms) * (t.peak_flops_per_s / bf16 - 1)
+    return (w.compute - w.gemms) * (_past_bf16(t) - 1)
 
 
 def attention_seconds(t: Training, w: Windows) -> float:
     """The attention core's seconds at the peak it runs at: in an FP8 step the BF16 peak's
     (Transformer Engine, torchao's Float8 and llm-foundry's FP8 cast the linear layers alone;
     the core stays in 16 bits, as bf16_seconds prices it), else the training peak's."""
-    bf16 = t.device.peak_flops("bf16")
-    if t.precision != "fp8" or bf16 is None:
-        return w.attention
-    return w.attention * t.peak_flops_per_s / bf16
+    return w.attention * _past_bf16(t)
 
 
 def elementwise_seconds(t: Training, layout: Layout) -> float:

@@ -17,6 +17,7 @@ import math
 import re
 
 from perfcore.measure.profile import hlo
+from perfcore.model.chip import kernel_kinds
 
 LAYOUT = re.compile(r"\]\{([\d,]*)\}")
 PERMUTES = frozenset({"transpose", "copy"})
@@ -133,8 +134,7 @@ def _span(module: hlo.Module, instruction: hlo.Instruction) -> int:
         return math.prod(extents[m] for m in laid[: laid.index(d)]) if d in laid else 0
 
     spans = [sizes[d] * pitch(order[d]) for d in walked if order[d] < len(extents)]
-    item = hlo.ELEMENT_BYTES.get(read[0][0], 4)
-    return max(1, math.ceil(max(spans, default=0) * item / 1024))
+    return kernel_kinds.span_kib(max(spans, default=0) * hlo.ELEMENT_BYTES.get(read[0][0], 4))
 
 
 def minor(shape: str) -> int | None:
