@@ -170,6 +170,22 @@ def test_every_stream_kind_and_the_small_square_matmuls_are_timed_as_loop_bodys_
     assert {p.kind for p in c.points if p.loop} <= {*kernel_plan.STREAMS, "matmul", "scatter"}
 
 
+@pytest.mark.parametrize(
+    ("probe_s", "trips", "lengths"),
+    [
+        (0.5e-3, 10, (5, 45)),  # 50 µs an iteration: 2 ms / 50 µs = 40 extra, an eighth 5
+        (0.3e-3, 256, (32, 288)),  # 1.2 µs: 1,707 extra capped at 256, an eighth 32
+        (0.14, 10, (2, 10)),  # 14 ms: 1 extra wanted, 8 at least, short 2
+    ],
+)
+def test_a_loop_body_is_timed_over_extra_iterations_that_outlast_its_launchs_noise(
+    probe_s, trips, lengths
+):
+    """The loop lengths come from the probe's time an iteration (trip_counts): extra
+    iterations worth EXTRA_S (2 ms), 8 to 256 of them, the short loop an eighth (at least 2)."""
+    assert kernel_loops.trip_counts(probe_s, trips) == lengths
+
+
 def test_a_looped_kernel_stays_in_the_loop_body():
     """XLA hoists a loop-invariant kernel out of a fori_loop (an optimization barrier on the
     arguments alone was hoisted with it): the looped program's while body must hold it."""

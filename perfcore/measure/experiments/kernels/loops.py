@@ -14,11 +14,15 @@ copy the whole table it updates first.
 from __future__ import annotations
 
 import functools
+import math
+import time
 
 from perfcore.measure.clock import harness
 from perfcore.measure.experiments.env import Env, compiled
 
-LOOP_ITERATIONS = (2, 10)  # per iteration: (T(10) - T(2)) / 8
+LOOP_ITERATIONS = (2, 10)  # the fewest: per iteration (T(10) - T(2)) / 8
+EXTRA_S = 2e-3  # seconds the long loop's extra iterations should take, at least
+MAX_EXTRA = 256  # extra iterations at most (a kernel of under 8 µs an iteration)
 
 
 def looped(jax, fn):
@@ -65,18 +69,51 @@ def carried(jax, fn):
     return jax.jit(run)
 
 
+def trip_counts(probe_s: float, probe_trips: int) -> tuple[int, int]:
+    """(short, long) loop lengths for a kernel whose loop of probe_trips iterations took
+    probe_s seconds: the long loop's extra iterations take EXTRA_S or more, 8 to MAX_EXTRA of
+    them, and the short loop an eighth of them (at least 2). A difference of a few iterations
+    is lost in the launch's noise: on this CPU a call of the same short loop took 114-420 µs at
+    its fastest of 25 from one measurement to the next, and at (2, 10) a 16,384-element
+    x·1.5 + y came out 1.5-10.8 µs an iteration in three tries, a 65,536-element one 29-32 µs,
+    where (4, 36) and (10, 90) gave 2.6-4.6 and 15-19 µs (docs/profile.md, stop 55)."""
+    short, long = LOOP_ITERATIONS
+    each = probe_s / probe_trips
+    extra = min(max(long - short, math.ceil(EXTRA_S / each) if each > 0 else MAX_EXTRA), MAX_EXTRA)
+    first = max(short, extra // 8)
+    return first, first + extra
+
+
+def _probe(env: Env, program, inputs: tuple) -> tuple[float, int]:
+    """(seconds, iterations) of one call of the loop, lengthened 4× at a time from
+    LOOP_ITERATIONS' longer length until it takes EXTRA_S (its launch then a small part of
+    it) or runs MAX_EXTRA iterations; the first call, its pages faulted in, untimed."""
+    trips = LOOP_ITERATIONS[1]
+    env.jax.block_until_ready(program(env.jnp.int32(trips), *inputs))
+    while True:
+        start = time.perf_counter()
+        env.jax.block_until_ready(program(env.jnp.int32(trips), *inputs))
+        took = time.perf_counter() - start
+        if took >= EXTRA_S or trips >= MAX_EXTRA:
+            return took, trips
+        trips = min(4 * trips, MAX_EXTRA)
+
+
 def per_iteration(
     env: Env, fn, inputs: tuple, budget_s: float, carry: bool = False
 ) -> harness.Measurement:
-    """fn's seconds per iteration as a loop body's op (harness.in_program), each loop length
-    (LOOP_ITERATIONS) timed as isolated calls within half of budget_s, both run by one
-    compiled program (carry: fn updating its first input, carried: `carried`; else
-    `looped`)."""
-    short, long = LOOP_ITERATIONS
-    trips = [env.jnp.asarray(k, env.jnp.int32) for k in (short, long)]
+    """fn's seconds per iteration as a loop body's op (harness.in_program): a probe of the
+    loop (_probe) sets the lengths (trip_counts), each then timed as
+    isolated calls within half of what is left of budget_s, all run by one compiled program
+    (carry: fn updating its first input, carried: `carried`; else `looped`)."""
     loop = (carried if carry else looped)(env.jax, fn)
-    program = compiled(env.jax, loop.lower(trips[0], *inputs), "a kernel's loop")
+    count = env.jnp.int32
+    program = compiled(env.jax, loop.lower(count(LOOP_ITERATIONS[0]), *inputs), "a kernel's loop")
+    start = time.perf_counter()
+    short, long = trip_counts(*_probe(env, program, inputs))
+    left = max(budget_s - (time.perf_counter() - start), 1e-3)
     timed = [
-        env.measure(functools.partial(program, k, *inputs), budget_s=budget_s / 2) for k in trips
+        env.measure(functools.partial(program, count(k), *inputs), budget_s=left / 2)
+        for k in (short, long)
     ]
     return harness.in_program(timed[1], timed[0], long - short)
