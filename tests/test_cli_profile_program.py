@@ -78,6 +78,33 @@ def test_a_users_program_is_predicted_then_held_against_its_profile(program, tmp
     assert pages["predicted_bytes"] >= 0
 
 
+def test_without_curves_the_kernels_suite_is_measured_first_and_kept_for_next_time(
+    program, tmp_path, capsys, monkeypatch
+):
+    """--predict without --curves measures the kernels suite at its default budget (the
+    bundled records stand in for it), saves it beside --out and says so; the saved file
+    then serves as --curves."""
+    asked = []
+
+    def suite(name, **kw):
+        asked.append((name, kw))
+        return profile_example.bundled()
+
+    monkeypatch.setattr(runner, "run_suite", suite)
+    out = tmp_path / "p.json"
+    argv = ["profile", "--program", f"{program}:make", "--predict", "--steps", "2"]
+    assert main([*argv, "--out", str(out)]) == 0
+    printed = capsys.readouterr()
+    kept = tmp_path / "p-kernels.json"
+    assert asked[0] == ("kernels", {}) and kept.exists()
+    assert f"kernel curves (about 2 minutes) into {kept}" in printed.err
+    assert f"measured now, saved to {kept} (--curves {kept} next time)" in printed.out
+    assert main([*argv, "--curves", str(kept), "--out", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["curves"] == f"--curves {kept}"
+    # each run measured the quick roofline its roofs need; only the first, kernels
+    assert [name for name, _ in asked] == ["kernels", "quick", "quick"]
+
+
 @pytest.mark.parametrize(
     ("suffix", "match"),
     [
