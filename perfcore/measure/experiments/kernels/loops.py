@@ -103,9 +103,9 @@ def per_iteration(
     env: Env, fn, inputs: tuple, budget_s: float, carry: bool = False
 ) -> harness.Measurement:
     """fn's seconds per iteration as a loop body's op (harness.in_program): a probe of the
-    loop (_probe) sets the lengths (trip_counts), each then timed as
-    isolated calls within half of what is left of budget_s, all run by one compiled program
-    (carry: fn updating its first input, carried: `carried`; else `looped`)."""
+    loop (_probe) sets its two lengths (trip_counts), each then timed as isolated calls within
+    half of what is left of budget_s, all run by one compiled program (carry: fn updating its
+    first input, carried: `carried`; else `looped`)."""
     loop = (carried if carry else looped)(env.jax, fn)
     count = env.jnp.int32
     program = compiled(env.jax, loop.lower(count(LOOP_ITERATIONS[0]), *inputs), "a kernel's loop")
