@@ -56,6 +56,19 @@ def test_a_model_too_big_for_the_gpus_returns_no_best_and_the_leanest_misfit(spe
     found = search.search(t)
     assert found.best is None
     assert found.leanest is not None and found.leanest.fits is False
+    assert isinstance(found.leanest, train_plan.TrainPlan) and found.leanest.step_s > 0
+
+
+def test_a_misfit_is_priced_no_further_than_its_memory_which_is_the_whole_plans(specs):
+    """Every variant the search prices is either a whole plan that fits or a Misfit whose
+    memory is what price() gives the same layout (which does not fit); the counts add up."""
+    t = Training(MODELS["Llama-3.1-70B"], specs[H100], 64, 4096, 256 * 4096)
+    seen = [p for shape, vs in search.shapes(t, {}) for p in search.pipelined(t, shape, vs, {})]
+    misfits = [p for p in seen if isinstance(p, search.Misfit)]
+    assert misfits and len(seen) - len(misfits) == search.search(t).fitting
+    for m in misfits[:: max(len(misfits) // 20, 1)]:
+        whole = train_plan.price(t, m.layout)
+        assert whole.fits is False and m.memory_total == pytest.approx(whole.memory_total)
 
 
 @settings(max_examples=12, deadline=None)

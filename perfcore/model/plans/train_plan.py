@@ -153,14 +153,20 @@ class TrainPlan:
     @property
     def usable_bytes(self) -> float | None:
         """The capacity a layout may fill: HBM less RESERVE_BYTES; None where unpublished."""
-        cap = self.training.device.memory_bytes
-        return None if cap is None else cap - tc.RESERVE_BYTES
+        return usable_bytes(self.training)
 
     @property
     def fits(self) -> bool | None:
         """Whether each GPU holds it beside the reserve; None where the capacity is unpublished."""
         usable = self.usable_bytes
         return None if usable is None else self.memory_total <= usable
+
+
+def usable_bytes(t: Training) -> float | None:
+    """The capacity a layout of t may fill per GPU: HBM less RESERVE_BYTES; None where the
+    device's is unpublished."""
+    cap = t.device.memory_bytes
+    return None if cap is None else cap - tc.RESERVE_BYTES
 
 
 def memory(t: Training, layout: Layout) -> dict[str, float]:
@@ -258,8 +264,9 @@ def price_first_fitting(pairs: list[tuple[Training, Layout]]) -> TrainPlan:
     return first if first.fits else next((p for p in plans if p.fits), first)
 
 
-def price(t: Training, layout: Layout) -> TrainPlan:
-    """The step of `layout` (checked against the model, GPUs and batch) priced whole."""
+def price(t: Training, layout: Layout, mem: dict[str, float] | None = None) -> TrainPlan:
+    """The step of `layout` (checked against the model, GPUs and batch) priced whole (mem: its
+    memory(t, layout), where already known)."""
     checked(layout, t.model, t.gpus, t.seq, t.sequences)
     m = micro_batches(layout, t.sequences)
     compute = compute_seconds(t, layout)
@@ -279,7 +286,7 @@ def price(t: Training, layout: Layout) -> TrainPlan:
     }
     hidden = {k: whole[k] - left[k] for k in whole}
     hidden["pp_bubble"] = stages * (hidden["tp"] + hidden["cp"] + hidden["ep"]) / m
-    mem = memory(t, layout)
+    mem = memory(t, layout) if mem is None else mem
     extra = (bf16_seconds(t, w), elementwise_seconds(t, layout), attention_seconds(t, w))
     return TrainPlan(t, layout, times, whole["dp"], mem, hidden, *extra)
 
