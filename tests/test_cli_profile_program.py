@@ -97,7 +97,7 @@ def test_without_curves_the_kernels_suite_is_measured_first_and_kept_for_next_ti
     printed = capsys.readouterr()
     kept = tmp_path / "p-kernels.json"
     assert asked[0] == ("kernels", {}) and kept.exists()
-    assert f"kernel curves (about 2 minutes) into {kept}" in printed.err
+    assert f"kernel curves first (the kernels suite's 120 s on this cpu) into {kept}" in printed.err
     assert f"measured now, saved to {kept} (--curves {kept} next time)" in printed.out
     assert main([*argv, "--curves", str(kept), "--out", str(out), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["curves"] == f"--curves {kept}"

@@ -11,9 +11,9 @@ measured there; a program run here with none of these measures this machine's qu
 first (about 20 s on a laptop CPU) and judges against it, said as such. `--predict` (with
 --example or --program) predicts the step from its HLO before it runs, from --curves (a results
 file of the `kernels` experiment), else from the kernels suite measured here first (its
-default budget, about 2 minutes; saved beside --out as *-kernels.json for --curves next time),
-then shows every op predicted beside measured and the step beside its wall time (--json: as
-JSON).
+default budget: 2 minutes on a CPU, 4 on a GPU, 8 on a TPU; saved beside --out as
+*-kernels.json for --curves next time), then shows every op predicted beside measured and the
+step beside its wall time (--json: as JSON).
 """
 
 from __future__ import annotations
@@ -138,10 +138,14 @@ def _curves(path: str | None, out: Path) -> tuple[Curves, str]:
         if found is None:
             raise UsageError(f"--curves {path}: no records of the kernels experiment in it")
         return found, f"--curves {path}"
-    from perfcore.measure.experiments import runner
+    import jax
 
-    kept = out.with_name(f"{out.stem}-kernels.json")
-    print(f"measuring this machine's kernel curves (about 2 minutes) into {kept}", file=sys.stderr)
+    from perfcore.measure.experiments import runner, suites
+
+    kept, platform = out.with_name(f"{out.stem}-kernels.json"), jax.default_backend()
+    budget = suites.for_platform(suites.SUITES["kernels"], platform).kernels_budget_s
+    said = f"the kernels suite's {budget:.0f} s on this {platform}"
+    print(f"measuring this machine's kernel curves first ({said}) into {kept}", file=sys.stderr)
     records = runner.run_suite("kernels")
     results.save_results(records, kept)
     return curves.curves(records), f"measured now, saved to {kept} (--curves {kept} next time)"
