@@ -138,13 +138,11 @@ def _curves(path: str | None, out: Path) -> tuple[Curves, str]:
         if found is None:
             raise UsageError(f"--curves {path}: no records of the kernels experiment in it")
         return found, f"--curves {path}"
-    import jax
-
     from perfcore.measure.experiments import runner, suites
 
-    kept, platform = out.with_name(f"{out.stem}-kernels.json"), jax.default_backend()
-    budget = suites.for_platform(suites.SUITES["kernels"], platform).kernels_budget_s
-    said = f"the kernels suite's {budget:.0f} s on this {platform}"
+    kept, backend = out.with_name(f"{out.stem}-kernels.json"), runner.detect({}).backend
+    budget = suites.resolve_suite("kernels", backend).kernels_budget_s
+    said = f"the kernels suite's {budget:.0f} s on this {backend}"
     print(f"measuring this machine's kernel curves first ({said}) into {kept}", file=sys.stderr)
     records = runner.run_suite("kernels")
     results.save_results(records, kept)
