@@ -161,9 +161,10 @@ def _priced(t: Training, layout: Layout) -> TrainPlan | Misfit | None:
     None where it cannot."""
     if problems(layout, t.model, t.gpus, t.seq, t.sequences):
         return None
-    mem, usable = train_plan.memory(t, layout), train_plan.usable_bytes(t)
-    if usable is not None and sum(mem.values()) > usable:
-        return Misfit(layout, sum(mem.values()))
+    mem = train_plan.memory(t, layout)
+    total = sum(mem.values())
+    if train_plan.fits(t, total) is False:
+        return Misfit(layout, total)
     return train_plan.price(t, layout, mem)
 
 

@@ -151,22 +151,16 @@ class TrainPlan:
         return sum(self.memory_bytes.values())
 
     @property
-    def usable_bytes(self) -> float | None:
-        """The capacity a layout may fill: HBM less RESERVE_BYTES; None where unpublished."""
-        return usable_bytes(self.training)
-
-    @property
     def fits(self) -> bool | None:
         """Whether each GPU holds it beside the reserve; None where the capacity is unpublished."""
-        usable = self.usable_bytes
-        return None if usable is None else self.memory_total <= usable
+        return fits(self.training, self.memory_total)
 
 
-def usable_bytes(t: Training) -> float | None:
-    """The capacity a layout of t may fill per GPU: HBM less RESERVE_BYTES; None where the
-    device's is unpublished."""
+def fits(t: Training, total_bytes: float) -> bool | None:
+    """Whether a GPU of t holds total_bytes beside RESERVE_BYTES; None where its capacity is
+    unpublished."""
     cap = t.device.memory_bytes
-    return None if cap is None else cap - tc.RESERVE_BYTES
+    return None if cap is None else total_bytes <= cap - tc.RESERVE_BYTES
 
 
 def memory(t: Training, layout: Layout) -> dict[str, float]:
