@@ -143,13 +143,14 @@ def test_a_file_with_convolution_sort_and_reduce_window_curves_round_trips(tmp_p
     assert c.curve("reduce-window", "float32")[0].size == 1e6
 
 
-def test_the_curves_carry_the_host_threads_and_what_a_fresh_byte_costs():
+def test_the_curves_carry_the_host_threads_and_cache_and_what_a_fresh_byte_costs():
     # 64 MiB of fresh pages touched by 2 threads at once in 20 ms at best: 40 core-ms, 0.6 ns
     # of core time per byte; not a kernel point
     every = record("page faults, every core", "by 2", [0.02, 0.03], n_bytes=2.0**26, size=2.0**26)
-    threaded = [dataclasses.replace(r, threads=2) for r in (*RECORDS, every)]
+    threaded = [dataclasses.replace(r, threads=2, cache_bytes=2**25) for r in (*RECORDS, every)]
     c = curves.curves(tuple(threaded), specs={})
     assert c.threads == 2 and c.fresh_s_per_byte == pytest.approx(0.04 / 2**26)
+    assert c.cache_bytes == 2**25
     assert {p.kind for p in c.points} == {"matmul", "copy"}
     # a file written before: one thread took the faults, its fastest call is the core time
     one = record("page faults", "first touch", [0.032, 0.04], n_bytes=2.0**26, size=2.0**26)
@@ -157,8 +158,8 @@ def test_the_curves_carry_the_host_threads_and_what_a_fresh_byte_costs():
     assert before.fresh_s_per_byte == pytest.approx(0.032 / 2**26)
     both = curves.curves(tuple(threaded) + (dataclasses.replace(one, threads=2),), specs={})
     assert both.fresh_s_per_byte == pytest.approx(0.04 / 2**26)  # every core's, where present
-    old = curves.curves(RECORDS, specs={})  # a version 4 file: neither
-    assert (old.threads, old.fresh_s_per_byte) == (0, 0.0)
+    old = curves.curves(RECORDS, specs={})  # a version 4 file: none of them
+    assert (old.threads, old.fresh_s_per_byte, old.cache_bytes) == (0, 0.0, 0)
 
 
 def test_a_loop_bodys_kernel_pays_no_dispatch_and_sets_no_roof():

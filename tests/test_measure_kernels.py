@@ -16,6 +16,7 @@ from perfcore.measure.clock import harness
 from perfcore.measure.experiments import kernels as kernel_suite
 from perfcore.measure.experiments import runner
 from perfcore.measure.experiments.env import random_inputs
+from perfcore.measure.experiments.kernels import launches as kernel_launches
 from perfcore.measure.experiments.kernels import loops as kernel_loops
 from perfcore.measure.experiments.kernels import sweeps as kernel_plan
 from perfcore.measure.experiments.suites import SUITES
@@ -51,8 +52,11 @@ def test_the_tiny_suite_yields_records_of_every_kind(measured):
     kinds = {r.kernel for r in measured}
     launches = ("dispatch", curves.DISPATCH_RESULTS, "page faults, every core")
     assert kinds == {*kernel_kinds.KINDS, *launches} - {"collective"}  # one CPU
+    env = runner.Env(jax, jnp, runner.detect({}), TINY, lambda message: None)
+    cache = kernel_launches.host(env)["cache_bytes"]  # this host's, as sysfs reports it
     for r in measured:
         assert r.experiment == "kernels" and r.measurement.n >= 1 and r.threads >= 1
+        assert r.cache_bytes == (cache if r.kernel != "page faults, every core" else None)
         if r.kernel not in launches:
             # a copy or a top-k (a custom call on XLA:CPU) does no FLOPs: cost_analysis
             # reports none and the model's 0 stands in; a LAPACK routine's are its textbook

@@ -7,16 +7,25 @@ import math
 import pytest
 
 from perfcore.measure.experiments.kernels import cold as kernel_cold
+from perfcore.measure.experiments.kernels import launches
 from perfcore.measure.experiments.kernels.windows import Planned
 from perfcore.measure.profile import hlo
+from perfcore.measure.profile.predict import reuse
 from perfcore.measure.profile.predict.op import OpPrediction
 from perfcore.measure.profile.predict.program import with_cold
 from perfcore.measure.results import curves
-from perfcore.model.chip import cold, ops
+from perfcore.model.chip import cold, kernels, ops
 from tests.support.kernel_records import record
 
 MIB = 2**20
 RATES = (("matvec", 4 * MIB, 6e-11), ("matvec", 64 * MIB, 2e-11), ("elementwise", 8 * MIB, 3e-11))
+
+
+def _curves(cache_bytes: int = 0) -> kernels.Curves:
+    """Curves holding RATES' cold points, measured on a host with that last-level cache."""
+    return kernels.Curves(
+        "cpu", "2026-12-07", (), (), 1e10, "t", cold_s_per_byte=RATES, cache_bytes=cache_bytes
+    )
 
 
 def test_a_cold_operand_costs_its_kinds_rate_at_its_size_in_log_bytes_the_nearest_outside():
@@ -109,7 +118,7 @@ def test_an_op_adds_the_operands_it_reads_cold_at_its_kinds_rate():
     in the step before (the dot is the last op): 0 bytes between, warm."""
     module = hlo.parse_module(MODULE)
     group = [_op("big", "elementwise", 1e-3), _op("d", "matvec", 2e-3)]
-    priced = with_cold(module, group, RATES)
+    priced = with_cold(module, group, _curves())
     cold_bytes = 32 * MIB + 32
     rate = 6e-11 - 4e-11 * math.log(cold_bytes / (4 * MIB)) / math.log(16)
     assert priced[0] == group[0]
@@ -120,3 +129,58 @@ def test_an_op_adds_the_operands_it_reads_cold_at_its_kinds_rate():
         dataclasses.replace(priced[1], predicted_s=2e-3, efficiency=0.5, derived_from="warm")
         == (group[1])
     )
+
+
+TWO_WEIGHTS = "\n".join(
+    [
+        "HloModule m",
+        "",
+        "ENTRY %main (w1: f32[1024,4096], w2: f32[4096,1024], x: f32[8,1024]) -> f32[8,1024] {",
+        "  %w1 = f32[1024,4096]{1,0} parameter(0)",
+        "  %w2 = f32[4096,1024]{1,0} parameter(1)",
+        "  %x = f32[8,1024]{1,0} parameter(2)",
+        "  %h = f32[8,4096]{1,0} dot(f32[8,1024]{1,0} %x, f32[1024,4096]{1,0} %w1), "
+        "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+        "  ROOT %y = f32[8,1024]{1,0} dot(f32[8,4096]{1,0} %h, f32[4096,1024]{1,0} %w2), "
+        "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+        "}",
+    ]
+)
+
+
+def test_on_a_known_cache_an_operand_is_cold_when_its_bytes_and_those_between_fill_it():
+    """A decode step's MLP: two 16 MiB weights, each read once a step by a matvec. Each dot
+    moves 16 MiB + 160 KiB (x 32 KiB or y 32 KiB, h 128 KiB, its weight). The second step's
+    h reads w1 after the other dot's 16 MiB + 160 KiB: with its own 16 MiB, 32 MiB + 160 KiB
+    (y's w2 the same): on a 32 MiB last-level cache cold, on a 64 MiB one
+    warm; with no cache known, 16 MiB between is under the 96 MiB distance: warm. x (32 KiB
+    + the same between) and h (read right after it is written) stay warm on 32 MiB. A matvec's
+    rate at 16 MiB: 4e-11 s/B (halfway in log bytes from 4 to 64 MiB), 0.671 ms a dot."""
+    module = hlo.parse_module(TWO_WEIGHTS)
+    group = [_op("h", "matvec", 1e-3), _op("y", "matvec", 1e-3)]
+    assert reuse.cold_bytes(module, 32 * MIB) == {"h": 16 * MIB, "y": 16 * MIB}
+    priced = with_cold(module, group, _curves(32 * MIB))
+    assert [o.predicted_s for o in priced] == pytest.approx([1e-3 + 16 * MIB * 4e-11] * 2)
+    said = "16.0 MiB of operands read whole after at least the host's 32 MiB last-level cache"
+    assert all(said in o.derived_from for o in priced)
+    assert with_cold(module, group, _curves(64 * MIB)) == group
+    assert with_cold(module, group, _curves()) == group
+    assert cold.read_cold(16 * MIB, 16 * MIB, 32 * MIB)
+    assert not cold.read_cold(16 * MIB, 16 * MIB - 1, 32 * MIB)
+    assert not cold.read_cold(16 * MIB, 95 * MIB, 0) and cold.read_cold(0, 96 * MIB, 0)
+
+
+def test_the_hosts_last_level_cache_is_the_largest_data_cache_sysfs_reports(tmp_path):
+    """An EPYC core's caches as Linux lists them: L1 data and instruction (32K each), L2
+    unified (1024K), L3 unified (32768K): 32 MiB. An instruction cache never counts; a CPU
+    with no cache folder, or sizes the OS left unreadable, reports none."""
+    caches = [(1, "Data", "32K"), (1, "Instruction", "64K"), (2, "Unified", "1024K")]
+    for i, (level, kind, size) in enumerate([*caches, (3, "Unified", "32768K")]):
+        folder = tmp_path / "cpu0" / "cache" / f"index{i}"
+        folder.mkdir(parents=True)
+        for name, text in (("level", str(level)), ("type", kind), ("size", f"{size}\n")):
+            (folder / name).write_text(text)
+    assert launches.last_level_cache(tmp_path / "cpu0") == 32 * MIB
+    (tmp_path / "cpu0" / "cache" / "index3" / "size").write_text("unknown")
+    assert launches.last_level_cache(tmp_path / "cpu0") == MIB
+    assert launches.last_level_cache(tmp_path / "cpu1") is None

@@ -32,5 +32,7 @@ def test_each_read_is_at_the_bytes_moved_since_its_buffer_was_last_touched():
         ("c", K, 0.0),
         ("c", K, 3 * K),
     ]
-    assert cold_bytes(hlo.parse_module(MODULE), 3 * K) == {"b": K, "c": K}
-    assert cold_bytes(hlo.parse_module(MODULE), 4 * K) == {"b": K}
+    # on a cache of 4 KiB, p1 (1 + 6 KiB) and c's p0 (1 + 3) are cold; on 5 KiB, p1; on 8, none
+    assert cold_bytes(hlo.parse_module(MODULE), 4 * K) == {"b": K, "c": K}
+    assert cold_bytes(hlo.parse_module(MODULE), 5 * K) == {"b": K}
+    assert cold_bytes(hlo.parse_module(MODULE), 8 * K) == {}

@@ -100,20 +100,26 @@ def test_csv_columns_follow_the_schema_and_every_record_field_has_one():
     assert attrs == {f.name for f in dataclasses.fields(Record)}
 
 
-def test_files_are_written_as_version_5():
-    assert json.loads(results.to_json(RECORDS))["version"] == results.VERSION == 5
+def test_files_are_written_as_version_6():
+    assert json.loads(results.to_json(RECORDS))["version"] == results.VERSION == 6
 
 
-def test_a_kernel_records_layout_kind_and_threads_round_trip_and_a_version_4_file_loads():
-    kernel = record(experiment="kernels", kernel="matmul rhs transposed", threads=2)
+def test_a_kernel_records_kind_threads_and_cache_round_trip_and_older_files_load():
+    kernel = record(
+        experiment="kernels", kernel="matmul rhs transposed", threads=2, cache_bytes=2**25
+    )
     for suffix in (".json", ".csv"):
         text = results.to_json((kernel,)) if suffix == ".json" else results.to_csv((kernel,))
         assert results.load_results_bytes(text.encode(), f"k{suffix}") == (kernel,)
     document = json.loads(results.to_json((kernel,)))
+    document["version"] = 5
+    del document["records"][0]["cache_bytes"]  # version 5 had no cache column
+    five = results.load_results_bytes(json.dumps(document).encode(), "v5.json")
+    assert five == (dataclasses.replace(kernel, cache_bytes=None),)
     document["version"] = 4
     del document["records"][0]["threads"]  # version 4 had no threads column
     old = results.load_results_bytes(json.dumps(document).encode(), "v4.json")
-    assert old == (dataclasses.replace(kernel, threads=None),)
+    assert old == (dataclasses.replace(kernel, threads=None, cache_bytes=None),)
 
 
 @pytest.mark.parametrize("name", ["v1.json", "v1.csv"])
@@ -188,7 +194,7 @@ MALFORMED = [
     (b"experiment,label\nsweep,x\n", "x.csv", "missing column(s)"),
     (json_with(notes=["two\nlines"]), "x.json", "record 1: field 'notes'"),
     (json_with(size_kind="furlongs"), "x.json", "record 1: field 'size_kind'"),
-    (b'{"format": "perfcore-results", "version": 6, "records": [{}]}', "x.json", "'version'"),
+    (b'{"format": "perfcore-results", "version": 7, "records": [{}]}', "x.json", "'version'"),
 ]
 
 

@@ -7,10 +7,11 @@ wake-ups a shared machine adds to a typical call; a point whose time is mostly d
 (over DISPATCH_SHARE) is no kernel measurement and is left out. Efficiencies are fractions of
 the spec row's roofs where the device matched one, else of the best the suite measured
 (matmul FLOP/s per dtype, copy bytes/s). The curves carry the host threads the kernels ran
-on (version 5 records; 0 when a file has none), which a step's concurrent ops share, and on
-a CPU what a byte of fresh pages costs to touch first, in core-seconds (the `page faults, every
-core` record: its fastest call times its threads over its bytes; an older file's `page faults`
-record was touched by one thread).
+on (version 5 records; 0 when a file has none), which a step's concurrent ops share, the
+host's last-level cache, which decides what a program's operands find still cached (version
+6; 0 when a file has none), and on a CPU what a byte of fresh pages costs to touch first, in
+core-seconds (the `page faults, every core` record: its fastest call times its threads over
+its bytes; an older file's `page faults` record was touched by one thread).
 """
 
 from __future__ import annotations
@@ -241,6 +242,7 @@ def curves(
         fresh_s_per_byte(tuple(mine)),
         dispatch_results_s=results,
         dispatch_bytes=dispatch_bytes_fit(tuple(mine), launch),
+        cache_bytes=max((r.cache_bytes or 0 for r in mine), default=0),
     )
     colds = [r for r in mine if r.level == cold.LEVEL and not fresh_output(r)]
     rates = cold_rates(colds, warm, (launch, per_arg))

@@ -6,7 +6,8 @@ and bytes) and where (device, backend, JAX version, UTC time stamp). Its fields'
 (schema.column) is the file's schema; a profiled op (version 3) adds its category, source
 line, occurrences per step and diagnosis; version 4 adds a kernel's kind (the `kernels`
 experiment's curves) and a profiled op's predicted time with what it was derived from;
-version 5 adds the host threads a kernel was measured with (a step's ops share them).
+version 5 adds the host threads a kernel was measured with (a step's ops share them); version 6
+the host's last-level cache (what a program's operands find still cached).
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from perfcore.model.chip.kernel_kinds import KINDS
 from perfcore.model.chip.specs import PRECISIONS
 
 FORMAT = "perfcore-results"
-VERSION = 5
-VERSIONS = (1, 2, 3, 4, 5)  # versions this code loads; version 1 is upgraded on load (v1)
+VERSION = 6
+VERSIONS = (1, 2, 3, 4, 5, 6)  # versions this code loads; version 1 is upgraded on load (v1)
 PROFILE = "profile"  # the experiment of a profiled program's ops (version 3)
 PRECISION_DOC = "which roof applies: " + ", ".join(f"`{p}`" for p in PRECISIONS) + " or empty"
 # Written for readers after the measurement's fields, checked against the samples on load.
@@ -183,6 +184,14 @@ class Record:
         "count",
         "a `kernels` record's host threads: the CPU cores the process could run on when it "
         "was measured (XLA:CPU's thread pool); empty on other backends and experiments",
+        optional=True,
+        default=None,
+    )
+    cache_bytes: int | None = column(
+        "count",
+        "a `kernels` record's host last-level cache, bytes: the largest data cache the OS "
+        "reports for the first core the process could run on (Linux sysfs); empty where it "
+        "reports none, on other backends and experiments",
         optional=True,
         default=None,
     )

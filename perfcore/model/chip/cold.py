@@ -7,8 +7,8 @@ after its other ops moved far more. The kernels suite times a few streaming kind
 over copies of their operands in turn, each copy read after DISTANCE bytes of the others: a
 record at level LEVEL. Measured here (bench/cold_cache.py --rotate 16): ×1.4-2.4 at 4 and 16
 MiB, 0.01-0.07 ms more per MiB read cold, by kind. A prediction adds, to each op of a kind
-COLD_OF maps to one measured, its operands' bytes last touched DISTANCE or more before it
-(reuse distance: perfcore.measure.profile.predict.reuse) at that kind's seconds per byte.
+COLD_OF maps to one measured, the bytes of its operands read cold (read_cold, from each
+one's reuse distance: perfcore.measure.profile.predict.reuse) at that kind's seconds per byte.
 """
 
 from __future__ import annotations
@@ -34,6 +34,19 @@ COLD_OF = {
     "matvec": "matvec",
     "batched matvec": "matvec",
 }
+
+
+def read_cold(operand_bytes: float, between_bytes: float, cache_bytes: int = 0) -> bool:
+    """True where an operand is read cold: its bytes no longer in the host's last-level cache.
+    A least-recently-used cache of C bytes keeps a byte until C other bytes are touched after
+    it; an operand read whole, in the order it was last touched, finds each byte its own
+    bytes plus the `between_bytes` moved since back, so it is cold when operand + between ≥ C
+    (a 16 MiB weight read once a step beside another 16 MiB one, on a 32 MiB cache: cold,
+    though only 16 MiB came between). With no cache size known (cache_bytes 0: another
+    backend, an older results file) the cold points' own distance: between ≥ DISTANCE."""
+    if cache_bytes:
+        return operand_bytes + between_bytes >= cache_bytes
+    return between_bytes >= DISTANCE
 
 
 def extra_s(kind: str, cold_bytes: float, rates: tuple[tuple[str, float, float], ...]) -> float:

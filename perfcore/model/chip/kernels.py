@@ -95,6 +95,7 @@ class Curves:
     cold_s_per_byte: tuple[tuple[str, float, float], ...] = ()  # (cold kind, bytes, s/B): cold
     # (bytes, seconds): what a launch returning that many bytes of results adds (accelerators)
     dispatch_bytes: tuple[tuple[float, float], ...] = ()
+    cache_bytes: int = 0  # the host's last-level cache (CPU), bytes; 0 when unknown
 
     @property
     def label(self) -> str:

@@ -86,12 +86,19 @@ class Prediction:
 
 
 def with_cold(
-    module: hlo.Module, group: list[OpPrediction], rates: tuple[tuple[str, float, float], ...]
+    module: hlo.Module, group: list[OpPrediction], curves: kernels.Curves
 ) -> list[OpPrediction]:
     """The module's ops, each of the entry computation with the operands it reads cold
-    (reuse.cold_bytes at cold.DISTANCE) added at its kind's seconds per byte (`rates`: the
-    curves' cold points, cold.extra_s)."""
-    far, out = reuse.cold_bytes(module, cold.DISTANCE), []
+    (reuse.cold_bytes, on the curves' host's last-level cache) added at its kind's seconds
+    per byte (the curves' cold points, cold.extra_s)."""
+    rates, cache = curves.cold_s_per_byte, curves.cache_bytes
+    far, out = reuse.cold_bytes(module, cache), []
+    why = (
+        f"read whole after at least the host's {cache / 2**20:g} MiB last-level cache of other "
+        "bytes and their own"
+        if cache
+        else f"last touched {cold.DISTANCE // 2**20} MiB or more before"
+    )
     for o in group:
         extra = cold.extra_s(o.kernel, far.get(o.name, 0.0), rates)
         if not extra or o.predicted_s is None:
@@ -99,9 +106,8 @@ def with_cold(
             continue
         seconds = o.predicted_s + extra
         said = (
-            f"{o.derived_from}; + {far[o.name] / 2**20:.1f} MiB of operands last touched "
-            f"{cold.DISTANCE // 2**20} MiB or more before (+{extra * 1e3:.3f} ms: "
-            f"the cold {cold.COLD_OF[o.kernel]} kernel's)"
+            f"{o.derived_from}; + {far[o.name] / 2**20:.1f} MiB of operands {why} "
+            f"(+{extra * 1e3:.3f} ms: the cold {cold.COLD_OF[o.kernel]} kernel's)"
         )
         eff = o.bound_s / seconds if o.bound_s else o.efficiency
         out.append(dataclasses.replace(o, predicted_s=seconds, efficiency=eff, derived_from=said))
@@ -145,7 +151,7 @@ def predict_modules(
     ]
     if mine is not None and mine.cold_s_per_byte:
         pairs = zip(modules, per_module, strict=True)
-        per_module = [with_cold(m, group, mine.cold_s_per_byte) for m, group in pairs]
+        per_module = [with_cold(m, group, mine) for m, group in pairs]
     ops = tuple(o for group in per_module for o in group)
     cores = mine.threads if mine is not None else 0
     rate = mine.fresh_s_per_byte if mine is not None else 0.0

@@ -5,12 +5,14 @@ step's distances, so a parameter's last touch is in the step before). Each launc
 operand (through bitcasts, tuples and get-tuple-elements, to the buffers it aliases) is at a
 reuse distance: the bytes every op in between read and wrote. A loop or call is one op (its
 bodies' own traffic is not walked, and their ops get no distance). What an operand read at
-perfcore.model.chip.cold.DISTANCE or more costs: perfcore.model.chip.cold.
+operand read cold (perfcore.model.chip.cold.read_cold: its bytes and its distance against the
+host's last-level cache) costs: perfcore.model.chip.cold.
 """
 
 from __future__ import annotations
 
 from perfcore.measure.profile import hlo
+from perfcore.model.chip import cold
 
 
 def reads(module: hlo.Module) -> tuple[float, list[tuple[str, float, float]]]:
@@ -45,10 +47,11 @@ def reads(module: hlo.Module) -> tuple[float, list[tuple[str, float, float]]]:
     return step, walk({k: v - step for k, v in first.items()})[1]
 
 
-def cold_bytes(module: hlo.Module, distance: float) -> dict[str, float]:
-    """Op name -> bytes of its operands last touched `distance` bytes or more before it."""
+def cold_bytes(module: hlo.Module, cache_bytes: int = 0) -> dict[str, float]:
+    """Op name -> bytes of its operands read cold (cold.read_cold, on a last-level cache of
+    cache_bytes; 0 where unknown)."""
     out: dict[str, float] = {}
     for name, size, d in reads(module)[1]:
-        if d >= distance:
+        if cold.read_cold(size, d, cache_bytes):
             out[name] = out.get(name, 0.0) + size
     return out
