@@ -3,6 +3,7 @@ an accelerator (jax tier). No timing thresholds: each call's device time lies in
 call's own wall, and the suite's accelerator branch gives every kernel point those times."""
 
 import dataclasses
+import shutil
 
 import jax
 import jax.numpy as jnp
@@ -93,3 +94,33 @@ def test_on_an_accelerator_the_suite_profiles_every_kernel_point(monkeypatch):
         # its bytes as a prediction counts an op's (its operands and result: the model's),
         # not as the compiler counts them
         assert r.bytes == r.bytes_model
+
+
+def test_a_hosts_lapack_point_is_its_custom_calls_time_alone(tmp_path):
+    """A Cholesky and a triangular solve timed under one trace, read with their custom calls'
+    events alone (as the suite's host branch reads them) and, from a copy of the same trace,
+    with every op's: each program holds ops around its LAPACK call (a copy into column-major
+    order, a select over the result), so each call's routine alone takes more than 0 and less
+    than all of its ops; a program's own copies and selects are priced as ops of their own."""
+    env = env_on("cpu")
+    chosen = [
+        s[0]
+        for s in kernel_plan.plan(SUITE, "float32")
+        if s and s[0].fn in ("cholesky", "triangular solve")
+    ][:2]
+    assert {p.fn for p in chosen} == {"cholesky", "triangular solve"}
+    with kernel_traced.Trace(jax) as trace:
+        walled = [kernel_suite._measure(env, p, 0.2, trace) for p in chosen]
+    modules = [trace.programs[r.label] for r in walled]
+    assert set(modules) == trace.calls_only
+    every = kernel_traced.Trace(jax)
+    every.folder = str(tmp_path / "copy")
+    shutil.copytree(trace.folder, every.folder)
+    alone, whole = trace.device_times(), every.device_times()
+    for module in modules:
+        assert len(alone[module]) == len(whole[module]) > 0
+        assert all(0 < a < w for a, w in zip(alone[module], whole[module], strict=True))
+    for record, module in zip(walled, modules, strict=True):
+        profiled = kernel_traced.profiled(record, alone[module])
+        assert profiled.measurement.method == harness.PROFILED
+        assert profiled.measurement.samples == tuple(alone[module][record.measurement.warmup :])

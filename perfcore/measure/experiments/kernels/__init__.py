@@ -171,7 +171,8 @@ def _counted(case, note: str, **counted):
 def _measure(env: Env, p: Planned, budget_s: float, trace: Trace | None = None) -> Record:
     """One point timed within budget_s, with its costs and kind: as isolated calls, their
     samples the calls' device times once the trace that runs over them ends where one is
-    given (an accelerator's: kernel_traced; a call's wall there times its launch). Its bytes
+    given (an accelerator's, and a host's LAPACK points': kernel_traced; a call's wall on an
+    accelerator times its launch, on a host a LAPACK call's copies and selects). Its bytes
     are the model's where its loops read other than its operands (MODEL_BYTES) and on an
     accelerator, whose compiler counts bytes its own way (XLA:TPU's cost analysis: 2.9× a
     4096×1024·1024×1024 matmul's operands and result, 5× a row sum's), where a prediction
@@ -179,7 +180,8 @@ def _measure(env: Env, p: Planned, budget_s: float, trace: Trace | None = None) 
     require_fits(3 * p.model.bytes, free_memory_bytes(), p.label)
     fn, inputs = _function(env.jax, env.jnp, p.fn), random_inputs(env, p.shapes, p.dtype)
     inputs = kernel_factorizations.prepared(env.jnp, p.fn, inputs)
-    fn = trace.named(fn, p.label) if trace is not None else fn
+    lapack = p.fn in kernel_kinds.FACTORIZATIONS  # its LAPACK call's own events, where traced
+    fn = trace.named(fn, p.label, calls_only=lapack) if trace is not None else fn
     case = compile_case(env, fn, inputs, p.model, matmul=p.fn not in COPIES)
     case = dataclasses.replace(
         case, precision=case.precision or roofline.EXTRA_PRECISION.get(p.dtype, "")
@@ -222,6 +224,17 @@ def _second_pass(env: Env, first: list[tuple], deadline: float) -> list[Record]:
     return kernel_rounds.again(env, points, deadline, _measure, lambda p: not _is_matmul(p))
 
 
+def _lapack(env: Env, sweeps: list[list], deadline: float, refused: list[str]) -> list[Record]:
+    """A host's LAPACK sweeps, their points' calls under one trace, each sample its call's
+    LAPACK routine alone (kernel_traced, calls_only); none traced where there are none."""
+    if not sweeps:
+        return []
+    with kernel_traced.Trace(env.jax) as trace:
+        measure = functools.partial(_measure, trace=trace)
+        calls = kernel_rounds.sweep(env, sweeps, deadline, measure, refused)
+    return trace.profiled([r for _, r in calls])
+
+
 def run(env: Env) -> list[Record]:
     """Dispatch, every dtype's sweeps within the budget, and the collectives over devices.
     What takes a fixed time (dispatch; on a host the cold points and the page faults) is
@@ -237,11 +250,14 @@ def run(env: Env) -> list[Record]:
         colds = [_measure_cold(env, p, COLD_S) for p in _cold(env.suite, sweeps)]
         launches.append(pages.record(env, EXPERIMENT, threads=host_threads(env)))  # fresh pages
         bodies = [*in_loop(sweeps), *_carried(env.suite)]
+        lapack = [s for s in sweeps if s and s[0].fn in kernel_kinds.FACTORIZATIONS]
+        sweeps = [s for s in sweeps if s not in lapack]
         first = kernel_rounds.sweep(
-            env, sweeps, _by_points(deadline, sweeps, bodies), _measure, refused
+            env, sweeps, _by_points(deadline, sweeps, [*lapack, *bodies]), _measure, refused
         )
+        calls = _lapack(env, lapack, _by_points(deadline, lapack, bodies), refused)
         bodies = kernel_rounds.sweep(env, bodies, deadline, _measure_in_loop, refused)
-        records = [*_second_pass(env, first, deadline), *(r for _, r in bodies), *colds]
+        records = [*_second_pass(env, first, deadline), *calls, *(r for _, r in bodies), *colds]
     else:  # every point a program of its own, timed by the device's clock (kernel_traced)
         with kernel_traced.Trace(env.jax) as trace:
             measure = functools.partial(_measure, trace=trace)
