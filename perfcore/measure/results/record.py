@@ -189,9 +189,9 @@ class Record:
     )
     cache_bytes: int | None = column(
         "count",
-        "a `kernels` record's host last-level cache, bytes: the largest data cache the OS "
-        "reports for the first core the process could run on (Linux sysfs); empty where it "
-        "reports none, on other backends and experiments",
+        "a `kernels` record's host last-level cache, bytes: the highest-level data or unified "
+        "cache the OS reports for the first core the process could run on (Linux sysfs); "
+        "empty where it reports none, on other backends and experiments",
         optional=True,
         default=None,
     )

@@ -4,9 +4,9 @@ The optimized HLO's entry computation is walked in its order, a step after a ste
 step's distances, so a parameter's last touch is in the step before). Each launched op's
 operand (through bitcasts, tuples and get-tuple-elements, to the buffers it aliases) is at a
 reuse distance: the bytes every op in between read and wrote. A loop or call is one op (its
-bodies' own traffic is not walked, and their ops get no distance). What an operand read at
-operand read cold (perfcore.model.chip.cold.read_cold: its bytes and its distance against the
-host's last-level cache) costs: perfcore.model.chip.cold.
+bodies' own traffic is not walked, and their ops get no distance). Which operands are read
+cold (perfcore.model.chip.cold.read_cold: an operand's bytes and its distance against the
+host's last-level cache) and what that costs: perfcore.model.chip.cold.
 """
 
 from __future__ import annotations
