@@ -86,6 +86,7 @@ def test_on_an_accelerator_the_suite_profiles_every_kernel_point(monkeypatch):
     added = curves.dispatch_bytes_fit(tuple(records), curves.dispatch_fit(tuple(records))[0])
     assert [b for b, _ in added] == [2.0**20, 2.0**21] and all(s >= 0 for _, s in added)
     assert set(methods.values()) == {harness.PROFILED}
+    assert {(r.threads, r.cache_bytes) for r in records} == {(None, None)}  # no host's columns
     # a profiled point paid no launch: its fastest call is its kernel time as it is
     timed = [r for r in records if r.kernel not in (*launches, curves.DISPATCH_BYTES)]
     fit = curves.dispatch_fit(tuple(records))
