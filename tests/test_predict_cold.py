@@ -152,10 +152,10 @@ def test_on_a_known_cache_an_operand_is_cold_when_its_bytes_and_those_between_fi
     """A decode step's MLP: two 16 MiB weights, each read once a step by a matvec. Each dot
     moves 16 MiB + 160 KiB (x 32 KiB or y 32 KiB, h 128 KiB, its weight). The second step's
     h reads w1 after the other dot's 16 MiB + 160 KiB: with its own 16 MiB, 32 MiB + 160 KiB
-    (y's w2 the same): on a 32 MiB last-level cache cold, on a 64 MiB one
-    warm; with no cache known, 16 MiB between is under the 96 MiB distance: warm. x (32 KiB
-    + the same between) and h (read right after it is written) stay warm on 32 MiB. A matvec's
-    rate at 16 MiB: 4e-11 s/B (halfway in log bytes from 4 to 64 MiB), 0.671 ms a dot."""
+    (y's w2 the same): on a 32 MiB last-level cache cold, on a 64 MiB one warm; with no cache
+    known, 16 MiB between is under the 96 MiB distance: warm. x (32 KiB + the same between)
+    and h (read right after it is written) stay warm on 32 MiB. A matvec's rate at 16 MiB:
+    4e-11 s/B (halfway in log bytes from 4 to 64 MiB), 0.671 ms a dot."""
     module = hlo.parse_module(TWO_WEIGHTS)
     group = [_op("h", "matvec", 1e-3), _op("y", "matvec", 1e-3)]
     assert reuse.cold_bytes(module, 32 * MIB) == {"h": 16 * MIB, "y": 16 * MIB}
@@ -170,10 +170,11 @@ def test_on_a_known_cache_an_operand_is_cold_when_its_bytes_and_those_between_fi
     assert not cold.read_cold(16 * MIB, 95 * MIB, 0) and cold.read_cold(0, 96 * MIB, 0)
 
 
-def test_the_hosts_last_level_cache_is_the_largest_data_cache_sysfs_reports(tmp_path):
-    """An EPYC core's caches as Linux lists them: L1 data and instruction (32K each), L2
-    unified (1024K), L3 unified (32768K): 32 MiB. An instruction cache never counts; a CPU
-    with no cache folder, or sizes the OS left unreadable, reports none."""
+def test_the_hosts_last_level_cache_is_the_highest_data_cache_sysfs_reports(tmp_path):
+    """An EPYC core's caches as Linux lists them: L1 data (32K) and instruction (64K), L2
+    unified (1024K), L3 unified (32768K): 32 MiB. An instruction cache never counts, a cache
+    whose size the OS left unreadable is passed over (the L2 then), and a CPU with no cache
+    folder reports none."""
     caches = [(1, "Data", "32K"), (1, "Instruction", "64K"), (2, "Unified", "1024K")]
     for i, (level, kind, size) in enumerate([*caches, (3, "Unified", "32768K")]):
         folder = tmp_path / "cpu0" / "cache" / f"index{i}"
