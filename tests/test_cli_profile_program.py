@@ -6,6 +6,7 @@ example's roofline (stood in for the quick one), and predicted from the bundled 
 refusals: one line on stderr naming --program, exit 2.
 """
 
+import dataclasses
 import json
 
 import pytest
@@ -13,7 +14,7 @@ import pytest
 from perfcore.cli import main
 from perfcore.explain.measure import profile_example
 from perfcore.measure import results
-from perfcore.measure.clock import faults
+from perfcore.measure.clock import faults, host
 from perfcore.measure.experiments import runner
 from perfcore.measure.profile.judge import records as profile_records
 
@@ -54,6 +55,8 @@ def program(tmp_path, monkeypatch):
     path.write_text(PROGRAM)
     measured = tuple(r for r in profile_example.bundled() if r.experiment == "roofline")
     monkeypatch.setattr(runner, "run_suite", lambda *a, **k: measured)
+    # this host taken for the one the bundled curves were measured on (2 threads, no cache)
+    monkeypatch.setattr(host, "threads", lambda: 2)
     return path
 
 
@@ -76,6 +79,20 @@ def test_a_users_program_is_predicted_then_held_against_its_profile(program, tmp
     pages = summary["fresh_pages"]  # the faults a step took, measured beside the priced
     assert (pages["measured_faults"] is None) == (faults.resource is None)
     assert pages["predicted_bytes"] >= 0
+
+
+def test_curves_of_another_host_are_used_and_said_to_be_that_hosts(program, tmp_path, capsys):
+    """The bundled curves (2 threads) said to come from a host of 8: the prediction runs on
+    them, and its head line says whose they are."""
+    other = [
+        dataclasses.replace(r, threads=8) if r.threads else r for r in profile_example.bundled()
+    ]
+    path = results.save_results(tuple(other), tmp_path / "other-kernels.json")
+    argv = ["profile", "--program", f"{program}:make", "--predict", "--steps", "2"]
+    assert main([*argv, "--curves", str(path), "--out", str(tmp_path / "p.json")]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    said = "measured on a host with 8 threads, where this one has 2 threads: its kernels are"
+    assert f"(--curves {path}; {said} that host's)" in head
 
 
 def test_without_curves_the_kernels_suite_is_measured_first_and_kept_for_next_time(

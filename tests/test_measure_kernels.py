@@ -53,7 +53,7 @@ def test_the_tiny_suite_yields_records_of_every_kind(measured):
     launches = ("dispatch", curves.DISPATCH_RESULTS, "page faults, every core")
     assert kinds == {*kernel_kinds.KINDS, *launches} - {"collective"}  # one CPU
     env = runner.Env(jax, jnp, runner.detect({}), TINY, lambda message: None)
-    cache = kernel_launches.host(env)["cache_bytes"]  # this host's, as sysfs reports it
+    cache = kernel_launches.host_columns(env)["cache_bytes"]  # this host's, as sysfs reports it
     for r in measured:
         assert r.experiment == "kernels" and r.measurement.n >= 1 and r.threads >= 1
         assert r.cache_bytes == (cache if r.kernel != "page faults, every core" else None)

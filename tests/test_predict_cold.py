@@ -6,8 +6,8 @@ import math
 
 import pytest
 
+from perfcore.measure.clock import host
 from perfcore.measure.experiments.kernels import cold as kernel_cold
-from perfcore.measure.experiments.kernels import launches
 from perfcore.measure.experiments.kernels.windows import Planned
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.predict import reuse
@@ -181,7 +181,7 @@ def test_the_hosts_last_level_cache_is_the_highest_data_cache_sysfs_reports(tmp_
         folder.mkdir(parents=True)
         for name, text in (("level", str(level)), ("type", kind), ("size", f"{size}\n")):
             (folder / name).write_text(text)
-    assert launches.last_level_cache(tmp_path / "cpu0") == 32 * MIB
+    assert host.last_level_cache(tmp_path / "cpu0") == 32 * MIB
     (tmp_path / "cpu0" / "cache" / "index3" / "size").write_text("unknown")
-    assert launches.last_level_cache(tmp_path / "cpu0") == MIB
-    assert launches.last_level_cache(tmp_path / "cpu1") is None
+    assert host.last_level_cache(tmp_path / "cpu0") == MIB
+    assert host.last_level_cache(tmp_path / "cpu1") is None

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+import warnings
 from pathlib import Path
 
 from perfcore import format as fmt
@@ -34,6 +35,7 @@ from perfcore.measure.profile import program
 from perfcore.measure.profile.examples import EXAMPLES
 from perfcore.measure.profile.judge import assess
 from perfcore.measure.profile.judge import records as profile_records
+from perfcore.measure.profile.predict import program as predict_program
 from perfcore.measure.profile.predict import versus
 from perfcore.measure.results import curves
 from perfcore.model.chip.kernels import Curves
@@ -137,7 +139,10 @@ def _curves(path: str | None, out: Path) -> tuple[Curves, str]:
         found = curves.curves(results.load_results(path))
         if found is None:
             raise UsageError(f"--curves {path}: no records of the kernels experiment in it")
-        return found, f"--curves {path}"
+        differs = predict_program.other_host(found)
+        return found, f"--curves {path}" + (
+            f"; {differs}: its kernels are that host's" if differs else ""
+        )
     from perfcore.measure.experiments import runner, suites
 
     kept, backend = out.with_name(f"{out.stem}-kernels.json"), runner.detect({}).backend
@@ -171,7 +176,9 @@ def _predicted(args: argparse.Namespace, steps: int, top: int, specs) -> str:
     out = out_path(args.out, "profile")
     name, fn, inputs = _here(args)  # a bad --program is refused before any kernel is timed
     measured, curves_from = _curves(args.curves, out)
-    predicted, joined, held = versus.hold(fn, *inputs, curves=measured, steps=steps)
+    with warnings.catch_warnings():  # another host's curves: said in the head line instead
+        warnings.simplefilter("ignore", predict_program.OtherHost)
+        predicted, joined, held = versus.hold(fn, *inputs, curves=measured, steps=steps)
     device = joined.devices[0] if joined.devices else joined.backend
     records = profile_records.to_records(joined, _roofs(args, device, specs))
     wrote = f"wrote {results.save_results(versus.with_prediction(records, predicted), out)}"

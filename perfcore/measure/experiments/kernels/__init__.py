@@ -63,7 +63,7 @@ from perfcore.measure.experiments.kernels import rounds as kernel_rounds
 from perfcore.measure.experiments.kernels import rows as kernel_rows
 from perfcore.measure.experiments.kernels import traced as kernel_traced
 from perfcore.measure.experiments.kernels import windows as kernel_windows
-from perfcore.measure.experiments.kernels.launches import host, host_threads
+from perfcore.measure.experiments.kernels.launches import host_columns, host_threads
 from perfcore.measure.experiments.kernels.sweeps import ITEMSIZE, ROW, TRANSPOSES, in_loop, plan
 from perfcore.measure.experiments.kernels.traced import Trace
 from perfcore.measure.experiments.kernels.windows import MODEL_BYTES, Planned
@@ -140,7 +140,7 @@ def _cold(suite: Suite, sweeps: list[list[Planned]]) -> list[Planned]:
 
 def _measure_cold(env: Env, p: Planned, budget_s: float) -> Record:
     """A cold point (kernel_cold.measure) with its kind, shapes and the host's columns."""
-    fields = {"kernel": p.kind, "shapes": p.shapes, **host(env)}
+    fields = {"kernel": p.kind, "shapes": p.shapes, **host_columns(env)}
     return kernel_cold.measure(env, p, budget_s, _function, **fields)
 
 
@@ -159,7 +159,7 @@ def _measure_in_loop(env: Env, p: Planned, budget_s: float) -> Record:
     unit = kernel_kinds.SIZE_UNIT[p.kind]
     size = case.flops if unit == "flops" else case.bytes
     fields = {"size": size, "size_kind": unit, "kernel": p.kind, "shapes": p.shapes}
-    return env.record(EXPERIMENT, f"{p.label} {IN_LOOP}", m, case, **host(env), **fields)
+    return env.record(EXPERIMENT, f"{p.label} {IN_LOOP}", m, case, **host_columns(env), **fields)
 
 
 def _counted(case, note: str, **counted):
@@ -200,7 +200,7 @@ def _measure(env: Env, p: Planned, budget_s: float, trace: Trace | None = None) 
     unit = kernel_kinds.SIZE_UNIT[p.kind]
     size = case.flops / kernel_windows.instances(p) if unit == "flops" else case.bytes
     fields = {"size": size, "size_kind": unit, "kernel": p.kind, "shapes": p.shapes}
-    return env.record(EXPERIMENT, p.label, m, case, **host(env), **fields)
+    return env.record(EXPERIMENT, p.label, m, case, **host_columns(env), **fields)
 
 
 def _is_matmul(p: Planned) -> bool:

@@ -3,14 +3,12 @@
 A tiny program with 1 and with 16 arguments times the dispatch per launched program, one
 returning a tuple what several results add, and on an accelerator one returning a 64 and a
 256 MiB array what a large result adds (curves.dispatch_fit, dispatch_bytes_fit); and the
-cores and last-level cache a host's records were measured on (host).
+cores and last-level cache a host's records were measured on (host_columns).
 """
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
+from perfcore.measure.clock import host
 from perfcore.measure.experiments.env import NO_WORK, Env, free_memory_bytes
 from perfcore.measure.experiments.kernels.traced import Trace
 from perfcore.measure.experiments.suites import require_fits
@@ -22,42 +20,18 @@ RESULTS = 4  # the results of the dispatch program that returns several
 LARGE_RESULTS_MIB = (64, 256)  # the one result of each large-result launch (accelerators)
 
 
-CPUS = Path("/sys/devices/system/cpu")  # Linux's sysfs: each CPU's caches under cpuN/cache
-UNITS = {"K": 2**10, "M": 2**20, "G": 2**30}
-
-
 def host_threads(env: Env) -> int | None:
     """The cores this process may run on, which XLA:CPU sizes its thread pool by; None on
     other backends."""
-    if env.detected.backend != "cpu":
-        return None
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return host.threads() if env.detected.backend == "cpu" else None
 
 
-def host(env: Env) -> dict:
+def host_columns(env: Env) -> dict:
     """A kernels record's host columns: its threads (host_threads) and, on a CPU, the
-    last-level cache of the first core it may run on (last_level_cache)."""
+    last-level cache of the first core it may run on (clock.host.last_level_cache)."""
     if env.detected.backend != "cpu":
         return {"threads": None, "cache_bytes": None}
-    first = min(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
-    return {"threads": host_threads(env), "cache_bytes": last_level_cache(CPUS / f"cpu{first}")}
-
-
-def last_level_cache(cpu: Path) -> int | None:
-    """Bytes of the highest-level data or unified cache the OS reports for one CPU (sysfs
-    `cache/index*/{level,type,size}`, a size such as `32768K`); None where it reports none."""
-    found = []
-    for index in sorted((cpu / "cache").glob("index*")):
-        try:
-            level = int((index / "level").read_text().strip())
-            kind = (index / "type").read_text().strip()
-            size = (index / "size").read_text().strip()
-        except (OSError, ValueError):
-            continue
-        digits, unit = (size[:-1], size[-1]) if size[-1:] in UNITS else (size, "")
-        if kind != "Instruction" and digits.isdigit():
-            found.append((level, int(digits) * UNITS.get(unit, 1)))
-    return max(found)[1] if found else None
+    return {"threads": host.threads(), "cache_bytes": host.last_level_cache()}
 
 
 def dispatch(env: Env) -> list[Record]:
@@ -80,7 +54,7 @@ def dispatch(env: Env) -> list[Record]:
                 m,
                 kernel=DISPATCH_RESULTS if results > 1 else "dispatch",
                 shapes=((1,),) * n,
-                **host(env),
+                **host_columns(env),
                 **NO_WORK,
             )
         )
