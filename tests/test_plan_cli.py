@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from perfcore import format as fmt
 from perfcore.cli import main
 from perfcore.explain.plans.plan_serve import ServeSetup, serve_view
 from perfcore.model.llm.models import load_models
@@ -90,6 +91,24 @@ def test_a_given_layout_is_priced_with_every_key(capsys):
     assert set(r["memory_bytes"]) == {"weights", "gradients", "optimizer", "activations"}
     assert (r["layout"]["tp"], r["layout"]["pp"], r["layout"]["dp"]) == (2, 2, 4)
     assert r["step_s"] == pytest.approx(sum(r["time_s_by"].values()))
+
+
+def test_each_part_of_the_bound_says_what_it_adds_and_what_the_compute_hides(capsys):
+    """TP 2 × CP 2 × PP 2 on 16 GPUs: the lines after the memory split the bound's step. TP's
+    collectives all run beside the GEMMs (none exposed, their seconds hidden), CP's ring
+    partly beside attention (both said), no EP at all ("none"): a part that adds nothing no
+    longer reads as a parallelism the layout lacks."""
+    argv = [*TRAIN, "--tp", "2", "--cp", "2", "--pp", "2", "--zero", "1"]
+    r = run_json(capsys, argv)
+    assert main(argv) == 0
+    lines = dict(line.split(maxsplit=1) for line in capsys.readouterr().out.splitlines()[-8:])
+    exposed, hidden = r["time_s_by"], r["hidden_s_by"]
+    assert exposed["tp"] == 0 < hidden["tp"] and exposed["cp"] > 0 < hidden["cp"]
+    hid = fmt.seconds(hidden["tp"])
+    assert lines["tp"] == f"none exposed, {hid} hidden behind compute"
+    both = f"{fmt.seconds(exposed['cp'])} exposed, {fmt.seconds(hidden['cp'])} hidden"
+    assert lines["cp"] == f"{both} behind compute"
+    assert lines["ep"] == "none" and lines["compute"] == fmt.seconds(exposed["compute"])
 
 
 def test_dropout_adds_its_two_masks_to_the_activations(capsys):

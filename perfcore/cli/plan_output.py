@@ -104,11 +104,18 @@ def render_train(r: dict) -> str:
             f"{fmt.capacity(r['capacity_bytes'])} ({r['grad_accum']} main gradients); "
             f"fits: {r['fits']}",
         ),
-        *((k, fmt.seconds(v) if v else "none") for k, v in r["time_s_by"].items()),
+        *((k, _part(v, r["hidden_s_by"].get(k, 0.0))) for k, v in r["time_s_by"].items()),
     ]
     if "gpu_hours" in r:
         rows.append(("GPU-hours", f"{r['gpu_hours']:,.0f} (bound)"))
     return "\n".join(f"{k:<10} {v}" for k, v in rows)
+
+
+def _part(exposed_s: float, hidden_s: float) -> str:
+    """A part of the bound's step: the seconds it adds, and those of it the compute hides (a
+    CP ring behind attention adds none though it runs: "none" alone would read as no CP)."""
+    said = fmt.seconds(exposed_s) if exposed_s else "none"
+    return f"{said} exposed, {fmt.seconds(hidden_s)} hidden behind compute" if hidden_s else said
 
 
 def render_search(r: dict) -> str:
