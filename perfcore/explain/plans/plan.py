@@ -81,15 +81,16 @@ LABELS = {
     "interleave": "Chunks per stage",
     "recompute": "Recompute",
 }
-# time_s_by's parts as a reader names them.
+# time_s_by's parts as a reader names them; every collective's is what the compute does not
+# hide (docs/plans.md, "What overlaps")
 PARTS = {
     "compute": "compute",
     "optimizer": "optimizer",
-    "tp": "TP collectives",
-    "cp": "CP (exposed)",
-    "ep": "EP all-to-all",
+    "tp": "TP collectives (exposed)",
+    "cp": "CP ring (exposed)",
+    "ep": "EP all-to-all (exposed)",
     "pp_bubble": "pipeline bubble",
-    "pp_p2p": "pipeline sends",
+    "pp_p2p": "pipeline sends (exposed)",
     "dp": "DP reduce (exposed)",
 }
 MEMORY_BARS = 5  # the fastest layouts whose memory the chart sets side by side
