@@ -1,4 +1,4 @@
-"""Kernel curves of another host: a prediction says so (predict.program.other_host), where
+"""Kernel curves of another host: a prediction says so (clock.host.differs), where
 the curves record their host's threads and last-level cache (results versions 5 and 6).
 
 This host stood in by a 2-core one with a 32 MiB L3, except for the prediction's warning (jax
@@ -32,24 +32,29 @@ def _curves(threads: int, cache_bytes: int) -> kernels.Curves:
     )
 
 
+def _differs(curves: kernels.Curves | None) -> str:
+    """What the prediction says of the curves' host (nothing for no curves)."""
+    return host.differs(curves.threads, curves.cache_bytes) if curves else ""
+
+
 def test_curves_of_this_host_or_of_no_known_host_say_nothing(two_cores):
-    assert program.other_host(_curves(2, 32 * MIB)) == ""
-    assert program.other_host(_curves(0, 0)) == ""  # another backend's, or an older file's
-    assert program.other_host(_curves(2, 0)) == ""  # a version 5 file: threads alone
-    assert program.other_host(None) == ""
+    assert _differs(_curves(2, 32 * MIB)) == ""
+    assert _differs(_curves(0, 0)) == ""  # another backend's, or an older file's
+    assert _differs(_curves(2, 0)) == ""  # a version 5 file: threads alone
+    assert _differs(None) == ""
 
 
 def test_another_hosts_threads_and_cache_are_said_beside_this_ones(two_cores):
-    assert program.other_host(_curves(8, 32 * MIB)) == (
+    assert _differs(_curves(8, 32 * MIB)) == (
         "measured on a host with 8 threads, where this one has 2 threads"
     )
-    assert program.other_host(_curves(8, 0)) == (
+    assert _differs(_curves(8, 0)) == (
         "measured on a host with 8 threads, where this one has 2 threads"
     )
-    assert program.other_host(_curves(2, 16 * MIB)) == (
+    assert _differs(_curves(2, 16 * MIB)) == (
         "measured on a host with a 16 MiB last-level cache, where this one has 32 MiB"
     )
-    assert program.other_host(_curves(8, 48 * MIB)) == (
+    assert _differs(_curves(8, 48 * MIB)) == (
         "measured on a host with 8 threads and a 48 MiB last-level cache, where this one has "
         "2 threads and 32 MiB"
     )

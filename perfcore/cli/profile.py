@@ -30,6 +30,7 @@ from perfcore.explain.measure import predict as explain_predict
 from perfcore.explain.measure import profile as explain
 from perfcore.explain.measure import profile_example
 from perfcore.measure import results
+from perfcore.measure.clock import host
 from perfcore.measure.experiments import registry
 from perfcore.measure.profile import program
 from perfcore.measure.profile.examples import EXAMPLES
@@ -139,7 +140,7 @@ def _curves(path: str | None, out: Path) -> tuple[Curves, str]:
         found = curves.curves(results.load_results(path))
         if found is None:
             raise UsageError(f"--curves {path}: no records of the kernels experiment in it")
-        differs = predict_program.other_host(found)
+        differs = host.differs(found.threads, found.cache_bytes)
         return found, f"--curves {path}" + (
             f"; {differs}: its kernels are that host's" if differs else ""
         )

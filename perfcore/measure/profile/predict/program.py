@@ -246,31 +246,10 @@ class OtherHost(UserWarning):
     """Kernel curves measured on another host than the one a prediction is for."""
 
 
-def other_host(curves: kernels.Curves | None) -> str:
-    """What differs between the host the curves were measured on (their threads and
-    last-level cache, where they say) and this one, in words; empty where nothing does or
-    the curves say nothing of their host (another backend's, an older file's)."""
-    if curves is None or not curves.threads:
-        return ""
-    here = host.threads(), host.last_level_cache() or 0
-    pairs = [(f"{curves.threads} threads", f"{here[0]} threads", curves.threads != here[0])]
-    mib = curves.cache_bytes / 2**20, here[1] / 2**20
-    known = curves.cache_bytes and here[1]
-    pairs.append(
-        (f"a {mib[0]:g} MiB last-level cache", f"{mib[1]:g} MiB", known and mib[0] != mib[1])
-    )
-    theirs, mine = [a for a, _, d in pairs if d], [b for _, b, d in pairs if d]
-    if not theirs:
-        return ""
-    return (
-        f"measured on a host with {' and '.join(theirs)}, where this one has {' and '.join(mine)}"
-    )
-
-
 def predict(fn, *args, curves: kernels.Curves | None = None) -> Prediction:
     """fn(*args)'s step on JAX's default device, predicted from its optimized HLO; a warning
-    where the curves were measured on another host (other_host): their schedule's threads and
-    cold reads are that host's."""
+    where the curves were measured on another host (clock.host.differs): their schedule's
+    threads and cold reads are that host's."""
     import jax
 
     from perfcore.measure.profile.hlo import xla_private
@@ -280,7 +259,8 @@ def predict(fn, *args, curves: kernels.Curves | None = None) -> Prediction:
         compiled = jitted.lower(*args).compile(compiler_options=dump_options(dump))
         assignments = read_assignments(Path(dump))
     device = jax.local_devices()[0].device_kind
-    differs = other_host(curves) if curves is not None and curves.device == device else ""
+    mine = curves is not None and curves.device == device
+    differs = host.differs(curves.threads, curves.cache_bytes) if mine else ""
     if differs:
         warnings.warn(f"the kernel curves were {differs}", OtherHost, stacklevel=2)
     n_args = len(jax.tree.leaves(args))
