@@ -17,8 +17,10 @@ program: predicted step (its ops scheduled over the HLO graph, perfcore.model.ch
 with the first touch of the pages its buffers map fresh, plus dispatch), the ops' plain sum
 beside it, the step's fastest and median untraced walls, the error against the fastest (what a
 prediction from the curves' fastest calls predicts: perfcore.measure.profile.predict.versus) and
-against the median, and the matmul ops' median per-op error. Targets: step within 20 %, matmul
-median per-op error within 25 %. Run only when the machine is quiet (uptime load < 2.5).
+against the median, and the matmul ops' median per-op error against each op's fastest of the
+10 profiled steps (the same statistic as the step's and the curves'; against each op's median
+step on the line below it). Targets: step within 20 %, matmul median per-op error within 25 %.
+Run only when the machine is quiet (uptime load < 2.5).
 
     PYTHONPATH=$PWD .venv/bin/python bench/predict.py [--budget 120] [--out FILE] [--rounds 3]
         [--curves RESULTS]   (curves measured earlier on this device, in place of --budget's)
@@ -222,12 +224,19 @@ def print_held(name: str, predicted, held, fastest: list[float], faults: float |
         f"{'-' if med is None else f'{med:.0%}':>10}  {rules}"
     )
     print(f"   fastest by round: {', '.join(f'{t * 1e3:.3f}ms' for t in fastest)}")
+    print(f"   matmul median |error| against each op's median step: {held_median(held)}")
     for o in sorted(held.ops, key=lambda o: -o.measured_s)[:12]:
         print(
             f"   {o.name:<28.28} {o.kernel:<21} alone {o.alone_s * 1e6:8.1f}us "
-            f"inside {o.predicted_s * 1e6:8.1f}us measured {o.measured_s * 1e6:8.1f}us "
-            f"{o.error:+6.0%}"
+            f"inside {o.predicted_s * 1e6:8.1f}us fastest {o.fastest_s * 1e6:8.1f}us "
+            f"median {o.measured_s * 1e6:8.1f}us {o.error:+6.0%} {o.median_step_error:+6.0%}"
         )
+
+
+def held_median(held) -> str:
+    """The matmul ops' median |error| against their median profiled steps, or '-'."""
+    med = held.median_error(of_median=True)
+    return "-" if med is None else f"{med:.0%}"
 
 
 if __name__ == "__main__":

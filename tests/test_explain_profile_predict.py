@@ -73,6 +73,23 @@ def test_the_step_is_held_against_its_fastest_call_with_the_median_beside():
     assert "fastest of 5" in whence and "median 5" in whence
 
 
+def test_an_op_is_held_against_its_fastest_step_with_its_median_beside():
+    """As the step: 1.5 ms predicted against steps of 2, 0, 1 and 3 ms is +50 % of the 1 ms
+    fastest (a step it did not run in, 0 s, is not its fastest) and 0 % of the 1.5 ms median.
+    The matmul ops' median |error|: dot.2 10 % either way, this one 50 % and 0 %."""
+    varied = dataclasses.replace(
+        OPS[0], measurement=Measurement(samples=(2e-3, 0.0, 1e-3, 3e-3)), predicted_s=1.5e-3
+    )
+    versus, _ = profile_predict.held((STEP_RECORD, varied, *OPS[1:], WALL_RECORD))
+    (op, _) = versus.ops
+    assert (op.fastest_s, op.measured_s) == pytest.approx((1e-3, 1.5e-3))
+    assert (op.error, op.median_step_error) == pytest.approx((0.5, 0.0))
+    assert versus.median_error() == pytest.approx((0.5 + 0.1) / 2)
+    assert versus.median_error(of_median=True) == pytest.approx((0.0 + 0.1) / 2)
+    line = profile_predict.shown((STEP_RECORD, varied, *OPS[1:], WALL_RECORD)).lines[0]
+    assert "30.0 % against each op's fastest step (5.00 % against its median step)" in line
+
+
 def test_an_op_whose_end_was_not_traced_is_named_and_not_held():
     unended = dataclasses.replace(OPS[1], notes=(*OPS[1].notes, UNENDED))
     versus, _ = profile_predict.held((STEP_RECORD, OPS[0], unended, OPS[2], WALL_RECORD))

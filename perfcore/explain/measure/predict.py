@@ -1,11 +1,12 @@
 """A prediction held against its profile, as rows, lines and one JSON-ready summary.
 
 Each op: predicted (inside the step, sharing the cores with the ops beside it, where the step
-was scheduled; its time alone beside it) and measured time per step (seconds), the signed
-error, and what the prediction was derived from; the step: predicted (its ops scheduled, fresh
-pages, dispatch) against the untraced wall and the traced one; the fresh pages a step took
-(its minor page faults) beside those it priced. Ops that miss by more than the curves' own
-spread are named (`missed`).
+was scheduled; its time alone beside it) and measured time per step (seconds: its fastest and
+its median profiled step), the signed error against the fastest (what the curves' fastest calls
+predict) and against the median, and what the prediction was derived from; the step:
+predicted (its ops scheduled, fresh pages, dispatch) against the untraced wall and the traced
+one; the fresh pages a step took (its minor page faults) beside those it priced. Ops that
+miss by more than the curves' own spread are named (`missed`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ def versus_rows(held: Versus) -> list[dict]:
             "predicted_s": o.predicted_s,
             "alone_s": o.alone_s,
             "measured_s": o.measured_s,
+            "fastest_s": o.fastest_s,
             "error": o.error,
+            "median_step_error": o.median_step_error,
             "source": o.source,
             "derived_from": o.derived_from,
         }
@@ -51,6 +54,7 @@ def summary(held: Versus, spread: float) -> dict:
             "error": held.step_error,
         },
         "matmul_median_error": held.median_error(),
+        "matmul_median_error_of_median_steps": held.median_error(of_median=True),
         "curves_spread": spread,
         "ops": versus_rows(held),
         "missed": missed(held, spread),
@@ -73,19 +77,30 @@ def _median(held: Versus) -> str:
     return "" if m is None else f"; median {fmt.seconds(m)}"
 
 
+def matmul_errors(held: Versus) -> str:
+    """The matmul ops' median |error| against each op's fastest step and its median step."""
+    fastest, median = held.median_error(), held.median_error(of_median=True)
+    if fastest is None or median is None:
+        return "no matmul ops"
+    return (
+        f"matmul ops' median |error| {fmt.percent(fastest)} against each op's fastest step "
+        f"({fmt.percent(median)} against its median step)"
+    )
+
+
 def lines(held: Versus, top: int) -> list[str]:
     """The step predicted beside measured, then the slowest `top` ops, one line each."""
-    med = held.median_error()
     head = [
         f"step: predicted {fmt.seconds(held.predicted_step_s)}, measured wall "
         f"{fmt.seconds(held.wall_s)} (untraced, fastest call{_median(held)}), error "
-        f"{held.step_error:+.0%}; "
-        f"matmul ops' median error {'none' if med is None else fmt.percent(med)}",
-        f"{'op':<30} {'kernel':<18} {'predicted':>10} {'measured':>10} {'error':>7}  from",
+        f"{held.step_error:+.0%}; {matmul_errors(held)}",
+        f"{'op':<30} {'kernel':<18} {'predicted':>10} {'fastest':>10} {'median':>10} "
+        f"{'error':>7}  from",
     ]
     rows = [
         f"{r['op']:<30.30} {r['kernel']:<18} {fmt.seconds(r['predicted_s']):>10} "
-        f"{fmt.seconds(r['measured_s']):>10} {r['error']:>+7.0%}  {r['derived_from']}"
+        f"{fmt.seconds(r['fastest_s']):>10} {fmt.seconds(r['measured_s']):>10} "
+        f"{r['error']:>+7.0%}  {r['derived_from']}"
         for r in versus_rows(held)[:top]
     ]
     tails = unended_lines(held) + unmatched_lines(held) + counted_lines(held) + fault_lines(held)

@@ -68,6 +68,7 @@ def held(records: tuple[Record, ...]) -> tuple[Versus, str] | None:
             source=r.source,
             predicted_s=r.predicted_s,
             measured_s=r.measurement.median,
+            fastest_s=min(t for t in r.measurement.samples if t > 0),
             derived_from=r.predicted_from,
             alone_s=r.predicted_s,  # a record holds one predicted time: inside the step
         )
@@ -104,8 +105,7 @@ def spread(records: tuple[Record, ...]) -> float | None:
 def totals_line(versus: Versus, whence: str, records: tuple[Record, ...]) -> str:
     """The step predicted (ops plus dispatch, and from what) against its measured wall."""
     step = next(s for s in step_records(records) if s.predicted_s is not None)
-    med = versus.median_error()
-    matmuls = "no matmul ops" if med is None else f"matmul ops' median |error| {fmt.percent(med)}"
+    matmuls = explain_predict.matmul_errors(versus)
     return (
         f"Step: predicted {fmt.seconds(versus.predicted_step_s)} (its ops plus dispatch, "
         f"{step.predicted_from}) against {fmt.seconds(versus.wall_s)} measured ({whence}): "

@@ -44,6 +44,11 @@ class Op:
         return statistics.median(self.samples_s)
 
     @property
+    def fastest_s(self) -> float:
+        """Fastest device time per step over the steps it ran in, seconds; 0 where none."""
+        return min((s for s in self.samples_s if s > 0), default=0.0)
+
+    @property
     def per_occurrence_s(self) -> float:
         """Median time of one occurrence, seconds."""
         return self.median_s / max(self.occurrences, 1)

@@ -1,14 +1,15 @@
 """A prediction held against its program's profile: every op predicted beside measured, and
 the predicted step beside the step's wall time.
 
-Ops are matched by name (the HLO instruction the profile's events name). An op's error is
-(predicted - measured) / measured of its median time per step, the prediction being its time
-inside the step where the step was scheduled (sharing the cores with the ops beside it, as
-the profile times it: Prediction.inside_s), else its time alone. The step's error is of the
-predicted step against the fastest of the step's untraced calls (isolated, synchronized): every
-curve point a prediction rests on is a kernel's fastest call (noise on a shared machine
-only adds time; the dispatch it adds, a few microseconds, is the median launch), so the
-fastest step is what it predicts; the median wall and the traced wall are kept beside it, and
+Ops are matched by name (the HLO instruction the profile's events name), the prediction
+being an op's time inside the step where the step was scheduled (sharing the cores with the
+ops beside it, as the profile times it: Prediction.inside_s), else its time alone. Every curve
+point a prediction rests on is a kernel's fastest call (noise on a shared machine only adds
+time; the dispatch it adds, a few microseconds, is the median launch), so what it predicts is
+the fastest: an op's error is (predicted - fastest) / fastest of its time per step over the
+profiled steps, its error against its median step kept beside it; the step's error is of the
+predicted step against the fastest of the step's untraced calls (isolated, synchronized), the
+median wall and the traced wall kept beside it, and
 the minor page faults a step took untraced (clock.faults) beside the fresh pages the prediction
 priced. The profile's records get the prediction as `predicted_s`, `predicted_from` and `kernel`
 (docs/results-format.md, version 4).
@@ -34,20 +35,28 @@ from perfcore.model.chip.kernels import Curves
 
 @dataclass(frozen=True)
 class OpVersus:
-    """One op: predicted and measured median time per step (s), and the signed error."""
+    """One op: predicted, fastest and median measured time per step (s), and the signed
+    errors."""
 
     name: str
     category: str
     kernel: str
     source: str
     predicted_s: float  # inside the step where scheduled, else alone
-    measured_s: float
+    measured_s: float  # median over the profiled steps
+    fastest_s: float  # fastest of the profiled steps
     derived_from: str
     alone_s: float  # predicted alone, on every core it asks for
 
     @property
     def error(self) -> float:
-        """(predicted - measured) / measured, a signed fraction."""
+        """(predicted - fastest) / fastest, a signed fraction: what the curves' fastest
+        calls predict, against the op's fastest step."""
+        return (self.predicted_s - self.fastest_s) / self.fastest_s
+
+    @property
+    def median_step_error(self) -> float:
+        """(predicted - median) / median, a signed fraction: against the op's median step."""
         return (self.predicted_s - self.measured_s) / self.measured_s
 
 
@@ -73,9 +82,14 @@ class Versus:
         """(predicted step - fastest untraced wall) / that wall, a signed fraction."""
         return (self.predicted_step_s - self.wall_s) / self.wall_s
 
-    def median_error(self, category: str = hlo.MATMUL) -> float | None:
-        """Median |error| of the ops of a category; None when it has none."""
-        errors = [abs(o.error) for o in self.ops if o.category == category]
+    def median_error(self, category: str = hlo.MATMUL, of_median: bool = False) -> float | None:
+        """Median |error| of the ops of a category, against each op's fastest step (against
+        its median step where `of_median`); None when it has none."""
+        errors = [
+            abs(o.median_step_error if of_median else o.error)
+            for o in self.ops
+            if o.category == category
+        ]
         return statistics.median(errors) if errors else None
 
 
@@ -141,6 +155,7 @@ def versus(
             op.source,
             p.predicted_s if inside is None else inside,
             op.median_s,
+            op.fastest_s,
             p.derived_from,
             p.predicted_s,
         )
