@@ -9,8 +9,9 @@ transpose` (permutes.strided_transpose); else an op that writes three or more di
 longer than 1 in another order (a transpose, a layout-changing copy, a fusion holding either)
 is a `transpose`, a `row transpose` where each reorder keeps its minor-most dimension (whole
 rows moved: attention's head split, (batch, seq, heads, dim) -> (batch, heads, seq, dim)); an
-elementwise fusion with transcendentals (XLA's count less its square roots: evaluations; a
-sine, power or rsqrt on its own function's curve) a `transcendental` chain; a fused attention
+elementwise fusion with transcendentals (XLA's count less its square roots, plus those a
+fusion evaluates again: evaluations, `again`; a sine, power or rsqrt on its own function's
+curve) a `transcendental` chain; a fused attention
 custom call `attention` (forward or backward). A convolution (an HLO `convolution`, a cuDNN
 call) is a `convolution filter` where its window spans its input (a weight gradient: the
 window is at least its output's spatial size), else a `convolution`; an op holding a sort is a
@@ -146,16 +147,60 @@ def _elements(module: hlo.Module, instruction: hlo.Instruction, opcodes) -> dict
     return out
 
 
+# The opcodes XLA's cost model counts as transcendentals (HloCostAnalysis: one per element).
+TRANSCENDENTALS = frozenset(
+    {
+        "exponential",
+        "exponential-minus-one",
+        "log",
+        "log-plus-one",
+        "logistic",
+        "tanh",
+        "erf",
+        "sine",
+        "cosine",
+        "tan",
+        "power",
+        "rsqrt",
+        "sqrt",
+        "cbrt",
+        "atan2",
+    }
+)
+
+
+def again(module: hlo.Module, instruction: hlo.Instruction) -> dict[str, float]:
+    """Elements a fusion's transcendentals are evaluated beyond XLA's one per element, by
+    opcode: a fused result is not stored but computed where it is used, and a reduce's loop
+    runs apart from the loop that writes the output, so a transcendental that a reduce sums and
+    that is used again beside it (a softmax's exp: summed over the row, then divided by that
+    sum) is evaluated once in each reduce's loop and once more for its other users."""
+    out: dict[str, float] = {}
+    for body in (module.computations[c] for c in hlo.called(module, instruction)):
+        for t in (i for i in body if i.opcode in TRANSCENDENTALS):
+            users = [i for i in body if t.name in i.operands]
+            reduces = sum(1 for u in users if u.opcode == "reduce")
+            loops = reduces + (1 if len(users) > reduces else 0)
+            if loops > 1 and (found := hlo.arrays(t.shape)):
+                out[t.opcode] = out.get(t.opcode, 0.0) + (loops - 1) * math.prod(found[0][1])
+    return out
+
+
 def evaluations(module: hlo.Module, instruction: hlo.Instruction, priced) -> dict[str, float]:
     """What the op evaluates beyond its stream, by the curve that prices it: {kind: count}. Its
     transcendentals: a kernel_kinds.FUNCTIONS kind one per element of each of its opcodes,
     `transcendental` (the exp·tanh chain) the rest of XLA's count less one per element of each
-    square root. Outside a matmul's fusion, `rounding` its roundings (hlo.roundings). Empty with
-    none."""
+    square root; each with the evaluations its fusion repeats (`again`). Outside a matmul's
+    fusion, `rounding` its roundings (hlo.roundings). Empty with none."""
     out = {}
     if priced.transcendentals:
         counted = _elements(module, instruction, ONE_INSTRUCTION | set(FUNCTION_OF))
         chain = priced.transcendentals - sum(counted.values())
+        for opcode, n in again(module, instruction).items():
+            if opcode in FUNCTION_OF:
+                counted[opcode] = counted.get(opcode, 0.0) + n
+            elif opcode not in ONE_INSTRUCTION:
+                chain += n
         out = {"transcendental": chain} if chain > 0 else {}
         for opcode, n in counted.items():
             if kind := FUNCTION_OF.get(opcode):
