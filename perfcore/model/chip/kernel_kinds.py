@@ -32,6 +32,35 @@ from perfcore.model.chip.ops import (
     triangular_solve_flops,
 )
 
+# The kernels suite's convolutions (kernel_windows sweeps them over channels C in = out): the
+# batch, image side and kernel side of its 2-D ones, and the batch, volume side and most
+# channels of its 3×3×3 ones.
+CONV = (8, 32, 3)
+CONV_3D = (2, 16, 64)
+
+
+def conv_taps(side: int, spatial: int) -> int:
+    """(tap, output) pairs inside the padding of a CONV-sided kernel over one image (or volume)
+    of `side` along each of its `spatial` dimensions, padded to keep its size."""
+    k = CONV[2]
+    return (side * k - (k - 1)) ** spatial
+
+
+def conv_sweep_flops(in_features: int, out_features: int, spatial: int) -> float:
+    """FLOPs of the suite's forward convolution (CONV's images, or CONV_3D's volumes for 3
+    spatial dimensions) at in_features × out_features channels, 2 per tap inside the padding;
+    infinite for another rank (none swept). A convolution sits on its curve at its FLOPs, at
+    most these: on this CPU a convolution's rate followed its channels, not its batch or image
+    (64 → 128 channels at stride 2: 89.8, 91.5 and 95.4 GFLOP/s over 4, 8 and 16 images of 64²;
+    the sweep's own 64 → 64 and 128 → 128 at 8 images of 32²: 72.7 and 134), so a convolution
+    of 16 images of 64² at 64 → 128 (2.4 GFLOPs) ran at a third less than the sweep's point of
+    those FLOPs, its 128 → 128."""
+    if spatial not in (2, 3):
+        return math.inf
+    n, side = (CONV_3D[0], CONV_3D[1]) if spatial == 3 else CONV[:2]
+    return 2.0 * n * conv_taps(side, spatial) * in_features * out_features
+
+
 # Kernel kinds and the unit of their size: work-bound kinds by FLOPs, the rest by bytes.
 SIZE_UNIT = {
     "matmul": "flops",

@@ -32,13 +32,12 @@ from dataclasses import dataclass
 
 from perfcore.measure.experiments.suites import Suite
 from perfcore.model.chip import kernel_kinds, ops
+from perfcore.model.chip.kernel_kinds import CONV, CONV_3D
 
-CONV = (8, 32, 3)  # batch, image side, kernel side of the convolutions; channels = side / 4
 # The filter gradient's batches: one sweep over channels each, reducing batch x image per output
 FILTER_BATCHES = (4, 8, 16)
 LABELS = ("NHWC", "HWIO", "NHWC")
 LABELS_3D = ("NDHWC", "DHWIO", "NDHWC")  # a volume's (video, medical images)
-CONV_3D = (2, 16, 64)  # batch, volume side and most channels of the 3×3×3 convolutions
 SORT_MAX = 2**20  # the largest sort and reduce-window (a sort of it: 0.25-0.3 s on this CPU)
 WINDOW = 16  # the reduce-window's (a cumulative sum's block on XLA:CPU)
 CONV_SIDES = (64, 512)  # the matmul sides whose quarter a convolution's channels are
@@ -88,7 +87,7 @@ def convolutions(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
     forward's FLOPs at its batch: 2 per tap inside the image (padding left out, as XLA
     counts); grouped ones (grouped) and 3×3×3 ones over volumes (volumes)."""
     n, side, k = CONV
-    taps = (side * k - (k - 1)) ** 2  # (tap, output) pairs per image plane inside the padding
+    taps = kernel_kinds.conv_taps(side, 2)  # (tap, output) pairs per image inside the padding
     channels = [s // 4 for s in suite.kernel_sides if CONV_SIDES[0] <= s <= CONV_SIDES[1]]
     out = []
     for kind, batch in [("convolution", n)] + [("convolution filter", m) for m in FILTER_BATCHES]:
@@ -113,12 +112,11 @@ def volumes(dtype: str, b: int, channels: list[int]) -> list[Planned]:
     images; XLA:CPU ran a 2×16×32×32×32 one at a quarter of the rate the 2-D curve gave it)."""
     n, side, most = CONV_3D
     k = CONV[2]
-    taps = (side * k - (k - 1)) ** 3  # (tap, output) pairs per volume inside the padding
     out = []
     for c in (c for c in channels if c <= most):
         shapes = ((n, side, side, side, c), (k, k, k, c, c))
         moved = (2 * math.prod(shapes[0]) + math.prod(shapes[1])) * b
-        model = ops.Cost(2.0 * n * taps * c * c, moved)
+        model = ops.Cost(kernel_kinds.conv_sweep_flops(c, c, 3), moved)
         out.append(
             Planned(CONV_KIND, _label(CONV_KIND, dtype, shapes), dtype, shapes, CONV_KIND, model)
         )

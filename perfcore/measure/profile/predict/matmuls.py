@@ -172,6 +172,20 @@ def group_features(module: hlo.Module, conv: hlo.Instruction) -> int:
     return rhs[0][1][labels.group(2).index("i")]
 
 
+def conv_size(module: hlo.Module, conv: hlo.Instruction, flops: float) -> tuple[float, bool]:
+    """(Where a forward convolution sits on its curve, whether that is less than its FLOPs):
+    its FLOPs, at most the suite's forward convolution's at its input × output features
+    (kernel_kinds.conv_sweep_flops: its rate follows its channels, not its batch or image)."""
+    labels, out = DIM_LABELS.search(conv.attrs), hlo.arrays(conv.shape)
+    features = group_features(module, conv)
+    if not labels or not out or not features or "f" not in labels.group(3):
+        return flops, False
+    spatial = sum(c.isdigit() for c in labels.group(3))
+    made = out[0][1][labels.group(3).index("f")]
+    cap = kernel_kinds.conv_sweep_flops(features, made, spatial)
+    return min(flops, cap), cap < flops
+
+
 def conv_flops(module: hlo.Module, conv: hlo.Instruction) -> float:
     """2 FLOPs per output element per kernel tap per input feature of a convolution, from its
     shapes (padding counted: XLA's cost model leaves padded taps out); a grouped one's input

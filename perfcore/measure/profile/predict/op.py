@@ -109,6 +109,9 @@ def predict_op(
     else:
         instances = matmuls.dot_instances(module, inner[0] if inner else None)
         size = fused.curve_size(kind, p.flops, p.bytes, instances)
+        capped = kind == "convolution" and bool(inner) and matmuls.is_convolution(inner[0])
+        if capped:
+            size, capped = matmuls.conv_size(module, inner[0], size)
         if kind in WINDOWED:  # a sort or reduce-window: sized by what its loops read
             bound, size = _windowed(module, instruction, kind, p.flops, (peak, bandwidth))
         # its data on the stream's curve; what it evaluates is added below (fused.with_evaluations)
@@ -116,6 +119,9 @@ def predict_op(
         at = _second_coordinate(module, instruction, kind, inner)
         e = kernels.expected(bound, own, dtype, size, ctx.curves, fallback, body, at, later)
         seconds, eff = e.seconds, e.efficiency
+        if capped:
+            said = f"{eff.derived_from}; sized at the suite's convolution of its channels"
+            eff = kernels.Efficiency(eff.value, eff.source, said)
         if kind == "strided transpose":
             seconds, eff = _walks(module, instruction, p.bytes, bound, seconds, eff)
     if inner and instruction.opcode not in hlo.MATMUL_OPS:
