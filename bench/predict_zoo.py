@@ -17,7 +17,7 @@ says why) reading the curves measured here or read from --curves: its predicted 
 process, in rounds over them), with the median beside it and each round's fastest. Target:
 within 20 % of the fastest. Run only when the machine is quiet (uptime load < 2.5).
 
-    PYTHONPATH=$PWD .venv/bin/python bench/predict_zoo.py [--budget 120] [--curves F] [--rounds 3]
+    PYTHONPATH=$PWD .venv/bin/python bench/predict_zoo.py [--budget 240] [--curves F] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import os
 
 import jax
 
-from bench.predict import own_processes, walls
+from bench.predict import BUDGET_HELP, kernels_budget, own_processes, walls
 from bench.predict_heldout import HELD_OUT
 from bench.zoo_batched import BATCHED
 from bench.zoo_idioms import IDIOMS
@@ -96,7 +96,7 @@ PROGRAMS = {
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--budget", type=float, default=120.0)
+    parser.add_argument("--budget", type=float, default=None, help=BUDGET_HELP)
     parser.add_argument("--curves", default="", help="a results file of kernels records to use")
     parser.add_argument("--out", default="", help="where to save the curves measured")
     parser.add_argument("--only", default="", help="comma-separated program names")
@@ -110,7 +110,7 @@ def main() -> None:
     if args.curves:
         records = load_results(args.curves)
     else:
-        records = runner.run_suite("kernels", budget_s=args.budget)
+        records = runner.run_suite("kernels", budget_s=kernels_budget(args.budget))
         if args.out:
             save_results(records, args.out)
     measured = curves.curves(records)

@@ -49,12 +49,13 @@ def conv_taps(side: int, spatial: int) -> int:
 def conv_sweep_flops(in_features: int, out_features: int, spatial: int) -> float:
     """FLOPs of the suite's forward convolution (CONV's images, or CONV_3D's volumes for 3
     spatial dimensions) at in_features × out_features channels, 2 per tap inside the padding;
-    infinite for another rank (none swept). A convolution sits on its curve at its FLOPs, at
-    most these: on this CPU a convolution's rate followed its channels, not its batch or image
-    (64 → 128 channels at stride 2: 89.8, 91.5 and 95.4 GFLOP/s over 4, 8 and 16 images of 64²;
-    the sweep's own 64 → 64 and 128 → 128 at 8 images of 32²: 72.7 and 134), so a convolution
-    of 16 images of 64² at 64 → 128 (2.4 GFLOPs) ran at a third less than the sweep's point of
-    those FLOPs, its 128 → 128."""
+    infinite for another rank (none swept). A convolution sits on a host's curve at its FLOPs,
+    at most these (an accelerator's keeps its FLOPs: its batch and image fill it). On this CPU
+    a convolution's rate followed its channels, not its batch or image (64 → 128 channels at
+    stride 2: 89.8, 91.5 and 95.4 GFLOP/s over 4, 8 and 16 images of 64²; the sweep's own 64 →
+    64 and 128 → 128 at 8 images of 32²: 72.7 and 134), so a convolution of 16 images of 64² at
+    64 → 128 (2.4 GFLOPs) ran at a third less than the sweep's point of those FLOPs, its 128 →
+    128."""
     if spatial not in (2, 3):
         return math.inf
     n, side = (CONV_3D[0], CONV_3D[1]) if spatial == 3 else CONV[:2]

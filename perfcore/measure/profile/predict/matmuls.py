@@ -173,9 +173,10 @@ def group_features(module: hlo.Module, conv: hlo.Instruction) -> int:
 
 
 def conv_size(module: hlo.Module, conv: hlo.Instruction, flops: float) -> tuple[float, bool]:
-    """(Where a forward convolution sits on its curve, whether that is less than its FLOPs):
-    its FLOPs, at most the suite's forward convolution's at its input × output features
-    (kernel_kinds.conv_sweep_flops: its rate follows its channels, not its batch or image)."""
+    """(Where a forward convolution sits on a host's curve, whether that is less than its
+    FLOPs): its FLOPs, at most the suite's forward convolution's at its input × output features
+    (kernel_kinds.conv_sweep_flops: on a CPU its rate follows its channels, not its batch or
+    image; an accelerator's needs the batch and image to fill it, so its curves keep FLOPs)."""
     labels, out = DIM_LABELS.search(conv.attrs), hlo.arrays(conv.shape)
     features = group_features(module, conv)
     if not labels or not out or not features or "f" not in labels.group(3):
