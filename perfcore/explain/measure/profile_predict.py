@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from perfcore import format as fmt
 from perfcore.explain.measure import predict as explain_predict
 from perfcore.measure.clock.harness import Measurement
+from perfcore.measure.profile.judge import joined
 from perfcore.measure.profile.judge.records import (
     in_body,
     profile_records,
@@ -68,7 +69,7 @@ def held(records: tuple[Record, ...]) -> tuple[Versus, str] | None:
             source=r.source,
             predicted_s=r.predicted_s,
             measured_s=r.measurement.median,
-            fastest_s=min(t for t in r.measurement.samples if t > 0),
+            fastest_s=joined.fastest(r.measurement.samples),
             derived_from=r.predicted_from,
             alone_s=r.predicted_s,  # a record holds one predicted time: inside the step
         )

@@ -15,11 +15,16 @@ CPUS = Path("/sys/devices/system/cpu")  # Linux's sysfs: each CPU's caches under
 UNITS = {"K": 2**10, "M": 2**20, "G": 2**30}
 
 
+def _cores() -> set[int]:
+    """The cores this process may run on: its affinity where the platform has one, else all."""
+    if hasattr(os, "sched_getaffinity"):
+        return os.sched_getaffinity(0)
+    return set(range(os.cpu_count() or 1))
+
+
 def threads() -> int:
     """The cores this process may run on (its affinity where the platform has one)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
+    return len(_cores())
 
 
 def last_level_cache(cpu: Path | None = None) -> int | None:
@@ -27,8 +32,7 @@ def last_level_cache(cpu: Path | None = None) -> int | None:
     `cache/index*/{level,type,size}`, a size such as `32768K`; by default the first core this
     process may run on); None where it reports none."""
     if cpu is None:
-        first = min(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
-        cpu = CPUS / f"cpu{first}"
+        cpu = CPUS / f"cpu{min(_cores())}"
     found = []
     for index in sorted((cpu / "cache").glob("index*")):
         try:

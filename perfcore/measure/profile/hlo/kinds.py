@@ -72,6 +72,28 @@ CONTROL = frozenset({"while", "conditional", "call"})  # containers: their ops a
 MATMUL_OPS = frozenset({"dot", "convolution", "ragged-dot"})
 
 
+# The opcodes XLA's cost model counts as transcendentals (HloCostAnalysis: one per element).
+TRANSCENDENTALS = frozenset(
+    {
+        "exponential",
+        "exponential-minus-one",
+        "log",
+        "log-plus-one",
+        "logistic",
+        "tanh",
+        "erf",
+        "sine",
+        "cosine",
+        "tan",
+        "power",
+        "rsqrt",
+        "sqrt",
+        "cbrt",
+        "atan2",
+    }
+)
+
+
 COPY_BLOCK, COPY_BLOCKS = 2**20, 8  # CopyThunk: a memcpy in blocks of 1 MiB or more, 8 at most
 
 

@@ -12,6 +12,12 @@ import statistics
 from dataclasses import dataclass
 
 
+def fastest(samples: tuple[float, ...]) -> float:
+    """The fastest of an op's per-step times over the steps it ran in (those above 0); 0 where
+    it ran in none."""
+    return min((s for s in samples if s > 0), default=0.0)
+
+
 @dataclass(frozen=True)
 class Op:
     """One instruction of one program over the profiled steps; time per step, cost per step."""
@@ -46,7 +52,7 @@ class Op:
     @property
     def fastest_s(self) -> float:
         """Fastest device time per step over the steps it ran in, seconds; 0 where none."""
-        return min((s for s in self.samples_s if s > 0), default=0.0)
+        return fastest(self.samples_s)
 
     @property
     def per_occurrence_s(self) -> float:

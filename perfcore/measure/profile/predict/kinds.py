@@ -147,28 +147,6 @@ def _elements(module: hlo.Module, instruction: hlo.Instruction, opcodes) -> dict
     return out
 
 
-# The opcodes XLA's cost model counts as transcendentals (HloCostAnalysis: one per element).
-TRANSCENDENTALS = frozenset(
-    {
-        "exponential",
-        "exponential-minus-one",
-        "log",
-        "log-plus-one",
-        "logistic",
-        "tanh",
-        "erf",
-        "sine",
-        "cosine",
-        "tan",
-        "power",
-        "rsqrt",
-        "sqrt",
-        "cbrt",
-        "atan2",
-    }
-)
-
-
 def again(module: hlo.Module, instruction: hlo.Instruction) -> dict[str, float]:
     """Elements a fusion's transcendentals are evaluated beyond XLA's one per element, by
     opcode: a fused result is not stored but computed where it is used, and a reduce's loop
@@ -177,9 +155,10 @@ def again(module: hlo.Module, instruction: hlo.Instruction) -> dict[str, float]:
     sum) is evaluated once in each reduce's loop and once more for its other users."""
     out: dict[str, float] = {}
     for body in (module.computations[c] for c in hlo.called(module, instruction)):
-        for t in (i for i in body if i.opcode in TRANSCENDENTALS):
-            users = [i for i in body if t.name in i.operands]
-            reduces = sum(1 for u in users if u.opcode == "reduce")
+        opcode = {i.name: i.opcode for i in body}
+        for t in (i for i in body if i.opcode in hlo.TRANSCENDENTALS):
+            users = [opcode[name] for name in hlo.readers(module, t)]
+            reduces = users.count("reduce")
             loops = reduces + (1 if len(users) > reduces else 0)
             if loops > 1 and (found := hlo.arrays(t.shape)):
                 out[t.opcode] = out.get(t.opcode, 0.0) + (loops - 1) * math.prod(found[0][1])

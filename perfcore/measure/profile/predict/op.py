@@ -109,9 +109,8 @@ def predict_op(
     else:
         instances = matmuls.dot_instances(module, inner[0] if inner else None)
         size = fused.curve_size(kind, p.flops, p.bytes, instances)
-        host = ctx.curves is not None and ctx.curves.threads > 0  # curves of a CPU
-        capped = host and kind == "convolution" and bool(inner) and matmuls.is_convolution(inner[0])
-        if capped:
+        capped = False
+        if kind == "convolution" and inner and ctx.curves and ctx.curves.threads:  # a host's
             size, capped = matmuls.conv_size(module, inner[0], size)
         if kind in WINDOWED:  # a sort or reduce-window: sized by what its loops read
             bound, size = _windowed(module, instruction, kind, p.flops, (peak, bandwidth))
