@@ -3,7 +3,7 @@ not tuned against: a Gaussian process's posterior (a Cholesky and two triangular
 squares by QR, principal components by a symmetric eigendecomposition, a Newton step's linear
 solve (LU), and a weight matrix's spectral norm (its singular values alone). On a host each
 factorization is a LAPACK custom call, priced by its textbook FLOPs on its own curve
-(perfcore.model.chip.kernel_kinds.lapack_flops); bench/predict_zoo.py times them (`--only NAME`).
+(perfcore.model.chip.kernel_lapack.lapack_flops); bench/predict_zoo.py times them (`--only NAME`).
 """
 
 from __future__ import annotations

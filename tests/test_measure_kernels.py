@@ -27,7 +27,7 @@ from perfcore.measure.profile.predict import program as predict
 from perfcore.measure.profile.predict import versus
 from perfcore.measure.profile.run import profile
 from perfcore.measure.results import curves
-from perfcore.model.chip import kernel_kinds, kernels
+from perfcore.model.chip import kernel_kinds, kernel_lapack, kernels
 
 TINY = dataclasses.replace(
     SUITES["quick"],
@@ -61,7 +61,7 @@ def test_the_tiny_suite_yields_records_of_every_kind(measured):
             # a copy or a top-k (a custom call on XLA:CPU) does no FLOPs: cost_analysis
             # reports none and the model's 0 stands in; a LAPACK routine's are its textbook
             # count, an FFT's 8 N log2 N of its points (XLA's in one dimension, not in two)
-            none = (*kernel_suite.COPIES, "top-k", "fft", *kernel_kinds.FACTORIZATIONS)
+            none = (*kernel_suite.COPIES, "top-k", "fft", *kernel_lapack.FACTORIZATIONS)
             assert r.flops_source == ("model" if r.kernel in none else "cost_analysis")
             assert r.bytes
             assert r.size_kind == kernel_kinds.SIZE_UNIT[r.kernel]

@@ -18,7 +18,7 @@ from perfcore.measure.experiments.kernels import factorizations as kernel_factor
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.judge import price
-from perfcore.model.chip import kernel_kinds, ops
+from perfcore.model.chip import kernel_kinds, kernel_lapack, ops
 from tests.support.kernels import cpu_curves, predicted_ops
 
 MODULE = (Path(__file__).parent / "data" / "profile" / "linalg.hlo").read_text("utf-8")
@@ -60,7 +60,7 @@ def test_each_lapack_call_is_priced_from_its_shapes_and_job():
         instruction = module.instructions[f"%{name}"]
         p = price.price(module, instruction, no_cost)
         assert (p.cost_source, p.flops) == (price.LAPACK, pytest.approx(flops)), name
-        assert kernel_kinds.LAPACK_KINDS[hlo.factorization(instruction)] == kind
+        assert kernel_lapack.LAPACK_KINDS[hlo.factorization(instruction)] == kind
     assert hlo.factorization(module.instructions["%tuple"]) == ""
 
 
@@ -117,9 +117,9 @@ def test_a_call_s_second_coordinate_is_read_as_the_suite_sweeps_it():
         "svd.0": ("svd", 2),
         "eigh.0": ("eigh", 0),
     }
-    assert kernel_kinds.lapack_kind("gesdd", "N") == "singular values"
+    assert kernel_lapack.lapack_kind("gesdd", "N") == "singular values"
     batched = ((4, 8, 8), (4, 8, 3))  # 4 triangles of 8, each against 3 right-hand sides
-    assert kernel_kinds.lapack_coordinate("triangular solve", batched) == 3
+    assert kernel_lapack.lapack_coordinate("triangular solve", batched) == 3
 
 
 def test_a_complex_routine_stays_unpriced():

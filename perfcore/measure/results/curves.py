@@ -22,7 +22,7 @@ import statistics
 
 from perfcore.measure.clock import harness
 from perfcore.measure.results.record import Record
-from perfcore.model.chip import cold, kernel_kinds, kernels
+from perfcore.model.chip import cold, kernel_kinds, kernel_lapack, kernels
 from perfcore.model.chip.roofline import t_lower
 from perfcore.model.chip.specs import Device, load_specs
 
@@ -178,10 +178,10 @@ def _sweep(record: Record) -> int:
     operand's last dimension), a strided transpose's KiB a walk spans (its operand's last two
     dimensions), an FFT's dimensions transformed (its operand's, less the batch), a top-k's
     heap steps (kernel_kinds.heap_steps of its row and its k), a LAPACK routine's
-    (kernel_kinds.lapack_coordinate); 0 for another kind or without the shapes."""
+    (kernel_lapack.lapack_coordinate); 0 for another kind or without the shapes."""
     shapes = record.shapes[:2]
-    if record.kernel in kernel_kinds.FACTORIZATIONS:
-        return kernel_kinds.lapack_coordinate(record.kernel, tuple(tuple(s) for s in shapes))
+    if record.kernel in kernel_lapack.FACTORIZATIONS:
+        return kernel_lapack.lapack_coordinate(record.kernel, tuple(tuple(s) for s in shapes))
     if record.kernel == "column reduction":  # (rows, kept): what it keeps, its last dim
         return shapes[0][-1] if shapes and shapes[0] else 0
     if record.kernel == "strided transpose":  # (x + 1)ᵀ of (.., R, C): R x C elements spanned

@@ -12,25 +12,13 @@ kinds have a second coordinate (SWEPT) the suite sweeps at fixed values: a matve
 batched one's too), a narrow matmul's smallest side (narrow_side, in each of the four
 layouts), a filter gradient's reduced volume, a column reduction's kept elements, a strided
 transpose's KiB a walk spans, a triangular solve's right-hand sides, a QR's, its Q's and an SVD's
-rows per column (lapack_coordinate), an FFT's dimensions transformed, and a top-k's heap
-steps per element (heap_steps).
+rows per column (kernel_lapack.lapack_coordinate), an FFT's dimensions transformed, and a
+top-k's heap steps per element (heap_steps).
 """
 
 from __future__ import annotations
 
 import math
-
-from perfcore.model.chip.ops import (
-    VALUES_ONLY,
-    VECTORS_FULL,
-    cholesky_flops,
-    eigh_flops,
-    lu_flops,
-    q_from_reflectors_flops,
-    qr_flops,
-    svd_flops,
-    triangular_solve_flops,
-)
 
 # The kernels suite's convolutions (kernel_windows sweeps them over channels C in = out): the
 # batch, image side and kernel side of its 2-D ones, and the batch, volume side and most
@@ -100,7 +88,7 @@ SIZE_UNIT = {
     "top-k": "bytes",  # the k largest of each row: its input read, values and indices written
     "arg reduction": "bytes",  # argmax, argmin: a reduce of values and their indices together
     "fft": "flops",  # a fast Fourier transform, 8 N log2 N a transform of N points
-    # LAPACK's dense linear algebra, by their textbook FLOPs (lapack_flops)
+    # LAPACK's dense linear algebra, by their textbook FLOPs (kernel_lapack.lapack_flops)
     "lu": "flops",  # LU with partial pivoting (getrf): a solve's, an inverse's, a determinant's
     "cholesky": "flops",  # potrf: a positive definite matrix's factor
     "triangular solve": "flops",  # trsm: a factor's triangle against right-hand sides
@@ -246,72 +234,3 @@ def window_bytes(outputs: int, window: int, itemsize: int) -> float:
     window and is written once (XLA:CPU loops over each output's window: measured here, a
     1024×1024 window sum took 0.09-0.17 ns per element read for windows of 2, 4 and 16)."""
     return float(outputs) * (window + 1) * itemsize
-
-
-# A LAPACK routine's kernel kind, by its name (a real one: s or d). An SVD of the values alone
-# is a kind of its own (`singular values`): without its vectors gesdd took about half the time
-# of one with its thin vectors here (18.1 against 35.7 ms at 512×512), where the counts say an
-# eighth. A rate also depends on the matrix's shape beyond its FLOPs (a QR of 2,048×256 ran at
-# 18 GFLOP/s here, one of 512×512 at 35; a solve against one right-hand side reads its triangle
-# for n² FLOPs), so five kinds have a second coordinate (lapack_coordinate, SWEPT).
-LAPACK_KINDS = {
-    "getrf": "lu",
-    "potrf": "cholesky",
-    "trsm": "triangular solve",
-    "geqrf": "qr",
-    "orgqr": "householder product",
-    "syevd": "eigh",
-    "gesdd": "svd",
-}
-FACTORIZATIONS = (*dict.fromkeys(LAPACK_KINDS.values()), "singular values")
-BY_ROWS_PER_COLUMN = ("qr", "householder product", "svd", "singular values")
-
-
-def lapack_kind(routine: str, job: str = VECTORS_FULL) -> str:
-    """A routine's kernel kind; an SVD asked for its values alone, `singular values`."""
-    if routine == "gesdd" and job == VALUES_ONLY:
-        return "singular values"
-    return LAPACK_KINDS[routine]
-
-
-def lapack_coordinate(kind: str, shapes: tuple[tuple[int, ...], ...]) -> int:
-    """A LAPACK call's second coordinate from its operands' shapes (its matrix first, the dims
-    before its last two a batch): a triangular solve's right-hand sides per matrix, a QR's, its
-    Q's and an SVD's rows per column (the longer side over the shorter, rounded down); 0 for
-    the rest."""
-    if not shapes or len(shapes[0]) < 2:
-        return 0
-    *batch, m, n = shapes[0]
-    if kind == "triangular solve" and len(shapes) > 1:
-        return math.prod(shapes[1][len(batch) :]) // max(n, 1)
-    if kind in BY_ROWS_PER_COLUMN:
-        return max(m, n) // max(min(m, n), 1)
-    return 0
-
-
-def lapack_flops(kind: str, shapes: tuple[tuple[int, ...], ...], job: str = VECTORS_FULL) -> float:
-    """A LAPACK call's FLOPs (perfcore.model.chip.ops' textbook counts) from its kind, its
-    operands' shapes (its matrix first, the dims before its last two a batch: its count a
-    matrix times the matrices) and its job letter (an SVD's vectors, an eigendecomposition's
-    or none: VALUES_ONLY); 0 for shapes it cannot read."""
-    if not shapes or len(shapes[0]) < 2:
-        return 0.0
-    *batch, m, n = shapes[0]
-    if kind == "lu":
-        each = lu_flops(m, n)
-    elif kind == "cholesky":
-        each = cholesky_flops(n)
-    elif kind == "triangular solve":
-        each = triangular_solve_flops(n, lapack_coordinate(kind, shapes))
-    elif kind == "qr":
-        each = qr_flops(m, n)
-    elif kind == "householder product":  # the reflectors, then their scalars
-        k = shapes[1][-1] if len(shapes) > 1 and shapes[1] else n
-        each = q_from_reflectors_flops(m, n, k)
-    elif kind == "eigh":
-        each = eigh_flops(n, vectors=job != VALUES_ONLY)
-    elif kind in ("svd", "singular values"):
-        each = svd_flops(m, n, VALUES_ONLY if kind == "singular values" else job)
-    else:
-        return 0.0
-    return float(each * math.prod(batch))

@@ -70,7 +70,7 @@ from perfcore.measure.experiments.kernels.windows import MODEL_BYTES, Planned
 from perfcore.measure.experiments.suites import Suite, require_fits
 from perfcore.measure.results import Record
 from perfcore.measure.results.curves import EXPERIMENT
-from perfcore.model.chip import kernel_kinds
+from perfcore.model.chip import kernel_kinds, kernel_lapack
 
 MATMUL_REPEATS = 3  # a matmul point takes this many times the suite's repeats (within its share)
 COPIES = ("copy", "plain copy", *TRANSPOSES)  # kinds with no FLOPs: their bytes from the model
@@ -180,7 +180,7 @@ def _measure(env: Env, p: Planned, budget_s: float, trace: Trace | None = None) 
     require_fits(3 * p.model.bytes, free_memory_bytes(), p.label)
     fn, inputs = _function(env.jax, env.jnp, p.fn), random_inputs(env, p.shapes, p.dtype)
     inputs = kernel_factorizations.prepared(env.jnp, p.fn, inputs)
-    lapack = p.fn in kernel_kinds.FACTORIZATIONS  # its LAPACK call's own events, where traced
+    lapack = p.fn in kernel_lapack.FACTORIZATIONS  # its LAPACK call's own events, where traced
     fn = trace.named(fn, p.label, calls_only=lapack) if trace is not None else fn
     case = compile_case(env, fn, inputs, p.model, matmul=p.fn not in COPIES)
     case = dataclasses.replace(
@@ -188,7 +188,7 @@ def _measure(env: Env, p: Planned, budget_s: float, trace: Trace | None = None) 
     )
     if p.kind in MODEL_BYTES or trace is not None:  # the bytes as the prediction counts them
         case = dataclasses.replace(case, bytes=p.model.bytes)
-    if p.fn in kernel_kinds.FACTORIZATIONS:  # a LAPACK call XLA's cost model cannot see
+    if p.fn in kernel_lapack.FACTORIZATIONS:  # a LAPACK call XLA's cost model cannot see
         seen = f"XLA's cost model counts {case.flops:.4g}: the ops around the LAPACK call"
         note = f"FLOPs the routine's textbook count; {seen}"
         case = _counted(case, note, flops=p.model.flops, bytes=p.model.bytes)
@@ -250,7 +250,7 @@ def run(env: Env) -> list[Record]:
         colds = [_measure_cold(env, p, COLD_S) for p in _cold(env.suite, sweeps)]
         launches.append(pages.record(env, EXPERIMENT, threads=host_threads(env)))  # fresh pages
         bodies = [*in_loop(sweeps), *_carried(env.suite)]
-        lapack = [s for s in sweeps if s and s[0].fn in kernel_kinds.FACTORIZATIONS]
+        lapack = [s for s in sweeps if s and s[0].fn in kernel_lapack.FACTORIZATIONS]
         sweeps = [s for s in sweeps if s not in lapack]
         first = kernel_rounds.sweep(
             env, sweeps, _by_points(deadline, sweeps, [*lapack, *bodies]), _measure, refused

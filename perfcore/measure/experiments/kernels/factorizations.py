@@ -23,7 +23,7 @@ import math
 
 from perfcore.measure.experiments.kernels.windows import Planned
 from perfcore.measure.experiments.suites import Suite
-from perfcore.model.chip import kernel_kinds, ops
+from perfcore.model.chip import kernel_lapack, ops
 
 DTYPES = ("float32", "float64")  # what LAPACK runs (s and d); no other dtype reaches it
 RIGHT_HAND_SIDES = (1, 16, 256)  # a triangular solve's sweeps: a vector, a few, a matrix's
@@ -41,7 +41,7 @@ def _point(kind: str, dtype: str, b: int, m: int, n: int, k: int = 0) -> Planned
         shapes = ((n, n), (n, k))
     elif kind == "householder product":
         shapes = ((m, n), (n,))
-    flops = kernel_kinds.lapack_flops(kind, shapes, ops.VECTORS_THIN)
+    flops = kernel_lapack.lapack_flops(kind, shapes, ops.VECTORS_THIN)
     moved = sum(map(math.prod, shapes)) + math.prod(shapes[-1] if k else shapes[0])
     label = f"{kind} {dtype} {m}x{n}" + (f" against {k}" if k else "")
     return Planned(kind, label, dtype, shapes, kind, ops.Cost(flops, moved * b))
@@ -59,7 +59,7 @@ def factorizations_of(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
     sweeps += [
         [_point(solve, dtype, b, n, n, k) for n in sides if n >= k] for k in RIGHT_HAND_SIDES
     ]
-    for kind in kernel_kinds.BY_ROWS_PER_COLUMN:
+    for kind in kernel_lapack.BY_ROWS_PER_COLUMN:
         for a in ROWS_PER_COLUMN:
             tall = [_point(kind, dtype, b, a * n, n) for n in sides if a * n <= TALL_ROWS]
             sweeps.append(tall)

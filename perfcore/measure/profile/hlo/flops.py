@@ -2,7 +2,7 @@
 
 A dot, a cuBLAS gemm: 2·M·N·K (FLOPs, not MACs), the result's elements times the contracted
 size; a cuDNN convolution: 2 FLOPs per output per kernel tap; a LAPACK factorization XLA:CPU
-calls (`lapack_sgetrf_ffi` and its kin): its textbook count (kernel_kinds.lapack_flops)
+calls (`lapack_sgetrf_ffi` and its kin): its textbook count (kernel_lapack.lapack_flops)
 for each matrix of its batch, by its backend config's job letters; an FFT: 8 N log2 N a
 transform of N points (ops.fft_flops), in place of XLA's count, which in several dimensions
 multiplies the lengths' log2s; a complex dot: 8 FLOPs a multiply-add (a complex product's 4
@@ -27,7 +27,7 @@ from perfcore.measure.profile.hlo.text import (
     held,
     operand_shape,
 )
-from perfcore.model.chip import kernel_kinds, ops
+from perfcore.model.chip import kernel_lapack, ops
 
 COMPLEX = ("c64", "c128")  # HLO's complex element types
 
@@ -40,7 +40,7 @@ JOB = re.compile(r"\bmode = (\d+)")  # the routine's job as a character code (`m
 
 def factorization(instruction: Instruction) -> str:
     """The LAPACK routine a custom call runs (`getrf`, `potrf`, `trsm`, `geqrf`, `orgqr`,
-    `syevd`, `gesdd`: kernel_kinds.LAPACK_KINDS); empty for any other instruction."""
+    `syevd`, `gesdd`: kernel_lapack.LAPACK_KINDS); empty for any other instruction."""
     found = LAPACK.fullmatch(instruction.target) if instruction.opcode == "custom-call" else None
     return found.group(1) if found else ""
 
@@ -49,7 +49,7 @@ def factorization_job(instruction: Instruction) -> str:
     """The job letter a LAPACK call's backend config gives (`mode = 78 : ui8`: `N`, no vectors);
     the full vectors' where it gives none."""
     job = JOB.search(instruction.attrs)
-    return chr(int(job.group(1))) if job else kernel_kinds.VECTORS_FULL
+    return chr(int(job.group(1))) if job else ops.VECTORS_FULL
 
 
 def _operand_dims(module: Module, instruction: Instruction) -> tuple[tuple[int, ...], ...]:
@@ -59,24 +59,24 @@ def _operand_dims(module: Module, instruction: Instruction) -> tuple[tuple[int, 
 
 
 def factorization_kind(module: Module, instruction: Instruction) -> tuple[str, int]:
-    """A LAPACK call's kernel kind and its second coordinate (kernel_kinds.lapack_coordinate,
+    """A LAPACK call's kernel kind and its second coordinate (kernel_lapack.lapack_coordinate,
     from its operands' shapes); ("", 0) for any other instruction."""
     routine = factorization(instruction)
     if not routine:
         return "", 0
-    kind = kernel_kinds.lapack_kind(routine, factorization_job(instruction))
-    return kind, kernel_kinds.lapack_coordinate(kind, _operand_dims(module, instruction))
+    kind = kernel_lapack.lapack_kind(routine, factorization_job(instruction))
+    return kind, kernel_lapack.lapack_coordinate(kind, _operand_dims(module, instruction))
 
 
 def factorization_flops(module: Module, instruction: Instruction) -> float | None:
-    """A LAPACK call's FLOPs (kernel_kinds.lapack_flops: its count a matrix times the matrices
+    """A LAPACK call's FLOPs (kernel_lapack.lapack_flops: its count a matrix times the matrices
     of its batch); None where it is not one or its shapes are unread."""
     routine = factorization(instruction)
     if not routine:
         return None
     job = factorization_job(instruction)
-    kind = kernel_kinds.lapack_kind(routine, job)
-    return kernel_kinds.lapack_flops(kind, _operand_dims(module, instruction), job) or None
+    kind = kernel_lapack.lapack_kind(routine, job)
+    return kernel_lapack.lapack_flops(kind, _operand_dims(module, instruction), job) or None
 
 
 def fft_lengths(instruction: Instruction) -> tuple[int, ...]:
