@@ -178,11 +178,12 @@ def _sweep(record: Record) -> int:
     operand's last dimension), a strided transpose's KiB a walk spans (its operand's last two
     dimensions), an FFT's dimensions transformed (its operand's, less the batch), a top-k's
     heap steps (kernel_kinds.heap_steps of its row and its k), a LAPACK routine's
-    (kernel_lapack.lapack_coordinate); 0 for another kind or without the shapes."""
+    (kernel_lapack.lapack_coordinate), a gather's or scatter's elements a row (its table's
+    last dimension); 0 for another kind or without the shapes."""
     shapes = record.shapes[:2]
     if record.kernel in kernel_lapack.FACTORIZATIONS:
         return kernel_lapack.lapack_coordinate(record.kernel, tuple(tuple(s) for s in shapes))
-    if record.kernel == "column reduction":  # (rows, kept): what it keeps, its last dim
+    if record.kernel in ("column reduction", "gather", "scatter"):  # (rows, kept), (table, row)
         return shapes[0][-1] if shapes and shapes[0] else 0
     if record.kernel == "strided transpose":  # (x + 1)ᵀ of (.., R, C): R x C elements spanned
         if not shapes or len(shapes[0]) < 2:

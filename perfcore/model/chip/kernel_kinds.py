@@ -7,13 +7,14 @@ lack (one measured since) is priced from its base kind's curve (BASE_KIND). A ma
 is its operand layout's (matmul_kind): a weight gradient's Aᵀ·B and an input gradient's A·Bᵀ
 run other library paths than A·B, and Aᵀ·Bᵀ another again (on XLA:CPU a plain dot outside
 its matmul library: 27 GFLOP/s there for 64×1024·1024×1024, where A·B ran 190); a skinny one
-is a matvec (a dot of several a batched matvec), a dot of several a batched matmul. Sixteen
+is a matvec (a dot of several a batched matvec), a dot of several a batched matmul. Eighteen
 kinds have a second coordinate (SWEPT) the suite sweeps at fixed values: a matvec's rows (a
 batched one's too), a narrow matmul's smallest side (narrow_side, in each of the four
 layouts), a filter gradient's reduced volume, a column reduction's kept elements, a strided
 transpose's KiB a walk spans, a triangular solve's right-hand sides, a QR's, its Q's and an SVD's
-rows per column (kernel_lapack.lapack_coordinate), an FFT's dimensions transformed, and a
-top-k's heap steps per element (heap_steps).
+rows per column (kernel_lapack.lapack_coordinate), an FFT's dimensions transformed, a
+top-k's heap steps per element (heap_steps), and a gather's or scatter's elements a row (what
+each index moves).
 """
 
 from __future__ import annotations
@@ -161,6 +162,8 @@ SWEPT = {
     "singular values": "rows per column",
     "fft": "dimensions transformed",  # 1: each row's; 2: each image's (fft2, rfft2)
     "top-k": "heap steps per 1,000 elements",  # heap_steps: what a row's k and length cost
+    "gather": "elements a row",  # each index's slice: a lookup of scalars' 1, an embedding's width
+    "scatter": "elements a row",  # each index's update: a histogram's 1, a segment sum's features
 }
 # The transcendental curve's kernel, exp(-x)·tanh(x), evaluates this many per element, reading
 # and writing each element once: n evaluations cost that kernel over n / 2 elements.

@@ -120,9 +120,12 @@ def _function(jax, jnp, name: str):
 
 def _carried(suite: Suite) -> list[list[Planned]]:
     """The sweeps a host times only as loop bodies' ops into a carried table (CARRIED): the
-    scatters of the suite's first dtype."""
+    scatters of the suite's first dtype, of rows of ROW and of kernel_rows.SMALL_ROWS."""
     dtype = suite.kernel_dtypes[0]
-    return kernel_rows.scatters(suite, dtype, ITEMSIZE.get(dtype, 4), ROW)
+    b = ITEMSIZE.get(dtype, 4)
+    return [
+        s for r in (ROW, *kernel_rows.SMALL_ROWS) for s in kernel_rows.scatters(suite, dtype, b, r)
+    ]
 
 
 def count(suite: Suite) -> int:

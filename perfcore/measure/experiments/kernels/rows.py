@@ -5,7 +5,9 @@ A gather of rows of `row` floats from a table of TABLE_ROWS (above a CPU's last-
 as an embedding is), at random rows, over the element counts gathered up to a quarter of the
 table: an embedding lookup's kernel, whose rows miss the cache where a stream's are
 prefetched; a scatter-add of as many rows into it (an embedding gradient's), timed as a loop
-body's op into a table the loop carries. The k largest of rows of TOP_K_ROW for each k of
+body's op into a table the loop carries; both again over rows of SMALL_ROWS elements into a
+table of SMALL_TABLE rows (a histogram's, a segment sum's: their second coordinate, the
+elements a row, kernel_kinds.SWEPT). The k largest of rows of TOP_K_ROW for each k of
 TOP_KS (jax.lax.top_k: a custom call on XLA:CPU, 6.3 ms for the 8 largest of 2048 rows of
 1024 floats there, where a reduction of the same bytes takes about 0.3 ms), sized by its input
 and outputs' bytes, its second coordinate the heap steps its k and row take
@@ -32,6 +34,13 @@ from perfcore.measure.experiments.suites import Suite
 from perfcore.model.chip import ops
 
 TABLE_ROWS = 65536  # the gather's table: 64 MiB of float32 rows of 256
+# Short rows, swept apart (kernel_kinds.SWEPT: each index's elements): on XLA:CPU an indexed
+# row costs about a nanosecond however short, so a histogram's scalar updates ran at 7-18 GB/s
+# here where rows of 256 ran at 45-58. Their table is a histogram's bins or a segment sum's
+# segments, hit many times over and held in cache: a table of 64 MiB took 5-6 ns an update of
+# one element against 0.6-0.7 ns into 4,096 rows (not swept).
+SMALL_ROWS = (1, 16)
+SMALL_TABLE = 4096
 TOP_KS, TOP_K_ROW = (2, 8, 64), 1024  # the top-ks' k and row: a router's k to a sampler's
 ARG_ROW = 1024  # the arg reduction's row: each row's argmax
 FFT_ROW = 4096  # the fft's row: each row's transform
@@ -40,40 +49,50 @@ FFT_DTYPES = ("float32", "float64")  # what jnp.fft.rfft takes
 COMPLEX_OF = {"float32": "complex64", "float64": "complex128"}  # its complex transforms' dtype
 
 
+def _indexed(suite: Suite, row: int) -> list[tuple[int, int]]:
+    """(elements n, table rows) of the indexed sweeps over rows of `row`: an embedding's rows
+    (ROW) into TABLE_ROWS of them, n up to a quarter of the table; a short row (SMALL_ROWS)
+    into SMALL_TABLE rows hit many times over, at every other element count from a quarter of
+    the table."""
+    if row not in SMALL_ROWS:
+        return [(n, TABLE_ROWS) for n in suite.kernel_elements if row <= n <= TABLE_ROWS * row // 4]
+    sizes = [n for n in suite.kernel_elements if n >= SMALL_TABLE * row // 4][::2]
+    return [(n, SMALL_TABLE) for n in sizes]
+
+
 def gathers(suite: Suite, dtype: str, b: int, row: int) -> list[Planned]:
-    """n / row random rows of a (TABLE_ROWS, row) table, for the suite's element counts n up
-    to a quarter of it: the rows read and written, their indices (drawn in the step from a
-    second input) read."""
+    """n / row random rows of a table (_indexed), for the suite's element counts n: the rows
+    read (each of the table's once at most) and written, their indices (drawn in the step from
+    a second input) read."""
     return [
         Planned(
             "gather",
-            f"gather {dtype} {n // row} of {TABLE_ROWS} rows of {row}",
+            f"gather {dtype} {n // row} of {table} rows of {row}",
             dtype,
-            ((TABLE_ROWS, row), (n // row, 1)),
+            ((table, row), (n // row, 1)),
             "gather",
-            ops.Cost(0, (2 * n + n // row) * b),
+            ops.Cost(0, (n + min(n, table * row) + n // row) * b),
         )
-        for n in suite.kernel_elements
-        if row <= n <= TABLE_ROWS * row // 4
+        for n, table in _indexed(suite, row)
     ]
 
 
 def scatters(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
-    """n / row rows added into a (TABLE_ROWS, row) table at random rows, for the gather's
-    element counts n: the updates read, those rows of the table read and written, their
-    indices (drawn in the step from the updates' first column) read. Timed only on a host, as
-    a loop body's op into a table the loop carries (kernel_loops.carried)."""
+    """n / row rows added into a table at random rows (_indexed), for the gather's element
+    counts n: the updates read, the rows they hit read and written (each of the table's once at
+    most: a table hit many times over stays in cache), their indices (drawn in the step from
+    the updates' first column) read, as judge.price counts a program's scatter. Timed only on
+    a host, as a loop body's op into a table the loop carries (kernel_loops.carried)."""
     points = [
         Planned(
             "scatter",
-            f"scatter-add {dtype} {n // row} rows into {TABLE_ROWS} rows of {row}",
+            f"scatter-add {dtype} {n // row} rows into {table} rows of {row}",
             dtype,
-            ((TABLE_ROWS, row), (n // row, row)),
+            ((table, row), (n // row, row)),
             "scatter",
-            ops.Cost(0, (3 * n + n // row) * b),
+            ops.Cost(0, (n + 2 * min(n, table * row) + n // row) * b),
         )
-        for n in suite.kernel_elements
-        if row <= n <= TABLE_ROWS * row // 4
+        for n, table in _indexed(suite, row)
     ]
     return [points] if points else []
 
@@ -174,10 +193,10 @@ def ffts(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
 
 
 def rows(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
-    """The gathers, top-ks, argmaxes and FFTs of dtype (the scatters are timed apart, as loop
-    bodies' ops: kernels.CARRIED)."""
+    """The gathers (of rows of `row` and of SMALL_ROWS), top-ks, argmaxes and FFTs of dtype (the
+    scatters are timed apart, as loop bodies' ops: kernels.CARRIED)."""
     sweeps = (
-        gathers(suite, dtype, b, row),
+        *(gathers(suite, dtype, b, r) for r in (row, *SMALL_ROWS)),
         *top_ks(suite, dtype, b),
         arg_reductions(suite, dtype, b),
     )

@@ -201,6 +201,13 @@ def held(module: Module, instruction: Instruction) -> list[Instruction]:
     return [i for c in called(module, instruction) for i in module.computations[c]]
 
 
+def inside(module: Module, instruction: Instruction, opcodes) -> list[Instruction]:
+    """The instruction itself if its opcode is one of `opcodes`, else those it holds (held)."""
+    if instruction.opcode in opcodes:
+        return [instruction]
+    return [i for i in held(module, instruction) if i.opcode in opcodes]
+
+
 def backend_config(instruction: Instruction) -> dict:
     """The instruction's backend_config JSON object; {} when absent or unreadable."""
     at = instruction.attrs.find("backend_config=")

@@ -53,20 +53,13 @@ SORT_DIM = re.compile(r"dimensions=\{(\d+)\}")
 
 def dots(module: hlo.Module, instruction: hlo.Instruction) -> list[hlo.Instruction]:
     """The instruction's dots: itself, or those inside its fusion, in program order."""
-    return _inside(module, instruction, hlo.MATMUL_OPS)
-
-
-def _inside(module: hlo.Module, instruction: hlo.Instruction, opcodes) -> list:
-    """The instruction itself if its opcode is one of `opcodes`, else those its fusion holds."""
-    if instruction.opcode in opcodes:
-        return [instruction]
-    return [i for i in hlo.held(module, instruction) if i.opcode in opcodes]
+    return hlo.inside(module, instruction, hlo.MATMUL_OPS)
 
 
 def sorted_keys(module: hlo.Module, instruction: hlo.Instruction) -> tuple[float, int]:
     """(bytes a sort is sized and bounded by, kernel_kinds.sort_bytes of its keys: its first
     operand; how many rows it sorts: the keys' elements over the sorted dimension's length)."""
-    found = _inside(module, instruction, {"sort"})
+    found = hlo.inside(module, instruction, {"sort"})
     keys = hlo.arrays(hlo.operand_shape(module, found[0].operands[0])) if found else []
     if not keys or not keys[0][1]:
         return 0.0, 1
@@ -83,7 +76,7 @@ def window_reads(module: hlo.Module, instruction: hlo.Instruction) -> float:
     """Bytes its reduce-windows are sized and bounded by (kernel_kinds.window_bytes: every output
     reads its whole window, and is written once)."""
     total = 0.0
-    for rw in _inside(module, instruction, {"reduce-window"}):
+    for rw in hlo.inside(module, instruction, {"reduce-window"}):
         out = hlo.arrays(rw.shape)
         if out:
             kind, dims = out[0]
@@ -101,7 +94,7 @@ def window_kind(module: hlo.Module, instruction: hlo.Instruction) -> str:
     reduces several arrays together (values and their indices: XLA:CPU's expansion of a max
     pool's gradient), `pool` where every window's stride is at least its size (windows that
     do not overlap: each input read once), else `reduce-window` (a cumulative sum's)."""
-    found = _inside(module, instruction, {"reduce-window"})
+    found = hlo.inside(module, instruction, {"reduce-window"})
     if any(len(hlo.arrays(rw.shape)) > 1 for rw in found):
         return "windowed arg reduction"
     for rw in found:
@@ -141,7 +134,7 @@ FUNCTION_OF = {"sine": "sine", "cosine": "sine", "tan": "sine", "power": "power"
 def _elements(module: hlo.Module, instruction: hlo.Instruction, opcodes) -> dict[str, float]:
     """Elements the op's instructions of `opcodes` compute, by opcode."""
     out: dict[str, float] = {}
-    for i in _inside(module, instruction, opcodes):
+    for i in hlo.inside(module, instruction, opcodes):
         if found := hlo.arrays(i.shape):
             out[i.opcode] = out.get(i.opcode, 0.0) + math.prod(found[0][1])
     return out
@@ -264,7 +257,7 @@ def column_reduce(module: hlo.Module, instruction: hlo.Instruction) -> hlo.Instr
 def fft_rank(module: hlo.Module, instruction: hlo.Instruction) -> int:
     """An FFT's second coordinate (kernel_kinds.SWEPT): the dimensions it transforms (its
     fft_length's), of the op or the fft its fusion holds; 0 for any other op."""
-    for f in _inside(module, instruction, ("fft",)):
+    for f in hlo.inside(module, instruction, ("fft",)):
         if lengths := hlo.fft_lengths(f):
             return len(lengths)
     return 0

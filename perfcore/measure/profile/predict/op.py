@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from perfcore.measure.profile import hlo
 from perfcore.measure.profile.judge import join
 from perfcore.measure.profile.judge.records import DTYPES
-from perfcore.measure.profile.predict import fused, kinds, matmuls, permutes
+from perfcore.measure.profile.predict import fused, indexed, kinds, matmuls, permutes
 from perfcore.model.chip import kernels
 from perfcore.model.chip.roofline import t_lower
 from perfcore.model.chip.specs import Device
@@ -176,8 +176,8 @@ def _windowed(module, instruction, kind: str, flops: float, roofs) -> tuple[floa
 def _second_coordinate(module, instruction, kind: str, inner: list) -> int:
     """An op's second coordinate (kernel_kinds.SWEPT): a column reduction's kept elements, a
     strided transpose's KiB a walk spans, a LAPACK call's (hlo.factorization_kind), an FFT's
-    dimensions transformed, a top-k's heap steps, else its one
-    dot's or convolution's (matmuls.second_coordinate; a cuDNN call's its own), else 0."""
+    dimensions transformed, a top-k's heap steps, a gather's or scatter's elements a row, else
+    its one dot's or convolution's (matmuls.second_coordinate; a cuDNN call's its own), else 0."""
     if hlo.factorization(instruction):
         return hlo.factorization_kind(module, instruction)[1]
     if kind == "column reduction":
@@ -188,6 +188,8 @@ def _second_coordinate(module, instruction, kind: str, inner: list) -> int:
         return kinds.fft_rank(module, instruction)
     if kind == "top-k":
         return kinds.top_k_steps(module, instruction)
+    if kind in ("gather", "scatter"):
+        return indexed.row_elements(module, instruction)
     if not inner and matmuls.is_convolution(instruction):  # a cuDNN call: no dot inside
         inner = [instruction]
     return matmuls.second_coordinate(module, inner[0]) if inner else 0
