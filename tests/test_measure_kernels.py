@@ -67,6 +67,14 @@ def test_the_tiny_suite_yields_records_of_every_kind(measured):
             assert r.size_kind == kernel_kinds.SIZE_UNIT[r.kernel]
 
 
+def test_the_page_faults_are_timed_before_the_sweeps_and_again_after_them(measured):
+    """One record, both passes' calls in it: a slow spell in one pass no longer sets the
+    cost of every fresh page a prediction adds."""
+    (r,) = [r for r in measured if r.kernel == "page faults, every core"]
+    assert r.measurement.n == 2 * TINY.repeats
+    assert "samples of two passes" in r.notes
+
+
 def test_a_batched_matmul_record_is_sized_by_one_of_its_matmuls(measured):
     """16 matmuls of 256×64·64×256 in one dot: the record's size is one's FLOPs (as the
     prediction sizes a batched dot), its FLOPs the dot's (cost_analysis)."""

@@ -72,6 +72,14 @@ def sweep(
     return [(point, record) for _, point, record in done]
 
 
+def joined(first: Record, second: Record) -> Record:
+    """first with second's samples beside its own: both passes' (its fastest call the faster
+    pass's, its spread over both)."""
+    samples = (*first.measurement.samples, *second.measurement.samples)
+    both = dataclasses.replace(first.measurement, samples=samples)
+    return dataclasses.replace(first, measurement=both).noted("samples of two passes")
+
+
 def again(
     env: Env, done: list[tuple], deadline: float, measure: Callable, chosen: Callable
 ) -> list[Record]:
@@ -84,7 +92,5 @@ def again(
         point, first = done[k]
         if share <= 3 * first.measurement.median:
             continue
-        samples = (*first.measurement.samples, *measure(env, point, share).measurement.samples)
-        both = dataclasses.replace(first.measurement, samples=samples)
-        out[k] = dataclasses.replace(first, measurement=both).noted("samples of two passes")
+        out[k] = joined(first, measure(env, point, share))
     return out
