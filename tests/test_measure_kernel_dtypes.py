@@ -13,7 +13,7 @@ from perfcore.measure.experiments.kernels import sweeps as kernel_plan
 from perfcore.measure.experiments.suites import SUITES, for_platform
 
 
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "int8"])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "int8", "complex64"])
 def test_every_planned_kernel_traces_in_its_dtype(dtype):
     """The first point of each sweep of the default suite (an accelerator's dtypes start with
     these two; int8 is a host's too), lowered as the suite compiles it, in the point's own

@@ -41,8 +41,9 @@ FIT_FRACTION = 0.8  # refuse work needing more than this share of free device me
 # 400 in 480 s, every kind at two sizes or more (+2 %). No GPU has been measured: a GPU keeps
 # twice the suite's, which scripts/gpu_check.py's whole run was sized for; so does any other.
 ACCELERATOR_KERNELS = {"gpu": 2, "tpu": 4}
-# A host's kernel dtypes: float32's every kind, int8's forward matmuls (a quantized layer's)
-CPU_KERNEL_DTYPES = ("float32", "int8")
+# A host's kernel dtypes: float32's every kind, int8's forward matmuls (a quantized layer's),
+# complex64's square matmuls (a signal's or a physics program's)
+CPU_KERNEL_DTYPES = ("float32", "int8", "complex64")
 
 
 @dataclass(frozen=True)

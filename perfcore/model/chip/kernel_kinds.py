@@ -107,6 +107,7 @@ ITEMSIZE = {
     "float16": 2,
     "float8_e4m3fn": 1,
     "int8": 1,
+    "complex64": 8,
 }
 # A kind measured on its own whose curve an older file may lack: priced from its base kind's.
 BASE_KIND = {

@@ -61,6 +61,7 @@ from perfcore.measure.experiments.kernels import loops as kernel_loops
 from perfcore.measure.experiments.kernels import pools as kernel_pools
 from perfcore.measure.experiments.kernels import rounds as kernel_rounds
 from perfcore.measure.experiments.kernels import rows as kernel_rows
+from perfcore.measure.experiments.kernels import sweeps as kernel_sweeps
 from perfcore.measure.experiments.kernels import traced as kernel_traced
 from perfcore.measure.experiments.kernels import windows as kernel_windows
 from perfcore.measure.experiments.kernels.launches import host_columns, host_threads
@@ -155,7 +156,7 @@ def _measure_in_loop(env: Env, p: Planned, budget_s: float) -> Record:
     require_fits(3 * p.model.bytes, free_memory_bytes(), p.label)
     fn, inputs = _function(env.jax, env.jnp, p.fn), random_inputs(env, p.shapes, p.dtype)
     case = compile_case(env, fn, inputs, p.model, matmul=p.fn not in COPIES)
-    carry = p.kind in CARRIED
+    case, carry = _real_flops(case, p), p.kind in CARRIED
     if carry:
         case = dataclasses.replace(case, bytes=p.model.bytes)
     m = kernel_loops.per_iteration(env, fn, inputs, max(budget_s, 1e-3), carry=carry)
@@ -169,6 +170,15 @@ def _counted(case, note: str, **counted):
     """case with the model's counts given in place of XLA's cost model's, flops_source
     `model`, and a note why in place of its cross-check's."""
     return dataclasses.replace(case, notes=(note,), flops_source="model", **counted)
+
+
+def _real_flops(case, p: Planned):
+    """case at a complex matmul's real FLOPs, 8·M·N·K, where p is one (as a prediction counts
+    a complex dot: hlo.complex_dot_flops; XLA's cost model counts 2·M·N·K), else as it is."""
+    if p.dtype not in kernel_sweeps.COMPLEX:
+        return case
+    note = f"FLOPs a complex matmul's real ones; XLA's cost model counts {case.flops:.4g}"
+    return _counted(case, note, flops=p.model.flops)
 
 
 def _measure(env: Env, p: Planned, budget_s: float, trace: Trace | None = None) -> Record:
@@ -198,6 +208,7 @@ def _measure(env: Env, p: Planned, budget_s: float, trace: Trace | None = None) 
     elif p.kind == "fft":  # as a prediction counts an FFT's (hlo.fft_flops), not as XLA does
         note = f"FLOPs 8 N log2 N a transform; XLA's cost model counts {case.flops:.4g}"
         case = _counted(case, note, flops=p.model.flops)
+    case = _real_flops(case, p)
     repeats = env.suite.repeats * (MATMUL_REPEATS if p.fn.startswith("matmul") else 1)
     m = env.measure(case.run, repeats=repeats, budget_s=max(budget_s, 1e-3))  # >= 3 calls
     unit = kernel_kinds.SIZE_UNIT[p.kind]
@@ -243,9 +254,7 @@ def run(env: Env) -> list[Record]:
     What takes a fixed time (dispatch; on a host the cold points and the page faults) is
     measured first, so that the sweeps, which stop at the deadline, end the budget: measured
     after them, a host's 12 cold points and its pages took 9 s past a budget of 120 s. The
-    page faults are timed again after the sweeps, in time kept back from them, both passes'
-    samples in one record: on this machine one pass's fastest call ranged over 2.8-4.9 core-µs
-    a page from one pass to the next, minutes apart."""
+    page faults again after them too (in time kept back), both passes in one record."""
     deadline = time.perf_counter() + env.suite.kernels_budget_s
     dropped = {d: why for d in env.suite.kernel_dtypes if (why := roofline.unsupported(env, d))}
     sweeps = [s for d in env.suite.kernel_dtypes if d not in dropped for s in plan(env.suite, d)]

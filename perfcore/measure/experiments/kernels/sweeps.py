@@ -11,11 +11,13 @@ change, attention's head split); a strided transpose (a fusion holding a broadca
 its minor dimension: XLA:CPU reads its elements one by one); column reductions keeping each of
 COLUMN_WIDTHS; kernel_windows' convolutions and windowed kinds, kernel_pools' max pools; and on
 a host kernel_factorizations' LAPACK routines. A float8 dtype runs matmuls alone, an int8 one
-(int32 accumulation) those of a forward pass alone: square, skinny and tall.
+(int32 accumulation) those of a forward pass alone: square, skinny and tall; a complex one
+square matmuls alone (COMPLEX).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from perfcore.measure.experiments.kernels import factorizations as kernel_factorizations
@@ -36,7 +38,15 @@ TRANSPOSES = {"transpose": (0, 2, 3, 1), "row transpose": (0, 2, 1, 3)}
 # The strided transpose's square walks, (B, S, S) per S: a walk of S rows spanning S² elements
 # (its KiB, kernel_kinds.SWEPT: 16, 256 and 4,096 in float32).
 STRIDED_SIDES = (64, 256, 1024)
-MATMUL_ONLY = ("float8_e4m3fn", "int8")  # dtypes whose other kernels no layer runs
+MATMUL_ONLY = ("float8_e4m3fn", "int8", "complex64")  # dtypes whose other kernels we leave
+# A complex dtype runs square matmuls alone (on a host, Eigen's complex GEMM: a 512² complex64
+# product took 10.7 ms here, where its real FLOPs at float32's rate of that size give 6.0),
+# sized by its real FLOPs, 8·M·N·K (a complex multiply-add's, as hlo.complex_dot_flops counts).
+COMPLEX = ("complex64",)
+COMPLEX_FLOPS = 4  # a complex matmul's real FLOPs over a real one's 2·M·N·K
+# Its largest side: 116 GFLOP/s there at 512², 120 at 1,024² (whose 71 ms calls took 8.6 s of
+# a 240 s suite, and 2,048²'s 15.6 s); a larger product reads the 512 point, said so.
+COMPLEX_MAX = 512
 # Dtypes a quantized forward pass alone multiplies in (int32 accumulation): square, skinny and
 # tall matmuls, no gradients' layouts, its skinny ones up to the square sweep's largest side.
 FORWARD_ONLY = ("int8",)
@@ -66,6 +76,9 @@ def _matmuls(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
 
     sides = suite.kernel_sides
     square = [point(n, n, n) for n in sides]
+    if dtype in COMPLEX:
+        small = [p for p in square if p.shapes[0][0] <= COMPLEX_MAX]
+        return [[dataclasses.replace(p, model=_complex(p.model)) for p in small]]
     wide = [w for w in (2 * max(sides), 4 * max(sides)) if w * w * b <= SKINNY_WEIGHT_MAX]
     if dtype in FORWARD_ONLY:  # its weights drawn up to the square sweep's side (drawing
         wide = []  # 64 MiB of int8 weights three times took 6 of the suite's 120 s)
@@ -84,6 +97,12 @@ def _matmuls(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
         narrow.append([point(r, n, n, rhs=True) for n in across])  # dY·Wᵀ
         narrow.append([point(r, n, n, transposed=True, rhs=True) for n in across])  # Aᵀ·Bᵀ
     return [square, *skinny, tall, grads, inputs, both, *narrow]
+
+
+def _complex(real: ops.Cost) -> ops.Cost:
+    """A complex matmul's cost from its real counterpart's: COMPLEX_FLOPS × its FLOPs, its
+    bytes (already counted at the complex itemsize) as they are."""
+    return dataclasses.replace(real, flops=COMPLEX_FLOPS * real.flops)
 
 
 def _attentions(suite: Suite, dtype: str, b: int) -> list[list[Planned]]:
