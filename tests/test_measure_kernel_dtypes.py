@@ -7,7 +7,7 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from perfcore.measure.experiments import kernels as kernel_suite
+from perfcore.measure.experiments.kernels import functions as kernel_functions
 from perfcore.measure.experiments.kernels import rows as kernel_rows
 from perfcore.measure.experiments.kernels import sweeps as kernel_plan
 from perfcore.measure.experiments.suites import SUITES, for_platform
@@ -23,7 +23,7 @@ def test_every_planned_kernel_traces_in_its_dtype(dtype):
     for sweep in sweeps:
         p = sweep[0]
         args = [jax.ShapeDtypeStruct(shape, p.dtype) for shape in p.shapes]
-        jax.jit(kernel_suite._function(jax, jnp, p.fn)).lower(*args)
+        jax.jit(kernel_functions.function(jax, jnp, p.fn)).lower(*args)
 
 
 def test_int8_runs_a_forward_passs_matmuls_alone_accumulated_in_int32():
@@ -39,7 +39,7 @@ def test_int8_runs_a_forward_passs_matmuls_alone_accumulated_in_int32():
     assert "int8" in for_platform(SUITES["kernels"], "gpu").kernel_dtypes
     p = sweeps[0][0]
     args = [jax.ShapeDtypeStruct(shape, "int8") for shape in p.shapes]
-    text = jax.jit(kernel_suite._function(jax, jnp, p.fn)).lower(*args).as_text()
+    text = jax.jit(kernel_functions.function(jax, jnp, p.fn)).lower(*args).as_text()
     assert "-> tensor<32x32xi32>" in text and "i8" in text
 
 

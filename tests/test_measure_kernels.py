@@ -15,7 +15,8 @@ from perfcore.measure import results
 from perfcore.measure.clock import harness
 from perfcore.measure.experiments import kernels as kernel_suite
 from perfcore.measure.experiments import runner
-from perfcore.measure.experiments.env import random_inputs
+from perfcore.measure.experiments.env import compile_case, random_inputs
+from perfcore.measure.experiments.kernels import functions as kernel_functions
 from perfcore.measure.experiments.kernels import launches as kernel_launches
 from perfcore.measure.experiments.kernels import loops as kernel_loops
 from perfcore.measure.experiments.kernels import sweeps as kernel_plan
@@ -28,6 +29,7 @@ from perfcore.measure.profile.predict import versus
 from perfcore.measure.profile.run import profile
 from perfcore.measure.results import curves
 from perfcore.model.chip import kernel_kinds, kernel_lapack, kernels
+from perfcore.model.chip.ops import Cost
 
 TINY = dataclasses.replace(
     SUITES["quick"],
@@ -218,13 +220,36 @@ def test_a_looped_kernel_stays_in_the_loop_body():
     assert [i for i in inside if i.opcode == "copy" and "64,256" in i.shape]
 
 
+def test_a_scatter_is_timed_in_a_loop_carrying_its_table_and_as_a_program_donating_it(measured):
+    """The donated program's calls each update the table the call before returned, in place
+    (no copy of the table in its HLO); both kinds of point are recorded, at the model's bytes."""
+    env = runner.Env(jax, jnp, runner.detect({}), TINY, lambda message: None)
+    fn = kernel_functions.function(jax, jnp, "scatter")
+    table, rows = jnp.zeros((4096, 16)), jnp.ones((256, 16))
+    plain = compile_case(env, fn, (table, rows), Cost(0, 1), matmul=False)
+    case = kernel_suite._in_place(env, fn, (table, rows), plain)
+    for _ in range(3):
+        done = case.run()
+    assert float(done.sum()) == 3 * 256 * 16  # each call added to the last one's table
+    assert float(table.sum()) == 0.0  # the caller's table untouched
+    text = jax.jit(fn, donate_argnums=0).lower(table, rows).compile().as_text()
+    assert "input_output_alias" in text and not hlo.parse_module(text).instructions.get("%copy")
+    scatters = [r for r in measured if r.kernel == "scatter"]
+    looped = [r for r in scatters if r.label.endswith(kernel_suite.IN_LOOP)]
+    assert looped and len(looped) < len(scatters)
+    planned = {p.label: p.model.bytes for s in kernel_suite._carried(TINY) for p in s}
+    assert all(
+        r.bytes == planned[r.label.removesuffix(" " + kernel_suite.IN_LOOP)] for r in scatters
+    )
+
+
 def test_a_carried_scatter_updates_its_table_in_place_in_the_loop_body():
     """A scatter into the loop's carry: the while body holds the scatter and copies no table
     (the table given is copied into the carry once, before the loop)."""
     import jax
     import jax.numpy as jnp
 
-    fns = kernel_suite._function(jax, jnp, "scatter")
+    fns = kernel_functions.function(jax, jnp, "scatter")
     trips, table, rows = jnp.int32(10), jnp.zeros((4096, 64)), jnp.ones((16, 64))
     text = kernel_loops.carried(jax, fns).lower(trips, table, rows).compile().as_text()
     module = hlo.parse_module(text)

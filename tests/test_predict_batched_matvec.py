@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import pytest
 
 from bench.predict import decode
-from perfcore.measure.experiments import kernels as kernel_suite
+from perfcore.measure.experiments.kernels import functions as kernel_functions
 from perfcore.measure.experiments.kernels import windows as kernel_windows
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.measure.profile.predict import program
@@ -80,7 +80,7 @@ def test_the_suite_times_the_scores_dot_over_caches_from_16_tokens():
     assert [p.model.bytes for p in sweep] == [(4096 * t + 64 * (t + 64)) * 4 for t in tokens]
     p = sweep[0]
     args = [jax.ShapeDtypeStruct(s, p.dtype) for s in p.shapes]
-    text = jax.jit(kernel_suite._function(jax, jnp, p.fn)).lower(*args).compile().as_text()
+    text = jax.jit(kernel_functions.function(jax, jnp, p.fn)).lower(*args).compile().as_text()
     dots = [line for line in text.splitlines() if " dot(" in line]
     assert len(dots) == 1 and "lhs_batch_dims={0,1}" in dots[0]
     moves = [line for line in text.splitlines() if " copy(" in line or "transpose(" in line]

@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from perfcore.measure.experiments import kernels as kernel_suite
+from perfcore.measure.experiments.kernels import functions as kernel_functions
 from perfcore.measure.experiments.kernels import windows as kernel_windows
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.measure.profile import hlo
@@ -74,7 +74,7 @@ def test_the_suite_times_3x3x3_convolutions_over_volumes():
     ]
     p = volumes[0]
     args = [jax.ShapeDtypeStruct(s, p.dtype) for s in p.shapes]
-    text = jax.jit(kernel_suite._function(jax, jnp, p.fn)).lower(*args).compile().as_text()
+    text = jax.jit(kernel_functions.function(jax, jnp, p.fn)).lower(*args).compile().as_text()
     assert "dim_labels=b012f_012io->b012f" in text
     assert curves_of._sweep(record(p.kind, p.label, [1e-2], shapes=p.shapes)) == 3
 

@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from perfcore.measure.experiments import kernels as kernel_suite
+from perfcore.measure.experiments.kernels import functions as kernel_functions
 from perfcore.measure.experiments.kernels import windows as kernel_windows
 from perfcore.measure.experiments.suites import SUITES
 from perfcore.measure.profile import hlo
@@ -116,7 +116,7 @@ def test_the_suite_sweeps_depthwise_and_16_a_group_and_compiles_them_grouped():
             assert c >= 2 * g and p.model.flops == 2.0 * n * taps * c * g
     p = grouped[1][0]
     args = [jax.ShapeDtypeStruct(s, p.dtype) for s in p.shapes]
-    text = jax.jit(kernel_suite._function(jax, jnp, p.fn)).lower(*args).compile().as_text()
+    text = jax.jit(kernel_functions.function(jax, jnp, p.fn)).lower(*args).compile().as_text()
     assert f"feature_group_count={p.shapes[0][-1] // 16}" in text
     r = record(p.kind, p.label, [1e-2], shapes=p.shapes)
     assert curves_of._sweep(r) == 16

@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from perfcore.measure.experiments import kernels as kernel_suite
+from perfcore.measure.experiments.kernels import functions as kernel_functions
 from perfcore.measure.experiments.kernels import pools as kernel_pools
 from perfcore.measure.experiments.kernels import windows as kernel_windows
 from perfcore.measure.experiments.suites import SUITES
@@ -89,7 +89,7 @@ def test_the_suite_pools_64x64x64_images_and_their_indices_one_per_dimension():
     assert [p.model.bytes for p in arg] == [5 * (n + n // 4) * 4 for n in kept]
     p = arg[0]
     args = [jax.ShapeDtypeStruct(s, p.dtype) for s in p.shapes]
-    text = jax.jit(kernel_suite._function(jax, jnp, p.fn)).lower(*args).compile().as_text()
+    text = jax.jit(kernel_functions.function(jax, jnp, p.fn)).lower(*args).compile().as_text()
     windows = [line for line in text.splitlines() if " reduce-window(" in line]
     assert len(windows) == 1 and windows[0].count("f32[1,32,32,64]") == 5
     assert "pool" in kernel_windows.MODEL_BYTES

@@ -48,8 +48,8 @@ def test_a_scatter_moves_only_the_rows_its_updates_hit():
 
 
 def test_a_scatter_takes_its_loop_body_curve_where_that_is_all_it_has_else_the_gathers():
-    """The suite times a scatter only as a loop body's op: a program's top-level scatter is
-    priced on that curve, said so; an older file's, on the gather's."""
+    """A file with a scatter timed only as a loop body's op (before stop 58): a program's
+    top-level scatter is priced on that curve, said so; an older file's, on the gather's."""
     timed = [kernel_model.Point("scatter", "float32", s, 0.25, loop=True) for s in (1e2, 1e9)]
     op = predicted_ops(MODULE, _curves(timed), 3, xla_cost)["wrapped_scatter"]
     assert op.kernel == "scatter"
@@ -62,7 +62,9 @@ def test_a_scatter_takes_its_loop_body_curve_where_that_is_all_it_has_else_the_g
     assert kernel_kinds.BASE_KIND["scatter"] == "gather"
 
 
-def test_a_host_suite_times_the_scatters_into_a_carried_table_only():
+def test_a_host_suite_plans_its_scatters_apart_from_the_other_sweeps():
+    """kernels.run times them in a loop and as donated programs (test_measure_kernels); no
+    dtype's plan holds one, so no other path times one with its table copied first."""
     suite = SUITES["quick"]
     sweep = kernels._carried(suite)[0]  # rows of 256 (the short rows: test_predict_indexed_rows)
     gathers = kernel_rows.gathers(suite, "float32", 4, 256)
@@ -71,4 +73,4 @@ def test_a_host_suite_times_the_scatters_into_a_carried_table_only():
     assert [p.model.bytes for p in sweep] == [(3 * r * 256 + r) * 4 for r in rows]
     assert {p.kind for p in sweep} == set(kernels.CARRIED) == {"scatter"}
     planned = [p for d in suite.kernel_dtypes for s in kernels.plan(suite, d) for p in s]
-    assert not [p for p in planned if p.kind == "scatter"]  # not a program of its own
+    assert not [p for p in planned if p.kind == "scatter"]

@@ -175,7 +175,7 @@ def _curve(
     program = curves.curve(kind, dtype)
     if body and program and size > body[-1].size and program[-1].size > body[-1].size:
         body = ()
-    if not program:  # a kind timed only as a loop body's op (a scatter into a carried table)
+    if not program:  # a kind timed only as a loop body's op (an older file's scatter)
         body = curves.curve(kind, dtype, loop=True)
     curve = body or program
     named = f"{kind} as a loop body's op" if body else kind

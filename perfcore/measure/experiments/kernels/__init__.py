@@ -29,9 +29,10 @@ profiler trace over the suite (kernel_traced: a call's wall there is its launch)
 with 1 and with 16 arguments times the dispatch per launched program, and on an accelerator
 one returning a 64 and a 256 MiB array what a large result adds to it (kernel_launches, a few
 seconds past the budget); on a CPU the first touch
-of fresh pages is timed too (experiments.pages), and the scatter-adds only as loop bodies' ops
-into a carried table (CARRIED). The sweep keeps to the suite's kernels_budget_s: each point gets
-its share of what is left, a sweep's ends are measured before its middles
+of fresh pages is timed too (experiments.pages), and the scatter-adds as loop bodies' ops into a
+carried table and as programs of their own into a donated one (CARRIED). The sweep keeps to
+the suite's kernels_budget_s: each point gets its share of what is left, a sweep's ends are
+measured before its middles
 (kernel_rounds.spread), and a call longer than kernels_call_s drops the larger points. A matmul
 point takes MATMUL_REPEATS times the suite's repeats within its share, and on a CPU a second
 pass over every point while the budget lasts, the matmuls first (kernel_rounds): a point's
@@ -56,9 +57,9 @@ from perfcore.measure.experiments.env import (
 )
 from perfcore.measure.experiments.kernels import cold as kernel_cold
 from perfcore.measure.experiments.kernels import factorizations as kernel_factorizations
+from perfcore.measure.experiments.kernels import functions as kernel_functions
 from perfcore.measure.experiments.kernels import launches as kernel_launches
 from perfcore.measure.experiments.kernels import loops as kernel_loops
-from perfcore.measure.experiments.kernels import pools as kernel_pools
 from perfcore.measure.experiments.kernels import rounds as kernel_rounds
 from perfcore.measure.experiments.kernels import rows as kernel_rows
 from perfcore.measure.experiments.kernels import sweeps as kernel_sweeps
@@ -75,52 +76,15 @@ from perfcore.model.chip import kernel_kinds, kernel_lapack
 
 MATMUL_REPEATS = 3  # a matmul point takes this many times the suite's repeats (within its share)
 COPIES = ("copy", "plain copy", *TRANSPOSES)  # kinds with no FLOPs: their bytes from the model
-CARRIED = ("scatter",)  # kinds timed only as a loop body's op, updating a carried table (a host's)
+# Kinds that update a table in place (a host's): timed as a loop body's op into a table the loop
+# carries, and as a program of its own with the table donated (an in-place update, no copy)
+CARRIED = ("scatter",)
 IN_LOOP = "in a loop"  # the label suffix of a loop body's point
 COLD_S = 0.3  # seconds of calls a cold point takes (its copies' drawing and compiling aside)
 
 
-def _attention(jax, q, k, v):
-    """Causal fused attention over (batch, seq, heads, head dim) inputs."""
-    return jax.nn.dot_product_attention(q, k, v, is_causal=True)
-
-
-def _matmul(jnp, a, b):
-    """a · b, an integer dtype's accumulated in int32 (as a quantized layer's)."""
-    wide = jnp.int32 if jnp.issubdtype(a.dtype, jnp.integer) else None
-    return jnp.matmul(a, b, preferred_element_type=wide)
-
-
-def _function(jax, jnp, name: str):
-    """The jittable function a point times."""
-    return {
-        "matmul": lambda a, b: _matmul(jnp, a, b),
-        "matmul transposed": lambda a, b: _matmul(jnp, a.T, b),
-        "matmul rhs transposed": lambda a, b: _matmul(jnp, a, b.T),
-        "matmul both transposed": lambda a, b: _matmul(jnp, a.T, b.T),
-        "attention": lambda q, k, v: _attention(jax, q, k, v),
-        "attention backward": jax.grad(
-            lambda q, k, v: _attention(jax, q, k, v).astype("float32").sum(), argnums=(0, 1, 2)
-        ),
-        "elementwise": lambda x, y: (x * 1.5 + y) * 0.5 - y,
-        "transcendental": lambda x: jnp.exp(-x) * jnp.tanh(x),  # kernel_kinds.CHAIN_TRANSCENDENTALS
-        "reduction": lambda x: x.sum(axis=-1),
-        "column reduction": lambda x: x.sum(axis=0),
-        **kernel_windows.functions_of(jax, jnp),
-        **kernel_pools.functions_of(jax, jnp),
-        **kernel_rows.functions_of(jax, jnp),
-        **kernel_factorizations.functions_of(jax, jnp),
-        "copy": lambda x: x.T,
-        "plain copy": lambda x: x,  # XLA copies a parameter it returns, layout kept
-        "transpose": lambda x: x.transpose(TRANSPOSES["transpose"]),
-        "row transpose": lambda x: x.transpose(TRANSPOSES["row transpose"]),
-        # each matrix's: the broadcast 1 keeps XLA:CPU from tiling
-        "strided transpose": lambda x: jnp.swapaxes(x + 1.0, -1, -2),
-    }[name]
-
-
 def _carried(suite: Suite) -> list[list[Planned]]:
-    """The sweeps a host times only as loop bodies' ops into a carried table (CARRIED): the
+    """The sweeps a host times updating a table in place (CARRIED), in a loop and alone: the
     scatters of the suite's first dtype, of rows of ROW and of kernel_rows.SMALL_ROWS."""
     dtype = suite.kernel_dtypes[0]
     b = ITEMSIZE.get(dtype, 4)
@@ -133,7 +97,7 @@ def count(suite: Suite) -> int:
     """How many measurements the kernels experiment plans on a host (collectives not
     counted)."""
     sweeps = [s for d in suite.kernel_dtypes for s in plan(suite, d)]
-    extra = (*in_loop(sweeps), *_carried(suite), _cold(suite, sweeps))
+    extra = (*in_loop(sweeps), *_carried(suite), *_carried(suite), _cold(suite, sweeps))
     return len(kernel_launches.DISPATCH_ARGS) + 1 + sum(len(s) for s in (*sweeps, *extra))
 
 
@@ -145,7 +109,7 @@ def _cold(suite: Suite, sweeps: list[list[Planned]]) -> list[Planned]:
 def _measure_cold(env: Env, p: Planned, budget_s: float) -> Record:
     """A cold point (kernel_cold.measure) with its kind, shapes and the host's columns."""
     fields = {"kernel": p.kind, "shapes": p.shapes, **host_columns(env)}
-    return kernel_cold.measure(env, p, budget_s, _function, **fields)
+    return kernel_cold.measure(env, p, budget_s, kernel_functions.function, **fields)
 
 
 def _measure_in_loop(env: Env, p: Planned, budget_s: float) -> Record:
@@ -154,7 +118,10 @@ def _measure_in_loop(env: Env, p: Planned, budget_s: float) -> Record:
     updates a table the loop carries (kernel_loops.carried); its bytes are the model's (those
     its rows move), where XLA counts the whole table."""
     require_fits(3 * p.model.bytes, free_memory_bytes(), p.label)
-    fn, inputs = _function(env.jax, env.jnp, p.fn), random_inputs(env, p.shapes, p.dtype)
+    fn, inputs = (
+        kernel_functions.function(env.jax, env.jnp, p.fn),
+        random_inputs(env, p.shapes, p.dtype),
+    )
     case = compile_case(env, fn, inputs, p.model, matmul=p.fn not in COPIES)
     case, carry = _real_flops(case, p), p.kind in CARRIED
     if carry:
@@ -170,6 +137,19 @@ def _counted(case, note: str, **counted):
     """case with the model's counts given in place of XLA's cost model's, flops_source
     `model`, and a note why in place of its cross-check's."""
     return dataclasses.replace(case, notes=(note,), flops_source="model", **counted)
+
+
+def _in_place(env: Env, fn, inputs: tuple, case):
+    """case run with its first input donated: each call updates the table in place (as a
+    program's scatter into a buffer it owns) and hands it to the next call."""
+    program = env.jax.jit(fn, donate_argnums=0).lower(*inputs).compile()
+    table = [env.jnp.array(inputs[0], copy=True)]  # the compiled case keeps the original
+
+    def run():
+        table[0] = program(table[0], *inputs[1:])
+        return table[0]
+
+    return dataclasses.replace(case, run=run)
 
 
 def _real_flops(case, p: Planned):
@@ -191,7 +171,10 @@ def _measure(env: Env, p: Planned, budget_s: float, trace: Trace | None = None) 
     4096×1024·1024×1024 matmul's operands and result, 5× a row sum's), where a prediction
     prices a program's ops by XLA:CPU's count, the operands and results the model counts."""
     require_fits(3 * p.model.bytes, free_memory_bytes(), p.label)
-    fn, inputs = _function(env.jax, env.jnp, p.fn), random_inputs(env, p.shapes, p.dtype)
+    fn, inputs = (
+        kernel_functions.function(env.jax, env.jnp, p.fn),
+        random_inputs(env, p.shapes, p.dtype),
+    )
     inputs = kernel_factorizations.prepared(env.jnp, p.fn, inputs)
     lapack = p.fn in kernel_lapack.FACTORIZATIONS  # its LAPACK call's own events, where traced
     fn = trace.named(fn, p.label, calls_only=lapack) if trace is not None else fn
@@ -199,7 +182,9 @@ def _measure(env: Env, p: Planned, budget_s: float, trace: Trace | None = None) 
     case = dataclasses.replace(
         case, precision=case.precision or roofline.EXTRA_PRECISION.get(p.dtype, "")
     )
-    if p.kind in MODEL_BYTES or trace is not None:  # the bytes as the prediction counts them
+    if p.kind in CARRIED:  # updates its donated table in place, each call's result the next's
+        case = _in_place(env, fn, inputs, case)
+    if p.kind in (*MODEL_BYTES, *CARRIED) or trace is not None:  # as the prediction counts them
         case = dataclasses.replace(case, bytes=p.model.bytes)
     if p.fn in kernel_lapack.FACTORIZATIONS:  # a LAPACK call XLA's cost model cannot see
         seen = f"XLA's cost model counts {case.flops:.4g}: the ops around the LAPACK call"
@@ -266,6 +251,7 @@ def run(env: Env) -> list[Record]:
         fresh = pages.record(env, EXPERIMENT, threads=host_threads(env))  # fresh pages
         deadline -= sum(fresh.measurement.samples)  # their second pass, after the sweeps
         bodies = [*in_loop(sweeps), *_carried(env.suite)]
+        sweeps = [*sweeps, *_carried(env.suite)]  # again as programs, their tables donated
         lapack = [s for s in sweeps if s and s[0].fn in kernel_lapack.FACTORIZATIONS]
         sweeps = [s for s in sweeps if s not in lapack]
         first = kernel_rounds.sweep(

@@ -81,8 +81,9 @@ def scatters(suite: Suite, dtype: str, b: int, row: int) -> list[list[Planned]]:
     """n / row rows added into a table at random rows (_indexed), for the gather's element
     counts n: the updates read, the rows they hit read and written (each of the table's once at
     most: a table hit many times over stays in cache), their indices (drawn in the step from
-    the updates' first column) read, as judge.price counts a program's scatter. Timed only on
-    a host, as a loop body's op into a table the loop carries (kernel_loops.carried)."""
+    the updates' first column) read, as judge.price counts a program's scatter. Timed on a host
+    alone, as a loop body's op into a table the loop carries (kernel_loops.carried) and as a
+    program of its own into a table it is donated (kernels._in_place)."""
     points = [
         Planned(
             "scatter",
