@@ -96,8 +96,8 @@ def _carried(suite: Suite) -> list[list[Planned]]:
 def count(suite: Suite) -> int:
     """How many measurements the kernels experiment plans on a host (collectives not
     counted)."""
-    sweeps = [s for d in suite.kernel_dtypes for s in plan(suite, d)]
-    extra = (*in_loop(sweeps), *_carried(suite), *_carried(suite), _cold(suite, sweeps))
+    sweeps, carried = [s for d in suite.kernel_dtypes for s in plan(suite, d)], _carried(suite)
+    extra = (*in_loop(sweeps), *carried, *carried, _cold(suite, sweeps))  # in loops and alone
     return len(kernel_launches.DISPATCH_ARGS) + 1 + sum(len(s) for s in (*sweeps, *extra))
 
 

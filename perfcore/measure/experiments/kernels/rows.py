@@ -5,9 +5,10 @@ A gather of rows of `row` floats from a table of TABLE_ROWS (above a CPU's last-
 as an embedding is), at random rows, over the element counts gathered up to a quarter of the
 table: an embedding lookup's kernel, whose rows miss the cache where a stream's are
 prefetched; a scatter-add of as many rows into it (an embedding gradient's), timed as a loop
-body's op into a table the loop carries; both again over rows of SMALL_ROWS elements into a
-table of SMALL_TABLE rows (a histogram's, a segment sum's: their second coordinate, the
-elements a row, kernel_kinds.SWEPT). The k largest of rows of TOP_K_ROW for each k of
+body's op into a table the loop carries and as a program into a table donated to it; both
+again over rows of SMALL_ROWS elements into a table of SMALL_TABLE rows (a histogram's, a
+segment sum's: their second coordinate, the elements a row, kernel_kinds.SWEPT). The k largest
+of rows of TOP_K_ROW for each k of
 TOP_KS (jax.lax.top_k: a custom call on XLA:CPU, 6.3 ms for the 8 largest of 2048 rows of
 1024 floats there, where a reduction of the same bytes takes about 0.3 ms), sized by its input
 and outputs' bytes, its second coordinate the heap steps its k and row take

@@ -38,7 +38,7 @@ TRANSPOSES = {"transpose": (0, 2, 3, 1), "row transpose": (0, 2, 1, 3)}
 # The strided transpose's square walks, (B, S, S) per S: a walk of S rows spanning S² elements
 # (its KiB, kernel_kinds.SWEPT: 16, 256 and 4,096 in float32).
 STRIDED_SIDES = (64, 256, 1024)
-MATMUL_ONLY = ("float8_e4m3fn", "int8", "complex64")  # dtypes whose other kernels we leave
+MATMUL_ONLY = ("float8_e4m3fn", "int8", "complex64")  # dtypes timed in their matmuls alone
 # A complex dtype runs square matmuls alone (on a host, Eigen's complex GEMM: a 512² complex64
 # product took 10.7 ms here, where its real FLOPs at float32's rate of that size give 6.0),
 # sized by its real FLOPs, 8·M·N·K (a complex multiply-add's, as hlo.complex_dot_flops counts).
