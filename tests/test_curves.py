@@ -162,6 +162,24 @@ def test_the_curves_carry_the_host_threads_and_cache_and_what_a_fresh_byte_costs
     assert (old.threads, old.fresh_s_per_byte, old.cache_bytes) == (0, 0.0, 0)
 
 
+def test_a_fresh_byte_costs_what_it_adds_to_an_xla_op_where_a_file_holds_both_calls():
+    """x + 1 over 64 MiB into a fresh output at best 30 ms, into its donated input 12 ms, on
+    2 threads: 36 core-ms over 64 MiB, ahead of the every-core kernel's 40; with one of the
+    pair missing, that kernel's again; an op into a fresh output no faster than into its
+    donated input adds nothing, not less than nothing."""
+    every = record("page faults, every core", "by 2", [0.02], n_bytes=2.0**26, size=2.0**26)
+    fresh = record(curves.OP_FRESH, "x + 1 fresh", [0.03, 0.05], n_bytes=2.0**26, size=2.0**26)
+    donated = record(curves.OP_DONATED, "x + 1 donated", [0.014, 0.012], n_bytes=2.0**26)
+    on_two = [dataclasses.replace(r, threads=2) for r in (*RECORDS, every, fresh, donated)]
+    c = curves.curves(tuple(on_two), specs={})
+    assert c.fresh_s_per_byte == pytest.approx(2 * (0.03 - 0.012) / 2**26)
+    assert {p.kind for p in c.points} == {"matmul", "copy"}  # neither call is a kernel point
+    half = curves.curves(tuple(on_two[:-1]), specs={})
+    assert half.fresh_s_per_byte == pytest.approx(0.04 / 2**26)
+    slow = dataclasses.replace(on_two[-1], measurement=fresh.measurement)
+    assert curves.curves((*on_two[:-1], slow), specs={}).fresh_s_per_byte == 0.0
+
+
 def test_a_loop_bodys_kernel_pays_no_dispatch_and_sets_no_roof():
     """A copy timed inside a loop: 1e6 bytes in 20 µs an iteration (no dispatch taken off),
     5 times the best copy's rate; it is a loop point at that efficiency, and the memory roof

@@ -52,13 +52,14 @@ def measured():
 
 def test_the_tiny_suite_yields_records_of_every_kind(measured):
     kinds = {r.kernel for r in measured}
-    launches = ("dispatch", curves.DISPATCH_RESULTS, "page faults, every core")
+    launches = ("dispatch", curves.DISPATCH_RESULTS, "page faults, every core", *curves.FAULT_PAIR)
     assert kinds == {*kernel_kinds.KINDS, *launches} - {"collective"}  # one CPU
     env = runner.Env(jax, jnp, runner.detect({}), TINY, lambda message: None)
     cache = kernel_launches.host_columns(env)["cache_bytes"]  # this host's, as sysfs reports it
     for r in measured:
         assert r.experiment == "kernels" and r.measurement.n >= 1 and r.threads >= 1
-        assert r.cache_bytes == (cache if r.kernel != "page faults, every core" else None)
+        faults = ("page faults, every core", *curves.FAULT_PAIR)
+        assert r.cache_bytes == (cache if r.kernel not in faults else None)
         if r.kernel not in launches:
             # a copy or a top-k (a custom call on XLA:CPU) does no FLOPs: cost_analysis
             # reports none and the model's 0 stands in; a LAPACK routine's are its textbook
@@ -75,6 +76,18 @@ def test_the_page_faults_are_timed_before_the_sweeps_and_again_after_them(measur
     (r,) = [r for r in measured if r.kernel == "page faults, every core"]
     assert r.measurement.n == 2 * TINY.repeats
     assert "samples of two passes" in r.notes
+
+
+def test_the_faults_an_op_takes_are_timed_as_its_fresh_output_against_its_donated_input(
+    measured,
+):
+    """The same op's calls taken in turn, 64 MiB each, on the host's threads (the pair whose
+    fastest calls' difference curves.fresh_s_per_byte takes: tests/test_curves.py)."""
+    pair = {r.kernel: r for r in measured if r.kernel in curves.FAULT_PAIR}
+    assert set(pair) == set(curves.FAULT_PAIR)
+    assert {(r.bytes, r.measurement.n) for r in pair.values()} == {(2.0**26, TINY.repeats)}
+    env = runner.Env(jax, jnp, runner.detect({}), TINY, lambda message: None)
+    assert {r.threads for r in pair.values()} == {kernel_launches.host_threads(env)}
 
 
 def test_a_batched_matmul_record_is_sized_by_one_of_its_matmuls(measured):

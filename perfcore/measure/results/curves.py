@@ -32,6 +32,9 @@ DISPATCH_RESULTS = "dispatch, several results"  # a launch of a program returnin
 DISPATCH_BYTES = "dispatch, large result"  # a launch of a program returning one large array
 PAGE_FAULTS = "page faults, every core"  # experiments.pages: first touch by every host thread
 PAGE_FAULTS_ONE = "page faults"  # the same by one thread, in files written before
+# experiments.pages.in_place: an XLA op's output of FRESH_BYTES, fresh and into its donated input
+OP_FRESH, OP_DONATED = "page faults, an op's fresh output", "page faults, an op's donated output"
+FAULT_PAIR = (OP_FRESH, OP_DONATED)
 # Kinds whose output is as large as their first operand: streams, copies, permutes (and a real
 # FFT, whose n / 2 + 1 complex outputs hold the bytes of its n floats)
 SAME_SIZE = (
@@ -220,7 +223,7 @@ def curves(
     device = mine[0].device
     mine = [r for r in mine if r.device == device]
     launch, per_arg, results = dispatch_fit(tuple(mine))
-    skip = (DISPATCH, DISPATCH_RESULTS, DISPATCH_BYTES, PAGE_FAULTS, PAGE_FAULTS_ONE)
+    skip = (DISPATCH, DISPATCH_RESULTS, DISPATCH_BYTES, PAGE_FAULTS, PAGE_FAULTS_ONE, *FAULT_PAIR)
     kernels_only = [
         r for r in mine if r.kernel not in skip and not fresh_output(r) and r.level != cold.LEVEL
     ]
@@ -274,9 +277,16 @@ def cold_rates(
 
 
 def fresh_s_per_byte(records: tuple[Record, ...]) -> float:
-    """Core-seconds per byte of fresh pages first touched: the `page faults, every core`
-    record's fastest call times its threads over its bytes, else an older file's one-thread
-    `page faults` record's fastest call over its bytes; 0 without either."""
+    """Core-seconds per byte of fresh pages first touched: what they add to an XLA op writing
+    them (the fastest call of an op into a fresh output less the fastest into its donated
+    input, times the threads it ran on, over its bytes: FAULT_PAIR), else the `page faults,
+    every core` record's fastest call times its threads over its bytes, else an older file's
+    one-thread `page faults` record's fastest call over its bytes; 0 without any."""
+    pair = {r.kernel: r for r in records if r.kernel in FAULT_PAIR and r.bytes}
+    if len(pair) == len(FAULT_PAIR):
+        fresh, donated = pair[OP_FRESH], pair[OP_DONATED]
+        added = max(0.0, fresh.measurement.min - donated.measurement.min)
+        return added * (fresh.threads or 1) / fresh.bytes
     every = [
         r.measurement.min * (r.threads or 1) / r.bytes for r in records if _fresh(r, PAGE_FAULTS)
     ]

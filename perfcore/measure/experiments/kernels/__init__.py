@@ -250,6 +250,7 @@ def run(env: Env) -> list[Record]:
         colds = [_measure_cold(env, p, COLD_S) for p in _cold(env.suite, sweeps)]
         fresh = pages.record(env, EXPERIMENT, threads=host_threads(env))  # fresh pages
         deadline -= sum(fresh.measurement.samples)  # their second pass, after the sweeps
+        in_place = pages.in_place(env, EXPERIMENT, threads=host_threads(env))  # as an op takes them
         bodies = [*in_loop(sweeps), *_carried(env.suite)]
         sweeps = [*sweeps, *_carried(env.suite)]  # again as programs, their tables donated
         lapack = [s for s in sweeps if s and s[0].fn in kernel_lapack.FACTORIZATIONS]
@@ -261,7 +262,7 @@ def run(env: Env) -> list[Record]:
         bodies = kernel_rounds.sweep(env, bodies, deadline, _measure_in_loop, refused)
         records = [*_second_pass(env, first, deadline), *calls, *(r for _, r in bodies), *colds]
         later = pages.record(env, EXPERIMENT, threads=host_threads(env))
-        launches.append(kernel_rounds.joined(fresh, later))
+        launches += [kernel_rounds.joined(fresh, later), *in_place]
     else:  # every point a program of its own, timed by the device's clock (kernel_traced)
         with kernel_traced.Trace(env.jax) as trace:
             measure = functools.partial(_measure, trace=trace)
