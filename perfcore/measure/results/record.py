@@ -158,7 +158,9 @@ class Record:
         "the kernel kind of a `kernels` record (one of perfcore.model.chip.kernel_kinds.KINDS: "
         + ", ".join(f"`{kind}`" for kind in KINDS)
         + "; `page faults, every core` for the first touch of fresh host pages by every "
-        "host thread at once (`page faults`: by one, in files before it), `dispatch` for a "
+        "host thread at once (`page faults`: by one, in files before it), `page faults, an "
+        "op's fresh output` and `page faults, an op's donated output` for one XLA op's calls "
+        "writing fresh pages and writing mapped ones, `dispatch` for a "
         "launch's overhead, `dispatch, several results` for a launch of a program returning "
         "a tuple, or `dispatch, large result` for a launch of a program returning one large "
         "array: its calls' walls, or under the profiler their device times) or of a predicted "
