@@ -78,8 +78,8 @@ def test_a_segment_sum_and_a_bincount_are_priced_at_their_rows_on_their_own_swee
 
 
 def test_rows_between_the_sweeps_read_between_them_in_log_elements():
-    """A scatter of rows of 64 (not in the module: the segment sum's op read at 64) lies
-    between the 16 and 256 sweeps, a third of the way in log elements."""
+    """A scatter of rows of 64 (the zoo's segment sum's) lies between the 16 and 256 sweeps,
+    a third of the way from 16 in log elements."""
     curve = _curves().curve("scatter", "float32", loop=True)
     read = kernel_model.swept_efficiency(curve, 1e6, 64)
     t = math.log(64 / 16) / math.log(256 / 16)
