@@ -9,9 +9,8 @@ the spec row's roofs where the device matched one, else of the best the suite me
 (matmul FLOP/s per dtype, copy bytes/s). The curves carry the host threads the kernels ran
 on (version 5 records; 0 when a file has none), which a step's concurrent ops share, the
 host's last-level cache, which decides what a program's operands find still cached (version
-6; 0 when a file has none), and on a CPU what a byte of fresh pages costs to touch first, in
-core-seconds (the `page faults, every core` record: its fastest call times its threads over
-its bytes; an older file's `page faults` record was touched by one thread).
+6; 0 when a file has none), and on a CPU what a byte of fresh pages adds to an op, in
+core-seconds (fresh_s_per_byte).
 """
 
 from __future__ import annotations
@@ -277,16 +276,13 @@ def cold_rates(
 
 
 def fresh_s_per_byte(records: tuple[Record, ...]) -> float:
-    """Core-seconds per byte of fresh pages first touched: what they add to an XLA op writing
-    them (the fastest call of an op into a fresh output less the fastest into its donated
-    input, times the threads it ran on, over its bytes: FAULT_PAIR), else the `page faults,
-    every core` record's fastest call times its threads over its bytes, else an older file's
-    one-thread `page faults` record's fastest call over its bytes; 0 without any."""
-    pair = {r.kernel: r for r in records if r.kernel in FAULT_PAIR and r.bytes}
-    if len(pair) == len(FAULT_PAIR):
-        fresh, donated = pair[OP_FRESH], pair[OP_DONATED]
-        added = max(0.0, fresh.measurement.min - donated.measurement.min)
-        return added * (fresh.threads or 1) / fresh.bytes
+    """Core-seconds per byte of fresh pages: what they add to an XLA op (FAULT_PAIR: fresh less
+    donated fastest call), else the every-core record's fastest call, each times its threads
+    over its bytes; else an older file's one-thread record's fastest over its bytes; or 0."""
+    fresh, donated = ([r for r in records if _fresh(r, k)] for k in FAULT_PAIR)
+    if fresh and donated:
+        added = max(0.0, fresh[0].measurement.min - donated[0].measurement.min)
+        return added * (fresh[0].threads or 1) / fresh[0].bytes
     every = [
         r.measurement.min * (r.threads or 1) / r.bytes for r in records if _fresh(r, PAGE_FAULTS)
     ]
