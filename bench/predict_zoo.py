@@ -34,6 +34,7 @@ from bench.zoo_idioms import IDIOMS
 from bench.zoo_kinds import KINDS
 from bench.zoo_linalg import LINALG
 from bench.zoo_numerics import NUMERICS
+from bench.zoo_practice import PRACTICE
 from bench.zoo_programs import (
     attention,
     bf16_matmul,
@@ -90,6 +91,7 @@ PROGRAMS = {
         *LINALG,
         *NUMERICS,
         *KINDS,
+        *PRACTICE,
     )
 }
 

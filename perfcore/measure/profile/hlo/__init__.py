@@ -51,6 +51,7 @@ from perfcore.measure.profile.hlo.kinds import (
 )
 from perfcore.measure.profile.hlo.label import label, what
 from perfcore.measure.profile.hlo.loops import (
+    in_loop,
     runs_per_step,
     trip_count,
 )
@@ -148,6 +149,7 @@ __all__ = [
     "precision",
     "readers",
     "runs_async_on_cpu",
+    "in_loop",
     "runs_per_step",
     "shape_bytes",
     "trip_count",

@@ -16,20 +16,38 @@ def trip_count(instruction: Instruction) -> int | None:
     return int(n) if n is not None else None
 
 
-def runs_per_step(module: Module, instruction: Instruction) -> int | None:
-    """How often the instruction runs per execution of its module: the product of the known
-    trip counts of the while loops around it; None when one of those counts is unknown."""
+def _callers(module: Module, instruction: Instruction) -> list[tuple[Instruction, str]] | None:
+    """The instructions whose calls hold the instruction, innermost first, each with the
+    computation of it that holds the one inside; None where the entry is not reached."""
     callers = {c: i for body in module.computations.values() for i in body for c in i.calls}
-    runs, where = 1, instruction.computation
+    out, where = [], instruction.computation
     while where != module.entry:
         caller = callers.get(where)
         if caller is None:
             return None
+        out.append((caller, where))
+        where = caller.computation
+    return out
+
+
+def in_loop(module: Module, instruction: Instruction) -> bool:
+    """True where a while loop holds the instruction (a loop body's or condition's op, nested
+    or not); a conditional's branch or a call's op outside any loop is not."""
+    return any(c.opcode == "while" for c, _ in _callers(module, instruction) or ())
+
+
+def runs_per_step(module: Module, instruction: Instruction) -> int | None:
+    """How often the instruction runs per execution of its module: the product of the known
+    trip counts of the while loops around it; None when one of those counts is unknown."""
+    chain = _callers(module, instruction)
+    if chain is None:
+        return None
+    runs = 1
+    for caller, where in chain:
         if caller.opcode == "while":
             count = trip_count(caller)
             if count is None:
                 return None
             body = re.search(r"\bbody=(%[\w.\-]+)", caller.attrs)
             runs *= count if body and body.group(1) == where else count + 1  # else: condition
-        where = caller.computation
     return runs

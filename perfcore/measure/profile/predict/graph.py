@@ -74,15 +74,20 @@ def _body_s(
     cores: int,
     placed: dict[str, tuple[buffers.Slice, ...]] | None,
 ) -> float:
-    """A loop's or call's time: each computation it runs (a body and its condition, a call's,
-    every branch) scheduled as the entry is, by the nested executor XLA:CPU gives it, seconds
-    (the ops' times are per step, their runs counted)."""
-    total = 0.0
-    for name in instruction.calls:
-        if name in module.computations:
-            inner = nodes(module, seconds, cores, placed, name)
-            total += concurrency.step(inner, cores, sequential(module, name)).seconds
-    return total
+    """A loop's or call's time: each computation it runs (a body and its condition, a call's)
+    scheduled as the entry is, by the nested executor XLA:CPU gives it, seconds (the ops' times
+    are per step, their runs counted); a conditional's costliest branch (one runs, and which
+    is the data's: predict.program.untaken)."""
+    times = [
+        concurrency.step(
+            nodes(module, seconds, cores, placed, name), cores, sequential(module, name)
+        ).seconds
+        for name in instruction.calls
+        if name in module.computations
+    ]
+    if instruction.opcode == "conditional":
+        return max(times, default=0.0)
+    return sum(times)
 
 
 def nodes(

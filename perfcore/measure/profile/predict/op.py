@@ -102,7 +102,7 @@ def predict_op(
         return OpPrediction(*base, *per_step, None, None, None, "", NO_TRAFFIC)  # VMEM alone
     bound = t_lower(p.flops, p.bytes, peak, bandwidth)
     fallback = ctx.fallback[p.flops / peak >= p.bytes / bandwidth]
-    body = instruction.computation != module.entry  # an op of a loop's (or call's) body
+    body = hlo.in_loop(module, instruction)  # a loop's op (its curves: operands warm)
     inner = kinds.dots(module, instruction) if p.category == hlo.MATMUL else []
     if len(inner) > 1:
         seconds, eff = fused.fused_dots(module, inner, dtype, (peak, bandwidth), ctx, bound, body)

@@ -54,11 +54,13 @@ class Prediction:
     fresh_bytes: float = 0.0  # per step: the buffers malloc maps fresh (graph.fresh_bytes)
     dma_s: float = 0.0  # per step: the async moves' bytes at the memory roof (hlo.move_bytes)
     dma_from: str = ""
+    untaken: frozenset[str] = frozenset()  # ops of a conditional's cheaper branches (untaken)
 
     @property
     def op_s(self) -> float:
-        """Sum of the predicted op times per step, seconds."""
-        return sum(o.predicted_s for o in self.ops if o.predicted_s is not None)
+        """Sum of the predicted op times per step (a conditional's costliest branch), seconds."""
+        counted = (o for o in self.ops if o.name not in self.untaken)
+        return sum(o.predicted_s for o in counted if o.predicted_s is not None)
 
     @property
     def ops_step_s(self) -> float:
@@ -114,6 +116,31 @@ def with_cold(
         eff = o.bound_s / seconds if o.bound_s else o.efficiency
         out.append(dataclasses.replace(o, predicted_s=seconds, efficiency=eff, derived_from=said))
     return out
+
+
+def untaken(module: hlo.Module, seconds: dict[str, float]) -> frozenset[str]:
+    """The launched ops (by name without %) of every conditional's branches but its costliest
+    by their predicted seconds (nested computations' included). A call runs one branch, chosen
+    by the data, so a prediction made before it runs prices the costliest, as XLA's own cost
+    analysis does (HloCostAnalysis::HandleConditional keeps each property's maximum over the
+    branches)."""
+    out: set[str] = set()
+    for body in module.computations.values():
+        for i in (i for i in body if i.opcode == "conditional"):
+            branches = [
+                [
+                    x.name.lstrip("%")
+                    for j in module.computations[b]
+                    for x in (j, *hlo.held(module, j))
+                ]
+                for b in i.calls
+                if b in module.computations
+            ]
+            costs = [sum(seconds.get(n, 0.0) for n in names) for names in branches]
+            out.update(
+                n for k, names in enumerate(branches) if k != costs.index(max(costs)) for n in names
+            )
+    return frozenset(out & set(seconds))
 
 
 def launched(module: hlo.Module) -> list[hlo.Instruction]:
@@ -203,6 +230,12 @@ def predict_modules(
     )
     fresh_s = sum(fresh) * rate
     dma_s, dma_from = moves(modules, ctx)
+    skipped = frozenset().union(
+        *(
+            untaken(m, {o.name: o.predicted_s or 0.0 for o in group})
+            for m, group in zip(modules, per_module, strict=True)
+        )
+    )
     return Prediction(
         label,
         device,
@@ -217,6 +250,7 @@ def predict_modules(
         float(sum(fresh)),
         dma_s,
         dma_from,
+        skipped,
     )
 
 
