@@ -184,6 +184,26 @@ def test_above_a_loop_curves_largest_point_the_program_curve_prices_a_loop_bodys
     assert large.value == 0.6 and "loop body" not in large.derived_from
 
 
+def test_a_loop_bodys_op_reads_the_curve_written_in_place_and_a_later_op_the_copied_one():
+    """Elementwise points as a program's (0.5), in a loop copying each result into the carry
+    (0.8) and in a loop writing it in place (2.0): a loop body's op takes the in-place curve,
+    said so; a later op of a program the faster of its own and the copied loop's; a file
+    without in-place points prices a loop body's op by the copied one, as before."""
+    points = [
+        kernels.Point("elementwise", "float32", s, e, loop=loop, in_place=placed)
+        for s in (1e3, 1e9)
+        for e, loop, placed in ((0.5, False, False), (0.8, True, False), (2.0, True, True))
+    ]
+    c = kernels.Curves("cpu", "2026-12-07", tuple(points), (("float32", 1e11),), 2e10, "h")
+    body = kernels.efficiency(c, "elementwise", "float32", 1e6, FALLBACK, loop=True)
+    assert body.value == 2.0 and "as a loop body's op in place" in body.derived_from
+    later = kernels.later_efficiency(c, "elementwise", "float32", 1e6, FALLBACK)
+    assert later.value == 0.8 and "in place" not in later.derived_from
+    older = dataclasses.replace(c, points=tuple(p for p in points if not p.in_place))
+    copied = kernels.efficiency(older, "elementwise", "float32", 1e6, FALLBACK, loop=True)
+    assert copied.value == 0.8 and "in place" not in copied.derived_from
+
+
 # A layout's curve with wide points and two narrow sweeps: side 32 and side 64, over size.
 NARROW = kernels.Curves(
     "cpu",

@@ -189,12 +189,23 @@ def test_every_stream_kind_and_the_small_square_matmuls_are_timed_as_loop_bodys_
     seconds, no launch; a matmul's sized by its FLOPs."""
     bodies = [r for r in measured if r.measurement.method == harness.IN_PROGRAM]
     assert {r.kernel for r in bodies} == {*kernel_plan.STREAMS, "matmul", *kernel_suite.CARRIED}
-    assert all(r.label.endswith(kernel_suite.IN_LOOP) and r.bytes for r in bodies)
+    placed = [r for r in bodies if curves.in_place(r)]  # the streams again, written in place
+    assert {r.kernel for r in placed} == set(kernel_plan.STREAMS)
+    assert all(r.label.endswith(curves.IN_LOOP_IN_PLACE) for r in placed)
+    assert all(
+        r.label.endswith(kernel_suite.IN_LOOP) and r.bytes for r in bodies if r not in placed
+    )
+    assert {r.label.removesuffix(curves.IN_LOOP_IN_PLACE) for r in placed} <= {
+        r.label.removesuffix(kernel_suite.IN_LOOP) for r in bodies if r not in placed
+    }
     squares = [r for r in bodies if r.kernel == "matmul"]
     assert all(r.size == r.flops and r.size_kind == "flops" for r in squares)
     assert all(r.shapes[0][0] <= kernel_plan.LOOP_MATMUL_MAX for r in squares)
     c = curves.curves(measured)
     assert {p.kind for p in c.points if p.loop} <= {*kernel_plan.STREAMS, "matmul", "scatter"}
+    assert {p.kind for p in c.points if p.in_place} == {p.kind for p in c.points if p.loop} & set(
+        kernel_plan.STREAMS
+    )
 
 
 @pytest.mark.parametrize(
@@ -231,6 +242,22 @@ def test_a_looped_kernel_stays_in_the_loop_body():
     # which a point then holds (looped's docstring says why it is kept)
     inside = [i for c in hlo.called(module, loop) for i in module.computations[c]]
     assert [i for i in inside if i.opcode == "copy" and "64,256" in i.shape]
+
+
+def test_a_kernel_written_in_place_stays_in_the_loop_body_and_copies_nothing():
+    """Tied to the iteration's index, the kernel is not hoisted out of the loop either, and
+    its result goes into the carry in place: no copy of it in the loop (looped has one)."""
+    import jax
+    import jax.numpy as jnp
+
+    fn = lambda x: jnp.exp(-x) * jnp.tanh(x)  # noqa: E731
+    trips, x = jnp.int32(10), jnp.ones((64, 256))
+    module = hlo.parse_module(kernel_loops.in_place(jax, fn).lower(trips, x).compile().as_text())
+    (loop,) = [i for i in module.computations[module.entry] if i.opcode == "while"]
+    assert [c for c in hlo.called(module, loop) if "tanh" in module.texts[c]]
+    assert not any("tanh" in i.line for i in module.computations[module.entry])
+    inside = [i for c in hlo.called(module, loop) for i in module.computations[c]]
+    assert not [i for i in inside if i.opcode == "copy" and "64,256" in i.shape]
 
 
 def test_a_scatter_is_timed_in_a_loop_carrying_its_table_and_as_a_program_donating_it(measured):

@@ -3,6 +3,7 @@
 
 import dataclasses
 import math
+from pathlib import Path
 
 import pytest
 
@@ -102,10 +103,24 @@ MODULE = "\n".join(
 )
 
 
-def _op(name: str, kernel: str, seconds: float) -> OpPrediction:
-    """An op predicted at `seconds`, bound half of it."""
+def _op(name: str, kernel: str, seconds: float, runs: int = 1, moved: float = 1e12) -> OpPrediction:
+    """An op predicted at `seconds` a step, bound half of it, run `runs` times a step, moving
+    `moved` bytes a step (by default more than any operand it reads cold)."""
     return OpPrediction(
-        name, "x", "c", kernel, "float32", "s", 1, 0.0, 1.0, seconds / 2, seconds, 0.5, "m", "warm"
+        name,
+        "x",
+        "c",
+        kernel,
+        "float32",
+        "s",
+        runs,
+        0.0,
+        moved,
+        seconds / 2,
+        seconds,
+        0.5,
+        "m",
+        "warm",
     )
 
 
@@ -185,3 +200,36 @@ def test_the_hosts_last_level_cache_is_the_highest_data_cache_sysfs_reports(tmp_
     (tmp_path / "cpu0" / "cache" / "index3" / "size").write_text("unknown")
     assert host.last_level_cache(tmp_path / "cpu0") == MIB
     assert host.last_level_cache(tmp_path / "cpu1") is None
+
+
+SCAN = (Path(__file__).parent / "data" / "profile" / "cpu_scan.hlo").read_text("utf-8")
+
+
+def test_a_loop_bodys_operand_is_cold_when_a_trips_bytes_and_its_own_fill_the_cache():
+    """The scan of tests/data/profile/cpu_scan.hlo, 5 trips: its body copies the index (4 B
+    read, 4 written), slices xs[i] out of xs (5,120 B and the index read, 1,024 written), adds
+    one to the index (12 B), multiplies the carry c by the slice (512 + 1,024 read, 512
+    written) and takes its tanh (512 + 512): 9,240 B a trip. In the second trip the slice
+    reads xs, which the loop passes through unchanged, 3,092 B after the first trip's slice
+    read it (its 3,084 B after it, then the copy's 8); the product reads c 6,168 B after the
+    first trip's tanh wrote it (the trip's ops before the product). On an 8 KiB cache: xs is
+    cold (5,120 + 3,092 = 8,212 B), c warm (512 + 6,168). Priced a run at most the bytes the
+    op moves (a slice reads its slice: 2,048 B of XLA's count a run), each of its 5 runs."""
+    module = hlo.parse_module(SCAN)
+    body = "%region_0.3"
+    moved, distances = reuse.reads(module, body)
+    assert moved == 9240
+    got = {(n, size): d for n, size, d in distances}
+    assert got[("dynamic-slice_bitcast_fusion", 5120)] == 3092
+    assert got[("ynn_fusion", 512)] == 6168
+    assert reuse.cold_bytes(module, 8192).get("dynamic-slice_bitcast_fusion") == 5120
+    assert "ynn_fusion" not in reuse.cold_bytes(module, 8192)
+    assert "dynamic-slice_bitcast_fusion" not in reuse.cold_bytes(module, 8213)
+    rates = (("elementwise", 1.0, 1e-9),)
+    c = kernels.Curves(
+        "cpu", "2026-12-07", (), (), 1e10, "t", cold_s_per_byte=rates, cache_bytes=8192
+    )
+    op = _op("dynamic-slice_bitcast_fusion", "elementwise", 1e-4, runs=5, moved=5 * 2048.0)
+    (priced,) = with_cold(module, [op], c)
+    assert priced.predicted_s == pytest.approx(1e-4 + 5 * 2048 * 1e-9)
+    assert "0.0 MiB of operands a run, 5 runs" in priced.derived_from

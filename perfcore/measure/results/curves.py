@@ -27,6 +27,7 @@ from perfcore.model.chip.specs import Device, load_specs
 
 EXPERIMENT = "kernels"
 DISPATCH = "dispatch"
+IN_LOOP_IN_PLACE = "in a loop, in place"  # the label suffix of a loop point written in place
 DISPATCH_RESULTS = "dispatch, several results"  # a launch of a program returning a tuple
 DISPATCH_BYTES = "dispatch, large result"  # a launch of a program returning one large array
 PAGE_FAULTS = "page faults, every core"  # experiments.pages: first touch by every host thread
@@ -99,6 +100,13 @@ def in_loop(record: Record) -> bool:
     return record.measurement.method == harness.IN_PROGRAM
 
 
+def in_place(record: Record) -> bool:
+    """True for a loop body's kernel timed writing its result into the loop's carry in place,
+    its operands as the iteration before left them (the suite's loops.in_place: its label ends
+    IN_LOOP_IN_PLACE); the suite's other loop points copy each result into the carry."""
+    return in_loop(record) and record.label.endswith(IN_LOOP_IN_PLACE)
+
+
 def loop_body(record: Record) -> bool:
     """True for a kernel timed as a loop body's op on a CPU, which prices loop bodies alone
     (an op there runs at a program's top level otherwise). An accelerator's kernels are
@@ -167,9 +175,8 @@ def _point(record: Record, seconds: float, peaks: dict, bandwidth: float):
     bound = t_lower(record.flops or 0.0, record.bytes or 0.0, peak, bandwidth)
     spread = record.measurement.spread
     kind, dtype, size = record.kernel, record.dtype, record.size
-    return kernels.Point(
-        kind, dtype, size, bound / seconds, spread, loop_body(record), _sweep(record)
-    )
+    loop, placed = loop_body(record), in_place(record)
+    return kernels.Point(kind, dtype, size, bound / seconds, spread, loop, _sweep(record), placed)
 
 
 def _sweep(record: Record) -> int:

@@ -68,6 +68,7 @@ class Point:
     spread: float = 0.0  # IQR / median of the measurement
     loop: bool = False  # timed as a loop body's op (no launch), not as a program of its own
     sweep: int = 0  # its second coordinate where its kind has one (SWEPT) and it is set; else 0
+    in_place: bool = False  # a loop's op writing its result in place (else copied each time)
 
     def __post_init__(self) -> None:
         if self.kind not in SIZE_UNIT:
@@ -102,13 +103,15 @@ class Curves:
         """What an expected figure from these curves is derived from, in words."""
         return f"measured kernels on {self.device}, {self.date}"
 
-    def curve(self, kind: str, dtype: str, loop: bool = False) -> tuple[Point, ...]:
+    def curve(
+        self, kind: str, dtype: str, loop: bool = False, in_place: bool = False
+    ) -> tuple[Point, ...]:
         """The points of one kind and dtype, smallest size first: those timed as a loop
-        body's op with loop, else those timed as programs of their own."""
-        wanted = (kind, dtype, loop)
-        return tuple(
-            sorted((p for p in self.points if (p.kind, p.dtype, p.loop) == wanted), key=_size)
-        )
+        body's op with loop (with in_place, those writing their result in place; else those
+        copying it into the loop's carry), else those timed as programs of their own."""
+        wanted = (kind, dtype, loop, in_place and loop)
+        points = (p for p in self.points if (p.kind, p.dtype, p.loop, p.in_place) == wanted)
+        return tuple(sorted(points, key=_size))
 
     def peak(self, dtype: str) -> float | None:
         """The compute roof of dtype (else float32's), FLOP/s; None when neither was measured."""
@@ -164,21 +167,22 @@ def interpolate(curve: tuple[Point, ...], size: float) -> tuple[float, bool]:
 
 
 def _curve(
-    curves: Curves, kind: str, dtype: str, loop: bool, size: float
+    curves: Curves, kind: str, dtype: str, loop: bool, size: float, in_place: bool = True
 ) -> tuple[tuple[Point, ...], str]:
     """(the curve that prices kind and dtype, its name in words): the loop body's with loop
-    where measured (up to its largest point, where the program curve reaches further: the
-    launch and wake-up the loop saves are a smaller share of a larger kernel), else the
-    kind's own, else its loop body's where that is all it has, else its base kind's
-    (BASE_KIND, in turn)."""
-    body = curves.curve(kind, dtype, loop=True) if loop else ()
+    where measured (with in_place, the one writing its result in place where measured; up to
+    its largest point, where the program curve reaches further: the launch and wake-up the
+    loop saves are a smaller share of a larger kernel), else the kind's own, else its loop
+    body's where that is all it has, else its base kind's (BASE_KIND, in turn)."""
+    placed = curves.curve(kind, dtype, loop=True, in_place=True) if loop and in_place else ()
+    body = placed or (curves.curve(kind, dtype, loop=True) if loop else ())
     program = curves.curve(kind, dtype)
     if body and program and size > body[-1].size and program[-1].size > body[-1].size:
         body = ()
     if not program:  # a kind timed only as a loop body's op (an older file's scatter)
         body = curves.curve(kind, dtype, loop=True)
     curve = body or program
-    named = f"{kind} as a loop body's op" if body else kind
+    named = f"{kind} as a loop body's op{' in place' if placed and body else ''}" if body else kind
     base = kind
     while not curve and base in BASE_KIND:  # a layout or kind an older file lacks
         base = BASE_KIND[base]
@@ -243,20 +247,22 @@ def efficiency(
     fallback: Efficiency,
     loop: bool = False,
     at: int = 0,
+    in_place: bool = True,
 ) -> Efficiency:
     """The efficiency of a kernel of kind, dtype and size: from the curves (the base kind's
     where kind's was not measured), else fallback. With loop (an op of a loop's body), from
-    the curve timed as a loop body's op where the curves have one, said as such. at: its
-    second coordinate where its kind has one (SWEPT), read along the curve's sweeps."""
+    the curve timed as a loop body's op where the curves have one (in_place: the one writing
+    its result in place, where measured), said as such. at: its second coordinate where its
+    kind has one (SWEPT), read along the curve's sweeps."""
     if curves is None or size <= 0:
         return fallback
-    curve, named = _curve(curves, kind, dtype, loop, size)
+    curve, named = _curve(curves, kind, dtype, loop, size, in_place)
     if not curve and SIZE_UNIT[kind] == "bytes" and dtype != "float32":  # a stream's per byte
-        curve, named = _curve(curves, kind, "float32", loop, size)
+        curve, named = _curve(curves, kind, "float32", loop, size, in_place)
         named, dtype = f"{named} (no {dtype} curve measured: float32's, by bytes)", "float32"
     if not curve and dtype in COMPLEX_PARTS:  # a complex matmul's real FLOPs on its parts'
         real = COMPLEX_PARTS[dtype]
-        curve, named = _curve(curves, kind, real, loop, size)
+        curve, named = _curve(curves, kind, real, loop, size, in_place)
         named, dtype = f"{named} (no {dtype} curve measured: {real}'s, by real FLOPs)", real
     if not curve:
         return fallback
@@ -282,11 +288,12 @@ def later_efficiency(
     greater of the curve timed as a program of its own and the one timed as a loop body's op
     (where the curves hold one: a host's stream kinds). A program of one op wakes the host's
     thread pool, which a later op finds awake; a loop body's op runs with it awake but copies
-    its result into the loop's carry. Both are above a later op's time, so the faster reads
+    its result into the loop's carry (the loop curve timed so, not the one written in place,
+    which runs below a later op's time). Both are above a later op's time, so the faster reads
     it. Measured here, programs of k independent copies of one op: a row sum of 4 MiB 174 µs as
     the only op and 102-130 µs as each later one; x·2 + 1 over 4 MiB 300 and 188-198 µs."""
     alone = efficiency(curves, kind, dtype, size, fallback, False, at)
-    warm = efficiency(curves, kind, dtype, size, fallback, True, at)
+    warm = efficiency(curves, kind, dtype, size, fallback, True, at, in_place=False)
     if warm.value <= alone.value:
         return alone
     own = f"as a program of its own {alone.value:.2f}"

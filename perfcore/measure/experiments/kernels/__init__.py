@@ -71,7 +71,7 @@ from perfcore.measure.experiments.kernels.traced import Trace
 from perfcore.measure.experiments.kernels.windows import MODEL_BYTES, Planned
 from perfcore.measure.experiments.suites import Suite, require_fits
 from perfcore.measure.results import Record
-from perfcore.measure.results.curves import EXPERIMENT
+from perfcore.measure.results.curves import EXPERIMENT, IN_LOOP_IN_PLACE
 from perfcore.model.chip import kernel_kinds, kernel_lapack
 
 MATMUL_REPEATS = 3  # a matmul point takes this many times the suite's repeats (within its share)
@@ -116,7 +116,8 @@ def _measure_in_loop(env: Env, p: Planned, budget_s: float) -> Record:
     """A point as a loop body's op: seconds per iteration (harness.in_program), each loop
     length timed as isolated calls within half of budget_s; costs as one call's. A scatter
     updates a table the loop carries (kernel_loops.carried); its bytes are the model's (those
-    its rows move), where XLA counts the whole table."""
+    its rows move), where XLA counts the whole table. A point in_place writes its result into
+    the loop's carry in place (kernel_loops.in_place), its label saying so."""
     require_fits(3 * p.model.bytes, free_memory_bytes(), p.label)
     fn, inputs = (
         kernel_functions.function(env.jax, env.jnp, p.fn),
@@ -126,11 +127,13 @@ def _measure_in_loop(env: Env, p: Planned, budget_s: float) -> Record:
     case, carry = _real_flops(case, p), p.kind in CARRIED
     if carry:
         case = dataclasses.replace(case, bytes=p.model.bytes)
-    m = kernel_loops.per_iteration(env, fn, inputs, max(budget_s, 1e-3), carry=carry)
+    budget = max(budget_s, 1e-3)
+    m = kernel_loops.per_iteration(env, fn, inputs, budget, carry=carry, place=p.in_place)
     unit = kernel_kinds.SIZE_UNIT[p.kind]
     size = case.flops if unit == "flops" else case.bytes
     fields = {"size": size, "size_kind": unit, "kernel": p.kind, "shapes": p.shapes}
-    return env.record(EXPERIMENT, f"{p.label} {IN_LOOP}", m, case, **host_columns(env), **fields)
+    label = f"{p.label} {IN_LOOP_IN_PLACE if p.in_place else IN_LOOP}"
+    return env.record(EXPERIMENT, label, m, case, **host_columns(env), **fields)
 
 
 def _counted(case, note: str, **counted):

@@ -25,6 +25,28 @@ EXTRA_S = 2e-3  # seconds the long loop's extra iterations should take, at least
 MAX_EXTRA = 256  # extra iterations at most (a kernel of under 8 µs an iteration)
 
 
+def in_place(jax, fn):
+    """fn jitted as `looped` is, each iteration's result tied to the iteration's index instead
+    of the last result (zero times the index, as a float, added to fn's first argument): the
+    body reads nothing the last iteration wrote, so XLA writes its result into the loop's
+    carry in place, with no copy, and fn's arguments stay where the last iteration left them
+    (in the host's caches where they fit). So a program's loop body runs its ops on arrays the
+    iterations before wrote or read: x·y + x over 1,048,576 floats took 94 µs an iteration
+    so, 313 µs tied to the last result (`looped`) and 128 µs updating its carry (x ← x·y + x),
+    on this CPU at stop 59 (docs/profile.md)."""
+
+    def run(trips, first, *rest):
+        shapes = jax.eval_shape(fn, first, *rest)
+
+        def body(i, _):
+            return fn(first + (i.astype(first.dtype) * 0), *rest)
+
+        zeros = jax.tree.map(lambda s: jax.numpy.zeros(s.shape, s.dtype), shapes)
+        return jax.lax.fori_loop(0, trips, body, zeros)
+
+    return jax.jit(run)
+
+
 def looped(jax, fn):
     """fn jitted to run a number of times given as its first argument (an int32 scalar: one
     program compiled for every loop length) in one program: a fori_loop each of whose
@@ -40,8 +62,9 @@ def looped(jax, fn):
     Kept, for what it prices: tied to the index (tried at stop 49, docs/profile.md) dropout's
     loop-body ops, which reuse what the last iteration wrote, came out right (+80 % → +9 %),
     but generate_scan's, which slice 4 MiB weights out of arrays the loop does not write, came
-    out 4-5× fast (+13 % → −29 %): the copy stands in for operands read warm, which nothing
-    prices in a loop body yet."""
+    out 4-5× fast (+13 % → −29 %): the copy stood in for operands read warm. A host's suite
+    times its stream kinds both ways since stop 59 (`in_place`): a loop body's ops are priced
+    by those, and a program's later ops by these."""
 
     def run(trips, first, *rest):
         shapes = jax.eval_shape(fn, first, *rest)
@@ -100,13 +123,14 @@ def _probe(env: Env, program, inputs: tuple) -> tuple[float, int]:
 
 
 def per_iteration(
-    env: Env, fn, inputs: tuple, budget_s: float, carry: bool = False
+    env: Env, fn, inputs: tuple, budget_s: float, carry: bool = False, place: bool = False
 ) -> harness.Measurement:
     """fn's seconds per iteration as a loop body's op (harness.in_program): a probe of the
     loop (_probe) sets its two lengths (trip_counts), each then timed as isolated calls within
     half of what is left of budget_s, all run by one compiled program (carry: fn updating its
-    first input, carried: `carried`; else `looped`)."""
-    loop = (carried if carry else looped)(env.jax, fn)
+    first input, carried: `carried`; place: its result written in place, `in_place`; else
+    `looped`)."""
+    loop = (carried if carry else in_place if place else looped)(env.jax, fn)
     count = env.jnp.int32
     program = compiled(env.jax, loop.lower(count(LOOP_ITERATIONS[0]), *inputs), "a kernel's loop")
     start = time.perf_counter()

@@ -236,7 +236,8 @@ def plan(suite: Suite, dtype: str) -> list[list[Planned]]:
 
 
 def in_loop(sweeps: list[list[Planned]]) -> list[list[Planned]]:
-    """The stream sweeps among sweeps and the square matmuls up to LOOP_MATMUL_MAX (a scan's
+    """The stream sweeps among sweeps, twice (tied to the last result, and writing the result
+    in place: Planned.in_place), and the square matmuls up to LOOP_MATMUL_MAX (a scan's
     step's), timed again as loop bodies' ops."""
     streams = [s for s in sweeps if s and s[0].kind in STREAMS]
     squares = [
@@ -245,4 +246,5 @@ def in_loop(sweeps: list[list[Planned]]) -> list[list[Planned]]:
         for p in s
         if p.fn == "matmul" and p.kind == "matmul" and len(set(p.shapes[0] + p.shapes[1])) == 1
     ]
-    return [*streams, [p for p in squares if p.shapes[0][0] <= LOOP_MATMUL_MAX]]
+    placed = [[dataclasses.replace(p, in_place=True) for p in s] for s in streams]
+    return [*streams, *placed, [p for p in squares if p.shapes[0][0] <= LOOP_MATMUL_MAX]]

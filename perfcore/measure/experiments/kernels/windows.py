@@ -62,6 +62,7 @@ class Planned:
     shapes: tuple[tuple[int, ...], ...]
     fn: str
     model: ops.Cost
+    in_place: bool = False  # a loop body's point writing its result in place (loops.in_place)
 
 
 def convolve(jax, x, w):

@@ -92,9 +92,10 @@ class Prediction:
 def with_cold(
     module: hlo.Module, group: list[OpPrediction], curves: kernels.Curves
 ) -> list[OpPrediction]:
-    """The module's ops, each of the entry computation with the operands it reads cold
-    (reuse.cold_bytes, on the curves' host's last-level cache) added at its kind's seconds
-    per byte (the curves' cold points, cold.extra_s)."""
+    """The module's ops, each of the entry computation or a loop's body with the operands it
+    reads cold (reuse.cold_bytes, on the curves' host's last-level cache; at most the bytes the
+    op moves a run: a slice of a stacked weight reads its slice) added at its kind's seconds
+    per byte (the curves' cold points, cold.extra_s), each run."""
     rates, cache = curves.cold_s_per_byte, curves.cache_bytes
     far, out = reuse.cold_bytes(module, cache), []
     why = (
@@ -104,13 +105,16 @@ def with_cold(
         else f"last touched {cold.DISTANCE // 2**20} MiB or more before"
     )
     for o in group:
-        extra = cold.extra_s(o.kernel, far.get(o.name, 0.0), rates)
+        runs = max(o.occurrences, 1)
+        bytes_ = min(far.get(o.name, 0.0), (o.bytes or 0.0) / runs)
+        extra = cold.extra_s(o.kernel, bytes_, rates) * runs
         if not extra or o.predicted_s is None:
             out.append(o)
             continue
         seconds = o.predicted_s + extra
+        each = f" a run, {runs} runs" if runs > 1 else ""
         said = (
-            f"{o.derived_from}; + {far[o.name] / 2**20:.1f} MiB of operands {why} "
+            f"{o.derived_from}; + {bytes_ / 2**20:.1f} MiB of operands{each} {why} "
             f"(+{extra * 1e3:.3f} ms: the cold {cold.COLD_OF[o.kernel]} kernel's)"
         )
         eff = o.bound_s / seconds if o.bound_s else o.efficiency
