@@ -8,9 +8,9 @@ sizes and styles; bench/zoo_batched.py's seven of those kinds over batched activ
 caches, bench/zoo_styles.py's six more, written after the last kernel changes,
 bench/zoo_idioms.py's four in idioms the others had not used, and bench/zoo_linalg.py's five
 that call LAPACK through jnp.linalg, bench/zoo_numerics.py's six in int8, complex FFTs, top-k
-and max pools, bench/zoo_kinds.py's fourteen in ops no curve priced at stop 52) against
-their step's wall alone. Each program runs in a process of
-its own (bench.predict.own_processes: a heap no program before it grew, as bench/predict.py
+and max pools, bench/zoo_kinds.py's fourteen in ops no curve priced at stop 52, and
+bench/zoo_practice.py's twelve in idioms none of those used, written at stop 59) against
+their step's wall alone. Each program runs in a process of its own (bench.predict.own_processes: a heap no program before it grew, as bench/predict.py
 says why) reading the curves measured here or read from --curves: its predicted step
 (perfcore.predict) against the fastest of 30 isolated, synchronized untraced calls in each of
 --rounds rounds (bench.predict.walls; --only, or on an accelerator: the programs, in this
