@@ -10,8 +10,9 @@ bench/zoo_idioms.py's four in idioms the others had not used, and bench/zoo_lina
 that call LAPACK through jnp.linalg, bench/zoo_numerics.py's six in int8, complex FFTs, top-k
 and max pools, bench/zoo_kinds.py's fourteen in ops no curve priced at stop 52, and
 bench/zoo_practice.py's twelve in idioms none of those used, written at stop 59) against
-their step's wall alone. Each program runs in a process of its own (bench.predict.own_processes: a heap no program before it grew, as bench/predict.py
-says why) reading the curves measured here or read from --curves: its predicted step
+their step's wall alone. Each program runs in a process of its own
+(bench.predict.own_processes: a heap no program before it grew, as bench/predict.py says why)
+reading the curves measured here or read from --curves: its predicted step
 (perfcore.predict) against the fastest of 30 isolated, synchronized untraced calls in each of
 --rounds rounds (bench.predict.walls; --only, or on an accelerator: the programs, in this
 process, in rounds over them), with the median beside it and each round's fastest. Target:
