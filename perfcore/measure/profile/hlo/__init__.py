@@ -51,6 +51,7 @@ from perfcore.measure.profile.hlo.kinds import (
 )
 from perfcore.measure.profile.hlo.label import label, what
 from perfcore.measure.profile.hlo.loops import (
+    body_of,
     in_loop,
     runs_per_step,
     trip_count,
@@ -149,6 +150,7 @@ __all__ = [
     "precision",
     "readers",
     "runs_async_on_cpu",
+    "body_of",
     "in_loop",
     "runs_per_step",
     "shape_bytes",

@@ -16,6 +16,15 @@ def trip_count(instruction: Instruction) -> int | None:
     return int(n) if n is not None else None
 
 
+BODY = re.compile(r"\bbody=(%[\w.\-]+)")
+
+
+def body_of(instruction: Instruction) -> str | None:
+    """A while loop's body computation's name (with its %); None for another instruction."""
+    found = BODY.search(instruction.attrs) if instruction.opcode == "while" else None
+    return found.group(1) if found else None
+
+
 def _callers(module: Module, instruction: Instruction) -> list[tuple[Instruction, str]] | None:
     """The instructions whose calls hold the instruction, innermost first, each with the
     computation of it that holds the one inside; None where the entry is not reached."""
@@ -48,6 +57,5 @@ def runs_per_step(module: Module, instruction: Instruction) -> int | None:
             count = trip_count(caller)
             if count is None:
                 return None
-            body = re.search(r"\bbody=(%[\w.\-]+)", caller.attrs)
-            runs *= count if body and body.group(1) == where else count + 1  # else: condition
+            runs *= count if body_of(caller) == where else count + 1  # else: its condition
     return runs

@@ -141,9 +141,8 @@ def untaken(module: hlo.Module, seconds: dict[str, float]) -> frozenset[str]:
                 if b in module.computations
             ]
             costs = [sum(seconds.get(n, 0.0) for n in names) for names in branches]
-            out.update(
-                n for k, names in enumerate(branches) if k != costs.index(max(costs)) for n in names
-            )
+            kept = costs.index(max(costs, default=0.0)) if costs else -1
+            out.update(n for k, names in enumerate(branches) if k != kept for n in names)
     return frozenset(out & set(seconds))
 
 

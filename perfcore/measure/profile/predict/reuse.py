@@ -21,7 +21,6 @@ from perfcore.measure.profile import hlo
 from perfcore.model.chip import cold
 
 INDEX = re.compile(r"\bindex=(\d+)")
-BODY = re.compile(r"\bbody=(%[\w.\-]+)")
 
 Reads = list[tuple[str, float, float]]  # (op name, an operand's bytes, its reuse distance)
 
@@ -79,12 +78,7 @@ def _aliases(i: hlo.Instruction, bases, carry: list[str]) -> list[str]:
 def cold_bytes(module: hlo.Module, cache_bytes: int = 0) -> dict[str, float]:
     """Op name -> bytes of its operands read cold per run (cold.read_cold, on a last-level
     cache of cache_bytes; 0 where unknown): the entry's ops and every while loop's body's."""
-    bodies = [
-        found.group(1)
-        for body in module.computations.values()
-        for i in body
-        if i.opcode == "while" and (found := BODY.search(i.attrs))
-    ]
+    bodies = [hlo.body_of(i) for body in module.computations.values() for i in body]
     out: dict[str, float] = {}
     for computation in ("", *(b for b in bodies if b in module.computations)):
         for name, size, d in reads(module, computation)[1]:
