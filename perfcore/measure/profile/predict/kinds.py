@@ -254,6 +254,15 @@ def column_reduce(module: hlo.Module, instruction: hlo.Instruction) -> hlo.Instr
     return None
 
 
+def reduced_volume(module: hlo.Module, instruction: hlo.Instruction) -> float:
+    """The bytes the reduces an op is or holds consume: each reduce's first operand's, summed
+    (a fusion that broadcasts two vectors into a matrix and sums it reduces the matrix, though
+    it reads the vectors alone); 0 with none."""
+    held = [instruction] if instruction.opcode == "reduce" else hlo.held(module, instruction)
+    reduces = [i for i in held if i.opcode == "reduce" and i.operands]
+    return float(sum(hlo.shape_bytes(hlo.operand_shape(module, r.operands[0])) for r in reduces))
+
+
 def fft_rank(module: hlo.Module, instruction: hlo.Instruction) -> int:
     """An FFT's second coordinate (kernel_kinds.SWEPT): the dimensions it transforms (its
     fft_length's), of the op or the fft its fusion holds; 0 for any other op."""
