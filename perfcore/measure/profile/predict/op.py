@@ -77,10 +77,12 @@ class Context:
         return peak, self.spec.memory_bytes_per_s
 
 
-# Kinds whose reduce may consume an array its fusion makes (a broadcast product summed): priced
-# by the bytes that reduce consumes where they exceed what the op moves (kinds.reduced_volume).
-# Measured on this CPU (stop 59, fastest of 30): ((x[:, None] - y[None]) ** 2).sum(-1) over
-# 1,024 × 512 × 64 took 3.9 ms, priced 0.40 ms by its 2.5 MB; a 64 MiB array's row sums 2.3 ms.
+# Kinds whose reduce may consume an array its fusion makes (a broadcast product summed): on a
+# host, priced by the bytes that reduce consumes where they exceed what the op moves
+# (kinds.reduced_volume). Measured on this CPU (stop 59, fastest of 30): ((x[:, None] -
+# y[None]) ** 2).sum(-1) over 1,024 × 512 × 64 took 3.9 ms, priced 0.40 ms by its 2.5 MB; a
+# 64 MiB array's row sums 2.3 ms. A GPU's or TPU's reduction makes them in registers at its
+# compute rate, which no curve here has measured: not so priced there.
 REDUCED = ("reduction", "column reduction", "arg reduction")
 
 
@@ -126,7 +128,8 @@ def predict_op(
         at = _second_coordinate(module, instruction, kind, inner)
         e = kernels.expected(bound, own, dtype, size, ctx.curves, fallback, body, at, later)
         seconds, eff = e.seconds, e.efficiency
-        volume = kinds.reduced_volume(module, instruction) if kind in REDUCED else 0.0
+        host = ctx.curves is not None and ctx.curves.threads  # a host's curves
+        volume = kinds.reduced_volume(module, instruction) if kind in REDUCED and host else 0.0
         if volume > p.bytes:  # a reduce of what its fusion made from less: by what it consumes
             e = kernels.expected(
                 volume / bandwidth, own, dtype, volume, ctx.curves, fallback, body, at, later
