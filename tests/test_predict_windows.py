@@ -10,6 +10,7 @@ matmul 0.5, convolution 0.2, convolution filter 0.1, sort 0.01, reduce-window 0.
 1e6 bytes and 0.6 from 1e7, elementwise 0.8, reduction 0.4).
 """
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -47,7 +48,9 @@ def _curves(without: tuple[str, ...] = ()) -> kernels.Curves:
     points = [p for k, e in ALL.items() if k not in without for p in _flat(k, e)]
     if "reduce-window" not in without:
         points += [*_flat("reduce-window", 0.3, 1e2, 1e6), *_flat("reduce-window", 0.6, 1e7)]
-    return kernels.Curves("cpu", "2026-12-03", tuple(points), (("float32", 1e9),), 1e9, "hand")
+    return kernels.Curves(
+        "cpu", "2026-12-03", tuple(points), (("float32", 1e9),), 1e9, "hand", threads=2
+    )
 
 
 def _ops(curves: kernels.Curves) -> dict[str, OpPrediction]:
@@ -96,12 +99,18 @@ def test_a_sort_is_sized_by_its_keys_and_priced_per_row():
 
 
 def test_a_reduce_window_is_sized_by_what_its_windows_read():
-    """256·64·16 = 262,144 outputs each reading 16 and written once: 262,144 · 17 · 4 =
-    17,825,792 bytes, where the curve is 0.6."""
+    """On a host's curves, 256·64·16 = 262,144 outputs each reading 16 and written once:
+    262,144 · 17 · 4 = 17,825,792 bytes, where the curve is 0.6."""
     ops = _ops(_curves())
     moved = 262_144 * 17 * 4
     assert ops["window"].bound_s == pytest.approx(moved / 1e9)
     assert ops["window"].predicted_s == pytest.approx(moved / 1e9 / 0.6)
+    # curves of no host (an accelerator's, whose reduce-window is no loop over each window):
+    # by the 1e3 bytes its cost model counts, on the curve's 0.3 there; a sort's rows as before
+    device = _ops(dataclasses.replace(_curves(), threads=0))
+    assert device["window"].bound_s == pytest.approx(1e3 / 1e9)
+    assert device["window"].predicted_s == pytest.approx(1e3 / 1e9 / 0.3)
+    assert device["sort.1"].predicted_s == ops["sort.1"].predicted_s
 
 
 def test_curves_without_the_new_kinds_price_them_from_their_base_kinds_and_say_so():
