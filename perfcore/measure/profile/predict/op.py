@@ -118,10 +118,9 @@ def predict_op(
     else:
         instances = matmuls.dot_instances(module, inner[0] if inner else None)
         size = fused.curve_size(kind, p.flops, p.bytes, instances)
-        capped = False
-        if kind == "convolution" and inner and ctx.curves and ctx.curves.threads:  # a host's
+        capped, host = False, ctx.curves is not None and ctx.curves.threads  # a host's curves
+        if kind == "convolution" and inner and host:
             size, capped = matmuls.conv_size(module, inner[0], size)
-        host = ctx.curves is not None and ctx.curves.threads  # a host's curves
         if kind in WINDOWED and (host or kind == "sort"):  # sized by what its loops read
             bound, size = _windowed(module, instruction, kind, p.flops, (peak, bandwidth))
         # its data on the stream's curve; what it evaluates is added below (fused.with_evaluations)
