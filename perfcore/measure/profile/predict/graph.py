@@ -77,7 +77,7 @@ def _body_s(
     """A loop's or call's time: each computation it runs (a body and its condition, a call's)
     scheduled as the entry is, by the nested executor XLA:CPU gives it, seconds (the ops' times
     are per step, their runs counted); a conditional's costliest branch (one runs, and which
-    is the data's: predict.program.untaken)."""
+    is the data's: untaken)."""
     times = [
         concurrency.step(
             nodes(module, seconds, cores, placed, name), cores, sequential(module, name)
@@ -88,6 +88,30 @@ def _body_s(
     if instruction.opcode == "conditional":
         return max(times, default=0.0)
     return sum(times)
+
+
+def untaken(module: hlo.Module, seconds: dict[str, float]) -> frozenset[str]:
+    """The launched ops (by name without %) of every conditional's branches but its costliest
+    by their predicted seconds (nested computations' included). A call runs one branch, chosen
+    by the data, so a prediction made before it runs prices the costliest, as XLA's own cost
+    analysis does (HloCostAnalysis::HandleConditional keeps each property's maximum over the
+    branches)."""
+    out: set[str] = set()
+    for body in module.computations.values():
+        for i in (i for i in body if i.opcode == "conditional"):
+            branches = [
+                [
+                    x.name.lstrip("%")
+                    for j in module.computations[b]
+                    for x in (j, *hlo.held(module, j))
+                ]
+                for b in i.calls
+                if b in module.computations
+            ]
+            costs = [sum(seconds.get(n, 0.0) for n in names) for names in branches]
+            kept = costs.index(max(costs, default=0.0)) if costs else -1
+            out.update(n for k, names in enumerate(branches) if k != kept for n in names)
+    return frozenset(out & set(seconds))
 
 
 def nodes(

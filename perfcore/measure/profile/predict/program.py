@@ -122,30 +122,6 @@ def with_cold(
     return out
 
 
-def untaken(module: hlo.Module, seconds: dict[str, float]) -> frozenset[str]:
-    """The launched ops (by name without %) of every conditional's branches but its costliest
-    by their predicted seconds (nested computations' included). A call runs one branch, chosen
-    by the data, so a prediction made before it runs prices the costliest, as XLA's own cost
-    analysis does (HloCostAnalysis::HandleConditional keeps each property's maximum over the
-    branches)."""
-    out: set[str] = set()
-    for body in module.computations.values():
-        for i in (i for i in body if i.opcode == "conditional"):
-            branches = [
-                [
-                    x.name.lstrip("%")
-                    for j in module.computations[b]
-                    for x in (j, *hlo.held(module, j))
-                ]
-                for b in i.calls
-                if b in module.computations
-            ]
-            costs = [sum(seconds.get(n, 0.0) for n in names) for names in branches]
-            kept = costs.index(max(costs, default=0.0)) if costs else -1
-            out.update(n for k, names in enumerate(branches) if k != kept for n in names)
-    return frozenset(out & set(seconds))
-
-
 def launched(module: hlo.Module) -> list[hlo.Instruction]:
     """The instructions a step launches: the entry's and its loops' and calls' bodies'."""
     out, seen, todo = [], set(), [module.entry]
@@ -235,7 +211,7 @@ def predict_modules(
     dma_s, dma_from = moves(modules, ctx)
     skipped = frozenset().union(
         *(
-            untaken(m, {o.name: o.predicted_s or 0.0 for o in group})
+            graph.untaken(m, {o.name: o.predicted_s or 0.0 for o in group})
             for m, group in zip(modules, per_module, strict=True)
         )
     )
